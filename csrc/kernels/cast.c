@@ -1,0 +1,53 @@
+/* cast.c: conversion loops between every pair of dtypes.
+ *
+ * C's conversions are NumPy's unsafe casts: complex to real drops the imaginary part, anything to
+ * bool tests against zero (NaN is true), float to integer truncates. */
+#include "kernels.h"
+
+#define CAST_LOOP(FS, FT, TS, TT)                                                         \
+    static void cast_##FS##_##TS(char **args, const int64_t *st, int64_t n,               \
+                                 struct cpn_kctx *ctx)                                    \
+    {                                                                                     \
+        (void)ctx;                                                                        \
+        if (st[0] == sizeof(FT) && st[1] == sizeof(TT)) {                                 \
+            const FT *a = (const FT *)args[0];                                            \
+            TT *o = (TT *)args[1];                                                        \
+            for (int64_t i = 0; i < n; i++) o[i] = (TT)a[i];                              \
+        } else if (st[0] == 0 && st[1] == sizeof(TT)) {                                   \
+            const TT v = (TT) * (const FT *)args[0];                                      \
+            TT *o = (TT *)args[1];                                                        \
+            for (int64_t i = 0; i < n; i++) o[i] = v;                                     \
+        } else {                                                                          \
+            for (int64_t i = 0; i < n; i++)                                               \
+                *(TT *)(args[1] + i * st[1]) = (TT) * (const FT *)(args[0] + i * st[0]);  \
+        }                                                                                 \
+    }
+
+#define EACH_TO(FE, FT, FS)                                                               \
+    CAST_LOOP(FS, FT, b, _Bool) CAST_LOOP(FS, FT, i8, int8_t) CAST_LOOP(FS, FT, u8, uint8_t) \
+    CAST_LOOP(FS, FT, i16, int16_t) CAST_LOOP(FS, FT, u16, uint16_t)                      \
+    CAST_LOOP(FS, FT, i32, int32_t) CAST_LOOP(FS, FT, u32, uint32_t)                      \
+    CAST_LOOP(FS, FT, i64, int64_t) CAST_LOOP(FS, FT, u64, uint64_t)                      \
+    CAST_LOOP(FS, FT, f16, _Float16) CAST_LOOP(FS, FT, f32, float)                        \
+    CAST_LOOP(FS, FT, f64, double) CAST_LOOP(FS, FT, c64, float _Complex)                 \
+    CAST_LOOP(FS, FT, c128, double _Complex)
+#define X(E, T, S, C) EACH_TO(E, T, S)
+CPN_DTYPE_LIST(X)
+#undef X
+
+#define ROW(FS)                                                                           \
+    {cast_##FS##_b, cast_##FS##_i8, cast_##FS##_u8, cast_##FS##_i16, cast_##FS##_u16,     \
+     cast_##FS##_i32, cast_##FS##_u32, cast_##FS##_i64, cast_##FS##_u64, cast_##FS##_f16, \
+     cast_##FS##_f32, cast_##FS##_f64, cast_##FS##_c64, cast_##FS##_c128},
+static const cpn_loop_fn cast_table[CPN_DTYPE_COUNT][CPN_DTYPE_COUNT] = {
+#define X(E, T, S, C) ROW(S)
+    CPN_DTYPE_LIST(X)
+#undef X
+};
+_Static_assert(sizeof cast_table / sizeof cast_table[0] == CPN_DTYPE_COUNT, "cast rows");
+
+cpn_loop_fn cpn_kernel_cast(enum cpn_dtype from, enum cpn_dtype to)
+{
+    if ((unsigned)from >= CPN_DTYPE_COUNT || (unsigned)to >= CPN_DTYPE_COUNT) return NULL;
+    return cast_table[from][to];
+}

@@ -1,0 +1,66 @@
+/* kernels.h: the CPU kernels' one interface.
+ *
+ * Element-wise work is a 1-D inner loop with NumPy's signature (argument pointers, byte strides,
+ * count) driven over an n-d strided space by cpn_iterate, which coalesces dimensions and splits
+ * the work over OpenMP threads.  Kernels write no status; a loop that meets a value error (an
+ * integer raised to a negative power) sets ctx->err, and the executor reports it. */
+#ifndef CPN_KERNELS_H
+#define CPN_KERNELS_H
+
+#include <stdint.h>
+
+#include "op.h"
+
+#define CPN_MAXARGS 4
+
+struct cpn_kctx {
+    int err;            /* set (atomically) by a loop that met a value error */
+};
+
+typedef void (*cpn_loop_fn)(char **args, const int64_t *strides, int64_t n, struct cpn_kctx *ctx);
+
+/* The inner loop of element-wise op `code` with loop dtype `dt` (args: inputs then output), or
+ * NULL when the op has no loop for that dtype.  Local. */
+cpn_loop_fn cpn_kernel_elementwise(enum cpn_opcode code, enum cpn_dtype dt);
+/* The conversion loop from `from` to `to` (args: in, out); C's conversion rules, which are
+ * NumPy's unsafe casting.  Local. */
+cpn_loop_fn cpn_kernel_cast(enum cpn_dtype from, enum cpn_dtype to);
+
+/* Run `fn` over the n-d space `shape` for `narg` arrays with origins base[a] and byte strides
+ * strides[a][d], threaded when the space is large.  Local. */
+void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t *shape,
+                 int64_t (*strides)[CPN_MAXDIM], struct cpn_kctx *ctx);
+
+/* Threads the kernels use (>= 1).  Local. */
+int cpn_kernel_threads(void);
+void cpn_kernel_set_threads(int n);
+
+/* NumPy's arange fill of a contiguous buffer of n elements of dtype dt: out[0] = start,
+ * out[1] = second, out[i] = start + i * (second - start) computed in dt (floats from the double
+ * arguments, integers from the int64 ones).  Not for complex dtypes.  Local. */
+void cpn_kernel_arange(enum cpn_dtype dt, void *out, int64_t n, double start, double second,
+                       int64_t istart, int64_t isecond);
+
+/* Philox4x32-10 draws for elements [first, first + n) of stream (seed, stream) into a contiguous
+ * float64 buffer: uniform on [lo, hi) or normal(loc=lo, scale=hi).  Element i's value depends
+ * only on (seed, stream, first + i).  Local. */
+void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream, double *out,
+                       int64_t first, int64_t n, double lo, double hi);
+/* The raw Philox4x32-10 block for (counter, key), exposed for tests against published vectors. */
+void cpn_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+
+/* Reduce `in` (ndim, shape, byte strides, dtype in_dt) over the dimensions set in `axes` with
+ * element-wise op `code` (add, multiply, maximum, minimum), accumulating in dtype acc_dt, into
+ * `out` (byte strides ostrides over the kept dimensions, in order, dtype acc_dt).  Empty
+ * reductions write the identity; the caller rejects those without one.  Local. */
+enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, enum cpn_dtype acc_dt,
+                                  const char *in, int ndim, const int64_t *shape,
+                                  const int64_t *strides, uint64_t axes, char *out,
+                                  const int64_t *ostrides);
+
+/* C[m,n] = A[m,k] @ B[k,n] on strided operands of dtype dt.  Local. */
+enum cpn_status cpn_kernel_matmul(enum cpn_dtype dt, const char *a, const int64_t *as,
+                                  const char *b, const int64_t *bs, char *c, const int64_t *cs,
+                                  int64_t m, int64_t k, int64_t n);
+
+#endif

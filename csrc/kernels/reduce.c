@@ -1,0 +1,255 @@
+/* reduce.c: reductions (add, multiply, maximum, minimum) over any set of axes of a strided input.
+ *
+ * The input is walked in runs along its innermost reduced dimension; each run is converted in
+ * blocks to the accumulator dtype (NumPy's buffered casting: sum(bool) counts in int64 without an
+ * int64 copy of the array) and folded into the accumulator.  Float sums fold each block pairwise
+ * (NumPy's pairwise summation), so error grows like log(n).  Work is split over threads by output
+ * element, or, for few outputs, by ranges of the reduced space whose partial results are combined
+ * in a fixed order (deterministic for a given thread count). */
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "kernels.h"
+#include "scalar.h"
+
+#define BLOCK 1024
+
+typedef void (*fold_fn)(void *acc, const void *buf, int64_t n);
+
+/* Pairwise sum of n contiguous values (NumPy's scheme: 8 accumulators below 128, halves above). */
+#define PAIRWISE(S, T)                                                                    \
+    static T pairwise_##S(const T *a, int64_t n)                                          \
+    {                                                                                     \
+        if (n < 8) {                                                                      \
+            T r = (T)0;                                                                   \
+            for (int64_t i = 0; i < n; i++) r += a[i];                                    \
+            return r;                                                                     \
+        }                                                                                 \
+        if (n <= 128) {                                                                   \
+            T r[8];                                                                       \
+            for (int j = 0; j < 8; j++) r[j] = a[j];                                      \
+            int64_t i;                                                                    \
+            for (i = 8; i < n - (n % 8); i += 8)                                          \
+                for (int j = 0; j < 8; j++) r[j] += a[i + j];                             \
+            T res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));    \
+            for (; i < n; i++) res += a[i];                                               \
+            return res;                                                                   \
+        }                                                                                 \
+        int64_t h = n / 2;                                                                \
+        h -= h % 8;                                                                       \
+        return pairwise_##S(a, h) + pairwise_##S(a + h, n - h);                           \
+    }
+PAIRWISE(f16, _Float16)
+PAIRWISE(f32, float)
+PAIRWISE(f64, double)
+PAIRWISE(c64, float _Complex)
+PAIRWISE(c128, double _Complex)
+
+#define FOLD_SUM_PW(S, T)                                                                 \
+    static void fold_add_##S(void *acc, const void *buf, int64_t n)                       \
+    {                                                                                     \
+        *(T *)acc += pairwise_##S((const T *)buf, n);                                     \
+    }
+#define FOLD_GENERIC(FN, S, T)                                                            \
+    static void fold_##FN##_##S(void *acc, const void *buf, int64_t n)                    \
+    {                                                                                     \
+        T r = *(T *)acc;                                                                  \
+        const T *a = (const T *)buf;                                                      \
+        for (int64_t i = 0; i < n; i++) r = cpn_##FN##_##S(r, a[i]);                      \
+        *(T *)acc = r;                                                                    \
+    }
+FOLD_SUM_PW(f16, _Float16)
+FOLD_SUM_PW(f32, float)
+FOLD_SUM_PW(f64, double)
+FOLD_SUM_PW(c64, float _Complex)
+FOLD_SUM_PW(c128, double _Complex)
+
+#define INT_FOLDS(S, T)                                                                   \
+    FOLD_GENERIC(add, S, T) FOLD_GENERIC(multiply, S, T)                                  \
+    FOLD_GENERIC(maximum, S, T) FOLD_GENERIC(minimum, S, T)
+FOLD_GENERIC(add, b, _Bool)
+FOLD_GENERIC(multiply, b, _Bool)
+FOLD_GENERIC(maximum, b, _Bool)
+FOLD_GENERIC(minimum, b, _Bool)
+CPN_SINT_LIST(INT_FOLDS)
+CPN_UINT_LIST(INT_FOLDS)
+#define REAL_FOLDS(S, T, W, LS)                                                           \
+    FOLD_GENERIC(multiply, S, T) FOLD_GENERIC(maximum, S, T) FOLD_GENERIC(minimum, S, T)
+CPN_REAL_LIST(REAL_FOLDS)
+#define CPLX_FOLDS(S, T, R, LS)                                                           \
+    FOLD_GENERIC(multiply, S, T) FOLD_GENERIC(maximum, S, T) FOLD_GENERIC(minimum, S, T)
+CPN_CPLX_LIST(CPLX_FOLDS)
+
+#define FOLD_ROW(FN)                                                                      \
+    {fold_##FN##_b, fold_##FN##_i8, fold_##FN##_u8, fold_##FN##_i16, fold_##FN##_u16,     \
+     fold_##FN##_i32, fold_##FN##_u32, fold_##FN##_i64, fold_##FN##_u64, fold_##FN##_f16, \
+     fold_##FN##_f32, fold_##FN##_f64, fold_##FN##_c64, fold_##FN##_c128}
+static const fold_fn fold_add[CPN_DTYPE_COUNT] = FOLD_ROW(add);
+static const fold_fn fold_multiply[CPN_DTYPE_COUNT] = FOLD_ROW(multiply);
+static const fold_fn fold_maximum[CPN_DTYPE_COUNT] = FOLD_ROW(maximum);
+static const fold_fn fold_minimum[CPN_DTYPE_COUNT] = FOLD_ROW(minimum);
+
+static fold_fn fold_for(enum cpn_opcode code, enum cpn_dtype dt)
+{
+    switch (code) {
+    case CPN_OP_ADD: return fold_add[dt];
+    case CPN_OP_MULTIPLY: return fold_multiply[dt];
+    case CPN_OP_MAXIMUM: return fold_maximum[dt];
+    case CPN_OP_MINIMUM: return fold_minimum[dt];
+    default: return NULL;
+    }
+}
+
+/* The reduction's geometry, shared by every worker. */
+struct rgeom {
+    const char *in;
+    int nk, nr;                    /* kept and reduced dimensions */
+    int64_t kshape[CPN_MAXDIM], kstride[CPN_MAXDIM];
+    int64_t rshape[CPN_MAXDIM], rstride[CPN_MAXDIM];
+    int64_t nred;
+    enum cpn_dtype in_dt, acc_dt;
+    size_t acc_size;
+    cpn_loop_fn cast;              /* NULL when runs can be folded in place */
+    fold_fn fold;
+};
+
+static const char *kept_origin(const struct rgeom *g, int64_t o)
+{
+    const char *p = g->in;
+    for (int d = g->nk - 1; d >= 0; d--) {
+        p += (o % g->kshape[d]) * g->kstride[d];
+        o /= g->kshape[d];
+    }
+    return p;
+}
+
+/* Fold reduced elements [rb, re) (C order over the reduced dimensions) of the input origin `base`
+ * into *acc. */
+static void fold_range(const struct rgeom *g, const char *base, int64_t rb, int64_t re, void *acc)
+{
+    _Alignas(64) unsigned char buf[BLOCK * 16];
+    const int last = g->nr - 1;
+    const int64_t inner = g->rshape[last], ist = g->rstride[last];
+    int64_t r = rb;
+    while (r < re) {
+        int64_t q = r / inner, i0 = r % inner;
+        const char *p = base + i0 * ist;
+        for (int d = last - 1; d >= 0; d--) {
+            p += (q % g->rshape[d]) * g->rstride[d];
+            q /= g->rshape[d];
+        }
+        int64_t run = inner - i0 < re - r ? inner - i0 : re - r;
+        for (int64_t done = 0; done < run;) {
+            int64_t len = run - done < BLOCK ? run - done : BLOCK;
+            const char *src = p + done * ist;
+            if (g->cast) {
+                char *args[2] = {(char *)src, (char *)buf};
+                int64_t st[2] = {ist, (int64_t)g->acc_size};
+                g->cast(args, st, len, NULL);
+                g->fold(acc, buf, len);
+            } else {
+                g->fold(acc, src, len);
+            }
+            done += len;
+        }
+        r += run;
+    }
+}
+
+static void set_identity(enum cpn_opcode code, enum cpn_dtype dt, void *acc, const struct rgeom *g,
+                         const char *base)
+{
+    memset(acc, 0, 16);
+    if (code == CPN_OP_ADD) return;
+    if (code == CPN_OP_MULTIPLY) {
+        int64_t one = 1;
+        char *args[2] = {(char *)&one, acc};
+        int64_t st[2] = {0, 0};
+        cpn_kernel_cast(CPN_DTYPE_INT64, dt)(args, st, 1, NULL);
+        return;
+    }
+    /* maximum/minimum start from the first element (the caller rejects empty reductions). */
+    char *args[2] = {(char *)base, acc};
+    int64_t st[2] = {0, 0};
+    cpn_kernel_cast(g->in_dt, dt)(args, st, 1, NULL);
+}
+
+enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, enum cpn_dtype acc_dt,
+                                  const char *in, int ndim, const int64_t *shape,
+                                  const int64_t *strides, uint64_t axes, char *out,
+                                  const int64_t *ostrides)
+{
+    struct rgeom g;
+    memset(&g, 0, sizeof g);
+    g.in = in;
+    g.in_dt = in_dt;
+    g.acc_dt = acc_dt;
+    g.acc_size = cpn_dtype_size(acc_dt);
+    g.fold = fold_for(code, acc_dt);
+    if (!g.fold) return cpn_error(CPN_ERR_TYPE, "no reduction for op %d on %s", code, cpn_dtype_name(acc_dt));
+    int64_t okstride[CPN_MAXDIM];
+    int nko = 0;
+    g.nred = 1;
+    for (int d = 0; d < ndim; d++) {
+        if (axes >> d & 1) {
+            g.rshape[g.nr] = shape[d];
+            g.rstride[g.nr++] = strides[d];
+            g.nred *= shape[d];
+        } else {
+            g.kshape[g.nk] = shape[d];
+            g.kstride[g.nk++] = strides[d];
+            okstride[nko] = ostrides[nko];
+            nko++;
+        }
+    }
+    if (g.nr == 0) { g.rshape[0] = 1; g.rstride[0] = 0; g.nr = 1; }
+    int64_t nout = 1;
+    for (int d = 0; d < g.nk; d++) nout *= g.kshape[d];
+    if (nout == 0) return CPN_OK;
+    const int64_t ist = g.rstride[g.nr - 1];
+    if (!(in_dt == acc_dt && ist == (int64_t)g.acc_size)) g.cast = cpn_kernel_cast(in_dt, acc_dt);
+
+    int nth = cpn_kernel_threads();
+    if (nout * g.nred < 32768) nth = 1;
+    if (nout >= nth) {
+#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1)
+        for (int64_t o = 0; o < nout; o++) {
+            _Alignas(16) unsigned char acc[16];
+            const char *base = kept_origin(&g, o);
+            set_identity(code, acc_dt, acc, &g, base);
+            if (g.nred) fold_range(&g, base, 0, g.nred, acc);
+            char *dst = out;
+            int64_t q = o;
+            for (int d = g.nk - 1; d >= 0; d--) {
+                dst += (q % g.kshape[d]) * okstride[d];
+                q /= g.kshape[d];
+            }
+            memcpy(dst, acc, g.acc_size);
+        }
+        return CPN_OK;
+    }
+    /* Few outputs: split the reduced space and combine the partial results in order. */
+    for (int64_t o = 0; o < nout; o++) {
+        _Alignas(16) unsigned char part[64][16];
+        const char *base = kept_origin(&g, o);
+        if (nth > 64) nth = 64;
+#pragma omp parallel for num_threads(nth) schedule(static)
+        for (int t = 0; t < nth; t++) {
+            set_identity(code, acc_dt, part[t], &g, base);
+            fold_range(&g, base, g.nred * t / nth, g.nred * (t + 1) / nth, part[t]);
+        }
+        _Alignas(16) unsigned char acc[16];
+        memcpy(acc, part[0], 16);
+        for (int t = 1; t < nth; t++) g.fold(acc, part[t], 1);
+        char *dst = out;
+        int64_t q = o;
+        for (int d = g.nk - 1; d >= 0; d--) {
+            dst += (q % g.kshape[d]) * okstride[d];
+            q /= g.kshape[d];
+        }
+        memcpy(dst, acc, g.acc_size);
+    }
+    return CPN_OK;
+}

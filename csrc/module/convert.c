@@ -1,0 +1,261 @@
+/* convert.c: dtypes, wrapping views as ndarrays, and moving data between NumPy and stores.
+ *
+ * Data crosses the runtime boundary here only: from NumPy when an array is created from data,
+ * to NumPy when a value leaves (after a flush). */
+#include "cpn_module.h"
+
+#include "kernels.h"
+
+static PyArray_Descr *descrs[CPN_DTYPE_COUNT];
+static const int typenums[CPN_DTYPE_COUNT] = {
+    NPY_BOOL, NPY_INT8, NPY_UINT8, NPY_INT16, NPY_UINT16, NPY_INT32, NPY_UINT32,
+    NPY_INT64, NPY_UINT64, NPY_FLOAT16, NPY_FLOAT32, NPY_FLOAT64, NPY_COMPLEX64, NPY_COMPLEX128,
+};
+
+int cpn_convert_init(void)
+{
+    for (int i = 0; i < CPN_DTYPE_COUNT; i++) {
+        descrs[i] = PyArray_DescrFromType(typenums[i]);
+        if (!descrs[i]) return -1;
+    }
+    return 0;
+}
+
+PyArray_Descr *cpn_descr(enum cpn_dtype dt) { return descrs[dt]; }
+
+int cpn_dtype_from_descr(PyArray_Descr *d)
+{
+    if (PyDataType_ISNOTSWAPPED(d)) {
+        int size = (int)PyDataType_ELSIZE(d);
+        switch (d->kind) {
+        case 'b': return CPN_DTYPE_BOOL;
+        case 'i':
+            switch (size) {
+            case 1: return CPN_DTYPE_INT8;
+            case 2: return CPN_DTYPE_INT16;
+            case 4: return CPN_DTYPE_INT32;
+            case 8: return CPN_DTYPE_INT64;
+            }
+            break;
+        case 'u':
+            switch (size) {
+            case 1: return CPN_DTYPE_UINT8;
+            case 2: return CPN_DTYPE_UINT16;
+            case 4: return CPN_DTYPE_UINT32;
+            case 8: return CPN_DTYPE_UINT64;
+            }
+            break;
+        case 'f':
+            switch (size) {
+            case 2: return CPN_DTYPE_FLOAT16;
+            case 4: return CPN_DTYPE_FLOAT32;
+            case 8: return CPN_DTYPE_FLOAT64;
+            }
+            break;
+        case 'c':
+            switch (size) {
+            case 8: return CPN_DTYPE_COMPLEX64;
+            case 16: return CPN_DTYPE_COMPLEX128;
+            }
+            break;
+        }
+    }
+    PyErr_Format(PyExc_TypeError, "cupynum does not support dtype %R", (PyObject *)d);
+    return -1;
+}
+
+int cpn_dtype_from_object(PyObject *o)
+{
+    PyArray_Descr *d = NULL;
+    if (!PyArray_DescrConverter(o, &d)) return -1;
+    int r = cpn_dtype_from_descr(d);
+    Py_DECREF(d);
+    return r;
+}
+
+PyObject *cpn_array_wrap(struct cpn_view *v)
+{
+    if (!v) return cpn_raise(CPN_ERR_NOMEM);
+    CpnArray *a = (CpnArray *)cpn_array_type->tp_alloc(cpn_array_type, 0);
+    if (!a) {
+        cpn_view_release(v);
+        return NULL;
+    }
+    a->view = v;
+    return (PyObject *)a;
+}
+
+PyObject *cpn_array_new(enum cpn_dtype dt, int ndim, const int64_t *shape)
+{
+    struct cpn_store *s = cpn_store_new(dt, ndim, shape);
+    if (!s) return cpn_raise(CPN_ERR_VALUE);
+    struct cpn_view *v = cpn_view_new(s);
+    cpn_store_release(s);
+    return cpn_array_wrap(v);
+}
+
+PyObject *cpn_array_from_numpy(PyArrayObject *src)
+{
+    int dt = cpn_dtype_from_descr(PyArray_DESCR(src));
+    PyArrayObject *a;
+    if (dt < 0) {
+        /* Non-native byte order converts; other kinds (object, str, datetime) are unsupported. */
+        char kind = PyArray_DESCR(src)->kind;
+        if (!strchr("biufc", kind)) return NULL;
+        PyErr_Clear();
+        PyArray_Descr *nd = PyArray_DescrNewByteorder(PyArray_DESCR(src), NPY_NATIVE);
+        if (!nd) return NULL;
+        dt = cpn_dtype_from_descr(nd);
+        Py_DECREF(nd);
+        if (dt < 0) return NULL;
+    }
+    Py_INCREF(descrs[dt]);
+    a = (PyArrayObject *)PyArray_FromArray(src, descrs[dt], NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!a) return NULL;
+    int64_t shape[CPN_MAXDIM];
+    int nd = PyArray_NDIM(a);
+    if (nd > CPN_MAXDIM) {
+        Py_DECREF(a);
+        PyErr_Format(PyExc_ValueError, "cupynum supports at most %d dimensions", CPN_MAXDIM);
+        return NULL;
+    }
+    for (int i = 0; i < nd; i++) shape[i] = PyArray_DIM(a, i);
+    PyObject *r = cpn_array_new((enum cpn_dtype)dt, nd, shape);
+    if (r) {
+        struct cpn_view *v = cpn_array_view(r);
+        size_t n = (size_t)PyArray_NBYTES(a);
+        char *dst = cpn_store_data(v->store);
+        if (!dst) {
+            Py_DECREF(r);
+            r = cpn_raise(CPN_ERR_NOMEM);
+        } else if (n) {
+            memcpy(dst, PyArray_DATA(a), n);
+        }
+    }
+    Py_DECREF(a);
+    return r;
+}
+
+PyObject *cpn_array_from_any(PyObject *o)
+{
+    if (cpn_array_check(o)) {
+        Py_INCREF(o);
+        return o;
+    }
+    PyObject *a = PyArray_FromAny(o, NULL, 0, 0, 0, NULL);
+    if (!a) return NULL;
+    PyObject *r = cpn_array_from_numpy((PyArrayObject *)a);
+    Py_DECREF(a);
+    return r;
+}
+
+PyObject *cpn_array_to_numpy(PyObject *self)
+{
+    if (cpn_flush() < 0) return NULL;
+    struct cpn_view *v = cpn_array_view(self);
+    npy_intp dims[CPN_MAXDIM];
+    for (int i = 0; i < v->ndim; i++) dims[i] = v->shape[i];
+    PyArray_Descr *d = descrs[v->store->dtype];
+    Py_INCREF(d);
+    PyArrayObject *a = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, d, v->ndim, dims,
+                                                             NULL, NULL, 0, NULL);
+    if (!a || PyArray_SIZE(a) == 0) return (PyObject *)a;
+    char *src = cpn_view_origin(v);
+    if (!src) {
+        Py_DECREF(a);
+        return cpn_raise(CPN_ERR_NOMEM);
+    }
+    int64_t strides[2][CPN_MAXDIM], off;
+    cpn_view_byte_layout(v, strides[0], &off);
+    for (int i = 0; i < v->ndim; i++) strides[1][i] = PyArray_STRIDE(a, i);
+    char *ptr[2] = {src, PyArray_DATA(a)};
+    struct cpn_kctx ctx = {0};
+    cpn_iterate(cpn_kernel_cast(v->store->dtype, v->store->dtype), 2, ptr, v->ndim, v->shape,
+                strides, &ctx);
+    return (PyObject *)a;
+}
+
+PyObject *cpn_array_to_scalar(PyObject *self)
+{
+    PyObject *a = cpn_array_to_numpy(self);
+    if (!a) return NULL;
+    PyObject *r = PyArray_Scalar(PyArray_DATA((PyArrayObject *)a), PyArray_DESCR((PyArrayObject *)a), a);
+    Py_DECREF(a);
+    return r;
+}
+
+int cpn_pack_scalar(PyObject *value, enum cpn_dtype dt, union cpn_scalar *out)
+{
+    memset(out, 0, sizeof *out);
+    return PyArray_Pack(descrs[dt], out->bytes, value);
+}
+
+PyObject *cpn_array_cast(PyObject *src, enum cpn_dtype dt)
+{
+    struct cpn_view *sv = cpn_array_view(src);
+    PyObject *r = cpn_array_new(dt, sv->ndim, sv->shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_CAST, .nin = 1, .nout = 1};
+    op.in[0] = sv;
+    op.out[0] = cpn_array_view(r);
+    if (cpn_submit(&op) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
+static int is_scalar_value(PyObject *o)
+{
+    return PyLong_Check(o) || PyFloat_Check(o) || PyComplex_Check(o) || PyBool_Check(o) ||
+           PyArray_IsScalar(o, Number) || PyArray_IsScalar(o, Bool);
+}
+
+static PyObject *shape_str(const struct cpn_view *v)
+{
+    PyObject *t = PyTuple_New(v->ndim);
+    if (!t) return NULL;
+    for (int i = 0; i < v->ndim; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(v->shape[i]));
+    PyObject *s = PyObject_Str(t);
+    Py_DECREF(t);
+    return s;
+}
+
+int cpn_assign(struct cpn_view *dst, PyObject *value)
+{
+    struct cpn_op op = {.kind = CPN_OPK_CAST, .nin = 1, .nout = 1};
+    op.out[0] = dst;
+    if (is_scalar_value(value)) {
+        if (cpn_pack_scalar(value, dst->store->dtype, &op.scalar[0]) < 0) return -1;
+        op.dtype = dst->store->dtype;
+        return cpn_submit(&op);
+    }
+    PyObject *src = cpn_array_from_any(value);
+    if (!src) return -1;
+    struct cpn_view *sv = cpn_array_view(src), *bv = NULL, *trimmed = NULL;
+    /* NumPy drops leading extent-1 dimensions of the value that the target lacks. */
+    if (sv->ndim > dst->ndim) {
+        int extra = sv->ndim - dst->ndim, ok = 1;
+        for (int i = 0; i < extra; i++) ok &= sv->shape[i] == 1;
+        if (ok && cpn_view_reshape(sv, dst->ndim, sv->shape + extra, &trimmed) == CPN_OK) sv = trimmed;
+    }
+    enum cpn_status st = sv->ndim <= dst->ndim ? cpn_view_broadcast(sv, dst->ndim, dst->shape, &bv)
+                                               : CPN_ERR_VALUE;
+    if (st != CPN_OK) {
+        cpn_error_clear();
+        PyObject *a = shape_str(sv), *b = shape_str(dst);
+        if (a && b)
+            PyErr_Format(PyExc_ValueError, "could not broadcast input array from shape %U into shape %U", a, b);
+        Py_XDECREF(a);
+        Py_XDECREF(b);
+        cpn_view_release(trimmed);
+        Py_DECREF(src);
+        return -1;
+    }
+    op.in[0] = bv;
+    int r = cpn_submit(&op);
+    cpn_view_release(bv);
+    cpn_view_release(trimmed);
+    Py_DECREF(src);
+    return r;
+}

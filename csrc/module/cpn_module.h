@@ -1,0 +1,86 @@
+/* cpn_module.h: what the files of csrc/module share.
+ *
+ * The only place Python.h and the NumPy C API are included.  An ndarray holds one reference to a
+ * view (csrc/runtime/view.h); its dtype is the runtime's enum, shown to Python as the matching
+ * numpy.dtype. */
+#ifndef CPN_MODULE_H
+#define CPN_MODULE_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#ifndef CPN_NO_IMPORT_ARRAY
+#define NO_IMPORT_ARRAY
+#endif
+#define PY_ARRAY_UNIQUE_SYMBOL cpn_ARRAY_API
+#define PY_UFUNC_UNIQUE_SYMBOL cpn_UFUNC_API
+#include <numpy/arrayobject.h>
+
+#include "op.h"
+#include "queue.h"
+#include "view.h"
+
+typedef struct {
+    PyObject_HEAD
+    struct cpn_view *view;
+    PyObject *weakreflist;
+} CpnArray;
+
+extern PyTypeObject *cpn_array_type;
+
+static inline int cpn_array_check(PyObject *o) { return PyObject_TypeCheck(o, cpn_array_type); }
+static inline enum cpn_dtype cpn_array_dtype(PyObject *o) { return ((CpnArray *)o)->view->store->dtype; }
+static inline struct cpn_view *cpn_array_view(PyObject *o) { return ((CpnArray *)o)->view; }
+
+/* errors.c: raise the Python exception for a runtime status (NumPy's types); returns NULL. */
+PyObject *cpn_raise(enum cpn_status st);
+/* Flush the queue, raising on a failed deferred op; 0 on success, -1 with an exception set. */
+int cpn_flush(void);
+
+/* convert.c */
+/* The numpy.dtype of a runtime dtype (borrowed).  */
+PyArray_Descr *cpn_descr(enum cpn_dtype dt);
+/* The runtime dtype of a numpy.dtype; -1 with TypeError set when unsupported. */
+int cpn_dtype_from_descr(PyArray_Descr *d);
+/* As above from anything numpy.dtype() accepts (type objects, strings). */
+int cpn_dtype_from_object(PyObject *o);
+/* Wrap a view as a new ndarray, stealing the view reference. */
+PyObject *cpn_array_wrap(struct cpn_view *v);
+/* A new ndarray over a fresh store (buffer allocated lazily, zero-filled). */
+PyObject *cpn_array_new(enum cpn_dtype dt, int ndim, const int64_t *shape);
+/* Copy a NumPy array's data into a new ndarray now. */
+PyObject *cpn_array_from_numpy(PyArrayObject *a);
+/* Any array-like (ndarray of ours returned as is, with a new reference). */
+PyObject *cpn_array_from_any(PyObject *o);
+/* Flush and copy the view into a new C-contiguous numpy.ndarray. */
+PyObject *cpn_array_to_numpy(PyObject *self);
+/* Flush and return element 0 of a size-1 array as a NumPy scalar. */
+PyObject *cpn_array_to_scalar(PyObject *self);
+/* Pack a Python/NumPy scalar into `out` as dtype dt with NumPy's rules (OverflowError...). */
+int cpn_pack_scalar(PyObject *value, enum cpn_dtype dt, union cpn_scalar *out);
+/* Submit an op, raising on failure (a length-bound flush may run a failing op). */
+int cpn_submit(const struct cpn_op *op);
+/* A new ndarray: `src` cast (or copied) to dtype dt, same shape.  */
+PyObject *cpn_array_cast(PyObject *src, enum cpn_dtype dt);
+/* Assign `value` (scalar or array-like) into the view dst with broadcasting and unsafe casting. */
+int cpn_assign(struct cpn_view *dst, PyObject *value);
+
+/* ufunc.c */
+/* Apply element-wise op `code` to nin operands; out may be NULL or an ndarray of ours.
+ * Returns a new reference, Py_NotImplemented (new ref) when an operand is foreign, or NULL. */
+PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject *out);
+int cpn_ufunc_init(PyObject *module);
+
+/* index.c */
+PyObject *cpn_array_subscript(PyObject *self, PyObject *key);
+int cpn_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value);
+PyObject *cpn_array_item(PyObject *self, Py_ssize_t i);
+
+/* methods.c: module-level primitives and the ndarray's C methods. */
+extern PyMethodDef cpn_module_methods[];
+extern PyMethodDef cpn_array_methods[];
+
+/* Python helpers installed by the package (cupynum/_array_api.py) and looked up lazily. */
+PyObject *cpn_py_helper(const char *name);
+
+#endif

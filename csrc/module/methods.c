@@ -1,0 +1,430 @@
+/* methods.c: the module's C primitives and the ndarray's C methods.
+ *
+ * The Python package (cupynum/) builds NumPy's API on these; each primitive does one runtime
+ * thing (make a store, queue an op, move data) and leaves argument conventions to Python. */
+#include "cpn_module.h"
+
+#include "alloc.h"
+#include "runtime.h"
+
+static PyObject *helpers_module;
+
+PyObject *cpn_py_helper(const char *name)
+{
+    if (!helpers_module) {
+        helpers_module = PyImport_ImportModule("cupynum._array_api");
+        if (!helpers_module) return NULL;
+    }
+    PyObject *h = PyObject_GetAttrString(helpers_module, name);
+    if (h) Py_DECREF(h);   /* the module keeps it alive: hand out a borrowed reference */
+    return h;
+}
+
+/* Parse a shape tuple into int64s; -1 with an exception on error. */
+static int parse_shape(PyObject *o, int *ndim, int64_t *shape)
+{
+    PyObject *seq = PySequence_Fast(o, "shape must be a sequence of integers");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n > CPN_MAXDIM) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "maximum supported dimension for an ndarray is currently %d, found %zd",
+                     CPN_MAXDIM, n);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < n; i++) {
+        PyObject *idx = PyNumber_Index(PySequence_Fast_GET_ITEM(seq, i));
+        if (!idx) { Py_DECREF(seq); return -1; }
+        shape[i] = PyLong_AsLongLong(idx);
+        Py_DECREF(idx);
+        if (shape[i] == -1 && PyErr_Occurred()) { Py_DECREF(seq); return -1; }
+    }
+    *ndim = (int)n;
+    Py_DECREF(seq);
+    return 0;
+}
+
+static int check_array(PyObject *o)
+{
+    if (cpn_array_check(o)) return 0;
+    PyErr_Format(PyExc_TypeError, "expected a cupynum.ndarray, got %.100s", Py_TYPE(o)->tp_name);
+    return -1;
+}
+
+/* ---- module functions -------------------------------------------------------------------- */
+
+static PyObject *mod_empty(PyObject *m, PyObject *args)
+{
+    PyObject *shape_o, *dtype_o;
+    if (!PyArg_ParseTuple(args, "OO", &shape_o, &dtype_o)) return NULL;
+    int ndim;
+    int64_t shape[CPN_MAXDIM];
+    if (parse_shape(shape_o, &ndim, shape) < 0) return NULL;
+    int dt = cpn_dtype_from_object(dtype_o);
+    if (dt < 0) return NULL;
+    return cpn_array_new(dt, ndim, shape);
+}
+
+static PyObject *mod_from_any(PyObject *m, PyObject *obj) { return cpn_array_from_any(obj); }
+
+static PyObject *mod_to_numpy(PyObject *m, PyObject *a)
+{
+    if (check_array(a) < 0) return NULL;
+    return cpn_array_to_numpy(a);
+}
+
+static PyObject *mod_to_scalar(PyObject *m, PyObject *a)
+{
+    if (check_array(a) < 0) return NULL;
+    return cpn_array_to_scalar(a);
+}
+
+static PyObject *mod_cast(PyObject *m, PyObject *args)
+{
+    PyObject *a, *dtype_o;
+    if (!PyArg_ParseTuple(args, "OO", &a, &dtype_o) || check_array(a) < 0) return NULL;
+    int dt = cpn_dtype_from_object(dtype_o);
+    if (dt < 0) return NULL;
+    return cpn_array_cast(a, dt);
+}
+
+static PyObject *mod_assign(PyObject *m, PyObject *args)
+{
+    PyObject *a, *value;
+    if (!PyArg_ParseTuple(args, "OO", &a, &value) || check_array(a) < 0) return NULL;
+    if (cpn_assign(cpn_array_view(a), value) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_reshape(PyObject *m, PyObject *args)
+{
+    PyObject *a, *shape_o;
+    if (!PyArg_ParseTuple(args, "OO", &a, &shape_o) || check_array(a) < 0) return NULL;
+    int ndim;
+    int64_t shape[CPN_MAXDIM];
+    if (parse_shape(shape_o, &ndim, shape) < 0) return NULL;
+    struct cpn_view *v;
+    enum cpn_status st = cpn_view_reshape(cpn_array_view(a), ndim, shape, &v);
+    if (st == CPN_ERR_NOVIEW) Py_RETURN_NONE;   /* the caller copies */
+    if (st != CPN_OK) return cpn_raise(st);
+    return cpn_array_wrap(v);
+}
+
+static PyObject *mod_transpose(PyObject *m, PyObject *args)
+{
+    PyObject *a, *perm_o;
+    if (!PyArg_ParseTuple(args, "OO", &a, &perm_o) || check_array(a) < 0) return NULL;
+    int ndim;
+    int64_t p64[CPN_MAXDIM];
+    int perm[CPN_MAXDIM];
+    if (parse_shape(perm_o, &ndim, p64) < 0) return NULL;
+    struct cpn_view *src = cpn_array_view(a), *v;
+    if (ndim != src->ndim) {
+        PyErr_SetString(PyExc_ValueError, "axes don't match array");
+        return NULL;
+    }
+    for (int i = 0; i < ndim; i++) perm[i] = (int)p64[i];
+    enum cpn_status st = cpn_view_transpose(src, perm, &v);
+    if (st != CPN_OK) return cpn_raise(st);
+    return cpn_array_wrap(v);
+}
+
+static PyObject *mod_broadcast_to(PyObject *m, PyObject *args)
+{
+    PyObject *a, *shape_o;
+    if (!PyArg_ParseTuple(args, "OO", &a, &shape_o) || check_array(a) < 0) return NULL;
+    int ndim;
+    int64_t shape[CPN_MAXDIM];
+    if (parse_shape(shape_o, &ndim, shape) < 0) return NULL;
+    struct cpn_view *v;
+    enum cpn_status st = cpn_view_broadcast(cpn_array_view(a), ndim, shape, &v);
+    if (st != CPN_OK) return cpn_raise(st);
+    return cpn_array_wrap(v);
+}
+
+static PyObject *mod_ufunc(PyObject *m, PyObject *args)
+{
+    const char *name;
+    PyObject *operands, *out = Py_None;
+    if (!PyArg_ParseTuple(args, "sO!|O", &name, &PyTuple_Type, &operands, &out)) return NULL;
+    int code = cpn_op_lookup(name);
+    if (code < 0 || PyTuple_GET_SIZE(operands) != cpn_op_info(code)->nin) {
+        PyErr_Format(PyExc_KeyError, "%s", name);
+        return NULL;
+    }
+    return cpn_ufunc_apply(code, &PyTuple_GET_ITEM(operands, 0), out == Py_None ? NULL : out);
+}
+
+static PyObject *mod_has_op(PyObject *m, PyObject *name)
+{
+    const char *s = PyUnicode_AsUTF8(name);
+    if (!s) return NULL;
+    return PyBool_FromLong(cpn_op_lookup(s) >= 0);
+}
+
+/* reduce(name, a, axes, acc_dtype): a new array of the kept dimensions in acc_dtype. */
+static PyObject *mod_reduce(PyObject *m, PyObject *args)
+{
+    const char *name;
+    PyObject *a, *axes_o, *dtype_o;
+    if (!PyArg_ParseTuple(args, "sOOO", &name, &a, &axes_o, &dtype_o) || check_array(a) < 0) return NULL;
+    int code = cpn_op_lookup(name);
+    if (code < 0) return PyErr_Format(PyExc_KeyError, "%s", name);
+    int dt = cpn_dtype_from_object(dtype_o);
+    if (dt < 0) return NULL;
+    int nax;
+    int64_t ax[CPN_MAXDIM];
+    if (parse_shape(axes_o, &nax, ax) < 0) return NULL;
+    struct cpn_view *v = cpn_array_view(a);
+    uint64_t mask = 0;
+    for (int i = 0; i < nax; i++) mask |= (uint64_t)1 << ax[i];
+    int64_t shape[CPN_MAXDIM], nred = 1;
+    int nd = 0;
+    for (int d = 0; d < v->ndim; d++) {
+        if (mask >> d & 1) nred *= v->shape[d];
+        else shape[nd++] = v->shape[d];
+    }
+    if (nred == 0 && cpn_op_info(code)->identity == CPN_IDENT_NONE) {
+        PyErr_Format(PyExc_ValueError, "zero-size array to reduction operation %s which has no identity",
+                     cpn_op_info(code)->name);
+        return NULL;
+    }
+    PyObject *r = cpn_array_new(dt, nd, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_REDUCE, .code = code, .nin = 1, .nout = 1, .axes = mask};
+    op.dtype = dt;
+    op.in[0] = v;
+    op.out[0] = cpn_array_view(r);
+    if (cpn_submit(&op) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* matmul(a, b, dtype): 2-D operands already cast to dtype; a new (m, n) array. */
+static PyObject *mod_matmul(PyObject *m, PyObject *args)
+{
+    PyObject *a, *b, *dtype_o;
+    if (!PyArg_ParseTuple(args, "OOO", &a, &b, &dtype_o) || check_array(a) < 0 || check_array(b) < 0)
+        return NULL;
+    int dt = cpn_dtype_from_object(dtype_o);
+    if (dt < 0) return NULL;
+    struct cpn_view *av = cpn_array_view(a), *bv = cpn_array_view(b);
+    if (av->ndim != 2 || bv->ndim != 2 || av->shape[1] != bv->shape[0] || (int)cpn_array_dtype(a) != dt ||
+        (int)cpn_array_dtype(b) != dt) {
+        PyErr_SetString(PyExc_ValueError, "matmul: internal shape/dtype mismatch");
+        return NULL;
+    }
+    int64_t shape[2] = {av->shape[0], bv->shape[1]};
+    PyObject *r = cpn_array_new(dt, 2, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_MATMUL, .nin = 2, .nout = 1};
+    op.dtype = dt;
+    op.in[0] = av;
+    op.in[1] = bv;
+    op.out[0] = cpn_array_view(r);
+    if (cpn_submit(&op) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* arange(n, dtype, start, second): NumPy's arange fill. */
+static PyObject *mod_arange(PyObject *m, PyObject *args)
+{
+    long long n;
+    PyObject *dtype_o, *start, *second;
+    if (!PyArg_ParseTuple(args, "LOOO", &n, &dtype_o, &start, &second)) return NULL;
+    int dt = cpn_dtype_from_object(dtype_o);
+    if (dt < 0) return NULL;
+    int64_t shape[1] = {n};
+    PyObject *r = cpn_array_new(dt, 1, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_ARANGE, .nout = 1};
+    op.out[0] = cpn_array_view(r);
+    if (cpn_dtype_class(dt) == CPN_CLASS_FLOAT) {
+        op.dparam[0] = PyFloat_AsDouble(start);
+        op.dparam[1] = PyFloat_AsDouble(second);
+    } else {
+        /* Integers wrap into the dtype as NumPy's fill does. */
+        PyObject *s = PyNumber_Long(start), *t = s ? PyNumber_Long(second) : NULL;
+        if (t) {
+            op.iparam[0] = (int64_t)PyLong_AsUnsignedLongLongMask(s);
+            op.iparam[1] = (int64_t)PyLong_AsUnsignedLongLongMask(t);
+        }
+        Py_XDECREF(s);
+        Py_XDECREF(t);
+    }
+    if (PyErr_Occurred() || cpn_submit(&op) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* random(dist, shape, seed, stream, lo, hi): float64 draws keyed by element index. */
+static PyObject *mod_random(PyObject *m, PyObject *args)
+{
+    int dist;
+    PyObject *shape_o;
+    unsigned long long seed, stream;
+    double lo, hi;
+    if (!PyArg_ParseTuple(args, "iOKKdd", &dist, &shape_o, &seed, &stream, &lo, &hi)) return NULL;
+    int ndim;
+    int64_t shape[CPN_MAXDIM];
+    if (parse_shape(shape_o, &ndim, shape) < 0) return NULL;
+    PyObject *r = cpn_array_new(CPN_DTYPE_FLOAT64, ndim, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_RANDOM, .code = dist, .nout = 1};
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = (int64_t)seed;
+    op.iparam[1] = (int64_t)stream;
+    op.dparam[0] = lo;
+    op.dparam[1] = hi;
+    if (cpn_submit(&op) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
+static PyObject *mod_sync(PyObject *m, PyObject *noargs)
+{
+    if (cpn_flush() < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_finalize(PyObject *m, PyObject *noargs)
+{
+    cpn_runtime_finalize();
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
+{
+    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:i}",
+                         "rank", cpn_runtime_rank(), "ranks", cpn_runtime_ranks(),
+                         "threads", cpn_runtime_threads(),
+                         "mpi", cpn_runtime_mpi_active() ? Py_True : Py_False,
+                         "mpi_built", cpn_runtime_have_mpi() ? Py_True : Py_False,
+                         "cuda", cpn_runtime_have_cuda() ? Py_True : Py_False,
+                         "backend", "cpu", "max_dims", CPN_MAXDIM);
+}
+
+static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
+{
+    struct cpn_queue_stats s;
+    cpn_queue_stats(&s);
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L}",
+                         "ops_executed", (long long)s.ops_executed, "flushes", (long long)s.flushes,
+                         "temporaries", (long long)s.temporaries,
+                         "bytes_allocated", (long long)cpn_alloc_total_bytes(),
+                         "bytes_live", (long long)cpn_alloc_live_bytes(),
+                         "queued", cpn_queue_length(), "bytes_sent", 0LL, "messages_sent", 0LL,
+                         "stores_live", (long long)cpn_store_live_count());
+}
+
+static PyObject *mod_reset_stats(PyObject *m, PyObject *noargs)
+{
+    cpn_queue_reset_stats();
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_alloc_fail_after(PyObject *m, PyObject *arg)
+{
+    long long n = PyLong_AsLongLong(arg);
+    if (n == -1 && PyErr_Occurred()) return NULL;
+    cpn_alloc_fail_after(n);
+    Py_RETURN_NONE;
+}
+
+static PyObject *mod_shares_store(PyObject *m, PyObject *args)
+{
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, "OO", &a, &b) || check_array(a) < 0 || check_array(b) < 0) return NULL;
+    return PyBool_FromLong(cpn_store_root(cpn_array_view(a)->store) ==
+                           cpn_store_root(cpn_array_view(b)->store));
+}
+
+static PyObject *mod_may_overlap(PyObject *m, PyObject *args)
+{
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, "OO", &a, &b) || check_array(a) < 0 || check_array(b) < 0) return NULL;
+    return PyBool_FromLong(cpn_view_may_overlap(cpn_array_view(a), cpn_array_view(b)));
+}
+
+PyMethodDef cpn_module_methods[] = {
+    {"empty", mod_empty, METH_VARARGS, "empty(shape, dtype): a new array (zero-filled lazily)."},
+    {"from_any", mod_from_any, METH_O, "A new array holding a copy of any array-like's data."},
+    {"to_numpy", mod_to_numpy, METH_O, "Flush and copy into a numpy.ndarray."},
+    {"to_scalar", mod_to_scalar, METH_O, "Flush and return a size-1 array's element as a NumPy scalar."},
+    {"cast", mod_cast, METH_VARARGS, "cast(a, dtype): a new array converted to dtype."},
+    {"assign", mod_assign, METH_VARARGS, "assign(a, value): a[...] = value."},
+    {"reshape", mod_reshape, METH_VARARGS, "reshape(a, shape): a view, or None when a copy is needed."},
+    {"transpose", mod_transpose, METH_VARARGS, "transpose(a, perm): a view."},
+    {"broadcast_to", mod_broadcast_to, METH_VARARGS, "broadcast_to(a, shape): a read view."},
+    {"ufunc", mod_ufunc, METH_VARARGS, "ufunc(name, operands, out=None): apply an op of the table."},
+    {"has_op", mod_has_op, METH_O, "Is `name` an op of the table?"},
+    {"reduce", mod_reduce, METH_VARARGS, "reduce(name, a, axes, dtype): a new array."},
+    {"matmul", mod_matmul, METH_VARARGS, "matmul(a, b, dtype): 2-D product."},
+    {"arange", mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},
+    {"random", mod_random, METH_VARARGS, "random(dist, shape, seed, stream, lo, hi)."},
+    {"sync", mod_sync, METH_NOARGS, "Execute every queued operation (cupynum.sync())."},
+    {"_finalize", mod_finalize, METH_NOARGS, "Flush and shut the runtime down (at exit)."},
+    {"runtime_info", mod_runtime_info, METH_NOARGS, "Rank, ranks, threads, backend, MPI and CUDA."},
+    {"runtime_stats", mod_runtime_stats, METH_NOARGS, "This rank's counters."},
+    {"reset_stats", mod_reset_stats, METH_NOARGS, "Zero this rank's counters."},
+    {"_alloc_fail_after", mod_alloc_fail_after, METH_O, "Test hook: fail the n-th allocation."},
+    {"_shares_store", mod_shares_store, METH_VARARGS, "Do two arrays view one store?"},
+    {"_may_overlap", mod_may_overlap, METH_VARARGS, "May two arrays touch a common element?"},
+    {NULL},
+};
+
+/* ---- ndarray methods in C ---------------------------------------------------------------- */
+
+static PyObject *array_array(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"dtype", "copy", NULL};
+    PyObject *dtype = Py_None, *copy = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO", kwlist, &dtype, &copy)) return NULL;
+    if (copy == Py_False) {
+        PyErr_SetString(PyExc_ValueError,
+                        "Unable to avoid copy while creating a NumPy array from a cupynum array.");
+        return NULL;
+    }
+    PyObject *a = cpn_array_to_numpy(self);
+    if (!a || dtype == Py_None) return a;
+    PyObject *r = PyObject_CallMethod(a, "astype", "O", dtype);
+    Py_DECREF(a);
+    return r;
+}
+
+static PyObject *numpy_method(PyObject *self, const char *name, PyObject *args)
+{
+    PyObject *a = cpn_array_to_numpy(self);
+    if (!a) return NULL;
+    PyObject *f = PyObject_GetAttrString(a, name);
+    PyObject *r = f ? PyObject_Call(f, args, NULL) : NULL;
+    Py_XDECREF(f);
+    Py_DECREF(a);
+    return r;
+}
+static PyObject *array_tolist(PyObject *self, PyObject *args) { return numpy_method(self, "tolist", args); }
+static PyObject *array_item(PyObject *self, PyObject *args) { return numpy_method(self, "item", args); }
+
+static PyObject *array_fill(PyObject *self, PyObject *value)
+{
+    if (cpn_assign(cpn_array_view(self), value) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+PyMethodDef cpn_array_methods[] = {
+    {"__array__", (PyCFunction)(void (*)(void))array_array, METH_VARARGS | METH_KEYWORDS,
+     "A numpy.ndarray copy of the data (flushes)."},
+    {"tolist", array_tolist, METH_VARARGS, "The array as nested Python lists (flushes)."},
+    {"item", array_item, METH_VARARGS, "One element as a Python scalar (flushes)."},
+    {"fill", array_fill, METH_O, "Fill the array with a scalar value."},
+    {NULL},
+};

@@ -1,0 +1,31 @@
+/* module.c: PyInit__core: imports NumPy's C API, initialises the runtime, builds the types. */
+#define CPN_NO_IMPORT_ARRAY
+#include "cpn_module.h"
+
+#include "runtime.h"
+
+int cpn_convert_init(void);
+int cpn_array_type_init(PyObject *module);
+
+static struct PyModuleDef core_module = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "cupynum._core",
+    .m_doc = "cupynum's C core: the ndarray type, the runtime and its kernels.",
+    .m_size = -1,
+    .m_methods = cpn_module_methods,
+};
+
+__attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__core(void)
+{
+    import_array();
+    if (cpn_convert_init() < 0) return NULL;
+    enum cpn_status st = cpn_runtime_init();
+    if (st != CPN_OK) return cpn_raise(st);
+    PyObject *m = PyModule_Create(&core_module);
+    if (!m) return NULL;
+    if (cpn_array_type_init(m) < 0 || cpn_ufunc_init(m) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
+}

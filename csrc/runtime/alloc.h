@@ -1,0 +1,24 @@
+/* alloc.h: the one allocator every host buffer and runtime object goes through.
+ *
+ * A test hook makes the Nth allocation from now fail, so out-of-memory paths are exercised
+ * (Lua's allocator idea).  Buffers are 64-byte aligned so that kernels vectorise cleanly. */
+#ifndef CPN_ALLOC_H
+#define CPN_ALLOC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Allocate `n` bytes (64-byte aligned); NULL on failure, with CPN_ERR_NOMEM recorded.  Local. */
+void *cpn_alloc(size_t n);
+/* As cpn_alloc, zero-filled.  Local. */
+void *cpn_alloc_zeroed(size_t n);
+/* Release memory from cpn_alloc*; NULL is ignored.  Local. */
+void cpn_free(void *p);
+
+/* Test hook: the `n`-th allocation from now fails (n >= 1); 0 disarms.  Local. */
+void cpn_alloc_fail_after(int64_t n);
+/* Bytes currently allocated through this allocator, and the total ever allocated.  Local. */
+int64_t cpn_alloc_live_bytes(void);
+int64_t cpn_alloc_total_bytes(void);
+
+#endif

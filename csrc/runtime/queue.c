@@ -1,0 +1,211 @@
+/* queue.c: the deferred op queue and the executor behind it.
+ *
+ * Ops are executed in submission order.  Each op's references are dropped as soon as it has run,
+ * so a temporary's buffer is freed once its last consumer has executed (peak memory like
+ * NumPy's eager evaluation, not the sum of every temporary of the flush). */
+#include "queue.h"
+
+#include <string.h>
+
+#include "alloc.h"
+#include "kernels.h"
+
+#define QUEUE_BOUND 512
+
+static struct cpn_op *ops;
+static int n_ops, cap_ops;
+static struct cpn_queue_stats stats;
+
+static void op_retain(const struct cpn_op *op)
+{
+    for (int i = 0; i < op->nin; i++) if (op->in[i]) cpn_view_retain(op->in[i]);
+    for (int i = 0; i < op->nout; i++) if (op->out[i]) cpn_view_retain(op->out[i]);
+}
+
+static void op_release(struct cpn_op *op)
+{
+    for (int i = 0; i < op->nin; i++) cpn_view_release(op->in[i]);
+    for (int i = 0; i < op->nout; i++) cpn_view_release(op->out[i]);
+    memset(op, 0, sizeof *op);
+}
+
+/* Origin pointer and byte strides of argument `v`, or of an inline scalar broadcast to ndim. */
+static enum cpn_status arg_layout(const struct cpn_view *v, const union cpn_scalar *sc, int ndim,
+                                  char **ptr, int64_t *strides)
+{
+    if (!v) {
+        *ptr = (char *)sc->bytes;
+        for (int d = 0; d < ndim; d++) strides[d] = 0;
+        return CPN_OK;
+    }
+    int64_t off;
+    CPN_ASSERT(v->ndim == ndim);
+    char *base = cpn_store_data(v->store);
+    if (!base) return CPN_ERR_NOMEM;
+    cpn_view_byte_layout(v, strides, &off);
+    *ptr = base + off;
+    return CPN_OK;
+}
+
+static enum cpn_dtype view_dtype(const struct cpn_view *v) { return v->store->dtype; }
+
+static enum cpn_status exec_loop(cpn_loop_fn fn, const struct cpn_op *op, const char *what)
+{
+    const struct cpn_view *out = op->out[0];
+    int64_t strides[CPN_MAXARGS][CPN_MAXDIM];
+    char *ptr[CPN_MAXARGS];
+    for (int i = 0; i < op->nin; i++)
+        CPN_TRY(arg_layout(op->in[i], &op->scalar[i], out->ndim, &ptr[i], strides[i]));
+    CPN_TRY(arg_layout(out, NULL, out->ndim, &ptr[op->nin], strides[op->nin]));
+    struct cpn_kctx ctx = {0};
+    cpn_iterate(fn, op->nin + 1, ptr, out->ndim, out->shape, strides, &ctx);
+    if (ctx.err) {
+        if (op->code == CPN_OP_POWER)
+            return cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.");
+        return cpn_error(CPN_ERR_VALUE, "invalid value in %s", what);
+    }
+    return CPN_OK;
+}
+
+static enum cpn_status exec_direct(const struct cpn_op *op)
+{
+    struct cpn_view *out = op->out[0];
+    switch (op->kind) {
+    case CPN_OPK_ELEMENTWISE: {
+        cpn_loop_fn fn = cpn_kernel_elementwise(op->code, op->dtype);
+        if (!fn)
+            return cpn_error(CPN_ERR_TYPE, "ufunc '%s' has no loop for dtype %s",
+                             cpn_op_info(op->code)->name, cpn_dtype_name(op->dtype));
+        return exec_loop(fn, op, cpn_op_info(op->code)->name);
+    }
+    case CPN_OPK_CAST: {
+        enum cpn_dtype from = op->in[0] ? view_dtype(op->in[0]) : op->dtype;
+        return exec_loop(cpn_kernel_cast(from, view_dtype(out)), op, "cast");
+    }
+    case CPN_OPK_ARANGE: {
+        char *o = cpn_view_origin(out);
+        if (!o) return CPN_ERR_NOMEM;
+        CPN_ASSERT(cpn_view_is_contiguous(out));
+        cpn_kernel_arange(view_dtype(out), o, cpn_view_size(out), op->dparam[0], op->dparam[1],
+                          op->iparam[0], op->iparam[1]);
+        return CPN_OK;
+    }
+    case CPN_OPK_RANDOM: {
+        char *o = cpn_view_origin(out);
+        if (!o) return CPN_ERR_NOMEM;
+        CPN_ASSERT(cpn_view_is_contiguous(out) && view_dtype(out) == CPN_DTYPE_FLOAT64);
+        cpn_kernel_random((enum cpn_random_dist)op->code, (uint64_t)op->iparam[0],
+                          (uint64_t)op->iparam[1], (double *)o, 0, cpn_view_size(out),
+                          op->dparam[0], op->dparam[1]);
+        return CPN_OK;
+    }
+    case CPN_OPK_REDUCE: {
+        const struct cpn_view *in = op->in[0];
+        int64_t ist[CPN_MAXDIM], ost[CPN_MAXDIM], ioff, ooff;
+        char *ib = cpn_store_data(in->store), *ob = cpn_store_data(out->store);
+        if (!ib || !ob) return CPN_ERR_NOMEM;
+        cpn_view_byte_layout(in, ist, &ioff);
+        cpn_view_byte_layout(out, ost, &ooff);
+        return cpn_kernel_reduce(op->code, view_dtype(in), view_dtype(out), ib + ioff, in->ndim,
+                                 in->shape, ist, op->axes, ob + ooff, ost);
+    }
+    case CPN_OPK_MATMUL: {
+        const struct cpn_view *a = op->in[0], *b = op->in[1];
+        int64_t as[CPN_MAXDIM], bs[CPN_MAXDIM], cs[CPN_MAXDIM], ao, bo, co;
+        char *ab = cpn_store_data(a->store), *bb = cpn_store_data(b->store),
+             *cb = cpn_store_data(out->store);
+        if (!ab || !bb || !cb) return CPN_ERR_NOMEM;
+        cpn_view_byte_layout(a, as, &ao);
+        cpn_view_byte_layout(b, bs, &bo);
+        cpn_view_byte_layout(out, cs, &co);
+        return cpn_kernel_matmul(op->dtype, ab + ao, as, bb + bo, bs, cb + co, cs, a->shape[0],
+                                 a->shape[1], b->shape[1]);
+    }
+    default:
+        return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);
+    }
+}
+
+/* Must the op be evaluated into a temporary?  Element-wise ops may write the very view they read
+ * (each element is read before it is written); any other overlap needs the temporary. */
+static bool needs_temporary(const struct cpn_op *op)
+{
+    const struct cpn_view *out = op->out[0];
+    for (int i = 0; i < op->nin; i++) {
+        const struct cpn_view *in = op->in[i];
+        if (!in || !cpn_view_may_overlap(in, out)) continue;
+        bool pointwise = op->kind == CPN_OPK_ELEMENTWISE || op->kind == CPN_OPK_CAST;
+        if (pointwise && cpn_view_same(in, out)) continue;
+        return true;
+    }
+    return false;
+}
+
+enum cpn_status cpn_op_execute(const struct cpn_op *op)
+{
+    if (op->nout == 0 || cpn_view_size(op->out[0]) == 0) return CPN_OK;
+    if (!needs_temporary(op)) return exec_direct(op);
+
+    struct cpn_view *out = op->out[0];
+    struct cpn_store *ts = cpn_store_new(view_dtype(out), out->ndim, out->shape);
+    if (!ts) return CPN_ERR_NOMEM;
+    struct cpn_view *tv = cpn_view_new(ts);
+    cpn_store_release(ts);
+    if (!tv) return CPN_ERR_NOMEM;
+    struct cpn_op tmp = *op;
+    tmp.out[0] = tv;
+    enum cpn_status st = exec_direct(&tmp);
+    if (st == CPN_OK) {
+        struct cpn_op copy = {.kind = CPN_OPK_CAST, .nin = 1, .nout = 1};
+        copy.in[0] = tv;
+        copy.out[0] = out;
+        st = exec_direct(&copy);
+    }
+    stats.temporaries++;
+    cpn_view_release(tv);
+    return st;
+}
+
+enum cpn_status cpn_queue_submit(const struct cpn_op *op)
+{
+    if (n_ops == cap_ops) {
+        int ncap = cap_ops ? 2 * cap_ops : 64;
+        struct cpn_op *nops = cpn_alloc((size_t)ncap * sizeof *nops);
+        if (!nops) return CPN_ERR_NOMEM;
+        if (n_ops) memcpy(nops, ops, (size_t)n_ops * sizeof *ops);
+        cpn_free(ops);
+        ops = nops;
+        cap_ops = ncap;
+    }
+    ops[n_ops] = *op;
+    op_retain(&ops[n_ops]);
+    n_ops++;
+    if (n_ops >= QUEUE_BOUND) return cpn_queue_flush();
+    return CPN_OK;
+}
+
+enum cpn_status cpn_queue_flush(void)
+{
+    enum cpn_status st = CPN_OK;
+    int i = 0;
+    if (n_ops) stats.flushes++;
+    for (; i < n_ops; i++) {
+        st = cpn_op_execute(&ops[i]);
+        if (st != CPN_OK) {
+            char msg[512];
+            snprintf(msg, sizeof msg, "%s", cpn_error_message());
+            cpn_error(st, "cupynum: deferred operation '%s' failed: %s", cpn_op_describe(&ops[i]), msg);
+            break;
+        }
+        stats.ops_executed++;
+        op_release(&ops[i]);
+    }
+    for (; i < n_ops; i++) op_release(&ops[i]);
+    n_ops = 0;
+    return st;
+}
+
+int cpn_queue_length(void) { return n_ops; }
+
+void cpn_queue_stats(struct cpn_queue_stats *out) { *out = stats; }
+void cpn_queue_reset_stats(void) { memset(&stats, 0, sizeof stats); }

@@ -1,0 +1,25 @@
+/* runtime.h: process-wide state: ranks, threads, and which optional parts were built in.
+ *
+ * MPI is initialised only when the process was started by an MPI launcher (or somebody else,
+ * such as mpi4py, already initialised it); MPI is finalised only if this runtime initialised it.
+ * A plain `python script.py` is one rank with no MPI calls at all. */
+#ifndef CPN_RUNTIME_H
+#define CPN_RUNTIME_H
+
+#include <stdbool.h>
+
+#include "status.h"
+
+/* Initialise (idempotent).  Collective when MPI is in use. */
+enum cpn_status cpn_runtime_init(void);
+/* Flush and, if this runtime initialised MPI, finalise it.  Collective. */
+void cpn_runtime_finalize(void);
+
+int cpn_runtime_rank(void);
+int cpn_runtime_ranks(void);
+int cpn_runtime_threads(void);
+bool cpn_runtime_have_mpi(void);   /* built with MPI */
+bool cpn_runtime_mpi_active(void); /* MPI initialised and in use in this process */
+bool cpn_runtime_have_cuda(void);  /* built with the CUDA backend */
+
+#endif

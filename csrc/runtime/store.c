@@ -1,0 +1,92 @@
+/* store.c: creation, aliasing, reference counting and lazy buffers of stores. */
+#include "store.h"
+
+#include <string.h>
+
+#include "alloc.h"
+
+static uint64_t next_id = 1;
+static int64_t live_count;
+
+static struct cpn_store *store_alloc(enum cpn_dtype dtype, int ndim, const int64_t *shape)
+{
+    if (ndim < 0 || ndim > CPN_MAXDIM) {
+        cpn_error(CPN_ERR_VALUE, "maximum supported dimension for an ndarray is currently %d, found %d",
+                  CPN_MAXDIM, ndim);
+        return NULL;
+    }
+    int64_t size = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0) {
+            cpn_error(CPN_ERR_VALUE, "negative dimensions are not allowed");
+            return NULL;
+        }
+        if (shape[i] != 0 && size > INT64_MAX / shape[i]) {
+            cpn_error(CPN_ERR_VALUE, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
+            return NULL;
+        }
+        size *= shape[i];
+    }
+    if (size > INT64_MAX / 16) {
+        cpn_error(CPN_ERR_VALUE, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
+        return NULL;
+    }
+    struct cpn_store *s = cpn_alloc(sizeof *s);
+    if (!s) return NULL;
+    memset(s, 0, sizeof *s);
+    s->refcnt = 1;
+    s->id = next_id++;
+    s->dtype = dtype;
+    s->ndim = ndim;
+    s->size = size;
+    int64_t st = 1;
+    for (int i = ndim - 1; i >= 0; i--) {
+        s->shape[i] = shape[i];
+        s->stride[i] = st;
+        st *= shape[i] ? shape[i] : 1;
+    }
+    return s;
+}
+
+struct cpn_store *cpn_store_new(enum cpn_dtype dtype, int ndim, const int64_t *shape)
+{
+    struct cpn_store *s = store_alloc(dtype, ndim, shape);
+    if (s) live_count++;
+    return s;
+}
+
+struct cpn_store *cpn_store_flat_alias(struct cpn_store *s)
+{
+    struct cpn_store *root = cpn_store_root(s);
+    struct cpn_store *a = store_alloc(root->dtype, 1, &root->size);
+    if (!a) return NULL;
+    a->root = root;
+    cpn_store_retain(root);
+    return a;
+}
+
+void cpn_store_retain(struct cpn_store *s) { s->refcnt++; }
+
+void cpn_store_release(struct cpn_store *s)
+{
+    if (!s || --s->refcnt > 0) return;
+    if (s->root) {
+        cpn_store_release(s->root);
+    } else {
+        cpn_free(s->data);
+        live_count--;
+    }
+    cpn_free(s);
+}
+
+void *cpn_store_data(struct cpn_store *s)
+{
+    struct cpn_store *r = cpn_store_root(s);
+    if (!r->data) {
+        size_t n = (size_t)r->size * cpn_dtype_size(r->dtype);
+        r->data = cpn_alloc_zeroed(n ? n : 1);
+    }
+    return r->data;
+}
+
+int64_t cpn_store_live_count(void) { return live_count; }

@@ -1,0 +1,346 @@
+/* view.c: the affine view arithmetic.  Pure functions of their inputs; no data is touched. */
+#include "view.h"
+
+#include <string.h>
+
+#include "alloc.h"
+
+static struct cpn_view *view_blank(struct cpn_store *store)
+{
+    struct cpn_view *v = cpn_alloc(sizeof *v);
+    if (!v) return NULL;
+    memset(v, 0, sizeof *v);
+    v->refcnt = 1;
+    v->store = store;
+    cpn_store_retain(store);
+    return v;
+}
+
+static struct cpn_view *view_clone(const struct cpn_view *src)
+{
+    struct cpn_view *v = view_blank(src->store);
+    if (!v) return NULL;
+    v->ndim = src->ndim;
+    memcpy(v->shape, src->shape, sizeof v->shape);
+    memcpy(v->sdim, src->sdim, sizeof v->sdim);
+    memcpy(v->step, src->step, sizeof v->step);
+    memcpy(v->off, src->off, sizeof v->off);
+    return v;
+}
+
+struct cpn_view *cpn_view_new(struct cpn_store *store)
+{
+    struct cpn_view *v = view_blank(store);
+    if (!v) return NULL;
+    v->ndim = store->ndim;
+    for (int i = 0; i < store->ndim; i++) {
+        v->shape[i] = store->shape[i];
+        v->sdim[i] = i;
+        v->step[i] = 1;
+    }
+    return v;
+}
+
+void cpn_view_retain(struct cpn_view *v) { v->refcnt++; }
+
+void cpn_view_release(struct cpn_view *v)
+{
+    if (!v || --v->refcnt > 0) return;
+    cpn_store_release(v->store);
+    cpn_free(v);
+}
+
+int64_t cpn_view_size(const struct cpn_view *v)
+{
+    int64_t n = 1;
+    for (int i = 0; i < v->ndim; i++) n *= v->shape[i];
+    return n;
+}
+
+void cpn_view_byte_layout(const struct cpn_view *v, int64_t *byte_strides, int64_t *byte_offset)
+{
+    const struct cpn_store *s = v->store;
+    int64_t item = (int64_t)cpn_dtype_size(s->dtype);
+    int64_t off = 0;
+    for (int d = 0; d < s->ndim; d++) off += v->off[d] * s->stride[d];
+    for (int i = 0; i < v->ndim; i++)
+        byte_strides[i] = v->sdim[i] < 0 ? 0 : v->step[i] * s->stride[v->sdim[i]] * item;
+    *byte_offset = off * item;
+}
+
+char *cpn_view_origin(const struct cpn_view *v)
+{
+    char *base = cpn_store_data(v->store);
+    if (!base) return NULL;
+    int64_t strides[CPN_MAXDIM], off;
+    cpn_view_byte_layout(v, strides, &off);
+    return base + off;
+}
+
+enum cpn_status cpn_view_slice(const struct cpn_view *v, int dim, int64_t start, int64_t step,
+                               int64_t len, struct cpn_view **out)
+{
+    CPN_ASSERT(dim >= 0 && dim < v->ndim && step != 0 && len >= 0);
+    struct cpn_view *r = view_clone(v);
+    if (!r) return CPN_ERR_NOMEM;
+    int d = r->sdim[dim];
+    if (d >= 0 && len > 0) r->off[d] += start * r->step[dim];
+    r->step[dim] *= step;
+    r->shape[dim] = len;
+    if (d < 0) r->step[dim] = 0;
+    *out = r;
+    return CPN_OK;
+}
+
+enum cpn_status cpn_view_index(const struct cpn_view *v, int dim, int64_t i, struct cpn_view **out)
+{
+    CPN_ASSERT(dim >= 0 && dim < v->ndim);
+    int64_t n = v->shape[dim];
+    if (i < -n || i >= n)
+        return cpn_error(CPN_ERR_INDEX, "index %lld is out of bounds for axis %d with size %lld",
+                         (long long)i, dim, (long long)n);
+    if (i < 0) i += n;
+    struct cpn_view *r = view_clone(v);
+    if (!r) return CPN_ERR_NOMEM;
+    if (r->sdim[dim] >= 0) r->off[r->sdim[dim]] += i * r->step[dim];
+    for (int k = dim; k + 1 < r->ndim; k++) {
+        r->shape[k] = r->shape[k + 1];
+        r->sdim[k] = r->sdim[k + 1];
+        r->step[k] = r->step[k + 1];
+    }
+    r->ndim--;
+    *out = r;
+    return CPN_OK;
+}
+
+enum cpn_status cpn_view_newaxis(const struct cpn_view *v, int pos, struct cpn_view **out)
+{
+    CPN_ASSERT(pos >= 0 && pos <= v->ndim);
+    if (v->ndim >= CPN_MAXDIM)
+        return cpn_error(CPN_ERR_INDEX, "number of dimensions must be within [0, %d]", CPN_MAXDIM);
+    struct cpn_view *r = view_clone(v);
+    if (!r) return CPN_ERR_NOMEM;
+    for (int k = r->ndim; k > pos; k--) {
+        r->shape[k] = r->shape[k - 1];
+        r->sdim[k] = r->sdim[k - 1];
+        r->step[k] = r->step[k - 1];
+    }
+    r->shape[pos] = 1;
+    r->sdim[pos] = -1;
+    r->step[pos] = 0;
+    r->ndim++;
+    *out = r;
+    return CPN_OK;
+}
+
+enum cpn_status cpn_view_transpose(const struct cpn_view *v, const int *perm, struct cpn_view **out)
+{
+    struct cpn_view *r = view_clone(v);
+    if (!r) return CPN_ERR_NOMEM;
+    for (int i = 0; i < v->ndim; i++) {
+        CPN_ASSERT(perm[i] >= 0 && perm[i] < v->ndim);
+        r->shape[i] = v->shape[perm[i]];
+        r->sdim[i] = v->sdim[perm[i]];
+        r->step[i] = v->step[perm[i]];
+    }
+    *out = r;
+    return CPN_OK;
+}
+
+enum cpn_status cpn_view_broadcast(const struct cpn_view *v, int ndim, const int64_t *shape,
+                                   struct cpn_view **out)
+{
+    if (ndim < v->ndim) return cpn_error(CPN_ERR_VALUE, "cannot broadcast to fewer dimensions");
+    struct cpn_view *r = view_clone(v);
+    if (!r) return CPN_ERR_NOMEM;
+    int lead = ndim - v->ndim;
+    for (int i = ndim - 1; i >= 0; i--) {
+        int j = i - lead;
+        if (j >= 0 && v->shape[j] == shape[i]) {
+            r->shape[i] = v->shape[j];
+            r->sdim[i] = v->sdim[j];
+            r->step[i] = v->step[j];
+        } else if (j < 0 || v->shape[j] == 1) {
+            r->shape[i] = shape[i];
+            r->sdim[i] = -1;
+            r->step[i] = 0;
+        } else {
+            cpn_view_release(r);
+            return cpn_error(CPN_ERR_VALUE, "cannot broadcast a dimension of size %lld to size %lld",
+                             (long long)v->shape[j], (long long)shape[i]);
+        }
+    }
+    r->ndim = ndim;
+    *out = r;
+    return CPN_OK;
+}
+
+/* Rebase a view onto its root's flat alias: every dimension then walks store dimension 0 with
+ * its linear element stride.  Fails only on OOM. */
+static enum cpn_status view_flatten(const struct cpn_view *v, struct cpn_view **out)
+{
+    struct cpn_store *flat = cpn_store_flat_alias(v->store);
+    if (!flat) return CPN_ERR_NOMEM;
+    struct cpn_view *r = view_blank(flat);
+    cpn_store_release(flat);
+    if (!r) return CPN_ERR_NOMEM;
+    const struct cpn_store *s = v->store;
+    int64_t off = 0;
+    for (int d = 0; d < s->ndim; d++) off += v->off[d] * s->stride[d];
+    r->ndim = v->ndim;
+    r->off[0] = off;
+    for (int i = 0; i < v->ndim; i++) {
+        r->shape[i] = v->shape[i];
+        r->sdim[i] = v->sdim[i] < 0 ? -1 : 0;
+        r->step[i] = v->sdim[i] < 0 ? 0 : v->step[i] * s->stride[v->sdim[i]];
+    }
+    *out = r;
+    return CPN_OK;
+}
+
+/* Try the reshape on v's own store dimensions.  Groups of old dimensions whose product equals a
+ * group of new dimensions are matched left to right (NumPy's _attempt_nocopy_reshape); a group
+ * may merge old dimensions only when they walk one store dimension contiguously. */
+static enum cpn_status reshape_on_store(const struct cpn_view *v, int ndim, const int64_t *shape,
+                                        struct cpn_view **out)
+{
+    int oshape_n = 0, odim[CPN_MAXDIM];
+    for (int i = 0; i < v->ndim; i++)
+        if (v->shape[i] != 1) odim[oshape_n++] = i;
+    struct cpn_view *r = view_clone(v);
+    if (!r) return CPN_ERR_NOMEM;
+    r->ndim = ndim;
+    int oi = 0, ni = 0;
+    /* Dimensions of extent 1 in the new shape walk nothing. */
+    while (ni < ndim || oi < oshape_n) {
+        while (ni < ndim && shape[ni] == 1) {
+            r->shape[ni] = 1; r->sdim[ni] = -1; r->step[ni] = 0; ni++;
+        }
+        if (ni >= ndim && oi >= oshape_n) break;
+        if (ni >= ndim || oi >= oshape_n) goto noview;
+        int o0 = oi, n0 = ni;
+        int64_t op = v->shape[odim[oi++]], np = shape[ni++];
+        while (op != np) {
+            if (op < np) {
+                if (oi >= oshape_n) goto noview;
+                op *= v->shape[odim[oi++]];
+            } else {
+                if (ni >= ndim) goto noview;
+                np *= shape[ni++];
+            }
+        }
+        /* The old group must be one affine walk: consecutive dims on the same store dim. */
+        for (int k = o0; k + 1 < oi; k++) {
+            int a = odim[k], b = odim[k + 1];
+            if (v->sdim[a] != v->sdim[b] || v->step[a] != v->step[b] * v->shape[b]) goto noview;
+        }
+        int64_t inner_step = v->step[odim[oi - 1]];
+        int sd = v->sdim[odim[oi - 1]];
+        int64_t acc = 1;
+        for (int k = ni - 1; k >= n0; k--) {
+            r->shape[k] = shape[k];
+            if (shape[k] == 1) { r->sdim[k] = -1; r->step[k] = 0; continue; }
+            r->sdim[k] = sd;
+            r->step[k] = sd < 0 ? 0 : inner_step * acc;
+            acc *= shape[k];
+        }
+    }
+    *out = r;
+    return CPN_OK;
+noview:
+    cpn_view_release(r);
+    return CPN_ERR_NOVIEW;
+}
+
+enum cpn_status cpn_view_reshape(const struct cpn_view *v, int ndim, const int64_t *shape,
+                                 struct cpn_view **out)
+{
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) n *= shape[i];
+    if (n != cpn_view_size(v))
+        return cpn_error(CPN_ERR_VALUE, "cannot reshape array of size %lld into a shape of size %lld",
+                         (long long)cpn_view_size(v), (long long)n);
+    if (n == 0) {
+        /* An empty result: any map will do; keep the store. */
+        struct cpn_view *r = view_clone(v);
+        if (!r) return CPN_ERR_NOMEM;
+        r->ndim = ndim;
+        for (int i = 0; i < ndim; i++) { r->shape[i] = shape[i]; r->sdim[i] = -1; r->step[i] = 0; }
+        *out = r;
+        return CPN_OK;
+    }
+    enum cpn_status st = reshape_on_store(v, ndim, shape, out);
+    if (st != CPN_ERR_NOVIEW || v->store->ndim == 1) return st;
+    struct cpn_view *flat;
+    CPN_TRY(view_flatten(v, &flat));
+    st = reshape_on_store(flat, ndim, shape, out);
+    cpn_view_release(flat);
+    return st;
+}
+
+bool cpn_view_same(const struct cpn_view *a, const struct cpn_view *b)
+{
+    if (a->store != b->store || a->ndim != b->ndim) return false;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i] || a->sdim[i] != b->sdim[i] || a->step[i] != b->step[i])
+            return false;
+    for (int d = 0; d < a->store->ndim; d++)
+        if (a->off[d] != b->off[d]) return false;
+    return true;
+}
+
+void cpn_view_footprint(const struct cpn_view *v, int64_t *lo, int64_t *hi)
+{
+    for (int d = 0; d < v->store->ndim; d++) lo[d] = hi[d] = v->off[d];
+    for (int i = 0; i < v->ndim; i++) {
+        if (v->sdim[i] < 0 || v->shape[i] == 0) continue;
+        int64_t reach = v->step[i] * (v->shape[i] - 1);
+        if (reach < 0) lo[v->sdim[i]] += reach; else hi[v->sdim[i]] += reach;
+    }
+}
+
+/* Byte interval [lo, hi] of the view within its root buffer. */
+static void byte_extent(const struct cpn_view *v, int64_t *lo, int64_t *hi)
+{
+    int64_t st[CPN_MAXDIM], off;
+    cpn_view_byte_layout(v, st, &off);
+    *lo = *hi = off;
+    for (int i = 0; i < v->ndim; i++) {
+        int64_t reach = st[i] * (v->shape[i] - 1);
+        if (reach < 0) *lo += reach; else *hi += reach;
+    }
+    *hi += (int64_t)cpn_dtype_size(v->store->dtype) - 1;
+}
+
+bool cpn_view_may_overlap(const struct cpn_view *a, const struct cpn_view *b)
+{
+    if (cpn_store_root(a->store) != cpn_store_root(b->store)) return false;
+    if (cpn_view_size(a) == 0 || cpn_view_size(b) == 0) return false;
+    if (a->store == b->store) {
+        int64_t alo[CPN_MAXDIM], ahi[CPN_MAXDIM], blo[CPN_MAXDIM], bhi[CPN_MAXDIM];
+        cpn_view_footprint(a, alo, ahi);
+        cpn_view_footprint(b, blo, bhi);
+        for (int d = 0; d < a->store->ndim; d++)
+            if (ahi[d] < blo[d] || bhi[d] < alo[d]) return false;
+        return true;
+    }
+    int64_t alo, ahi, blo, bhi;
+    byte_extent(a, &alo, &ahi);
+    byte_extent(b, &blo, &bhi);
+    return !(ahi < blo || bhi < alo);
+}
+
+bool cpn_view_is_contiguous(const struct cpn_view *v)
+{
+    if (cpn_view_size(v) != cpn_store_root(v->store)->size) return false;
+    int64_t st[CPN_MAXDIM], off;
+    cpn_view_byte_layout(v, st, &off);
+    if (off != 0) return false;
+    int64_t expect = (int64_t)cpn_dtype_size(v->store->dtype);
+    for (int i = v->ndim - 1; i >= 0; i--) {
+        if (v->shape[i] == 1) continue;
+        if (st[i] != expect) return false;
+        expect *= v->shape[i];
+    }
+    return true;
+}

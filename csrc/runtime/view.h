@@ -1,0 +1,74 @@
+/* view.h: a view is an affine map from an index space onto a store.
+ *
+ * View dimension i has extent shape[i] and walks store dimension sdim[i] with step step[i]
+ * (negative for reversed slices); sdim[i] == -1 marks a dimension that walks no store dimension
+ * (newaxis, broadcasting: its step is 0).  off[d] is the store index of the view's origin in
+ * store dimension d.  So the element at view index (j0, j1, ...) is the store element
+ *     s[d] = off[d] + sum over i with sdim[i] == d of step[i] * j_i.
+ * Several view dimensions may walk one store dimension (a reshape that splits it).  A reshape
+ * that merges dimensions in a way no store dimension can express is rebased onto the store's flat
+ * alias (a 1-D store sharing the buffer), where every strided pattern is affine.
+ *
+ * Views are immutable once built and reference counted; each holds one reference to its store.
+ * All functions are Local. */
+#ifndef CPN_VIEW_H
+#define CPN_VIEW_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "store.h"
+
+struct cpn_view {
+    int64_t refcnt;
+    struct cpn_store *store;
+    int ndim;
+    int64_t shape[CPN_MAXDIM];
+    int sdim[CPN_MAXDIM];
+    int64_t step[CPN_MAXDIM];
+    int64_t off[CPN_MAXDIM];
+};
+
+/* The whole of `store`, in its own shape; retains the store.  NULL on OOM. */
+struct cpn_view *cpn_view_new(struct cpn_store *store);
+void cpn_view_retain(struct cpn_view *v);
+void cpn_view_release(struct cpn_view *v);
+
+/* Number of elements. */
+int64_t cpn_view_size(const struct cpn_view *v);
+/* Byte strides per view dimension and the byte offset of the origin within the root buffer. */
+void cpn_view_byte_layout(const struct cpn_view *v, int64_t *byte_strides, int64_t *byte_offset);
+/* Address of the origin, allocating the store's buffer if needed (NULL on OOM). */
+char *cpn_view_origin(const struct cpn_view *v);
+
+/* dim taken with slice(start, ..., step) giving `len` elements; start/len already adjusted to
+ * the extent as PySlice_AdjustIndices does.  New reference in *out. */
+enum cpn_status cpn_view_slice(const struct cpn_view *v, int dim, int64_t start, int64_t step,
+                               int64_t len, struct cpn_view **out);
+/* Fix dimension `dim` at index `i` (negative counts from the end) and drop it; CPN_ERR_INDEX
+ * when out of range. */
+enum cpn_status cpn_view_index(const struct cpn_view *v, int dim, int64_t i, struct cpn_view **out);
+/* Insert a new dimension of extent 1 before position `pos` (0..ndim). */
+enum cpn_status cpn_view_newaxis(const struct cpn_view *v, int pos, struct cpn_view **out);
+/* Permute dimensions: new dimension i is old dimension perm[i]. */
+enum cpn_status cpn_view_transpose(const struct cpn_view *v, const int *perm, struct cpn_view **out);
+/* Broadcast to `shape` (ndim >= v->ndim) by NumPy's rules; CPN_ERR_VALUE when incompatible. */
+enum cpn_status cpn_view_broadcast(const struct cpn_view *v, int ndim, const int64_t *shape,
+                                   struct cpn_view **out);
+/* The same elements in C order with a new shape (same size), as a view; CPN_ERR_NOVIEW when no
+ * view can express it (then the caller copies, as NumPy does). */
+enum cpn_status cpn_view_reshape(const struct cpn_view *v, int ndim, const int64_t *shape,
+                                 struct cpn_view **out);
+/* Swap to dimensions given by a real/imag component: a view of a complex store's part is not
+ * expressible here; the module copies instead. */
+
+/* True when the views are the same map onto the same store. */
+bool cpn_view_same(const struct cpn_view *a, const struct cpn_view *b);
+/* True when the two views may touch a common element (conservative: false means disjoint). */
+bool cpn_view_may_overlap(const struct cpn_view *a, const struct cpn_view *b);
+/* True when the view covers its whole root store in C order (a plain contiguous buffer). */
+bool cpn_view_is_contiguous(const struct cpn_view *v);
+/* Store-index bounding box of the view's footprint in store dimension d: [lo[d], hi[d]]. */
+void cpn_view_footprint(const struct cpn_view *v, int64_t *lo, int64_t *hi);
+
+#endif

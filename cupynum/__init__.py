@@ -1,0 +1,41 @@
+"""cupynum: a drop-in replacement for NumPy.
+
+    import cupynum as np
+
+Arrays are views of stores held by a C runtime; operations are queued and executed by C kernels
+(threaded with OpenMP) when a value is needed.  See docs/architecture.md."""
+
+import atexit as _atexit
+
+import numpy as _np
+
+from . import _core
+from ._core import ndarray, runtime_info, runtime_stats, reset_stats, sync
+from . import _array_api
+from . import _functions
+from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, copy, empty,
+                        empty_like, eye, full, full_like, identity, linspace, ones, ones_like,
+                        zeros, zeros_like)
+from ._functions import (amax, amin, broadcast_to, dot, matmul, max, mean, min, ndim, prod,
+                         ravel, reshape, shape, size, sum, transpose)
+
+# Dtypes, scalar types and constants are NumPy's own objects: cupynum.float64 is numpy.float64.
+from numpy import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
+                   float32, float64, complex64, complex128, intp, uintp, byte, ubyte, short, ushort,
+                   intc, uintc, int_, uint, longlong, ulonglong, half, single, double, csingle,
+                   cdouble, dtype, finfo, iinfo, errstate, seterr, geterr, result_type,
+                   promote_types, can_cast, pi, e, inf, nan, newaxis, euler_gamma, generic,
+                   number, integer, signedinteger, unsignedinteger, floating, complexfloating,
+                   inexact, issubdtype)
+from numpy import bool  # noqa: A004  (NumPy 2 exports `bool` as the dtype)
+
+globals().update(_functions.ufuncs)
+
+from . import random  # noqa: E402
+from . import testing  # noqa: E402
+
+_array_api._install_methods()
+_functions._register_array_functions(globals())
+_atexit.register(_core._finalize)
+
+__version__ = "0.1.0"

@@ -1,0 +1,270 @@
+"""Python halves of the ndarray: helpers the C core calls, and methods installed on the type.
+
+The C type (csrc/module/ndarray.c) owns the data model, indexing and operators; the argument
+conventions of NumPy's methods (axis handling, keyword spellings) are written here, once, and the
+methods are attached to the heap type at import."""
+
+import numpy as _np
+from numpy.exceptions import AxisError  # noqa: F401  (raised by the C core)
+
+from . import _core
+
+ndarray = _core.ndarray
+
+
+# ---- conversion helpers -----------------------------------------------------------------------
+
+def _to_numpy_tree(obj):
+    """Replace every cupynum array inside lists, tuples and dicts by a NumPy copy."""
+    if isinstance(obj, ndarray):
+        return _core.to_numpy(obj)
+    if isinstance(obj, list):
+        return [_to_numpy_tree(o) for o in obj]
+    if isinstance(obj, tuple):
+        t = tuple(_to_numpy_tree(o) for o in obj)
+        return type(obj)(*t) if hasattr(obj, "_fields") else t
+    if isinstance(obj, dict):
+        return {k: _to_numpy_tree(v) for k, v in obj.items()}
+    return obj
+
+
+def _wrap_tree(obj):
+    """Turn NumPy arrays in a result (also inside tuples and lists) into cupynum arrays."""
+    if isinstance(obj, _np.ndarray):
+        if obj.dtype.kind in "biufc" and obj.dtype != _np.longdouble and obj.dtype != _np.clongdouble:
+            return _core.from_any(obj)
+        return obj
+    if isinstance(obj, list):
+        return [_wrap_tree(o) for o in obj]
+    if isinstance(obj, tuple):
+        t = tuple(_wrap_tree(o) for o in obj)
+        return type(obj)(*t) if hasattr(obj, "_fields") else t
+    return obj
+
+
+def _numpy_call(func, args, kwargs):
+    """Run a NumPy function on gathered operands and bring array results back."""
+    return _wrap_tree(func(*_to_numpy_tree(args), **_to_numpy_tree(kwargs)))
+
+
+def _ufunc_fallback(name, args, out):
+    """What the op table cannot do natively: NumPy computes (or raises its own error)."""
+    f = getattr(_np, name)
+    nargs = _to_numpy_tree(args)
+    if out is None:
+        return _wrap_tree(f(*nargs))
+    nout = _core.to_numpy(out)
+    f(*nargs, out=nout)
+    _core.assign(out, nout)
+    return out
+
+
+# ---- indexing beyond views ----------------------------------------------------------------------
+
+def _getitem_advanced(self, key):
+    return _wrap_tree(_core.to_numpy(self)[_to_numpy_tree(key)])
+
+
+def _setitem_advanced(self, key, value):
+    a = _core.to_numpy(self)
+    a[_to_numpy_tree(key)] = _to_numpy_tree(value)
+    _core.assign(self, a)
+
+
+# ---- attributes ---------------------------------------------------------------------------------
+
+def _set_shape(self, shape):
+    shape = _normalize_shape(shape, self.size)
+    v = _core.reshape(self, shape)
+    if v is None:
+        raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` to "
+                             "make a copy with the desired shape.")
+    return v
+
+
+def _get_real(self):
+    if self.dtype.kind == "c":
+        return _core.cast(self, _np.float32 if self.dtype == _np.complex64 else _np.float64)
+    return self
+
+
+def _get_imag(self):
+    if self.dtype.kind == "c":
+        return _imag_part(self)
+    return _core.empty(self.shape, self.dtype)
+
+
+def _imag_part(self):
+    a = _core.to_numpy(self)
+    return _core.from_any(_np.ascontiguousarray(a.imag))
+
+
+def _set_real(self, value):
+    if self.dtype.kind != "c":
+        _core.assign(self, value)
+        return
+    a = _core.to_numpy(self)
+    a.real = _to_numpy_tree(value)
+    _core.assign(self, a)
+
+
+def _set_imag(self, value):
+    if self.dtype.kind != "c":
+        raise TypeError("array does not have imaginary part to set")
+    a = _core.to_numpy(self)
+    a.imag = _to_numpy_tree(value)
+    _core.assign(self, a)
+
+
+# ---- shapes ---------------------------------------------------------------------------------------
+
+def _normalize_shape(shape, size):
+    """A shape tuple with at most one -1 resolved, checked against `size`."""
+    if isinstance(shape, (int, _np.integer)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
+        shape = (shape,)
+    import operator
+    shape = tuple(operator.index(s) for s in shape)
+    unknown = [i for i, s in enumerate(shape) if s < 0]
+    if len(unknown) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if any(s < -1 for s in shape):
+        raise ValueError("negative dimensions not allowed")
+    if unknown:
+        known = 1
+        for s in shape:
+            if s >= 0:
+                known *= s
+        if known == 0 or size % known:
+            raise ValueError(f"cannot reshape array of size {size} into shape "
+                             f"{_shape_repr(shape)}")
+        shape = tuple(size // known if s < 0 else s for s in shape)
+    n = 1
+    for s in shape:
+        n *= s
+    if n != size:
+        raise ValueError(f"cannot reshape array of size {size} into shape {_shape_repr(shape)}")
+    return shape
+
+
+def _shape_repr(shape):
+    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _reshape(a, shape, order="C", copy=None):
+    if order not in ("C", "A", None):
+        raise NotImplementedError("cupynum: reshape supports order='C' only")
+    shape = _normalize_shape(shape, a.size)
+    if copy:
+        a = _core.cast(a, a.dtype)
+    v = _core.reshape(a, shape)
+    if v is None:
+        if copy is False:
+            raise ValueError("Unable to avoid creating a copy while reshaping.")
+        v = _core.reshape(_core.cast(a, a.dtype), shape)
+    return v
+
+
+def _method_reshape(self, *shape, order="C", copy=None):
+    if len(shape) == 1 and not isinstance(shape[0], (int, _np.integer)):
+        shape = shape[0]
+    return _reshape(self, shape, order=order, copy=copy)
+
+
+def _ravel(self, order="C"):
+    return _reshape(self, (-1,), order=order)
+
+
+def _flatten(self, order="C"):
+    return _reshape(_core.cast(self, self.dtype), (-1,), order=order)
+
+
+def _transpose(self, *axes):
+    if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
+        axes = axes[0]
+    if not axes:
+        return _core.transpose(self, tuple(range(self.ndim))[::-1])
+    from numpy.lib.array_utils import normalize_axis_index
+    axes = tuple(normalize_axis_index(int(ax), self.ndim) for ax in axes)
+    if len(axes) != self.ndim or len(set(axes)) != len(axes):
+        raise ValueError("axes don't match array")
+    return _core.transpose(self, axes)
+
+
+def _swapaxes(self, axis1, axis2):
+    from numpy.lib.array_utils import normalize_axis_index
+    a1 = normalize_axis_index(axis1, self.ndim)
+    a2 = normalize_axis_index(axis2, self.ndim)
+    perm = list(range(self.ndim))
+    perm[a1], perm[a2] = perm[a2], perm[a1]
+    return _core.transpose(self, tuple(perm))
+
+
+def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
+    dtype = _np.dtype(dtype)
+    if not _np.can_cast(self.dtype, dtype, casting=casting):
+        raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dtype!r} according to "
+                        f"the rule '{casting}'")
+    if dtype == self.dtype and not copy:
+        return self
+    if self.dtype.kind == "c" and dtype.kind not in "cb":
+        import warnings
+        warnings.warn("Casting complex values to real discards the imaginary part",
+                      _np.exceptions.ComplexWarning, stacklevel=2)
+    return _core.cast(self, dtype)
+
+
+def _copy(self, order="C"):
+    return _core.cast(self, self.dtype)
+
+
+def _matmul_operator(a, b):
+    from ._functions import matmul
+    for o in (a, b):
+        if not isinstance(o, (ndarray, _np.ndarray, list, tuple, _np.generic, int, float, complex)):
+            return NotImplemented
+    return matmul(a, b)
+
+
+def _imatmul_operator(a, b):
+    from ._functions import matmul
+    r = matmul(a, b)
+    if r.shape != a.shape:
+        raise ValueError(f"matmul: Output operand 0 has a mismatch in its core dimension; "
+                         f"result shape {r.shape} does not fit {a.shape}")
+    _core.assign(a, r)
+    return a
+
+
+def _reduce_ex(self, protocol):
+    return (_core.from_any, (_core.to_numpy(self),))
+
+
+def _install_methods():
+    from . import _functions as F
+
+    methods = {
+        "reshape": _method_reshape,
+        "ravel": _ravel,
+        "flatten": _flatten,
+        "transpose": _transpose,
+        "swapaxes": _swapaxes,
+        "astype": _astype,
+        "copy": _copy,
+        "__copy__": _copy,
+        "__deepcopy__": lambda self, memo=None: _copy(self),
+        "__reduce_ex__": _reduce_ex,
+        "__complex__": lambda self: complex(_core.to_numpy(self)),
+        "__contains__": lambda self, v: v in _core.to_numpy(self),
+        "__array_function__": F._array_function,
+        "__array_ufunc__": F._array_ufunc,
+        "sum": F._method(F.sum),
+        "prod": F._method(F.prod),
+        "min": F._method(F.min),
+        "max": F._method(F.max),
+        "mean": F._method(F.mean),
+        "dot": lambda self, b, out=None: F.dot(self, b, out=out),
+    }
+    for name, f in methods.items():
+        setattr(ndarray, name, f)
+    ndarray.__array_priority__ = 100.0
+    ndarray.__hash__ = None

@@ -1,0 +1,185 @@
+"""Array creation: NumPy's signatures, cupynum stores underneath.
+
+Buffers are zero-filled when first touched, so `zeros` and `empty` cost nothing until used;
+`ones`/`full` queue a fill; data from Python objects is copied in once."""
+
+import math
+import operator
+
+import numpy as _np
+
+from . import _core
+from ._array_api import _reshape, ndarray
+
+
+def _shape_tuple(shape):
+    if isinstance(shape, (int, _np.integer)) or (hasattr(shape, "__index__") and not isinstance(shape, (tuple, list))):
+        return (operator.index(shape),)
+    return tuple(operator.index(s) for s in shape)
+
+
+def _check_order(order):
+    if order not in ("C", "K", "A", None):
+        if order == "F":
+            return  # layout is the runtime's business; values are the same
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+
+
+def empty(shape, dtype=float, order="C", *, device=None, like=None):
+    _check_order(order)
+    return _core.empty(_shape_tuple(shape), _np.dtype(dtype))
+
+
+def zeros(shape, dtype=float, order="C", *, device=None, like=None):
+    return empty(shape, dtype, order)
+
+
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    if dtype is None:
+        dtype = _np.array(fill_value).dtype if not isinstance(fill_value, ndarray) else fill_value.dtype
+    a = empty(shape, dtype, order)
+    _core.assign(a, fill_value)
+    return a
+
+
+def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    return full(shape, 1, _np.float64 if dtype is None else dtype, order)
+
+
+def _like_args(a, dtype, shape):
+    if not hasattr(a, "dtype") or not hasattr(a, "shape"):
+        a = _np.asarray(a)
+    return (a.shape if shape is None else shape), (a.dtype if dtype is None else dtype)
+
+
+def empty_like(prototype, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    s, d = _like_args(prototype, dtype, shape)
+    return empty(s, d)
+
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    s, d = _like_args(a, dtype, shape)
+    return zeros(s, d)
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    s, d = _like_args(a, dtype, shape)
+    return full(s, 1, d)
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    s, d = _like_args(a, dtype, shape)
+    return full(s, fill_value, d)
+
+
+def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
+    if isinstance(object, ndarray):
+        a = object
+        if dtype is not None and _np.dtype(dtype) != a.dtype:
+            a = _core.cast(a, _np.dtype(dtype))
+        elif copy:
+            a = _core.cast(a, a.dtype)
+    else:
+        if copy is False:
+            raise ValueError("Unable to avoid copy while creating a cupynum array as requested.")
+        a = _core.from_any(_np.asarray(object, dtype=dtype))
+    if ndmin > a.ndim:
+        a = _core.reshape(a, (1,) * (ndmin - a.ndim) + a.shape)
+    return a
+
+
+def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    return array(a, dtype, copy=bool(copy), order=order)
+
+
+def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    return array(a, dtype, copy=bool(copy), order=order)
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    return array(a, dtype, copy=False, ndmin=1) if not isinstance(a, ndarray) or a.ndim else \
+        array(a, dtype, copy=False, ndmin=1)
+
+
+def copy(a, order="K", subok=False):
+    return array(a, copy=True)
+
+
+def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
+    if stop is None:
+        start, stop = 0, start
+    if step is None:
+        step = 1
+    args = [start, stop, step]
+    if any(isinstance(x, ndarray) for x in args):
+        args = [x.item() if isinstance(x, ndarray) else x for x in args]
+        start, stop, step = args
+    if dtype is None:
+        dtype = _np.result_type(*[x if not isinstance(x, bool) else _np.bool_(x) for x in args])
+        if dtype.kind == "b":
+            dtype = _np.dtype(_np.int64)
+    dtype = _np.dtype(dtype)
+    try:
+        finite = all(math.isfinite(float(_np.real(x))) for x in args)
+    except (TypeError, OverflowError):
+        finite = False
+    if dtype.kind not in "iuf" or not finite or step == 0:
+        return _core.from_any(_np.arange(start, stop, step, dtype=dtype))
+    n = math.ceil((stop - start) / step)
+    n = max(int(n), 0)
+    return _core.arange(n, dtype, start, start + step)
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    if _np.ndim(start) or _np.ndim(stop) or isinstance(start, ndarray) or isinstance(stop, ndarray):
+        from ._array_api import _numpy_call
+        return _numpy_call(_np.linspace, (start, stop, num), dict(endpoint=endpoint, retstep=retstep,
+                                                                  dtype=dtype, axis=axis))
+    div = (num - 1) if endpoint else num
+    dt = _np.linspace(start, stop, 2).dtype
+    integer_dtype = dtype is not None and _np.issubdtype(dtype, _np.integer)
+    dtype = dt if dtype is None else _np.dtype(dtype)
+    delta = _np.subtract(stop, start, dtype=dt.type)
+    y = arange(0, num, dtype=dt)
+    if div > 0:
+        step = delta / div
+        if step == 0:
+            y /= div
+            y *= delta
+        else:
+            y *= step
+    else:
+        step = _np.nan
+        y = y * delta
+    y += _np.asarray(start, dtype=dt)[()]
+    if endpoint and num > 1:
+        y[-1] = stop
+    if integer_dtype:
+        y = _core.ufunc("floor", (y,))
+    if y.dtype != dtype:
+        y = _core.cast(y, dtype)
+    return (y, step) if retstep else y
+
+
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
+    M = N if M is None else M
+    m = zeros((N, M), dtype=dtype)
+    if k >= M or N == 0 or M == 0:
+        return m
+    i = k if k >= 0 else (-k) * M
+    rows = builtin_min(M - k, N)
+    if rows <= 0:
+        return m
+    flat = _reshape(m, (-1,))
+    flat[:rows * M][i::M + 1] = 1
+    return m
+
+
+def identity(n, dtype=None, *, like=None):
+    return eye(n, dtype=float if dtype is None else dtype)
+
+
+builtin_min = min

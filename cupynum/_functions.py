@@ -1,0 +1,330 @@
+"""NumPy's functions over cupynum arrays: ufuncs of the op table, reductions, shape functions,
+matmul, and the __array_function__ / __array_ufunc__ protocols that route NumPy calls here."""
+
+import builtins
+import operator
+
+import numpy as _np
+from numpy.lib.array_utils import normalize_axis_index
+
+from . import _core
+from ._array_api import _numpy_call, _reshape, _to_numpy_tree, _transpose, _wrap_tree, ndarray
+
+
+def _asarray(a):
+    return a if isinstance(a, ndarray) else _core.from_any(a)
+
+
+# ---- element-wise functions from the op table ---------------------------------------------------
+
+def _make_ufunc(name):
+    def f(*args, out=None, **kwargs):
+        if isinstance(out, tuple):
+            if len(out) != 1:
+                raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
+            out = out[0]
+        if kwargs or (out is not None and not isinstance(out, ndarray)):
+            if out is not None:
+                kwargs["out"] = out
+            return _ufunc_general(getattr(_np, name), "__call__", args, kwargs)
+        r = _core.ufunc(name, args, out)
+        if r is NotImplemented:
+            raise TypeError(f"operand type(s) all returned NotImplemented from __array_ufunc__ for "
+                            f"ufunc {name!r}")
+        return r
+    f.__name__ = name
+    f.__qualname__ = name
+    f.__doc__ = getattr(_np, name).__doc__
+    return f
+
+
+UFUNC_NAMES = ("add subtract multiply divide floor_divide remainder power maximum minimum "
+               "bitwise_and bitwise_or bitwise_xor left_shift right_shift equal not_equal less "
+               "less_equal greater greater_equal negative positive absolute invert square sqrt "
+               "exp log sin cos tanh floor ceil").split()
+ufuncs = {name: _make_ufunc(name) for name in UFUNC_NAMES}
+ufuncs["true_divide"] = ufuncs["divide"]
+ufuncs["mod"] = ufuncs["remainder"]
+ufuncs["abs"] = ufuncs["absolute"]
+ufuncs["bitwise_not"] = ufuncs["invert"]
+ufuncs["bitwise_invert"] = ufuncs["invert"]
+ufuncs["bitwise_left_shift"] = ufuncs["left_shift"]
+ufuncs["bitwise_right_shift"] = ufuncs["right_shift"]
+ufuncs["pow"] = ufuncs["power"]
+
+
+def _ufunc_general(ufunc, method, inputs, kwargs):
+    """A ufunc call with arguments the native path does not take: NumPy computes it."""
+    out = kwargs.get("out")
+    if out is not None:
+        outs = out if isinstance(out, tuple) else (out,)
+        nkw = dict(kwargs)
+        nouts = tuple(_core.to_numpy(o) if isinstance(o, ndarray) else o for o in outs)
+        nkw["out"] = nouts if isinstance(out, tuple) else nouts[0]
+        r = getattr(ufunc, method)(*_to_numpy_tree(inputs), **_to_numpy_tree(nkw))
+        for o, no in zip(outs, nouts):
+            if isinstance(o, ndarray):
+                _core.assign(o, no)
+        return out if isinstance(out, tuple) and len(out) > 1 else outs[0]
+    return _wrap_tree(getattr(ufunc, method)(*_to_numpy_tree(inputs), **_to_numpy_tree(kwargs)))
+
+
+# ---- reductions ---------------------------------------------------------------------------------
+
+def _axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(normalize_axis_index(operator.index(a), ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError("duplicate value in 'axis'")
+        return axes
+    return (normalize_axis_index(operator.index(axis), ndim),)
+
+
+def _sum_dtype(dt):
+    """add/multiply.reduce's default accumulator: small integers widen to the platform integer."""
+    if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):
+        return _np.dtype(_np.int64)
+    if dt.kind == "u" and dt.itemsize < 8:
+        return _np.dtype(_np.uint64)
+    return dt
+
+
+def _finish(r, a, axes, keepdims, out):
+    if keepdims:
+        r = _core.reshape(r, tuple(1 if d in axes else n for d, n in enumerate(a.shape)))
+    if out is not None:
+        if not isinstance(out, ndarray):
+            raise TypeError("out must be a cupynum.ndarray")
+        if out.shape != r.shape:
+            raise ValueError(f"output parameter for reduction operation has the wrong shape "
+                             f"{out.shape}, expected {r.shape}")
+        _core.assign(out, r)
+        return out
+    if r.ndim == 0:
+        return _core.to_scalar(r)
+    return r
+
+
+def _reduction(name, default_dtype):
+    def reduce(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+        if kwargs:
+            np_name = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}[name]
+            kwargs.update(axis=axis, dtype=dtype, keepdims=keepdims)
+            if out is not None:
+                kwargs["out"] = out
+            return _numpy_call(getattr(_np, np_name), (a,), kwargs)
+        a = _asarray(a)
+        axes = _axes(axis, a.ndim)
+        acc = _np.dtype(dtype) if dtype is not None else default_dtype(a.dtype)
+        return _finish(_core.reduce(name, a, axes, acc), a, axes, keepdims, out)
+    return reduce
+
+
+sum = _reduction("add", _sum_dtype)
+prod = _reduction("multiply", _sum_dtype)
+_max = _reduction("maximum", lambda dt: dt)
+_min = _reduction("minimum", lambda dt: dt)
+
+
+def max(a, axis=None, out=None, keepdims=False, **kwargs):
+    return _max(a, axis=axis, out=out, keepdims=keepdims, **kwargs)
+
+
+def min(a, axis=None, out=None, keepdims=False, **kwargs):
+    return _min(a, axis=axis, out=out, keepdims=keepdims, **kwargs)
+
+
+amax = max
+amin = min
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
+    if kwargs:
+        kwargs.update(axis=axis, dtype=dtype, keepdims=keepdims)
+        if out is not None:
+            kwargs["out"] = out
+        return _numpy_call(_np.mean, (a,), kwargs)
+    a = _asarray(a)
+    axes = _axes(axis, a.ndim)
+    count = 1
+    for d in axes:
+        count *= a.shape[d]
+    if count == 0:
+        import warnings
+        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
+    f16 = False
+    if dtype is None:
+        if a.dtype.kind in "biu":
+            dtype = _np.float64
+        elif a.dtype == _np.float16:
+            dtype, f16 = _np.float32, True
+    s = _core.reduce("add", a, axes, _np.dtype(dtype) if dtype is not None else a.dtype)
+    if keepdims:
+        s = _core.reshape(s, tuple(1 if d in axes else n for d, n in enumerate(a.shape)))
+    if s.ndim == 0 and out is None:
+        r = _core.to_scalar(s)
+        with _np.errstate(divide="ignore", invalid="ignore"):
+            r = r.dtype.type(r / count)
+        return a.dtype.type(r) if f16 else r
+    with _np.errstate(divide="ignore", invalid="ignore"):
+        s = _core.ufunc("divide", (s, count), s)
+    if f16:
+        s = _core.cast(s, _np.float16)
+    if out is not None:
+        _core.assign(out, s)
+        return out
+    return s
+
+
+def _method(f):
+    def m(self, *args, **kwargs):
+        return f(self, *args, **kwargs)
+    m.__name__ = f.__name__
+    m.__doc__ = f.__doc__
+    return m
+
+
+# ---- shape functions ------------------------------------------------------------------------------
+
+def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
+    if newshape is not None:
+        shape = newshape
+    return _reshape(_asarray(a), shape, order=order, copy=copy)
+
+
+def ravel(a, order="C"):
+    return _reshape(_asarray(a), (-1,), order=order)
+
+
+def transpose(a, axes=None):
+    return _transpose(_asarray(a), axes)
+
+
+def broadcast_to(array, shape, subok=False):
+    a = _asarray(array)
+    if isinstance(shape, (int, _np.integer)):
+        shape = (shape,)
+    shape = tuple(operator.index(s) for s in shape)
+    try:
+        return _core.broadcast_to(a, shape)
+    except ValueError:
+        raise ValueError(f"operands could not be broadcast together with remapped shapes "
+                         f"[original->remapped]: {a.shape} and requested shape {shape}") from None
+
+
+def shape(a):
+    return _asarray(a).shape if not hasattr(a, "shape") else tuple(a.shape)
+
+
+def ndim(a):
+    return a.ndim if hasattr(a, "ndim") else _np.ndim(a)
+
+
+def size(a, axis=None):
+    a = _asarray(a)
+    return a.size if axis is None else a.shape[axis]
+
+
+# ---- products ---------------------------------------------------------------------------------------
+
+def matmul(a, b, out=None, **kwargs):
+    a, b = _asarray(a), _asarray(b)
+    if kwargs or a.ndim > 2 or b.ndim > 2 or (out is not None and not isinstance(out, ndarray)):
+        if out is not None:
+            kwargs["out"] = out
+        return _ufunc_general(_np.matmul, "__call__", (a, b), kwargs)
+    for i, x in enumerate((a, b)):
+        if x.ndim == 0:
+            raise ValueError(f"matmul: Input operand {i} does not have enough dimensions (has 0, "
+                             f"gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
+    A = a if a.ndim == 2 else _core.reshape(a, (1, a.shape[0]))
+    B = b if b.ndim == 2 else _core.reshape(b, (b.shape[0], 1))
+    if A.shape[1] != B.shape[0]:
+        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with "
+                         f"gufunc signature (n?,k),(k,m?)->(n?,m?) (size {B.shape[0]} is different "
+                         f"from {A.shape[1]})")
+    dt = _np.result_type(a.dtype, b.dtype)
+    if A.dtype != dt:
+        A = _core.cast(A, dt)
+    if B.dtype != dt:
+        B = _core.cast(B, dt)
+    C = _core.matmul(A, B, dt)
+    if a.ndim == 1 and b.ndim == 1:
+        C = _core.reshape(C, ())
+    elif a.ndim == 1:
+        C = _core.reshape(C, (C.shape[1],))
+    elif b.ndim == 1:
+        C = _core.reshape(C, (C.shape[0],))
+    if out is not None:
+        _core.assign(out, C)
+        return out
+    return _core.to_scalar(C) if C.ndim == 0 else C
+
+
+def dot(a, b, out=None):
+    a, b = _asarray(a), _asarray(b)
+    if a.ndim <= 2 and b.ndim <= 2 and a.ndim > 0 and b.ndim > 0:
+        return matmul(a, b, out=out)
+    if a.ndim == 0 or b.ndim == 0:
+        r = _core.ufunc("multiply", (a, b))
+        if out is not None:
+            _core.assign(out, r)
+            return out
+        return r
+    return _numpy_call(_np.dot, (a, b), {} if out is None else {"out": out})
+
+
+# ---- NumPy protocols --------------------------------------------------------------------------------
+
+_REDUCE_METHODS = {"add": "add", "multiply": "multiply", "maximum": "maximum", "minimum": "minimum"}
+
+
+def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    name = ufunc.__name__
+    if method == "__call__":
+        if name == "matmul":
+            return matmul(*inputs, **kwargs)
+        f = ufuncs.get(name)
+        if f is not None:
+            return f(*inputs, **kwargs)
+    elif method == "reduce" and name in _REDUCE_METHODS and len(inputs) == 1:
+        red = {"add": sum, "multiply": prod, "maximum": _max, "minimum": _min}[name]
+        allowed = {"axis", "dtype", "out", "keepdims"}
+        if set(kwargs) <= allowed:
+            axis = kwargs.pop("axis", 0)
+            out = kwargs.pop("out", None)
+            if isinstance(out, tuple):
+                out = out[0]
+            return red(inputs[0], axis=axis, out=out, **kwargs)
+    return _ufunc_general(ufunc, method, inputs, kwargs)
+
+
+_IMPLEMENTED = {}
+
+
+def _register_array_functions(namespace):
+    """Map NumPy's functions to cupynum's where cupynum implements them natively."""
+    names = ("sum prod min max amin amax mean reshape ravel transpose broadcast_to shape ndim size "
+             "matmul dot copy zeros_like ones_like empty_like full_like array asarray "
+             "ascontiguousarray").split()
+    for n in names:
+        npf = getattr(_np, n, None)
+        if npf is not None and n in namespace:
+            _IMPLEMENTED[npf] = namespace[n]
+    for n, f in ufuncs.items():
+        npf = getattr(_np, n, None)
+        if npf is not None:
+            _IMPLEMENTED[npf] = f
+
+
+def _array_function(self, func, types, args, kwargs):
+    impl = _IMPLEMENTED.get(func)
+    if impl is not None:
+        return impl(*args, **kwargs)
+    # Not native yet: NumPy computes on the gathered data (the fallback issue widens this).
+    return _numpy_call(func, args, kwargs)
+
+
+_ = builtins  # builtins.sum/min/max stay reachable as builtins.*
