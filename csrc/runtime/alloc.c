@@ -1,7 +1,9 @@
-/* alloc.c: aligned allocation with accounting and a fail-the-Nth hook.
+/* alloc.c: aligned allocation with accounting, a cache of large blocks, and a fail-the-Nth hook.
  *
  * A 64-byte header before each block remembers its size, so the live-byte counter stays exact
- * without a side table. */
+ * without a side table.  Large blocks (>= 64 KiB) are not returned to the system at once: a small
+ * cache keeps recently freed ones for reuse, because a loop of array expressions frees and
+ * allocates same-sized temporaries every iteration, and fresh pages cost a fault each. */
 #include "alloc.h"
 
 #include <stdlib.h>
@@ -14,6 +16,45 @@
 static int64_t fail_countdown;
 static int64_t live_bytes, total_bytes;
 
+#define CACHE_MIN ((size_t)64 << 10)
+#define CACHE_SLOTS 16
+#define CACHE_MAX_BYTES ((size_t)2 << 30)
+static struct { void *raw; size_t total; } cache[CACHE_SLOTS];
+static int cache_n;
+static size_t cache_bytes;
+
+static void *cache_take(size_t total)
+{
+    for (int i = cache_n - 1; i >= 0; i--) {
+        if (cache[i].total == total) {
+            void *raw = cache[i].raw;
+            cache_bytes -= total;
+            cache[i] = cache[--cache_n];
+            return raw;
+        }
+    }
+    return NULL;
+}
+
+/* Keep `raw` for reuse; evicts the oldest blocks beyond the cache's bounds. */
+static void cache_put(void *raw, size_t total)
+{
+    while (cache_n > 0 && (cache_n == CACHE_SLOTS || cache_bytes + total > CACHE_MAX_BYTES)) {
+        free(cache[0].raw);
+        cache_bytes -= cache[0].total;
+        memmove(cache, cache + 1, (size_t)(cache_n - 1) * sizeof cache[0]);
+        cache_n--;
+    }
+    if (total > CACHE_MAX_BYTES) {
+        free(raw);
+        return;
+    }
+    cache[cache_n].raw = raw;
+    cache[cache_n].total = total;
+    cache_n++;
+    cache_bytes += total;
+}
+
 static void *alloc_impl(size_t n, int zero)
 {
     if (fail_countdown > 0 && --fail_countdown == 0) {
@@ -25,8 +66,8 @@ static void *alloc_impl(size_t n, int zero)
         return NULL;
     }
     size_t total = HEADER + ((n + HEADER - 1) / HEADER) * HEADER;
-    void *raw = NULL;
-    if (posix_memalign(&raw, HEADER, total) != 0 || raw == NULL) {
+    void *raw = total >= CACHE_MIN ? cache_take(total) : NULL;
+    if (!raw && (posix_memalign(&raw, HEADER, total) != 0 || raw == NULL)) {
         cpn_error(CPN_ERR_NOMEM, "cupynum: unable to allocate %zu bytes", n);
         return NULL;
     }
@@ -44,8 +85,16 @@ void cpn_free(void *p)
 {
     if (!p) return;
     char *raw = (char *)p - HEADER;
-    __atomic_sub_fetch(&live_bytes, (int64_t)*(size_t *)raw, __ATOMIC_RELAXED);
-    free(raw);
+    size_t n = *(size_t *)raw, total = HEADER + ((n + HEADER - 1) / HEADER) * HEADER;
+    __atomic_sub_fetch(&live_bytes, (int64_t)n, __ATOMIC_RELAXED);
+    if (total >= CACHE_MIN) cache_put(raw, total);
+    else free(raw);
+}
+
+void cpn_alloc_trim(void)
+{
+    while (cache_n > 0) free(cache[--cache_n].raw);
+    cache_bytes = 0;
 }
 
 void cpn_alloc_fail_after(int64_t n) { fail_countdown = n > 0 ? n : 0; }

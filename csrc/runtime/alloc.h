@@ -15,6 +15,9 @@ void *cpn_alloc_zeroed(size_t n);
 /* Release memory from cpn_alloc*; NULL is ignored.  Local. */
 void cpn_free(void *p);
 
+/* Return every cached block to the system.  Local. */
+void cpn_alloc_trim(void);
+
 /* Test hook: the `n`-th allocation from now fails (n >= 1); 0 disarms.  Local. */
 void cpn_alloc_fail_after(int64_t n);
 /* Bytes currently allocated through this allocator, and the total ever allocated.  Local. */

@@ -49,6 +49,23 @@ static enum cpn_status arg_layout(const struct cpn_view *v, const union cpn_scal
 
 static enum cpn_dtype view_dtype(const struct cpn_view *v) { return v->store->dtype; }
 
+/* Does writing every element of `v` overwrite its whole root store?  Then a first allocation
+ * need not be zero-filled. */
+static bool covers_store(const struct cpn_view *v)
+{
+    if (cpn_view_size(v) != cpn_store_root(v->store)->size) return false;
+    for (int i = 0; i < v->ndim; i++)
+        if (v->sdim[i] < 0 && v->shape[i] > 1) return false;
+    return true;
+}
+
+/* Allocate the output's buffer before its layout is read: uninitialised when fully written. */
+static enum cpn_status prepare_output(const struct cpn_view *out)
+{
+    void *p = covers_store(out) ? cpn_store_data_for_overwrite(out->store) : cpn_store_data(out->store);
+    return p ? CPN_OK : CPN_ERR_NOMEM;
+}
+
 static enum cpn_status exec_loop(cpn_loop_fn fn, const struct cpn_op *op, const char *what)
 {
     const struct cpn_view *out = op->out[0];
@@ -70,6 +87,7 @@ static enum cpn_status exec_loop(cpn_loop_fn fn, const struct cpn_op *op, const 
 static enum cpn_status exec_direct(const struct cpn_op *op)
 {
     struct cpn_view *out = op->out[0];
+    CPN_TRY(prepare_output(out));
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE: {
         cpn_loop_fn fn = cpn_kernel_elementwise(op->code, op->dtype);

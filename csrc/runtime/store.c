@@ -79,14 +79,17 @@ void cpn_store_release(struct cpn_store *s)
     cpn_free(s);
 }
 
-void *cpn_store_data(struct cpn_store *s)
+static void *store_data(struct cpn_store *s, int zero)
 {
     struct cpn_store *r = cpn_store_root(s);
     if (!r->data) {
         size_t n = (size_t)r->size * cpn_dtype_size(r->dtype);
-        r->data = cpn_alloc_zeroed(n ? n : 1);
+        r->data = zero ? cpn_alloc_zeroed(n ? n : 1) : cpn_alloc(n ? n : 1);
     }
     return r->data;
 }
+
+void *cpn_store_data(struct cpn_store *s) { return store_data(s, 1); }
+void *cpn_store_data_for_overwrite(struct cpn_store *s) { return store_data(s, 0); }
 
 int64_t cpn_store_live_count(void) { return live_count; }

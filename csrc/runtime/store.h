@@ -46,6 +46,9 @@ static inline struct cpn_store *cpn_store_root(struct cpn_store *s) { return s->
 
 /* The store's buffer, allocated (zero-filled) on first use; NULL with CPN_ERR_NOMEM.  Local. */
 void *cpn_store_data(struct cpn_store *s);
+/* As cpn_store_data, for a caller about to overwrite every element: a first allocation is not
+ * zero-filled.  Local. */
+void *cpn_store_data_for_overwrite(struct cpn_store *s);
 
 /* Number of root stores currently alive (for leak tests).  Local. */
 int64_t cpn_store_live_count(void);
