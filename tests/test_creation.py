@@ -1,0 +1,528 @@
+"""Array creation, attributes, conversions, repr/str: every result compared with NumPy's."""
+
+import numpy
+import pytest
+
+import cupynum
+from conftest import ALL_DTYPES, SHAPES, both, check, dtype_id, sample, shape_id
+
+DTYPES = pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+SHAPE_P = pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
+
+
+# ---- dtypes and scalar types are NumPy's ------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["bool_", "int8", "int16", "int32", "int64", "uint8", "uint16",
+                                  "uint32", "uint64", "float16", "float32", "float64",
+                                  "complex64", "complex128", "intp", "dtype", "pi", "e", "inf",
+                                  "newaxis", "bool"])
+def test_numpy_objects_are_reexported(name):
+    assert getattr(cupynum, name) is getattr(numpy, name)
+
+
+def test_float64_is_numpy_float64():
+    assert cupynum.float64 is numpy.float64
+    assert cupynum.dtype("float32") == numpy.dtype("float32")
+
+
+# ---- array / asarray / asanyarray / ascontiguousarray / copy ---------------------------------
+
+CONVERTERS = ["array", "asarray", "asanyarray", "ascontiguousarray", "copy"]
+
+
+@pytest.mark.parametrize("func", CONVERTERS)
+@DTYPES
+@SHAPE_P
+def test_array_from_numpy(func, dtype, shape):
+    n = sample(shape, dtype)
+    check(getattr(cupynum, func)(n), getattr(numpy, func)(n))
+
+
+@pytest.mark.parametrize("func", CONVERTERS)
+@DTYPES
+@SHAPE_P
+def test_array_from_cupynum(func, dtype, shape):
+    n, c = both(sample(shape, dtype))
+    check(getattr(cupynum, func)(c), getattr(numpy, func)(n))
+
+
+@pytest.mark.parametrize("func", ["array", "asarray"])
+@DTYPES
+@SHAPE_P
+def test_array_from_nested_lists(func, dtype, shape):
+    lst = sample(shape, dtype).tolist()
+    check(getattr(cupynum, func)(lst), getattr(numpy, func)(lst))
+    check(getattr(cupynum, func)(lst, dtype=dtype), getattr(numpy, func)(lst, dtype=dtype))
+
+
+@pytest.mark.parametrize("obj", [
+    0, 1, -3, 2**40, 2**63, True, False, 1.5, -0.0, 1 + 2j, [], [1, 2, 3], [1, 2.5], [1, 2j],
+    [True, 2], [[1, 2], [3, 4]], (1, 2, 3), [[True, False]], [[]], [2**63, 1],
+    numpy.float32(3.5), numpy.int8(-4), numpy.uint16(7),
+], ids=repr)
+@pytest.mark.parametrize("func", ["array", "asarray"])
+def test_array_python_objects(func, obj):
+    check(getattr(cupynum, func)(obj), getattr(numpy, func)(obj))
+
+
+@DTYPES
+@pytest.mark.parametrize("target", ALL_DTYPES, ids=dtype_id)
+def test_array_dtype_conversion(dtype, target):
+    n = sample((2, 3), dtype, low=0, high=5)
+    with numpy.errstate(all="ignore"), _nowarn_ctx():
+        expected = numpy.array(n, dtype=target)
+        got = cupynum.array(cupynum.array(n), dtype=target)
+    check(got, expected)
+
+
+class _nowarn_ctx:
+    """Swallow ComplexWarning on both sides (cast complex -> real)."""
+
+    def __enter__(self):
+        import warnings
+        self._c = warnings.catch_warnings()
+        self._c.__enter__()
+        warnings.simplefilter("ignore", numpy.exceptions.ComplexWarning)
+
+    def __exit__(self, *exc):
+        return self._c.__exit__(*exc)
+
+
+@pytest.mark.parametrize("ndmin", [0, 1, 2, 4])
+def test_array_ndmin(ndmin):
+    check(cupynum.array([1, 2, 3], ndmin=ndmin), numpy.array([1, 2, 3], ndmin=ndmin))
+    check(cupynum.array(5.0, ndmin=ndmin), numpy.array(5.0, ndmin=ndmin))
+
+
+def test_array_copies_and_asarray_does_not():
+    n, c = both(numpy.arange(6.0))
+    cc = cupynum.array(c)
+    ca = cupynum.asarray(c)
+    c[0] = 100.0
+    nc = numpy.array(n)
+    na = numpy.asarray(n)
+    n[0] = 100.0
+    check(cc, nc)
+    check(ca, na)
+    assert ca is c
+
+
+def test_ascontiguousarray_scalar_is_1d():
+    check(cupynum.ascontiguousarray(5), numpy.ascontiguousarray(5))
+    check(cupynum.ascontiguousarray(cupynum.array(5.0)), numpy.ascontiguousarray(numpy.array(5.0)))
+
+
+def test_copy_function_and_method_are_independent():
+    n, c = both(sample((3, 4), numpy.int32))
+    cc, cm = cupynum.copy(c), c.copy()
+    nc, nm = numpy.copy(n), n.copy()
+    c[1, :] = -7
+    n[1, :] = -7
+    check(cc, nc)
+    check(cm, nm)
+    check(c, n)
+
+
+def test_copy_of_noncontiguous_view():
+    n, c = both(sample((6, 5), numpy.float64))
+    check(c[::2, ::-1].copy(), n[::2, ::-1].copy())
+    check(cupynum.copy(c.T), numpy.copy(n.T))
+
+
+# ---- zeros / ones / empty / full / *_like ------------------------------------------------------
+
+@DTYPES
+@pytest.mark.parametrize("shape", [(), (0,), 5, (5,), (2, 3), (2, 0, 3), (1, 1, 1, 2)], ids=repr)
+def test_zeros_ones_full(dtype, shape):
+    check(cupynum.zeros(shape, dtype=dtype), numpy.zeros(shape, dtype=dtype))
+    check(cupynum.ones(shape, dtype=dtype), numpy.ones(shape, dtype=dtype))
+    check(cupynum.full(shape, 3, dtype=dtype), numpy.full(shape, 3, dtype=dtype))
+
+
+@DTYPES
+@pytest.mark.parametrize("shape", [(), 4, (2, 3), (0, 2)], ids=repr)
+def test_empty_shape_and_dtype(dtype, shape):
+    c, n = cupynum.empty(shape, dtype=dtype), numpy.empty(shape, dtype=dtype)
+    assert isinstance(c, cupynum.ndarray)
+    assert c.dtype == n.dtype and c.shape == n.shape and c.ndim == n.ndim and c.size == n.size
+
+
+def test_default_dtypes():
+    check(cupynum.zeros(3), numpy.zeros(3))
+    check(cupynum.ones((2, 2)), numpy.ones((2, 2)))
+    assert cupynum.empty(3).dtype == numpy.empty(3).dtype
+
+
+@pytest.mark.parametrize("fill", [0, 7, -2, 2.5, True, 1 + 1j, numpy.float32(1.25),
+                                  numpy.int16(9), numpy.nan, numpy.inf])
+def test_full_infers_dtype(fill):
+    check(cupynum.full((2, 3), fill), numpy.full((2, 3), fill))
+
+
+def test_full_array_fill_value_broadcasts():
+    n = numpy.full((3, 4), numpy.arange(4))
+    check(cupynum.full((3, 4), cupynum.arange(4)), n)
+    check(cupynum.full((3, 4), numpy.arange(4)), n)
+
+
+@DTYPES
+@pytest.mark.parametrize("shape", [(), (3,), (2, 3)], ids=shape_id)
+def test_like_functions(dtype, shape):
+    n, c = both(sample(shape, dtype))
+    check(cupynum.zeros_like(c), numpy.zeros_like(n))
+    check(cupynum.ones_like(c), numpy.ones_like(n))
+    check(cupynum.full_like(c, 1), numpy.full_like(n, 1))
+    e = cupynum.empty_like(c)
+    assert isinstance(e, cupynum.ndarray) and e.shape == n.shape and e.dtype == n.dtype
+    # dtype= and shape= overrides
+    check(cupynum.zeros_like(c, dtype=numpy.int16), numpy.zeros_like(n, dtype=numpy.int16))
+    check(cupynum.ones_like(c, shape=(4, 1)), numpy.ones_like(n, shape=(4, 1)))
+    check(cupynum.full_like(c, 2, dtype=numpy.float32), numpy.full_like(n, 2, dtype=numpy.float32))
+
+
+def test_like_functions_of_lists_and_numpy():
+    lst = [[1, 2, 3], [4, 5, 6]]
+    check(cupynum.zeros_like(lst), numpy.zeros_like(lst))
+    check(cupynum.ones_like(numpy.array(lst, dtype=numpy.uint8)),
+          numpy.ones_like(numpy.array(lst, dtype=numpy.uint8)))
+
+
+@pytest.mark.parametrize("dtype", [numpy.int8, numpy.int32, numpy.uint8, numpy.float32], ids=dtype_id)
+def test_full_like_truncates_to_dtype(dtype):
+    n, c = both(numpy.zeros(4, dtype=dtype))
+    check(cupynum.full_like(c, 3.75), numpy.full_like(n, 3.75))
+
+
+# ---- arange -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args", [
+    (10,), (0,), (-3,), (3, 10), (10, 3), (3, 10, 2), (10, 3, -2), (10, -10, -3), (-5, 5),
+    (0, 1, 0.1), (0.0, 1.0, 0.1), (1, 2, 0.3), (-1.5, 2.25, 0.25), (5, 0, -0.7), (0.5,),
+    (10.5,), (1e-3, 1e-2, 1e-3), (0, 10, 3), (2**40, 2**40 + 5), (0, 5, 1.0), (3.0,),
+    (True, 5), (0, 1, 1 / 3), (-10, 10, 0.1),
+], ids=repr)
+def test_arange(args):
+    """Bitwise identical to NumPy (values computed as start + i*step like NumPy)."""
+    check(cupynum.arange(*args), numpy.arange(*args))
+
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind in "iuf"], ids=dtype_id)
+def test_arange_dtype(dtype):
+    check(cupynum.arange(0, 20, 3, dtype=dtype), numpy.arange(0, 20, 3, dtype=dtype))
+    check(cupynum.arange(5, dtype=dtype), numpy.arange(5, dtype=dtype))
+
+
+def test_arange_keywords_and_step_zero():
+    check(cupynum.arange(start=2, stop=9, step=2), numpy.arange(start=2, stop=9, step=2))
+    check(cupynum.arange(numpy.float32(0), numpy.float32(1), numpy.float32(0.25)),
+          numpy.arange(numpy.float32(0), numpy.float32(1), numpy.float32(0.25)))
+    with pytest.raises(ZeroDivisionError):
+        numpy.arange(0, 10, 0)
+    with pytest.raises(ZeroDivisionError):
+        cupynum.arange(0, 10, 0)
+
+
+# ---- linspace -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("start,stop,num", [
+    (0, 1, 11), (0, 1, 50), (-3.5, 7.25, 17), (10, 0, 9), (0, 1, 1), (0, 1, 0), (0, 1, 2),
+    (1, 1, 5), (0, 1e-300, 4), (-1, 1, 1000), (0, 100, 7),
+], ids=repr)
+@pytest.mark.parametrize("endpoint", [True, False])
+def test_linspace(start, stop, num, endpoint):
+    with numpy.errstate(all="ignore"):
+        check(cupynum.linspace(start, stop, num, endpoint=endpoint),
+              numpy.linspace(start, stop, num, endpoint=endpoint))
+
+
+@pytest.mark.parametrize("num", [1, 2, 5, 10])
+@pytest.mark.parametrize("endpoint", [True, False])
+def test_linspace_retstep(num, endpoint):
+    c, cs = cupynum.linspace(2.0, 3.0, num, endpoint=endpoint, retstep=True)
+    n, ns = numpy.linspace(2.0, 3.0, num, endpoint=endpoint, retstep=True)
+    check(c, n)
+    check(cs, ns)
+
+
+@pytest.mark.parametrize("dtype", [numpy.int64, numpy.int32, numpy.int8, numpy.uint8,
+                                   numpy.float32, numpy.float16, numpy.complex128], ids=dtype_id)
+def test_linspace_dtype(dtype):
+    check(cupynum.linspace(0, 10, 7, dtype=dtype), numpy.linspace(0, 10, 7, dtype=dtype))
+    check(cupynum.linspace(-5, 5, 6, dtype=dtype) if numpy.dtype(dtype).kind != "u" else
+          cupynum.linspace(5, 50, 6, dtype=dtype),
+          numpy.linspace(-5, 5, 6, dtype=dtype) if numpy.dtype(dtype).kind != "u" else
+          numpy.linspace(5, 50, 6, dtype=dtype))
+
+
+def test_linspace_negative_num_raises():
+    with pytest.raises(ValueError):
+        numpy.linspace(0, 1, -1)
+    with pytest.raises(ValueError):
+        cupynum.linspace(0, 1, -1)
+
+
+# ---- eye / identity -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("N,M,k", [
+    (1, None, 0), (3, None, 0), (4, None, 1), (4, None, -1), (4, None, 3), (4, None, -3),
+    (4, None, 4), (4, None, -4), (4, None, 10), (3, 5, 0), (5, 3, 0), (3, 5, 2), (5, 3, -2),
+    (3, 5, -1), (5, 3, 1), (0, None, 0), (2, 0, 0), (6, 2, -5), (2, 6, 5),
+], ids=repr)
+def test_eye(N, M, k):
+    check(cupynum.eye(N, M, k), numpy.eye(N, M, k))
+
+
+@DTYPES
+def test_eye_identity_dtype(dtype):
+    check(cupynum.eye(4, 3, -1, dtype=dtype), numpy.eye(4, 3, -1, dtype=dtype))
+    check(cupynum.identity(3, dtype=dtype), numpy.identity(3, dtype=dtype))
+
+
+def test_identity_default():
+    check(cupynum.identity(5), numpy.identity(5))
+    check(cupynum.identity(0), numpy.identity(0))
+
+
+# ---- attributes -------------------------------------------------------------------------------------
+
+@DTYPES
+@SHAPE_P
+def test_attributes(dtype, shape):
+    n, c = both(sample(shape, dtype))
+    assert c.shape == n.shape and type(c.shape) is tuple
+    assert c.dtype == n.dtype and isinstance(c.dtype, numpy.dtype)
+    assert c.ndim == n.ndim
+    assert c.size == n.size
+    assert c.itemsize == n.itemsize
+    assert c.nbytes == n.nbytes
+    check(c.T, n.T)
+    with _nowarn_ctx():
+        check(c.real, n.real)
+        check(c.imag, n.imag)
+    if n.ndim:
+        assert len(c) == len(n)
+    else:
+        with pytest.raises(TypeError):
+            len(n)
+        with pytest.raises(TypeError):
+            len(c)
+
+
+@DTYPES
+def test_iteration(dtype):
+    n, c = both(sample((3, 4), dtype))
+    rows_c, rows_n = list(iter(c)), list(iter(n))
+    assert len(rows_c) == len(rows_n)
+    for rc, rn in zip(rows_c, rows_n):
+        check(rc, rn)
+    n1, c1 = both(sample((5,), dtype))
+    for ec, en in zip(c1, n1):
+        check(ec, en)
+    with pytest.raises(TypeError):
+        iter(numpy.array(1.0))
+    with pytest.raises(TypeError):
+        iter(cupynum.array(1.0))
+
+
+@DTYPES
+@SHAPE_P
+def test_dunder_array(dtype, shape):
+    n, c = both(sample(shape, dtype))
+    a = c.__array__()
+    assert type(a) is numpy.ndarray
+    numpy.testing.assert_array_equal(a, n, strict=True)
+    a2 = numpy.asarray(c)
+    assert type(a2) is numpy.ndarray
+    numpy.testing.assert_array_equal(a2, n, strict=True)
+    a3 = numpy.asarray(c, dtype=numpy.complex128)
+    numpy.testing.assert_array_equal(a3, numpy.asarray(n, dtype=numpy.complex128), strict=True)
+
+
+@DTYPES
+@SHAPE_P
+def test_tolist(dtype, shape):
+    n, c = both(sample(shape, dtype))
+    lc, ln = c.tolist(), n.tolist()
+    assert lc == ln
+    flat_c = numpy.array(lc, dtype=object).ravel().tolist() if n.ndim else [lc]
+    flat_n = numpy.array(ln, dtype=object).ravel().tolist() if n.ndim else [ln]
+    assert [type(x) for x in flat_c] == [type(x) for x in flat_n]
+
+
+@DTYPES
+def test_item(dtype):
+    n, c = both(sample((2, 3), dtype))
+    for args in [(0,), (5,), (-1,), (1, 2), ((0, 1),)]:
+        ic, inn = c.item(*args), n.item(*args)
+        assert type(ic) is type(inn) and ic == inn
+    n1, c1 = both(sample((1, 1), dtype))
+    assert c1.item() == n1.item() and type(c1.item()) is type(n1.item())
+    with pytest.raises(ValueError, match="can only convert an array of size 1"):
+        n.item()
+    with pytest.raises(ValueError, match="can only convert an array of size 1"):
+        c.item()
+    with pytest.raises(IndexError):
+        n.item(6)
+    with pytest.raises(IndexError):
+        c.item(6)
+
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind != "c"], ids=dtype_id)
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1)], ids=shape_id)
+def test_float_int_bool_index_of_size1(dtype, shape):
+    n, c = both(sample(shape, dtype, seed=3))
+    assert float(c) == float(n) and type(float(c)) is float
+    assert int(c) == int(n) and type(int(c)) is int
+    assert bool(c) == bool(n)
+    if dtype.kind in "iub" and shape == ():
+        assert c.__index__() == n.__index__()
+        assert [10, 20, 30, 40, 50, 60][c] == [10, 20, 30, 40, 50, 60][n]
+
+
+def test_complex_of_size1():
+    n, c = both(numpy.array([1.5 - 2j]))
+    assert complex(c) == complex(n)
+
+
+def test_index_of_non_integer_raises_typeerror():
+    for src in (numpy.array(1.0), numpy.array([1])):
+        n, c = both(src)
+        with pytest.raises(TypeError):
+            n.__index__()
+        with pytest.raises(TypeError):
+            c.__index__()
+
+
+@pytest.mark.parametrize("conv", [float, int, bool], ids=lambda f: f.__name__)
+def test_truth_of_larger_array_raises(conv):
+    n, c = both(numpy.arange(3.0))
+    with pytest.raises(Exception) as en:
+        conv(n)
+    with pytest.raises(type(en.value)) as ec:
+        conv(c)
+    assert str(ec.value) == str(en.value)
+
+
+def test_bool_of_size1_and_empty():
+    assert bool(cupynum.array([0])) is False and bool(cupynum.array([[3]])) is True
+    with pytest.raises(ValueError) as en:
+        bool(numpy.array([]))
+    with pytest.raises(ValueError) as ec:
+        bool(cupynum.array([]))
+    assert str(ec.value) == str(en.value)
+
+
+@DTYPES
+@pytest.mark.parametrize("target", ALL_DTYPES, ids=dtype_id)
+def test_astype(dtype, target):
+    n, c = both(sample((2, 5), dtype, low=-3, high=100) if dtype.kind != "u"
+                else sample((2, 5), dtype, high=100))
+    with numpy.errstate(all="ignore"), _nowarn_ctx():
+        expected = n.astype(target)
+        got = c.astype(target)
+    check(got, expected)
+
+
+def test_astype_negative_float_to_unsigned_and_special_values():
+    src = numpy.array([0.0, 1.9, -1.9, 127.5, 255.0, 3.99])
+    n, c = both(src)
+    for t in (numpy.int8, numpy.int32, numpy.int64, numpy.uint8, numpy.bool_, numpy.float16):
+        with numpy.errstate(all="ignore"):
+            check(c.astype(t), n.astype(t))
+
+
+def test_astype_copy_semantics():
+    n, c = both(numpy.arange(4, dtype=numpy.int32))
+    same_c = c.astype(numpy.int32, copy=False)
+    same_n = n.astype(numpy.int32, copy=False)
+    copy_c = c.astype(numpy.int32)
+    copy_n = n.astype(numpy.int32)
+    c[0] = 9
+    n[0] = 9
+    check(same_c, same_n)
+    check(copy_c, copy_n)
+
+
+def test_astype_casting_rule():
+    n, c = both(numpy.arange(3.0))
+    with pytest.raises(TypeError):
+        n.astype(numpy.int32, casting="safe")
+    with pytest.raises(TypeError):
+        c.astype(numpy.int32, casting="safe")
+    check(c.astype(numpy.complex128, casting="safe"), n.astype(numpy.complex128, casting="safe"))
+
+
+@DTYPES
+def test_fill(dtype):
+    n, c = both(sample((3, 4), dtype))
+    for v in (0, 1, True, 5):
+        n.fill(v)
+        c.fill(v)
+        check(c, n)
+    if dtype.kind in "fc":
+        n.fill(2.5)
+        c.fill(2.5)
+        check(c, n)
+
+
+def test_fill_view_writes_base():
+    n, c = both(numpy.zeros((4, 5)))
+    n[1::2, ::3].fill(7.0)
+    c[1::2, ::3].fill(7.0)
+    check(c, n)
+
+
+def test_fill_float_into_int_truncates():
+    n, c = both(numpy.zeros(3, dtype=numpy.int16))
+    n.fill(3.9)
+    c.fill(3.9)
+    check(c, n)
+
+
+# ---- repr and str -----------------------------------------------------------------------------------
+
+REPR_CASES = [
+    numpy.array(5), numpy.array(-2.5), numpy.array(True), numpy.array(1 + 2j),
+    numpy.array([], dtype=numpy.float64), numpy.array([], dtype=numpy.int32),
+    numpy.zeros((0, 3)), numpy.zeros((2, 0), dtype=numpy.int8),
+    numpy.arange(10), numpy.arange(12).reshape(3, 4), numpy.arange(24).reshape(2, 3, 4),
+    numpy.arange(10, dtype=numpy.uint8), numpy.arange(5, dtype=numpy.int16) - 2,
+    numpy.linspace(0, 1, 7), numpy.linspace(-1e6, 1e6, 5), numpy.array([1e-10, 1.0, 1e10]),
+    numpy.array([0.1, 0.25, 1.0 / 3]), numpy.array([numpy.nan, numpy.inf, -numpy.inf, 0.0]),
+    numpy.array([1.5, 2.5], dtype=numpy.float32), numpy.array([1.5, 2.5], dtype=numpy.float16),
+    numpy.array([1 + 2j, -3.5j]), numpy.array([1 + 2j], dtype=numpy.complex64),
+    numpy.array([True, False, True]), numpy.array([[True], [False]]),
+    numpy.arange(2000), numpy.arange(2000.0).reshape(40, 50), numpy.arange(1001) * 0.5,
+    numpy.arange(3000, dtype=numpy.int8), numpy.arange(1200).reshape(2, 600),
+    numpy.array([2**62, -(2**62)]), numpy.array([2**64 - 1], dtype=numpy.uint64),
+    numpy.ones((1, 1, 1)), numpy.array([[1.0, -0.0], [123456.789, 1e-5]]),
+]
+
+
+@pytest.mark.parametrize("n", REPR_CASES, ids=lambda a: f"{a.dtype}{a.shape}")
+def test_repr_and_str(n):
+    c = cupynum.array(n)
+    assert repr(c) == repr(n)
+    assert str(c) == str(n)
+
+
+@pytest.mark.parametrize("n", [numpy.arange(12.0).reshape(3, 4), numpy.arange(5)],
+                         ids=lambda a: f"{a.dtype}{a.shape}")
+def test_repr_of_views(n):
+    c = cupynum.array(n)
+    for key in [(slice(None, None, -1),), (slice(1, None, 2),)]:
+        assert repr(c[key]) == repr(n[key])
+    assert repr(c.T) == repr(n.T)
+    assert str(c.T) == str(n.T)
+
+
+def test_repr_of_computed_array():
+    n, c = both(numpy.arange(6.0).reshape(2, 3))
+    assert repr(c * 0.1 + 1) == repr(n * 0.1 + 1)
+    assert str(c / 3) == str(n / 3)
+
+
+def test_format_of_scalar_array():
+    n, c = both(numpy.array(3.14159))
+    assert f"{c:.2f}" == f"{n:.2f}"
+    assert format(c) == format(n)
