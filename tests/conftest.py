@@ -124,3 +124,17 @@ def any_dtype(request):
 @pytest.fixture(params=SHAPES, ids=shape_id)
 def any_shape(request):
     return request.param
+
+
+def same_outcome(fn, n, c, compare=None):
+    """fn(n) with NumPy and fn(c) with cupynum: if NumPy raises, cupynum raises the same
+    exception type; otherwise the results compare equal (with `compare`, default `check`)."""
+    try:
+        expected = fn(n)
+    except Exception as e:  # noqa: BLE001  (whatever NumPy raises is the oracle)
+        with pytest.raises(type(e)):
+            fn(c)
+        return None
+    got = fn(c)
+    (compare or check)(got, expected)
+    return got

@@ -1,10 +1,12 @@
 """Array creation, attributes, conversions, repr/str: every result compared with NumPy's."""
 
+import operator
+
 import numpy
 import pytest
 
 import cupynum
-from conftest import ALL_DTYPES, SHAPES, both, check, dtype_id, sample, shape_id
+from conftest import ALL_DTYPES, SHAPES, both, check, dtype_id, same_outcome, sample, shape_id
 
 DTYPES = pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
 SHAPE_P = pytest.mark.parametrize("shape", SHAPES, ids=shape_id)
@@ -214,12 +216,15 @@ def test_arange_dtype(dtype):
 
 def test_arange_keywords_and_step_zero():
     check(cupynum.arange(start=2, stop=9, step=2), numpy.arange(start=2, stop=9, step=2))
-    check(cupynum.arange(numpy.float32(0), numpy.float32(1), numpy.float32(0.25)),
-          numpy.arange(numpy.float32(0), numpy.float32(1), numpy.float32(0.25)))
     with pytest.raises(ZeroDivisionError):
         numpy.arange(0, 10, 0)
     with pytest.raises(ZeroDivisionError):
         cupynum.arange(0, 10, 0)
+
+
+def test_arange_numpy_float32_scalars():
+    args = (numpy.float32(0), numpy.float32(1), numpy.float32(0.25))
+    check(cupynum.arange(*args), numpy.arange(*args))
 
 
 # ---- linspace -----------------------------------------------------------------------------------
@@ -367,21 +372,26 @@ def test_item(dtype):
         c.item(6)
 
 
-@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind != "c"], ids=dtype_id)
+def _py_same(got, expected):
+    assert type(got) is type(expected) and got == expected, (got, expected)
+
+
+@DTYPES
 @pytest.mark.parametrize("shape", [(), (1,), (1, 1)], ids=shape_id)
-def test_float_int_bool_index_of_size1(dtype, shape):
+@pytest.mark.parametrize("conv", [float, int, bool, complex, operator.index],
+                         ids=lambda f: f.__name__)
+def test_python_scalar_conversions_of_size1(dtype, shape, conv):
+    """float/int/bool/complex/index of size-1 arrays: NumPy's value, or NumPy's exception."""
     n, c = both(sample(shape, dtype, seed=3))
-    assert float(c) == float(n) and type(float(c)) is float
-    assert int(c) == int(n) and type(int(c)) is int
-    assert bool(c) == bool(n)
-    if dtype.kind in "iub" and shape == ():
-        assert c.__index__() == n.__index__()
-        assert [10, 20, 30, 40, 50, 60][c] == [10, 20, 30, 40, 50, 60][n]
+    with _nowarn_ctx():
+        same_outcome(conv, n, c, compare=_py_same)
 
 
-def test_complex_of_size1():
-    n, c = both(numpy.array([1.5 - 2j]))
-    assert complex(c) == complex(n)
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind in "iub"], ids=dtype_id)
+def test_array_as_list_index(dtype):
+    n, c = both(numpy.array(3, dtype=dtype) if dtype.kind != "b" else numpy.array(True))
+    lst = [10, 20, 30, 40, 50]
+    same_outcome(lambda a: lst[a], n, c, compare=_py_same)
 
 
 def test_index_of_non_integer_raises_typeerror():

@@ -263,7 +263,16 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
     }
     for (int i = 0; i < nin; i++) {
         if (!ops[i].arr) continue;
-        enum cpn_status st = cpn_view_broadcast(cpn_array_view(ops[i].arr), ndim, shape, &bviews[i]);
+        struct cpn_view *iv = cpn_array_view(ops[i].arr);
+        int same = iv->ndim == ndim;
+        for (int d = 0; same && d < ndim; d++) same = iv->shape[d] == shape[d];
+        if (same) {   /* no broadcasting needed: use the operand's own view */
+            cpn_view_retain(iv);
+            bviews[i] = iv;
+            op.in[i] = iv;
+            continue;
+        }
+        enum cpn_status st = cpn_view_broadcast(iv, ndim, shape, &bviews[i]);
         if (st != CPN_OK) { cpn_raise(st); goto fail; }
         op.in[i] = bviews[i];
     }

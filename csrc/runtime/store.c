@@ -8,6 +8,11 @@
 static uint64_t next_id = 1;
 static int64_t live_count;
 
+/* Store records are recycled like views (see view.c). */
+#define STORE_POOL 256
+static struct cpn_store *pool[STORE_POOL];
+static int pool_n;
+
 static struct cpn_store *store_alloc(enum cpn_dtype dtype, int ndim, const int64_t *shape)
 {
     if (ndim < 0 || ndim > CPN_MAXDIM) {
@@ -31,9 +36,10 @@ static struct cpn_store *store_alloc(enum cpn_dtype dtype, int ndim, const int64
         cpn_error(CPN_ERR_VALUE, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
         return NULL;
     }
-    struct cpn_store *s = cpn_alloc(sizeof *s);
+    struct cpn_store *s = pool_n ? pool[--pool_n] : cpn_alloc(sizeof *s);
     if (!s) return NULL;
-    memset(s, 0, sizeof *s);
+    s->root = NULL;
+    s->data = NULL;
     s->refcnt = 1;
     s->id = next_id++;
     s->dtype = dtype;
@@ -76,7 +82,8 @@ void cpn_store_release(struct cpn_store *s)
         cpn_free(s->data);
         live_count--;
     }
-    cpn_free(s);
+    if (pool_n < STORE_POOL) pool[pool_n++] = s;
+    else cpn_free(s);
 }
 
 static void *store_data(struct cpn_store *s, int zero)

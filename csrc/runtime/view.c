@@ -5,11 +5,18 @@
 
 #include "alloc.h"
 
+/* Views are made and dropped on every array expression: recycle them through a free list
+ * instead of the general allocator.  (Only the Python-holding thread makes views.) */
+#define VIEW_POOL 512
+static struct cpn_view *pool[VIEW_POOL];
+static int pool_n;
+
 static struct cpn_view *view_blank(struct cpn_store *store)
 {
-    struct cpn_view *v = cpn_alloc(sizeof *v);
+    struct cpn_view *v = pool_n ? pool[--pool_n] : cpn_alloc(sizeof *v);
     if (!v) return NULL;
-    memset(v, 0, sizeof *v);
+    v->ndim = 0;
+    memset(v->off, 0, (size_t)store->ndim * sizeof v->off[0]);
     v->refcnt = 1;
     v->store = store;
     cpn_store_retain(store);
@@ -21,10 +28,11 @@ static struct cpn_view *view_clone(const struct cpn_view *src)
     struct cpn_view *v = view_blank(src->store);
     if (!v) return NULL;
     v->ndim = src->ndim;
-    memcpy(v->shape, src->shape, sizeof v->shape);
-    memcpy(v->sdim, src->sdim, sizeof v->sdim);
-    memcpy(v->step, src->step, sizeof v->step);
-    memcpy(v->off, src->off, sizeof v->off);
+    size_t n = (size_t)src->ndim;
+    memcpy(v->shape, src->shape, n * sizeof v->shape[0]);
+    memcpy(v->sdim, src->sdim, n * sizeof v->sdim[0]);
+    memcpy(v->step, src->step, n * sizeof v->step[0]);
+    memcpy(v->off, src->off, (size_t)src->store->ndim * sizeof v->off[0]);
     return v;
 }
 
@@ -47,7 +55,8 @@ void cpn_view_release(struct cpn_view *v)
 {
     if (!v || --v->refcnt > 0) return;
     cpn_store_release(v->store);
-    cpn_free(v);
+    if (pool_n < VIEW_POOL) pool[pool_n++] = v;
+    else cpn_free(v);
 }
 
 int64_t cpn_view_size(const struct cpn_view *v)
