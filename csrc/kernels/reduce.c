@@ -176,6 +176,68 @@ static void set_identity(enum cpn_opcode code, enum cpn_dtype dt, void *acc, con
     cpn_kernel_cast(g->in_dt, dt)(args, st, 1, NULL);
 }
 
+/* Reductions that keep the input's innermost dimension (sum(axis=0) of a C-ordered matrix): the
+ * output row is the accumulator, and each reduced index folds one input row into it with the
+ * op's element-wise loop, streaming memory contiguously (NumPy's order, too).  Rows are cut in
+ * blocks so that casts go through a small buffer and threads share the work. */
+static void reduce_rows(enum cpn_opcode code, const struct rgeom *g, char *out,
+                        const int64_t *okstride)
+{
+    const int last = g->nk - 1;
+    const int64_t L = g->kshape[last], ist = g->kstride[last], ost = okstride[last];
+    int64_t nouter = 1;
+    for (int d = 0; d < last; d++) nouter *= g->kshape[d];
+    const int64_t nblk = (L + BLOCK - 1) / BLOCK, ntasks = nouter * nblk;
+    cpn_loop_fn combine = cpn_kernel_elementwise(code, g->acc_dt);
+    cpn_loop_fn to_acc = cpn_kernel_cast(g->in_dt, g->acc_dt);
+    int nth = cpn_kernel_threads();
+    if (ntasks < 2 || nouter * L * g->nred < 32768) nth = 1;
+#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1)
+    for (int64_t t = 0; t < ntasks; t++) {
+        _Alignas(64) unsigned char buf[BLOCK * 16];
+        int64_t o = t / nblk, j0 = (t % nblk) * BLOCK, len = L - j0 < BLOCK ? L - j0 : BLOCK;
+        const char *base = g->in + j0 * ist;
+        char *dst = out + j0 * ost;
+        for (int64_t q = o, d = last - 1; d >= 0; d--) {
+            base += (q % g->kshape[d]) * g->kstride[d];
+            dst += (q % g->kshape[d]) * okstride[d];
+            q /= g->kshape[d];
+        }
+        int64_t first = 0;
+        if (code == CPN_OP_ADD || code == CPN_OP_MULTIPLY) {
+            _Alignas(16) unsigned char ident[16];
+            set_identity(code, g->acc_dt, ident, g, base);
+            char *a[2] = {(char *)ident, dst};
+            int64_t st[2] = {0, ost};
+            cpn_kernel_cast(g->acc_dt, g->acc_dt)(a, st, len, NULL);
+        } else {
+            char *a[2] = {(char *)base, dst};   /* start from the first reduced row */
+            int64_t st[2] = {ist, ost};
+            to_acc(a, st, len, NULL);
+            first = 1;
+        }
+        for (int64_t r = first; r < g->nred; r++) {
+            const char *row = base;
+            for (int64_t q = r, d = g->nr - 1; d >= 0; d--) {
+                row += (q % g->rshape[d]) * g->rstride[d];
+                q /= g->rshape[d];
+            }
+            char *src = (char *)row;
+            int64_t sst = ist;
+            if (g->in_dt != g->acc_dt) {
+                char *a[2] = {(char *)row, (char *)buf};
+                int64_t st[2] = {ist, (int64_t)g->acc_size};
+                to_acc(a, st, len, NULL);
+                src = (char *)buf;
+                sst = (int64_t)g->acc_size;
+            }
+            char *a[3] = {dst, src, dst};
+            int64_t st[3] = {ost, sst, ost};
+            combine(a, st, len, NULL);
+        }
+    }
+}
+
 enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, enum cpn_dtype acc_dt,
                                   const char *in, int ndim, const int64_t *shape,
                                   const int64_t *strides, uint64_t axes, char *out,
@@ -210,6 +272,20 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
     if (nout == 0) return CPN_OK;
     const int64_t ist = g.rstride[g.nr - 1];
     if (!(in_dt == acc_dt && ist == (int64_t)g.acc_size)) g.cast = cpn_kernel_cast(in_dt, acc_dt);
+    /* The innermost input dimension is kept and walked with a smaller stride than every reduced
+     * one: accumulate whole rows. */
+    if (g.nk > 0 && !(axes >> (ndim - 1) & 1) && g.nred > 0 && g.kshape[g.nk - 1] > 1) {
+        int64_t kst = g.kstride[g.nk - 1] < 0 ? -g.kstride[g.nk - 1] : g.kstride[g.nk - 1];
+        int rows = 1;
+        for (int d = 0; d < g.nr; d++) {
+            int64_t rs = g.rstride[d] < 0 ? -g.rstride[d] : g.rstride[d];
+            if (rs < kst && g.rshape[d] > 1) rows = 0;
+        }
+        if (rows && cpn_kernel_elementwise(code, acc_dt)) {
+            reduce_rows(code, &g, out, okstride);
+            return CPN_OK;
+        }
+    }
 
     int nth = cpn_kernel_threads();
     if (nout * g.nred < 32768) nth = 1;
