@@ -132,11 +132,12 @@ CPN_CPLX_LIST(CPN_DEF_ARITH)
 CPN_SINT_LIST(CPN_DEF_SINT)
 CPN_UINT_LIST(CPN_DEF_UINT)
 
-/* ---- reals: W is the compute type (float for float16), LS the libm suffix ------------------ */
+/* ---- reals: W is the compute type (float for float16), LS the libm suffix ------------------
+ * maximum/minimum return b on ties, as NumPy's SIMD loops do (maximum(-0.0, 0.0) is 0.0). */
 #define CPN_DEF_REAL(S, T, W, LS)                                                         \
     CPN_SI T cpn_divide_##S(T a, T b) { return (T)((W)a / (W)b); }                   \
-    CPN_SI T cpn_maximum_##S(T a, T b) { return (a >= b || isnan((W)a)) ? a : b; }        \
-    CPN_SI T cpn_minimum_##S(T a, T b) { return (a <= b || isnan((W)a)) ? a : b; }        \
+    CPN_SI T cpn_maximum_##S(T a, T b) { return (a > b || isnan((W)a)) ? a : b; }         \
+    CPN_SI T cpn_minimum_##S(T a, T b) { return (a < b || isnan((W)a)) ? a : b; }         \
     CPN_SI T cpn_absolute_##S(T a) { return (T)fabs##LS((W)a); }                          \
     CPN_SI T cpn_sqrt_##S(T a) { return (T)sqrt##LS((W)a); }                              \
     CPN_SI T cpn_exp_##S(T a) { return (T)exp##LS((W)a); }                                \
