@@ -232,6 +232,21 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
             }
         }
     }
+    if (rc == 0 && code == CPN_OP_POWER && !ops[1].arr && cpn_dtype_class(op.dtype) == CPN_CLASS_INT) {
+        /* A negative scalar exponent is known now: raise at the call, as NumPy does. */
+        const union cpn_scalar *e = &op.scalar[1];
+        int neg = 0;
+        switch (op.dtype) {
+        case CPN_DTYPE_INT8: neg = e->i8 < 0; break;
+        case CPN_DTYPE_INT16: neg = e->i16 < 0; break;
+        case CPN_DTYPE_INT32: neg = e->i32 < 0; break;
+        default: neg = e->i64 < 0; break;
+        }
+        if (neg) {
+            PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+            goto fail;
+        }
+    }
     if (rc == 1) {
         result = fallback(code, args, out);
         goto fail;  /* not a failure: the common exit */
