@@ -96,7 +96,7 @@ def _get_imag(self):
 
 def _imag_part(self):
     a = _core.to_numpy(self)
-    return _core.from_any(_np.ascontiguousarray(a.imag))
+    return _core.from_any(_np.array(a.imag))
 
 
 def _set_real(self, value):
@@ -124,11 +124,9 @@ def _normalize_shape(shape, size):
         shape = (shape,)
     import operator
     shape = tuple(operator.index(s) for s in shape)
-    unknown = [i for i, s in enumerate(shape) if s < 0]
+    unknown = [i for i, s in enumerate(shape) if s < 0]   # NumPy: any negative is unknown
     if len(unknown) > 1:
         raise ValueError("can only specify one unknown dimension")
-    if any(s < -1 for s in shape):
-        raise ValueError("negative dimensions not allowed")
     if unknown:
         known = 1
         for s in shape:
@@ -147,7 +145,9 @@ def _normalize_shape(shape, size):
 
 
 def _shape_repr(shape):
-    return "(" + ", ".join(str(s) for s in shape) + ("," if len(shape) == 1 else "") + ")"
+    """NumPy's spelling in reshape errors: (5,newaxis), (7,4), (25,)."""
+    items = ["newaxis" if s < 0 else str(s) for s in shape]
+    return "(" + ",".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
 def _reshape(a, shape, order="C", copy=None):

@@ -76,6 +76,8 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
     if isinstance(object, ndarray):
         a = object
         if dtype is not None and _np.dtype(dtype) != a.dtype:
+            if copy is False:
+                raise ValueError("Unable to avoid copy while creating an array as requested.")
             a = _core.cast(a, _np.dtype(dtype))
         elif copy:
             a = _core.cast(a, a.dtype)
@@ -89,16 +91,15 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
 
 
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
-    return array(a, dtype, copy=bool(copy), order=order)
+    return array(a, dtype, copy=copy, order=order)
 
 
 def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
-    return array(a, dtype, copy=bool(copy), order=order)
+    return array(a, dtype, copy=copy, order=order)
 
 
 def ascontiguousarray(a, dtype=None, *, like=None):
-    return array(a, dtype, copy=False, ndmin=1) if not isinstance(a, ndarray) or a.ndim else \
-        array(a, dtype, copy=False, ndmin=1)
+    return array(a, dtype, copy=None, ndmin=1)
 
 
 def copy(a, order="K", subok=False):
@@ -115,9 +116,10 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
         args = [x.item() if isinstance(x, ndarray) else x for x in args]
         start, stop, step = args
     if dtype is None:
-        dtype = _np.result_type(*[x if not isinstance(x, bool) else _np.bool_(x) for x in args])
-        if dtype.kind == "b":
-            dtype = _np.dtype(_np.int64)
+        # NumPy's rule: the arguments' dtypes promoted with the default integer.
+        dtype = _np.dtype(_np.intp)
+        for x in args:
+            dtype = _np.promote_types(dtype, _np.asarray(x).dtype)
     dtype = _np.dtype(dtype)
     try:
         finite = all(math.isfinite(float(_np.real(x))) for x in args)

@@ -41,7 +41,7 @@ def _make_ufunc(name):
 UFUNC_NAMES = ("add subtract multiply divide floor_divide remainder power maximum minimum "
                "bitwise_and bitwise_or bitwise_xor left_shift right_shift equal not_equal less "
                "less_equal greater greater_equal negative positive absolute invert square sqrt "
-               "exp log sin cos tanh floor ceil").split()
+               "exp log sin cos tanh floor ceil reciprocal").split()
 ufuncs = {name: _make_ufunc(name) for name in UFUNC_NAMES}
 ufuncs["true_divide"] = ufuncs["divide"]
 ufuncs["mod"] = ufuncs["remainder"]
@@ -169,7 +169,10 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
             r = r.dtype.type(r / count)
         return a.dtype.type(r) if f16 else r
     with _np.errstate(divide="ignore", invalid="ignore"):
-        s = _core.ufunc("divide", (s, count), s)
+        if s.dtype.kind in "fc":
+            s = _core.ufunc("divide", (s, count), s)
+        else:   # NumPy divides in place with casting='unsafe'
+            _core.assign(s, _core.ufunc("divide", (s, count)))
     if f16:
         s = _core.cast(s, _np.float16)
     if out is not None:

@@ -68,10 +68,15 @@ CPN_REAL_LIST(CPN_DEF_CMP)
     CPN_SI T cpn_negative_##S(T a) { return -a; }                      \
     CPN_SI T cpn_positive_##S(T a) { return +a; }                      \
     CPN_SI T cpn_square_##S(T a) { return a * a; }
+#define CPN_DEF_CPLX_ARITH(S, T, ...)                                  \
+    CPN_SI T cpn_add_##S(T a, T b) { return a + b; }                   \
+    CPN_SI T cpn_subtract_##S(T a, T b) { return a - b; }              \
+    CPN_SI T cpn_negative_##S(T a) { return -a; }                      \
+    CPN_SI T cpn_positive_##S(T a) { return +a; }
 CPN_SINT_LIST(CPN_DEF_ARITH)
 CPN_UINT_LIST(CPN_DEF_ARITH)
 CPN_REAL_LIST(CPN_DEF_ARITH)
-CPN_CPLX_LIST(CPN_DEF_ARITH)
+CPN_CPLX_LIST(CPN_DEF_CPLX_ARITH)
 
 /* ---- integers -------------------------------------------------------------------------------- */
 #define CPN_DEF_INT_COMMON(S, T)                                                          \
@@ -136,6 +141,7 @@ CPN_UINT_LIST(CPN_DEF_UINT)
  * maximum/minimum return b on ties, as NumPy's SIMD loops do (maximum(-0.0, 0.0) is 0.0). */
 #define CPN_DEF_REAL(S, T, W, LS)                                                         \
     CPN_SI T cpn_divide_##S(T a, T b) { return (T)((W)a / (W)b); }                   \
+    CPN_SI T cpn_reciprocal_##S(T a) { return (T)((W)1 / (W)a); }                      \
     CPN_SI T cpn_maximum_##S(T a, T b) { return (a > b || isnan((W)a)) ? a : b; }         \
     CPN_SI T cpn_minimum_##S(T a, T b) { return (a < b || isnan((W)a)) ? a : b; }         \
     CPN_SI T cpn_absolute_##S(T a) { return (T)fabs##LS((W)a); }                          \
@@ -190,8 +196,12 @@ CPN_UINT_LIST(CPN_DEF_UINT)
     }
 CPN_REAL_LIST(CPN_DEF_REAL)
 
-/* ---- complex: lexicographic order, NaN-propagating maximum/minimum ------------------------- */
+/* ---- complex: lexicographic order, NaN-propagating maximum/minimum --------------------------
+ * Multiply, divide (Smith's algorithm), square, power and absolute follow NumPy's loops exactly
+ * (not C's Annex G forms), so results match NumPy bit for bit.  CPX(S) builds a value. */
 #ifndef __CUDACC__
+#define CPN_CPX_c64(r, i) CMPLXF(r, i)
+#define CPN_CPX_c128(r, i) CMPLX(r, i)
 #define CPN_DEF_CPLX(S, T, R, LS)                                                         \
     CPN_SI _Bool cpn_less_##S(T a, T b)                                                   \
     {                                                                                     \
@@ -216,16 +226,85 @@ CPN_REAL_LIST(CPN_DEF_REAL)
     {                                                                                     \
         return (cpn_less_equal_##S(a, b) || cpn_cnan_##S(a)) ? a : b;                     \
     }                                                                                     \
-    CPN_SI T cpn_divide_##S(T a, T b) { return a / b; }                              \
-    CPN_SI R cpn_absolute_##S(T a) { return cabs##LS(a); }                                \
+    CPN_SI T cpn_cmul_##S(T a, T b)                                                       \
+    {                                                                                     \
+        R ar = creal##LS(a), ai = cimag##LS(a), br = creal##LS(b), bi = cimag##LS(b);     \
+        return CPN_CPX_##S(ar * br - ai * bi, ar * bi + ai * br);                         \
+    }                                                                                     \
+    CPN_SI T cpn_divide_##S(T a, T b)                                                     \
+    {                                                                                     \
+        R ar = creal##LS(a), ai = cimag##LS(a), br = creal##LS(b), bi = cimag##LS(b);     \
+        R abr = fabs##LS(br), abi = fabs##LS(bi);                                         \
+        if (abr >= abi) {                                                                 \
+            if (abr == 0 && abi == 0) return CPN_CPX_##S(ar / abr, ai / abi);             \
+            R rat = bi / br, scl = (R)1.0 / (br + bi * rat);                              \
+            return CPN_CPX_##S((ar + ai * rat) * scl, (ai - ar * rat) * scl);             \
+        }                                                                                 \
+        R rat = br / bi, scl = (R)1.0 / (bi + br * rat);                                  \
+        return CPN_CPX_##S((ar * rat + ai) * scl, (ai * rat - ar) * scl);                 \
+    }                                                                                     \
+    CPN_SI T cpn_square_##S(T a)                                                          \
+    {                                                                                     \
+        R ar = creal##LS(a), ai = cimag##LS(a);                                           \
+        return CPN_CPX_##S(ar * ar - ai * ai, ar * ai + ai * ar);                         \
+    }                                                                                     \
+    CPN_SI T cpn_reciprocal_##S(T a)                                                      \
+    {                                                                                     \
+        R ar = creal##LS(a), ai = cimag##LS(a);                                           \
+        if (fabs##LS(ai) <= fabs##LS(ar)) {                                               \
+            R r = ai / ar, d = ar + ai * r;                                               \
+            return CPN_CPX_##S((R)1 / d, -r / d);                                         \
+        }                                                                                 \
+        R r = ar / ai, d = ar * r + ai;                                                   \
+        return CPN_CPX_##S(r / d, (R)-1 / d);                                             \
+    }                                                                                     \
+    /* max(|re|, |im|) * sqrt(fma(r, r, 1)), r = min/max: NumPy's vectorised hypot. */     \
+    CPN_SI R cpn_absolute_##S(T a)                                                        \
+    {                                                                                     \
+        R re = fabs##LS(creal##LS(a)), im = fabs##LS(cimag##LS(a));                       \
+        if (isinf(re) || isinf(im)) return (R)INFINITY;                                   \
+        if (isnan(re) || isnan(im)) return (R)NAN;                                        \
+        R big = re > im ? re : im, small = re > im ? im : re;                             \
+        if (big == 0) return 0;                                                           \
+        R r = small / big;                                                                \
+        return sqrt##LS(fma##LS(r, r, (R)1)) * big;                                       \
+    }                                                                                     \
+    /* NumPy's npy_cpow: exact small integer powers by repeated squaring. */              \
+    CPN_SI T cpn_power_##S(T a, T b)                                                      \
+    {                                                                                     \
+        R ar = creal##LS(a), ai = cimag##LS(a), br = creal##LS(b), bi = cimag##LS(b);     \
+        if (br == 0 && bi == 0) return CPN_CPX_##S(1, 0);                                 \
+        if (ar == 0 && ai == 0) {                                                         \
+            if (br > 0) return CPN_CPX_##S(0, 0);                                         \
+            return CPN_CPX_##S(NAN, NAN);                                                 \
+        }                                                                                 \
+        if (bi == 0 && br == (R)(int64_t)br && br > -100 && br < 100) {                   \
+            int64_t n = (int64_t)br;                                                      \
+            if (n == 1) return a;                                                         \
+            if (n == 2) return cpn_cmul_##S(a, a);                                        \
+            if (n == 3) return cpn_cmul_##S(a, cpn_cmul_##S(a, a));                       \
+            int64_t m = n < 0 ? -n : n, mask = 1;                                         \
+            T acc = CPN_CPX_##S(1, 0), p = a;                                             \
+            for (;;) {                                                                    \
+                if (m & mask) acc = cpn_cmul_##S(acc, p);                                 \
+                mask <<= 1;                                                               \
+                if (m < mask) break;                                                      \
+                p = cpn_cmul_##S(p, p);                                                   \
+            }                                                                             \
+            return n < 0 ? cpn_divide_##S(CPN_CPX_##S(1, 0), acc) : acc;                  \
+        }                                                                                 \
+        return cpow##LS(a, b);                                                            \
+    }                                                                                     \
     CPN_SI T cpn_sqrt_##S(T a) { return csqrt##LS(a); }                                   \
     CPN_SI T cpn_exp_##S(T a) { return cexp##LS(a); }                                     \
     CPN_SI T cpn_log_##S(T a) { return clog##LS(a); }                                     \
     CPN_SI T cpn_sin_##S(T a) { return csin##LS(a); }                                     \
     CPN_SI T cpn_cos_##S(T a) { return ccos##LS(a); }                                     \
-    CPN_SI T cpn_tanh_##S(T a) { return ctanh##LS(a); }                                   \
-    CPN_SI T cpn_power_##S(T a, T b) { return cpow##LS(a, b); }
+    CPN_SI T cpn_tanh_##S(T a) { return ctanh##LS(a); }
 CPN_CPLX_LIST(CPN_DEF_CPLX)
+#define CPN_DEF_CPLX_MUL(S, T, R, LS) \
+    CPN_SI T cpn_multiply_##S(T a, T b) { return cpn_cmul_##S(a, b); }
+CPN_CPLX_LIST(CPN_DEF_CPLX_MUL)
 #endif
 
 #endif

@@ -153,6 +153,11 @@ PyObject *cpn_array_to_numpy(PyObject *self)
 {
     if (cpn_flush() < 0) return NULL;
     struct cpn_view *v = cpn_array_view(self);
+    const struct cpn_store *root = cpn_store_root(v->store);
+    if (root->poison != CPN_OK) {
+        cpn_error(root->poison, "%s", root->poison_msg ? root->poison_msg : "cupynum: failed deferred operation");
+        return cpn_raise(root->poison);
+    }
     npy_intp dims[CPN_MAXDIM];
     for (int i = 0; i < v->ndim; i++) dims[i] = v->shape[i];
     PyArray_Descr *d = descrs[v->store->dtype];
@@ -230,7 +235,17 @@ int cpn_assign(struct cpn_view *dst, PyObject *value)
         op.dtype = dst->store->dtype;
         return cpn_submit(&op);
     }
-    PyObject *src = cpn_array_from_any(value);
+    PyObject *src;
+    if (cpn_array_check(value)) {
+        src = Py_NewRef(value);
+    } else {
+        /* NumPy converts the value to the target's dtype (strings parse, floats truncate). */
+        Py_INCREF(descrs[dst->store->dtype]);
+        PyObject *a = PyArray_FromAny(value, descrs[dst->store->dtype], 0, 0, NPY_ARRAY_FORCECAST, NULL);
+        if (!a) return -1;
+        src = cpn_array_from_numpy((PyArrayObject *)a);
+        Py_DECREF(a);
+    }
     if (!src) return -1;
     struct cpn_view *sv = cpn_array_view(src), *bv = NULL, *trimmed = NULL;
     /* NumPy drops leading extent-1 dimensions of the value that the target lacks. */

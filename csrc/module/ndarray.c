@@ -190,14 +190,41 @@ BINARY(xor, CPN_OP_BITWISE_XOR)
 BINARY(lshift, CPN_OP_LEFT_SHIFT)
 BINARY(rshift, CPN_OP_RIGHT_SHIFT)
 
+/* ndarray.__pow__'s shortcut, as NumPy's fast_scalar_power: a Python int exponent 2 is square
+ * (so bool ** 2 is int8), -1 is reciprocal and a Python float 0.5 is sqrt for inexact arrays.
+ * Returns the op to use instead of power, or -1. */
+static int fast_power_op(PyObject *a, PyObject *b)
+{
+    if (!cpn_array_check(a)) return -1;
+    enum cpn_dtype_class cls = cpn_dtype_class(cpn_array_dtype(a));
+    int inexact = cls == CPN_CLASS_FLOAT || cls == CPN_CLASS_COMPLEX;
+    if (PyLong_CheckExact(b)) {
+        int overflow = 0;
+        long e = PyLong_AsLongAndOverflow(b, &overflow);
+        if (overflow || (e == -1 && PyErr_Occurred())) {
+            PyErr_Clear();
+            return -1;
+        }
+        if (e == 2) return CPN_OP_SQUARE;
+        if (e == -1 && inexact) return CPN_OP_RECIPROCAL;
+    } else if (PyFloat_CheckExact(b) && PyFloat_AS_DOUBLE(b) == 0.5 && inexact) {
+        return CPN_OP_SQRT;
+    }
+    return -1;
+}
+
 static PyObject *array_power(PyObject *a, PyObject *b, PyObject *mod)
 {
     if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+    int fast = fast_power_op(a, b);
+    if (fast >= 0) return cpn_ufunc_apply(fast, &a, NULL);
     PyObject *args[2] = {a, b};
     return cpn_ufunc_apply(CPN_OP_POWER, args, NULL);
 }
 static PyObject *array_inplace_power(PyObject *a, PyObject *b, PyObject *mod)
 {
+    int fast = fast_power_op(a, b);
+    if (fast >= 0) return cpn_ufunc_apply(fast, &a, a);
     PyObject *args[2] = {a, b};
     return cpn_ufunc_apply(CPN_OP_POWER, args, a);
 }

@@ -59,10 +59,15 @@ static bool covers_store(const struct cpn_view *v)
     return true;
 }
 
-/* Allocate the output's buffer before its layout is read: uninitialised when fully written. */
-static enum cpn_status prepare_output(const struct cpn_view *out)
+/* Allocate the output's buffer before its layout is read: uninitialised only when the op writes
+ * all of it and reads none of it. */
+static enum cpn_status prepare_output(const struct cpn_op *op)
 {
-    void *p = covers_store(out) ? cpn_store_data_for_overwrite(out->store) : cpn_store_data(out->store);
+    const struct cpn_view *out = op->out[0];
+    bool overwrite = covers_store(out);
+    for (int i = 0; i < op->nin; i++)
+        if (op->in[i] && cpn_store_root(op->in[i]->store) == cpn_store_root(out->store)) overwrite = false;
+    void *p = overwrite ? cpn_store_data_for_overwrite(out->store) : cpn_store_data(out->store);
     return p ? CPN_OK : CPN_ERR_NOMEM;
 }
 
@@ -87,7 +92,7 @@ static enum cpn_status exec_loop(cpn_loop_fn fn, const struct cpn_op *op, const 
 static enum cpn_status exec_direct(const struct cpn_op *op)
 {
     struct cpn_view *out = op->out[0];
-    CPN_TRY(prepare_output(out));
+    CPN_TRY(prepare_output(op));
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE: {
         cpn_loop_fn fn = cpn_kernel_elementwise(op->code, op->dtype);
@@ -202,25 +207,57 @@ enum cpn_status cpn_queue_submit(const struct cpn_op *op)
     return CPN_OK;
 }
 
+/* The first poisoned store an op reads, or NULL. */
+static const struct cpn_store *poisoned_input(const struct cpn_op *op)
+{
+    for (int i = 0; i < op->nin; i++)
+        if (op->in[i] && cpn_store_root(op->in[i]->store)->poison) return cpn_store_root(op->in[i]->store);
+    return NULL;
+}
+
 enum cpn_status cpn_queue_flush(void)
 {
-    enum cpn_status st = CPN_OK;
-    int i = 0;
+    enum cpn_status first = CPN_OK;
+    char first_msg[512] = "";
     if (n_ops) stats.flushes++;
-    for (; i < n_ops; i++) {
-        st = cpn_op_execute(&ops[i]);
-        if (st != CPN_OK) {
-            char msg[512];
-            snprintf(msg, sizeof msg, "%s", cpn_error_message());
-            cpn_error(st, "cupynum: deferred operation '%s' failed: %s", cpn_op_describe(&ops[i]), msg);
-            break;
+    for (int i = 0; i < n_ops; i++) {
+        struct cpn_op *op = &ops[i];
+        const struct cpn_store *bad = poisoned_input(op);
+        enum cpn_status st;
+        /* An output that held values before keeps them when the op fails (NumPy's in-place
+         * semantics: `a **= b` that raises leaves `a` readable); a fresh one is poisoned. */
+        bool had_data[CPN_OP_MAXOUT];
+        for (int k = 0; k < op->nout; k++) had_data[k] = cpn_store_root(op->out[k]->store)->data != NULL;
+        if (bad) {
+            /* Depends on a failed result: fail the same way, without computing garbage. */
+            st = bad->poison;
+            cpn_error(st, "%s", bad->poison_msg);
+        } else {
+            st = cpn_op_execute(op);
+            if (st != CPN_OK) {
+                char msg[512];
+                snprintf(msg, sizeof msg, "%s", cpn_error_message());
+                cpn_error(st, "cupynum: deferred operation '%s' failed: %s", cpn_op_describe(op), msg);
+            }
         }
-        stats.ops_executed++;
-        op_release(&ops[i]);
+        for (int k = 0; k < op->nout; k++) {
+            struct cpn_store *r = cpn_store_root(op->out[k]->store);
+            if (st != CPN_OK) {
+                if (!had_data[k]) cpn_store_poison(r, st, cpn_error_message());
+            } else if (r->poison && covers_store(op->out[k])) {
+                cpn_store_poison(r, CPN_OK, NULL);   /* fully rewritten: healthy again */
+            }
+        }
+        if (st != CPN_OK && first == CPN_OK) {
+            first = st;
+            snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());
+        }
+        if (st == CPN_OK) stats.ops_executed++;
+        op_release(op);
     }
-    for (; i < n_ops; i++) op_release(&ops[i]);
     n_ops = 0;
-    return st;
+    if (first != CPN_OK) cpn_error(first, "%s", first_msg);
+    return first;
 }
 
 int cpn_queue_length(void) { return n_ops; }

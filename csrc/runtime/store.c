@@ -40,6 +40,8 @@ static struct cpn_store *store_alloc(enum cpn_dtype dtype, int ndim, const int64
     if (!s) return NULL;
     s->root = NULL;
     s->data = NULL;
+    s->poison = CPN_OK;
+    s->poison_msg = NULL;
     s->refcnt = 1;
     s->id = next_id++;
     s->dtype = dtype;
@@ -80,6 +82,7 @@ void cpn_store_release(struct cpn_store *s)
         cpn_store_release(s->root);
     } else {
         cpn_free(s->data);
+        cpn_free(s->poison_msg);
         live_count--;
     }
     if (pool_n < STORE_POOL) pool[pool_n++] = s;
@@ -98,5 +101,18 @@ static void *store_data(struct cpn_store *s, int zero)
 
 void *cpn_store_data(struct cpn_store *s) { return store_data(s, 1); }
 void *cpn_store_data_for_overwrite(struct cpn_store *s) { return store_data(s, 0); }
+
+void cpn_store_poison(struct cpn_store *s, enum cpn_status st, const char *msg)
+{
+    s = cpn_store_root(s);
+    cpn_free(s->poison_msg);
+    s->poison_msg = NULL;
+    s->poison = st;
+    if (st != CPN_OK && msg) {
+        size_t n = strlen(msg) + 1;
+        s->poison_msg = cpn_alloc(n);
+        if (s->poison_msg) memcpy(s->poison_msg, msg, n);
+    }
+}
 
 int64_t cpn_store_live_count(void) { return live_count; }

@@ -28,6 +28,9 @@ struct cpn_store {
     int64_t size;                  /* number of elements */
     struct cpn_store *root;        /* NULL for a root store; the store whose buffer this aliases */
     void *data;                    /* root stores only; NULL until first touched */
+    enum cpn_status poison;        /* root stores: CPN_OK, or the error of the op that failed
+                                    * to compute this store (reading it raises that error) */
+    char *poison_msg;
 };
 
 /* A new root store of `shape` (ndim <= CPN_MAXDIM, non-negative extents); refcount 1.
@@ -49,6 +52,10 @@ void *cpn_store_data(struct cpn_store *s);
 /* As cpn_store_data, for a caller about to overwrite every element: a first allocation is not
  * zero-filled.  Local. */
 void *cpn_store_data_for_overwrite(struct cpn_store *s);
+
+/* Mark a root store as holding the result of a failed op (st != CPN_OK, with its message), or
+ * clear the mark (st == CPN_OK).  Local. */
+void cpn_store_poison(struct cpn_store *s, enum cpn_status st, const char *msg);
 
 /* Number of root stores currently alive (for leak tests).  Local. */
 int64_t cpn_store_live_count(void);
