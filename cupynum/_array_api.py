@@ -83,37 +83,24 @@ def _set_shape(self, shape):
 
 
 def _get_real(self):
-    if self.dtype.kind == "c":
-        return _core.cast(self, _np.float32 if self.dtype == _np.complex64 else _np.float64)
-    return self
+    """A view of the real parts (the array itself when it is not complex), as NumPy."""
+    return _core.component(self, 1) if self.dtype.kind == "c" else self
 
 
 def _get_imag(self):
     if self.dtype.kind == "c":
-        return _imag_part(self)
+        return _core.component(self, 2)
     return _core.empty(self.shape, self.dtype)
 
 
-def _imag_part(self):
-    a = _core.to_numpy(self)
-    return _core.from_any(_np.array(a.imag))
-
-
 def _set_real(self, value):
-    if self.dtype.kind != "c":
-        _core.assign(self, value)
-        return
-    a = _core.to_numpy(self)
-    a.real = _to_numpy_tree(value)
-    _core.assign(self, a)
+    _core.assign(_get_real(self), value)
 
 
 def _set_imag(self, value):
     if self.dtype.kind != "c":
         raise TypeError("array does not have imaginary part to set")
-    a = _core.to_numpy(self)
-    a.imag = _to_numpy_tree(value)
-    _core.assign(self, a)
+    _core.assign(_core.component(self, 2), value)
 
 
 # ---- shapes ---------------------------------------------------------------------------------------
@@ -150,9 +137,23 @@ def _shape_repr(shape):
     return "(" + ",".join(items) + ("," if len(items) == 1 else "") + ")"
 
 
+def _is_f_contiguous_order(a):
+    """Are the view's strides Fortran-ordered (first dimension fastest)?"""
+    st = [abs(s) for s, n in zip(_core.layout(a), a.shape) if n > 1]
+    return len(st) > 1 and st == sorted(st) and st != sorted(st, reverse=True)
+
+
 def _reshape(a, shape, order="C", copy=None):
-    if order not in ("C", "A", None):
-        raise NotImplementedError("cupynum: reshape supports order='C' only")
+    if order == "A":
+        order = "F" if _is_f_contiguous_order(a) else "C"
+    if order == "F":
+        # Fortran order: C order of the transposes, so views stay views where NumPy's do.
+        shape = _normalize_shape(shape, a.size)
+        t = _core.transpose(a, tuple(range(a.ndim))[::-1])
+        r = _reshape(t, shape[::-1], "C", copy)
+        return _core.transpose(r, tuple(range(r.ndim))[::-1])
+    if order not in ("C", None):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
     shape = _normalize_shape(shape, a.size)
     if copy:
         a = _core.cast(a, a.dtype)
@@ -170,12 +171,28 @@ def _method_reshape(self, *shape, order="C", copy=None):
     return _reshape(self, shape, order=order, copy=copy)
 
 
+def _memory_order(a):
+    """The view with its axes sorted by decreasing stride: NumPy's order='K' walk."""
+    st = _core.layout(a)
+    perm = sorted(range(a.ndim), key=lambda i: -abs(st[i]))
+    return _core.transpose(a, tuple(perm))
+
+
 def _ravel(self, order="C"):
+    if order == "K":
+        return _reshape(_memory_order(self), (-1,))
     return _reshape(self, (-1,), order=order)
 
 
 def _flatten(self, order="C"):
-    return _reshape(_core.cast(self, self.dtype), (-1,), order=order)
+    if order == "K":
+        return _core.reshape(_core.cast(_memory_order(self), self.dtype), (self.size,))
+    if order == "A":
+        order = "F" if _is_f_contiguous_order(self) else "C"
+    if order == "F":
+        t = _core.transpose(self, tuple(range(self.ndim))[::-1])
+        return _core.reshape(_core.cast(t, self.dtype), (self.size,))
+    return _core.reshape(_core.cast(self, self.dtype), (self.size,))
 
 
 def _transpose(self, *axes):

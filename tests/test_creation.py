@@ -149,6 +149,42 @@ def test_empty_shape_and_dtype(dtype, shape):
     assert c.dtype == n.dtype and c.shape == n.shape and c.ndim == n.ndim and c.size == n.size
 
 
+def _dirty_the_allocator(n, dtype):
+    """Allocate, fill and free arrays of the same size so that freed buffers hold non-zero data."""
+    junk = [cupynum.arange(n).astype(dtype) * 7 + 3 for _ in range(4)]
+    for j in junk:
+        numpy.asarray(j)
+    del junk
+
+
+ZEROS_FIRST_USE = [
+    ("a += 1", lambda a: a.__iadd__(1)),
+    ("a[:] = a + 1", lambda a: a.__setitem__(slice(None), a + 1)),
+    ("a[1:] += 1", lambda a: a[1:].__iadd__(1)),
+    ("a[::2] = 5", lambda a: a.__setitem__(slice(None, None, 2), 5)),
+    ("a *= 2", lambda a: a.__imul__(2)),
+    ("read", lambda a: None),
+]
+
+
+@pytest.mark.parametrize("desc,first_use", ZEROS_FIRST_USE, ids=[d for d, _ in ZEROS_FIRST_USE])
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int32, numpy.uint8], ids=dtype_id)
+@pytest.mark.parametrize("n", [10, 100_000])
+def test_zeros_are_zero_after_freed_arrays(desc, first_use, dtype, n):
+    """zeros() must read as zeros whatever its buffer held before, also when the first op on it
+    is an in-place update or a partial write."""
+    _dirty_the_allocator(n, dtype)
+    c = cupynum.zeros(n, dtype=dtype)
+    z = numpy.zeros(n, dtype=dtype)
+    first_use(c)
+    first_use(z)
+    check(c, z)
+    _dirty_the_allocator(n, dtype)
+    c2 = cupynum.zeros_like(cupynum.empty(n, dtype=dtype))
+    first_use(c2)
+    check(c2, z)
+
+
 def test_default_dtypes():
     check(cupynum.zeros(3), numpy.zeros(3))
     check(cupynum.ones((2, 2)), numpy.ones((2, 2)))
@@ -516,6 +552,19 @@ def test_repr_and_str(n):
     assert str(c) == str(n)
 
 
+@DTYPES
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (2, 3), (1001,), (3, 400), (2, 2, 300)],
+                         ids=shape_id)
+def test_repr_every_dtype(dtype, shape):
+    n = sample(shape, dtype, seed=7)
+    if dtype.kind in "fc":
+        n = numpy.asarray(n / 3)  # many digits
+    n = n.astype(dtype)
+    c = cupynum.array(n)
+    assert repr(c) == repr(n)
+    assert str(c) == str(n)
+
+
 @pytest.mark.parametrize("n", [numpy.arange(12.0).reshape(3, 4), numpy.arange(5)],
                          ids=lambda a: f"{a.dtype}{a.shape}")
 def test_repr_of_views(n):
@@ -530,6 +579,16 @@ def test_repr_of_computed_array():
     n, c = both(numpy.arange(6.0).reshape(2, 3))
     assert repr(c * 0.1 + 1) == repr(n * 0.1 + 1)
     assert str(c / 3) == str(n / 3)
+
+
+@pytest.mark.parametrize("opts", [dict(precision=3), dict(threshold=5), dict(suppress=True),
+                                  dict(linewidth=30), dict(edgeitems=1, threshold=3)], ids=repr)
+def test_repr_follows_numpy_printoptions(opts):
+    for n in (numpy.linspace(0, 1, 9), numpy.arange(40).reshape(4, 10), numpy.array([1e-8, 1.0])):
+        c = cupynum.array(n)
+        with numpy.printoptions(**opts):
+            assert repr(c) == repr(n)
+            assert str(c) == str(n)
 
 
 def test_format_of_scalar_array():

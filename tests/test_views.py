@@ -466,3 +466,81 @@ def test_advanced_index_errors():
     same_outcome(lambda a: a[[0, 4]], n, c)
     same_outcome(lambda a: a[[0, 1], [1, 2, 3]], n, c)
     same_outcome(lambda a: a[numpy.array([True, False])], n, c)
+
+
+# ---- broadcast_to -------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("src_shape,shape", [((3,), (2, 3)), ((1,), (4,)), ((2, 1), (2, 5)),
+                                             ((), (3, 2)), ((4, 1, 3), (4, 2, 3))], ids=repr)
+def test_broadcast_to_values(src_shape, shape):
+    n, c = both(sample(src_shape, numpy.int16))
+    check(cupynum.broadcast_to(c, shape), numpy.broadcast_to(n, shape))
+    check(numpy.broadcast_to(c, shape), numpy.broadcast_to(n, shape))
+
+
+def test_broadcast_to_is_read_only():
+    n, c = both(numpy.arange(3))
+    bn, bc = numpy.broadcast_to(n, (2, 3)), cupynum.broadcast_to(c, (2, 3))
+    with pytest.raises(ValueError):
+        bn[0, 0] = 5
+    with pytest.raises(ValueError):
+        bc[0, 0] = 5
+    with pytest.raises(ValueError):
+        bc += 1
+    check(c, n)
+    check(bc, bn)
+
+
+@pytest.mark.parametrize("src_shape,shape", [((3,), (4,)), ((2, 3), (3,)), ((2,), (2, 3))],
+                         ids=repr)
+def test_broadcast_to_bad_shape_raises_valueerror(src_shape, shape):
+    n, c = both(numpy.ones(src_shape))
+    same_outcome(lambda a: (numpy if isinstance(a, numpy.ndarray) else cupynum).broadcast_to(a, shape),
+                 n, c)
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+def test_ravel_flatten_reshape_orders(order):
+    n, c = both(numpy.arange(24).reshape(2, 3, 4))
+    for make in (lambda a: a, lambda a: a.T, lambda a: a[:, ::2]):
+        check(make(c).ravel(order), make(n).ravel(order))
+        check(make(c).flatten(order), make(n).flatten(order))
+        if order in ("C", "F", "A"):
+            check(make(c).reshape(4, -1, order=order), make(n).reshape(4, -1, order=order))
+
+
+# ---- .real / .imag are views ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("part", ["real", "imag"])
+@pytest.mark.parametrize("dtype", [numpy.complex64, numpy.complex128], ids=dtype_id)
+def test_real_imag_of_complex_are_views(part, dtype):
+    n, c = both(sample((3, 4), dtype))
+    vn, vc = getattr(n, part), getattr(c, part)
+    vn[0] = 9
+    vc[0] = 9
+    check(c, n)
+    vn[1:, ::2] *= -1
+    vc[1:, ::2] *= -1
+    check(c, n)
+    n[2, 3] = 5 - 7j
+    c[2, 3] = 5 - 7j
+    check(vc, vn)
+
+
+def test_real_of_real_array_is_the_array():
+    n, c = both(numpy.arange(6.0))
+    rn, rc = n.real, c.real
+    rn[0] = 9
+    rc[0] = 9
+    check(c, n)
+
+
+@pytest.mark.parametrize("part", ["real", "imag"])
+def test_real_imag_setters(part):
+    n, c = both(sample((2, 3), numpy.complex128))
+    setattr(n, part, numpy.arange(3.0))
+    setattr(c, part, cupynum.arange(3.0))
+    check(c, n)
+    nr, cr = both(numpy.arange(3.0))
+    same_outcome(lambda a: setattr(a, part, 1.5), nr, cr, compare=lambda x, y: None)
+    check(cr, nr)

@@ -160,7 +160,7 @@ PyObject *cpn_array_to_numpy(PyObject *self)
     }
     npy_intp dims[CPN_MAXDIM];
     for (int i = 0; i < v->ndim; i++) dims[i] = v->shape[i];
-    PyArray_Descr *d = descrs[v->store->dtype];
+    PyArray_Descr *d = descrs[v->dtype];
     Py_INCREF(d);
     PyArrayObject *a = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, d, v->ndim, dims,
                                                              NULL, NULL, 0, NULL);
@@ -175,7 +175,7 @@ PyObject *cpn_array_to_numpy(PyObject *self)
     for (int i = 0; i < v->ndim; i++) strides[1][i] = PyArray_STRIDE(a, i);
     char *ptr[2] = {src, PyArray_DATA(a)};
     struct cpn_kctx ctx = {0};
-    cpn_iterate(cpn_kernel_cast(v->store->dtype, v->store->dtype), 2, ptr, v->ndim, v->shape,
+    cpn_iterate(cpn_kernel_cast(v->dtype, v->dtype), 2, ptr, v->ndim, v->shape,
                 strides, &ctx);
     return (PyObject *)a;
 }
@@ -228,11 +228,15 @@ static PyObject *shape_str(const struct cpn_view *v)
 
 int cpn_assign(struct cpn_view *dst, PyObject *value)
 {
+    if (dst->readonly) {
+        PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
+        return -1;
+    }
     struct cpn_op op = {.kind = CPN_OPK_CAST, .nin = 1, .nout = 1};
     op.out[0] = dst;
     if (is_scalar_value(value)) {
-        if (cpn_pack_scalar(value, dst->store->dtype, &op.scalar[0]) < 0) return -1;
-        op.dtype = dst->store->dtype;
+        if (cpn_pack_scalar(value, dst->dtype, &op.scalar[0]) < 0) return -1;
+        op.dtype = dst->dtype;
         return cpn_submit(&op);
     }
     PyObject *src;
@@ -240,8 +244,8 @@ int cpn_assign(struct cpn_view *dst, PyObject *value)
         src = Py_NewRef(value);
     } else {
         /* NumPy converts the value to the target's dtype (strings parse, floats truncate). */
-        Py_INCREF(descrs[dst->store->dtype]);
-        PyObject *a = PyArray_FromAny(value, descrs[dst->store->dtype], 0, 0, NPY_ARRAY_FORCECAST, NULL);
+        Py_INCREF(descrs[dst->dtype]);
+        PyObject *a = PyArray_FromAny(value, descrs[dst->dtype], 0, 0, NPY_ARRAY_FORCECAST, NULL);
         if (!a) return -1;
         src = cpn_array_from_numpy((PyArrayObject *)a);
         Py_DECREF(a);

@@ -29,7 +29,7 @@ typedef struct {
 extern PyTypeObject *cpn_array_type;
 
 static inline int cpn_array_check(PyObject *o) { return PyObject_TypeCheck(o, cpn_array_type); }
-static inline enum cpn_dtype cpn_array_dtype(PyObject *o) { return ((CpnArray *)o)->view->store->dtype; }
+static inline enum cpn_dtype cpn_array_dtype(PyObject *o) { return ((CpnArray *)o)->view->dtype; }
 static inline struct cpn_view *cpn_array_view(PyObject *o) { return ((CpnArray *)o)->view; }
 
 /* errors.c: raise the Python exception for a runtime status (NumPy's types); returns NULL. */

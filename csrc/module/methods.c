@@ -139,7 +139,33 @@ static PyObject *mod_broadcast_to(PyObject *m, PyObject *args)
     struct cpn_view *v;
     enum cpn_status st = cpn_view_broadcast(cpn_array_view(a), ndim, shape, &v);
     if (st != CPN_OK) return cpn_raise(st);
+    v->readonly = true;   /* as numpy.broadcast_to: elements repeat, writes are refused */
     return cpn_array_wrap(v);
+}
+
+/* component(a, part): the real (1) or imaginary (2) part of a complex array, as a view. */
+static PyObject *mod_component(PyObject *m, PyObject *args)
+{
+    PyObject *a;
+    int part;
+    if (!PyArg_ParseTuple(args, "Oi", &a, &part) || check_array(a) < 0) return NULL;
+    struct cpn_view *v;
+    enum cpn_status st = cpn_view_component(cpn_array_view(a), part, &v);
+    if (st != CPN_OK) return cpn_raise(st);
+    return cpn_array_wrap(v);
+}
+
+/* layout(a): byte strides of the view in its store, for order='K'/'A' decisions. */
+static PyObject *mod_layout(PyObject *m, PyObject *a)
+{
+    if (check_array(a) < 0) return NULL;
+    struct cpn_view *v = cpn_array_view(a);
+    int64_t st[CPN_MAXDIM], off;
+    cpn_view_byte_layout(v, st, &off);
+    PyObject *t = PyTuple_New(v->ndim);
+    if (!t) return NULL;
+    for (int i = 0; i < v->ndim; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(st[i]));
+    return t;
 }
 
 static PyObject *mod_ufunc(PyObject *m, PyObject *args)
@@ -365,6 +391,8 @@ PyMethodDef cpn_module_methods[] = {
     {"reshape", mod_reshape, METH_VARARGS, "reshape(a, shape): a view, or None when a copy is needed."},
     {"transpose", mod_transpose, METH_VARARGS, "transpose(a, perm): a view."},
     {"broadcast_to", mod_broadcast_to, METH_VARARGS, "broadcast_to(a, shape): a read view."},
+    {"component", mod_component, METH_VARARGS, "component(a, part): real (1) / imaginary (2) view."},
+    {"layout", mod_layout, METH_O, "Byte strides of a view within its store."},
     {"ufunc", mod_ufunc, METH_VARARGS, "ufunc(name, operands, out=None): apply an op of the table."},
     {"has_op", mod_has_op, METH_O, "Is `name` an op of the table?"},
     {"reduce", mod_reduce, METH_VARARGS, "reduce(name, a, axes, dtype): a new array."},

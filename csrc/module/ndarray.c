@@ -267,7 +267,18 @@ static PyObject *array_richcompare(PyObject *a, PyObject *b, int opid)
         [Py_NE] = CPN_OP_NOT_EQUAL, [Py_GT] = CPN_OP_GREATER, [Py_GE] = CPN_OP_GREATER_EQUAL,
     };
     PyObject *args[2] = {a, b};
-    return cpn_ufunc_apply(codes[opid], args, NULL);
+    PyObject *r = cpn_ufunc_apply(codes[opid], args, NULL);
+    if (r == Py_NotImplemented && (opid == Py_EQ || opid == Py_NE)) {
+        /* NumPy compares with non-numeric objects (None, strings) element by element: nothing
+         * is equal. */
+        Py_DECREF(r);
+        PyObject *self = cpn_array_check(a) ? a : b;
+        struct cpn_view *v = cpn_array_view(self);
+        r = cpn_array_new(CPN_DTYPE_BOOL, v->ndim, v->shape);
+        if (r && cpn_assign(cpn_array_view(r), opid == Py_NE ? Py_True : Py_False) < 0) Py_CLEAR(r);
+        if (r && v->ndim == 0) Py_SETREF(r, cpn_array_to_scalar(r));
+    }
+    return r;
 }
 
 static PyObject *array_format(PyObject *self, PyObject *spec)

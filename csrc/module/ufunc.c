@@ -208,6 +208,10 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
         goto fail;
     }
     if (out == Py_None) out = NULL;
+    if (out && cpn_array_view(out)->readonly) {
+        PyErr_SetString(PyExc_ValueError, "output array is read-only");
+        goto fail;
+    }
     struct resolved res = {0, 0, 0, 0};
     int rc = resolve(code, ops, &res);
     if (rc < 0) goto fail;

@@ -47,13 +47,13 @@ static enum cpn_status arg_layout(const struct cpn_view *v, const union cpn_scal
     return CPN_OK;
 }
 
-static enum cpn_dtype view_dtype(const struct cpn_view *v) { return v->store->dtype; }
+static enum cpn_dtype view_dtype(const struct cpn_view *v) { return v->dtype; }
 
 /* Does writing every element of `v` overwrite its whole root store?  Then a first allocation
  * need not be zero-filled. */
 static bool covers_store(const struct cpn_view *v)
 {
-    if (cpn_view_size(v) != cpn_store_root(v->store)->size) return false;
+    if (v->part || cpn_view_size(v) != cpn_store_root(v->store)->size) return false;
     for (int i = 0; i < v->ndim; i++)
         if (v->sdim[i] < 0 && v->shape[i] > 1) return false;
     return true;

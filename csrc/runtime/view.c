@@ -16,6 +16,9 @@ static struct cpn_view *view_blank(struct cpn_store *store)
     struct cpn_view *v = pool_n ? pool[--pool_n] : cpn_alloc(sizeof *v);
     if (!v) return NULL;
     v->ndim = 0;
+    v->dtype = store->dtype;
+    v->part = 0;
+    v->readonly = false;
     memset(v->off, 0, (size_t)store->ndim * sizeof v->off[0]);
     v->refcnt = 1;
     v->store = store;
@@ -28,6 +31,9 @@ static struct cpn_view *view_clone(const struct cpn_view *src)
     struct cpn_view *v = view_blank(src->store);
     if (!v) return NULL;
     v->ndim = src->ndim;
+    v->dtype = src->dtype;
+    v->part = src->part;
+    v->readonly = src->readonly;
     size_t n = (size_t)src->ndim;
     memcpy(v->shape, src->shape, n * sizeof v->shape[0]);
     memcpy(v->sdim, src->sdim, n * sizeof v->sdim[0]);
@@ -74,7 +80,20 @@ void cpn_view_byte_layout(const struct cpn_view *v, int64_t *byte_strides, int64
     for (int d = 0; d < s->ndim; d++) off += v->off[d] * s->stride[d];
     for (int i = 0; i < v->ndim; i++)
         byte_strides[i] = v->sdim[i] < 0 ? 0 : v->step[i] * s->stride[v->sdim[i]] * item;
-    *byte_offset = off * item;
+    *byte_offset = off * item + (v->part == 2 ? item / 2 : 0);
+}
+
+enum cpn_status cpn_view_component(const struct cpn_view *v, int part, struct cpn_view **out)
+{
+    CPN_ASSERT(v->part == 0 && (part == 1 || part == 2));
+    if (v->dtype != CPN_DTYPE_COMPLEX64 && v->dtype != CPN_DTYPE_COMPLEX128)
+        return cpn_error(CPN_ERR_TYPE, "only complex views have real and imaginary components");
+    struct cpn_view *r = view_clone(v);
+    if (!r) return CPN_ERR_NOMEM;
+    r->part = part;
+    r->dtype = v->dtype == CPN_DTYPE_COMPLEX64 ? CPN_DTYPE_FLOAT32 : CPN_DTYPE_FLOAT64;
+    *out = r;
+    return CPN_OK;
 }
 
 char *cpn_view_origin(const struct cpn_view *v)
@@ -193,6 +212,9 @@ static enum cpn_status view_flatten(const struct cpn_view *v, struct cpn_view **
     struct cpn_view *r = view_blank(flat);
     cpn_store_release(flat);
     if (!r) return CPN_ERR_NOMEM;
+    r->dtype = v->dtype;
+    r->part = v->part;
+    r->readonly = v->readonly;
     const struct cpn_store *s = v->store;
     int64_t off = 0;
     for (int d = 0; d < s->ndim; d++) off += v->off[d] * s->stride[d];
@@ -289,7 +311,7 @@ enum cpn_status cpn_view_reshape(const struct cpn_view *v, int ndim, const int64
 
 bool cpn_view_same(const struct cpn_view *a, const struct cpn_view *b)
 {
-    if (a->store != b->store || a->ndim != b->ndim) return false;
+    if (a->store != b->store || a->ndim != b->ndim || a->part != b->part) return false;
     for (int i = 0; i < a->ndim; i++)
         if (a->shape[i] != b->shape[i] || a->sdim[i] != b->sdim[i] || a->step[i] != b->step[i])
             return false;
@@ -318,13 +340,14 @@ static void byte_extent(const struct cpn_view *v, int64_t *lo, int64_t *hi)
         int64_t reach = st[i] * (v->shape[i] - 1);
         if (reach < 0) *lo += reach; else *hi += reach;
     }
-    *hi += (int64_t)cpn_dtype_size(v->store->dtype) - 1;
+    *hi += (int64_t)cpn_dtype_size(v->dtype) - 1;
 }
 
 bool cpn_view_may_overlap(const struct cpn_view *a, const struct cpn_view *b)
 {
     if (cpn_store_root(a->store) != cpn_store_root(b->store)) return false;
     if (cpn_view_size(a) == 0 || cpn_view_size(b) == 0) return false;
+    if (a->part && b->part && a->part != b->part) return false;
     if (a->store == b->store) {
         int64_t alo[CPN_MAXDIM], ahi[CPN_MAXDIM], blo[CPN_MAXDIM], bhi[CPN_MAXDIM];
         cpn_view_footprint(a, alo, ahi);
@@ -341,7 +364,7 @@ bool cpn_view_may_overlap(const struct cpn_view *a, const struct cpn_view *b)
 
 bool cpn_view_is_contiguous(const struct cpn_view *v)
 {
-    if (cpn_view_size(v) != cpn_store_root(v->store)->size) return false;
+    if (v->part || cpn_view_size(v) != cpn_store_root(v->store)->size) return false;
     int64_t st[CPN_MAXDIM], off;
     cpn_view_byte_layout(v, st, &off);
     if (off != 0) return false;

@@ -9,6 +9,11 @@
  * that merges dimensions in a way no store dimension can express is rebased onto the store's flat
  * alias (a 1-D store sharing the buffer), where every strided pattern is affine.
  *
+ * A view may select one component of a complex store (part = 1: real, 2: imaginary); its
+ * element type `dtype` is then the matching real type.  NumPy's `z.real` and `z.imag` are such
+ * views: writes through them change `z`.  `readonly` marks views NumPy makes read-only
+ * (broadcast_to); it is inherited by views derived from them.
+ *
  * Views are immutable once built and reference counted; each holds one reference to its store.
  * All functions are Local. */
 #ifndef CPN_VIEW_H
@@ -22,6 +27,9 @@
 struct cpn_view {
     int64_t refcnt;
     struct cpn_store *store;
+    enum cpn_dtype dtype;   /* element type seen through the view */
+    int part;               /* 0: whole elements; 1/2: real/imaginary component of complex */
+    bool readonly;
     int ndim;
     int64_t shape[CPN_MAXDIM];
     int sdim[CPN_MAXDIM];
@@ -59,8 +67,8 @@ enum cpn_status cpn_view_broadcast(const struct cpn_view *v, int ndim, const int
  * view can express it (then the caller copies, as NumPy does). */
 enum cpn_status cpn_view_reshape(const struct cpn_view *v, int ndim, const int64_t *shape,
                                  struct cpn_view **out);
-/* Swap to dimensions given by a real/imag component: a view of a complex store's part is not
- * expressible here; the module copies instead. */
+/* The real (part 1) or imaginary (part 2) component of a complex view. */
+enum cpn_status cpn_view_component(const struct cpn_view *v, int part, struct cpn_view **out);
 
 /* True when the views are the same map onto the same store. */
 bool cpn_view_same(const struct cpn_view *a, const struct cpn_view *b);

@@ -1,0 +1,233 @@
+"""The runtime's Python surface: runtime_info, sync, runtime_stats/reset_stats, deferred
+execution, cupynum.testing."""
+
+import numpy
+import pytest
+
+import cupynum
+from conftest import both, check
+
+
+def test_runtime_info_keys_and_types():
+    info = cupynum.runtime_info()
+    assert isinstance(info, dict)
+    expected = {"rank": int, "ranks": int, "threads": int, "mpi": bool, "cuda": bool,
+                "backend": str}
+    for key, typ in expected.items():
+        assert key in info, key
+        assert type(info[key]) is typ, (key, type(info[key]))
+    assert 0 <= info["rank"] < info["ranks"]
+    assert info["threads"] >= 1
+    assert info["backend"] in ("cpu", "cuda")
+    if not info["cuda"]:
+        assert info["backend"] == "cpu"
+
+
+def test_runtime_info_single_process():
+    info = cupynum.runtime_info()
+    if info["mpi"]:
+        pytest.skip("running under mpirun: rank/ranks come from MPI")
+    assert info["rank"] == 0 and info["ranks"] == 1
+
+
+def test_sync_returns_none_and_is_idempotent():
+    a = cupynum.arange(10) * 3
+    assert cupynum.sync() is None
+    assert cupynum.sync() is None
+    check(a, numpy.arange(10) * 3)
+
+
+STAT_KEYS = ["ops_executed", "flushes", "queued", "bytes_allocated", "bytes_live", "stores_live"]
+
+
+def test_runtime_stats_and_reset():
+    cupynum.sync()
+    cupynum.reset_stats()
+    s0 = cupynum.runtime_stats()
+    assert isinstance(s0, dict)
+    for k in STAT_KEYS:
+        assert k in s0 and isinstance(s0[k], int) and s0[k] >= 0, k
+    assert s0["ops_executed"] == 0 and s0["flushes"] == 0 and s0["queued"] == 0
+    a = cupynum.ones(1000)
+    b = a + 1
+    c = b * 2
+    cupynum.sync()
+    s1 = cupynum.runtime_stats()
+    assert s1["ops_executed"] >= 2
+    assert s1["flushes"] >= 1
+    assert s1["queued"] == 0
+    cupynum.reset_stats()
+    s2 = cupynum.runtime_stats()
+    assert s2["ops_executed"] == 0 and s2["flushes"] == 0
+    check(c, (numpy.ones(1000) + 1) * 2)
+
+
+def test_deferred_execution_queues_until_read():
+    a = cupynum.arange(100.0)
+    cupynum.sync()
+    assert cupynum.runtime_stats()["queued"] == 0
+    b = a + 1
+    assert cupynum.runtime_stats()["queued"] > 0
+    c = b * b
+    q = cupynum.runtime_stats()["queued"]
+    assert q >= 2
+    cupynum.sync()
+    assert cupynum.runtime_stats()["queued"] == 0
+    n = numpy.arange(100.0)
+    check(c, (n + 1) * (n + 1))
+
+
+@pytest.mark.parametrize("read", [
+    lambda x: repr(x), lambda x: x.tolist(), lambda x: numpy.asarray(x), lambda x: float(x[0]),
+    lambda x: x.sum(), lambda x: x[3].item(), lambda x: bool(x[1] > 0),
+], ids=["repr", "tolist", "asarray", "float", "sum", "item", "bool"])
+def test_value_reads_flush_the_queue(read):
+    a = cupynum.arange(10.0)
+    cupynum.sync()
+    b = a * 2 + 1
+    assert cupynum.runtime_stats()["queued"] > 0
+    read(b)
+    assert cupynum.runtime_stats()["queued"] == 0
+
+
+def test_queue_flushes_itself_when_long():
+    a = cupynum.ones(10)
+    cupynum.sync()
+    for _ in range(2000):
+        a += 1
+    assert cupynum.runtime_stats()["queued"] < 2000
+    check(a, numpy.full(10, 2001.0))
+
+
+def test_deferred_writes_through_views_are_ordered():
+    n, c = both(numpy.zeros((4, 4)))
+    for k in range(5):
+        n[k % 4] += k
+        c[k % 4] += k
+        n[:, k % 3] *= 2
+        c[:, k % 3] *= 2
+    check(c, n)
+
+
+def test_temporaries_are_released():
+    cupynum.sync()
+    live0 = cupynum.runtime_stats()["stores_live"]
+    for _ in range(50):
+        a = cupynum.ones((100, 100))
+        b = (a + 1) * 2 - a
+        del a, b
+    cupynum.sync()
+    import gc
+    gc.collect()
+    assert cupynum.runtime_stats()["stores_live"] <= live0 + 5
+
+
+@pytest.mark.parametrize("fn", ["assert_allclose", "assert_array_equal", "assert_array_almost_equal",
+                                "assert_equal"])
+def test_testing_functions_accept_cupynum_arrays(fn):
+    n, c = both(numpy.arange(6.0).reshape(2, 3) / 7)
+    f = getattr(cupynum.testing, fn)
+    f(c, n)
+    f(n, c)
+    f(c, c)
+    with pytest.raises(AssertionError):
+        f(c + 1, n)
+
+
+def test_testing_assert_allclose_tolerance():
+    n, c = both(numpy.linspace(0, 1, 11))
+    cupynum.testing.assert_allclose(c * (1 + 1e-10), n, rtol=1e-9)
+    with pytest.raises(AssertionError):
+        cupynum.testing.assert_allclose(c * (1 + 1e-6), n, rtol=1e-9)
+
+
+def test_threads_env_in_subprocess():
+    """CUPYNUM_THREADS sets the reported thread count."""
+    import subprocess
+    import sys
+    code = "import cupynum; print(cupynum.runtime_info()['threads'])"
+    for t in ("1", "2"):
+        env = dict(__import__("os").environ, CUPYNUM_THREADS=t)
+        out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                             timeout=120, check=True)
+        assert out.stdout.strip() == t
+
+
+# ---- deferred execution keeps NumPy's eager semantics ------------------------------------------
+
+def test_read_then_write_hazard():
+    """b = a + 1 is queued; a later write to a must not change b."""
+    n, c = both(numpy.arange(6.0))
+    bn, bc = n + 1, c + 1
+    n[0] = 100
+    c[0] = 100
+    n[2:] *= -1
+    c[2:] *= -1
+    check(bc, bn)
+    check(c, n)
+
+
+def test_read_through_view_then_write_base():
+    n, c = both(numpy.arange(12.0).reshape(3, 4))
+    rn, rc = n[1:, ::2] * 2, c[1:, ::2] * 2
+    n[:] = -1
+    c[:] = -1
+    check(rc, rn)
+
+
+def test_copy_is_snapshot_under_deferral():
+    n, c = both(numpy.arange(5))
+    cn, cc = n.copy(), c.copy()
+    an, ac = n.astype(numpy.float32), c.astype(numpy.float32)
+    n += 10
+    c += 10
+    check(cc, cn)
+    check(ac, an)
+    check(c, n)
+
+
+def test_write_after_write_order():
+    n, c = both(numpy.zeros(8))
+    for k, key in enumerate([slice(None), slice(2, 6), slice(None, None, 3), slice(5, None)]):
+        n[key] = k + 1
+        c[key] = k + 1
+        n[key] += n[::-1][key]
+        c[key] += c[::-1][key]
+    check(c, n)
+
+
+def test_reduction_snapshot_before_later_write():
+    n, c = both(numpy.arange(10.0))
+    sn, sc = n.sum(axis=0, keepdims=True), c.sum(axis=0, keepdims=True)
+    n[:] = 0
+    c[:] = 0
+    check(sc, sn)
+
+
+def test_long_dependency_chain():
+    n, c = both(numpy.linspace(0, 1, 1000))
+    for k in range(600):
+        n = n * 0.999 + (k % 7) * 1e-3
+        c = c * 0.999 + (k % 7) * 1e-3
+    check(c, n)
+
+
+def test_threaded_large_elementwise_bitwise():
+    """Arrays large enough to be split across threads give NumPy's values bit for bit."""
+    rng = numpy.random.default_rng(0)
+    xn = rng.standard_normal((1000, 1001))
+    yn = rng.standard_normal((1000, 1001))
+    xc, yc = cupynum.array(xn), cupynum.array(yn)
+    check(xc * yc + xc / (abs(yc) + 1) - 3.0, xn * yn + xn / (abs(yn) + 1) - 3.0)
+    check(xc[:999:3, 1::2] - yc[1::3, 1::2][:, ::-1], xn[:999:3, 1::2] - yn[1::3, 1::2][:, ::-1])
+    check(xc[:, :1000].T * yc[:, :1000], xn[:, :1000].T * yn[:, :1000])
+    check(xc > yc, xn > yn)
+    check(xc.max(axis=0), xn.max(axis=0))
+    check(yc.min(axis=1), yn.min(axis=1))
+    check(xc.sum(axis=1), xn.sum(axis=1), rtol=1e-12)
+    check(xc.sum(), xn.sum(), rtol=1e-12)
+    ic = (xc * 1000).astype(numpy.int64)
+    inn = (xn * 1000).astype(numpy.int64)
+    check(ic, inn)
+    check(ic.sum(axis=0), inn.sum(axis=0))
+    check(ic.sum(), inn.sum())
