@@ -38,4 +38,20 @@ _array_api._install_methods()
 _functions._register_array_functions(globals())
 _atexit.register(_core._finalize)
 
+
+def _install_mpi_excepthook():
+    """Under MPI an uncaught exception on one rank would leave the others waiting in a
+    collective forever: print the traceback, then abort the whole job."""
+    import sys
+    previous = sys.excepthook
+
+    def hook(exc_type, exc, tb):
+        previous(exc_type, exc, tb)
+        _core._abort(1)
+    sys.excepthook = hook
+
+
+if runtime_info()["ranks"] > 1:
+    _install_mpi_excepthook()
+
 __version__ = "0.1.0"

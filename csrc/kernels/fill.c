@@ -7,14 +7,15 @@
         T *o = (T *)out;                                                                  \
         const T s = (T)(START);                                                           \
         const T d = (T)((T)(SECOND) - s);                                                 \
-        if (n > 0) o[0] = s;                                                              \
-        if (n > 1) o[1] = (T)(SECOND);                                                    \
         _Pragma("omp parallel for schedule(static) if (n > 65536)")                       \
-        for (int64_t i = 2; i < n; i++) o[i] = (T)(s + (T)i * d);                         \
+        for (int64_t k = 0; k < n; k++) {                                                 \
+            int64_t i = first + k;                                                        \
+            o[k] = i == 0 ? s : i == 1 ? (T)(SECOND) : (T)(s + (T)i * d);                 \
+        }                                                                                 \
     } while (0)
 
-void cpn_kernel_arange(enum cpn_dtype dt, void *out, int64_t n, double start, double second,
-                       int64_t istart, int64_t isecond)
+void cpn_kernel_arange(enum cpn_dtype dt, void *out, int64_t first, int64_t n, double start,
+                       double second, int64_t istart, int64_t isecond)
 {
     switch (dt) {
     case CPN_DTYPE_BOOL: ARANGE(_Bool, istart, isecond); break;
@@ -30,9 +31,10 @@ void cpn_kernel_arange(enum cpn_dtype dt, void *out, int64_t n, double start, do
         /* NumPy fills half precision through float. */
         _Float16 *o = out;
         float s = (float)(_Float16)start, d = (float)(_Float16)second - s;
-        if (n > 0) o[0] = (_Float16)s;
-        if (n > 1) o[1] = (_Float16)second;
-        for (int64_t i = 2; i < n; i++) o[i] = (_Float16)(s + (float)i * d);
+        for (int64_t k = 0; k < n; k++) {
+            int64_t i = first + k;
+            o[k] = i == 0 ? (_Float16)s : i == 1 ? (_Float16)second : (_Float16)(s + (float)i * d);
+        }
         break;
     }
     case CPN_DTYPE_FLOAT32: ARANGE(float, start, second); break;

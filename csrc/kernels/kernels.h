@@ -35,11 +35,11 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
 int cpn_kernel_threads(void);
 void cpn_kernel_set_threads(int n);
 
-/* NumPy's arange fill of a contiguous buffer of n elements of dtype dt: out[0] = start,
- * out[1] = second, out[i] = start + i * (second - start) computed in dt (floats from the double
- * arguments, integers from the int64 ones).  Not for complex dtypes.  Local. */
-void cpn_kernel_arange(enum cpn_dtype dt, void *out, int64_t n, double start, double second,
-                       int64_t istart, int64_t isecond);
+/* NumPy's arange fill of elements [first, first + n) into a contiguous buffer of dtype dt:
+ * element 0 = start, 1 = second, i = start + i * (second - start) computed in dt (floats from the
+ * double arguments, integers from the int64 ones).  Not for complex dtypes.  Local. */
+void cpn_kernel_arange(enum cpn_dtype dt, void *out, int64_t first, int64_t n, double start,
+                       double second, int64_t istart, int64_t isecond);
 
 /* Philox4x32-10 draws for elements [first, first + n) of stream (seed, stream) into a contiguous
  * float64 buffer: uniform on [lo, hi) or normal(loc=lo, scale=hi).  Element i's value depends

@@ -4,6 +4,7 @@
  * to NumPy when a value leaves (after a flush). */
 #include "cpn_module.h"
 
+#include "dist.h"
 #include "kernels.h"
 
 static PyArray_Descr *descrs[CPN_DTYPE_COUNT];
@@ -85,13 +86,28 @@ PyObject *cpn_array_wrap(struct cpn_view *v)
     return (PyObject *)a;
 }
 
-PyObject *cpn_array_new(enum cpn_dtype dt, int ndim, const int64_t *shape)
+static PyObject *wrap_store(struct cpn_store *s)
 {
-    struct cpn_store *s = cpn_store_new(dt, ndim, shape);
     if (!s) return cpn_raise(CPN_ERR_VALUE);
     struct cpn_view *v = cpn_view_new(s);
     cpn_store_release(s);
     return cpn_array_wrap(v);
+}
+
+PyObject *cpn_array_new(enum cpn_dtype dt, int ndim, const int64_t *shape)
+{
+    return wrap_store(cpn_store_new(dt, ndim, shape));
+}
+
+PyObject *cpn_array_new_like(enum cpn_dtype dt, int ndim, const int64_t *shape,
+                             const struct cpn_view *like)
+{
+    return wrap_store(cpn_store_new_like(dt, ndim, shape, like));
+}
+
+PyObject *cpn_array_new_replicated(enum cpn_dtype dt, int ndim, const int64_t *shape)
+{
+    return wrap_store(cpn_store_new_replicated(dt, ndim, shape));
 }
 
 PyObject *cpn_array_from_numpy(PyArrayObject *src)
@@ -122,14 +138,12 @@ PyObject *cpn_array_from_numpy(PyArrayObject *src)
     for (int i = 0; i < nd; i++) shape[i] = PyArray_DIM(a, i);
     PyObject *r = cpn_array_new((enum cpn_dtype)dt, nd, shape);
     if (r) {
+        /* Every rank holds the same data (SPMD): each keeps its own tile of it. */
         struct cpn_view *v = cpn_array_view(r);
-        size_t n = (size_t)PyArray_NBYTES(a);
-        char *dst = cpn_store_data(v->store);
-        if (!dst) {
+        enum cpn_status st = cpn_dist_scatter(v->store, PyArray_DATA(a));
+        if (st != CPN_OK) {
             Py_DECREF(r);
-            r = cpn_raise(CPN_ERR_NOMEM);
-        } else if (n) {
-            memcpy(dst, PyArray_DATA(a), n);
+            r = cpn_raise(st);
         }
     }
     Py_DECREF(a);
@@ -165,18 +179,13 @@ PyObject *cpn_array_to_numpy(PyObject *self)
     PyArrayObject *a = (PyArrayObject *)PyArray_NewFromDescr(&PyArray_Type, d, v->ndim, dims,
                                                              NULL, NULL, 0, NULL);
     if (!a || PyArray_SIZE(a) == 0) return (PyObject *)a;
-    char *src = cpn_view_origin(v);
-    if (!src) {
+    int64_t strides[CPN_MAXDIM];
+    for (int i = 0; i < v->ndim; i++) strides[i] = PyArray_STRIDE(a, i);
+    enum cpn_status st = cpn_dist_read(v, PyArray_DATA(a), strides);   /* gathers on every rank */
+    if (st != CPN_OK) {
         Py_DECREF(a);
-        return cpn_raise(CPN_ERR_NOMEM);
+        return cpn_raise(st);
     }
-    int64_t strides[2][CPN_MAXDIM], off;
-    cpn_view_byte_layout(v, strides[0], &off);
-    for (int i = 0; i < v->ndim; i++) strides[1][i] = PyArray_STRIDE(a, i);
-    char *ptr[2] = {src, PyArray_DATA(a)};
-    struct cpn_kctx ctx = {0};
-    cpn_iterate(cpn_kernel_cast(v->dtype, v->dtype), 2, ptr, v->ndim, v->shape,
-                strides, &ctx);
     return (PyObject *)a;
 }
 
@@ -198,7 +207,7 @@ int cpn_pack_scalar(PyObject *value, enum cpn_dtype dt, union cpn_scalar *out)
 PyObject *cpn_array_cast(PyObject *src, enum cpn_dtype dt)
 {
     struct cpn_view *sv = cpn_array_view(src);
-    PyObject *r = cpn_array_new(dt, sv->ndim, sv->shape);
+    PyObject *r = cpn_array_new_like(dt, sv->ndim, sv->shape, sv);
     if (!r) return NULL;
     struct cpn_op op = {.kind = CPN_OPK_CAST, .nin = 1, .nout = 1};
     op.in[0] = sv;

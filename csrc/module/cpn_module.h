@@ -48,6 +48,12 @@ int cpn_dtype_from_object(PyObject *o);
 PyObject *cpn_array_wrap(struct cpn_view *v);
 /* A new ndarray over a fresh store (buffer allocated lazily, zero-filled). */
 PyObject *cpn_array_new(enum cpn_dtype dt, int ndim, const int64_t *shape);
+/* As cpn_array_new, its store laid out over ranks like the region `like` views (an operand of the
+ * op that will compute it), so that owner-computes moves only halos; like may be NULL. */
+PyObject *cpn_array_new_like(enum cpn_dtype dt, int ndim, const int64_t *shape,
+                             const struct cpn_view *like);
+/* As cpn_array_new, replicated on every rank (reduction results). */
+PyObject *cpn_array_new_replicated(enum cpn_dtype dt, int ndim, const int64_t *shape);
 /* Copy a NumPy array's data into a new ndarray now. */
 PyObject *cpn_array_from_numpy(PyArrayObject *a);
 /* Any array-like (ndarray of ours returned as is, with a new reference). */

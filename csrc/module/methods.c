@@ -5,6 +5,8 @@
 #include "cpn_module.h"
 
 #include "alloc.h"
+#include "comm.h"
+#include "dist.h"
 #include "runtime.h"
 
 static PyObject *helpers_module;
@@ -215,7 +217,7 @@ static PyObject *mod_reduce(PyObject *m, PyObject *args)
                      cpn_op_info(code)->name);
         return NULL;
     }
-    PyObject *r = cpn_array_new(dt, nd, shape);
+    PyObject *r = cpn_array_new_replicated(dt, nd, shape);   /* on every rank, as MPI_Allreduce */
     if (!r) return NULL;
     struct cpn_op op = {.kind = CPN_OPK_REDUCE, .code = code, .nin = 1, .nout = 1, .axes = mask};
     op.dtype = dt;
@@ -343,19 +345,64 @@ static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
 {
     struct cpn_queue_stats s;
     cpn_queue_stats(&s);
-    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L}",
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L}",
                          "ops_executed", (long long)s.ops_executed, "flushes", (long long)s.flushes,
                          "temporaries", (long long)s.temporaries,
                          "bytes_allocated", (long long)cpn_alloc_total_bytes(),
                          "bytes_live", (long long)cpn_alloc_live_bytes(),
-                         "queued", cpn_queue_length(), "bytes_sent", 0LL, "messages_sent", 0LL,
+                         "queued", cpn_queue_length(),
+                         "bytes_sent", (long long)cpn_comm_bytes_sent(),
+                         "messages_sent", (long long)cpn_comm_messages_sent(),
+                         "plans_cached", (long long)cpn_dist_plans_built(),
+                         "plan_hits", (long long)cpn_dist_plan_hits(),
                          "stores_live", (long long)cpn_store_live_count());
 }
 
 static PyObject *mod_reset_stats(PyObject *m, PyObject *noargs)
 {
     cpn_queue_reset_stats();
+    cpn_comm_reset_stats();
+    cpn_dist_reset_stats();
     Py_RETURN_NONE;
+}
+
+/* bcast_u64(x): rank 0's value of x on every rank (seeds drawn from the OS).  Collective. */
+static PyObject *mod_bcast_u64(PyObject *m, PyObject *arg)
+{
+    unsigned long long x = PyLong_AsUnsignedLongLongMask(arg);
+    if (PyErr_Occurred()) return NULL;
+    enum cpn_status st = cpn_comm_bcast(&x, sizeof x, 0);
+    if (st != CPN_OK) return cpn_raise(st);
+    return PyLong_FromUnsignedLongLong(x);
+}
+
+/* _abort(code): end every rank of the job (an uncaught exception on one rank). */
+static PyObject *mod_abort(PyObject *m, PyObject *arg)
+{
+    int code = (int)PyLong_AsLong(arg);
+    fflush(stdout);
+    fflush(stderr);
+    cpn_comm_abort(code ? code : 1);
+    Py_RETURN_NONE;
+}
+
+/* _tiling(a): (tiled, grid, this rank's tile box) of the array's store, for tests. */
+static PyObject *mod_tiling(PyObject *m, PyObject *a)
+{
+    if (check_array(a) < 0) return NULL;
+    const struct cpn_store *s = cpn_store_root(cpn_array_view(a)->store);
+    PyObject *grid = PyTuple_New(s->ndim), *lo = PyTuple_New(s->ndim), *hi = PyTuple_New(s->ndim);
+    if (!grid || !lo || !hi) {
+        Py_XDECREF(grid); Py_XDECREF(lo); Py_XDECREF(hi);
+        return NULL;
+    }
+    for (int d = 0; d < s->ndim; d++) {
+        PyTuple_SET_ITEM(grid, d, PyLong_FromLong(s->grid[d]));
+        PyTuple_SET_ITEM(lo, d, PyLong_FromLongLong(s->tlo[d]));
+        PyTuple_SET_ITEM(hi, d, PyLong_FromLongLong(s->thi[d]));
+    }
+    return Py_BuildValue("{s:O,s:N,s:N,s:N}", "tiled", s->tiled ? Py_True : Py_False, "grid", grid,
+                         "lo", lo, "hi", hi);
 }
 
 static PyObject *mod_alloc_fail_after(PyObject *m, PyObject *arg)
@@ -404,6 +451,9 @@ PyMethodDef cpn_module_methods[] = {
     {"runtime_info", mod_runtime_info, METH_NOARGS, "Rank, ranks, threads, backend, MPI and CUDA."},
     {"runtime_stats", mod_runtime_stats, METH_NOARGS, "This rank's counters."},
     {"reset_stats", mod_reset_stats, METH_NOARGS, "Zero this rank's counters."},
+    {"bcast_u64", mod_bcast_u64, METH_O, "Rank 0's value of an unsigned 64-bit integer."},
+    {"_abort", mod_abort, METH_O, "Abort every rank of the job."},
+    {"_tiling", mod_tiling, METH_O, "How the array's store is laid out over ranks."},
     {"_alloc_fail_after", mod_alloc_fail_after, METH_O, "Test hook: fail the n-th allocation."},
     {"_shares_store", mod_shares_store, METH_VARARGS, "Do two arrays view one store?"},
     {"_may_overlap", mod_may_overlap, METH_VARARGS, "May two arrays touch a common element?"},

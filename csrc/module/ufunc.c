@@ -298,7 +298,10 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
     if (out && (int)cpn_array_dtype(out) == res.out) {
         target = Py_NewRef(out);
     } else {
-        target = cpn_array_new(res.out, ndim, shape);
+        /* Lay the result out like an operand, so that owner-computes keeps it local. */
+        const struct cpn_view *like = out ? cpn_array_view(out) : NULL;
+        for (int i = 0; !like && i < nin; i++) like = bviews[i];
+        target = cpn_array_new_like(res.out, ndim, shape, like);
         if (!target) goto fail;
     }
     op.out[0] = cpn_array_view(target);

@@ -8,7 +8,9 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "dist.h"
 #include "kernels.h"
+#include "partition.h"
 
 #define QUEUE_BOUND 512
 
@@ -109,7 +111,7 @@ static enum cpn_status exec_direct(const struct cpn_op *op)
         char *o = cpn_view_origin(out);
         if (!o) return CPN_ERR_NOMEM;
         CPN_ASSERT(cpn_view_is_contiguous(out));
-        cpn_kernel_arange(view_dtype(out), o, cpn_view_size(out), op->dparam[0], op->dparam[1],
+        cpn_kernel_arange(view_dtype(out), o, 0, cpn_view_size(out), op->dparam[0], op->dparam[1],
                           op->iparam[0], op->iparam[1]);
         return CPN_OK;
     }
@@ -165,6 +167,13 @@ static bool needs_temporary(const struct cpn_op *op)
 }
 
 enum cpn_status cpn_op_execute(const struct cpn_op *op)
+{
+    if (op->nout == 0 || cpn_view_size(op->out[0]) == 0) return CPN_OK;
+    if (cpn_partition_ranks() > 1 && !cpn_dist_op_is_local(op)) return cpn_dist_execute(op);
+    return cpn_op_execute_local(op);
+}
+
+enum cpn_status cpn_op_execute_local(const struct cpn_op *op)
 {
     if (op->nout == 0 || cpn_view_size(op->out[0]) == 0) return CPN_OK;
     if (!needs_temporary(op)) return exec_direct(op);

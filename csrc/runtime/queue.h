@@ -23,8 +23,12 @@ enum cpn_status cpn_queue_flush(void);
 /* Number of ops waiting.  Local. */
 int cpn_queue_length(void);
 
-/* Execute one op now, ignoring the queue (used by the queue and by C tests).  Local. */
+/* Execute one op now, ignoring the queue (used by the queue and by C tests); on several ranks
+ * through the distributed executor (dist.h).  Collective. */
 enum cpn_status cpn_op_execute(const struct cpn_op *op);
+/* Execute one op on this rank's buffers as if they were whole stores: the single-process path,
+ * also used for ops whose stores are all replicated.  Local. */
+enum cpn_status cpn_op_execute_local(const struct cpn_op *op);
 
 /* Counters since the last reset.  Local. */
 struct cpn_queue_stats {

@@ -7,6 +7,7 @@
 
 #include "cpn_config.h"
 #include "kernels.h"
+#include "partition.h"
 #include "queue.h"
 #if CPN_HAVE_MPI
 #include <mpi.h>
@@ -51,6 +52,8 @@ enum cpn_status cpn_runtime_init(void)
         MPI_Comm_free(&node);
     }
 #endif
+    const char *mt = getenv("CUPYNUM_MIN_TILE");
+    cpn_partition_configure(rank, ranks, mt ? atoll(mt) : 0);
     /* Threads: the cores this rank may use (cores on the node / ranks on the node). */
     const char *env = getenv("CUPYNUM_THREADS");
     int threads = env ? atoi(env) : 0;

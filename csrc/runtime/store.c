@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "partition.h"
 
 static uint64_t next_id = 1;
 static int64_t live_count;
@@ -42,6 +43,8 @@ static struct cpn_store *store_alloc(enum cpn_dtype dtype, int ndim, const int64
     s->data = NULL;
     s->poison = CPN_OK;
     s->poison_msg = NULL;
+    s->tiled = false;
+    s->splits = NULL;
     s->refcnt = 1;
     s->id = next_id++;
     s->dtype = dtype;
@@ -52,15 +55,79 @@ static struct cpn_store *store_alloc(enum cpn_dtype dtype, int ndim, const int64
         s->shape[i] = shape[i];
         s->stride[i] = st;
         st *= shape[i] ? shape[i] : 1;
+        s->grid[i] = 1;
+        s->rank_stride[i] = 1;
+        s->tlo[i] = 0;
+        s->thi[i] = shape[i];
     }
+    for (int i = 0; i < ndim; i++) s->tstride[i] = s->stride[i];
+    s->tsize = size;
+    return s;
+}
+
+/* The local tile of `s` for this rank, from its tiling. */
+static void set_local(struct cpn_store *s)
+{
+    cpn_store_tile_box(s, cpn_partition_rank(), s->tlo, s->thi);
+    int64_t st = 1;
+    for (int d = s->ndim - 1; d >= 0; d--) {
+        s->tstride[d] = st;
+        int64_t e = s->thi[d] - s->tlo[d];
+        st *= e > 0 ? e : 0;
+    }
+    s->tsize = 1;
+    for (int d = 0; d < s->ndim; d++) s->tsize *= s->thi[d] - s->tlo[d];
+}
+
+enum tile_mode { TILE_DEFAULT, TILE_LIKE, TILE_REPLICATED };
+
+static struct cpn_store *store_new(enum cpn_dtype dtype, int ndim, const int64_t *shape,
+                                   enum tile_mode mode, const struct cpn_view *like)
+{
+    struct cpn_store *s = store_alloc(dtype, ndim, shape);
+    if (!s) return NULL;
+    live_count++;
+    enum cpn_status st = CPN_OK;
+    if (mode == TILE_LIKE) st = cpn_partition_like(s, like);
+    else if (mode == TILE_DEFAULT) st = cpn_partition_default(s);
+    if (st != CPN_OK) {
+        cpn_store_release(s);
+        return NULL;
+    }
+    set_local(s);
     return s;
 }
 
 struct cpn_store *cpn_store_new(enum cpn_dtype dtype, int ndim, const int64_t *shape)
 {
-    struct cpn_store *s = store_alloc(dtype, ndim, shape);
-    if (s) live_count++;
-    return s;
+    return store_new(dtype, ndim, shape, TILE_DEFAULT, NULL);
+}
+
+struct cpn_store *cpn_store_new_like(enum cpn_dtype dtype, int ndim, const int64_t *shape,
+                                     const struct cpn_view *like)
+{
+    return store_new(dtype, ndim, shape, like ? TILE_LIKE : TILE_DEFAULT, like);
+}
+
+struct cpn_store *cpn_store_new_replicated(enum cpn_dtype dtype, int ndim, const int64_t *shape)
+{
+    return store_new(dtype, ndim, shape, TILE_REPLICATED, NULL);
+}
+
+void cpn_store_tile_box(const struct cpn_store *s, int rank, int64_t *lo, int64_t *hi)
+{
+    const int64_t *sp = s->splits;
+    for (int d = 0; d < s->ndim; d++) {
+        if (!s->tiled || s->grid[d] == 1) {
+            lo[d] = 0;
+            hi[d] = s->shape[d];
+        } else {
+            int64_t c = (rank / s->rank_stride[d]) % s->grid[d];
+            lo[d] = sp[c];
+            hi[d] = sp[c + 1];
+        }
+        if (s->tiled) sp += s->grid[d] + 1;
+    }
 }
 
 struct cpn_store *cpn_store_flat_alias(struct cpn_store *s)
@@ -83,6 +150,7 @@ void cpn_store_release(struct cpn_store *s)
     } else {
         cpn_free(s->data);
         cpn_free(s->poison_msg);
+        cpn_free(s->splits);
         live_count--;
     }
     if (pool_n < STORE_POOL) pool[pool_n++] = s;
@@ -93,7 +161,7 @@ static void *store_data(struct cpn_store *s, int zero)
 {
     struct cpn_store *r = cpn_store_root(s);
     if (!r->data) {
-        size_t n = (size_t)r->size * cpn_dtype_size(r->dtype);
+        size_t n = (size_t)r->tsize * cpn_dtype_size(r->dtype);
         r->data = zero ? cpn_alloc_zeroed(n ? n : 1) : cpn_alloc(n ? n : 1);
     }
     return r->data;

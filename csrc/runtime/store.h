@@ -6,11 +6,15 @@
  * merge dimensions of a view are expressed on the root's flat alias (see view.c).  Stores are
  * reference counted; an alias holds a reference to its root.
  *
- * Distribution (a tiling over ranks) is the distribution issue's; today every store is
- * replicated: each rank holds all of it. */
+ * Distribution: a store is either replicated (every rank holds all of it) or tiled: block-
+ * partitioned over a process grid, grid[d] tiles along dimension d cut at split points, tile
+ * coordinates c owned by rank sum(c[d] * rank_stride[d]).  The buffer holds only this rank's tile
+ * [tlo, thi), in C order with strides tstride (for a replicated store: the whole store, and
+ * tstride == stride).  partition.c decides tilings. */
 #ifndef CPN_STORE_H
 #define CPN_STORE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dtype.h"
@@ -31,11 +35,31 @@ struct cpn_store {
     enum cpn_status poison;        /* root stores: CPN_OK, or the error of the op that failed
                                     * to compute this store (reading it raises that error) */
     char *poison_msg;
+    /* distribution (root stores) */
+    bool tiled;
+    int grid[CPN_MAXDIM];
+    int64_t rank_stride[CPN_MAXDIM];
+    int64_t *splits;               /* grid[d] + 1 split points per dimension, back to back */
+    int64_t tlo[CPN_MAXDIM], thi[CPN_MAXDIM], tstride[CPN_MAXDIM];
+    int64_t tsize;                 /* elements in this rank's buffer */
 };
 
 /* A new root store of `shape` (ndim <= CPN_MAXDIM, non-negative extents); refcount 1.
  * NULL with CPN_ERR_VALUE / CPN_ERR_NOMEM recorded on failure.  Local. */
 struct cpn_store *cpn_store_new(enum cpn_dtype dtype, int ndim, const int64_t *shape);
+
+/* As cpn_store_new, tiled like the store region `like` views when that is possible (so an
+ * element-wise result lines up with its operand and needs no communication), else as
+ * cpn_store_new decides.  `like` is a struct cpn_view with like->ndim == ndim and the same
+ * shape.  Local (a pure function of its arguments on every rank). */
+struct cpn_view;
+struct cpn_store *cpn_store_new_like(enum cpn_dtype dtype, int ndim, const int64_t *shape,
+                                     const struct cpn_view *like);
+/* A store replicated on every rank whatever its size.  Local. */
+struct cpn_store *cpn_store_new_replicated(enum cpn_dtype dtype, int ndim, const int64_t *shape);
+
+/* The tile [lo, hi) of `rank` (the whole store when replicated).  Local. */
+void cpn_store_tile_box(const struct cpn_store *s, int rank, int64_t *lo, int64_t *hi);
 
 /* A 1-D alias of `s`'s root covering all its elements in order; refcount 1.  Local. */
 struct cpn_store *cpn_store_flat_alias(struct cpn_store *s);
@@ -45,7 +69,10 @@ void cpn_store_retain(struct cpn_store *s);
 void cpn_store_release(struct cpn_store *s);
 
 /* The root store whose buffer `s` uses (s itself for a root).  Local. */
-static inline struct cpn_store *cpn_store_root(struct cpn_store *s) { return s->root ? s->root : s; }
+static inline struct cpn_store *cpn_store_root(const struct cpn_store *s)
+{
+    return (struct cpn_store *)(s->root ? s->root : s);
+}
 
 /* The store's buffer, allocated (zero-filled) on first use; NULL with CPN_ERR_NOMEM.  Local. */
 void *cpn_store_data(struct cpn_store *s);

@@ -14,13 +14,20 @@ from .. import _core
 from .._array_api import ndarray
 
 _UNIFORM, _NORMAL = 0, 1
-_state = {"seed": int.from_bytes(os.urandom(8), "little"), "stream": 0}
+
+
+def _os_seed():
+    """A seed from the OS, the same on every rank (rank 0's)."""
+    return _core.bcast_u64(int.from_bytes(os.urandom(8), "little"))
+
+
+_state = {"seed": _os_seed(), "stream": 0}
 
 
 def seed(seed=None):
     """Reseed the generator; None draws a seed from the operating system."""
     if seed is None:
-        s = int.from_bytes(os.urandom(8), "little")
+        s = _os_seed()
     else:
         s = operator.index(seed) if not isinstance(seed, (float,)) else int(seed)
         if s < 0 or s > 2**64 - 1:

@@ -1,0 +1,46 @@
+/* comm.h: the transport between ranks: MPI when built with it and launched under a launcher,
+ * nothing at all on one rank.
+ *
+ * Point-to-point traffic is split-phase (cpn_comm_post, then cpn_comm_wait) so that work can
+ * overlap it.  Collectives are deterministic: the same bytes result on every rank. */
+#ifndef CPN_COMM_H
+#define CPN_COMM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "status.h"
+
+struct cpn_msg {
+    int peer;
+    int tag;
+    void *buf;
+    size_t bytes;
+};
+
+/* This rank and the number of ranks (1 without MPI).  Local. */
+int cpn_comm_rank(void);
+int cpn_comm_size(void);
+
+/* Post every receive, then every send; returns a handle for cpn_comm_wait (NULL when nothing was
+ * posted).  Counts bytes and messages sent.  Collective in the sense that peers must post the
+ * matching messages. */
+enum cpn_status cpn_comm_post(int nrecv, const struct cpn_msg *recvs, int nsend,
+                              const struct cpn_msg *sends, void **handle);
+/* Complete what cpn_comm_post started and free the handle.  Local. */
+enum cpn_status cpn_comm_wait(void *handle);
+
+/* Every rank contributes `mine` (counts[rank] bytes); `all` receives the pieces in rank order
+ * (counts[r] bytes each, back to back).  Collective. */
+enum cpn_status cpn_comm_allgatherv(const void *mine, void *all, const size_t *counts);
+/* Broadcast `bytes` from `root`.  Collective. */
+enum cpn_status cpn_comm_bcast(void *buf, size_t bytes, int root);
+/* Terminate every rank (after an uncaught error on one).  Local, does not return. */
+void cpn_comm_abort(int code);
+
+/* Traffic counters of this rank. */
+int64_t cpn_comm_bytes_sent(void);
+int64_t cpn_comm_messages_sent(void);
+void cpn_comm_reset_stats(void);
+
+#endif

@@ -1,0 +1,1003 @@
+/* dist.c: owner computes, over tiled stores.
+ *
+ * Element-wise ops and casts take the box path: this rank computes the part of the output view
+ * that lands in its output tile (the work box, a box of view indices); for each input view the
+ * image of that box is the store box it needs, and the pieces of it that other ranks own are
+ * exchanged with non-blocking point-to-point messages.  Receives and sends are posted first, the
+ * interior of the work box (whose inputs are all local) is computed while they fly, then the
+ * border.  What moves where is the op's plan, cached by the op's signature.  Reductions reduce
+ * locally and combine the per-rank partials in rank order (the same bytes on every rank).
+ * Anything else (matrix products, views through flat aliases, reshapes that split a dimension
+ * of the output) is computed on gathered copies and the results are scattered back: correct,
+ * not fast.  Inputs that alias the output are read into buffers before anything is written, so
+ * `a[1:] += a[:-1]` reads the old values everywhere. */
+#include "dist.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "comm.h"
+#include "kernels.h"
+#include "partition.h"
+#include "queue.h"
+#include "store.h"
+
+struct box {
+    int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];
+};
+
+static int64_t box_count(const struct box *b, int n)
+{
+    int64_t c = 1;
+    for (int d = 0; d < n; d++) c *= b->hi[d] > b->lo[d] ? b->hi[d] - b->lo[d] : 0;
+    return c;
+}
+
+static bool box_intersect(const struct box *a, const struct box *b, int n, struct box *out)
+{
+    bool ok = true;
+    for (int d = 0; d < n; d++) {
+        out->lo[d] = a->lo[d] > b->lo[d] ? a->lo[d] : b->lo[d];
+        out->hi[d] = a->hi[d] < b->hi[d] ? a->hi[d] : b->hi[d];
+        if (out->hi[d] <= out->lo[d]) ok = false;
+    }
+    return ok;
+}
+
+static void dense_strides(const struct box *b, int n, int64_t *st)
+{
+    int64_t s = 1;
+    for (int d = n - 1; d >= 0; d--) {
+        st[d] = s;
+        s *= b->hi[d] - b->lo[d];
+    }
+}
+
+static void tile_of(const struct cpn_store *s, int rank, struct box *b)
+{
+    cpn_store_tile_box(s, rank, b->lo, b->hi);
+}
+
+/* Copy store region r between two buffers, each holding a store box starting at *lo with element
+ * strides *st. */
+static void copy_region(int n, const struct box *r, size_t item, char *dst, const int64_t *dlo,
+                        const int64_t *dst_st, const char *src, const int64_t *slo,
+                        const int64_t *src_st)
+{
+    if (n == 0) {
+        memcpy(dst, src, item);
+        return;
+    }
+    int64_t ext[CPN_MAXDIM], rows = 1;
+    for (int d = 0; d < n; d++) {
+        ext[d] = r->hi[d] - r->lo[d];
+        if (ext[d] <= 0) return;
+        if (d < n - 1) rows *= ext[d];
+    }
+    const int last = n - 1;
+    for (int64_t row = 0; row < rows; row++) {
+        int64_t q = row, doff = 0, soff = 0;
+        for (int d = last - 1; d >= 0; d--) {
+            int64_t i = r->lo[d] + q % ext[d];
+            q /= ext[d];
+            doff += (i - dlo[d]) * dst_st[d];
+            soff += (i - slo[d]) * src_st[d];
+        }
+        doff += (r->lo[last] - dlo[last]) * dst_st[last];
+        soff += (r->lo[last] - slo[last]) * src_st[last];
+        if (dst_st[last] == 1 && src_st[last] == 1) {
+            memcpy(dst + doff * (int64_t)item, src + soff * (int64_t)item, (size_t)ext[last] * item);
+        } else {
+            for (int64_t k = 0; k < ext[last]; k++)
+                memcpy(dst + (doff + k * dst_st[last]) * (int64_t)item,
+                       src + (soff + k * src_st[last]) * (int64_t)item, item);
+        }
+    }
+}
+
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+/* The view indices whose elements lie in store box t.  Returns 1 (box in *w), 0 (none) or -1 when
+ * the set is not a box (two view dimensions walk one store dimension). */
+static int preimage(const struct cpn_view *v, const struct box *t, struct box *w)
+{
+    int walked[CPN_MAXDIM] = {0};
+    for (int i = 0; i < v->ndim; i++)
+        if (v->sdim[i] >= 0 && walked[v->sdim[i]]++) return -1;
+    for (int d = 0; d < v->store->ndim; d++)
+        if (!walked[d] && (v->off[d] < t->lo[d] || v->off[d] >= t->hi[d])) return 0;
+    for (int i = 0; i < v->ndim; i++) {
+        int64_t n = v->shape[i], lo = 0, hi = n;
+        int d = v->sdim[i];
+        if (d >= 0) {
+            int64_t s = v->step[i], o = v->off[d];
+            if (s > 0) {
+                lo = -floor_div(o - t->lo[d], s);   /* ceil((t.lo - o) / s) */
+                hi = -floor_div(o - t->hi[d], s);
+            } else {
+                int64_t a = -s;
+                lo = floor_div(o - t->hi[d], a) + 1;
+                hi = floor_div(o - t->lo[d], a) + 1;
+            }
+            if (lo < 0) lo = 0;
+            if (hi > n) hi = n;
+        }
+        w->lo[i] = lo;
+        w->hi[i] = hi;
+        if (hi <= lo) return 0;
+    }
+    return 1;
+}
+
+/* The store box the view reads for view-index box w (non-empty). */
+static void image(const struct cpn_view *v, const struct box *w, struct box *need)
+{
+    for (int d = 0; d < v->store->ndim; d++) need->lo[d] = need->hi[d] = v->off[d];
+    for (int i = 0; i < v->ndim; i++) {
+        int d = v->sdim[i];
+        if (d < 0) continue;
+        int64_t a = v->step[i] * w->lo[i], b = v->step[i] * (w->hi[i] - 1);
+        need->lo[d] += a < b ? a : b;
+        need->hi[d] += a < b ? b : a;
+    }
+    for (int d = 0; d < v->store->ndim; d++) need->hi[d] += 1;
+}
+
+/* Origin pointer and byte strides of view v restricted to view-index box r, in a buffer holding
+ * store box [blo, ...) with element strides bst. */
+static char *region_layout(const struct cpn_view *v, const struct box *r, char *buf, const int64_t *blo,
+                           const int64_t *bst, int64_t *byte_strides)
+{
+    const struct cpn_store *s = v->store;
+    int64_t item = (int64_t)cpn_dtype_size(s->dtype), off = 0;
+    int64_t pos[CPN_MAXDIM];
+    for (int d = 0; d < s->ndim; d++) pos[d] = v->off[d];
+    for (int i = 0; i < v->ndim; i++) {
+        if (v->sdim[i] >= 0) pos[v->sdim[i]] += v->step[i] * r->lo[i];
+        byte_strides[i] = v->sdim[i] < 0 ? 0 : v->step[i] * bst[v->sdim[i]] * item;
+    }
+    for (int d = 0; d < s->ndim; d++) off += (pos[d] - blo[d]) * bst[d];
+    return buf + off * item + (v->part == 2 ? item / 2 : 0);
+}
+
+/* ---- plans ---------------------------------------------------------------------------------- */
+
+struct piece {
+    int rank;
+    struct box box;
+};
+
+struct in_plan {
+    bool view;          /* false: an inline scalar */
+    bool buffered;      /* read through a buffer of `need` (remote pieces or aliasing) */
+    bool has_interior;  /* the preimage of the local part is a box */
+    struct box need;    /* store box read (when the work box is non-empty) */
+    struct box local;   /* the part of `need` held here */
+    int nrecv, nsend;
+    struct piece *recv, *send;
+};
+
+struct plan {
+    uint64_t hash;
+    size_t keylen;
+    unsigned char *key;
+    bool work;                   /* this rank computes something */
+    struct box w;                /* the work box (view indices of the output) */
+    bool interior;               /* wint is valid and non-empty */
+    struct box wint;
+    struct in_plan in[CPN_OP_MAXIN];
+};
+
+#define PLAN_SLOTS 512
+static struct plan *plans[PLAN_SLOTS];
+static int64_t plans_built, plan_hits;
+
+int64_t cpn_dist_plans_built(void) { return plans_built; }
+int64_t cpn_dist_plan_hits(void) { return plan_hits; }
+void cpn_dist_reset_stats(void) { plans_built = plan_hits = 0; }
+
+struct keybuf {
+    unsigned char *p;
+    size_t n, cap;
+};
+
+static void key_put(struct keybuf *k, const void *data, size_t n)
+{
+    if (k->n + n > k->cap) return;   /* caller sizes the buffer */
+    memcpy(k->p + k->n, data, n);
+    k->n += n;
+}
+
+static void key_view(struct keybuf *k, const struct cpn_view *v)
+{
+    int32_t hdr[4] = {v ? v->ndim : -1, v ? v->part : 0, v ? (int32_t)v->dtype : 0,
+                      v ? v->store->ndim : 0};
+    key_put(k, hdr, sizeof hdr);
+    if (!v) return;
+    const struct cpn_store *s = v->store;
+    key_put(k, v->shape, (size_t)v->ndim * sizeof v->shape[0]);
+    key_put(k, v->sdim, (size_t)v->ndim * sizeof v->sdim[0]);
+    key_put(k, v->step, (size_t)v->ndim * sizeof v->step[0]);
+    key_put(k, v->off, (size_t)s->ndim * sizeof v->off[0]);
+    key_put(k, s->shape, (size_t)s->ndim * sizeof s->shape[0]);
+    int32_t t = s->tiled;
+    key_put(k, &t, sizeof t);
+    if (s->tiled) {
+        int64_t nsp = 0;
+        for (int d = 0; d < s->ndim; d++) nsp += s->grid[d] + 1;
+        key_put(k, s->grid, (size_t)s->ndim * sizeof s->grid[0]);
+        key_put(k, s->rank_stride, (size_t)s->ndim * sizeof s->rank_stride[0]);
+        key_put(k, s->splits, (size_t)nsp * sizeof(int64_t));
+    }
+}
+
+static size_t key_size(const struct cpn_view *v)
+{
+    if (!v) return 16;
+    int64_t nsp = 0;
+    for (int d = 0; d < v->store->ndim; d++) nsp += v->store->grid[d] + 1;
+    return 16 + 4 * (size_t)v->ndim * 8 + 4 * (size_t)v->store->ndim * 8 + (size_t)nsp * 8 + 64;
+}
+
+/* Which inputs share the output's store: the aliasing that forces a buffer.  Part of the key. */
+static void op_key(const struct cpn_op *op, struct keybuf *k)
+{
+    int32_t hdr[4] = {op->kind, op->nin, 0, 0};
+    key_put(k, hdr, sizeof hdr);
+    key_view(k, op->out[0]);
+    for (int i = 0; i < op->nin; i++) {
+        key_view(k, op->in[i]);
+        int32_t alias = op->in[i] && cpn_store_root(op->in[i]->store) == cpn_store_root(op->out[0]->store);
+        key_put(k, &alias, sizeof alias);
+    }
+}
+
+static uint64_t fnv1a(const unsigned char *p, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    return h;
+}
+
+static void plan_free(struct plan *p)
+{
+    if (!p) return;
+    for (int i = 0; i < CPN_OP_MAXIN; i++) {
+        cpn_free(p->in[i].recv);
+        cpn_free(p->in[i].send);
+    }
+    cpn_free(p->key);
+    cpn_free(p);
+}
+
+/* Build the box plan of an element-wise op; NULL with *expressible = false when the op must take
+ * the gather path. */
+static struct plan *plan_build(const struct cpn_op *op, bool *expressible)
+{
+    const struct cpn_view *out = op->out[0];
+    const struct cpn_store *so = out->store;
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    *expressible = false;
+    struct plan *p = cpn_alloc(sizeof *p);
+    if (!p) return NULL;
+    memset(p, 0, sizeof *p);
+    struct box t;
+    tile_of(so, me, &t);
+    int rc = preimage(out, &t, &p->w);
+    if (rc < 0) {
+        plan_free(p);
+        return NULL;
+    }
+    p->work = rc > 0;
+    /* Every rank's work box, for the send side. */
+    struct box *wq = cpn_alloc((size_t)P * sizeof *wq);
+    bool *wq_ok = cpn_alloc((size_t)P * sizeof *wq_ok);
+    if (!wq || !wq_ok) goto oom;
+    for (int q = 0; q < P; q++) {
+        struct box tq;
+        tile_of(so, q, &tq);
+        wq_ok[q] = preimage(out, &tq, &wq[q]) > 0;
+    }
+    bool interior_ok = p->work;
+    struct box wint = p->w;
+    for (int k = 0; k < op->nin; k++) {
+        const struct cpn_view *v = op->in[k];
+        struct in_plan *ip = &p->in[k];
+        if (!v) continue;
+        ip->view = true;
+        const struct cpn_store *s = v->store;
+        const int n = s->ndim;
+        bool aliased = cpn_store_root(s) == cpn_store_root(so);
+        struct box mine;
+        tile_of(s, me, &mine);
+        ip->recv = cpn_alloc((size_t)P * sizeof *ip->recv);
+        ip->send = cpn_alloc((size_t)P * sizeof *ip->send);
+        if (!ip->recv || !ip->send) goto oom;
+        if (p->work) {
+            image(v, &p->w, &ip->need);
+            box_intersect(&ip->need, &mine, n, &ip->local);
+            if (s->tiled)
+                for (int r = 0; r < P; r++) {
+                    struct box tr, piece;
+                    if (r == me) continue;
+                    tile_of(s, r, &tr);
+                    if (box_intersect(&ip->need, &tr, n, &piece)) ip->recv[ip->nrecv++] = (struct piece){r, piece};
+                }
+            ip->buffered = aliased || ip->nrecv > 0;
+            if (ip->nrecv > 0) {
+                /* Interior: the work indices whose input elements are held here. */
+                struct box pw;
+                int prc = preimage(v, &mine, &pw);
+                if (prc < 0) interior_ok = false;
+                else if (prc == 0 || !box_intersect(&wint, &pw, out->ndim, &wint)) interior_ok = false;
+            }
+        }
+        if (s->tiled)
+            for (int q = 0; q < P; q++) {
+                struct box nq, piece;
+                if (q == me || !wq_ok[q]) continue;
+                image(v, &wq[q], &nq);
+                if (box_intersect(&nq, &mine, n, &piece)) ip->send[ip->nsend++] = (struct piece){q, piece};
+            }
+    }
+    p->interior = interior_ok && out->ndim > 0;
+    p->wint = wint;
+    cpn_free(wq);
+    cpn_free(wq_ok);
+    *expressible = true;
+    return p;
+oom:
+    cpn_free(wq);
+    cpn_free(wq_ok);
+    plan_free(p);
+    return NULL;
+}
+
+/* The cached plan of `op`, building it on a miss.  NULL: not expressible (or OOM, with the
+ * status in *st). */
+static struct plan *plan_get(const struct cpn_op *op, enum cpn_status *st)
+{
+    *st = CPN_OK;
+    size_t cap = 64 + key_size(op->out[0]);
+    for (int i = 0; i < op->nin; i++) cap += key_size(op->in[i]) + 8;
+    struct keybuf k = {cpn_alloc(cap), 0, cap};
+    if (!k.p) {
+        *st = CPN_ERR_NOMEM;
+        return NULL;
+    }
+    op_key(op, &k);
+    uint64_t h = fnv1a(k.p, k.n);
+    struct plan **slot = &plans[h % PLAN_SLOTS];
+    if (*slot && (*slot)->hash == h && (*slot)->keylen == k.n && !memcmp((*slot)->key, k.p, k.n)) {
+        cpn_free(k.p);
+        plan_hits++;
+        return *slot;
+    }
+    bool expressible;
+    struct plan *p = plan_build(op, &expressible);
+    if (!p) {
+        cpn_free(k.p);
+        if (expressible) *st = CPN_ERR_NOMEM;
+        return NULL;
+    }
+    p->hash = h;
+    p->key = k.p;
+    p->keylen = k.n;
+    plan_free(*slot);
+    *slot = p;
+    plans_built++;
+    return p;
+}
+
+/* ---- the box path ---------------------------------------------------------------------------- */
+
+static bool covers_store(const struct cpn_view *v)
+{
+    if (v->part || cpn_view_size(v) != cpn_store_root(v->store)->size) return false;
+    for (int i = 0; i < v->ndim; i++)
+        if (v->sdim[i] < 0 && v->shape[i] > 1) return false;
+    return true;
+}
+
+struct exec_bufs {
+    char *buf[CPN_OP_MAXIN];           /* input box buffers (buffered inputs) */
+    char **recv[CPN_OP_MAXIN];         /* staging per received piece */
+    char **send[CPN_OP_MAXIN];
+};
+
+static void compute_region(const struct cpn_op *op, cpn_loop_fn fn, const struct plan *p,
+                           const struct box *r, char *obase, const struct exec_bufs *eb,
+                           struct cpn_kctx *ctx)
+{
+    const struct cpn_view *out = op->out[0];
+    int64_t strides[CPN_MAXARGS][CPN_MAXDIM], ext[CPN_MAXDIM];
+    char *ptr[CPN_MAXARGS];
+    for (int i = 0; i < out->ndim; i++) {
+        ext[i] = r->hi[i] - r->lo[i];
+        if (ext[i] <= 0) return;
+    }
+    for (int k = 0; k < op->nin; k++) {
+        const struct cpn_view *v = op->in[k];
+        if (!v) {
+            ptr[k] = (char *)op->scalar[k].bytes;
+            for (int i = 0; i < out->ndim; i++) strides[k][i] = 0;
+            continue;
+        }
+        const struct in_plan *ip = &p->in[k];
+        const struct cpn_store *s = v->store;
+        if (ip->buffered) {
+            int64_t bst[CPN_MAXDIM];
+            dense_strides(&ip->need, s->ndim, bst);
+            ptr[k] = region_layout(v, r, eb->buf[k], ip->need.lo, bst, strides[k]);
+        } else {
+            ptr[k] = region_layout(v, r, cpn_store_root((struct cpn_store *)s)->data, s->tlo, s->tstride, strides[k]);
+        }
+    }
+    ptr[op->nin] = region_layout(out, r, obase, out->store->tlo, out->store->tstride, strides[op->nin]);
+    cpn_iterate(fn, op->nin + 1, ptr, out->ndim, ext, strides, ctx);
+}
+
+static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
+{
+    const struct cpn_view *out = op->out[0];
+    struct cpn_store *so = out->store;
+    cpn_loop_fn fn;
+    if (op->kind == CPN_OPK_ELEMENTWISE) {
+        fn = cpn_kernel_elementwise(op->code, op->dtype);
+        if (!fn)
+            return cpn_error(CPN_ERR_TYPE, "ufunc '%s' has no loop for dtype %s",
+                             cpn_op_info(op->code)->name, cpn_dtype_name(op->dtype));
+    } else {
+        enum cpn_dtype from = op->in[0] ? op->in[0]->dtype : op->dtype;
+        fn = cpn_kernel_cast(from, out->dtype);
+    }
+    /* Make sure every buffer exists (a rank with no work still sends). */
+    bool overwrite = covers_store(out);
+    for (int k = 0; k < op->nin; k++)
+        if (op->in[k] && cpn_store_root(op->in[k]->store) == cpn_store_root(so)) overwrite = false;
+    char *obase = overwrite ? cpn_store_data_for_overwrite(so) : cpn_store_data(so);
+    if (!obase) return CPN_ERR_NOMEM;
+    for (int k = 0; k < op->nin; k++)
+        if (op->in[k] && !cpn_store_data(op->in[k]->store)) return CPN_ERR_NOMEM;
+
+    struct exec_bufs eb;
+    memset(&eb, 0, sizeof eb);
+    enum cpn_status st = CPN_OK;
+    int nr = 0, ns = 0;
+    for (int k = 0; k < op->nin; k++) {
+        nr += p->in[k].nrecv;
+        ns += p->in[k].nsend;
+    }
+    struct cpn_msg *recvs = cpn_alloc((size_t)(nr + 1) * sizeof *recvs);
+    struct cpn_msg *sends = cpn_alloc((size_t)(ns + 1) * sizeof *sends);
+    void *handle = NULL;
+    if (!recvs || !sends) { st = CPN_ERR_NOMEM; goto done; }
+    nr = ns = 0;
+    for (int k = 0; k < op->nin; k++) {
+        const struct in_plan *ip = &p->in[k];
+        if (!ip->view) continue;
+        const struct cpn_store *s = op->in[k]->store;
+        const int n = s->ndim;
+        size_t item = cpn_dtype_size(s->dtype);
+        eb.recv[k] = cpn_alloc((size_t)(ip->nrecv + 1) * sizeof(char *));
+        eb.send[k] = cpn_alloc((size_t)(ip->nsend + 1) * sizeof(char *));
+        if (!eb.recv[k] || !eb.send[k]) { st = CPN_ERR_NOMEM; goto done; }
+        memset(eb.recv[k], 0, (size_t)(ip->nrecv + 1) * sizeof(char *));
+        memset(eb.send[k], 0, (size_t)(ip->nsend + 1) * sizeof(char *));
+        for (int j = 0; j < ip->nrecv; j++) {
+            size_t bytes = (size_t)box_count(&ip->recv[j].box, n) * item;
+            eb.recv[k][j] = cpn_alloc(bytes);
+            if (!eb.recv[k][j]) { st = CPN_ERR_NOMEM; goto done; }
+            recvs[nr++] = (struct cpn_msg){ip->recv[j].rank, k, eb.recv[k][j], bytes};
+        }
+        const char *tile = cpn_store_root((struct cpn_store *)s)->data;
+        for (int j = 0; j < ip->nsend; j++) {
+            const struct box *b = &ip->send[j].box;
+            size_t bytes = (size_t)box_count(b, n) * item;
+            int64_t pst[CPN_MAXDIM];
+            eb.send[k][j] = cpn_alloc(bytes);
+            if (!eb.send[k][j]) { st = CPN_ERR_NOMEM; goto done; }
+            dense_strides(b, n, pst);
+            copy_region(n, b, item, eb.send[k][j], b->lo, pst, tile, s->tlo, s->tstride);
+            sends[ns++] = (struct cpn_msg){ip->send[j].rank, k, eb.send[k][j], bytes};
+        }
+    }
+    st = cpn_comm_post(nr, recvs, ns, sends, &handle);
+    if (st != CPN_OK) goto done;
+    /* Local parts of the input buffers, before anything is written. */
+    for (int k = 0; k < op->nin && p->work; k++) {
+        const struct in_plan *ip = &p->in[k];
+        if (!ip->view || !ip->buffered) continue;
+        const struct cpn_store *s = op->in[k]->store;
+        size_t item = cpn_dtype_size(s->dtype), bytes = (size_t)box_count(&ip->need, s->ndim) * item;
+        int64_t bst[CPN_MAXDIM];
+        eb.buf[k] = cpn_alloc(bytes ? bytes : 1);
+        if (!eb.buf[k]) { st = CPN_ERR_NOMEM; goto done; }
+        dense_strides(&ip->need, s->ndim, bst);
+        struct box chk;
+        if (box_intersect(&ip->local, &ip->need, s->ndim, &chk) || s->ndim == 0)
+            copy_region(s->ndim, &ip->local, item, eb.buf[k], ip->need.lo, bst,
+                        cpn_store_root((struct cpn_store *)s)->data, s->tlo, s->tstride);
+    }
+    struct cpn_kctx ctx = {0};
+    if (p->work && p->interior) compute_region(op, fn, p, &p->wint, obase, &eb, &ctx);
+    st = cpn_comm_wait(handle);
+    handle = NULL;
+    if (st != CPN_OK) goto done;
+    for (int k = 0; k < op->nin && p->work; k++) {
+        const struct in_plan *ip = &p->in[k];
+        if (!ip->view || !ip->buffered) continue;
+        const struct cpn_store *s = op->in[k]->store;
+        size_t item = cpn_dtype_size(s->dtype);
+        int64_t bst[CPN_MAXDIM], pst[CPN_MAXDIM];
+        dense_strides(&ip->need, s->ndim, bst);
+        for (int j = 0; j < ip->nrecv; j++) {
+            dense_strides(&ip->recv[j].box, s->ndim, pst);
+            copy_region(s->ndim, &ip->recv[j].box, item, eb.buf[k], ip->need.lo, bst, eb.recv[k][j],
+                        ip->recv[j].box.lo, pst);
+        }
+    }
+    if (p->work) {
+        if (!p->interior) {
+            compute_region(op, fn, p, &p->w, obase, &eb, &ctx);
+        } else {
+            /* The border: the work box minus the interior, as slabs. */
+            struct box rest = p->w;
+            for (int d = 0; d < out->ndim; d++) {
+                struct box lo = rest, hi = rest;
+                lo.hi[d] = p->wint.lo[d];
+                hi.lo[d] = p->wint.hi[d];
+                compute_region(op, fn, p, &lo, obase, &eb, &ctx);
+                compute_region(op, fn, p, &hi, obase, &eb, &ctx);
+                rest.lo[d] = p->wint.lo[d];
+                rest.hi[d] = p->wint.hi[d];
+            }
+        }
+    }
+    if (ctx.err) {
+        st = op->code == CPN_OP_POWER && op->kind == CPN_OPK_ELEMENTWISE
+                 ? cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.")
+                 : cpn_error(CPN_ERR_VALUE, "invalid value");
+    }
+done:
+    if (handle) cpn_comm_wait(handle);
+    for (int k = 0; k < CPN_OP_MAXIN; k++) {
+        cpn_free(eb.buf[k]);
+        if (eb.recv[k]) for (int j = 0; j < p->in[k].nrecv; j++) cpn_free(eb.recv[k][j]);
+        if (eb.send[k]) for (int j = 0; j < p->in[k].nsend; j++) cpn_free(eb.send[k][j]);
+        cpn_free(eb.recv[k]);
+        cpn_free(eb.send[k]);
+    }
+    cpn_free(recvs);
+    cpn_free(sends);
+    return st;
+}
+
+/* ---- gathering whole stores ------------------------------------------------------------------- */
+
+/* Fill `full` (C order, whole store) with every rank's tile.  Collective. */
+static enum cpn_status gather_store(const struct cpn_store *s, char *full)
+{
+    const int P = cpn_partition_ranks();
+    const int n = s->ndim;
+    size_t item = cpn_dtype_size(s->dtype);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    if (!counts) return CPN_ERR_NOMEM;
+    size_t total = 0;
+    for (int r = 0; r < P; r++) {
+        struct box b;
+        tile_of(s, r, &b);
+        counts[r] = (size_t)box_count(&b, n) * item;
+        total += counts[r];
+    }
+    char *all = cpn_alloc(total ? total : 1);
+    const char *mine = cpn_store_data((struct cpn_store *)s);
+    enum cpn_status st = all && mine ? CPN_OK : CPN_ERR_NOMEM;
+    if (st == CPN_OK) st = cpn_comm_allgatherv(mine, all, counts);
+    if (st == CPN_OK) {
+        size_t off = 0;
+        for (int r = 0; r < P; r++) {
+            struct box b;
+            int64_t pst[CPN_MAXDIM];
+            tile_of(s, r, &b);
+            dense_strides(&b, n, pst);
+            if (counts[r]) copy_region(n, &b, item, full, (int64_t[CPN_MAXDIM]){0}, s->stride, all + off, b.lo, pst);
+            off += counts[r];
+        }
+    }
+    cpn_free(all);
+    cpn_free(counts);
+    return st;
+}
+
+/* A replicated copy of tiled root `s` with every rank's data. */
+static struct cpn_store *shadow_of(const struct cpn_store *s, enum cpn_status *st)
+{
+    struct cpn_store *sh = cpn_store_new_replicated(s->dtype, s->ndim, s->shape);
+    if (!sh) { *st = CPN_ERR_NOMEM; return NULL; }
+    char *full = cpn_store_data_for_overwrite(sh);
+    *st = full ? gather_store(s, full) : CPN_ERR_NOMEM;
+    if (*st != CPN_OK) { cpn_store_release(sh); return NULL; }
+    return sh;
+}
+
+/* The same map as v, onto `root` (a store shaped like v's root) or its flat alias. */
+static struct cpn_view *rebase(const struct cpn_view *v, struct cpn_store *root)
+{
+    struct cpn_store *target = root;
+    if (v->store->root) {
+        target = cpn_store_flat_alias(root);
+        if (!target) return NULL;
+    } else {
+        cpn_store_retain(target);
+    }
+    struct cpn_view *r = cpn_view_new(target);
+    cpn_store_release(target);
+    if (!r) return NULL;
+    r->dtype = v->dtype;
+    r->part = v->part;
+    r->readonly = v->readonly;
+    r->ndim = v->ndim;
+    for (int i = 0; i < v->ndim; i++) {
+        r->shape[i] = v->shape[i];
+        r->sdim[i] = v->sdim[i];
+        r->step[i] = v->step[i];
+    }
+    for (int d = 0; d < v->store->ndim; d++) r->off[d] = v->off[d];
+    return r;
+}
+
+/* Compute on gathered copies, then keep this rank's tiles of the outputs. */
+static enum cpn_status exec_gathered(const struct cpn_op *op)
+{
+    struct cpn_store *roots[CPN_OP_MAXIN + CPN_OP_MAXOUT], *shadows[CPN_OP_MAXIN + CPN_OP_MAXOUT];
+    int nroots = 0;
+    enum cpn_status st = CPN_OK;
+    struct cpn_op local = *op;
+    const struct cpn_view *views[CPN_OP_MAXIN + CPN_OP_MAXOUT];
+    int nv = 0;
+    for (int i = 0; i < op->nin; i++) if (op->in[i]) views[nv++] = op->in[i];
+    for (int i = 0; i < op->nout; i++) views[nv++] = op->out[i];
+    for (int i = 0; i < nv; i++) {
+        struct cpn_store *r = cpn_store_root(views[i]->store);
+        bool seen = false;
+        for (int j = 0; j < nroots; j++) seen |= roots[j] == r;
+        if (seen) continue;
+        roots[nroots] = r;
+        shadows[nroots] = NULL;
+        if (r->tiled) {
+            shadows[nroots] = shadow_of(r, &st);
+            if (st != CPN_OK) { nroots++; goto done; }
+        }
+        nroots++;
+    }
+    for (int i = 0; i < op->nin; i++) local.in[i] = NULL;
+    for (int i = 0; i < op->nout; i++) local.out[i] = NULL;
+    for (int pass = 0; pass < 2; pass++) {
+        int n = pass ? op->nout : op->nin;
+        for (int i = 0; i < n; i++) {
+            const struct cpn_view *v = pass ? op->out[i] : op->in[i];
+            if (!v) continue;
+            struct cpn_store *sh = NULL;
+            for (int j = 0; j < nroots; j++) if (roots[j] == cpn_store_root(v->store)) sh = shadows[j];
+            struct cpn_view *nvw;
+            if (sh) {
+                nvw = rebase(v, sh);
+                if (!nvw) { st = CPN_ERR_NOMEM; goto done; }
+            } else {
+                nvw = (struct cpn_view *)v;
+                cpn_view_retain(nvw);
+            }
+            if (pass) local.out[i] = nvw; else local.in[i] = nvw;
+        }
+    }
+    st = cpn_op_execute_local(&local);
+    for (int i = 0; st == CPN_OK && i < op->nout; i++) {
+        struct cpn_store *r = cpn_store_root(op->out[i]->store);
+        if (!r->tiled) continue;
+        struct cpn_store *sh = NULL;
+        for (int j = 0; j < nroots; j++) if (roots[j] == r) sh = shadows[j];
+        char *tile = cpn_store_data(r);
+        if (!tile) { st = CPN_ERR_NOMEM; break; }
+        struct box b;
+        tile_of(r, cpn_partition_rank(), &b);
+        copy_region(r->ndim, &b, cpn_dtype_size(r->dtype), tile, r->tlo, r->tstride, sh->data,
+                    (int64_t[CPN_MAXDIM]){0}, r->stride);
+    }
+done:
+    for (int i = 0; i < op->nin; i++) cpn_view_release(local.in[i]);
+    for (int i = 0; i < op->nout; i++) cpn_view_release(local.out[i]);
+    for (int j = 0; j < nroots; j++) cpn_store_release(shadows[j]);
+    return st;
+}
+
+/* ---- reductions, generators ------------------------------------------------------------------ */
+
+/* The identity a rank with nothing to reduce contributes: 0, 1, or the dtype's extreme. */
+static void reduce_identity(enum cpn_opcode code, enum cpn_dtype dt, void *dst)
+{
+    double d;
+    int64_t i = 0;
+    uint64_t u = 0;
+    switch (code) {
+    case CPN_OP_ADD: d = 0; break;
+    case CPN_OP_MULTIPLY: d = 1; i = 1; u = 1; break;
+    case CPN_OP_MAXIMUM: d = -INFINITY; i = INT64_MIN; u = 0; break;
+    default: d = INFINITY; i = INT64_MAX; u = UINT64_MAX; break;
+    }
+    enum cpn_dtype_class c = cpn_dtype_class(dt);
+    int64_t st[1] = {0};
+    char *args[2];
+    if (c == CPN_CLASS_FLOAT || c == CPN_CLASS_COMPLEX) {
+        args[0] = (char *)&d;
+        args[1] = dst;
+        int64_t s2[2] = {0, 0};
+        cpn_kernel_cast(CPN_DTYPE_FLOAT64, dt)(args, s2, 1, NULL);
+        return;
+    }
+    (void)st;
+    size_t item = cpn_dtype_size(dt);
+    if (c == CPN_CLASS_BOOL) {
+        *(unsigned char *)dst = code == CPN_OP_MAXIMUM ? 0 : code == CPN_OP_ADD ? 0 : 1;
+        return;
+    }
+    if (code == CPN_OP_ADD || code == CPN_OP_MULTIPLY) {
+        int64_t v = code == CPN_OP_ADD ? 0 : 1;
+        args[0] = (char *)&v;
+        args[1] = dst;
+        int64_t s2[2] = {0, 0};
+        cpn_kernel_cast(CPN_DTYPE_INT64, dt)(args, s2, 1, NULL);
+        return;
+    }
+    if (c == CPN_CLASS_UINT) {
+        uint64_t v = code == CPN_OP_MAXIMUM ? 0 : (item == 8 ? u : ((uint64_t)1 << (8 * item)) - 1);
+        memcpy(dst, &v, item);   /* little-endian: the low bytes */
+    } else {
+        int64_t v = code == CPN_OP_MAXIMUM ? -((int64_t)1 << (8 * item - 1)) : (int64_t)(((uint64_t)1 << (8 * item - 1)) - 1);
+        if (item == 8) v = i;
+        memcpy(dst, &v, item);
+    }
+}
+
+static enum cpn_status exec_reduce(const struct cpn_op *op)
+{
+    const struct cpn_view *in = op->in[0], *out = op->out[0];
+    const struct cpn_store *s = in->store;
+    if (s->root || out->store->tiled || !cpn_view_is_contiguous(out)) return exec_gathered(op);
+    const int P = cpn_partition_ranks();
+    struct box t, w;
+    tile_of(s, cpn_partition_rank(), &t);
+    int rc = preimage(in, &t, &w);
+    if (rc < 0) return exec_gathered(op);
+    enum cpn_dtype acc = out->dtype;
+    size_t item = cpn_dtype_size(acc);
+    int64_t nout = cpn_view_size(out);
+    size_t bytes = (size_t)nout * item;
+    char *part = cpn_alloc(bytes ? bytes : 1), *all = cpn_alloc((size_t)P * bytes + 1);
+    char *dst = cpn_store_data_for_overwrite(out->store);
+    enum cpn_status st = CPN_OK;
+    if (!part || !all || !dst || !cpn_store_data((struct cpn_store *)s)) { st = CPN_ERR_NOMEM; goto done; }
+    for (int64_t i = 0; i < nout; i++) reduce_identity(op->code, acc, part + i * (int64_t)item);
+    if (rc > 0) {
+        int64_t ist[CPN_MAXDIM], ext[CPN_MAXDIM], ost[CPN_MAXDIM], kept_st[CPN_MAXDIM];
+        char *ip = region_layout(in, &w, cpn_store_root((struct cpn_store *)s)->data, s->tlo, s->tstride, ist);
+        /* Output strides over the kept dimensions, and the origin of w's kept part. */
+        int nk = 0;
+        for (int d = 0; d < in->ndim; d++) {
+            ext[d] = w.hi[d] - w.lo[d];
+            if (!(op->axes >> d & 1)) nk++;
+        }
+        int64_t acc_st = (int64_t)item, opos = 0;
+        for (int d = in->ndim - 1, k = nk - 1; d >= 0; d--) {
+            if (op->axes >> d & 1) continue;
+            kept_st[k] = acc_st;
+            opos += w.lo[d] * acc_st;
+            acc_st *= in->shape[d];
+            k--;
+        }
+        for (int k = 0; k < nk; k++) ost[k] = kept_st[k];
+        st = cpn_kernel_reduce(op->code, in->dtype, acc, ip, in->ndim, ext, ist, op->axes, part + opos, ost);
+        if (st != CPN_OK) goto done;
+    }
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    if (!counts) { st = CPN_ERR_NOMEM; goto done; }
+    for (int r = 0; r < P; r++) counts[r] = bytes;
+    st = cpn_comm_allgatherv(part, all, counts);
+    cpn_free(counts);
+    if (st != CPN_OK) goto done;
+    /* Combine in rank order: the same result on every rank. */
+    cpn_loop_fn combine = cpn_kernel_elementwise(op->code, acc);
+    for (int r = 1; r < P && nout; r++) {
+        char *args[3] = {all, all + (size_t)r * bytes, all};
+        int64_t cst[3] = {(int64_t)item, (int64_t)item, (int64_t)item};
+        combine(args, cst, nout, NULL);
+    }
+    memcpy(dst, all, bytes);
+done:
+    cpn_free(part);
+    cpn_free(all);
+    return st;
+}
+
+/* Generators: each rank fills its tile; values depend on the global element index only. */
+static enum cpn_status exec_generate(const struct cpn_op *op)
+{
+    const struct cpn_view *out = op->out[0];
+    struct cpn_store *s = out->store;
+    if (s->root || !cpn_view_is_contiguous(out)) return exec_gathered(op);
+    char *tile = cpn_store_data_for_overwrite(s);
+    if (!tile) return CPN_ERR_NOMEM;
+    const int n = s->ndim;
+    size_t item = cpn_dtype_size(s->dtype);
+    int64_t ext[CPN_MAXDIM] = {0}, rows = 1;
+    for (int d = 0; d < n; d++) {
+        ext[d] = s->thi[d] - s->tlo[d];
+        if (ext[d] <= 0) return CPN_OK;
+        if (d < n - 1) rows *= ext[d];
+    }
+    int64_t len = n ? ext[n - 1] : 1;
+    for (int64_t row = 0; row < rows; row++) {
+        int64_t q = row, first = 0, loff = 0;
+        for (int d = n - 2; d >= 0; d--) {
+            int64_t i = q % ext[d];
+            q /= ext[d];
+            first += (s->tlo[d] + i) * s->stride[d];
+            loff += i * s->tstride[d];
+        }
+        if (n) first += s->tlo[n - 1];
+        char *dst = tile + loff * (int64_t)item;
+        if (op->kind == CPN_OPK_RANDOM)
+            cpn_kernel_random((enum cpn_random_dist)op->code, (uint64_t)op->iparam[0],
+                              (uint64_t)op->iparam[1], (double *)dst, first, len, op->dparam[0],
+                              op->dparam[1]);
+        else
+            cpn_kernel_arange(s->dtype, dst, first, len, op->dparam[0], op->dparam[1],
+                              op->iparam[0], op->iparam[1]);
+    }
+    return CPN_OK;
+}
+
+/* ---- entry points ------------------------------------------------------------------------------ */
+
+bool cpn_dist_op_is_local(const struct cpn_op *op)
+{
+    for (int i = 0; i < op->nin; i++)
+        if (op->in[i] && cpn_store_root(op->in[i]->store)->tiled) return false;
+    for (int i = 0; i < op->nout; i++)
+        if (cpn_store_root(op->out[i]->store)->tiled) return false;
+    return true;
+}
+
+enum cpn_status cpn_dist_execute(const struct cpn_op *op)
+{
+    if (cpn_dist_op_is_local(op)) return cpn_op_execute_local(op);
+    switch (op->kind) {
+    case CPN_OPK_ELEMENTWISE:
+    case CPN_OPK_CAST: {
+        bool plain = !op->out[0]->store->root;
+        for (int i = 0; i < op->nin; i++) plain &= !op->in[i] || !op->in[i]->store->root;
+        if (plain) {
+            enum cpn_status st;
+            struct plan *p = plan_get(op, &st);
+            if (p) return exec_box(op, p);
+            if (st != CPN_OK) return st;
+        }
+        return exec_gathered(op);
+    }
+    case CPN_OPK_REDUCE: return exec_reduce(op);
+    case CPN_OPK_RANDOM:
+    case CPN_OPK_ARANGE: return exec_generate(op);
+    default: return exec_gathered(op);
+    }
+}
+
+enum cpn_status cpn_dist_read(const struct cpn_view *v, char *dst, const int64_t *dst_strides)
+{
+    const struct cpn_store *r = cpn_store_root(v->store);
+    int64_t vst[CPN_MAXDIM], voff;
+    char *src = NULL, *tmp = NULL;
+    enum cpn_status st = CPN_OK;
+    if (cpn_view_size(v) == 0) return CPN_OK;
+    if (!r->tiled) {
+        src = cpn_view_origin(v);
+        if (!src) return CPN_ERR_NOMEM;
+        cpn_view_byte_layout(v, vst, &voff);
+    } else if (v->store->root) {
+        /* Through a flat alias: gather the whole root, read with the global layout. */
+        tmp = cpn_alloc((size_t)r->size * cpn_dtype_size(r->dtype));
+        if (!tmp) return CPN_ERR_NOMEM;
+        st = gather_store(r, tmp);
+        if (st != CPN_OK) goto done;
+        cpn_view_byte_layout(v, vst, &voff);
+        src = tmp + voff;
+    } else {
+        /* Only the footprint of the view moves. */
+        const int P = cpn_partition_ranks(), n = r->ndim;
+        size_t item = cpn_dtype_size(r->dtype);
+        struct box f, mine;
+        cpn_view_footprint(v, f.lo, f.hi);
+        for (int d = 0; d < n; d++) f.hi[d] += 1;
+        size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+        int64_t fst[CPN_MAXDIM], pst[CPN_MAXDIM];
+        tmp = cpn_alloc((size_t)box_count(&f, n) * item);
+        char *all = tmp ? cpn_alloc((size_t)box_count(&f, n) * item) : NULL, *piece = NULL;
+        if (!counts || !tmp || !all) {
+            cpn_free(counts);
+            cpn_free(all);
+            st = CPN_ERR_NOMEM;
+            goto done;
+        }
+        for (int q = 0; q < P; q++) {
+            struct box t, x;
+            tile_of(r, q, &t);
+            counts[q] = box_intersect(&f, &t, n, &x) || n == 0 ? (size_t)box_count(&x, n) * item : 0;
+            if (n == 0) counts[q] = q == 0 ? item : 0;
+        }
+        tile_of(r, cpn_partition_rank(), &mine);
+        struct box x;
+        bool have = box_intersect(&f, &mine, n, &x);
+        size_t mybytes = counts[cpn_partition_rank()];
+        piece = cpn_alloc(mybytes ? mybytes : 1);
+        if (!piece || !cpn_store_data((struct cpn_store *)r)) {
+            st = CPN_ERR_NOMEM;
+        } else {
+            if (have) {
+                dense_strides(&x, n, pst);
+                copy_region(n, &x, item, piece, x.lo, pst, r->data, r->tlo, r->tstride);
+            }
+            st = cpn_comm_allgatherv(piece, all, counts);
+        }
+        if (st == CPN_OK) {
+            dense_strides(&f, n, fst);
+            size_t off = 0;
+            for (int q = 0; q < P; q++) {
+                struct box t, y;
+                tile_of(r, q, &t);
+                if (counts[q] && box_intersect(&f, &t, n, &y)) {
+                    dense_strides(&y, n, pst);
+                    copy_region(n, &y, item, tmp, f.lo, fst, all + off, y.lo, pst);
+                }
+                off += counts[q];
+            }
+            struct box whole;
+            for (int i = 0; i < v->ndim; i++) {
+                whole.lo[i] = 0;
+                whole.hi[i] = v->shape[i];
+            }
+            src = region_layout(v, &whole, tmp, f.lo, fst, vst);
+        }
+        cpn_free(piece);
+        cpn_free(all);
+        cpn_free(counts);
+        if (st != CPN_OK) goto done;
+    }
+    {
+        int64_t strides[2][CPN_MAXDIM];
+        for (int i = 0; i < v->ndim; i++) {
+            strides[0][i] = vst[i];
+            strides[1][i] = dst_strides[i];
+        }
+        char *ptr[2] = {src, dst};
+        struct cpn_kctx ctx = {0};
+        cpn_iterate(cpn_kernel_cast(v->dtype, v->dtype), 2, ptr, v->ndim, v->shape, strides, &ctx);
+    }
+done:
+    cpn_free(tmp);
+    return st;
+}
+
+enum cpn_status cpn_dist_scatter(struct cpn_store *s, const void *full)
+{
+    char *tile = cpn_store_data_for_overwrite(s);
+    if (!tile) return CPN_ERR_NOMEM;
+    if (!s->tiled) {
+        memcpy(tile, full, (size_t)s->size * cpn_dtype_size(s->dtype));
+        return CPN_OK;
+    }
+    struct box b;
+    tile_of(s, cpn_partition_rank(), &b);
+    copy_region(s->ndim, &b, cpn_dtype_size(s->dtype), tile, s->tlo, s->tstride, full,
+                (int64_t[CPN_MAXDIM]){0}, s->stride);
+    return CPN_OK;
+}

@@ -1,0 +1,32 @@
+/* dist.h: executing ops on partitioned stores (owner computes) and moving values in and out.
+ *
+ * Every function here is Collective when the process has more than one rank: all ranks call it
+ * for the same op or view, in the same order (the queue guarantees it: every rank builds the same
+ * op sequence and flushes at the same points). */
+#ifndef CPN_DIST_H
+#define CPN_DIST_H
+
+#include <stdbool.h>
+
+#include "op.h"
+
+/* Execute `op` on this rank's part of its output, exchanging the halo pieces its inputs need.
+ * Collective. */
+enum cpn_status cpn_dist_execute(const struct cpn_op *op);
+
+/* Copy the elements of view `v` into `dst` (byte strides dst_strides per view dimension) on every
+ * rank, gathering from the owners.  Collective. */
+enum cpn_status cpn_dist_read(const struct cpn_view *v, char *dst, const int64_t *dst_strides);
+
+/* Fill this rank's tile of root store `s` from a full C-ordered copy of its data.  Local. */
+enum cpn_status cpn_dist_scatter(struct cpn_store *s, const void *full);
+
+/* Is the op or view entirely on replicated stores (then the single-process path applies)? */
+bool cpn_dist_op_is_local(const struct cpn_op *op);
+
+/* Plan cache counters. */
+int64_t cpn_dist_plans_built(void);
+int64_t cpn_dist_plan_hits(void);
+void cpn_dist_reset_stats(void);
+
+#endif
