@@ -1,6 +1,8 @@
 """The runtime's Python surface: runtime_info, sync, runtime_stats/reset_stats, deferred
 execution, cupynum.testing."""
 
+import os
+
 import numpy
 import pytest
 
@@ -23,11 +25,14 @@ def test_runtime_info_keys_and_types():
         assert info["backend"] == "cpu"
 
 
-def test_runtime_info_single_process():
+def test_runtime_info_ranks_match_the_launcher():
     info = cupynum.runtime_info()
-    if info["mpi"]:
-        pytest.skip("running under mpirun: rank/ranks come from MPI")
-    assert info["rank"] == 0 and info["ranks"] == 1
+    launched = os.environ.get("OMPI_COMM_WORLD_SIZE") or os.environ.get("PMI_SIZE")
+    if launched:
+        assert info["mpi"] and info["ranks"] == int(launched)
+        assert info["rank"] == int(os.environ.get("OMPI_COMM_WORLD_RANK", os.environ.get("PMI_RANK", -1)))
+    else:
+        assert info["rank"] == 0 and info["ranks"] == 1
 
 
 def test_sync_returns_none_and_is_idempotent():
@@ -148,6 +153,8 @@ def test_threads_env_in_subprocess():
     code = "import cupynum; print(cupynum.runtime_info()['threads'])"
     for t in ("1", "2"):
         env = dict(__import__("os").environ, CUPYNUM_THREADS=t)
+        # A child of an MPI rank is a plain process: it must not inherit the launcher's variables.
+        env = {k: v for k, v in env.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                              timeout=120, check=True)
         assert out.stdout.strip() == t

@@ -136,6 +136,14 @@ enum cpn_status cpn_comm_bcast(void *buf, size_t bytes, int root)
     return CPN_OK;
 }
 
+enum cpn_status cpn_comm_allreduce_min(int64_t *v)
+{
+    if (cpn_comm_size() == 1) return CPN_OK;
+    int64_t in = *v;
+    CPN_MPI_TRY(MPI_Allreduce(&in, v, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD));
+    return CPN_OK;
+}
+
 void cpn_comm_abort(int code)
 {
     if (cpn_runtime_mpi_active()) MPI_Abort(MPI_COMM_WORLD, code);
@@ -158,6 +166,7 @@ enum cpn_status cpn_comm_allgatherv(const void *mine, void *all, const size_t *c
     return CPN_OK;
 }
 enum cpn_status cpn_comm_bcast(void *buf, size_t bytes, int root) { return CPN_OK; }
+enum cpn_status cpn_comm_allreduce_min(int64_t *v) { return CPN_OK; }
 void cpn_comm_abort(int code) { exit(code); }
 
 #endif

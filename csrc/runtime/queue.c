@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "comm.h"
 #include "dist.h"
 #include "kernels.h"
 #include "partition.h"
@@ -224,19 +225,56 @@ static const struct cpn_store *poisoned_input(const struct cpn_op *op)
     return NULL;
 }
 
+/* Poison the fresh outputs of op i (those that held no values before it ran). */
+static void poison_outputs(const struct cpn_op *op, const bool *had_data, enum cpn_status st,
+                           const char *msg)
+{
+    for (int k = 0; k < op->nout; k++)
+        if (!had_data[k]) cpn_store_poison(cpn_store_root(op->out[k]->store), st, msg);
+}
+
+/* Several ranks: every rank must take the same decisions, so failures are agreed on after the
+ * flush (the lowest failing op wins, its message broadcast from the rank that met it) and the
+ * poisoning is then replayed identically everywhere.  Ops after a failure were still executed,
+ * on whatever their inputs held, so that every rank took part in every exchange. */
+static enum cpn_status agree_on_failure(int64_t first_fail, enum cpn_status st, char *msg,
+                                        size_t msglen, bool (*had)[CPN_OP_MAXOUT])
+{
+    int64_t g = first_fail < 0 ? INT64_MAX : first_fail;
+    CPN_TRY(cpn_comm_allreduce_min(&g));
+    if (g == INT64_MAX) return CPN_OK;
+    int64_t winner = first_fail == g ? cpn_partition_rank() : INT64_MAX;
+    CPN_TRY(cpn_comm_allreduce_min(&winner));
+    int64_t code = st;
+    CPN_TRY(cpn_comm_bcast(&code, sizeof code, (int)winner));
+    CPN_TRY(cpn_comm_bcast(msg, msglen, (int)winner));
+    msg[msglen - 1] = '\0';
+    for (int i = (int)g; i < n_ops; i++) {
+        struct cpn_op *op = &ops[i];
+        const struct cpn_store *bad = poisoned_input(op);
+        if (i == g) poison_outputs(op, had[i], (enum cpn_status)code, msg);
+        else if (bad) poison_outputs(op, had[i], bad->poison, bad->poison_msg);
+    }
+    return cpn_error((enum cpn_status)code, "%s", msg);
+}
+
 enum cpn_status cpn_queue_flush(void)
 {
+    const bool dist = cpn_partition_ranks() > 1;
     enum cpn_status first = CPN_OK;
+    int64_t first_fail = -1;
     char first_msg[512] = "";
-    if (n_ops) stats.flushes++;
+    if (n_ops == 0) return CPN_OK;
+    stats.flushes++;
+    bool (*had)[CPN_OP_MAXOUT] = cpn_alloc((size_t)n_ops * sizeof *had);
+    if (!had) return CPN_ERR_NOMEM;
     for (int i = 0; i < n_ops; i++) {
         struct cpn_op *op = &ops[i];
         const struct cpn_store *bad = poisoned_input(op);
         enum cpn_status st;
         /* An output that held values before keeps them when the op fails (NumPy's in-place
          * semantics: `a **= b` that raises leaves `a` readable); a fresh one is poisoned. */
-        bool had_data[CPN_OP_MAXOUT];
-        for (int k = 0; k < op->nout; k++) had_data[k] = cpn_store_root(op->out[k]->store)->data != NULL;
+        for (int k = 0; k < op->nout; k++) had[i][k] = cpn_store_root(op->out[k]->store)->data != NULL;
         if (bad) {
             /* Depends on a failed result: fail the same way, without computing garbage. */
             st = bad->poison;
@@ -249,23 +287,28 @@ enum cpn_status cpn_queue_flush(void)
                 cpn_error(st, "cupynum: deferred operation '%s' failed: %s", cpn_op_describe(op), msg);
             }
         }
-        for (int k = 0; k < op->nout; k++) {
-            struct cpn_store *r = cpn_store_root(op->out[k]->store);
-            if (st != CPN_OK) {
-                if (!had_data[k]) cpn_store_poison(r, st, cpn_error_message());
-            } else if (r->poison && covers_store(op->out[k])) {
-                cpn_store_poison(r, CPN_OK, NULL);   /* fully rewritten: healthy again */
+        if (!dist) {
+            for (int k = 0; k < op->nout; k++) {
+                struct cpn_store *r = cpn_store_root(op->out[k]->store);
+                if (st != CPN_OK) {
+                    if (!had[i][k]) cpn_store_poison(r, st, cpn_error_message());
+                } else if (r->poison && covers_store(op->out[k])) {
+                    cpn_store_poison(r, CPN_OK, NULL);   /* fully rewritten: healthy again */
+                }
             }
         }
         if (st != CPN_OK && first == CPN_OK) {
             first = st;
+            first_fail = i;
             snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());
         }
         if (st == CPN_OK) stats.ops_executed++;
-        op_release(op);
     }
+    if (dist) first = agree_on_failure(first_fail, first, first_msg, sizeof first_msg, had);
+    else if (first != CPN_OK) cpn_error(first, "%s", first_msg);
+    for (int i = 0; i < n_ops; i++) op_release(&ops[i]);
     n_ops = 0;
-    if (first != CPN_OK) cpn_error(first, "%s", first_msg);
+    cpn_free(had);
     return first;
 }
 
