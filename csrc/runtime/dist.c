@@ -390,6 +390,34 @@ static struct plan *plan_get(const struct cpn_op *op, enum cpn_status *st)
     return p;
 }
 
+int cpn_dist_plan_info(const struct cpn_op *op, struct cpn_plan_info *info)
+{
+    bool expressible;
+    memset(info, 0, sizeof *info);
+    struct plan *p = plan_build(op, &expressible);
+    if (!p) return expressible ? CPN_ERR_NOMEM : 0;
+    info->work = p->work;
+    memcpy(info->wlo, p->w.lo, sizeof info->wlo);
+    memcpy(info->whi, p->w.hi, sizeof info->whi);
+    for (int k = 0; k < op->nin; k++) {
+        const struct in_plan *ip = &p->in[k];
+        info->nrecv[k] = ip->nrecv < CPN_PLAN_INFO_MAX ? ip->nrecv : CPN_PLAN_INFO_MAX;
+        info->nsend[k] = ip->nsend < CPN_PLAN_INFO_MAX ? ip->nsend : CPN_PLAN_INFO_MAX;
+        for (int j = 0; j < info->nrecv[k]; j++) {
+            info->recv[k][j].rank = ip->recv[j].rank;
+            memcpy(info->recv[k][j].lo, ip->recv[j].box.lo, sizeof info->recv[k][j].lo);
+            memcpy(info->recv[k][j].hi, ip->recv[j].box.hi, sizeof info->recv[k][j].hi);
+        }
+        for (int j = 0; j < info->nsend[k]; j++) {
+            info->send[k][j].rank = ip->send[j].rank;
+            memcpy(info->send[k][j].lo, ip->send[j].box.lo, sizeof info->send[k][j].lo);
+            memcpy(info->send[k][j].hi, ip->send[j].box.hi, sizeof info->send[k][j].hi);
+        }
+    }
+    plan_free(p);
+    return 1;
+}
+
 /* ---- the box path ---------------------------------------------------------------------------- */
 
 static bool covers_store(const struct cpn_view *v)

@@ -24,6 +24,21 @@ enum cpn_status cpn_dist_scatter(struct cpn_store *s, const void *full);
 /* Is the op or view entirely on replicated stores (then the single-process path applies)? */
 bool cpn_dist_op_is_local(const struct cpn_op *op);
 
+/* For tests: the box plan this rank builds for an element-wise op (bypassing the cache).
+ * Returns 1 with the plan described, 0 when the op takes the gather path, <0 on error. */
+#define CPN_PLAN_INFO_MAX 64
+struct cpn_plan_piece {
+    int rank;
+    int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];
+};
+struct cpn_plan_info {
+    int work;
+    int64_t wlo[CPN_MAXDIM], whi[CPN_MAXDIM];
+    int nrecv[CPN_OP_MAXIN], nsend[CPN_OP_MAXIN];
+    struct cpn_plan_piece recv[CPN_OP_MAXIN][CPN_PLAN_INFO_MAX], send[CPN_OP_MAXIN][CPN_PLAN_INFO_MAX];
+};
+int cpn_dist_plan_info(const struct cpn_op *op, struct cpn_plan_info *info);
+
 /* Plan cache counters. */
 int64_t cpn_dist_plans_built(void);
 int64_t cpn_dist_plan_hits(void);
