@@ -1,0 +1,191 @@
+"""Distribution: partitioning, halo traffic, plan caching and reproducibility across rank counts.
+
+These tests run in every configuration (`python -m pytest` is one rank; CI also runs the suite
+under `mpirun -np 2, 3, 4` with CUPYNUM_MIN_TILE=1); what they assert depends on the rank count
+the run has, and every rank compares with NumPy on the same data."""
+
+import json
+import os
+import subprocess
+import sys
+
+import numpy
+import pytest
+
+import cupynum
+from conftest import both, check
+
+INFO = cupynum.runtime_info()
+RANKS = INFO["ranks"]
+MIN_TILE = int(os.environ.get("CUPYNUM_MIN_TILE", "16384"))
+
+
+def stencil(np, grid, iterations):
+    center = grid[1:-1, 1:-1]
+    north = grid[0:-2, 1:-1]
+    east = grid[1:-1, 2:]
+    west = grid[1:-1, 0:-2]
+    south = grid[2:, 1:-1]
+    for _ in range(iterations):
+        center[:] = 0.2 * (center + north + east + west + south)
+    return grid
+
+
+def test_large_arrays_are_tiled_over_every_rank_small_ones_replicated():
+    big = cupynum.zeros((max(4, 2 * RANKS) * 16, 64))
+    t = cupynum._core._tiling(big)
+    if RANKS > 1 and big.size >= MIN_TILE * RANKS:
+        assert t["tiled"]
+        assert numpy.prod(t["grid"]) == RANKS
+        # near-square tiles: no tile edge more than 8x another on this 2-D grid
+        ext = [h - l for l, h in zip(t["lo"], t["hi"])]
+        assert min(ext) > 0
+    else:
+        assert not t["tiled"]
+    tiny = cupynum.zeros(1)
+    assert not cupynum._core._tiling(tiny)["tiled"]
+
+
+def test_tiles_partition_the_array():
+    """Every element is owned by exactly one rank: a sum of ones over tiles counts each once."""
+    n, c = both(numpy.arange(7 * 13, dtype=numpy.float64).reshape(7, 13))
+    check(c.sum(), n.sum())
+    check(c.sum(axis=0), n.sum(axis=0))
+    check(c.sum(axis=1), n.sum(axis=1))
+    check((c > 40).sum(), (n > 40).sum())
+
+
+@pytest.mark.parametrize("shape", [(9, 9), (17, 6), (6, 23)])
+def test_stencil_bitwise_on_any_rank_count(shape):
+    n = numpy.zeros(shape)
+    n[0, :] = 40.0
+    n[:, 0] = -273.15
+    c = cupynum.array(n)
+    check(stencil(cupynum, c, 25), stencil(numpy, n.copy(), 25))
+
+
+def test_stencil_halo_bytes_are_the_tile_perimeter():
+    """Weak scaling: each rank owns a 48x48 block; per iteration it sends at most 2x its tile's
+    perimeter in bytes, whatever the rank count (so traffic per rank does not grow with ranks)."""
+    block = 48
+    grid = cupynum.zeros((block * RANKS + 2, block + 2))
+    grid[0, :] = 1.0
+    stencil(cupynum, grid, 2)          # plans built, buffers warm
+    cupynum.sync()
+    cupynum.reset_stats()
+    iterations = 5
+    stencil(cupynum, grid, iterations)
+    cupynum.sync()
+    stats = cupynum.runtime_stats()
+    per_iteration = stats["bytes_sent"] / iterations
+    t = cupynum._core._tiling(grid)
+    if RANKS == 1 or not t["tiled"]:
+        assert stats["bytes_sent"] == 0
+        return
+    ext = [h - l for l, h in zip(t["lo"], t["hi"])]
+    perimeter_bytes = 2 * sum(ext) * grid.itemsize
+    assert per_iteration <= 2 * perimeter_bytes, (per_iteration, perimeter_bytes)
+    assert stats["plans_cached"] == 0          # the loop planned nothing new
+    assert stats["plan_hits"] > 0
+    # every rank still agrees with NumPy
+    n = numpy.zeros((block * RANKS + 2, block + 2))
+    n[0, :] = 1.0
+    check(grid, stencil(numpy, n, 2 + iterations))
+
+
+def test_second_iteration_plans_nothing():
+    n, c = both(numpy.arange(40.0).reshape(5, 8))
+    for _ in range(2):
+        c[1:, :] = c[:-1, :] * 0.5 + 1
+        n[1:, :] = n[:-1, :] * 0.5 + 1
+    cupynum.sync()
+    cupynum.reset_stats()
+    c[1:, :] = c[:-1, :] * 0.5 + 1
+    n[1:, :] = n[:-1, :] * 0.5 + 1
+    cupynum.sync()
+    assert cupynum.runtime_stats()["plans_cached"] == 0
+    check(c, n)
+
+
+@pytest.mark.parametrize("expr", [
+    lambda a: a.T + a[::-1, ::-1].T,
+    lambda a: a[1::3, ::-2] * 2,
+    lambda a: a + a[2],              # a row broadcast over the rows
+    lambda a: a[:, 3:4] - a,         # a column broadcast over the columns
+    lambda a: a[::2] + a[1::2],
+    lambda a: a.reshape(4, 3, 12)[:, ::-1, 1::2],
+], ids=["transposes", "steps", "row-broadcast", "column-broadcast", "interleaved", "split-reshape"])
+def test_views_of_distributed_arrays(expr):
+    n, c = both(numpy.arange(144.0).reshape(12, 12))
+    check(expr(c), expr(n))
+
+
+@pytest.mark.parametrize("assign", [
+    lambda a, s: a.__setitem__(slice(1, None), s(a)[:-1] + a[1:]),
+    lambda a, s: a.__setitem__(slice(None, None, -1), s(a)),
+    lambda a, s: a.__setitem__(slice(None, -1), s(a)[1:]),
+    lambda a, s: a.__setitem__((slice(1, None), slice(None, None, 2)), s(a)[:-1, 1::2] * 2),
+    lambda a, s: a.__setitem__((slice(None), slice(1, None)), a[:, 1:] - s(a)[:, :-1]),
+    lambda a, s: a.T.__setitem__(slice(1, None), s(a).T[:-1]),
+], ids=["a[1:]+=a[:-1]", "a[::-1]=a", "a[:-1]=a[1:]", "a[1:,::2]=a[:-1,1::2]*2",
+        "a[:,1:]-=a[:,:-1]", "a.T[1:]=a.T[:-1]"])
+def test_aliasing_assignments(assign):
+    """The source is read before anything is written; NumPy's reference reads from a copy."""
+    n = numpy.arange(108.0).reshape(9, 12)
+    c = cupynum.array(n)
+    assign(c, lambda a: a)
+    ref = n.copy()
+    assign(ref, lambda a: a.copy())
+    check(c, ref)
+
+
+def test_inplace_operator_on_shifted_slices():
+    n, c = both(numpy.arange(40.0).reshape(4, 10))
+    c[:, 1:] += c[:, :-1]
+    n[:, 1:] += n[:, :-1].copy()
+    check(c, n)
+
+
+def test_scalar_reads_and_printing_agree_on_every_rank():
+    n, c = both(numpy.arange(30.0).reshape(5, 6))
+    assert c[3, 4] == n[3, 4]
+    assert float(c[4, 5]) == float(n[4, 5])
+    assert bool(c[0, 0]) is bool(n[0, 0])
+    assert repr(c) == repr(n)
+    assert str(c[::2]) == str(n[::2])
+    assert c.tolist() == n.tolist()
+
+
+def test_seeded_random_is_the_same_on_any_rank_count():
+    """Draw in this run (RANKS ranks) and in a plain one-process child: identical arrays."""
+    code = ("import json, numpy, cupynum as np; np.random.seed(2024); "
+            "u = np.random.uniform(size=(9, 7)); g = np.random.normal(1.0, 2.0, size=(5, 11)); "
+            "print(json.dumps([numpy.asarray(u).tolist(), numpy.asarray(g).tolist()]))")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         timeout=120, check=True)
+    u1, g1 = (numpy.array(x) for x in json.loads(out.stdout))
+    cupynum.random.seed(2024)
+    u = cupynum.random.uniform(size=(9, 7))
+    g = cupynum.random.normal(1.0, 2.0, size=(5, 11))
+    numpy.testing.assert_array_equal(numpy.asarray(u), u1)
+    numpy.testing.assert_array_equal(numpy.asarray(g), g1)
+
+
+def test_pi_matches_numpy_on_the_same_draws():
+    cupynum.random.seed(11)
+    x = cupynum.random.uniform(size=20000)
+    y = cupynum.random.uniform(size=20000)
+    inside = cupynum.sum(x * x + y * y < 1.0)
+    xn, yn = numpy.asarray(x), numpy.asarray(y)
+    assert inside == numpy.sum(xn * xn + yn * yn < 1.0)
+    assert abs(4.0 * inside / 20000 - numpy.pi) < 0.05
+
+
+def test_matmul_and_reductions_of_distributed_operands():
+    n, c = both(numpy.arange(56.0).reshape(7, 8) / 7)
+    check(c @ c.T, n @ n.T, rtol=1e-13)
+    check(c.max(axis=0), n.max(axis=0))
+    check(c.min(axis=1), n.min(axis=1))
+    check(c.prod(axis=0), n.prod(axis=0), rtol=1e-13)
+    check(c.mean(axis=(0, 1)), n.mean(axis=(0, 1)), rtol=1e-13)
