@@ -18,7 +18,15 @@ def _asarray(a):
 # ---- element-wise functions from the op table ---------------------------------------------------
 
 def _make_ufunc(name):
+    nin = getattr(_np, name).nin
+
     def f(*args, out=None, **kwargs):
+        if len(args) != nin:
+            if len(args) < nin:   # NumPy's TypeError
+                return _ufunc_general(getattr(_np, name), "__call__", args, kwargs)
+            if out is not None:
+                raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+            args, out = args[:nin], args[nin:]   # NumPy: trailing positionals are outputs
         if isinstance(out, tuple):
             if len(out) != 1:
                 raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
