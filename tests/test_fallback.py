@@ -375,6 +375,43 @@ def test_ndarray_fallback_matches_numpy(name):
     _compare(f(data(cupynum)), f(data(numpy)))
 
 
+# Every function of numpy, numpy.linalg and numpy.fft that falls back, called with a few simple
+# argument sets: where NumPy accepts them, cupynum gives NumPy's result.  (Functions that read
+# or write files, print, or run NumPy's test suite are left out; they have tests of their own.)
+_SWEEP_SKIP = {"info", "show_config", "show_runtime", "test", "savetxt", "save", "savez",
+               "savez_compressed", "fromfile", "load", "loadtxt", "genfromtxt", "fromregex",
+               "frombuffer", "fromstring", "from_dlpack"}
+_SWEEP_ARGS = [
+    lambda xp: (xp.asarray(numpy.linspace(0.5, 3.0, 6)),),
+    lambda xp: (xp.asarray(numpy.arange(12.0).reshape(3, 4)),),
+    lambda xp: (xp.asarray(numpy.arange(6)), xp.asarray(numpy.arange(6)[::-1])),
+    lambda xp: (xp.asarray(numpy.array([[2.0, 1.0], [1.0, 3.0]])),),
+]
+SWEEP = [(ns, n) for ns, (npm, cpm) in NAMESPACES.items() if ns != "numpy.random"
+         for n in _public_callables(npm)
+         if n not in _SWEEP_SKIP and not isinstance(getattr(npm, n), type)
+         and _fallback.is_fallback(getattr(cpm, n))]
+
+
+@pytest.mark.parametrize("ns,name", SWEEP, ids=[f"{ns}.{n}" for ns, n in SWEEP])
+def test_fallback_sweep_with_simple_arguments(ns, name):
+    npm, cpm = NAMESPACES[ns]
+    nf, cf = getattr(npm, name), getattr(cpm, name)
+    for make in _SWEEP_ARGS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                expected = nf(*make(numpy))
+            except Exception:  # noqa: BLE001  (NumPy refuses these arguments: nothing to compare)
+                continue
+            got = cf(*make(cupynum))
+        if isinstance(expected, numpy.matrix):   # NumPy's matrix stays NumPy's
+            assert type(got) is numpy.matrix
+            numpy.testing.assert_array_equal(got, expected)
+        else:
+            _compare(got, expected)
+
+
 def test_sample_is_mostly_fallbacks():
     """The sample exercises at least 50 functions that fall back today (across sections)."""
     fallen = [n for n in MODULE_CASES if n in dir(numpy) and _fallback.is_fallback(getattr(cupynum, n))]
