@@ -103,10 +103,10 @@ def note(qualname, depth=1):
                             f"CUPYNUM_FALLBACK=error forbids running {qualname} instead")
     if qualname in _warned:
         return
-    _warned.add(qualname)
     warnings.warn(f"{public_name(qualname)} is not implemented natively: {qualname} runs on "
                   f"gathered data (warned once; CUPYNUM_FALLBACK=silent|warn|error)",
                   FallbackWarning, stacklevel=depth + 2)
+    _warned.add(qualname)   # after: under `-W error` every call raises, as warnings-as-errors do
 
 
 # ---- what is special --------------------------------------------------------------------------------

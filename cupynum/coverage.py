@@ -43,6 +43,16 @@ NOTES = {
     "numpy.ndarray.real": "view (writes seen both ways)",
     "numpy.ndarray.imag": "view (writes seen both ways)",
     "numpy.ndarray.setflags": "no effect on the cupynum array",
+    "numpy.load": "an .npz gives NumPy's NpzFile (its arrays are NumPy's)",
+    "numpy.asmatrix": "returns NumPy's matrix",
+    "numpy.bmat": "returns NumPy's matrix",
+    "numpy.random.get_state": "the state of the generator behind the fallen-back functions",
+    "numpy.random.set_state": "the state of the generator behind the fallen-back functions",
+    "numpy.vectorize": "cupynum class: calls take and return cupynum arrays",
+    "numpy.poly1d": "cupynum class: methods take and return cupynum arrays",
+    "numpy.random.Generator": "cupynum class: methods take and return cupynum arrays",
+    "numpy.random.RandomState": "cupynum class: methods take and return cupynum arrays",
+    "numpy.random.default_rng": "returns a cupynum.random.Generator",
 }
 for _n in ("nditer", "ndenumerate", "broadcast", "matrix", "memmap", "recarray", "record"):
     NOTES[f"numpy.{_n}"] = "NumPy's class: reads cupynum arrays as NumPy copies"
