@@ -3,7 +3,9 @@
     import cupynum as np
 
 Arrays are views of stores held by a C runtime; operations are queued and executed by C kernels
-(threaded with OpenMP) when a value is needed.  See docs/architecture.md."""
+(threaded with OpenMP) when a value is needed.  Every other public name of NumPy resolves through
+the module `__getattr__` below: dtypes, types and constants are NumPy's own objects, functions
+fall back to NumPy on gathered data (cupynum/_fallback.py).  See docs/architecture.md."""
 
 import atexit as _atexit
 
@@ -12,6 +14,7 @@ import numpy as _np
 from . import _core
 from ._core import ndarray, runtime_info, runtime_stats, reset_stats, sync
 from . import _array_api
+from ._array_api import flatiter
 from . import _functions
 from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, copy, empty,
                         empty_like, eye, full, full_like, identity, linspace, ones, ones_like,
@@ -31,8 +34,17 @@ from numpy import bool  # noqa: A004  (NumPy 2 exports `bool` as the dtype)
 
 globals().update(_functions.ufuncs)
 
+from . import _fallback  # noqa: E402
+from ._fallback import FallbackError, FallbackWarning  # noqa: E402
+from . import fft  # noqa: E402
+from . import linalg  # noqa: E402
 from . import random  # noqa: E402
 from . import testing  # noqa: E402
+
+# NumPy classes whose instances compute on arrays: cupynum proxies (methods take and return
+# cupynum arrays); every other NumPy class is NumPy's own (module __getattr__).
+vectorize = _fallback.proxy_class(_np.vectorize, "numpy.vectorize")
+poly1d = _fallback.proxy_class(_np.poly1d, "numpy.poly1d")
 
 _array_api._install_methods()
 _functions._register_array_functions(globals())
@@ -55,3 +67,12 @@ if runtime_info()["ranks"] > 1:
     _install_mpi_excepthook()
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name):
+    """NumPy's `name`: its own object for dtypes, types and constants, a fallback otherwise."""
+    return _fallback.module_getattr(globals(), _np, "numpy", name)
+
+
+def __dir__():
+    return _fallback.module_dir(globals(), _np)

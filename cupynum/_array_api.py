@@ -73,7 +73,17 @@ def _setitem_advanced(self, key, value):
 
 # ---- attributes ---------------------------------------------------------------------------------
 
+class _Adopt:
+    """`_set_shape`'s private argument: an array whose view `self` takes over (ndarray.resize)."""
+    __slots__ = ("array",)
+
+    def __init__(self, array):
+        self.array = array
+
+
 def _set_shape(self, shape):
+    if isinstance(shape, _Adopt):
+        return shape.array
     shape = _normalize_shape(shape, self.size)
     v = _core.reshape(self, shape)
     if v is None:
@@ -101,6 +111,73 @@ def _set_imag(self, value):
     if self.dtype.kind != "c":
         raise TypeError("array does not have imaginary part to set")
     _core.assign(_core.component(self, 2), value)
+
+
+def _get_strides(self):
+    """NumPy's strides: the view's byte steps within its store (0 where broadcast)."""
+    return tuple(_core.layout(self))
+
+
+def _get_mT(self):
+    """A view with the last two axes swapped."""
+    if self.ndim < 2:
+        raise ValueError("matrix transpose with ndim < 2 is undefined")
+    perm = list(range(self.ndim))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return _core.transpose(self, tuple(perm))
+
+
+class flatiter:
+    """`a.flat`: the array as 1-D in C order.  Reads copy, as NumPy's flatiter; writes go to the
+    array (through a 1-D view when its layout allows one, otherwise computed by NumPy on the
+    gathered data and written back, so NumPy's rules such as repeating short values hold)."""
+
+    __slots__ = ("base",)
+
+    def __init__(self, base):
+        self.base = base
+
+    def __len__(self):
+        return self.base.size
+
+    def __iter__(self):
+        return iter(_core.to_numpy(self.base).flat)
+
+    def _line(self):
+        a = self.base
+        v = _core.reshape(a, (a.size,))
+        return v if v is not None else _core.reshape(_core.cast(a, a.dtype), (a.size,))
+
+    def __getitem__(self, key):
+        r = self._line()[key]
+        return _core.cast(r, r.dtype) if isinstance(r, ndarray) else r
+
+    def __setitem__(self, key, value):
+        a = self.base
+        v = _core.reshape(a, (a.size,))
+        if v is not None and _np.ndim(value) == 0 and not isinstance(key, (list, tuple)) \
+                and not isinstance(key, (ndarray, _np.ndarray)):
+            v[key] = value
+            return
+        n = _core.to_numpy(a)
+        n.flat[_to_numpy_tree(key)] = _to_numpy_tree(value)
+        _core.assign(a, n)
+
+    def __array__(self, dtype=None, copy=None):
+        r = _core.to_numpy(self.base).ravel()
+        return r if dtype is None else r.astype(dtype)
+
+    def copy(self):
+        return _flatten(self.base)
+
+    def __repr__(self):
+        return f"<cupynum flatiter over an array of shape {self.base.shape}>"
+
+
+def _set_flat(self, value):
+    n = _core.to_numpy(self)
+    n.flat = _to_numpy_tree(value)
+    _core.assign(self, n)
 
 
 # ---- shapes ---------------------------------------------------------------------------------------
@@ -281,7 +358,18 @@ def _install_methods():
         "mean": F._method(F.mean),
         "dot": lambda self, b, out=None: F.dot(self, b, out=out),
     }
+    from . import _fallback
+    import types
+    methods.update({
+        "strides": property(_get_strides, doc=_get_strides.__doc__),
+        "mT": property(_get_mT, doc=_get_mT.__doc__),
+        "flat": property(flatiter, _set_flat, doc=flatiter.__doc__),
+        "resize": _fallback.ndarray_resize,
+        "__class_getitem__": classmethod(types.GenericAlias),
+    })
     for name, f in methods.items():
         setattr(ndarray, name, f)
+    # Every other public name of numpy.ndarray falls back to NumPy.
+    _fallback.install_ndarray_fallbacks(ndarray)
     ndarray.__array_priority__ = 100.0
     ndarray.__hash__ = None

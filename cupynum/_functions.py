@@ -7,7 +7,7 @@ import operator
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index
 
-from . import _core
+from . import _core, _fallback
 from ._array_api import _numpy_call, _reshape, _to_numpy_tree, _transpose, _wrap_tree, ndarray
 
 
@@ -18,7 +18,15 @@ def _asarray(a):
 # ---- element-wise functions from the op table ---------------------------------------------------
 
 def _make_ufunc(name):
+    nin = getattr(_np, name).nin
+
     def f(*args, out=None, **kwargs):
+        if len(args) != nin:
+            if len(args) < nin:   # NumPy's TypeError
+                return _ufunc_general(getattr(_np, name), "__call__", args, kwargs)
+            if out is not None:
+                raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+            args, out = args[:nin], args[nin:]   # NumPy: trailing positionals are outputs
         if isinstance(out, tuple):
             if len(out) != 1:
                 raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
@@ -286,6 +294,13 @@ _REDUCE_METHODS = {"add": "add", "multiply": "multiply", "maximum": "maximum", "
 
 
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
+    return _ufunc_dispatch(ufunc, method, inputs, kwargs)
+
+
+def _ufunc_dispatch(ufunc, method, inputs, kwargs):
+    """A ufunc call or ufunc method: native where the op table has it (NumPy helping silently
+    with arguments the native path does not take); otherwise a fallback the caller's caller
+    asked for (warns once)."""
     name = ufunc.__name__
     if method == "__call__":
         if name == "matmul":
@@ -297,12 +312,46 @@ def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
         red = {"add": sum, "multiply": prod, "maximum": _max, "minimum": _min}[name]
         allowed = {"axis", "dtype", "out", "keepdims"}
         if set(kwargs) <= allowed:
+            kwargs = dict(kwargs)
             axis = kwargs.pop("axis", 0)
             out = kwargs.pop("out", None)
             if isinstance(out, tuple):
                 out = out[0]
             return red(inputs[0], axis=axis, out=out, **kwargs)
-    return _ufunc_general(ufunc, method, inputs, kwargs)
+        return _ufunc_general(ufunc, method, inputs, kwargs)
+    q = f"numpy.{name}" + ("" if method == "__call__" else "." + method)
+    _fallback.note(q, 2)
+    return _fallback.call(q, getattr(ufunc, method), inputs, kwargs)
+
+
+def _ufunc_method(name, method):
+    """`cupynum.add.reduce` and friends on the native ufuncs."""
+    npf = getattr(_np, name)
+
+    if method == "reduce":
+        def m(array, axis=0, dtype=None, out=None, keepdims=False, **kwargs):
+            kwargs.update(axis=axis, keepdims=keepdims)
+            if dtype is not None:
+                kwargs["dtype"] = dtype
+            if out is not None:
+                kwargs["out"] = out
+            return _ufunc_dispatch(npf, method, (array,), kwargs)
+    else:
+        def m(*args, **kwargs):
+            return _ufunc_dispatch(npf, method, args, kwargs)
+    m.__name__ = method
+    m.__qualname__ = f"{name}.{method}"
+    m.__doc__ = getattr(npf, method).__doc__
+    return m
+
+
+def _ufunc_attributes():
+    for name, f in ufuncs.items():
+        npf = getattr(_np, name)
+        for method in ("reduce", "accumulate", "reduceat", "outer", "at"):
+            setattr(f, method, _ufunc_method(npf.__name__, method))
+        for attr in ("nin", "nout", "nargs", "ntypes", "types", "identity", "signature"):
+            setattr(f, attr, getattr(npf, attr))
 
 
 _IMPLEMENTED = {}
@@ -321,14 +370,17 @@ def _register_array_functions(namespace):
         npf = getattr(_np, n, None)
         if npf is not None:
             _IMPLEMENTED[npf] = f
+    _IMPLEMENTED[_np.linalg.matmul] = matmul
 
 
 def _array_function(self, func, types, args, kwargs):
     impl = _IMPLEMENTED.get(func)
     if impl is not None:
         return impl(*args, **kwargs)
-    # Not native yet: NumPy computes on the gathered data (the fallback issue widens this).
-    return _numpy_call(func, args, kwargs)
+    # Not native: NumPy computes on the gathered data, results come back (warns once).
+    return _fallback.array_function(func, args, kwargs)
 
+
+_ufunc_attributes()
 
 _ = builtins  # builtins.sum/min/max stay reachable as builtins.*

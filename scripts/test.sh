@@ -14,3 +14,9 @@ rm -rf build/ctest
 meson setup build/ctest -Dcuda=disabled >/dev/null
 meson test -C build/ctest --print-errorlogs
 $PY -m pytest -q tests "$@"
+# The NumPy fallback on 3 ranks: every rank gathers, computes and compares.
+if command -v mpirun >/dev/null; then
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+        mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 \
+        "$(command -v "$PY")" -m pytest -q -p no:cacheprovider --color=no tests/test_fallback.py
+fi

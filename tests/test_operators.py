@@ -640,3 +640,20 @@ def test_ordering_and_arithmetic_with_non_numeric_objects_raise(op, other):
         BINARY[op](a, other)
     with pytest.raises(TypeError):
         BINARY[op](cupynum.array(a), other)
+
+
+@pytest.mark.parametrize("name,nargs", [("absolute", 1), ("negative", 1), ("sqrt", 1),
+                                        ("add", 2), ("subtract", 2)])
+def test_positional_out(name, nargs):
+    """NumPy takes a ufunc's outputs positionally after its inputs."""
+    n, c = both(numpy.linspace(0.5, 3.0, 6))
+    on, oc = both(numpy.zeros(6))
+    rn = getattr(numpy, name)(*([n] * nargs), on)
+    rc = getattr(cupynum, name)(*([c] * nargs), oc)
+    assert rn is on and rc is oc
+    check(oc, on)
+    with pytest.raises(TypeError):
+        getattr(cupynum, name)(*([c] * nargs), oc, out=oc)
+    if nargs == 2:
+        with pytest.raises(TypeError):
+            getattr(cupynum, name)(c)

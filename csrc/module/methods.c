@@ -324,6 +324,13 @@ static PyObject *mod_sync(PyObject *m, PyObject *noargs)
     Py_RETURN_NONE;
 }
 
+static PyObject *mod_barrier(PyObject *m, PyObject *noargs)
+{
+    enum cpn_status st = cpn_runtime_barrier();
+    if (st != CPN_OK) return cpn_raise(st);
+    Py_RETURN_NONE;
+}
+
 static PyObject *mod_finalize(PyObject *m, PyObject *noargs)
 {
     cpn_runtime_finalize();
@@ -447,6 +454,7 @@ PyMethodDef cpn_module_methods[] = {
     {"arange", mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},
     {"random", mod_random, METH_VARARGS, "random(dist, shape, seed, stream, lo, hi)."},
     {"sync", mod_sync, METH_NOARGS, "Execute every queued operation (cupynum.sync())."},
+    {"barrier", mod_barrier, METH_NOARGS, "Wait for every rank (Collective; no-op on one rank)."},
     {"_finalize", mod_finalize, METH_NOARGS, "Flush and shut the runtime down (at exit)."},
     {"runtime_info", mod_runtime_info, METH_NOARGS, "Rank, ranks, threads, backend, MPI and CUDA."},
     {"runtime_stats", mod_runtime_stats, METH_NOARGS, "This rank's counters."},

@@ -3,14 +3,21 @@
 Every draw is Philox4x32-10 keyed by (seed, draw number) and the element's global index, so a
 seeded program draws the same arrays on any number of ranks, threads or devices.  The streams are
 not NumPy's Mersenne Twister streams: seeded values differ from numpy.random's, distributions
-agree."""
+agree.
+
+The rest of numpy.random falls back to NumPy (cupynum/_fallback.py): the other legacy functions
+(randint, choice, shuffle, permutation, the other distributions, get_state/set_state...) are the
+methods of one numpy.random.RandomState private to cupynum, seeded by `seed()` (a seed below
+2**32 gives numpy.random.seed's streams, so after `seed(s)` they equal NumPy's after
+`numpy.random.seed(s)`; every rank draws the same values); `RandomState`, `Generator` and
+`default_rng` give objects whose methods take and return cupynum arrays; `shuffle` writes back."""
 
 import operator
 import os
 
 import numpy as _np
 
-from .. import _core
+from .. import _core, _fallback
 from .._array_api import ndarray
 
 _UNIFORM, _NORMAL = 0, 1
@@ -34,6 +41,7 @@ def seed(seed=None):
             raise ValueError("Seed must be between 0 and 2**64 - 1")
     _state["seed"] = s
     _state["stream"] = 0
+    _legacy[0] = None
 
 
 def _size_tuple(size):
@@ -101,5 +109,61 @@ def normal(loc=0.0, scale=1.0, size=None):
     return loc_a + scale_a * _draw(_NORMAL, shape, 0.0, 1.0)
 
 
-__all__ = ["seed", "random", "random_sample", "sample", "ranf", "rand", "uniform",
-           "standard_normal", "randn", "normal"]
+# ---- the rest of numpy.random: NumPy on gathered data -------------------------------------------
+
+_legacy = [None]   # the numpy.random.RandomState behind the fallen-back legacy functions
+
+
+def _legacy_state():
+    """The private RandomState, created from cupynum's seed on first use after `seed()`."""
+    if _legacy[0] is None:
+        s = _state["seed"]
+        _legacy[0] = _np.random.RandomState(s if s < 2**32 else [s & 0xFFFFFFFF, s >> 32])
+    return _legacy[0]
+
+
+def _get_bit_generator():
+    return _legacy_state()._bit_generator
+
+
+def _set_bit_generator(bitgen):
+    _legacy[0] = _np.random.RandomState(bitgen)
+
+
+# Objects whose methods take and return cupynum arrays (construction and each method fall back).
+Generator = _fallback.proxy_class(_np.random.Generator, "numpy.random.Generator")
+RandomState = _fallback.proxy_class(_np.random.RandomState, "numpy.random.RandomState")
+
+get_bit_generator = _fallback.function("numpy.random.get_bit_generator", _get_bit_generator)
+set_bit_generator = _fallback.function("numpy.random.set_bit_generator", _set_bit_generator)
+
+
+def _legacy_function(name):
+    """numpy.random.<name> is a method of NumPy's global RandomState: cupynum's is the private one."""
+    q = "numpy.random." + name
+    npf = getattr(_np.random, name)
+
+    def wrapper(*args, **kwargs):
+        _fallback.note(q, 1)
+        return _fallback.call(q, getattr(_legacy_state(), name), args, kwargs)
+
+    _fallback._describe(wrapper, npf, q, name)
+    return wrapper
+
+
+def __getattr__(name):
+    npf = getattr(_np.random, name, None) if not name.startswith("_") else None
+    if npf is not None and getattr(npf, "__self__", None) is getattr(_np.random, "mtrand")._rand:
+        f = _legacy_function(name)
+        globals()[name] = f
+        return f
+    return _fallback.module_getattr(globals(), _np.random, "numpy.random", name)
+
+
+def __dir__():
+    return _fallback.module_dir(globals(), _np.random)
+
+
+# numpy.random's names: the native ones above, the rest through __getattr__.
+__all__ = sorted({"seed", "random", "random_sample", "sample", "ranf", "rand", "uniform",
+                  "standard_normal", "randn", "normal"} | set(_np.random.__all__))

@@ -1,0 +1,284 @@
+"""cupynum.coverage: the API coverage table, docs/api-coverage.md.
+
+    python -m cupynum.coverage              # (re)write docs/api-coverage.md (relative to the cwd)
+    python -m cupynum.coverage --check      # exit 1 when the committed table is not current
+    python -m cupynum.coverage --stdout     # print it
+
+One row per public callable of numpy, numpy.linalg, numpy.fft and numpy.random (with the methods
+of Generator and RandomState) and per public name of numpy.ndarray, enumerated from the installed
+NumPy, saying whether cupynum implements it natively, falls back to NumPy, or provides NumPy's own
+object (types, dtypes, configuration).  The status is read off the objects cupynum provides (a
+fallback wrapper carries `__cupynum_fallback__`), never from a hand list.
+
+DISTRIBUTED and CUDA_KERNEL below are the one place that says which native functions run
+partitioned over MPI ranks and which have a CUDA kernel that runs; an issue that makes one true
+adds its NumPy name here and regenerates the table.  Today both are empty: under mpirun every rank
+holds every array, and the CUDA kernels are compiled but no device backend runs them.
+
+The table depends on the NumPy version (its names); `--check` compares against a table generated
+for the same NumPy major.minor and only notes a different one."""
+
+import argparse
+import inspect
+import os
+import sys
+import types
+
+import numpy as np
+
+import cupynum
+from cupynum import _fallback
+
+# Native functions (NumPy names, e.g. "numpy.add", "numpy.ndarray.sum") that run partitioned.
+DISTRIBUTED = frozenset()
+# Native functions with a CUDA kernel that runs on the device.
+CUDA_KERNEL = frozenset()
+
+NATIVE, FALLBACK, OWN = "native", "fallback", "NumPy's own"
+
+# Notes on native entries whose behaviour a reader should know.
+NOTES = {
+    "numpy.ndarray.flat": "reads copy, writes go to the array",
+    "numpy.ndarray.base": "always None: views share stores, not bases",
+    "numpy.ndarray.real": "view (writes seen both ways)",
+    "numpy.ndarray.imag": "view (writes seen both ways)",
+    "numpy.ndarray.setflags": "no effect on the cupynum array",
+    "numpy.load": "an .npz gives NumPy's NpzFile (its arrays are NumPy's)",
+    "numpy.asmatrix": "returns NumPy's matrix",
+    "numpy.bmat": "returns NumPy's matrix",
+    "numpy.random.get_state": "the state of the generator behind the fallen-back functions",
+    "numpy.random.set_state": "the state of the generator behind the fallen-back functions",
+    "numpy.vectorize": "cupynum class: calls take and return cupynum arrays",
+    "numpy.poly1d": "cupynum class: methods take and return cupynum arrays",
+    "numpy.random.Generator": "cupynum class: methods take and return cupynum arrays",
+    "numpy.random.RandomState": "cupynum class: methods take and return cupynum arrays",
+    "numpy.random.default_rng": "returns a cupynum.random.Generator",
+}
+for _n in ("nditer", "ndenumerate", "broadcast", "matrix", "memmap", "recarray", "record"):
+    NOTES[f"numpy.{_n}"] = "NumPy's class: reads cupynum arrays as NumPy copies"
+_ATTRIBUTE_OF_COPY = {"flags", "ctypes", "data"}
+
+SECTIONS = [
+    ("module", "Module-level (`numpy`)"),
+    ("ndarray", "Multi-dimensional array (`numpy.ndarray`)"),
+    ("linalg", "Linear algebra (`numpy.linalg`)"),
+    ("fft", "Discrete Fourier transform (`numpy.fft`)"),
+    ("random", "Random sampling (`numpy.random`)"),
+]
+
+
+def _public(obj):
+    return sorted(n for n in dir(obj) if not n.startswith("_"))
+
+
+def _callables(npmod):
+    """Public callables of a NumPy module: no submodules, not NumPy's own test runner."""
+    out = []
+    for n in _public(npmod):
+        o = getattr(npmod, n)
+        if isinstance(o, types.ModuleType) or not callable(o) or n == "test":
+            continue
+        out.append(n)
+    return out
+
+
+def _kind(npobj):
+    if isinstance(npobj, np.ufunc):
+        return "ufunc"
+    if isinstance(npobj, type):
+        return "class"
+    return "function"
+
+
+def _status(cpobj, npobj):
+    if _fallback.is_fallback(cpobj):
+        return FALLBACK
+    if cpobj is npobj:
+        return OWN
+    return NATIVE
+
+
+def _notes(q, status, extra=()):
+    notes = list(extra)
+    if status == FALLBACK:
+        if q in _fallback.INPLACE or q.endswith(".at"):
+            notes.append("in place: writes back into its cupynum arguments")
+        if q in _fallback.WRITERS:
+            notes.append("a file named by path is written by rank 0 alone")
+        if q in _fallback.VIEW_COPIES:
+            notes.append("returns a copy where NumPy returns a view")
+    if q in NOTES:
+        notes.append(NOTES[q])
+    return "; ".join(notes)
+
+
+def _row(q, kind, status, notes=""):
+    if status == NATIVE:
+        dist = "yes" if q in DISTRIBUTED else "no"
+        cuda = "yes" if q in CUDA_KERNEL else "no"
+    else:
+        dist = cuda = "—"
+    return (q, kind, status, dist, cuda, notes)
+
+
+def _module_rows(npmod, cpmod, prefix, extra_notes=None):
+    rows = []
+    for n in _callables(npmod):
+        npobj = getattr(npmod, n)
+        cpobj = getattr(cpmod, n)
+        q = f"{prefix}.{n}"
+        status = _status(cpobj, npobj)
+        notes = (extra_notes or {}).get(n, ()) if status == FALLBACK else ()
+        if status == OWN and q not in NOTES:
+            notes = ("NumPy's class" if isinstance(npobj, type) else
+                     "NumPy's function: no array data involved",)
+        rows.append(_row(q, _kind(npobj), status, _notes(q, status, notes)))
+    return rows
+
+
+def rows_by_section():
+    """{section: [(numpy name, kind, status, distributed, cuda, notes)]}, from the installed NumPy."""
+    out = {}
+    rows = _module_rows(np, cupynum, "numpy")
+    for n in ("c_", "mgrid", "ogrid", "r_"):   # indexers: not callable, but they compute arrays
+        q = f"numpy.{n}"
+        rows.append(_row(q, "indexer", _status(getattr(cupynum, n), getattr(np, n))))
+    out["module"] = sorted(rows)
+
+    rows = []
+    for n in _public(np.ndarray):
+        q = f"numpy.ndarray.{n}"
+        kind = _fallback.ndarray_kind(n)
+        static = inspect.getattr_static(cupynum.ndarray, n, None)
+        status = FALLBACK if static is None or _fallback.is_fallback(static) else NATIVE
+        extra = ()
+        if status == FALLBACK and kind == "attribute":
+            extra = ("of a C-ordered copy",) if n in _ATTRIBUTE_OF_COPY else ("computed on a copy",)
+        if n == "resize":
+            extra = ("other views keep the old data",)
+        rows.append(_row(q, kind, status, _notes(q, status, extra)))
+    out["ndarray"] = rows
+
+    out["linalg"] = _module_rows(np.linalg, cupynum.linalg, "numpy.linalg")
+    out["fft"] = _module_rows(np.fft, cupynum.fft, "numpy.fft")
+
+    legacy = {n: ("NumPy's legacy generator, seeded by cupynum.random.seed",)
+              for n in _callables(np.random)
+              if getattr(getattr(np.random, n), "__self__", None) is np.random.mtrand._rand}
+    rows = _module_rows(np.random, cupynum.random, "numpy.random", legacy)
+    for cls in ("Generator", "RandomState"):
+        for n in _public(getattr(np.random, cls)):
+            if not callable(getattr(getattr(np.random, cls), n)):
+                continue
+            q = f"numpy.random.{cls}.{n}"
+            rows.append(_row(q, "method", FALLBACK, _notes(q, FALLBACK)))
+    out["random"] = rows
+    return out
+
+
+def _counts(rows):
+    c = {NATIVE: 0, FALLBACK: 0, OWN: 0}
+    for r in rows:
+        c[r[2]] += 1
+    dist = sum(1 for r in rows if r[3] == "yes")
+    cuda = sum(1 for r in rows if r[4] == "yes")
+    return len(rows), c[NATIVE], c[FALLBACK], c[OWN], dist, cuda
+
+
+def numpy_version():
+    return ".".join(np.__version__.split(".")[:2])
+
+
+def render():
+    """The table as Markdown text."""
+    sections = rows_by_section()
+    lines = [
+        "# cupynum API coverage",
+        "",
+        f"Generated by `python -m cupynum.coverage` against NumPy {numpy_version()}; do not edit by "
+        "hand. CI runs `python -m cupynum.coverage --check`, which fails when this file is not "
+        "current.",
+        "",
+        "One row per public callable of `numpy`, `numpy.linalg`, `numpy.fft` and `numpy.random` "
+        "(with the methods of `Generator` and `RandomState`), and per public method or attribute "
+        "of `numpy.ndarray`, enumerated from the installed NumPy. Every one of them is reachable "
+        "from cupynum:",
+        "",
+        "- **native**: cupynum's own implementation (some argument combinations, such as "
+        "`where=` or advanced indexing, are computed by NumPy on gathered data without a warning).",
+        "- **fallback**: NumPy computes it on gathered data; cupynum arrays in the arguments are "
+        "gathered, arrays in the result come back as cupynum arrays, in-place functions write back; "
+        "warns once per function with `cupynum.FallbackWarning` "
+        "(`CUPYNUM_FALLBACK=silent|warn|error`).",
+        "- **NumPy's own**: the NumPy object itself (dtypes, scalar types, other classes, "
+        "configuration and dtype-introspection functions): nothing to compute on array data.",
+        "- **distributed**: a native function that runs partitioned over MPI ranks. Under `mpirun` "
+        "today every array is replicated on every rank, so none is yet.",
+        "- **CUDA kernel**: a native function whose CUDA kernel runs on the device. The kernels of "
+        "`cuda/` are compiled but no device backend runs them yet, so none is yet.",
+        "",
+        "| Section | NumPy | native | fallback | NumPy's own | distributed | CUDA kernel |",
+        "|---|--:|--:|--:|--:|--:|--:|",
+    ]
+    total = [0] * 6
+    for key, title in SECTIONS:
+        c = _counts(sections[key])
+        total = [a + b for a, b in zip(total, c)]
+        lines.append(f"| {title} | " + " | ".join(str(x) for x in c) + " |")
+    lines.append("| **Total** | " + " | ".join(f"**{x}**" for x in total) + " |")
+    for key, title in SECTIONS:
+        lines += ["", f"## {title}", "",
+                  "| NumPy | kind | cupynum | distributed | CUDA kernel | notes |",
+                  "|---|---|---|---|---|---|"]
+        for q, kind, status, dist, cuda, notes in sections[key]:
+            lines.append(f"| `{q}` | {kind} | {status} | {dist} | {cuda} | {notes} |")
+    return "\n".join(lines) + "\n"
+
+
+def _recorded_version(text):
+    marker = "against NumPy "
+    i = text.find(marker)
+    return text[i + len(marker):].split(";", 1)[0].strip() if i >= 0 else None
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(prog="python -m cupynum.coverage", description=__doc__.split("\n")[0])
+    p.add_argument("-o", "--output", default=os.path.join("docs", "api-coverage.md"))
+    p.add_argument("--check", action="store_true", help="fail if the file is not current")
+    p.add_argument("--stdout", action="store_true", help="print the table instead of writing it")
+    args = p.parse_args(argv)
+    os.environ["CUPYNUM_FALLBACK"] = "silent"
+    text = render()
+    if args.stdout:
+        sys.stdout.write(text)
+        return 0
+    if args.check:
+        try:
+            with open(args.output, encoding="utf-8") as f:
+                old = f.read()
+        except FileNotFoundError:
+            print(f"{args.output} is missing: run python -m cupynum.coverage", file=sys.stderr)
+            return 1
+        if old == text:
+            print(f"{args.output} is current")
+            return 0
+        recorded = _recorded_version(old)
+        if recorded and recorded != numpy_version():
+            print(f"{args.output} was generated against NumPy {recorded}, NumPy {numpy_version()} "
+                  f"is installed: not comparable, not checked (regenerate it with that NumPy)")
+            return 0
+        print(f"{args.output} is not current: run python -m cupynum.coverage and commit it",
+              file=sys.stderr)
+        return 1
+    os.makedirs(os.path.dirname(args.output) or ".", exist_ok=True)
+    with open(args.output, "w", encoding="utf-8") as f:
+        f.write(text)
+    print(f"wrote {args.output}")
+    for key, title in SECTIONS:
+        n, nat, fb, own, dist, cuda = _counts(rows_by_section()[key])
+        print(f"  {title}: {n} ({nat} native, {fb} fallback, {own} NumPy's own)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

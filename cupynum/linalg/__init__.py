@@ -1,0 +1,19 @@
+"""cupynum.linalg: numpy.linalg over cupynum arrays.
+
+`matmul` is cupynum's native product; every other function of numpy.linalg falls back to NumPy on
+gathered data (cupynum/_fallback.py), warning once per function.  LinAlgError is NumPy's own, so
+`except numpy.linalg.LinAlgError` catches cupynum's errors too."""
+
+import numpy.linalg as _nplinalg
+from numpy.linalg import LinAlgError  # noqa: F401
+
+from .. import _fallback
+from .._functions import matmul  # noqa: F401
+
+
+def __getattr__(name):
+    return _fallback.module_getattr(globals(), _nplinalg, "numpy.linalg", name)
+
+
+def __dir__():
+    return _fallback.module_dir(globals(), _nplinalg)
