@@ -40,7 +40,7 @@ if __name__ == "__main__":
     grid = run(initialize(n), iterations)
     mean = float(np.mean(grid[1:-1, 1:-1]))
     t1 = time.perf_counter()
-    print(f"stencil {n}x{n}, {iterations} iterations: mean interior value {mean:.12f} "
+    print(f"stencil {n}x{n}, {iterations} iterations: mean interior value {mean!r} "
           f"in {t1 - t0:.3f} s")
     out = sys.argv[3] if len(sys.argv) > 3 else None
     if out:

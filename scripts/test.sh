@@ -5,8 +5,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 SUDO=""; [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null && SUDO=sudo
-if ! command -v cc >/dev/null || ! command -v pkg-config >/dev/null; then
-    $SUDO apt-get update -qq && $SUDO apt-get install -y -qq build-essential pkg-config python3-dev
+if ! command -v cc >/dev/null || ! command -v pkg-config >/dev/null || ! command -v mpirun >/dev/null; then
+    $SUDO apt-get update -qq
+    $SUDO apt-get install -y -qq build-essential pkg-config python3-dev libopenmpi-dev openmpi-bin
 fi
 $PY -m pip install -q "numpy>=2,<3" meson meson-python ninja pytest
 $PY -m pip install -q --no-build-isolation -e .
@@ -14,9 +15,22 @@ rm -rf build/ctest
 meson setup build/ctest -Dcuda=disabled >/dev/null
 meson test -C build/ctest --print-errorlogs
 $PY -m pytest -q tests "$@"
-# The NumPy fallback on 3 ranks: every rank gathers, computes and compares.
+# The same suite distributed: 1, 2, 3 and 4 ranks, every array partitioned (CUPYNUM_MIN_TILE=1),
+# every rank comparing its results with NumPy.
 if command -v mpirun >/dev/null; then
-    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-        mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 \
-        "$(command -v "$PY")" -m pytest -q -p no:cacheprovider --color=no tests/test_fallback.py
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CUPYNUM_MIN_TILE=1
+    mkdir -p build
+    for n in 1 2 3 4; do
+        log="build/tests-mpi-$n.log"
+        echo "== tests on $n MPI rank(s) (log: $log)"
+        if ! mpirun -np "$n" --oversubscribe --mca mpi_yield_when_idle 1 -x CUPYNUM_MIN_TILE \
+                "$(command -v "$PY")" -m pytest -q -p no:cacheprovider --color=no tests >"$log" 2>&1; then
+            grep -E "FAILED|Error|passed|failed" "$log" | sort | uniq | tail -40
+            exit 1
+        fi
+        grep -E "[0-9]+ passed" "$log" | sort | uniq -c
+    done
+else
+    echo "mpirun not found: the distributed runs were not done" >&2
+    exit 1
 fi
