@@ -326,7 +326,7 @@ static PyObject *mod_sync(PyObject *m, PyObject *noargs)
 
 static PyObject *mod_barrier(PyObject *m, PyObject *noargs)
 {
-    enum cpn_status st = cpn_runtime_barrier();
+    enum cpn_status st = cpn_comm_barrier();
     if (st != CPN_OK) return cpn_raise(st);
     Py_RETURN_NONE;
 }

@@ -136,6 +136,13 @@ enum cpn_status cpn_comm_bcast(void *buf, size_t bytes, int root)
     return CPN_OK;
 }
 
+enum cpn_status cpn_comm_barrier(void)
+{
+    if (cpn_comm_size() == 1) return CPN_OK;
+    CPN_MPI_TRY(MPI_Barrier(MPI_COMM_WORLD));
+    return CPN_OK;
+}
+
 enum cpn_status cpn_comm_allreduce_min(int64_t *v)
 {
     if (cpn_comm_size() == 1) return CPN_OK;
@@ -167,6 +174,7 @@ enum cpn_status cpn_comm_allgatherv(const void *mine, void *all, const size_t *c
 }
 enum cpn_status cpn_comm_bcast(void *buf, size_t bytes, int root) { return CPN_OK; }
 enum cpn_status cpn_comm_allreduce_min(int64_t *v) { return CPN_OK; }
+enum cpn_status cpn_comm_barrier(void) { return CPN_OK; }
 void cpn_comm_abort(int code) { exit(code); }
 
 #endif

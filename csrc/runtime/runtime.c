@@ -84,12 +84,3 @@ int cpn_runtime_threads(void) { return cpn_kernel_threads(); }
 bool cpn_runtime_have_mpi(void) { return CPN_HAVE_MPI; }
 bool cpn_runtime_mpi_active(void) { return mpi_active; }
 bool cpn_runtime_have_cuda(void) { return CPN_HAVE_CUDA; }
-
-enum cpn_status cpn_runtime_barrier(void)
-{
-#if CPN_HAVE_MPI
-    if (mpi_active && ranks > 1 && MPI_Barrier(MPI_COMM_WORLD) != MPI_SUCCESS)
-        return cpn_error(CPN_ERR_COMM, "MPI_Barrier failed");
-#endif
-    return CPN_OK;
-}

@@ -22,8 +22,5 @@ bool cpn_runtime_have_mpi(void);   /* built with MPI */
 bool cpn_runtime_mpi_active(void); /* MPI initialised and in use in this process */
 bool cpn_runtime_have_cuda(void);  /* built with the CUDA backend */
 
-/* Wait until every rank has called it (a no-op on one rank).  Used where one rank acts for all,
- * e.g. the NumPy fallback writing a file by name on rank 0 while the others wait.  Collective. */
-enum cpn_status cpn_runtime_barrier(void);
 
 #endif
