@@ -13,22 +13,11 @@ import numpy
 import pytest
 
 import cupynum
-from conftest import both, check
+from conftest import both, check, stencil
 
 INFO = cupynum.runtime_info()
 RANKS = INFO["ranks"]
 MIN_TILE = int(os.environ.get("CUPYNUM_MIN_TILE", "16384"))
-
-
-def stencil(np, grid, iterations):
-    center = grid[1:-1, 1:-1]
-    north = grid[0:-2, 1:-1]
-    east = grid[1:-1, 2:]
-    west = grid[1:-1, 0:-2]
-    south = grid[2:, 1:-1]
-    for _ in range(iterations):
-        center[:] = 0.2 * (center + north + east + west + south)
-    return grid
 
 
 def test_large_arrays_are_tiled_over_every_rank_small_ones_replicated():

@@ -125,6 +125,16 @@ static const char *kept_origin(const struct rgeom *g, int64_t o)
     return p;
 }
 
+/* Where output element o (C order over the kept dimensions) goes. */
+static char *kept_output(const struct rgeom *g, char *out, const int64_t *okstride, int64_t o)
+{
+    for (int d = g->nk - 1; d >= 0; d--) {
+        out += (o % g->kshape[d]) * okstride[d];
+        o /= g->kshape[d];
+    }
+    return out;
+}
+
 /* Fold reduced elements [rb, re) (C order over the reduced dimensions) of the input origin `base`
  * into *acc. */
 static void fold_range(const struct rgeom *g, const char *base, int64_t rb, int64_t re, void *acc)
@@ -296,13 +306,7 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
             const char *base = kept_origin(&g, o);
             set_identity(code, acc_dt, acc, &g, base);
             if (g.nred) fold_range(&g, base, 0, g.nred, acc);
-            char *dst = out;
-            int64_t q = o;
-            for (int d = g.nk - 1; d >= 0; d--) {
-                dst += (q % g.kshape[d]) * okstride[d];
-                q /= g.kshape[d];
-            }
-            memcpy(dst, acc, g.acc_size);
+            memcpy(kept_output(&g, out, okstride, o), acc, g.acc_size);
         }
         return CPN_OK;
     }
@@ -319,13 +323,7 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
         _Alignas(16) unsigned char acc[16];
         memcpy(acc, part[0], 16);
         for (int t = 1; t < nth; t++) g.fold(acc, part[t], 1);
-        char *dst = out;
-        int64_t q = o;
-        for (int d = g.nk - 1; d >= 0; d--) {
-            dst += (q % g.kshape[d]) * okstride[d];
-            q /= g.kshape[d];
-        }
-        memcpy(dst, acc, g.acc_size);
+        memcpy(kept_output(&g, out, okstride, o), acc, g.acc_size);
     }
     return CPN_OK;
 }

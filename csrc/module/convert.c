@@ -212,10 +212,7 @@ PyObject *cpn_array_cast(PyObject *src, enum cpn_dtype dt)
     struct cpn_op op = {.kind = CPN_OPK_CAST, .nin = 1, .nout = 1};
     op.in[0] = sv;
     op.out[0] = cpn_array_view(r);
-    if (cpn_submit(&op) < 0) {
-        Py_DECREF(r);
-        return NULL;
-    }
+    if (cpn_submit(&op) < 0) Py_CLEAR(r);
     return r;
 }
 

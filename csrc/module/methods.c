@@ -53,6 +53,16 @@ static int check_array(PyObject *o)
     return -1;
 }
 
+/* Queue `op`, which computes the new array r: r, or NULL (r dropped) when submission fails. */
+static PyObject *submit_for(PyObject *r, const struct cpn_op *op)
+{
+    if (cpn_submit(op) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
 /* ---- module functions -------------------------------------------------------------------- */
 
 static PyObject *mod_empty(PyObject *m, PyObject *args)
@@ -223,11 +233,7 @@ static PyObject *mod_reduce(PyObject *m, PyObject *args)
     op.dtype = dt;
     op.in[0] = v;
     op.out[0] = cpn_array_view(r);
-    if (cpn_submit(&op) < 0) {
-        Py_DECREF(r);
-        return NULL;
-    }
-    return r;
+    return submit_for(r, &op);
 }
 
 /* matmul(a, b, dtype): 2-D operands already cast to dtype; a new (m, n) array. */
@@ -252,11 +258,7 @@ static PyObject *mod_matmul(PyObject *m, PyObject *args)
     op.in[0] = av;
     op.in[1] = bv;
     op.out[0] = cpn_array_view(r);
-    if (cpn_submit(&op) < 0) {
-        Py_DECREF(r);
-        return NULL;
-    }
-    return r;
+    return submit_for(r, &op);
 }
 
 /* arange(n, dtype, start, second): NumPy's arange fill. */
@@ -285,11 +287,11 @@ static PyObject *mod_arange(PyObject *m, PyObject *args)
         Py_XDECREF(s);
         Py_XDECREF(t);
     }
-    if (PyErr_Occurred() || cpn_submit(&op) < 0) {
+    if (PyErr_Occurred()) {
         Py_DECREF(r);
         return NULL;
     }
-    return r;
+    return submit_for(r, &op);
 }
 
 /* random(dist, shape, seed, stream, lo, hi): float64 draws keyed by element index. */
@@ -311,11 +313,7 @@ static PyObject *mod_random(PyObject *m, PyObject *args)
     op.iparam[1] = (int64_t)stream;
     op.dparam[0] = lo;
     op.dparam[1] = hi;
-    if (cpn_submit(&op) < 0) {
-        Py_DECREF(r);
-        return NULL;
-    }
-    return r;
+    return submit_for(r, &op);
 }
 
 static PyObject *mod_sync(PyObject *m, PyObject *noargs)

@@ -6,14 +6,7 @@
 #include "kernels.h"
 #include "queue.h"
 
-static int failures;
-#define CHECK(c)                                                                          \
-    do {                                                                                  \
-        if (!(c)) {                                                                       \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                           \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
+#include "check.h"
 
 static void test_overlapping_copy(void)
 {

@@ -8,14 +8,7 @@
 
 #include "view.h"
 
-static int failures;
-#define CHECK(c)                                                                          \
-    do {                                                                                  \
-        if (!(c)) {                                                                       \
-            printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #c);                           \
-            failures++;                                                                   \
-        }                                                                                 \
-    } while (0)
+#include "check.h"
 
 struct ref {
     int ndim;
