@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 . scripts/install-deps.sh
-$PY -m pip install -q "numpy>=2,<3" meson meson-python ninja pytest
+$PY -m pip install -q "numpy>=2,<3" meson meson-python ninja pytest mpi4py
 $PY -m pip install -q --no-build-isolation -e .
 rm -rf build/ctest
 meson setup build/ctest -Dcuda=disabled >/dev/null

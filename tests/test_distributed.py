@@ -178,3 +178,51 @@ def test_matmul_and_reductions_of_distributed_operands():
     check(c.min(axis=1), n.min(axis=1))
     check(c.prod(axis=0), n.prod(axis=0), rtol=1e-13)
     check(c.mean(axis=(0, 1)), n.mean(axis=(0, 1)), rtol=1e-13)
+
+
+# ---- whole jobs, launched from a plain process ------------------------------------------------
+
+LAUNCHED = any(k in os.environ for k in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"))
+MPIRUN = ["mpirun", "-np", "2", "--oversubscribe", "--mca", "mpi_yield_when_idle", "1"]
+needs_launcher = pytest.mark.skipif(
+    LAUNCHED or not __import__("shutil").which("mpirun"),
+    reason="launches its own mpirun job: runs from a plain (non-MPI) pytest process")
+
+
+def _job(code, timeout=120):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", CUPYNUM_MIN_TILE="1")
+    return subprocess.run(MPIRUN + ["-x", "CUPYNUM_MIN_TILE", sys.executable, "-c", code], env=env,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+@needs_launcher
+def test_uncaught_exception_on_one_rank_aborts_the_whole_job():
+    code = ("import cupynum as np\n"
+            "a = np.arange(1000.0)\n"
+            "if np.runtime_info()['rank'] == 1:\n"
+            "    raise RuntimeError('boom on rank 1')\n"
+            "print(float(a.sum()))   # rank 0 waits here for rank 1\n")
+    out = _job(code, timeout=90)     # a hang would time out and fail the test
+    assert out.returncode != 0
+    assert "boom on rank 1" in out.stderr
+
+
+@needs_launcher
+@pytest.mark.parametrize("first", ["mpi4py", "cupynum"])
+def test_beside_mpi4py_in_either_import_order(first):
+    pytest.importorskip("mpi4py", reason="mpi4py is not installed")
+    imports = ("from mpi4py import MPI\nimport cupynum as np\n" if first == "mpi4py"
+               else "import cupynum as np\nfrom mpi4py import MPI\n")
+    code = imports + (
+        "import numpy\n"
+        "comm = MPI.COMM_WORLD\n"
+        "info = np.runtime_info()\n"
+        "assert info['ranks'] == comm.Get_size() == 2 and info['rank'] == comm.Get_rank()\n"
+        "a = np.arange(20.0).reshape(4, 5)\n"
+        "total = comm.allreduce(float(a[1:].sum()), op=MPI.SUM)\n"
+        "assert total == 2 * numpy.arange(20.0)[5:].sum(), total\n"
+        "print('ok', info['rank'])\n")
+    out = _job(code)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert sorted(out.stdout.split()) == ["0", "1", "ok", "ok"]

@@ -44,6 +44,9 @@ enum cpn_status cpn_runtime_init(void)
     }
     if (flag) {
         mpi_active = 1;
+        /* MPI errors come back as return codes, which CPN_MPI_TRY turns into exceptions carrying
+         * MPI's error string, instead of killing the job inside the library. */
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
         MPI_Comm_size(MPI_COMM_WORLD, &ranks);
         MPI_Comm node;
