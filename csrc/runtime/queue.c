@@ -225,36 +225,28 @@ static const struct cpn_store *poisoned_input(const struct cpn_op *op)
     return NULL;
 }
 
-/* Poison the fresh outputs of op i (those that held no values before it ran). */
-static void poison_outputs(const struct cpn_op *op, const bool *had_data, enum cpn_status st,
-                           const char *msg)
+/* Can `op` fail because of the values it reads (so on some ranks and not others)?  Integer
+ * power with a negative exponent is the one such op today. */
+static bool may_fail_on_data(const struct cpn_op *op)
 {
-    for (int k = 0; k < op->nout; k++)
-        if (!had_data[k]) cpn_store_poison(cpn_store_root(op->out[k]->store), st, msg);
+    return op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER &&
+           cpn_dtype_class(op->dtype) == CPN_CLASS_INT;
 }
 
-/* Several ranks: every rank must take the same decisions, so failures are agreed on after the
- * flush (the lowest failing op wins, its message broadcast from the rank that met it) and the
- * poisoning is then replayed identically everywhere.  Ops after a failure were still executed,
- * on whatever their inputs held, so that every rank took part in every exchange. */
-static enum cpn_status agree_on_failure(int64_t first_fail, enum cpn_status st, char *msg,
-                                        size_t msglen, bool (*had)[CPN_OP_MAXOUT])
+/* Several ranks: a data-dependent failure on one rank is a failure on all, with the message of
+ * the lowest failing rank, so that every rank poisons the same results and raises at the same
+ * read.  Collective. */
+static enum cpn_status agree(enum cpn_status st)
 {
-    int64_t g = first_fail < 0 ? INT64_MAX : first_fail;
-    CPN_TRY(cpn_comm_allreduce_min(&g));
-    if (g == INT64_MAX) return CPN_OK;
-    int64_t winner = first_fail == g ? cpn_partition_rank() : INT64_MAX;
+    int64_t winner = st != CPN_OK ? cpn_partition_rank() : INT64_MAX;
+    char msg[512];
+    snprintf(msg, sizeof msg, "%s", st != CPN_OK ? cpn_error_message() : "");
     CPN_TRY(cpn_comm_allreduce_min(&winner));
+    if (winner == INT64_MAX) return CPN_OK;
     int64_t code = st;
     CPN_TRY(cpn_comm_bcast(&code, sizeof code, (int)winner));
-    CPN_TRY(cpn_comm_bcast(msg, msglen, (int)winner));
-    msg[msglen - 1] = '\0';
-    for (int i = (int)g; i < n_ops; i++) {
-        struct cpn_op *op = &ops[i];
-        const struct cpn_store *bad = poisoned_input(op);
-        if (i == g) poison_outputs(op, had[i], (enum cpn_status)code, msg);
-        else if (bad) poison_outputs(op, had[i], bad->poison, bad->poison_msg);
-    }
+    CPN_TRY(cpn_comm_bcast(msg, sizeof msg, (int)winner));
+    msg[sizeof msg - 1] = '\0';
     return cpn_error((enum cpn_status)code, "%s", msg);
 }
 
@@ -262,53 +254,48 @@ enum cpn_status cpn_queue_flush(void)
 {
     const bool dist = cpn_partition_ranks() > 1;
     enum cpn_status first = CPN_OK;
-    int64_t first_fail = -1;
     char first_msg[512] = "";
     if (n_ops == 0) return CPN_OK;
     stats.flushes++;
-    bool (*had)[CPN_OP_MAXOUT] = cpn_alloc((size_t)n_ops * sizeof *had);
-    if (!had) return CPN_ERR_NOMEM;
     for (int i = 0; i < n_ops; i++) {
         struct cpn_op *op = &ops[i];
         const struct cpn_store *bad = poisoned_input(op);
         enum cpn_status st;
         /* An output that held values before keeps them when the op fails (NumPy's in-place
          * semantics: `a **= b` that raises leaves `a` readable); a fresh one is poisoned. */
-        for (int k = 0; k < op->nout; k++) had[i][k] = cpn_store_root(op->out[k]->store)->data != NULL;
+        bool had[CPN_OP_MAXOUT];
+        for (int k = 0; k < op->nout; k++) had[k] = cpn_store_root(op->out[k]->store)->data != NULL;
         if (bad) {
-            /* Depends on a failed result: fail the same way, without computing garbage. */
+            /* Depends on a failed result: fail the same way, without computing garbage.  Poison
+             * is the same on every rank, so ranks skip together. */
             st = bad->poison;
             cpn_error(st, "%s", bad->poison_msg);
         } else {
             st = cpn_op_execute(op);
-            if (st != CPN_OK) {
+            if (dist && may_fail_on_data(op)) st = agree(st);
+            if (st != CPN_OK && !strstr(cpn_error_message(), "deferred operation")) {
                 char msg[512];
                 snprintf(msg, sizeof msg, "%s", cpn_error_message());
                 cpn_error(st, "cupynum: deferred operation '%s' failed: %s", cpn_op_describe(op), msg);
             }
         }
-        if (!dist) {
-            for (int k = 0; k < op->nout; k++) {
-                struct cpn_store *r = cpn_store_root(op->out[k]->store);
-                if (st != CPN_OK) {
-                    if (!had[i][k]) cpn_store_poison(r, st, cpn_error_message());
-                } else if (r->poison && covers_store(op->out[k])) {
-                    cpn_store_poison(r, CPN_OK, NULL);   /* fully rewritten: healthy again */
-                }
+        for (int k = 0; k < op->nout; k++) {
+            struct cpn_store *r = cpn_store_root(op->out[k]->store);
+            if (st != CPN_OK) {
+                if (!had[k]) cpn_store_poison(r, st, cpn_error_message());
+            } else if (r->poison && covers_store(op->out[k])) {
+                cpn_store_poison(r, CPN_OK, NULL);   /* fully rewritten: healthy again */
             }
         }
         if (st != CPN_OK && first == CPN_OK) {
             first = st;
-            first_fail = i;
             snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());
         }
         if (st == CPN_OK) stats.ops_executed++;
+        op_release(op);   /* now: a temporary dies as soon as its last reader has run */
     }
-    if (dist) first = agree_on_failure(first_fail, first, first_msg, sizeof first_msg, had);
-    else if (first != CPN_OK) cpn_error(first, "%s", first_msg);
-    for (int i = 0; i < n_ops; i++) op_release(&ops[i]);
     n_ops = 0;
-    cpn_free(had);
+    if (first != CPN_OK) cpn_error(first, "%s", first_msg);
     return first;
 }
 
