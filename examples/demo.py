@@ -51,7 +51,7 @@ def main():
             print("  cupynum:", c2)
             lines2 = c2.split("   [")[0].split(" | ")
             same2 = len(lines2) == 1 and value(lines2[0]) == value(c1)
-            print(f"  2 ranks print the same result as 1 rank and as NumPy: {same2}")
+            print(f"  2 ranks print the same result as 1 rank: {same2}")
             same = same and same2
         print()
     args = (10_000_000,)
