@@ -30,7 +30,28 @@ import cupynum
 from cupynum import _fallback
 
 # Native functions (NumPy names, e.g. "numpy.add", "numpy.ndarray.sum") that run partitioned.
-DISTRIBUTED = frozenset()
+DISTRIBUTED = frozenset(
+    # element-wise ufuncs: owner computes over tiles, halos exchanged
+    ["numpy." + n for n in (
+        "abs absolute add bitwise_and bitwise_invert bitwise_left_shift bitwise_not bitwise_or "
+        "bitwise_right_shift bitwise_xor ceil cos divide equal exp floor floor_divide greater "
+        "greater_equal invert left_shift less less_equal log maximum minimum mod multiply negative "
+        "not_equal positive pow power reciprocal remainder right_shift sin sqrt square subtract "
+        "tanh true_divide "
+        # reductions: local reduce, then every rank combines the partials
+        "amax amin max mean min prod sum "
+        # creation: each rank fills or keeps its own tiles
+        "arange array asanyarray asarray ascontiguousarray copy empty empty_like full full_like "
+        "linspace ones ones_like zeros zeros_like "
+        # views of distributed arrays
+        "broadcast_to transpose").split()]
+    + ["numpy.ndarray." + n for n in
+       "T astype copy fill imag max mean min mT prod real sum swapaxes transpose".split()]
+    + ["numpy.random." + n for n in
+       "normal rand randn random random_sample ranf sample standard_normal uniform".split()])
+# Native but not partitioned: computed on gathered copies under MPI (matrix products), or views
+# through a flat alias (ravel/reshape that merge dimensions, eye's diagonal): correct on every
+# rank, not distributed work.
 # Native functions with a CUDA kernel that runs on the device.
 CUDA_KERNEL = frozenset()
 
@@ -212,8 +233,10 @@ def render():
         "(`CUPYNUM_FALLBACK=silent|warn|error`).",
         "- **NumPy's own**: the NumPy object itself (dtypes, scalar types, other classes, "
         "configuration and dtype-introspection functions): nothing to compute on array data.",
-        "- **distributed**: a native function that runs partitioned over MPI ranks. Under `mpirun` "
-        "today every array is replicated on every rank, so none is yet.",
+        "- **distributed**: a native function that runs partitioned over MPI ranks (owner "
+        "computes on tiles, halos exchanged). Other native functions are correct under `mpirun` "
+        "but compute on gathered copies (matrix products) or through flat views (`ravel`, "
+        "`reshape` merging dimensions, `eye`).",
         "- **CUDA kernel**: a native function whose CUDA kernel runs on the device. The kernels of "
         "`cuda/` are compiled but no device backend runs them yet, so none is yet.",
         "",
