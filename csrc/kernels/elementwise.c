@@ -223,6 +223,10 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
         chunk = (chunk + 63) & ~(int64_t)63;
     }
     int64_t nchunks = (inner + chunk - 1) / chunk, ntasks = outer * nchunks;
+    if (nth == 1 && outer == 1) {   /* small work: no OpenMP region at all */
+        fn(base, inner_st, inner, ctx);
+        return;
+    }
 #pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1)
     for (int64_t t = 0; t < ntasks; t++) {
         int64_t row = t / nchunks, c = t % nchunks;

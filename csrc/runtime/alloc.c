@@ -23,6 +23,20 @@ static struct { void *raw; size_t total; } cache[CACHE_SLOTS];
 static int cache_n;
 static size_t cache_bytes;
 
+/* Small blocks (results of small-array ops) recycle through per-size free lists: power-of-two
+ * totals from 128 bytes to 32 KiB. */
+#define SMALL_CLASSES 9
+#define SMALL_KEEP 64
+static void *small_free[SMALL_CLASSES][SMALL_KEEP];
+static int small_n[SMALL_CLASSES];
+
+static int small_class(size_t total)
+{
+    int c = 0;
+    for (size_t sz = 128; sz < total; sz <<= 1) c++;
+    return c < SMALL_CLASSES ? c : -1;
+}
+
 static void *cache_take(size_t total)
 {
     for (int i = cache_n - 1; i >= 0; i--) {
@@ -66,7 +80,11 @@ static void *alloc_impl(size_t n, int zero)
         return NULL;
     }
     size_t total = HEADER + ((n + HEADER - 1) / HEADER) * HEADER;
-    void *raw = total >= CACHE_MIN ? cache_take(total) : NULL;
+    int sc = small_class(total);
+    if (sc >= 0) total = (size_t)128 << sc;
+    void *raw = NULL;
+    if (sc >= 0 && small_n[sc] > 0) raw = small_free[sc][--small_n[sc]];
+    else if (total >= CACHE_MIN) raw = cache_take(total);
     if (!raw && (posix_memalign(&raw, HEADER, total) != 0 || raw == NULL)) {
         cpn_error(CPN_ERR_NOMEM, "cupynum: unable to allocate %zu bytes", n);
         return NULL;
@@ -87,12 +105,16 @@ void cpn_free(void *p)
     char *raw = (char *)p - HEADER;
     size_t n = *(size_t *)raw, total = HEADER + ((n + HEADER - 1) / HEADER) * HEADER;
     __atomic_sub_fetch(&live_bytes, (int64_t)n, __ATOMIC_RELAXED);
-    if (total >= CACHE_MIN) cache_put(raw, total);
+    int sc = small_class(total);
+    if (sc >= 0 && small_n[sc] < SMALL_KEEP) small_free[sc][small_n[sc]++] = raw;
+    else if (sc < 0 && total >= CACHE_MIN) cache_put(raw, total);
     else free(raw);
 }
 
 void cpn_alloc_trim(void)
 {
+    for (int c = 0; c < SMALL_CLASSES; c++)
+        while (small_n[c] > 0) free(small_free[c][--small_n[c]]);
     while (cache_n > 0) free(cache[--cache_n].raw);
     cache_bytes = 0;
 }
