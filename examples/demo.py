@@ -50,7 +50,7 @@ def main():
             c2 = run("stencil.py", args, False, ranks=2)
             print("  cupynum:", c2)
             lines2 = c2.split("   [")[0].split(" | ")
-            same2 = len(lines2) == 1 and value(lines2[0]) == value(c1)
+            same2 = {value(line) for line in lines2} == {value(c1)}
             print(f"  2 ranks print the same result as 1 rank: {same2}")
             same = same and same2
         print()
