@@ -8,10 +8,16 @@ the module `__getattr__` below: dtypes, types and constants are NumPy's own obje
 fall back to NumPy on gathered data (cupynum/_fallback.py).  See docs/architecture.md."""
 
 import atexit as _atexit
+import os as _os
 
 import numpy as _np
 
-from . import _core
+# OpenMP threads that spin while waiting steal the core from the thread holding the work when the
+# machine is shared (other ranks, other programs): 10x slower under load.  Sleep instead, unless
+# the user chose otherwise.  Must be set before the OpenMP runtime loads with _core.
+_os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
+from . import _core  # noqa: E402
 from ._core import ndarray, runtime_info, runtime_stats, reset_stats, sync
 from . import _array_api
 from ._array_api import flatiter

@@ -217,8 +217,8 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
     int nth = cpn_kernel_threads();
     if (inner * outer < PARALLEL_MIN) nth = 1;
     int64_t chunk = inner;
-    if (nth > 1 && outer < 4 * nth) {
-        chunk = (inner + 4 * nth - 1) / (4 * nth);
+    if (nth > 1 && outer < 8 * nth) {
+        chunk = (inner + 8 * nth - 1) / (8 * nth);
         if (chunk < 4096) chunk = 4096;
         chunk = (chunk + 63) & ~(int64_t)63;
     }
@@ -227,7 +227,11 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
         fn(base, inner_st, inner, ctx);
         return;
     }
-#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1)
+    /* Dynamic chunks of about 1/8 of a thread's share: when a core is busy with another process,
+     * the running threads take over the work of a descheduled one. */
+    int64_t grain = ntasks / (8 * (int64_t)nth);
+    if (grain < 1) grain = 1;
+#pragma omp parallel for num_threads(nth) schedule(dynamic, grain) if (nth > 1)
     for (int64_t t = 0; t < ntasks; t++) {
         int64_t row = t / nchunks, c = t % nchunks;
         char *p[CPN_MAXARGS];
