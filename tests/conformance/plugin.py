@@ -1,23 +1,23 @@
 """The pytest plugin of the conformance runner: NumPy's own test files, run on cupynum.
 
-Loaded with `-p tests.conformance.plugin` by the runner (`python -m tests.conformance`); it does
-four things, none of which changes NumPy or cupynum:
+Loaded with `-p tests.conformance.plugin` by the runner (`python -m tests.conformance`); none of
+what it does changes NumPy or cupynum:
 
-- **Rebinding.**  Test modules are imported and collected as NumPy wrote them (module-level code,
-  parametrize lists and the generators behind them, class attributes build NumPy objects: test
-  data, some of it of dtypes cupynum does not hold).  When collection ends, before any test runs,
-  each module's globals are
-  pointed at cupynum: `np` and `numpy`, and every name taken from numpy, numpy.linalg, numpy.fft,
-  numpy.random or numpy.testing (`from numpy import array` -> `cupynum.array`, found by identity)
-  -- exactly what a user's one-line change does to the code of a test.  NumPy functions held in
-  module or test-class tuples, lists and dicts are swapped the same way, and so are a test's
-  parametrize values, where NumPy arrays of the dtypes cupynum holds also become cupynum arrays
-  (the inputs the rebound code would have built); module and class constants stay NumPy data.  Import statements run by
-  a test's code afterwards are answered the same way (`from numpy.random import rand` inside a
-  test gives cupynum's).  NumPy's private modules (`numpy._core.umath`, `from numpy import
-  _core`) and modules cupynum does not stand in for (`numpy.exceptions`, `numpy.ma`) stay NumPy's;
-  cupynum itself, NumPy itself and `numpy.testing`'s internals keep using NumPy.
-  `numpy.testing` becomes `cupynum.testing`, whose assertions accept cupynum arrays.
+- **Rebinding.**  Test modules are imported and collected as NumPy wrote them: module-level code,
+  parametrize lists (and the generators behind them) and class attributes build NumPy objects --
+  test data, some of it of dtypes cupynum does not hold.  When collection ends, before any test
+  runs, each module's globals are pointed at cupynum: `np` and `numpy`, and every name taken from
+  numpy, numpy.linalg, numpy.fft, numpy.random or numpy.testing (`from numpy import array` ->
+  `cupynum.array`, found by identity) -- what a user's one-line change does to a test's code.
+  NumPy functions held in module or test-class tuples, lists and dicts are swapped the same way,
+  and so are a test's parametrize values, where NumPy arrays of the dtypes cupynum holds become
+  cupynum arrays too (the inputs the rebound code would have built); module and class constants
+  stay NumPy data.  Import statements that a test's code runs are answered the same way (`from
+  numpy.random import rand` inside a test gives cupynum's).  NumPy's private modules
+  (`numpy._core.umath`, `from numpy import _core`) and the modules cupynum does not stand in for
+  (`numpy.exceptions`, `numpy.ma`) stay NumPy's; cupynum itself, NumPy itself and the internals
+  of `numpy.testing` keep using NumPy.  `numpy.testing` becomes `cupynum.testing`, whose
+  assertions accept cupynum arrays.
 - **Honesty.**  A test that never created a cupynum array nor queued an op (it only used NumPy's
   own objects: scalar types, dtypes, its module-level NumPy data) is logged with `cupynum: false`,
   and the report counts its pass apart.
@@ -27,10 +27,12 @@ four things, none of which changes NumPy or cupynum:
   (SIGALRM raises `ConformanceTimeout`, a BaseException so `except Exception` in a test cannot
   swallow it).  A test stuck inside C code never returns to the interpreter: a watchdog thread
   logs it as `hard timeout` and ends the process (`os._exit`), and the runner resumes after it.
+- **Deferred failures stay in their test.**  cupynum raises a failed deferred op at the next value
+  read; after each test body the plugin runs `cupynum.sync()`, so such a failure fails the test
+  that queued the op (where NumPy raises) instead of the next test that reads a value.
 - **The log.**  Each outcome is appended (and flushed) as one JSON line to
-  `<--conformance-log>.rank<r>` (r = this MPI rank, 0 without MPI),
-  with a `start` line before each test, so a crash or a hard timeout leaves a log that names the
-  test that was running.  Outcomes: passed, failed (errors and timeouts included), excluded,
+  `<--conformance-log>.rank<r>` (r: this MPI rank, 0 without MPI), with a `start` line before
+  each test, so a crash or a hard timeout leaves a log that names the test that was running.  Outcomes: passed, failed (errors and timeouts included), excluded,
   skipped (NumPy's own skips and xfails: its platform and memory conditions, not cupynum's).
 
 Under `mpirun` every rank runs every test (the program is SPMD) and writes its own log.
@@ -133,7 +135,9 @@ def _counterpart_map():
                 obj = getattr(npmod, n, None)
                 if obj is None or isinstance(obj, (int, float, str, bool)):
                     continue
-                _counterparts.setdefault(id(obj), (cpmod, n))
+                # Aliases (acos/arccos, concat/concatenate) map to the object's own name.
+                if id(obj) not in _counterparts or getattr(obj, "__name__", None) == n:
+                    _counterparts[id(obj)] = (cpmod, n)
         _counterparts.pop(id(None), None)
     return _counterparts
 
@@ -365,17 +369,29 @@ class ConformancePlugin:
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_call(self, item):
-        return (yield from self._timed())
+        return (yield from self._timed(flush=True))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_teardown(self, item):
         return (yield from self._timed())
 
-    def _timed(self):
+    def _timed(self, flush=False):
+        """Run the phase under the timeout.  With `flush`, the test's queued cupynum ops run
+        before it ends: a deferred failure (NumPy would have raised in the test) belongs to the
+        test that queued it, and never surfaces in the next test's first value read."""
+        import cupynum
         previous = signal.signal(signal.SIGALRM, self._alarm)
         signal.setitimer(signal.ITIMER_REAL, self.timeout)
         try:
-            return (yield)
+            try:
+                result = yield
+            except BaseException:
+                if flush:
+                    _drop_queue(cupynum)
+                raise
+            if flush:
+                cupynum.sync()
+            return result
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
@@ -424,6 +440,14 @@ class ConformancePlugin:
 
     def pytest_sessionfinish(self, session, exitstatus):
         self.log.write(event="done", seconds=round(time.monotonic() - self.started, 1))
+
+
+def _drop_queue(cupynum):
+    """Run what a failed test left queued, ignoring a deferred failure there (it failed already)."""
+    try:
+        cupynum.sync()
+    except Exception:  # noqa: BLE001
+        pass
 
 
 def _activity():

@@ -82,7 +82,8 @@ def all_done(records):
 
 
 def merge(records):
-    """({test id: (outcome, reason, seconds)}, {collector id: reason}) over every rank."""
+    """({test id: (outcome, reason, seconds, touched)}, {collector id: reason}) over every
+    rank; `touched`: the test created a cupynum array or ran an op (on some rank)."""
     per_log = {}
     for r in records:
         if r["event"] == "result":
@@ -90,8 +91,11 @@ def merge(records):
     results = {}
     for (_log, nid), r in per_log.items():
         cur = results.get(nid)
+        touched = bool(r.get("cupynum", True)) or bool(cur and cur[3])
         if cur is None or _RANK[r["outcome"]] > _RANK[cur[0]]:
-            results[nid] = (r["outcome"], r.get("reason"), r.get("duration"))
+            results[nid] = (r["outcome"], r.get("reason"), r.get("duration"), touched)
+        else:
+            results[nid] = cur[:3] + (touched,)
     errors = {r["id"]: r["reason"] for r in records if r["event"] == "collect-error"}
     return results, errors
 
@@ -135,29 +139,102 @@ def group_key(reason):
     return s[:160]
 
 
+# Failure themes: what a failure is about, and which piece of work it waits for.  First match
+# wins; the pattern is searched in "<test id> <reason>".  Editorial, like exclusions.txt: update
+# it when failures change (unmatched failures show as "other").
+THEMES = [
+    ("long double (float128/complex256) arrays: cupynum holds no extended-precision dtype",
+     "#5 fallback", r"dtype\('(float96|float128|complex192|complex256)'\)"),
+    ("floating-point error state: native ops raise no FloatingPointError and warn no "
+     "RuntimeWarning under np.errstate / seterr",
+     "#4 ufuncs", r"FloatingPointError|fpe error|DID NOT WARN\. No warnings of type "
+                  r"\(<class 'RuntimeWarning'>|::TestUfunc::test_sum |TestFloatExceptions"),
+    ("object/string/datetime/structured dtype met inside a test over many dtypes (tests about "
+     "those dtypes are excluded)", "out of scope", r"does not support dtype"),
+    ("ufunc objects: the native ufuncs are functions (no .signature/.types/.resolve_dtypes, no "
+     "ufunc signature or docstring introspection, not picklable as ufuncs)", "#4 ufuncs",
+     r"'function' object has no attribute|_add_newdoc_ufunc|Can't pickle <function|"
+     r"__signature__|TestUFuncInspectSignature|test_ufunc_docstring|test_pickle_withstring|"
+     r"TestUfunc::test_reduce_arguments"),
+    ("x.view(cls) for ndarray (sub)classes falls back to NumPy, which takes the class for a "
+     "dtype", "cupynum bug (#5 fallback)", r"array of references|sub-type of ndarray"),
+    ("ndarray.flatten('f'): a lowercase order is read as 'C'", "cupynum bug",
+     r"TestDivisionIntegerOverflowsAndDivideByZero::test_overflows"),
+    ("a shape given as an array (np.ones(np.array(shape)))", "cupynum bug",
+     r"only integer scalar arrays can be converted"),
+    ("max/min with initial= or where= hand dtype= to NumPy's max/min", "cupynum bug",
+     r"unexpected keyword argument 'dtype'"),
+    ("interplay with other array-likes: __array_ufunc__ overrides, __array_wrap__, NumPy scalars "
+     "and 0-d arrays, buffer protocol, masked arrays, out=...", "#5 fallback",
+     r"returned NotImplemented from __array_ufunc__|__array__ method not producing|"
+     r"__array_wrap__|__array_interface__|buffer API|bytes-like|memoryview|MaskedArray|"
+     r"ellipsis|return arrays must be of ArrayType|TestSpecialMethods|Decimal|is not a sequence"),
+    ("view and identity semantics: .base, OWNDATA, fallback results that NumPy returns as views "
+     "or as the operand itself", "#5 fallback",
+     r"\.base\b|OWNDATA|may_share_memory|shares_memory| is x\)| is o1?\)|"
+     r"assert array\(.*\) is array"),
+    ("complex comparisons with a NaN part order it like a number", "cupynum bug (C kernel)",
+     r"test_complex_nan_comparisons"),
+    ("np.ndarray(shape, ...) cannot be called", "#5 fallback",
+     r"cannot be constructed directly"),
+    ("subclass results: np.matrix and other subclasses through fallen-back functions come back "
+     "as cupynum arrays", "#5 fallback", r"isinstance\(|is PhysicalQuantity|TestLstsq"),
+    ("signatures and docstrings of functions differ from NumPy's (inspect.signature, "
+     "positional-only parameters, vectorize.__doc__)", "#5 fallback",
+     r"signature|[Dd]ocstring|_ParameterKind|<class 'float'> is None"),
+    ("argument checking: NumPy raises or warns where cupynum computes, or with another message",
+     "#4 ufuncs / #5 fallback",
+     r"not raised by|DID NOT RAISE|DID NOT WARN|Regex pattern did not match|"
+     r"AxisError: axis \d+ is out|tuple indices must be integers"),
+    ("memory-layout flags (order='F' results) asserted inside a wider test", "out of scope",
+     r"flags\.(f|c)_contiguous"),
+    ("at most 32 dimensions (NumPy: 64)", "cupynum limit (C runtime)",
+     r"maximum supported dimension"),
+    ("errors of deferred ops are raised at the next value read, not at the call",
+     "design (deferred execution)", r"deferred operation|ValueError not raised by power"),
+    ("NumPy internals reached through np (np._core..., np._NoValue)", "NumPy private API",
+     r"cupynum\._core' has no attribute|'_NoValue'"),
+]
+
+
+def theme_of(nodeid, reason):
+    """(theme, work) of a failure, ("other", "") when no theme matches."""
+    text = f"{nodeid} {reason or ''}"
+    for name, work, pattern in THEMES:
+        if re.search(pattern, text):
+            return name, work
+    return "other", ""
+
+
 def summarize(results, collect_errors, files):
-    """Per file: counts of each outcome; overall failure groups (key -> Counter of files) with
-    an example id each."""
+    """Per file: counts of each outcome; failure groups (key -> Counter of files) with an
+    example id each; failure themes (theme -> count)."""
     per_file = {f: Counter() for f in files}
     groups = defaultdict(Counter)
+    themes = Counter()
     example = {}
-    for nid, (outcome, reason, _sec) in results.items():
+    for nid, (outcome, reason, _sec, touched) in results.items():
         f = file_of(nid)
         short = f[len("numpy/"):] if f.startswith("numpy/") else f
         per_file.setdefault(short, Counter())[outcome] += 1
+        if outcome == "passed" and not touched:
+            per_file[short]["numpy_only"] += 1
         if outcome == "failed":
             k = group_key(reason)
             groups[k][short] += 1
             example.setdefault(k, nid)
+            t = theme_of(nid, reason)
+            themes[t] += 1
+            example.setdefault(t, nid)
     for cid, reason in collect_errors.items():
         f = file_of(cid)
         short = f[len("numpy/"):] if f.startswith("numpy/") else f
         per_file.setdefault(short, Counter())["collect_errors"] += 1
-    return {"per_file": per_file, "groups": groups, "example": example}
+    return {"per_file": per_file, "groups": groups, "example": example, "themes": themes}
 
 
 def table(summary, files):
-    rows = [("file", "passed", "failed", "excluded", "skipped", "pass rate")]
+    rows = [("file", "passed", "numpy-only", "failed", "excluded", "skipped", "pass rate")]
     tot = Counter()
     for f in files:
         c = summary["per_file"].get(f, Counter())
@@ -173,22 +250,25 @@ def table(summary, files):
 def _counts(c):
     ran = c["passed"] + c["failed"]
     rate = f"{100.0 * c['passed'] / ran:.1f}%" if ran else "-"
-    return (c["passed"], c["failed"], c["excluded"], c["skipped"], rate)
+    return (c["passed"], c["numpy_only"], c["failed"], c["excluded"], c["skipped"], rate)
 
 
 # ---- the baseline ------------------------------------------------------------------------------
 
 def read_baseline(path):
+    """{"numpy": version, "ids": set of test ids} from a baseline file, or None.  Format: a file
+    line (`numpy/<file>`), then its passing tests indented by two spaces (`  Class::test[p]`)."""
     if not os.path.exists(path):
         return None
-    ids, version = set(), None
+    ids, version, current = set(), None, None
     with open(path) as f:
         for line in f:
-            s = line.strip()
-            if s.startswith("# numpy "):
-                version = s.split()[2]
-            elif s and not s.startswith("#"):
-                ids.add(s)
+            if line.startswith("# numpy "):
+                version = line.split()[2]
+            elif line.startswith("  ") and current:
+                ids.add(f"{current}::{line.strip()}")
+            elif line.strip() and not line.startswith("#"):
+                current = line.strip()
     return {"numpy": version, "ids": ids}
 
 
@@ -202,21 +282,31 @@ def ratchet(baseline, results, collect_errors, files):
             missing.append(nid)
         elif r[0] != "passed":
             regressions.append((nid, r[1]))
-    broken = sorted({file_of(c) for c in collect_errors} & {file_of(i) for i in mine})
+    ran = {file_of(i) for i in results}
+    broken = sorted(({file_of(c) for c in collect_errors} | ({file_of(i) for i in mine} - ran))
+                    & {file_of(i) for i in mine})
     new = sorted(nid for nid, r in results.items() if r[0] == "passed" and nid not in mine)
     return {"regressions": regressions, "missing": missing, "new": new,
             "broken_files": broken, "kept": len(mine) - len(regressions) - len(missing)}
 
 
 def write_baseline(path, old, results, files, numpy_version):
+    """Record the passing tests of `files` (keeping the old entries of other files)."""
     prefixes = {rel(f) for f in files}
     keep = {i for i in (old["ids"] if old else ()) if file_of(i) not in prefixes}
-    ids = sorted(keep | {nid for nid, r in results.items() if r[0] == "passed"})
-    with open(path, "w") as f:
-        f.write("# The NumPy tests that pass on cupynum: the conformance ratchet (every id here must\n"
-                "# keep passing).  Written by `python -m tests.conformance --update-baseline`.\n")
-        f.write(f"# numpy {numpy_version}\n")
-        f.writelines(i + "\n" for i in ids)
+    ids = keep | {nid for nid, r in results.items() if r[0] == "passed"}
+    by_file = defaultdict(list)
+    for i in ids:
+        f, _, rest = i.partition("::")
+        by_file[f].append(rest)
+    with open(path, "w") as out:
+        out.write("# The NumPy tests that pass on cupynum: the conformance ratchet (each must keep\n"
+                  "# passing).  Written by `python -m tests.conformance --update-baseline`; a file,\n"
+                  "# then its passing tests indented.\n")
+        out.write(f"# numpy {numpy_version}\n")
+        for f in sorted(by_file):
+            out.write(f + "\n")
+            out.writelines(f"  {t}\n" for t in sorted(by_file[f]))
 
 
 # ---- docs/conformance.md -------------------------------------------------------------------------
@@ -228,21 +318,30 @@ NumPy's own test files, from the installed NumPy, run against cupynum: `np`/`num
 module is bound to cupynum (`tests/conformance/`, see its `__main__.py` and `plugin.py`).
 
 ```sh
-python -m tests.conformance                  # all files below, on one rank (the counts below)
-python -m tests.conformance --ci             # what CI runs (see "In CI")
-python -m tests.conformance --ranks 3        # the MPI subset under mpirun -np 3, CUPYNUM_MIN_TILE=1
-python -m tests.conformance --update-baseline   # rewrite the baseline and this page
+python -m tests.conformance                    # the files below on one rank; CI runs this
+python -m tests.conformance --ranks 3          # the MPI subset, mpirun -np 3; CI runs this too
+python -m tests.conformance --update-baseline  # (either) rewrite its baseline and its section here
 ```
 
-- **passed / failed**: every test that ran counts; errors, timeouts (30 s per test phase) and
-  crashes are failures.
+Run from the repository root with cupynum built (`pip install --no-build-isolation -e .`).
+The module-level code of NumPy's test files (parametrize lists, constants) still runs on NumPy
+when pytest collects them; the test bodies run on cupynum.  Parametrize values that are NumPy
+functions or arrays are handed to the tests as cupynum's.
+
+- **passed / failed**: every test that ran counts; errors, timeouts (60 s per test phase) and
+  crashes are failures.  **NumPy-only**: passed without creating a cupynum array or running a
+  cupynum op (tests of NumPy's own scalar types, dtypes and promotion rules, which cupynum
+  re-exports): counted as passes, shown apart.
 - **excluded**: listed, with a one-line reason each, in `tests/conformance/exclusions.txt` --
   tests of what a distributed array cannot or should not reproduce (strides and memory layout,
   buffer identity, object/string/datetime/structured dtypes, subclass internals, pickling).
 - **skipped**: skipped or xfailed by NumPy's own conditions (platform, available memory, which
   the runner sets to 1 GB), as they would be on NumPy.
-- The ratchet: `tests/conformance/baseline.txt` lists the passing tests; CI fails when one of
-  them fails, and lists newly passing ones.
+- The ratchet: `tests/conformance/baseline.txt` (one rank) and `baseline-3ranks.txt` list the
+  passing tests; CI fails when one of them fails, and lists newly passing ones (record them with
+  `--update-baseline`).  A NumPy upgrade that renames tests is reported, not failed.
+- Failure themes are assigned by `THEMES` in `tests/conformance/report.py`, with the work each
+  waits for (issue numbers of this project's plan, or "cupynum bug").
 
 The tables below are generated; the sections between the markers are rewritten by
 `--update-baseline`.
@@ -259,20 +358,28 @@ def _section(summary, results, files, ranks, numpy_version, seconds, jobs):
                    f"`CUPYNUM_MIN_TILE=1` (arrays partitioned); a test passes when it passes "
                    f"on every rank.  numpy {numpy_version}; {len(results)} tests in "
                    f"{seconds:.0f} s.\n")
-    out.append("| file | passed | failed | excluded | skipped | pass rate |")
-    out.append("|---|---:|---:|---:|---:|---:|")
+    out.append("| file | passed | of which NumPy-only | failed | excluded | skipped | pass rate |")
+    out.append("|---|---:|---:|---:|---:|---:|---:|")
     tot = Counter()
     for f in files:
         c = summary["per_file"].get(f, Counter())
         tot.update(c)
-        p, fl, ex, sk, rate = _counts(c)
+        p, no, fl, ex, sk, rate = _counts(c)
         note = " (collection error)" if c.get("collect_errors") else ""
-        out.append(f"| `{f}`{note} | {p} | {fl} | {ex} | {sk} | {rate} |")
-    p, fl, ex, sk, rate = _counts(tot)
-    out.append(f"| **total** | **{p}** | **{fl}** | {ex} | {sk} | **{rate}** |")
+        out.append(f"| `{f}`{note} | {p} | {no} | {fl} | {ex} | {sk} | {rate} |")
+    p, no, fl, ex, sk, rate = _counts(tot)
+    out.append(f"| **total** | **{p}** | {no} | **{fl}** | {ex} | {sk} | **{rate}** |")
+    themes = summary["themes"].most_common()
+    out.append("\n### Failures by theme\n")
+    out.append("| tests | theme | waits for | example |")
+    out.append("|---:|---|---|---|")
+    for (name, work), n in themes:
+        ex = summary["example"][(name, work)]
+        ex = ex.split("::", 1)[1] if "::" in ex else ex
+        out.append(f"| {n} | {_md(name)} | {work} | `{_md(ex[:70])}` |")
     groups = sorted(summary["groups"].items(), key=lambda kv: -sum(kv[1].values()))
     n_fail = sum(sum(c.values()) for _k, c in groups)
-    out.append(f"\n### Failure reasons, largest groups first ({len(groups)} groups, "
+    out.append(f"\n### Failure messages, largest groups first (top 25 of {len(groups)}, "
                f"{n_fail} failures)\n")
     out.append("| tests | reason (numbers replaced by #) | files | example |")
     out.append("|---:|---|---|---|")
