@@ -290,7 +290,7 @@ def main(argv=None):
         default = MPI_FILES if args.ranks > 1 else FILES
         if set(files) >= set(default):
             report.update_docs(DOCS, summary, results, files, args.ranks, numpy.__version__,
-                               seconds, args.jobs)
+                               seconds, args.jobs, report.read_baseline(baseline_path(1)))
             print(f"wrote {DOCS}")
         else:
             print(f"{DOCS} not rewritten: its tables are of the default files")

@@ -311,44 +311,17 @@ def write_baseline(path, old, results, files, numpy_version):
 
 # ---- docs/conformance.md -------------------------------------------------------------------------
 
+# Only for a page that does not exist yet: the text above the generated sections is written by
+# hand and kept by every rewrite.
 _HEADER = """\
 # NumPy conformance
 
-NumPy's own test files, from the installed NumPy, run against cupynum: `np`/`numpy` in each test
-module is bound to cupynum (`tests/conformance/`, see its `__main__.py` and `plugin.py`).
-
-```sh
-python -m tests.conformance                    # the files below on one rank; CI runs this
-python -m tests.conformance --ranks 3          # the MPI subset, mpirun -np 3; CI runs this too
-python -m tests.conformance --update-baseline  # (either) rewrite its baseline and its section here
-```
-
-Run from the repository root with cupynum built (`pip install --no-build-isolation -e .`).
-The module-level code of NumPy's test files (parametrize lists, constants) still runs on NumPy
-when pytest collects them; the test bodies run on cupynum.  Parametrize values that are NumPy
-functions or arrays are handed to the tests as cupynum's.
-
-- **passed / failed**: every test that ran counts; errors, timeouts (60 s per test phase) and
-  crashes are failures.  **NumPy-only**: passed without creating a cupynum array or running a
-  cupynum op (tests of NumPy's own scalar types, dtypes and promotion rules, which cupynum
-  re-exports): counted as passes, shown apart.
-- **excluded**: listed, with a one-line reason each, in `tests/conformance/exclusions.txt` --
-  tests of what a distributed array cannot or should not reproduce (strides and memory layout,
-  buffer identity, object/string/datetime/structured dtypes, subclass internals, pickling).
-- **skipped**: skipped or xfailed by NumPy's own conditions (platform, available memory, which
-  the runner sets to 1 GB), as they would be on NumPy.
-- The ratchet: `tests/conformance/baseline.txt` (one rank) and `baseline-3ranks.txt` list the
-  passing tests; CI fails when one of them fails, and lists newly passing ones (record them with
-  `--update-baseline`).  A NumPy upgrade that renames tests is reported, not failed.
-- Failure themes are assigned by `THEMES` in `tests/conformance/report.py`, with the work each
-  waits for (issue numbers of this project's plan, or "cupynum bug").
-
-The tables below are generated; the sections between the markers are rewritten by
-`--update-baseline`.
+NumPy's own test files run against cupynum: `python -m tests.conformance` (see
+`tests/conformance/__main__.py`).  The sections between the markers are generated.
 """
 
 
-def _section(summary, results, files, ranks, numpy_version, seconds, jobs):
+def _section(summary, results, files, ranks, numpy_version, seconds, jobs, one_rank=None):
     out = []
     if ranks == 1:
         out.append(f"## One process\n\nnumpy {numpy_version}; {len(results)} tests in "
@@ -369,6 +342,12 @@ def _section(summary, results, files, ranks, numpy_version, seconds, jobs):
         out.append(f"| `{f}`{note} | {p} | {no} | {fl} | {ex} | {sk} | {rate} |")
     p, no, fl, ex, sk, rate = _counts(tot)
     out.append(f"| **total** | **{p}** | {no} | **{fl}** | {ex} | {sk} | **{rate}** |")
+    if ranks > 1 and one_rank is not None:
+        only = sorted(nid for nid, r in results.items()
+                      if r[0] == "failed" and nid in one_rank["ids"])
+        out.append(f"\n{len(only)} tests fail on {ranks} ranks that pass on one (distribution):\n")
+        out.extend(f"- `{nid.split('/tests/', 1)[-1]}`: {_md(results[nid][1] or '')}"
+                   for nid in only[:30])
     themes = summary["themes"].most_common()
     out.append("\n### Failures by theme\n")
     out.append("| tests | theme | waits for | example |")
@@ -396,11 +375,14 @@ def _md(s):
     return s.replace("|", "\\|").replace("\n", " ").replace("`", "'")
 
 
-def update_docs(path, summary, results, files, ranks, numpy_version, seconds, jobs):
+def update_docs(path, summary, results, files, ranks, numpy_version, seconds, jobs,
+                one_rank=None):
+    """Rewrite the section of `ranks` in docs/conformance.md (the rest of the page is kept);
+    `one_rank`: the one-rank baseline, to list what fails only when distributed."""
     begin, end = f"<!-- ranks={ranks} begin -->", f"<!-- ranks={ranks} end -->"
     text = open(path).read() if os.path.exists(path) else _HEADER
     section = begin + "\n" + _section(summary, results, files, ranks, numpy_version, seconds,
-                                      jobs) + end
+                                      jobs, one_rank) + end
     if begin in text and end in text:
         a = text.index(begin)
         b = text.index(end) + len(end)
