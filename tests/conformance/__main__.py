@@ -274,7 +274,8 @@ def main(argv=None):
         if check["regressions"] or check["broken_files"] or "(process)" in collect_errors:
             for f in check["broken_files"]:
                 print(f"REGRESSION {f}: the file no longer collects (or no test of it ran)")
-            print(f"conformance: {len(check['regressions'])} baseline tests fail now "
+            print(f"conformance: {len(check['regressions'])} baseline tests fail now, "
+                  f"{len(check['broken_files'])} baseline files ran no test "
                   f"(ratchet: {base_file})")
             status = 1
         else:
