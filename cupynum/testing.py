@@ -2,7 +2,9 @@
 
 Every public function of numpy.testing is re-exported; the assertion functions gather cupynum
 arrays (also inside lists, tuples and dicts) into NumPy arrays before comparing, so messages and
-tolerances are NumPy's own."""
+tolerances are NumPy's own.  The assertions that call a function with the arguments they are given
+(`assert_raises(E, f, *args)`, `assert_warns`, `assert_no_warnings`, `assert_no_gc_cycles`) pass
+them on untouched: `f` must see the caller's arrays, which it may write into."""
 import functools as _functools
 
 import numpy.testing as _nt
@@ -18,9 +20,11 @@ def _accepting_cupynum(f):
     return wrapper
 
 
+_CALLING = {"assert_raises", "assert_raises_regex", "assert_warns", "assert_no_warnings",
+            "assert_no_gc_cycles"}
+
 for _name in dir(_nt):
     _f = getattr(_nt, _name)
-    if _name.startswith("assert_") and callable(_f) and _name != "assert_raises" \
-            and _name != "assert_raises_regex" and _name != "assert_warns":
+    if _name.startswith("assert_") and callable(_f) and _name not in _CALLING:
         globals()[_name] = _accepting_cupynum(_f)
 del _name, _f

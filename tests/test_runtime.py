@@ -139,6 +139,16 @@ def test_testing_functions_accept_cupynum_arrays(fn):
         f(c + 1, n)
 
 
+def test_testing_calling_assertions_pass_arrays_untouched():
+    """assert_no_warnings(f, *args) calls f on the caller's arrays: in-place writes are seen."""
+    n, c = both(numpy.array([1, 2, 3]))
+    numpy.testing.assert_no_warnings(numpy.add, n, 1.1, out=n, casting="unsafe")
+    cupynum.testing.assert_no_warnings(cupynum.add, c, 1.1, out=c, casting="unsafe")
+    check(c, n)
+    with pytest.raises(TypeError):
+        cupynum.testing.assert_no_warnings(cupynum.add, c, 1.1, out=c)
+
+
 def test_testing_assert_allclose_tolerance():
     n, c = both(numpy.linspace(0, 1, 11))
     cupynum.testing.assert_allclose(c * (1 + 1e-10), n, rtol=1e-9)
