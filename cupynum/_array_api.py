@@ -221,6 +221,7 @@ def _is_f_contiguous_order(a):
 
 
 def _reshape(a, shape, order="C", copy=None):
+    order = order.upper() if isinstance(order, str) else order
     if order == "A":
         order = "F" if _is_f_contiguous_order(a) else "C"
     if order == "F":
@@ -256,12 +257,14 @@ def _memory_order(a):
 
 
 def _ravel(self, order="C"):
+    order = order.upper() if isinstance(order, str) else order
     if order == "K":
         return _reshape(_memory_order(self), (-1,))
     return _reshape(self, (-1,), order=order)
 
 
 def _flatten(self, order="C"):
+    order = order.upper() if isinstance(order, str) else order
     if order == "K":
         return _core.reshape(_core.cast(_memory_order(self), self.dtype), (self.size,))
     if order == "A":

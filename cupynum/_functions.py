@@ -119,7 +119,9 @@ def _reduction(name, default_dtype):
     def reduce(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
         if kwargs:
             np_name = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}[name]
-            kwargs.update(axis=axis, dtype=dtype, keepdims=keepdims)
+            kwargs.update(axis=axis, keepdims=keepdims)
+            if dtype is not None:   # numpy.max/min take no dtype
+                kwargs["dtype"] = dtype
             if out is not None:
                 kwargs["out"] = out
             return _numpy_call(getattr(_np, np_name), (a,), kwargs)

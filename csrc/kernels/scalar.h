@@ -203,15 +203,16 @@ CPN_REAL_LIST(CPN_DEF_REAL)
 #define CPN_CPX_c64(r, i) CMPLXF(r, i)
 #define CPN_CPX_c128(r, i) CMPLX(r, i)
 #define CPN_DEF_CPLX(S, T, R, LS)                                                         \
+    /* NumPy's order: a NaN in either imaginary part makes a real-part comparison false. */  \
     CPN_SI _Bool cpn_less_##S(T a, T b)                                                   \
     {                                                                                     \
-        return creal##LS(a) < creal##LS(b) ||                                             \
-               (creal##LS(a) == creal##LS(b) && cimag##LS(a) < cimag##LS(b));             \
+        R ar = creal##LS(a), ai = cimag##LS(a), br = creal##LS(b), bi = cimag##LS(b);     \
+        return (ar < br && ai == ai && bi == bi) || (ar == br && ai < bi);                \
     }                                                                                     \
     CPN_SI _Bool cpn_less_equal_##S(T a, T b)                                             \
     {                                                                                     \
-        return creal##LS(a) < creal##LS(b) ||                                             \
-               (creal##LS(a) == creal##LS(b) && cimag##LS(a) <= cimag##LS(b));            \
+        R ar = creal##LS(a), ai = cimag##LS(a), br = creal##LS(b), bi = cimag##LS(b);     \
+        return (ar < br && ai == ai && bi == bi) || (ar == br && ai <= bi);               \
     }                                                                                     \
     CPN_SI _Bool cpn_greater_##S(T a, T b) { return cpn_less_##S(b, a); }                 \
     CPN_SI _Bool cpn_greater_equal_##S(T a, T b) { return cpn_less_equal_##S(b, a); }     \
