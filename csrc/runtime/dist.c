@@ -420,14 +420,6 @@ int cpn_dist_plan_info(const struct cpn_op *op, struct cpn_plan_info *info)
 
 /* ---- the box path ---------------------------------------------------------------------------- */
 
-static bool covers_store(const struct cpn_view *v)
-{
-    if (v->part || cpn_view_size(v) != cpn_store_root(v->store)->size) return false;
-    for (int i = 0; i < v->ndim; i++)
-        if (v->sdim[i] < 0 && v->shape[i] > 1) return false;
-    return true;
-}
-
 struct exec_bufs {
     char *buf[CPN_OP_MAXIN];           /* input box buffers (buffered inputs) */
     char **recv[CPN_OP_MAXIN];         /* staging per received piece */
@@ -469,22 +461,10 @@ static void compute_region(const struct cpn_op *op, cpn_loop_fn fn, const struct
 static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
 {
     const struct cpn_view *out = op->out[0];
-    struct cpn_store *so = out->store;
-    cpn_loop_fn fn;
-    if (op->kind == CPN_OPK_ELEMENTWISE) {
-        fn = cpn_kernel_elementwise(op->code, op->dtype);
-        if (!fn)
-            return cpn_error(CPN_ERR_TYPE, "ufunc '%s' has no loop for dtype %s",
-                             cpn_op_info(op->code)->name, cpn_dtype_name(op->dtype));
-    } else {
-        enum cpn_dtype from = op->in[0] ? op->in[0]->dtype : op->dtype;
-        fn = cpn_kernel_cast(from, out->dtype);
-    }
+    cpn_loop_fn fn = cpn_op_loop(op);
+    if (!fn) return CPN_ERR_TYPE;
     /* Make sure every buffer exists (a rank with no work still sends). */
-    bool overwrite = covers_store(out);
-    for (int k = 0; k < op->nin; k++)
-        if (op->in[k] && cpn_store_root(op->in[k]->store) == cpn_store_root(so)) overwrite = false;
-    char *obase = overwrite ? cpn_store_data_for_overwrite(so) : cpn_store_data(so);
+    char *obase = cpn_op_output_buffer(op);
     if (!obase) return CPN_ERR_NOMEM;
     for (int k = 0; k < op->nin; k++)
         if (op->in[k] && !cpn_store_data(op->in[k]->store)) return CPN_ERR_NOMEM;
@@ -583,11 +563,7 @@ static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
             }
         }
     }
-    if (ctx.err) {
-        st = op->code == CPN_OP_POWER && op->kind == CPN_OPK_ELEMENTWISE
-                 ? cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.")
-                 : cpn_error(CPN_ERR_VALUE, "invalid value");
-    }
+    if (ctx.err) st = cpn_op_loop_error(op);
 done:
     if (handle) cpn_comm_wait(handle);
     for (int k = 0; k < CPN_OP_MAXIN; k++) {

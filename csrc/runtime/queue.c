@@ -52,30 +52,39 @@ static enum cpn_status arg_layout(const struct cpn_view *v, const union cpn_scal
 
 static enum cpn_dtype view_dtype(const struct cpn_view *v) { return v->dtype; }
 
-/* Does writing every element of `v` overwrite its whole root store?  Then a first allocation
- * need not be zero-filled. */
-static bool covers_store(const struct cpn_view *v)
-{
-    if (v->part || cpn_view_size(v) != cpn_store_root(v->store)->size) return false;
-    for (int i = 0; i < v->ndim; i++)
-        if (v->sdim[i] < 0 && v->shape[i] > 1) return false;
-    return true;
-}
-
-/* Allocate the output's buffer before its layout is read: uninitialised only when the op writes
- * all of it and reads none of it. */
-static enum cpn_status prepare_output(const struct cpn_op *op)
+char *cpn_op_output_buffer(const struct cpn_op *op)
 {
     const struct cpn_view *out = op->out[0];
-    bool overwrite = covers_store(out);
+    bool overwrite = cpn_view_covers_store(out);
     for (int i = 0; i < op->nin; i++)
         if (op->in[i] && cpn_store_root(op->in[i]->store) == cpn_store_root(out->store)) overwrite = false;
-    void *p = overwrite ? cpn_store_data_for_overwrite(out->store) : cpn_store_data(out->store);
-    return p ? CPN_OK : CPN_ERR_NOMEM;
+    return overwrite ? cpn_store_data_for_overwrite(out->store) : cpn_store_data(out->store);
 }
 
-static enum cpn_status exec_loop(cpn_loop_fn fn, const struct cpn_op *op, const char *what)
+cpn_loop_fn cpn_op_loop(const struct cpn_op *op)
 {
+    if (op->kind == CPN_OPK_CAST) {
+        enum cpn_dtype from = op->in[0] ? op->in[0]->dtype : op->dtype;
+        return cpn_kernel_cast(from, op->out[0]->dtype);
+    }
+    cpn_loop_fn fn = cpn_kernel_elementwise(op->code, op->dtype);
+    if (!fn)
+        cpn_error(CPN_ERR_TYPE, "ufunc '%s' has no loop for dtype %s", cpn_op_info(op->code)->name,
+                  cpn_dtype_name(op->dtype));
+    return fn;
+}
+
+enum cpn_status cpn_op_loop_error(const struct cpn_op *op)
+{
+    if (op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER)
+        return cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.");
+    return cpn_error(CPN_ERR_VALUE, "invalid value in %s", cpn_op_describe(op));
+}
+
+static enum cpn_status exec_loop(const struct cpn_op *op)
+{
+    cpn_loop_fn fn = cpn_op_loop(op);
+    if (!fn) return CPN_ERR_TYPE;
     const struct cpn_view *out = op->out[0];
     int64_t strides[CPN_MAXARGS][CPN_MAXDIM];
     char *ptr[CPN_MAXARGS];
@@ -84,30 +93,17 @@ static enum cpn_status exec_loop(cpn_loop_fn fn, const struct cpn_op *op, const 
     CPN_TRY(arg_layout(out, NULL, out->ndim, &ptr[op->nin], strides[op->nin]));
     struct cpn_kctx ctx = {0};
     cpn_iterate(fn, op->nin + 1, ptr, out->ndim, out->shape, strides, &ctx);
-    if (ctx.err) {
-        if (op->code == CPN_OP_POWER)
-            return cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.");
-        return cpn_error(CPN_ERR_VALUE, "invalid value in %s", what);
-    }
-    return CPN_OK;
+    return ctx.err ? cpn_op_loop_error(op) : CPN_OK;
 }
 
 static enum cpn_status exec_direct(const struct cpn_op *op)
 {
     struct cpn_view *out = op->out[0];
-    CPN_TRY(prepare_output(op));
+    if (!cpn_op_output_buffer(op)) return CPN_ERR_NOMEM;
     switch (op->kind) {
-    case CPN_OPK_ELEMENTWISE: {
-        cpn_loop_fn fn = cpn_kernel_elementwise(op->code, op->dtype);
-        if (!fn)
-            return cpn_error(CPN_ERR_TYPE, "ufunc '%s' has no loop for dtype %s",
-                             cpn_op_info(op->code)->name, cpn_dtype_name(op->dtype));
-        return exec_loop(fn, op, cpn_op_info(op->code)->name);
-    }
-    case CPN_OPK_CAST: {
-        enum cpn_dtype from = op->in[0] ? view_dtype(op->in[0]) : op->dtype;
-        return exec_loop(cpn_kernel_cast(from, view_dtype(out)), op, "cast");
-    }
+    case CPN_OPK_ELEMENTWISE:
+    case CPN_OPK_CAST:
+        return exec_loop(op);
     case CPN_OPK_ARANGE: {
         char *o = cpn_view_origin(out);
         if (!o) return CPN_ERR_NOMEM;
@@ -283,7 +279,7 @@ enum cpn_status cpn_queue_flush(void)
             struct cpn_store *r = cpn_store_root(op->out[k]->store);
             if (st != CPN_OK) {
                 if (!had[k]) cpn_store_poison(r, st, cpn_error_message());
-            } else if (r->poison && covers_store(op->out[k])) {
+            } else if (r->poison && cpn_view_covers_store(op->out[k])) {
                 cpn_store_poison(r, CPN_OK, NULL);   /* fully rewritten: healthy again */
             }
         }

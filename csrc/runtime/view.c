@@ -376,3 +376,11 @@ bool cpn_view_is_contiguous(const struct cpn_view *v)
     }
     return true;
 }
+
+bool cpn_view_covers_store(const struct cpn_view *v)
+{
+    if (v->part || cpn_view_size(v) != cpn_store_root(v->store)->size) return false;
+    for (int i = 0; i < v->ndim; i++)
+        if (v->sdim[i] < 0 && v->shape[i] > 1) return false;
+    return true;
+}

@@ -76,6 +76,9 @@ bool cpn_view_same(const struct cpn_view *a, const struct cpn_view *b);
 bool cpn_view_may_overlap(const struct cpn_view *a, const struct cpn_view *b);
 /* True when the view covers its whole root store in C order (a plain contiguous buffer). */
 bool cpn_view_is_contiguous(const struct cpn_view *v);
+/* Does writing every element of the view overwrite its whole root store (no broadcast, no
+ * component, as many elements as the store)? */
+bool cpn_view_covers_store(const struct cpn_view *v);
 /* Store-index bounding box of the view's footprint in store dimension d: [lo[d], hi[d]]. */
 void cpn_view_footprint(const struct cpn_view *v, int64_t *lo, int64_t *hi);
 
