@@ -53,6 +53,13 @@ def _ufunc_fallback(name, args, out):
     nargs = _to_numpy_tree(args)
     if out is None:
         return _wrap_tree(f(*nargs))
+    if isinstance(out, tuple):   # two-output ops: entries None or cupynum arrays
+        nouts = tuple(None if o is None else _core.to_numpy(o) for o in out)
+        r = f(*nargs, out=nouts)
+        for o, no in zip(out, nouts):
+            if o is not None:
+                _core.assign(o, no)
+        return tuple(_wrap_tree(r[k]) if o is None else o for k, o in enumerate(out))
     nout = _core.to_numpy(out)
     f(*nargs, out=nout)
     _core.assign(out, nout)

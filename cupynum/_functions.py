@@ -18,7 +18,7 @@ def _asarray(a):
 # ---- element-wise functions from the op table ---------------------------------------------------
 
 def _make_ufunc(name):
-    nin = getattr(_np, name).nin
+    nin, nout = getattr(_np, name).nin, getattr(_np, name).nout
 
     def f(*args, out=None, **kwargs):
         if len(args) != nin:
@@ -28,10 +28,17 @@ def _make_ufunc(name):
                 raise TypeError("cannot specify 'out' as both a positional and keyword argument")
             args, out = args[:nin], args[nin:]   # NumPy: trailing positionals are outputs
         if isinstance(out, tuple):
-            if len(out) != 1:
+            if len(out) != nout:
                 raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
-            out = out[0]
-        if kwargs or (out is not None and not isinstance(out, ndarray)):
+            if nout == 1:
+                out = out[0]
+            elif all(o is None for o in out):
+                out = None
+        elif nout > 1 and out is not None:
+            out = (out,) + (None,) * (nout - 1)
+        native_out = out is None or isinstance(out, ndarray) or (
+            isinstance(out, tuple) and all(o is None or isinstance(o, ndarray) for o in out))
+        if kwargs or not native_out:
             if out is not None:
                 kwargs["out"] = out
             return _ufunc_general(getattr(_np, name), "__call__", args, kwargs)
@@ -46,19 +53,25 @@ def _make_ufunc(name):
     return f
 
 
-UFUNC_NAMES = ("add subtract multiply divide floor_divide remainder power maximum minimum "
-               "bitwise_and bitwise_or bitwise_xor left_shift right_shift equal not_equal less "
-               "less_equal greater greater_equal negative positive absolute invert square sqrt "
-               "exp log sin cos tanh floor ceil reciprocal").split()
+UFUNC_NAMES = ("add subtract multiply divide floor_divide remainder fmod divmod power float_power "
+               "maximum minimum fmax fmin gcd lcm heaviside copysign nextafter ldexp hypot arctan2 "
+               "logaddexp logaddexp2 bitwise_and bitwise_or bitwise_xor left_shift right_shift "
+               "invert bitwise_count equal not_equal less less_equal greater greater_equal "
+               "logical_and logical_or logical_xor logical_not isnan isinf isfinite signbit "
+               "negative positive absolute fabs sign conjugate square reciprocal floor ceil trunc "
+               "rint spacing modf frexp deg2rad rad2deg sqrt cbrt exp exp2 expm1 log log2 log10 "
+               "log1p sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh "
+               "arctanh").split()
 ufuncs = {name: _make_ufunc(name) for name in UFUNC_NAMES}
-ufuncs["true_divide"] = ufuncs["divide"]
-ufuncs["mod"] = ufuncs["remainder"]
-ufuncs["abs"] = ufuncs["absolute"]
-ufuncs["bitwise_not"] = ufuncs["invert"]
-ufuncs["bitwise_invert"] = ufuncs["invert"]
-ufuncs["bitwise_left_shift"] = ufuncs["left_shift"]
-ufuncs["bitwise_right_shift"] = ufuncs["right_shift"]
-ufuncs["pow"] = ufuncs["power"]
+# NumPy's other names of the same ufuncs (ops.def's ALIAS lines).
+_ALIASES = {"true_divide": "divide", "mod": "remainder", "abs": "absolute", "bitwise_not": "invert",
+            "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
+            "bitwise_right_shift": "right_shift", "pow": "power", "conj": "conjugate",
+            "degrees": "rad2deg", "radians": "deg2rad", "asin": "arcsin", "acos": "arccos",
+            "atan": "arctan", "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh",
+            "atanh": "arctanh"}
+for _alias, _name in _ALIASES.items():
+    ufuncs[_alias] = ufuncs[_name]
 
 
 def _ufunc_general(ufunc, method, inputs, kwargs):

@@ -24,6 +24,15 @@
 #define CPN_HD
 #endif
 #define CPN_SI static inline CPN_HD
+#ifdef __CUDA_ARCH__   /* the device pass of nvcc */
+#define CPN_POPCOUNT(x) __popcll(x)
+#else
+#define CPN_POPCOUNT(x) __builtin_popcountll(x)
+#endif
+#define CPN_PI 3.141592653589793238462643383279502884
+#define CPN_LN2 0.693147180559945309417232121458176568
+#define CPN_LOG2E 1.442695040888963407359924681001892137
+#define CPN_LOG10E 0.434294481903251827651128918916605082
 
 /* Type lists.  M(suffix, type) or, for math, M(suffix, type, compute type, libm suffix). */
 #define CPN_SINT_LIST(M) M(i8, int8_t) M(i16, int16_t) M(i32, int32_t) M(i64, int64_t)
@@ -46,6 +55,25 @@ CPN_SI _Bool cpn_bitwise_or_b(_Bool a, _Bool b) { return a || b; }
 CPN_SI _Bool cpn_bitwise_xor_b(_Bool a, _Bool b) { return a != b; }
 CPN_SI _Bool cpn_absolute_b(_Bool a) { return a; }
 CPN_SI _Bool cpn_invert_b(_Bool a) { return !a; }
+CPN_SI _Bool cpn_fmax_b(_Bool a, _Bool b) { return a || b; }
+CPN_SI _Bool cpn_fmin_b(_Bool a, _Bool b) { return a && b; }
+CPN_SI _Bool cpn_floor_b(_Bool a) { return a; }
+CPN_SI _Bool cpn_ceil_b(_Bool a) { return a; }
+CPN_SI _Bool cpn_trunc_b(_Bool a) { return a; }
+
+/* ---- logic: any value is true when non-zero (bool, integers, reals; complex below) ---------- */
+#define CPN_DEF_LOGIC(S, T, ...)                                                          \
+    CPN_SI _Bool cpn_logical_and_##S(T a, T b) { return a != 0 && b != 0; }              \
+    CPN_SI _Bool cpn_logical_or_##S(T a, T b) { return a != 0 || b != 0; }               \
+    CPN_SI _Bool cpn_logical_xor_##S(T a, T b) { return (a != 0) != (b != 0); }          \
+    CPN_SI _Bool cpn_logical_not_##S(T a) { return a == 0; }
+/* Exact types are never NaN or infinite. */
+#define CPN_DEF_EXACT_CLASSIFY(S, T, ...)                                                 \
+    CPN_SI _Bool cpn_isnan_##S(T a) { (void)a; return 0; }                               \
+    CPN_SI _Bool cpn_isinf_##S(T a) { (void)a; return 0; }                               \
+    CPN_SI _Bool cpn_isfinite_##S(T a) { (void)a; return 1; }
+CPN_DEF_LOGIC(b, _Bool)
+CPN_DEF_EXACT_CLASSIFY(b, _Bool)
 
 /* ---- comparisons: one definition for every ordered type ------------------------------------ */
 #define CPN_DEF_CMP(S, T, ...)                                         \
@@ -76,6 +104,11 @@ CPN_REAL_LIST(CPN_DEF_CMP)
 CPN_SINT_LIST(CPN_DEF_ARITH)
 CPN_UINT_LIST(CPN_DEF_ARITH)
 CPN_REAL_LIST(CPN_DEF_ARITH)
+CPN_SINT_LIST(CPN_DEF_LOGIC)
+CPN_UINT_LIST(CPN_DEF_LOGIC)
+CPN_REAL_LIST(CPN_DEF_LOGIC)
+CPN_SINT_LIST(CPN_DEF_EXACT_CLASSIFY)
+CPN_UINT_LIST(CPN_DEF_EXACT_CLASSIFY)
 CPN_CPLX_LIST(CPN_DEF_CPLX_ARITH)
 
 /* ---- integers -------------------------------------------------------------------------------- */
@@ -86,8 +119,29 @@ CPN_CPLX_LIST(CPN_DEF_CPLX_ARITH)
     CPN_SI T cpn_bitwise_or_##S(T a, T b) { return a | b; }                               \
     CPN_SI T cpn_bitwise_xor_##S(T a, T b) { return a ^ b; }                              \
     CPN_SI T cpn_invert_##S(T a) { return (T)~a; }                                        \
+    CPN_SI T cpn_fmax_##S(T a, T b) { return a >= b ? a : b; }                            \
+    CPN_SI T cpn_fmin_##S(T a, T b) { return a <= b ? a : b; }                            \
     CPN_SI T cpn_floor_##S(T a) { return a; }                                             \
     CPN_SI T cpn_ceil_##S(T a) { return a; }                                              \
+    CPN_SI T cpn_trunc_##S(T a) { return a; }                                             \
+    CPN_SI T cpn_conjugate_##S(T a) { return a; }                                         \
+    /* NumPy's gcd on magnitudes (so gcd(MIN, MIN) wraps to MIN), lcm = |a| / gcd * |b|. */ \
+    CPN_SI T cpn_gcd_##S(T a, T b)                                                        \
+    {                                                                                     \
+        uint64_t x = cpn_mag_##S(a), y = cpn_mag_##S(b);                                  \
+        while (x) {                                                                       \
+            uint64_t t = y % x;                                                           \
+            y = x;                                                                        \
+            x = t;                                                                        \
+        }                                                                                 \
+        return (T)y;                                                                      \
+    }                                                                                     \
+    CPN_SI T cpn_lcm_##S(T a, T b)                                                        \
+    {                                                                                     \
+        uint64_t g = cpn_mag_##S(cpn_gcd_##S(a, b));                                      \
+        if (!g) return 0;                                                                 \
+        return (T)(cpn_mag_##S(a) / g * cpn_mag_##S(b));                                  \
+    }                                                                                     \
     CPN_SI T cpn_left_shift_##S(T a, T b)                                                 \
     {                                                                                     \
         return (uint64_t)b < 8 * sizeof(T) ? (T)((uint64_t)a << (uint64_t)b) : (T)0;      \
@@ -104,6 +158,7 @@ CPN_CPLX_LIST(CPN_DEF_CPLX_ARITH)
         return r;                                                                         \
     }
 #define CPN_DEF_SINT(S, T)                                                                \
+    CPN_SI uint64_t cpn_mag_##S(T a) { return a < 0 ? 0 - (uint64_t)a : (uint64_t)a; }   \
     CPN_DEF_INT_COMMON(S, T)                                                              \
     CPN_SI T cpn_absolute_##S(T a) { return a < 0 ? (T)-a : a; }                          \
     CPN_SI T cpn_right_shift_##S(T a, T b)                                                \
@@ -124,8 +179,24 @@ CPN_CPLX_LIST(CPN_DEF_CPLX_ARITH)
         T r = (T)(a % b);                                                                 \
         if (r != 0 && ((r < 0) != (b < 0))) r = (T)(r + b);                               \
         return r;                                                                         \
-    }
+    }                                                                                     \
+    CPN_SI T cpn_fmod_##S(T a, T b) { return (b == 0 || b == -1) ? (T)0 : (T)(a % b); }   \
+    CPN_SI T cpn_divmod_##S(T a, T b, T *r)                                               \
+    {                                                                                     \
+        *r = cpn_remainder_##S(a, b);                                                     \
+        return cpn_floor_divide_##S(a, b);                                                \
+    }                                                                                     \
+    CPN_SI T cpn_sign_##S(T a) { return (T)((a > 0) - (a < 0)); }                         \
+    /* NumPy computes 1.0 / a and converts: 1/0 = inf becomes MIN for 32 and 64 bits. */  \
+    CPN_SI T cpn_reciprocal_##S(T a)                                                      \
+    {                                                                                     \
+        if (a == 1 || a == -1) return a;                                                  \
+        if (a == 0 && sizeof(T) >= 4) return (T)((uint64_t)1 << (8 * sizeof(T) - 1));     \
+        return 0;                                                                         \
+    }                                                                                     \
+    CPN_SI uint8_t cpn_bitwise_count_##S(T a) { return (uint8_t)CPN_POPCOUNT(cpn_mag_##S(a)); }
 #define CPN_DEF_UINT(S, T)                                                                \
+    CPN_SI uint64_t cpn_mag_##S(T a) { return a; }                                        \
     CPN_DEF_INT_COMMON(S, T)                                                              \
     CPN_SI T cpn_absolute_##S(T a) { return a; }                                          \
     CPN_SI T cpn_right_shift_##S(T a, T b)                                                \
@@ -133,7 +204,16 @@ CPN_CPLX_LIST(CPN_DEF_CPLX_ARITH)
         return (uint64_t)b < 8 * sizeof(T) ? (T)(a >> b) : (T)0;                          \
     }                                                                                     \
     CPN_SI T cpn_floor_divide_##S(T a, T b) { return b == 0 ? (T)0 : (T)(a / b); }        \
-    CPN_SI T cpn_remainder_##S(T a, T b) { return b == 0 ? (T)0 : (T)(a % b); }
+    CPN_SI T cpn_remainder_##S(T a, T b) { return b == 0 ? (T)0 : (T)(a % b); }           \
+    CPN_SI T cpn_fmod_##S(T a, T b) { return b == 0 ? (T)0 : (T)(a % b); }                \
+    CPN_SI T cpn_divmod_##S(T a, T b, T *r)                                               \
+    {                                                                                     \
+        *r = cpn_remainder_##S(a, b);                                                     \
+        return cpn_floor_divide_##S(a, b);                                                \
+    }                                                                                     \
+    CPN_SI T cpn_sign_##S(T a) { return (T)(a > 0); }                                     \
+    CPN_SI T cpn_reciprocal_##S(T a) { return (T)(a == 1); }                              \
+    CPN_SI uint8_t cpn_bitwise_count_##S(T a) { return (uint8_t)CPN_POPCOUNT(cpn_mag_##S(a)); }
 CPN_SINT_LIST(CPN_DEF_SINT)
 CPN_UINT_LIST(CPN_DEF_UINT)
 
@@ -155,7 +235,7 @@ CPN_UINT_LIST(CPN_DEF_UINT)
     CPN_SI T cpn_ceil_##S(T a) { return (T)ceil##LS((W)a); }                              \
     CPN_SI T cpn_power_##S(T a, T b) { return (T)pow##LS((W)a, (W)b); }                   \
     /* npy_divmod: the quotient rounded toward -inf, corrected so a == q*b + r exactly. */ \
-    CPN_SI W cpn_divmod_##S(W a, W b, W *mod)                                             \
+    CPN_SI W cpn_npy_divmod_##S(W a, W b, W *mod)                                             \
     {                                                                                     \
         W m = fmod##LS(a, b);                                                             \
         if (!b) {                                                                         \
@@ -185,16 +265,158 @@ CPN_UINT_LIST(CPN_DEF_UINT)
     {                                                                                     \
         W m;                                                                              \
         if (!b) return (T)((W)a / (W)b);                                                  \
-        return (T)cpn_divmod_##S((W)a, (W)b, &m);                                         \
+        return (T)cpn_npy_divmod_##S((W)a, (W)b, &m);                                         \
     }                                                                                     \
     CPN_SI T cpn_remainder_##S(T a, T b)                                                  \
     {                                                                                     \
         W m;                                                                              \
         if (!b) return (T)fmod##LS((W)a, (W)b);                                           \
-        cpn_divmod_##S((W)a, (W)b, &m);                                                   \
+        cpn_npy_divmod_##S((W)a, (W)b, &m);                                                   \
         return (T)m;                                                                      \
     }
 CPN_REAL_LIST(CPN_DEF_REAL)
+
+/* The rest of NumPy's float ufuncs, from libm in the compute type W (float for float16, so a
+ * float16 result is the float result rounded once, as NumPy's half loops do).  Formulas that
+ * NumPy writes itself (logaddexp, heaviside, sign, deg2rad) are NumPy's. */
+#define CPN_DEF_REAL_MATH(S, T, W, LS)                                                    \
+    CPN_SI T cpn_fmod_##S(T a, T b) { return (T)fmod##LS((W)a, (W)b); }                   \
+    CPN_SI T cpn_divmod_##S(T a, T b, T *r)                                               \
+    {                                                                                     \
+        *r = cpn_remainder_##S(a, b);                                                     \
+        return cpn_floor_divide_##S(a, b);                                                \
+    }                                                                                     \
+    CPN_SI T cpn_fmax_##S(T a, T b) { return (a >= b || isnan((W)b)) ? a : b; }           \
+    CPN_SI T cpn_fmin_##S(T a, T b) { return (a <= b || isnan((W)b)) ? a : b; }           \
+    CPN_SI T cpn_heaviside_##S(T a, T b)                                                  \
+    {                                                                                     \
+        if (isnan((W)a)) return (T)NAN;                                                   \
+        if (a == 0) return b;                                                             \
+        return (T)(a > 0 ? 1 : 0);                                                        \
+    }                                                                                     \
+    CPN_SI T cpn_copysign_##S(T a, T b) { return (T)copysign##LS((W)a, (W)b); }           \
+    CPN_SI T cpn_ldexp_##S(T a, int64_t n)                                                \
+    {                                                                                     \
+        int e = n > INT32_MAX ? INT32_MAX : n < INT32_MIN ? INT32_MIN : (int)n;           \
+        return (T)ldexp##LS((W)a, e);                                                     \
+    }                                                                                     \
+    CPN_SI T cpn_hypot_##S(T a, T b) { return (T)hypot##LS((W)a, (W)b); }                 \
+    CPN_SI T cpn_arctan2_##S(T a, T b) { return (T)atan2##LS((W)a, (W)b); }               \
+    CPN_SI T cpn_logaddexp_##S(T a, T b)                                                  \
+    {                                                                                     \
+        W x = (W)a, y = (W)b;                                                             \
+        if (x == y) return (T)(x + (W)CPN_LN2); /* infinities of one sign */              \
+        W d = x - y;                                                                      \
+        if (d > 0) return (T)(x + log1p##LS(exp##LS(-d)));                                \
+        if (d <= 0) return (T)(y + log1p##LS(exp##LS(d)));                                \
+        return (T)d;                                                                      \
+    }                                                                                     \
+    CPN_SI T cpn_logaddexp2_##S(T a, T b)                                                 \
+    {                                                                                     \
+        W x = (W)a, y = (W)b;                                                             \
+        if (x == y) return (T)(x + 1);                                                    \
+        W d = x - y;                                                                      \
+        if (d > 0) return (T)(x + (W)CPN_LOG2E * log1p##LS(exp2##LS(-d)));                \
+        if (d <= 0) return (T)(y + (W)CPN_LOG2E * log1p##LS(exp2##LS(d)));                \
+        return (T)d;                                                                      \
+    }                                                                                     \
+    CPN_SI _Bool cpn_isnan_##S(T a) { return isnan((W)a); }                               \
+    CPN_SI _Bool cpn_isinf_##S(T a) { return isinf((W)a); }                               \
+    CPN_SI _Bool cpn_isfinite_##S(T a) { return isfinite((W)a); }                         \
+    CPN_SI _Bool cpn_signbit_##S(T a) { return signbit((W)a) != 0; }                      \
+    CPN_SI T cpn_fabs_##S(T a) { return (T)fabs##LS((W)a); }                              \
+    CPN_SI T cpn_sign_##S(T a)                                                            \
+    {                                                                                     \
+        return a > 0 ? (T)1 : a < 0 ? (T)-1 : a == 0 ? (T)0 : a;                          \
+    }                                                                                     \
+    CPN_SI T cpn_conjugate_##S(T a) { return a; }                                         \
+    CPN_SI T cpn_trunc_##S(T a) { return (T)trunc##LS((W)a); }                            \
+    CPN_SI T cpn_rint_##S(T a) { return (T)rint##LS((W)a); }                              \
+    CPN_SI T cpn_modf_##S(T a, T *ip)                                                     \
+    {                                                                                     \
+        W i, f = modf##LS((W)a, &i);                                                      \
+        *ip = (T)i;                                                                       \
+        return (T)f;                                                                      \
+    }                                                                                     \
+    CPN_SI T cpn_frexp_##S(T a, int32_t *e)                                               \
+    {                                                                                     \
+        int x = 0;                                                                        \
+        W m = frexp##LS((W)a, &x);                                                        \
+        *e = x;                                                                           \
+        return (T)m;                                                                      \
+    }                                                                                     \
+    CPN_SI T cpn_deg2rad_##S(T a) { return (T)((W)a * ((W)CPN_PI / (W)180)); }            \
+    CPN_SI T cpn_rad2deg_##S(T a) { return (T)((W)a * ((W)180 / (W)CPN_PI)); }            \
+    CPN_SI T cpn_cbrt_##S(T a) { return (T)cbrt##LS((W)a); }                              \
+    CPN_SI T cpn_exp2_##S(T a) { return (T)exp2##LS((W)a); }                              \
+    CPN_SI T cpn_expm1_##S(T a) { return (T)expm1##LS((W)a); }                            \
+    CPN_SI T cpn_log2_##S(T a) { return (T)log2##LS((W)a); }                              \
+    CPN_SI T cpn_log10_##S(T a) { return (T)log10##LS((W)a); }                            \
+    CPN_SI T cpn_log1p_##S(T a) { return (T)log1p##LS((W)a); }                            \
+    CPN_SI T cpn_tan_##S(T a) { return (T)tan##LS((W)a); }                                \
+    CPN_SI T cpn_arcsin_##S(T a) { return (T)asin##LS((W)a); }                            \
+    CPN_SI T cpn_arccos_##S(T a) { return (T)acos##LS((W)a); }                            \
+    CPN_SI T cpn_arctan_##S(T a) { return (T)atan##LS((W)a); }                            \
+    CPN_SI T cpn_sinh_##S(T a) { return (T)sinh##LS((W)a); }                              \
+    CPN_SI T cpn_cosh_##S(T a) { return (T)cosh##LS((W)a); }                              \
+    CPN_SI T cpn_arcsinh_##S(T a) { return (T)asinh##LS((W)a); }                          \
+    CPN_SI T cpn_arccosh_##S(T a) { return (T)acosh##LS((W)a); }                          \
+    CPN_SI T cpn_arctanh_##S(T a) { return (T)atanh##LS((W)a); }
+CPN_REAL_LIST(CPN_DEF_REAL_MATH)
+
+/* nextafter and spacing: libm's for float and double; NumPy's spacing is the step away from
+ * zero (from +0 for either zero), NaN at infinities. */
+#define CPN_DEF_NEXT(S, T, LS)                                                            \
+    CPN_SI T cpn_nextafter_##S(T a, T b) { return nextafter##LS(a, b); }                  \
+    CPN_SI T cpn_spacing_##S(T a)                                                         \
+    {                                                                                     \
+        if (isinf(a)) return (T)NAN;                                                      \
+        if (a == 0) return nextafter##LS((T)0, (T)INFINITY);                              \
+        return nextafter##LS(a, copysign##LS((T)INFINITY, a)) - a;                        \
+    }
+CPN_DEF_NEXT(f32, float, f)
+CPN_DEF_NEXT(f64, double, )
+CPN_SI double cpn_float_power_f64(double a, double b) { return cpn_power_f64(a, b); }
+
+#ifndef __CUDACC__
+/* float16 nextafter and spacing work on the bits, as NumPy's npy_half_nextafter and
+ * npy_half_spacing do (NumPy's half spacing is always positive: the gap above |a|, or below it
+ * at a power of two for negative a). */
+CPN_SI uint16_t cpn_half_bits(_Float16 h)
+{
+    union { _Float16 h; uint16_t u; } c = {.h = h};
+    return c.u;
+}
+CPN_SI _Float16 cpn_half_from_bits(uint16_t u)
+{
+    union { uint16_t u; _Float16 h; } c = {.u = u};
+    return c.h;
+}
+CPN_SI _Float16 cpn_nextafter_f16(_Float16 a, _Float16 b)
+{
+    uint16_t x = cpn_half_bits(a), y = cpn_half_bits(b);
+    if (isnan((float)a) || isnan((float)b)) return cpn_half_from_bits(0x7e00u);
+    if ((float)a == (float)b) return a;
+    if ((x & 0x7fffu) == 0) return cpn_half_from_bits((uint16_t)((y & 0x8000u) + 1));
+    if (!(x & 0x8000u)) return cpn_half_from_bits((uint16_t)((int16_t)x > (int16_t)y ? x - 1 : x + 1));
+    if (!(y & 0x8000u) || (x & 0x7fffu) > (y & 0x7fffu)) return cpn_half_from_bits((uint16_t)(x - 1));
+    return cpn_half_from_bits((uint16_t)(x + 1));
+}
+CPN_SI _Float16 cpn_spacing_f16(_Float16 a)
+{
+    uint16_t h = cpn_half_bits(a), e = h & 0x7c00u, sig = h & 0x03ffu, r;
+    if (e == 0x7c00u) r = 0x7e00u;
+    else if (h == 0x7bffu) r = 0x7c00u;
+    else if ((h & 0x8000u) && sig == 0) {
+        if (e > 0x2c00u) r = (uint16_t)(e - 0x2c00u);
+        else if (e > 0x0400u) r = (uint16_t)(1u << ((e >> 10) - 2));
+        else r = 0x0001u;
+    } else if (e > 0x2800u) r = (uint16_t)(e - 0x2800u);
+    else if (e > 0x0400u) r = (uint16_t)(1u << ((e >> 10) - 1));
+    else r = 0x0001u;
+    return cpn_half_from_bits(r);
+}
+#endif
 
 /* ---- complex: lexicographic order, NaN-propagating maximum/minimum --------------------------
  * Multiply, divide (Smith's algorithm), square, power and absolute follow NumPy's loops exactly
@@ -306,6 +528,83 @@ CPN_CPLX_LIST(CPN_DEF_CPLX)
 #define CPN_DEF_CPLX_MUL(S, T, R, LS) \
     CPN_SI T cpn_multiply_##S(T a, T b) { return cpn_cmul_##S(a, b); }
 CPN_CPLX_LIST(CPN_DEF_CPLX_MUL)
+
+/* The rest of NumPy's complex loops: C99's complex functions where NumPy calls them (npy_c*),
+ * NumPy's own formulas for exp2, expm1, log2, log10, log1p and sign. */
+#define CPN_DEF_CPLX_MATH(S, T, R, LS)                                                    \
+    CPN_SI T cpn_fmax_##S(T a, T b)                                                       \
+    {                                                                                     \
+        return (cpn_greater_equal_##S(a, b) || cpn_cnan_##S(b)) ? a : b;                  \
+    }                                                                                     \
+    CPN_SI T cpn_fmin_##S(T a, T b)                                                       \
+    {                                                                                     \
+        return (cpn_less_equal_##S(a, b) || cpn_cnan_##S(b)) ? a : b;                     \
+    }                                                                                     \
+    CPN_SI _Bool cpn_logical_and_##S(T a, T b) { return a != 0 && b != 0; }             \
+    CPN_SI _Bool cpn_logical_or_##S(T a, T b) { return a != 0 || b != 0; }               \
+    CPN_SI _Bool cpn_logical_xor_##S(T a, T b) { return (a != 0) != (b != 0); }          \
+    CPN_SI _Bool cpn_logical_not_##S(T a) { return a == 0; }                              \
+    CPN_SI _Bool cpn_isnan_##S(T a) { return cpn_cnan_##S(a); }                           \
+    CPN_SI _Bool cpn_isinf_##S(T a) { return isinf(creal##LS(a)) || isinf(cimag##LS(a)); } \
+    CPN_SI _Bool cpn_isfinite_##S(T a)                                                    \
+    {                                                                                     \
+        return isfinite(creal##LS(a)) && isfinite(cimag##LS(a));                          \
+    }                                                                                     \
+    CPN_SI T cpn_conjugate_##S(T a) { return conj##LS(a); }                               \
+    CPN_SI T cpn_rint_##S(T a) { return CPN_CPX_##S(rint##LS(creal##LS(a)), rint##LS(cimag##LS(a))); } \
+    /* NumPy 2: a / |a|; NaN when |a| is NaN or both parts are infinite. */               \
+    CPN_SI T cpn_sign_##S(T a)                                                            \
+    {                                                                                     \
+        R re = creal##LS(a), im = cimag##LS(a), m = hypot##LS(re, im);                    \
+        if (isnan(m)) return CPN_CPX_##S(NAN, NAN);                                       \
+        if (isinf(m)) {                                                                   \
+            if (isinf(re)) {                                                              \
+                if (isinf(im)) return CPN_CPX_##S(NAN, NAN);                              \
+                return CPN_CPX_##S(re > 0 ? 1 : -1, 0);                                   \
+            }                                                                             \
+            return CPN_CPX_##S(0, im > 0 ? 1 : -1);                                       \
+        }                                                                                 \
+        if (m == 0) return CPN_CPX_##S(0, 0);                                             \
+        return CPN_CPX_##S(re / m, im / m);                                               \
+    }                                                                                     \
+    CPN_SI T cpn_exp2_##S(T a)                                                            \
+    {                                                                                     \
+        return cexp##LS(CPN_CPX_##S(creal##LS(a) * (R)CPN_LN2, cimag##LS(a) * (R)CPN_LN2)); \
+    }                                                                                     \
+    CPN_SI T cpn_expm1_##S(T a)                                                           \
+    {                                                                                     \
+        R re = creal##LS(a), im = cimag##LS(a), h = sin##LS(im / 2);                      \
+        return CPN_CPX_##S(expm1##LS(re) * cos##LS(im) - 2 * h * h, exp##LS(re) * sin##LS(im)); \
+    }                                                                                     \
+    CPN_SI T cpn_log2_##S(T a)                                                            \
+    {                                                                                     \
+        T l = clog##LS(a);                                                                \
+        return CPN_CPX_##S(creal##LS(l) * (R)CPN_LOG2E, cimag##LS(l) * (R)CPN_LOG2E);     \
+    }                                                                                     \
+    CPN_SI T cpn_log10_##S(T a)                                                           \
+    {                                                                                     \
+        T l = clog##LS(a);                                                                \
+        return CPN_CPX_##S(creal##LS(l) * (R)CPN_LOG10E, cimag##LS(l) * (R)CPN_LOG10E);   \
+    }                                                                                     \
+    CPN_SI T cpn_log1p_##S(T a)                                                           \
+    {                                                                                     \
+        R re = creal##LS(a) + 1, im = cimag##LS(a);                                       \
+        return CPN_CPX_##S(log##LS(hypot##LS(re, im)), atan2##LS(im, re));                \
+    }                                                                                     \
+    CPN_SI T cpn_tan_##S(T a) { return ctan##LS(a); }                                     \
+    CPN_SI T cpn_arcsin_##S(T a) { return casin##LS(a); }                                 \
+    CPN_SI T cpn_arccos_##S(T a) { return cacos##LS(a); }                                 \
+    CPN_SI T cpn_arctan_##S(T a) { return catan##LS(a); }                                 \
+    CPN_SI T cpn_sinh_##S(T a) { return csinh##LS(a); }                                   \
+    CPN_SI T cpn_cosh_##S(T a) { return ccosh##LS(a); }                                   \
+    CPN_SI T cpn_arcsinh_##S(T a) { return casinh##LS(a); }                               \
+    CPN_SI T cpn_arccosh_##S(T a) { return cacosh##LS(a); }                               \
+    CPN_SI T cpn_arctanh_##S(T a) { return catanh##LS(a); }
+CPN_CPLX_LIST(CPN_DEF_CPLX_MATH)
+CPN_SI double _Complex cpn_float_power_c128(double _Complex a, double _Complex b)
+{
+    return cpn_power_c128(a, b);
+}
 #endif
 
 #endif

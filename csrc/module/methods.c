@@ -186,11 +186,28 @@ static PyObject *mod_ufunc(PyObject *m, PyObject *args)
     PyObject *operands, *out = Py_None;
     if (!PyArg_ParseTuple(args, "sO!|O", &name, &PyTuple_Type, &operands, &out)) return NULL;
     int code = cpn_op_lookup(name);
-    if (code < 0 || PyTuple_GET_SIZE(operands) != cpn_op_info(code)->nin) {
-        PyErr_Format(PyExc_KeyError, "%s", name);
-        return NULL;
-    }
+    if (code < 0) return PyErr_Format(PyExc_KeyError, "%s", name);
+    const struct cpn_op_info *info = cpn_op_info(code);
+    if (PyTuple_GET_SIZE(operands) != info->nin)   /* NumPy's TypeError for a wrong arity */
+        return PyErr_Format(PyExc_TypeError, "%s() takes from %d to %d positional arguments but %zd were given",
+                            name, info->nin, info->nin + info->nout, PyTuple_GET_SIZE(operands));
     return cpn_ufunc_apply(code, &PyTuple_GET_ITEM(operands, 0), out == Py_None ? NULL : out);
+}
+
+static PyObject *mod_op_names(PyObject *m, PyObject *unused)
+{
+    (void)m;
+    (void)unused;
+    PyObject *t = PyTuple_New(cpn_op_name_count());
+    for (int i = 0; t && i < cpn_op_name_count(); i++) {
+        PyObject *s = PyUnicode_FromString(cpn_op_name(i));
+        if (!s) {
+            Py_CLEAR(t);
+            break;
+        }
+        PyTuple_SET_ITEM(t, i, s);
+    }
+    return t;
 }
 
 static PyObject *mod_has_op(PyObject *m, PyObject *name)
@@ -445,7 +462,10 @@ PyMethodDef cpn_module_methods[] = {
     {"broadcast_to", mod_broadcast_to, METH_VARARGS, "broadcast_to(a, shape): a read view."},
     {"component", mod_component, METH_VARARGS, "component(a, part): real (1) / imaginary (2) view."},
     {"layout", mod_layout, METH_O, "Byte strides of a view within its store."},
-    {"ufunc", mod_ufunc, METH_VARARGS, "ufunc(name, operands, out=None): apply an op of the table."},
+    {"ufunc", mod_ufunc, METH_VARARGS,
+     "ufunc(name, operands, out=None): apply an op of the table; out is None or an ndarray, or for\n"
+     "two-output ops a tuple of nout entries (None or ndarray); two-output ops return a tuple."},
+    {"op_names", mod_op_names, METH_NOARGS, "Every name (ops and aliases) _core.ufunc accepts."},
     {"has_op", mod_has_op, METH_O, "Is `name` an op of the table?"},
     {"reduce", mod_reduce, METH_VARARGS, "reduce(name, a, axes, dtype): a new array."},
     {"matmul", mod_matmul, METH_VARARGS, "matmul(a, b, dtype): 2-D product."},

@@ -879,7 +879,8 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op)
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:
     case CPN_OPK_CAST: {
-        bool plain = !op->out[0]->store->root;
+        /* The box executor plans one output; two-output ops take the gathered path. */
+        bool plain = op->nout == 1 && !op->out[0]->store->root;
         for (int i = 0; i < op->nin; i++) plain &= !op->in[i] || !op->in[i]->store->root;
         if (plain) {
             enum cpn_status st;

@@ -12,29 +12,73 @@
 #include "view.h"
 
 enum cpn_opcode {
-#define OP(E, FN, NIN, KIND, CLASSES, IDENT) CPN_OP_##E,
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT) CPN_OP_##E,
 #include "ops.def"
 #undef OP
     CPN_OP_COUNT
 };
 
-enum cpn_op_result { CPN_RESULT_ARITH, CPN_RESULT_CMP, CPN_RESULT_REAL, CPN_RESULT_COUNT };
+/* The dtype of an op's output (or second input) given the loop dtype: ops.def's out0/out1/in1. */
+enum cpn_op_result {
+    CPN_RESULT_NONE,   /* no such output */
+    CPN_RESULT_SAME,   /* the loop dtype */
+    CPN_RESULT_BOOL,
+    CPN_RESULT_REAL,   /* complex -> its real dtype, others unchanged */
+    CPN_RESULT_U8,
+    CPN_RESULT_I32,
+    CPN_RESULT_I64,
+    CPN_RESULT_COUNT
+};
 enum cpn_identity { CPN_IDENT_NONE, CPN_IDENT_ZERO, CPN_IDENT_ONE, CPN_IDENT_COUNT };
+
+/* The dtype sets of ops.def: CPN_DTYPES_<set>(X, ...) expands X(ENUM, suffix, C type, class
+ * letter, ...) once per dtype of the set, the extra arguments passed through.  The CPU loops,
+ * their table and the metadata masks all expand from these, so they cannot disagree. */
+#define CPN_DT_B(X, ...) X(BOOL, b, _Bool, B, __VA_ARGS__)
+#define CPN_DT_I(X, ...)                                                                  \
+    X(INT8, i8, int8_t, I, __VA_ARGS__) X(INT16, i16, int16_t, I, __VA_ARGS__)            \
+    X(INT32, i32, int32_t, I, __VA_ARGS__) X(INT64, i64, int64_t, I, __VA_ARGS__)
+#define CPN_DT_U(X, ...)                                                                  \
+    X(UINT8, u8, uint8_t, U, __VA_ARGS__) X(UINT16, u16, uint16_t, U, __VA_ARGS__)        \
+    X(UINT32, u32, uint32_t, U, __VA_ARGS__) X(UINT64, u64, uint64_t, U, __VA_ARGS__)
+#define CPN_DT_F(X, ...)                                                                  \
+    X(FLOAT16, f16, _Float16, F, __VA_ARGS__) X(FLOAT32, f32, float, F, __VA_ARGS__)      \
+    X(FLOAT64, f64, double, F, __VA_ARGS__)
+#define CPN_DT_C(X, ...)                                                                  \
+    X(COMPLEX64, c64, float _Complex, C, __VA_ARGS__)                                     \
+    X(COMPLEX128, c128, double _Complex, C, __VA_ARGS__)
+#define CPN_DTYPES_BIUFC(X, ...) CPN_DT_B(X, __VA_ARGS__) CPN_DTYPES_IUFC(X, __VA_ARGS__)
+#define CPN_DTYPES_IUFC(X, ...) CPN_DTYPES_IUF(X, __VA_ARGS__) CPN_DT_C(X, __VA_ARGS__)
+#define CPN_DTYPES_BIUF(X, ...) CPN_DT_B(X, __VA_ARGS__) CPN_DTYPES_IUF(X, __VA_ARGS__)
+#define CPN_DTYPES_IUF(X, ...) CPN_DT_I(X, __VA_ARGS__) CPN_DT_U(X, __VA_ARGS__) CPN_DT_F(X, __VA_ARGS__)
+#define CPN_DTYPES_BIU(X, ...) CPN_DT_B(X, __VA_ARGS__) CPN_DT_I(X, __VA_ARGS__) CPN_DT_U(X, __VA_ARGS__)
+#define CPN_DTYPES_IU(X, ...) CPN_DT_I(X, __VA_ARGS__) CPN_DT_U(X, __VA_ARGS__)
+#define CPN_DTYPES_FC(X, ...) CPN_DT_F(X, __VA_ARGS__) CPN_DT_C(X, __VA_ARGS__)
+#define CPN_DTYPES_F(X, ...) CPN_DT_F(X, __VA_ARGS__)
+#define CPN_DTYPES_DZ(X, ...)                                                             \
+    X(FLOAT64, f64, double, F, __VA_ARGS__) X(COMPLEX128, c128, double _Complex, C, __VA_ARGS__)
 
 struct cpn_op_info {
     const char *name;      /* NumPy's ufunc name */
-    int nin;
-    enum cpn_op_result result;
-    unsigned classes;      /* bit (1 << enum cpn_dtype_class) per supported class */
+    int nin, nout;
+    enum cpn_op_result out[2];   /* per output; out[1] is NONE for one-output ops */
+    enum cpn_op_result in1;      /* SAME, or I64 for an int64 second input */
+    unsigned dtypes;       /* bit (1 << enum cpn_dtype) per loop dtype */
     enum cpn_identity identity;
 };
 
 /* The table row of `code`.  Local. */
 const struct cpn_op_info *cpn_op_info(enum cpn_opcode code);
-/* The op whose NumPy name is `name`, or -1.  Local. */
+/* The op whose NumPy name (or alias of ops.def) is `name`, or -1.  Local. */
 int cpn_op_lookup(const char *name);
-/* Output dtype of element-wise op `code` on loop dtype `dt`.  Local. */
-enum cpn_dtype cpn_op_out_dtype(enum cpn_opcode code, enum cpn_dtype dt);
+/* Number of names cpn_op_lookup knows (ops, then aliases) and the i-th of them.  Local. */
+int cpn_op_name_count(void);
+const char *cpn_op_name(int i);
+/* Dtype of output `k` of element-wise op `code` on loop dtype `dt`.  Local. */
+enum cpn_dtype cpn_op_out_dtype(enum cpn_opcode code, int k, enum cpn_dtype dt);
+/* Dtype of input `i` of op `code` on loop dtype `dt` (the loop dtype but for ldexp's int64
+ * exponent).  Local. */
+enum cpn_dtype cpn_op_in_dtype(enum cpn_opcode code, int i, enum cpn_dtype dt);
 
 /* What an op does; each kind has one executor entry (queue.c). */
 enum cpn_opkind {

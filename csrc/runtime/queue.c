@@ -90,9 +90,10 @@ static enum cpn_status exec_loop(const struct cpn_op *op)
     char *ptr[CPN_MAXARGS];
     for (int i = 0; i < op->nin; i++)
         CPN_TRY(arg_layout(op->in[i], &op->scalar[i], out->ndim, &ptr[i], strides[i]));
-    CPN_TRY(arg_layout(out, NULL, out->ndim, &ptr[op->nin], strides[op->nin]));
+    for (int k = 0; k < op->nout; k++)
+        CPN_TRY(arg_layout(op->out[k], NULL, out->ndim, &ptr[op->nin + k], strides[op->nin + k]));
     struct cpn_kctx ctx = {0};
-    cpn_iterate(fn, op->nin + 1, ptr, out->ndim, out->shape, strides, &ctx);
+    cpn_iterate(fn, op->nin + op->nout, ptr, out->ndim, out->shape, strides, &ctx);
     return ctx.err ? cpn_op_loop_error(op) : CPN_OK;
 }
 
@@ -149,7 +150,9 @@ static enum cpn_status exec_direct(const struct cpn_op *op)
 }
 
 /* Must the op be evaluated into a temporary?  Element-wise ops may write the very view they read
- * (each element is read before it is written); any other overlap needs the temporary. */
+ * (each element is read before it is written); any other overlap needs the temporary.  Only
+ * out[0] is checked: ops with a second output (divmod, modf, frexp) are built with fresh outputs
+ * (csrc/module/ufunc.c). */
 static bool needs_temporary(const struct cpn_op *op)
 {
     const struct cpn_view *out = op->out[0];
