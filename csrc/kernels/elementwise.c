@@ -3,6 +3,7 @@
  *
  * Each loop has a contiguous path (and contiguous-with-a-scalar paths) written so that the
  * compiler vectorises it, and a general strided path. */
+#include <fenv.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -11,6 +12,7 @@
 #include "kernels.h"
 #include "scalar.h"
 #include "status.h"
+#include "vmath.h"
 
 /* ---- the loops ------------------------------------------------------------------------------ */
 
@@ -56,11 +58,38 @@
                                                        *(const T *)(args[1] + i * sb));   \
     }
 
+/* Integer floor_divide and remainder by zero give 0 with NumPy's "divide by zero" report, and
+ * MIN // -1 wraps with its "overflow" report; float loops report through the status flags.
+ * (The op test folds to a constant: the check costs nothing in other loops.) */
+#define IS_OP(FN, NAME) (__builtin_strcmp(#FN, NAME) == 0)
+#define INT_DIV_CHECK(FN, T, SIGNED)                                                      \
+    if (IS_OP(FN, "floor_divide") || IS_OP(FN, "remainder")) {                            \
+        unsigned f = 0;                                                                   \
+        for (int64_t i = 0; i < n; i++) {                                                 \
+            T b = *(const T *)(args[1] + i * st[1]);                                      \
+            if (b == 0) {                                                                 \
+                f |= CPN_FPE_DIVIDE;                                                      \
+            } else if (SIGNED && IS_OP(FN, "floor_divide") && b == (T)-1) {               \
+                int64_t a = (int64_t) * (const T *)(args[0] + i * st[0]);                 \
+                if (a == (int64_t)((uint64_t)-1 << (8 * sizeof(T) - 1))) f |= CPN_FPE_OVERFLOW; \
+            }                                                                             \
+        }                                                                                 \
+        if (f) __atomic_fetch_or(&ctx->fpe, f, __ATOMIC_RELAXED);                         \
+    }
+
 #define LOOP_2(FN, S, T)                                                                  \
     static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,                \
                                 struct cpn_kctx *ctx)                                     \
     {                                                                                     \
         (void)ctx;                                                                        \
+        LOOP_2_BODY(FN, S, T)                                                             \
+    }
+
+#define LOOP_2_UINT(FN, S, T)                                                             \
+    static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,                \
+                                struct cpn_kctx *ctx)                                     \
+    {                                                                                     \
+        INT_DIV_CHECK(FN, T, 0)                                                           \
         LOOP_2_BODY(FN, S, T)                                                             \
     }
 
@@ -76,6 +105,7 @@
                     return;                                                               \
                 }                                                                         \
         }                                                                                 \
+        INT_DIV_CHECK(FN, T, 1)                                                           \
         LOOP_2_BODY(FN, S, T)                                                             \
     }
 
@@ -105,12 +135,14 @@
     LOOP_##L##_SI(FN, i8, int8_t) LOOP_##L##_SI(FN, i16, int16_t)                         \
     LOOP_##L##_SI(FN, i32, int32_t) LOOP_##L##_SI(FN, i64, int64_t)
 #define CLS_U(FN, L)                                                                      \
-    LOOP_##L(FN, u8, uint8_t) LOOP_##L(FN, u16, uint16_t)                                 \
-    LOOP_##L(FN, u32, uint32_t) LOOP_##L(FN, u64, uint64_t)
+    LOOP_##L##_UI(FN, u8, uint8_t) LOOP_##L##_UI(FN, u16, uint16_t)                       \
+    LOOP_##L##_UI(FN, u32, uint32_t) LOOP_##L##_UI(FN, u64, uint64_t)
 #define CLS_F(FN, L) LOOP_##L(FN, f16, _Float16) LOOP_##L(FN, f32, float) LOOP_##L(FN, f64, double)
 #define CLS_C(FN, L) LOOP_##L(FN, c64, float _Complex) LOOP_##L(FN, c128, double _Complex)
 #define LOOP_1_SI LOOP_1
 #define LOOP_2_SI LOOP_2_SINT
+#define LOOP_1_UI LOOP_1
+#define LOOP_2_UI LOOP_2_UINT
 
 #define CLASSES_BIUFC(FN, L) CLS_B(FN, L) CLS_I(FN, L) CLS_U(FN, L) CLS_F(FN, L) CLS_C(FN, L)
 #define CLASSES_IUFC(FN, L) CLS_I(FN, L) CLS_U(FN, L) CLS_F(FN, L) CLS_C(FN, L)
@@ -150,10 +182,17 @@ static const cpn_loop_fn loop_table[][CPN_DTYPE_COUNT] = {
 };
 _Static_assert(sizeof loop_table / sizeof loop_table[0] == CPN_OP_COUNT, "one loop row per op");
 
-cpn_loop_fn cpn_kernel_elementwise(enum cpn_opcode code, enum cpn_dtype dt)
+cpn_loop_fn cpn_kernel_elementwise_scalar(enum cpn_opcode code, enum cpn_dtype dt)
 {
     if ((unsigned)code >= CPN_OP_COUNT || (unsigned)dt >= CPN_DTYPE_COUNT) return NULL;
     return loop_table[code][dt];
+}
+
+/* The vector override (vmath.c) where there is one, else the plain loop. */
+cpn_loop_fn cpn_kernel_elementwise(enum cpn_opcode code, enum cpn_dtype dt)
+{
+    cpn_loop_fn v = cpn_vmath_loop(code, dt);
+    return v ? v : cpn_kernel_elementwise_scalar(code, dt);
 }
 
 /* ---- the threaded n-d driver ------------------------------------------------------------ */
@@ -173,6 +212,25 @@ int cpn_kernel_threads(void)
 }
 
 void cpn_kernel_set_threads(int n) { n_threads = n > 0 ? n : 1; }
+
+/* The floating-point reports of cpn_iterate since the last take (main thread only). */
+static unsigned fpe_hw, fpe_sw;
+
+void cpn_kernel_fpe_take(unsigned *hw, unsigned *sw)
+{
+    *hw = fpe_hw;
+    *sw = fpe_sw;
+    fpe_hw = fpe_sw = 0;
+}
+
+/* This thread's status flags as CPN_FPE_* bits. */
+static unsigned fpe_from_status(void)
+{
+    int e = fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
+    if (!e) return 0;
+    return (e & FE_DIVBYZERO ? CPN_FPE_DIVIDE : 0u) | (e & FE_OVERFLOW ? CPN_FPE_OVERFLOW : 0u) |
+           (e & FE_UNDERFLOW ? CPN_FPE_UNDERFLOW : 0u) | (e & FE_INVALID ? CPN_FPE_INVALID : 0u);
+}
 
 /* Below this many elements a single thread is faster than waking the team. */
 #define PARALLEL_MIN 32768
@@ -206,10 +264,13 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
     }
     nd = nd ? m + 1 : 0;
     int64_t inner_st[CPN_MAXARGS];
+    unsigned hw = 0;
     if (nd == 0) {
         for (int a = 0; a < narg; a++) inner_st[a] = 0;
+        feclearexcept(FE_ALL_EXCEPT);
         fn(base, inner_st, 1, ctx);
-        return;
+        hw = fpe_from_status();
+        goto done;
     }
     for (int a = 0; a < narg; a++) inner_st[a] = st[a][nd - 1];
     int64_t inner = shape[nd - 1], outer = 1;
@@ -224,15 +285,18 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
     }
     int64_t nchunks = (inner + chunk - 1) / chunk, ntasks = outer * nchunks;
     if (nth == 1 && outer == 1) {   /* small work: no OpenMP region at all */
+        feclearexcept(FE_ALL_EXCEPT);
         fn(base, inner_st, inner, ctx);
-        return;
+        hw = fpe_from_status();
+        goto done;
     }
     /* Dynamic chunks of about 1/8 of a thread's share: when a core is busy with another process,
      * the running threads take over the work of a descheduled one. */
     int64_t grain = ntasks / (8 * (int64_t)nth);
     if (grain < 1) grain = 1;
-#pragma omp parallel for num_threads(nth) schedule(dynamic, grain) if (nth > 1)
+#pragma omp parallel for num_threads(nth) schedule(dynamic, grain) if (nth > 1) reduction(|: hw)
     for (int64_t t = 0; t < ntasks; t++) {
+        feclearexcept(FE_ALL_EXCEPT);
         int64_t row = t / nchunks, c = t % nchunks;
         char *p[CPN_MAXARGS];
         for (int a = 0; a < narg; a++) p[a] = base[a] + c * chunk * st[a][nd - 1];
@@ -243,5 +307,9 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
         }
         int64_t cnt = inner - c * chunk < chunk ? inner - c * chunk : chunk;
         fn(p, inner_st, cnt, ctx);
+        hw |= fpe_from_status();
     }
+done:
+    fpe_hw |= hw;
+    fpe_sw |= __atomic_load_n(&ctx->fpe, __ATOMIC_RELAXED);
 }
