@@ -21,6 +21,7 @@ from . import _core  # noqa: E402
 from ._core import ndarray, runtime_info, runtime_stats, reset_stats, sync
 from . import _array_api
 from ._array_api import flatiter
+from ._errstate import errstate, geterr, geterrcall, seterr, seterrcall
 from . import _functions
 from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, copy, empty,
                         empty_like, eye, full, full_like, identity, linspace, ones, ones_like,
@@ -32,7 +33,7 @@ from ._functions import (amax, amin, broadcast_to, dot, matmul, max, mean, min, 
 from numpy import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
                    float32, float64, complex64, complex128, intp, uintp, byte, ubyte, short, ushort,
                    intc, uintc, int_, uint, longlong, ulonglong, half, single, double, csingle,
-                   cdouble, dtype, finfo, iinfo, errstate, seterr, geterr, result_type,
+                   cdouble, dtype, finfo, iinfo, result_type,
                    promote_types, can_cast, pi, e, inf, nan, newaxis, euler_gamma, generic,
                    number, integer, signedinteger, unsignedinteger, floating, complexfloating,
                    inexact, issubdtype)

@@ -15,6 +15,16 @@
 
 struct cpn_kctx {
     int err;            /* set (atomically) by a loop that met a value error */
+    unsigned fpe;       /* CPN_FPE_* bits a loop found itself (ORed atomically) */
+};
+
+/* Floating-point error categories, NumPy's bit values (the second argument of a seterrcall
+ * function).  Hardware status flags and the loops' own findings are both reported in these. */
+enum cpn_fpe {
+    CPN_FPE_DIVIDE = 1,
+    CPN_FPE_OVERFLOW = 2,
+    CPN_FPE_UNDERFLOW = 4,
+    CPN_FPE_INVALID = 8,
 };
 
 typedef void (*cpn_loop_fn)(char **args, const int64_t *strides, int64_t n, struct cpn_kctx *ctx);
@@ -22,14 +32,23 @@ typedef void (*cpn_loop_fn)(char **args, const int64_t *strides, int64_t n, stru
 /* The inner loop of element-wise op `code` with loop dtype `dt` (args: inputs then output), or
  * NULL when the op has no loop for that dtype.  Local. */
 cpn_loop_fn cpn_kernel_elementwise(enum cpn_opcode code, enum cpn_dtype dt);
+/* The same op's plain (compiler-vectorised, libm) loop, ignoring vector overrides.  Local. */
+cpn_loop_fn cpn_kernel_elementwise_scalar(enum cpn_opcode code, enum cpn_dtype dt);
 /* The conversion loop from `from` to `to` (args: in, out); C's conversion rules, which are
  * NumPy's unsafe casting.  Local. */
 cpn_loop_fn cpn_kernel_cast(enum cpn_dtype from, enum cpn_dtype to);
 
 /* Run `fn` over the n-d space `shape` for `narg` arrays with origins base[a] and byte strides
- * strides[a][d], threaded when the space is large.  Local. */
+ * strides[a][d], threaded when the space is large.  Each thread clears the floating-point status
+ * flags before its work and reads them after; what they show is ORed into the accumulator that
+ * cpn_kernel_fpe_take returns, together with ctx->fpe.  Local. */
 void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t *shape,
                  int64_t (*strides)[CPN_MAXDIM], struct cpn_kctx *ctx);
+
+/* The CPN_FPE_* bits accumulated by cpn_iterate since the last call: *hw from the status flags
+ * (meaningful for floating-point arithmetic only), *sw from the loops' own findings (ctx->fpe);
+ * both are reset.  Local, main thread. */
+void cpn_kernel_fpe_take(unsigned *hw, unsigned *sw);
 
 /* Threads the kernels use (>= 1).  Local. */
 int cpn_kernel_threads(void);

@@ -37,6 +37,13 @@ PyObject *cpn_raise(enum cpn_status st);
 /* Flush the queue, raising on a failed deferred op; 0 on success, -1 with an exception set. */
 int cpn_flush(void);
 
+/* errstate.c */
+/* NumPy's floating-point error mode now, as op->fpmode (fperr.h); 0 or -1 with an exception. */
+int cpn_errstate_mode(uint16_t *mode);
+/* Emit NumPy's warnings / callbacks for the reports of the flushes so far, and forget them;
+ * 0, or -1 with the exception a warning filter or callback raised. */
+int cpn_errstate_report(void);
+
 /* convert.c */
 /* The numpy.dtype of a runtime dtype (borrowed).  */
 PyArray_Descr *cpn_descr(enum cpn_dtype dt);

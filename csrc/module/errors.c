@@ -1,6 +1,8 @@
 /* errors.c: the one mapping from runtime status to Python exception. */
 #include "cpn_module.h"
 
+#include "fperr.h"
+
 PyObject *cpn_raise(enum cpn_status st)
 {
     const char *msg = cpn_error_message();
@@ -13,6 +15,7 @@ PyObject *cpn_raise(enum cpn_status st)
     case CPN_ERR_VALUE: type = PyExc_ValueError; break;
     case CPN_ERR_TYPE: type = PyExc_TypeError; break;
     case CPN_ERR_INDEX: type = PyExc_IndexError; break;
+    case CPN_ERR_FLOAT: type = PyExc_FloatingPointError; break;
     case CPN_ERR_AXIS: {
         PyObject *exc = cpn_py_helper("AxisError");
         if (!exc) return NULL;
@@ -26,10 +29,14 @@ PyObject *cpn_raise(enum cpn_status st)
     return NULL;
 }
 
-int cpn_flush(void)
+/* After a flush: NumPy's floating-point reports first (they came from ops that ran before any
+ * failing one), then the failure. */
+static int after_flush(enum cpn_status st)
 {
-    if (cpn_queue_length() == 0) return 0;
-    enum cpn_status st = cpn_queue_flush();
+    if (cpn_fperr_count() && cpn_errstate_report() < 0) {
+        cpn_error_clear();
+        return -1;
+    }
     if (st != CPN_OK) {
         cpn_raise(st);
         return -1;
@@ -37,12 +44,22 @@ int cpn_flush(void)
     return 0;
 }
 
+int cpn_flush(void)
+{
+    if (cpn_queue_length() == 0) return 0;
+    return after_flush(cpn_queue_flush());
+}
+
 int cpn_submit(const struct cpn_op *op)
 {
-    enum cpn_status st = cpn_queue_submit(op);
-    if (st != CPN_OK) {
-        cpn_raise(st);
-        return -1;
-    }
+    struct cpn_op rec = *op;
+    /* Element-wise ops carry NumPy's error mode of the moment they are submitted. */
+    if (rec.kind == CPN_OPK_ELEMENTWISE && cpn_errstate_mode(&rec.fpmode) < 0) return -1;
+    if (after_flush(cpn_queue_submit(&rec)) < 0) return -1;
+    /* Under a 'raise' mode the op runs now, so FloatingPointError comes from the very call, as in
+     * NumPy (try/except around it works).  The mode is the same on every rank: a deterministic
+     * flush point. */
+    for (int c = 0; c < CPN_FPCAT_COUNT; c++)
+        if (cpn_fpmode_of(rec.fpmode, (enum cpn_fpcat)c) == CPN_FPMODE_RAISE) return cpn_flush();
     return 0;
 }

@@ -8,6 +8,7 @@
 #include "comm.h"
 #include "dist.h"
 #include "runtime.h"
+#include "vmath.h"
 
 static PyObject *helpers_module;
 
@@ -354,13 +355,13 @@ static PyObject *mod_finalize(PyObject *m, PyObject *noargs)
 
 static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
 {
-    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:i}",
+    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:i,s:s}",
                          "rank", cpn_runtime_rank(), "ranks", cpn_runtime_ranks(),
                          "threads", cpn_runtime_threads(),
                          "mpi", cpn_runtime_mpi_active() ? Py_True : Py_False,
                          "mpi_built", cpn_runtime_have_mpi() ? Py_True : Py_False,
                          "cuda", cpn_runtime_have_cuda() ? Py_True : Py_False,
-                         "backend", "cpu", "max_dims", CPN_MAXDIM);
+                         "backend", "cpu", "max_dims", CPN_MAXDIM, "vmath", cpn_vmath_backend());
 }
 
 static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)

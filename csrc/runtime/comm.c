@@ -151,6 +151,13 @@ enum cpn_status cpn_comm_allreduce_min(int64_t *v)
     return CPN_OK;
 }
 
+enum cpn_status cpn_comm_allreduce_or(uint32_t *buf, int n)
+{
+    if (cpn_comm_size() == 1 || n == 0) return CPN_OK;
+    CPN_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_UINT32_T, MPI_BOR, MPI_COMM_WORLD));
+    return CPN_OK;
+}
+
 void cpn_comm_abort(int code)
 {
     if (cpn_runtime_mpi_active()) MPI_Abort(MPI_COMM_WORLD, code);
@@ -174,6 +181,7 @@ enum cpn_status cpn_comm_allgatherv(const void *mine, void *all, const size_t *c
 }
 enum cpn_status cpn_comm_bcast(void *buf, size_t bytes, int root) { return CPN_OK; }
 enum cpn_status cpn_comm_allreduce_min(int64_t *v) { return CPN_OK; }
+enum cpn_status cpn_comm_allreduce_or(uint32_t *buf, int n) { return CPN_OK; }
 enum cpn_status cpn_comm_barrier(void) { return CPN_OK; }
 void cpn_comm_abort(int code) { exit(code); }
 

@@ -35,6 +35,8 @@ enum cpn_status cpn_comm_wait(void *handle);
 enum cpn_status cpn_comm_allgatherv(const void *mine, void *all, const size_t *counts);
 /* The minimum of *v over all ranks, into *v.  Collective. */
 enum cpn_status cpn_comm_allreduce_min(int64_t *v);
+/* The bitwise OR of buf[0..n) over all ranks, into buf.  Collective. */
+enum cpn_status cpn_comm_allreduce_or(uint32_t *buf, int n);
 /* Wait for every rank.  Collective. */
 enum cpn_status cpn_comm_barrier(void);
 /* Broadcast `bytes` from `root`.  Collective. */

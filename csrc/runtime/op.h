@@ -107,6 +107,7 @@ struct cpn_op {
     uint64_t axes;                      /* REDUCE: bit d set when dimension d of in[0] is reduced */
     int64_t iparam[4];
     double dparam[4];
+    uint16_t fpmode;                    /* ELEMENTWISE: NumPy's error mode at submission (fperr.h) */
 };
 
 /* A human-readable name of the op for error messages ("add", "cast", "matmul").  Local. */

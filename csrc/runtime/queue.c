@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "comm.h"
 #include "dist.h"
+#include "fperr.h"
 #include "kernels.h"
 #include "partition.h"
 
@@ -270,9 +271,16 @@ enum cpn_status cpn_queue_flush(void)
             st = bad->poison;
             cpn_error(st, "%s", bad->poison_msg);
         } else {
+            bool watched = cpn_fperr_watches(op);
+            if (watched) cpn_fperr_begin_op();
             st = cpn_op_execute(op);
             if (dist && may_fail_on_data(op)) st = agree(st);
-            if (st != CPN_OK && !strstr(cpn_error_message(), "deferred operation")) {
+            /* After a failure ops report nothing, so the collective in end_op is skipped by every
+             * rank alike (failures are agreed). */
+            if (watched && st == CPN_OK && first == CPN_OK) st = cpn_fperr_end_op(op, dist);
+            /* FloatingPointError carries NumPy's own text, unprefixed. */
+            if (st != CPN_OK && st != CPN_ERR_FLOAT &&
+                !strstr(cpn_error_message(), "deferred operation")) {
                 char msg[512];
                 snprintf(msg, sizeof msg, "%s", cpn_error_message());
                 cpn_error(st, "cupynum: deferred operation '%s' failed: %s", cpn_op_describe(op), msg);
@@ -294,7 +302,9 @@ enum cpn_status cpn_queue_flush(void)
         op_release(op);   /* now: a temporary dies as soon as its last reader has run */
     }
     n_ops = 0;
-    if (first != CPN_OK) cpn_error(first, "%s", first_msg);
+    enum cpn_status fst = cpn_fperr_end_flush(dist);
+    if (first == CPN_OK) return fst;
+    cpn_error(first, "%s", first_msg);
     return first;
 }
 

@@ -19,7 +19,8 @@ enum cpn_status {
     CPN_ERR_NOVIEW = -6,    /* the request needs a copy, not a view (internal signal) */
     CPN_ERR_COMM = -7,      /* MPI failure                           -> RuntimeError  */
     CPN_ERR_INTERNAL = -8,  /* broken invariant reported, not asserted                */
-    CPN_STATUS_COUNT = 9
+    CPN_ERR_FLOAT = -9,     /* floating-point error under errstate 'raise' -> FloatingPointError */
+    CPN_STATUS_COUNT = 10
 };
 
 /* Record `st` and a printf-style message for this thread.  Returns `st`, so callers can write

@@ -1,0 +1,350 @@
+/* vmath.c: vectorized transcendentals on SLEEF's AVX2+FMA functions, and the loop overrides
+ * that the element-wise table hands out for contiguous float32/float64 operands.
+ *
+ * The file is compiled for the baseline ISA; every function that touches 256-bit vectors carries
+ * __attribute__((target("avx2,fma"))) and is reached only after a runtime check of the CPU
+ * (cpn_vmath_backend), so the library still runs on a CPU without AVX2.
+ *
+ * Accuracy: SLEEF's 1.0-ULP (u10) variants throughout (hypot: 0.5 ULP; sqrt: the correctly
+ * rounded instruction), so results are within 2 ULP of NumPy's glibc-backed loops; logaddexp and
+ * logaddexp2 are NumPy's formula over u10 exp/log1p (within 4 ULP).
+ *
+ * Floating-point errors: SLEEF raises spurious status flags and misses real ones, so each
+ * override saves MXCSR, runs the kernel block by block, scans each block's results for values
+ * NumPy reports (NaN from non-NaN inputs: invalid; infinity from finite inputs: divide by zero at
+ * a pole, overflow elsewhere; a tiny result of exp/exp2/power: underflow), restores MXCSR and
+ * ORs what it found into ctx->fpe.  The scan is one vectorised pass over a cache-hot block;
+ * the per-element classification runs only on blocks holding such a value. */
+#include "vmath.h"
+
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "cpn_config.h"
+
+#if CPN_HAVE_SLEEF && defined(__x86_64__) && defined(__GNUC__)
+#define VM_BUILT 1
+#include <immintrin.h>
+/* sleef.h declares its 256-bit functions only when __AVX__ is defined: compile the vector part of
+ * this file for AVX2+FMA (the pragma defines the macros); the dispatch at the end is baseline. */
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+#include <sleef.h>
+#else
+#define VM_BUILT 0
+#endif
+
+/* The ops of ops.def that use the vector kernels: VMATH(ENUM, fn, nin).  One row per op; a new
+ * op with a kernel in CPN_VMATH_FUNCS needs only its row here. */
+#define VMATH_HOOKS(VMATH)                                                                    \
+    VMATH(SQRT, sqrt, 1) VMATH(EXP, exp, 1) VMATH(LOG, log, 1) VMATH(SIN, sin, 1)            \
+    VMATH(COS, cos, 1) VMATH(TANH, tanh, 1) VMATH(POWER, power, 2)
+
+#if VM_BUILT
+
+#define VM_TARGET __attribute__((target("avx2,fma")))
+
+/* ---- the raw kernels ------------------------------------------------------------------------ */
+
+/* Full vectors, then the tail through a padded buffer (its padding is computed and dropped). */
+#define KERNEL_1(FN, S, T, VT, W, LOAD, STORE, VFN)                                          \
+    VM_TARGET void cpn_vmath_##FN##_##S(const T *a, T *o, int64_t n)                          \
+    {                                                                                         \
+        int64_t i = 0;                                                                        \
+        for (; i + W <= n; i += W) STORE(o + i, VFN(LOAD(a + i)));                            \
+        if (i < n) {                                                                          \
+            T ta[W], to[W];                                                                   \
+            for (int k = 0; k < W; k++) ta[k] = (T)0.5;                                       \
+            memcpy(ta, a + i, (size_t)(n - i) * sizeof(T));                                   \
+            STORE(to, VFN(LOAD(ta)));                                                         \
+            memcpy(o + i, to, (size_t)(n - i) * sizeof(T));                                   \
+        }                                                                                     \
+    }
+
+#define KERNEL_2(FN, S, T, VT, W, LOAD, STORE, VFN)                                          \
+    VM_TARGET void cpn_vmath_##FN##_##S(const T *a, const T *b, T *o, int64_t n)              \
+    {                                                                                         \
+        int64_t i = 0;                                                                        \
+        for (; i + W <= n; i += W) STORE(o + i, VFN(LOAD(a + i), LOAD(b + i)));               \
+        if (i < n) {                                                                          \
+            T ta[W], tb[W], to[W];                                                            \
+            for (int k = 0; k < W; k++) ta[k] = tb[k] = (T)0.5;                               \
+            memcpy(ta, a + i, (size_t)(n - i) * sizeof(T));                                   \
+            memcpy(tb, b + i, (size_t)(n - i) * sizeof(T));                                   \
+            STORE(to, VFN(LOAD(ta), LOAD(tb)));                                               \
+            memcpy(o + i, to, (size_t)(n - i) * sizeof(T));                                   \
+        }                                                                                     \
+    }
+
+#define K1(FN, VD, VF)                                                                        \
+    KERNEL_1(FN, f64, double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, VD)              \
+    KERNEL_1(FN, f32, float, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, VF)
+#define K2(FN, VD, VF)                                                                        \
+    KERNEL_2(FN, f64, double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, VD)              \
+    KERNEL_2(FN, f32, float, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, VF)
+
+/* NumPy's logaddexp: x == y gives x + log 2 (also for infinities); otherwise
+ * max + log1p(exp(-|x - y|)); NaN propagates through the difference. */
+static VM_TARGET __m256d logaddexp_d4(__m256d x, __m256d y)
+{
+    __m256d d = _mm256_andnot_pd(_mm256_set1_pd(-0.0), _mm256_sub_pd(x, y));
+    __m256d mx = _mm256_max_pd(x, y);
+    __m256d r = _mm256_add_pd(mx, Sleef_log1pd4_u10avx2(Sleef_expd4_u10avx2(_mm256_xor_pd(d, _mm256_set1_pd(-0.0)))));
+    r = _mm256_blendv_pd(r, _mm256_add_pd(x, _mm256_set1_pd(0.693147180559945309417232121458176568)),
+                         _mm256_cmp_pd(x, y, _CMP_EQ_OQ));
+    /* max_pd returns y when x is NaN: keep NaN from the difference. */
+    return _mm256_blendv_pd(r, _mm256_add_pd(x, y), _mm256_cmp_pd(x, y, _CMP_UNORD_Q));
+}
+static VM_TARGET __m256 logaddexp_f8(__m256 x, __m256 y)
+{
+    __m256 d = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_sub_ps(x, y));
+    __m256 mx = _mm256_max_ps(x, y);
+    __m256 r = _mm256_add_ps(mx, Sleef_log1pf8_u10avx2(Sleef_expf8_u10avx2(_mm256_xor_ps(d, _mm256_set1_ps(-0.0f)))));
+    r = _mm256_blendv_ps(r, _mm256_add_ps(x, _mm256_set1_ps(0.693147180559945309417232121458176568f)),
+                         _mm256_cmp_ps(x, y, _CMP_EQ_OQ));
+    return _mm256_blendv_ps(r, _mm256_add_ps(x, y), _mm256_cmp_ps(x, y, _CMP_UNORD_Q));
+}
+/* NumPy's logaddexp2: x == y gives x + 1; otherwise max + log2(e) * log1p(exp2(-|x - y|)). */
+static VM_TARGET __m256d logaddexp2_d4(__m256d x, __m256d y)
+{
+    __m256d d = _mm256_andnot_pd(_mm256_set1_pd(-0.0), _mm256_sub_pd(x, y));
+    __m256d mx = _mm256_max_pd(x, y);
+    __m256d l = Sleef_log1pd4_u10avx2(Sleef_exp2d4_u10avx2(_mm256_xor_pd(d, _mm256_set1_pd(-0.0))));
+    __m256d r = _mm256_fmadd_pd(l, _mm256_set1_pd(1.442695040888963407359924681001892137), mx);
+    r = _mm256_blendv_pd(r, _mm256_add_pd(x, _mm256_set1_pd(1.0)), _mm256_cmp_pd(x, y, _CMP_EQ_OQ));
+    return _mm256_blendv_pd(r, _mm256_add_pd(x, y), _mm256_cmp_pd(x, y, _CMP_UNORD_Q));
+}
+static VM_TARGET __m256 logaddexp2_f8(__m256 x, __m256 y)
+{
+    __m256 d = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), _mm256_sub_ps(x, y));
+    __m256 mx = _mm256_max_ps(x, y);
+    __m256 l = Sleef_log1pf8_u10avx2(Sleef_exp2f8_u10avx2(_mm256_xor_ps(d, _mm256_set1_ps(-0.0f))));
+    __m256 r = _mm256_fmadd_ps(l, _mm256_set1_ps(1.442695040888963407359924681001892137f), mx);
+    r = _mm256_blendv_ps(r, _mm256_add_ps(x, _mm256_set1_ps(1.0f)), _mm256_cmp_ps(x, y, _CMP_EQ_OQ));
+    return _mm256_blendv_ps(r, _mm256_add_ps(x, y), _mm256_cmp_ps(x, y, _CMP_UNORD_Q));
+}
+
+K1(exp, Sleef_expd4_u10avx2, Sleef_expf8_u10avx2)
+K1(exp2, Sleef_exp2d4_u10avx2, Sleef_exp2f8_u10avx2)
+K1(expm1, Sleef_expm1d4_u10avx2, Sleef_expm1f8_u10avx2)
+K1(log, Sleef_logd4_u10avx2, Sleef_logf8_u10avx2)
+K1(log2, Sleef_log2d4_u10avx2, Sleef_log2f8_u10avx2)
+K1(log10, Sleef_log10d4_u10avx2, Sleef_log10f8_u10avx2)
+K1(log1p, Sleef_log1pd4_u10avx2, Sleef_log1pf8_u10avx2)
+K1(sin, Sleef_sind4_u10avx2, Sleef_sinf8_u10avx2)
+K1(cos, Sleef_cosd4_u10avx2, Sleef_cosf8_u10avx2)
+K1(tan, Sleef_tand4_u10avx2, Sleef_tanf8_u10avx2)
+K1(arcsin, Sleef_asind4_u10avx2, Sleef_asinf8_u10avx2)
+K1(arccos, Sleef_acosd4_u10avx2, Sleef_acosf8_u10avx2)
+K1(arctan, Sleef_atand4_u10avx2, Sleef_atanf8_u10avx2)
+K1(sinh, Sleef_sinhd4_u10avx2, Sleef_sinhf8_u10avx2)
+K1(cosh, Sleef_coshd4_u10avx2, Sleef_coshf8_u10avx2)
+K1(tanh, Sleef_tanhd4_u10avx2, Sleef_tanhf8_u10avx2)
+K1(arcsinh, Sleef_asinhd4_u10avx2, Sleef_asinhf8_u10avx2)
+K1(arccosh, Sleef_acoshd4_u10avx2, Sleef_acoshf8_u10avx2)
+K1(arctanh, Sleef_atanhd4_u10avx2, Sleef_atanhf8_u10avx2)
+K1(cbrt, Sleef_cbrtd4_u10avx2, Sleef_cbrtf8_u10avx2)
+K1(sqrt, _mm256_sqrt_pd, _mm256_sqrt_ps)
+K2(arctan2, Sleef_atan2d4_u10avx2, Sleef_atan2f8_u10avx2)
+K2(hypot, Sleef_hypotd4_u05avx2, Sleef_hypotf8_u05avx2)
+K2(logaddexp, logaddexp_d4, logaddexp_f8)
+K2(logaddexp2, logaddexp2_d4, logaddexp2_f8)
+K2(power, Sleef_powd4_u10avx2, Sleef_powf8_u10avx2)
+
+/* ---- finding NumPy's floating-point errors in results --------------------------------------- */
+
+/* How a function's infinities and tiny results are classified. */
+enum vm_class {
+    VMC_PLAIN,      /* infinity from finite inputs: overflow */
+    VMC_POLE0,      /* log, log2, log10: infinity at a == 0 is a division by zero */
+    VMC_POLEM1,     /* log1p: at a == -1 */
+    VMC_POLE1,      /* arctanh: at |a| == 1 */
+    VMC_EXP,        /* exp, exp2: a tiny result underflowed */
+    VMC_POW,        /* power: pole at a == 0, a zero result from a != 0 underflowed */
+    VMC_ATAN2,      /* arctan2: a zero result from a != 0 underflowed */
+};
+#define VMC_exp VMC_EXP
+#define VMC_exp2 VMC_EXP
+#define VMC_expm1 VMC_PLAIN
+#define VMC_log VMC_POLE0
+#define VMC_log2 VMC_POLE0
+#define VMC_log10 VMC_POLE0
+#define VMC_log1p VMC_POLEM1
+#define VMC_sin VMC_PLAIN
+#define VMC_cos VMC_PLAIN
+#define VMC_tan VMC_PLAIN
+#define VMC_arcsin VMC_PLAIN
+#define VMC_arccos VMC_PLAIN
+#define VMC_arctan VMC_PLAIN
+#define VMC_sinh VMC_PLAIN
+#define VMC_cosh VMC_PLAIN
+#define VMC_tanh VMC_PLAIN
+#define VMC_arcsinh VMC_PLAIN
+#define VMC_arccosh VMC_PLAIN
+#define VMC_arctanh VMC_POLE1
+#define VMC_cbrt VMC_PLAIN
+#define VMC_sqrt VMC_PLAIN
+#define VMC_arctan2 VMC_ATAN2
+#define VMC_hypot VMC_PLAIN
+#define VMC_logaddexp VMC_PLAIN
+#define VMC_logaddexp2 VMC_PLAIN
+#define VMC_power VMC_POW
+
+#define BLOCK 512
+
+/* A block is inspected element by element only when it holds a NaN, an infinity, a zero or a
+ * subnormal (glibc, hence NumPy, reports underflow for subnormal results of every function). */
+#define SCAN(S, T, TMIN, TMAX)                                                                \
+    static VM_TARGET unsigned scan_##S(int cls, const T *a, const T *b, const T *o, int64_t n) \
+    {                                                                                         \
+        int odd = 0;                                                                          \
+        for (int64_t i = 0; i < n; i++) {                                                     \
+            T r = o[i] < 0 ? -o[i] : o[i];                                                    \
+            odd |= !(r <= TMAX) | (r < TMIN);                                                 \
+        }                                                                                     \
+        if (!odd) return 0;                                                                   \
+        unsigned f = 0;                                                                       \
+        for (int64_t i = 0; i < n; i++) {                                                     \
+            T x = a[i], y = b ? b[i] : (T)0, r = o[i];                                        \
+            int innan = isnan(x) || isnan(y), infin = isfinite(x) && isfinite(y);             \
+            if (isnan(r)) {                                                                   \
+                if (!innan) f |= CPN_FPE_INVALID;                                             \
+            } else if (!infin) {                                                              \
+                continue;                                                                     \
+            } else if (isinf(r)) {                                                            \
+                int pole = (cls == VMC_POLE0 && x == 0) || (cls == VMC_POLEM1 && x == -1) ||  \
+                           (cls == VMC_POLE1 && (x == 1 || x == -1)) ||                       \
+                           (cls == VMC_POW && x == 0);                                        \
+                f |= pole ? CPN_FPE_DIVIDE : CPN_FPE_OVERFLOW;                                \
+            } else if (r != 0 ? (r < 0 ? -r : r) < TMIN                                       \
+                              : cls == VMC_EXP || ((cls == VMC_POW || cls == VMC_ATAN2) && x != 0)) { \
+                f |= CPN_FPE_UNDERFLOW;                                                       \
+            }                                                                                 \
+        }                                                                                     \
+        return f;                                                                             \
+    }
+SCAN(f64, double, DBL_MIN, DBL_MAX)
+SCAN(f32, float, FLT_MIN, FLT_MAX)
+
+static int overlaps(const void *a, const void *o, size_t bytes)
+{
+    const char *x = a, *y = o;
+    return x < y + bytes && y < x + bytes;
+}
+
+/* Run a unary kernel over contiguous a -> o in blocks, scanning each block's results. */
+#define RUN(S, T)                                                                             \
+    static VM_TARGET void run1_##S(void (*k)(const T *, T *, int64_t), int cls, const T *a,    \
+                                   T *o, int64_t n, struct cpn_kctx *ctx)                     \
+    {                                                                                         \
+        unsigned csr = _mm_getcsr(), f = 0;                                                   \
+        T ta[BLOCK];                                                                          \
+        for (int64_t i = 0; i < n; i += BLOCK) {                                              \
+            int64_t m = n - i < BLOCK ? n - i : BLOCK;                                        \
+            const T *pa = a + i;                                                              \
+            if (overlaps(pa, o + i, (size_t)m * sizeof(T))) pa = memcpy(ta, pa, (size_t)m * sizeof(T)); \
+            k(pa, o + i, m);                                                                  \
+            f |= scan_##S(cls, pa, NULL, o + i, m);                                           \
+        }                                                                                     \
+        _mm_setcsr(csr);                                                                      \
+        if (f) __atomic_fetch_or(&ctx->fpe, f, __ATOMIC_RELAXED);                              \
+    }                                                                                         \
+    /* Binary: an operand of stride 0 (a broadcast scalar) is expanded into a block once. */  \
+    static VM_TARGET void run2_##S(void (*k)(const T *, const T *, T *, int64_t), int cls,     \
+                                   const T *a, int64_t sa, const T *b, int64_t sb, T *o,      \
+                                   int64_t n, struct cpn_kctx *ctx)                           \
+    {                                                                                         \
+        unsigned csr = _mm_getcsr(), f = 0;                                                   \
+        T ta[BLOCK], tb[BLOCK];                                                               \
+        if (!sa) for (int j = 0; j < BLOCK; j++) ta[j] = a[0];                                \
+        if (!sb) for (int j = 0; j < BLOCK; j++) tb[j] = b[0];                                \
+        for (int64_t i = 0; i < n; i += BLOCK) {                                              \
+            int64_t m = n - i < BLOCK ? n - i : BLOCK;                                        \
+            size_t bytes = (size_t)m * sizeof(T);                                             \
+            const T *pa = sa ? a + i : ta, *pb = sb ? b + i : tb;                             \
+            if (sa && overlaps(pa, o + i, bytes)) pa = memcpy(ta, pa, bytes);                 \
+            if (sb && overlaps(pb, o + i, bytes)) pb = memcpy(tb, pb, bytes);                 \
+            k(pa, pb, o + i, m);                                                              \
+            f |= scan_##S(cls, pa, pb, o + i, m);                                             \
+        }                                                                                     \
+        _mm_setcsr(csr);                                                                      \
+        if (f) __atomic_fetch_or(&ctx->fpe, f, __ATOMIC_RELAXED);                              \
+    }
+RUN(f64, double)
+RUN(f32, float)
+
+/* ---- the loop overrides --------------------------------------------------------------------- */
+
+#define WRAP_1(E, FN, S, T, DT)                                                               \
+    static void vloop_##FN##_##S(char **args, const int64_t *st, int64_t n,                   \
+                                 struct cpn_kctx *ctx)                                        \
+    {                                                                                         \
+        if (st[0] != sizeof(T) || st[1] != sizeof(T)) {                                       \
+            cpn_kernel_elementwise_scalar(CPN_OP_##E, DT)(args, st, n, ctx);                  \
+            return;                                                                           \
+        }                                                                                     \
+        run1_##S(cpn_vmath_##FN##_##S, VMC_##FN, (const T *)args[0], (T *)args[1], n, ctx);    \
+    }
+#define WRAP_2(E, FN, S, T, DT)                                                               \
+    static void vloop_##FN##_##S(char **args, const int64_t *st, int64_t n,                   \
+                                 struct cpn_kctx *ctx)                                        \
+    {                                                                                         \
+        if ((st[0] != sizeof(T) && st[0] != 0) || (st[1] != sizeof(T) && st[1] != 0) ||      \
+            st[2] != sizeof(T)) {                                                             \
+            cpn_kernel_elementwise_scalar(CPN_OP_##E, DT)(args, st, n, ctx);                  \
+            return;                                                                           \
+        }                                                                                     \
+        run2_##S(cpn_vmath_##FN##_##S, VMC_##FN, (const T *)args[0], st[0],                   \
+                 (const T *)args[1], st[1], (T *)args[2], n, ctx);                            \
+    }
+#define WRAP(E, FN, NIN)                                                                      \
+    WRAP_##NIN(E, FN, f64, double, CPN_DTYPE_FLOAT64)                                         \
+    WRAP_##NIN(E, FN, f32, float, CPN_DTYPE_FLOAT32)
+VMATH_HOOKS(WRAP)
+#undef WRAP
+
+#pragma GCC pop_options
+
+static const cpn_loop_fn vloop_table[CPN_OP_COUNT][2] = {
+#define ROW(E, FN, NIN) [CPN_OP_##E] = {vloop_##FN##_f32, vloop_##FN##_f64},
+    VMATH_HOOKS(ROW)
+#undef ROW
+};
+
+static int cpu_ok = -1;
+
+static int vm_usable(void)
+{
+    if (cpu_ok < 0) {
+        __builtin_cpu_init();
+        cpu_ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    }
+    return cpu_ok;
+}
+
+cpn_loop_fn cpn_vmath_loop(enum cpn_opcode code, enum cpn_dtype dt)
+{
+    if ((unsigned)code >= CPN_OP_COUNT || !vm_usable()) return NULL;
+    if (dt == CPN_DTYPE_FLOAT32) return vloop_table[code][0];
+    if (dt == CPN_DTYPE_FLOAT64) return vloop_table[code][1];
+    return NULL;
+}
+
+const char *cpn_vmath_backend(void)
+{
+    return vm_usable() ? "sleef-avx2" : "scalar: CPU lacks AVX2/FMA";
+}
+
+#else /* !VM_BUILT */
+
+cpn_loop_fn cpn_vmath_loop(enum cpn_opcode code, enum cpn_dtype dt)
+{
+    (void)code;
+    (void)dt;
+    return NULL;
+}
+
+const char *cpn_vmath_backend(void) { return "scalar: built without SLEEF"; }
+
+#endif

@@ -1,0 +1,114 @@
+/* fperr.c: floating-point error reports of executed ops (see fperr.h).
+ *
+ * Invariant: under several ranks the list of report slots is the same on every rank (a slot per
+ * watched op with a reporting mode, whatever its local flags; the flush's failure is agreed), so
+ * one allreduce agrees on all of them; slots that stay empty are then dropped. */
+#include "fperr.h"
+
+#include <string.h>
+
+#include "alloc.h"
+#include "comm.h"
+#include "kernels.h"
+
+static struct cpn_fpe_report *reports;
+static int n_reports, cap_reports;
+static bool stopped;   /* an op of this flush failed: later ops report nothing */
+
+const char *cpn_fpcat_name(enum cpn_fpcat cat)
+{
+    static const char *const names[CPN_FPCAT_COUNT] = {"divide by zero", "overflow", "underflow",
+                                                      "invalid value"};
+    return (unsigned)cat < CPN_FPCAT_COUNT ? names[cat] : "?";
+}
+
+/* Ops whose loops set status flags NumPy does not report: ordered comparisons of NaN raise
+ * 'invalid' in C, and NumPy's comparison, maximum/minimum, rounding and sign loops clear it. */
+static bool silent_op(int code)
+{
+    switch (code) {
+    case CPN_OP_MAXIMUM: case CPN_OP_MINIMUM: case CPN_OP_FLOOR: case CPN_OP_CEIL:
+    case CPN_OP_ABSOLUTE: case CPN_OP_NEGATIVE: case CPN_OP_POSITIVE:
+        return true;
+    default:
+        return cpn_op_info(code)->result == CPN_RESULT_CMP;
+    }
+}
+
+bool cpn_fperr_watches(const struct cpn_op *op)
+{
+    return op->kind == CPN_OPK_ELEMENTWISE && op->fpmode != 0 && !silent_op(op->code);
+}
+
+void cpn_fperr_begin_op(void)
+{
+    unsigned hw, sw;
+    cpn_kernel_fpe_take(&hw, &sw);   /* forget what earlier, unwatched ops left */
+}
+
+static enum cpn_status add_report(int code, unsigned flags, uint16_t mode)
+{
+    if (n_reports == cap_reports) {
+        int ncap = cap_reports ? 2 * cap_reports : 64;
+        struct cpn_fpe_report *n = cpn_alloc((size_t)ncap * sizeof *n);
+        if (!n) return CPN_ERR_NOMEM;
+        if (n_reports) memcpy(n, reports, (size_t)n_reports * sizeof *n);
+        cpn_free(reports);
+        reports = n;
+        cap_reports = ncap;
+    }
+    reports[n_reports++] = (struct cpn_fpe_report){.code = code, .flags = flags, .mode = mode};
+    return CPN_OK;
+}
+
+enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, bool dist)
+{
+    unsigned hw, sw, raise_mask = 0, report_mask = 0;
+    cpn_kernel_fpe_take(&hw, &sw);
+    if (stopped) return CPN_OK;
+    enum cpn_dtype_class cls = cpn_dtype_class(op->dtype);
+    /* Integer loops report only what they found themselves (division by zero). */
+    uint32_t flags = sw | (cls == CPN_CLASS_FLOAT || cls == CPN_CLASS_COMPLEX ? hw : 0);
+    for (int c = 0; c < CPN_FPCAT_COUNT; c++) {
+        enum cpn_fpmode m = cpn_fpmode_of(op->fpmode, (enum cpn_fpcat)c);
+        if (m == CPN_FPMODE_RAISE) raise_mask |= 1u << c;
+        else if (m != CPN_FPMODE_IGNORE) report_mask |= 1u << c;
+    }
+    if (dist && raise_mask) CPN_TRY(cpn_comm_allreduce_or(&flags, 1));
+    /* NumPy handles the categories in order: reports up to the first raising one, then raise. */
+    for (int c = 0; c < CPN_FPCAT_COUNT; c++) {
+        if (!(flags & raise_mask & (1u << c))) continue;
+        unsigned before = flags & report_mask & ((1u << c) - 1);
+        /* Agreed already; the flush's OR leaves a value every rank holds unchanged. */
+        if (before) CPN_TRY(add_report(op->code, before, op->fpmode));
+        stopped = true;
+        return cpn_error(CPN_ERR_FLOAT, "%s encountered in %s", cpn_fpcat_name((enum cpn_fpcat)c),
+                         cpn_op_info(op->code)->name);
+    }
+    if ((flags & report_mask) || (dist && report_mask))
+        CPN_TRY(add_report(op->code, flags & report_mask, op->fpmode));
+    return CPN_OK;
+}
+
+enum cpn_status cpn_fperr_end_flush(bool dist)
+{
+    enum cpn_status st = CPN_OK;
+    stopped = false;
+    if (dist && n_reports) {
+        uint32_t *f = cpn_alloc((size_t)n_reports * sizeof *f);
+        if (!f) return CPN_ERR_NOMEM;
+        for (int i = 0; i < n_reports; i++) f[i] = reports[i].flags;
+        st = cpn_comm_allreduce_or(f, n_reports);
+        for (int i = 0; i < n_reports; i++) reports[i].flags = f[i];
+        cpn_free(f);
+    }
+    int k = 0;
+    for (int i = 0; i < n_reports; i++)
+        if (reports[i].flags) reports[k++] = reports[i];
+    n_reports = k;
+    return st;
+}
+
+int cpn_fperr_count(void) { return n_reports; }
+const struct cpn_fpe_report *cpn_fperr_report(int i) { return &reports[i]; }
+void cpn_fperr_clear(void) { n_reports = 0; }

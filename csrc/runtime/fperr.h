@@ -1,0 +1,62 @@
+/* fperr.h: NumPy's floating-point error state (numpy.errstate / seterr) in the deferred runtime.
+ *
+ * The module captures NumPy's error mode when an element-wise op is submitted (op->fpmode: three
+ * bits per category, NumPy's own layout and mode numbers).  At execution the queue asks here
+ * what the op's loops found (kernels.h: status flags and the loops' own findings) and:
+ *   - a category in mode 'raise' fails the op with CPN_ERR_FLOAT and NumPy's message
+ *     ("divide by zero encountered in divide"), poisoning its result like any failed op;
+ *   - categories in 'warn', 'call', 'print' or 'log' become a report (op, categories, mode)
+ *     that the module turns into NumPy's RuntimeWarning, callback or log line after the flush.
+ * Reports of ops after a failed op are dropped (NumPy would not have run them).
+ *
+ * Several ranks: each rank finds errors in its own tile; the ranks OR them so every rank raises
+ * and reports the same thing: right after an op whose mode has a 'raise' category (one small
+ * allreduce, only then), and once per flush for the reports. */
+#ifndef CPN_FPERR_H
+#define CPN_FPERR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "op.h"
+#include "status.h"
+
+/* NumPy's modes (UFUNC_ERR_*) and categories (bit 1 << category == CPN_FPE_*, shift 3 * category
+ * in a mode word). */
+enum cpn_fpmode { CPN_FPMODE_IGNORE, CPN_FPMODE_WARN, CPN_FPMODE_RAISE, CPN_FPMODE_CALL,
+                  CPN_FPMODE_PRINT, CPN_FPMODE_LOG, CPN_FPMODE_COUNT };
+enum cpn_fpcat { CPN_FPCAT_DIVIDE, CPN_FPCAT_OVERFLOW, CPN_FPCAT_UNDERFLOW, CPN_FPCAT_INVALID,
+                 CPN_FPCAT_COUNT };
+
+static inline enum cpn_fpmode cpn_fpmode_of(uint16_t mode, enum cpn_fpcat cat)
+{
+    return (enum cpn_fpmode)((mode >> (3 * cat)) & 7);
+}
+
+/* NumPy's words for a category: "divide by zero", "overflow", "underflow", "invalid value".
+ * Local. */
+const char *cpn_fpcat_name(enum cpn_fpcat cat);
+
+/* A report for the module: op `code` found `flags` (CPN_FPE_* bits, only categories whose mode is
+ * neither ignore nor raise) under error mode `mode`. */
+struct cpn_fpe_report {
+    int code;
+    unsigned flags;
+    uint16_t mode;
+};
+
+/* The queue's calls, in flush order.  cpn_fperr_watches: does the op's result need checking?
+ * begin_op before executing it, end_op after it succeeded (returns CPN_ERR_FLOAT under 'raise';
+ * Collective when op's mode has a 'raise' category and `dist`), end_flush after the flush
+ * (Collective when `dist`). */
+bool cpn_fperr_watches(const struct cpn_op *op);
+void cpn_fperr_begin_op(void);
+enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, bool dist);
+enum cpn_status cpn_fperr_end_flush(bool dist);
+
+/* The reports collected since the last cpn_fperr_clear, in op order.  Local. */
+int cpn_fperr_count(void);
+const struct cpn_fpe_report *cpn_fperr_report(int i);
+void cpn_fperr_clear(void);
+
+#endif
