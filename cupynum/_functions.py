@@ -24,6 +24,9 @@ def _make_ufunc(name):
         if len(args) != nin:
             if len(args) < nin:   # NumPy's TypeError
                 return _ufunc_general(getattr(_np, name), "__call__", args, kwargs)
+            if len(args) > nin + nout:
+                raise TypeError(f"{name}() takes from {nin} to {nin + nout} positional arguments "
+                                f"but {len(args)} were given")
             if out is not None:
                 raise TypeError("cannot specify 'out' as both a positional and keyword argument")
             args, out = args[:nin], args[nin:]   # NumPy: trailing positionals are outputs
