@@ -18,8 +18,10 @@ at most; float16 results are the float32 result rounded once, so at most 1 ulp f
 Complex results are compared component by component.
 
 On more than one rank the sweep reduces itself (every 4th signature, the 1-d and broadcast
-shapes) so that the multi-rank CI runs stay short; one rank runs it whole."""
+shapes) so that the multi-rank CI runs stay short; one rank runs it whole, and so does any rank
+count with CUPYNUM_SWEEP_FULL=1."""
 
+import os
 import warnings
 
 import numpy
@@ -49,7 +51,8 @@ def _signatures():
 
 SIGNATURES = _signatures()
 SHAPES = ["0d", "empty", "1d", "2d_bcast", "strided", "negstep"]
-if RANKS > 1:
+FULL = os.environ.get("CUPYNUM_SWEEP_FULL") == "1"   # the whole sweep on any rank count
+if RANKS > 1 and not FULL:
     SIGNATURES = SIGNATURES[::4]
     SHAPES = ["1d", "2d_bcast"]
 
@@ -257,7 +260,7 @@ def _raises_like_numpy(f_np, f_cp):
     return cp_err.value
 
 
-ERROR_UFUNCS = UFUNCS if RANKS == 1 else UFUNCS[::4]
+ERROR_UFUNCS = UFUNCS if RANKS == 1 or FULL else UFUNCS[::4]
 
 
 @pytest.mark.parametrize("name", ERROR_UFUNCS)
