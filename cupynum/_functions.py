@@ -2,6 +2,7 @@
 matmul, and the __array_function__ / __array_ufunc__ protocols that route NumPy calls here."""
 
 import builtins
+import inspect
 import operator
 
 import numpy as _np
@@ -53,6 +54,10 @@ def _make_ufunc(name):
     f.__name__ = name
     f.__qualname__ = name
     f.__doc__ = getattr(_np, name).__doc__
+    try:
+        f.__signature__ = inspect.signature(getattr(_np, name))   # NumPy's parameters
+    except (TypeError, ValueError):
+        pass
     return f
 
 
