@@ -2,6 +2,7 @@
 matmul, and the __array_function__ / __array_ufunc__ protocols that route NumPy calls here."""
 
 import builtins
+import inspect
 import operator
 
 import numpy as _np
@@ -24,6 +25,9 @@ def _make_ufunc(name):
         if len(args) != nin:
             if len(args) < nin:   # NumPy's TypeError
                 return _ufunc_general(getattr(_np, name), "__call__", args, kwargs)
+            if len(args) > nin + nout:
+                raise TypeError(f"{name}() takes from {nin} to {nin + nout} positional arguments "
+                                f"but {len(args)} were given")
             if out is not None:
                 raise TypeError("cannot specify 'out' as both a positional and keyword argument")
             args, out = args[:nin], args[nin:]   # NumPy: trailing positionals are outputs
@@ -50,6 +54,10 @@ def _make_ufunc(name):
     f.__name__ = name
     f.__qualname__ = name
     f.__doc__ = getattr(_np, name).__doc__
+    try:
+        f.__signature__ = inspect.signature(getattr(_np, name))   # NumPy's parameters
+    except (TypeError, ValueError):
+        pass
     return f
 
 

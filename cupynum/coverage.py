@@ -31,13 +31,11 @@ from cupynum import _fallback
 
 # Native functions (NumPy names, e.g. "numpy.add", "numpy.ndarray.sum") that run partitioned.
 DISTRIBUTED = frozenset(
-    # element-wise ufuncs: owner computes over tiles, halos exchanged
-    ["numpy." + n for n in (
-        "abs absolute add bitwise_and bitwise_invert bitwise_left_shift bitwise_not bitwise_or "
-        "bitwise_right_shift bitwise_xor ceil cos divide equal exp floor floor_divide greater "
-        "greater_equal invert left_shift less less_equal log maximum minimum mod multiply negative "
-        "not_equal positive pow power reciprocal remainder right_shift sin sqrt square subtract "
-        "tanh true_divide "
+    # element-wise ufuncs: every op of the table (csrc/runtime/ops.def) and its aliases runs
+    # owner-computes over tiles, halos exchanged -- except the two-output ops, which are computed
+    # on gathered copies under MPI (see the note below)
+    ["numpy." + n for n in cupynum._core.op_names() if n not in ("divmod", "modf", "frexp")]
+    + ["numpy." + n for n in (
         # reductions: local reduce, then every rank combines the partials
         "amax amin max mean min prod sum "
         # creation: each rank fills or keeps its own tiles
@@ -49,7 +47,8 @@ DISTRIBUTED = frozenset(
        "T astype copy fill imag max mean min mT prod real sum swapaxes transpose".split()]
     + ["numpy.random." + n for n in
        "normal rand randn random random_sample ranf sample standard_normal uniform".split()])
-# Native but not partitioned: computed on gathered copies under MPI (matrix products), or views
+# Native but not partitioned: computed on gathered copies under MPI (matrix products, the
+# two-output ufuncs divmod/modf/frexp), or views
 # through a flat alias (ravel/reshape that merge dimensions, eye's diagonal): correct on every
 # rank, not distributed work.
 # Native functions with a CUDA kernel that runs on the device.

@@ -7,6 +7,8 @@
  * NumPy rejects) goes to the Python fallback, which lets NumPy compute or raise its own error. */
 #include "cpn_module.h"
 
+#include <string.h>
+
 #include "kernels.h"
 
 #define N_TOK (CPN_DTYPE_COUNT + 3)   /* strong dtypes, then weak int, float, complex */
@@ -18,6 +20,7 @@ struct resolved {
 };
 static struct resolved cache[CPN_OP_COUNT][N_TOK][N_TOK];
 static PyObject *np_ufuncs[CPN_OP_COUNT];
+static PyObject *np_geterr;
 
 int cpn_ufunc_init(PyObject *module)
 {
@@ -30,8 +33,37 @@ int cpn_ufunc_init(PyObject *module)
             return -1;
         }
     }
+    np_geterr = PyObject_GetAttrString(np, "geterr");
     Py_DECREF(np);
-    return 0;
+    return np_geterr ? 0 : -1;
+}
+
+/* Can the loop raise a floating-point flag (float and complex loops but predicates, and integer
+ * division by zero)? */
+static bool may_set_fp_flags(enum cpn_opcode code, enum cpn_dtype dt)
+{
+    enum cpn_dtype_class c = cpn_dtype_class(dt);
+    if (c == CPN_CLASS_FLOAT || c == CPN_CLASS_COMPLEX) return cpn_op_info(code)->out[0] != CPN_RESULT_BOOL;
+    return code == CPN_OP_FLOOR_DIVIDE || code == CPN_OP_REMAINDER || code == CPN_OP_FMOD ||
+           code == CPN_OP_DIVMOD || code == CPN_OP_RECIPROCAL;
+}
+
+/* Does numpy.errstate ask for more than warnings ('raise', 'call', 'log')?  The loops do not
+ * report floating-point flags yet (the errstate work), so NumPy computes such calls and raises
+ * its FloatingPointError.  1 yes, 0 no, -1 error. */
+static int errstate_strict(void)
+{
+    PyObject *d = PyObject_CallNoArgs(np_geterr);
+    if (!d) return -1;
+    PyObject *k, *v;
+    Py_ssize_t pos = 0;
+    int strict = 0;
+    while (!strict && PyDict_Next(d, &pos, &k, &v)) {
+        const char *m = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
+        strict = m && strcmp(m, "warn") != 0 && strcmp(m, "ignore") != 0 && strcmp(m, "print") != 0;
+    }
+    Py_DECREF(d);
+    return strict;
 }
 
 struct operand {
@@ -40,7 +72,8 @@ struct operand {
     int tok;         /* resolution token */
 };
 
-/* Classify one operand.  Returns 1 when done, 0 when foreign (NotImplemented), -1 on error. */
+/* Classify one operand.  Returns 1 when done, 0 when foreign (NotImplemented), 2 when NumPy must
+compute (a NumPy scalar or array of a dtype cupynum lacks: longdouble, object...), -1 on error. */
 static int classify(PyObject *o, struct operand *op)
 {
     op->obj = o;
@@ -62,7 +95,7 @@ static int classify(PyObject *o, struct operand *op)
         if (!d) return -1;
         int dt = cpn_dtype_from_descr(d);
         Py_DECREF(d);
-        if (dt < 0) { PyErr_Clear(); return 0; }
+        if (dt < 0) { PyErr_Clear(); return 2; }
         op->tok = dt;
         return 1;
     }
@@ -72,7 +105,10 @@ static int classify(PyObject *o, struct operand *op)
     PyObject *a = cpn_array_from_any(o);
     if (!a) {
         PyErr_Clear();
-        return 0;
+        /* Arrays and sequences NumPy can take (longdouble, object...): NumPy computes or raises
+         * its own error.  Other objects: NotImplemented, so Python's reflected operators and
+         * ndarray's == / != rules apply. */
+        return (PyArray_Check(o) || PyList_Check(o) || PyTuple_Check(o)) ? 2 : 0;
     }
     op->arr = a;
     op->tok = cpn_array_dtype(a);
@@ -274,7 +310,7 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
     struct operand ops[CPN_OP_MAXIN] = {{0}};
     PyObject *result = NULL, *targets[CPN_OP_MAXOUT] = {NULL, NULL}, *outs[CPN_OP_MAXOUT];
     struct cpn_view *bviews[CPN_OP_MAXIN] = {NULL, NULL, NULL};
-    int done = 0;
+    int done = 0, foreign_dtype = 0;
     for (; done < nin; done++) {
         int c = classify(args[done], &ops[done]);
         if (c < 0) goto fail;
@@ -282,11 +318,21 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
             result = Py_NewRef(Py_NotImplemented);
             goto fail;
         }
+        foreign_dtype |= c == 2;
+    }
+    if (foreign_dtype) {
+        result = fallback(code, args, out);
+        goto fail;
     }
     if (parse_out(out, nout, outs) < 0) goto fail;
     struct resolved res = {0};
     int rc = resolve(code, ops, &res);
     if (rc < 0) goto fail;
+    if (rc == 0 && may_set_fp_flags(code, (enum cpn_dtype)res.in0)) {
+        int strict = errstate_strict();
+        if (strict < 0) goto fail;
+        if (strict) rc = 1;
+    }
     for (int k = 0; rc == 0 && k < nout; k++)
         if (outs[k] && !PyArray_CanCastTypeTo(cpn_descr(res.out[k]), cpn_descr(cpn_array_dtype(outs[k])),
                                               NPY_SAME_KIND_CASTING))
