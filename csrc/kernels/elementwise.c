@@ -16,11 +16,20 @@
 
 /* ---- the loops ------------------------------------------------------------------------------ */
 
+/* Each loop is compiled twice, for the baseline and for AVX2, and the loader picks the one
+ * the CPU runs (GCC function multiversioning): wider compiler-vectorised loops, and rounding
+ * (floor, ceil) in one instruction, without requiring AVX2 of the machine. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define LOOP_ATTR __attribute__((target_clones("avx2", "default")))
+#else
+#define LOOP_ATTR
+#endif
+
 #define OUT_T(FN, S, T) __typeof__(cpn_##FN##_##S((T)0))
 #define OUT_T2(FN, S, T) __typeof__(cpn_##FN##_##S((T)0, (T)0))
 
 #define LOOP_1(FN, S, T)                                                                  \
-    static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,                \
+    LOOP_ATTR static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,      \
                                 struct cpn_kctx *ctx)                                     \
     {                                                                                     \
         typedef OUT_T(FN, S, T) TO;                                                       \
@@ -78,7 +87,7 @@
     }
 
 #define LOOP_2(FN, S, T)                                                                  \
-    static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,                \
+    LOOP_ATTR static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,      \
                                 struct cpn_kctx *ctx)                                     \
     {                                                                                     \
         (void)ctx;                                                                        \
@@ -86,7 +95,7 @@
     }
 
 #define LOOP_2_UINT(FN, S, T)                                                             \
-    static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,                \
+    LOOP_ATTR static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,      \
                                 struct cpn_kctx *ctx)                                     \
     {                                                                                     \
         INT_DIV_CHECK(FN, T, 0)                                                           \
@@ -95,7 +104,7 @@
 
 /* Signed integer power rejects negative exponents, as NumPy does (ValueError). */
 #define LOOP_2_SINT(FN, S, T)                                                             \
-    static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,                \
+    LOOP_ATTR static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,      \
                                 struct cpn_kctx *ctx)                                     \
     {                                                                                     \
         if (CPN_OP_CHECK_NEG_##FN) {                                                      \
