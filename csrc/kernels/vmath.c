@@ -39,7 +39,13 @@
  * op with a kernel in CPN_VMATH_FUNCS needs only its row here. */
 #define VMATH_HOOKS(VMATH)                                                                    \
     VMATH(SQRT, sqrt, 1) VMATH(EXP, exp, 1) VMATH(LOG, log, 1) VMATH(SIN, sin, 1)            \
-    VMATH(COS, cos, 1) VMATH(TANH, tanh, 1) VMATH(POWER, power, 2)
+    VMATH(COS, cos, 1) VMATH(TANH, tanh, 1) VMATH(POWER, power, 2) VMATH(EXP2, exp2, 1)      \
+    VMATH(EXPM1, expm1, 1) VMATH(LOG2, log2, 1) VMATH(LOG10, log10, 1)                       \
+    VMATH(LOG1P, log1p, 1) VMATH(TAN, tan, 1) VMATH(ARCSIN, arcsin, 1)                       \
+    VMATH(ARCCOS, arccos, 1) VMATH(ARCTAN, arctan, 1) VMATH(SINH, sinh, 1)                   \
+    VMATH(COSH, cosh, 1) VMATH(ARCSINH, arcsinh, 1) VMATH(ARCCOSH, arccosh, 1)               \
+    VMATH(ARCTANH, arctanh, 1) VMATH(CBRT, cbrt, 1) VMATH(ARCTAN2, arctan2, 2)               \
+    VMATH(HYPOT, hypot, 2) VMATH(LOGADDEXP, logaddexp, 2) VMATH(LOGADDEXP2, logaddexp2, 2)
 
 #if VM_BUILT
 
@@ -76,6 +82,42 @@
             memcpy(o + i, to, (size_t)(n - i) * sizeof(T));                                   \
         }                                                                                     \
     }
+
+/* SLEEF's domain is narrower than NumPy's for a few functions (sinh/cosh overflow early,
+ * asinh/acosh/log1p lose huge arguments): lanes with |x| > LIM are recomputed by libm. */
+#define KERNEL_1L(FN, S, T, VT, W, LOAD, STORE, VFN, ABSGT, LIM, SCALAR)                     \
+    VM_TARGET void cpn_vmath_##FN##_##S(const T *a, T *o, int64_t n)                          \
+    {                                                                                         \
+        int64_t i = 0;                                                                        \
+        for (; i + W <= n; i += W) {                                                          \
+            VT x = LOAD(a + i);                                                               \
+            STORE(o + i, VFN(x));                                                             \
+            if (ABSGT(x, LIM))                                                                \
+                for (int k = 0; k < W; k++)                                                   \
+                    if (fabs((double)a[i + k]) > LIM) o[i + k] = SCALAR(a[i + k]);            \
+        }                                                                                     \
+        for (; i < n; i++) {                                                                  \
+            T t[W], r[W];                                                                     \
+            for (int k = 0; k < W; k++) t[k] = a[i];                                          \
+            STORE(r, VFN(LOAD(t)));                                                           \
+            o[i] = fabs((double)a[i]) > LIM ? SCALAR(a[i]) : r[0];                            \
+        }                                                                                     \
+    }
+static VM_TARGET int absgt_d4(__m256d x, double lim)
+{
+    __m256d ax = _mm256_andnot_pd(_mm256_set1_pd(-0.0), x);
+    return _mm256_movemask_pd(_mm256_cmp_pd(ax, _mm256_set1_pd(lim), _CMP_GT_OQ));
+}
+static VM_TARGET int absgt_f8(__m256 x, double lim)
+{
+    __m256 ax = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), x);
+    return _mm256_movemask_ps(_mm256_cmp_ps(ax, _mm256_set1_ps((float)lim), _CMP_GT_OQ));
+}
+#define K1L(FN, VD, VF, LIMD, LIMF, SD, SF)                                                   \
+    KERNEL_1L(FN, f64, double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, VD, absgt_d4,   \
+              LIMD, SD)                                                                       \
+    KERNEL_1L(FN, f32, float, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, VF, absgt_f8,     \
+              LIMF, SF)
 
 #define K1(FN, VD, VF)                                                                        \
     KERNEL_1(FN, f64, double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, VD)              \
@@ -131,18 +173,18 @@ K1(expm1, Sleef_expm1d4_u10avx2, Sleef_expm1f8_u10avx2)
 K1(log, Sleef_logd4_u10avx2, Sleef_logf8_u10avx2)
 K1(log2, Sleef_log2d4_u10avx2, Sleef_log2f8_u10avx2)
 K1(log10, Sleef_log10d4_u10avx2, Sleef_log10f8_u10avx2)
-K1(log1p, Sleef_log1pd4_u10avx2, Sleef_log1pf8_u10avx2)
+K1L(log1p, Sleef_log1pd4_u10avx2, Sleef_log1pf8_u10avx2, 1e306, 1e37, log1p, log1pf)
 K1(sin, Sleef_sind4_u10avx2, Sleef_sinf8_u10avx2)
 K1(cos, Sleef_cosd4_u10avx2, Sleef_cosf8_u10avx2)
 K1(tan, Sleef_tand4_u10avx2, Sleef_tanf8_u10avx2)
 K1(arcsin, Sleef_asind4_u10avx2, Sleef_asinf8_u10avx2)
 K1(arccos, Sleef_acosd4_u10avx2, Sleef_acosf8_u10avx2)
 K1(arctan, Sleef_atand4_u10avx2, Sleef_atanf8_u10avx2)
-K1(sinh, Sleef_sinhd4_u10avx2, Sleef_sinhf8_u10avx2)
-K1(cosh, Sleef_coshd4_u10avx2, Sleef_coshf8_u10avx2)
+K1L(sinh, Sleef_sinhd4_u10avx2, Sleef_sinhf8_u10avx2, 709.0, 88.0, sinh, sinhf)
+K1L(cosh, Sleef_coshd4_u10avx2, Sleef_coshf8_u10avx2, 709.0, 88.0, cosh, coshf)
 K1(tanh, Sleef_tanhd4_u10avx2, Sleef_tanhf8_u10avx2)
-K1(arcsinh, Sleef_asinhd4_u10avx2, Sleef_asinhf8_u10avx2)
-K1(arccosh, Sleef_acoshd4_u10avx2, Sleef_acoshf8_u10avx2)
+K1L(arcsinh, Sleef_asinhd4_u10avx2, Sleef_asinhf8_u10avx2, 1e150, 1e18, asinh, asinhf)
+K1L(arccosh, Sleef_acoshd4_u10avx2, Sleef_acoshf8_u10avx2, 1e150, 1e18, acosh, acoshf)
 K1(arctanh, Sleef_atanhd4_u10avx2, Sleef_atanhf8_u10avx2)
 K1(cbrt, Sleef_cbrtd4_u10avx2, Sleef_cbrtf8_u10avx2)
 K1(sqrt, _mm256_sqrt_pd, _mm256_sqrt_ps)
@@ -336,6 +378,21 @@ const char *cpn_vmath_backend(void)
     return vm_usable() ? "sleef-avx2" : "scalar: CPU lacks AVX2/FMA";
 }
 
+int cpn_vmath_kernel(const char *name, int *nin, void (**f64)(void), void (**f32)(void))
+{
+    if (!vm_usable()) return -1;
+#define ENTRY(FN, NIN)                                                                        \
+    if (!strcmp(name, #FN)) {                                                                 \
+        *nin = NIN;                                                                           \
+        *f64 = (void (*)(void))cpn_vmath_##FN##_f64;                                          \
+        *f32 = (void (*)(void))cpn_vmath_##FN##_f32;                                          \
+        return 0;                                                                             \
+    }
+    CPN_VMATH_FUNCS(ENTRY)
+#undef ENTRY
+    return -1;
+}
+
 #else /* !VM_BUILT */
 
 cpn_loop_fn cpn_vmath_loop(enum cpn_opcode code, enum cpn_dtype dt)
@@ -346,5 +403,11 @@ cpn_loop_fn cpn_vmath_loop(enum cpn_opcode code, enum cpn_dtype dt)
 }
 
 const char *cpn_vmath_backend(void) { return "scalar: built without SLEEF"; }
+
+int cpn_vmath_kernel(const char *name, int *nin, void (**f64)(void), void (**f32)(void))
+{
+    (void)name, (void)nin, (void)f64, (void)f32;
+    return -1;
+}
 
 #endif

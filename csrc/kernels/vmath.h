@@ -22,6 +22,12 @@ cpn_loop_fn cpn_vmath_loop(enum cpn_opcode code, enum cpn_dtype dt);
  * loops are used ("scalar: built without SLEEF", "scalar: CPU lacks AVX2/FMA").  Local. */
 const char *cpn_vmath_backend(void);
 
+/* The raw kernels of NumPy function `name` (CPN_VMATH_FUNCS): *nin and the float64 / float32
+ * kernels as untyped pointers (cast to the prototypes below), or -1 when the name has none or
+ * the vector backend is not usable.  For tests that check kernels whose ops are not in the op
+ * table yet.  Local. */
+int cpn_vmath_kernel(const char *name, int *nin, void (**f64)(void), void (**f32)(void));
+
 /* The list of functions with vector kernels: X(name, nin), name being NumPy's ufunc name. */
 #define CPN_VMATH_FUNCS(X)                                                                    \
     X(exp, 1) X(exp2, 1) X(expm1, 1) X(log, 1) X(log2, 1) X(log10, 1) X(log1p, 1)            \

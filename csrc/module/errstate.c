@@ -115,27 +115,26 @@ static int report_one(const struct cpn_fpe_report *r)
                 first = 0;
             }
             break;
-        case CPN_FPMODE_LOG:
-            if (first) {
-                first = 0;
-                PyObject *f = errcall();
-                if (!f) return -1;
-                if (f == Py_None) {
-                    Py_DECREF(f);
-                    PyErr_Format(PyExc_NameError,
-                                 "log specified for %s (in %s) but no object with write method found.",
-                                 what, name);
-                    return -1;
-                }
-                PyObject *ret = NULL, *msg = PyUnicode_FromFormat("Warning: %s encountered in %s\n",
-                                                                  what, name);
-                if (msg) ret = PyObject_CallMethod(f, "write", "O", msg);
-                Py_XDECREF(msg);
+        case CPN_FPMODE_LOG: {
+            /* NumPy logs every category (its once-only test is on the pointer, always true). */
+            PyObject *f = errcall();
+            if (!f) return -1;
+            if (f == Py_None) {
                 Py_DECREF(f);
-                if (!ret) return -1;
-                Py_DECREF(ret);
+                PyErr_Format(PyExc_NameError,
+                             "log specified for %s (in %s) but no object with write method found.",
+                             what, name);
+                return -1;
             }
+            PyObject *ret = NULL, *msg = PyUnicode_FromFormat("Warning: %s encountered in %s\n",
+                                                              what, name);
+            if (msg) ret = PyObject_CallMethod(f, "write", "O", msg);
+            Py_XDECREF(msg);
+            Py_DECREF(f);
+            if (!ret) return -1;
+            Py_DECREF(ret);
             break;
+        }
         default:
             break;
         }

@@ -364,6 +364,57 @@ static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
                          "backend", "cpu", "max_dims", CPN_MAXDIM, "vmath", cpn_vmath_backend());
 }
 
+/* _vmath_kernel(name, a[, b]): the raw vector kernel of NumPy function `name` on contiguous
+ * float64 or float32 NumPy arrays (a new array); for tests of kernels whose ops are not in the
+ * op table.  RuntimeError when the vector backend is not in use.  Local. */
+static PyObject *mod_vmath_kernel(PyObject *m, PyObject *args)
+{
+    const char *name;
+    PyObject *ao, *bo = NULL, *a = NULL, *b = NULL, *o = NULL;
+    int nin;
+    void (*f64)(void), (*f32)(void);
+    if (!PyArg_ParseTuple(args, "sO|O", &name, &ao, &bo)) return NULL;
+    if (cpn_vmath_kernel(name, &nin, &f64, &f32) < 0)
+        return PyErr_Format(PyExc_RuntimeError, "no vector kernel '%s' (%s)", name, cpn_vmath_backend());
+    if ((nin == 2) != (bo != NULL)) return PyErr_Format(PyExc_TypeError, "%s takes %d arrays", name, nin);
+    a = PyArray_FROM_OF(ao, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+    if (!a) goto fail;
+    int t = PyArray_TYPE((PyArrayObject *)a);
+    if (t != NPY_FLOAT64 && t != NPY_FLOAT32) {
+        PyErr_SetString(PyExc_TypeError, "float64 or float32 arrays only");
+        goto fail;
+    }
+    if (bo) {
+        b = PyArray_FROM_OTF(bo, t, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
+        if (!b) goto fail;
+        if (PyArray_SIZE((PyArrayObject *)b) != PyArray_SIZE((PyArrayObject *)a)) {
+            PyErr_SetString(PyExc_ValueError, "operands differ in size");
+            goto fail;
+        }
+    }
+    o = PyArray_NewLikeArray((PyArrayObject *)a, NPY_CORDER, NULL, 0);
+    if (!o) goto fail;
+    int64_t n = PyArray_SIZE((PyArrayObject *)a);
+    void *pa = PyArray_DATA((PyArrayObject *)a), *pb = b ? PyArray_DATA((PyArrayObject *)b) : NULL,
+         *po = PyArray_DATA((PyArrayObject *)o);
+    if (t == NPY_FLOAT64 && nin == 1)
+        ((void (*)(const double *, double *, int64_t))f64)(pa, po, n);
+    else if (t == NPY_FLOAT64)
+        ((void (*)(const double *, const double *, double *, int64_t))f64)(pa, pb, po, n);
+    else if (nin == 1)
+        ((void (*)(const float *, float *, int64_t))f32)(pa, po, n);
+    else
+        ((void (*)(const float *, const float *, float *, int64_t))f32)(pa, pb, po, n);
+    Py_DECREF(a);
+    Py_XDECREF(b);
+    return o;
+fail:
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    Py_XDECREF(o);
+    return NULL;
+}
+
 static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
 {
     struct cpn_queue_stats s;
@@ -476,6 +527,7 @@ PyMethodDef cpn_module_methods[] = {
     {"barrier", mod_barrier, METH_NOARGS, "Wait for every rank (Collective; no-op on one rank)."},
     {"_finalize", mod_finalize, METH_NOARGS, "Flush and shut the runtime down (at exit)."},
     {"runtime_info", mod_runtime_info, METH_NOARGS, "Rank, ranks, threads, backend, MPI and CUDA."},
+    {"_vmath_kernel", mod_vmath_kernel, METH_VARARGS, "A raw vector kernel on NumPy arrays (tests)."},
     {"runtime_stats", mod_runtime_stats, METH_NOARGS, "This rank's counters."},
     {"reset_stats", mod_reset_stats, METH_NOARGS, "Zero this rank's counters."},
     {"bcast_u64", mod_bcast_u64, METH_O, "Rank 0's value of an unsigned 64-bit integer."},

@@ -1,0 +1,292 @@
+"""Floating-point error state: cupynum's deferred ops warn, raise, call, print or log as NumPy's
+ufuncs do under numpy.errstate / seterr, with NumPy's exact texts, on the same inputs.
+
+Each case runs the same call with NumPy and with cupynum under the same errstate and compares
+what happened: the list of (warning category, message), the exception (type, message), the
+callback's arguments, the log lines.  Runs on any number of ranks: every rank must see the same
+reports (the ranks agree on what their tiles found)."""
+
+import io
+import warnings
+
+import numpy
+import pytest
+
+import cupynum
+
+F = [numpy.float64, numpy.float32]
+
+# (ufunc name, inputs as lists): each raises at least one category in NumPy.
+CASES = [
+    ("divide", [1.0, 0.0, -1.0, 2.0], [0.0, 0.0, 0.0, 1.0]),
+    ("exp", [1000.0, -1000.0, 1.0, numpy.inf]),
+    ("exp", [0.5, 1.0, 2.0, 3.0, 800.0, 4.0, 5.0]),
+    ("log", [0.0, -1.0, 1.0, 2.0, 3.0]),
+    ("log", [1.0, 2.0, numpy.nan, -numpy.inf]),
+    ("sqrt", [-1.0, 4.0, -0.0, numpy.nan]),
+    ("sin", [numpy.inf, 1.0, 2.0]),
+    ("cos", [1.0, -numpy.inf]),
+    ("tanh", [1.0, 2.0, numpy.nan]),
+    ("power", [0.0, 2.0, -8.0, 1e300, 1e-300], [-1.0, 2.0, 1.0 / 3.0, 2.0, 2.0]),
+    ("multiply", [1e300, 1e-300, numpy.inf, 2.0], [1e300, 1e-300, 0.0, 3.0]),
+    ("add", [numpy.inf, 1e308, 1.0], [-numpy.inf, 1e308, 2.0]),
+    ("subtract", [numpy.inf, 1.0], [numpy.inf, 2.0]),
+    ("floor_divide", [1.0, 0.0, 5.0], [0.0, 0.0, 2.0]),
+    ("remainder", [1.0, 0.0, 5.0], [0.0, 0.0, 2.0]),
+    ("reciprocal", [0.0, 2.0, -0.0]),
+    ("square", [1e200, 3.0]),
+]
+INT_CASES = [
+    ("floor_divide", [1, 2, 3, 4], [0, 1, 0, 2]),
+    ("remainder", [1, 2, 3, 4], [1, 0, 2, 2]),
+    ("floor_divide", [-(2 ** 31), 5, 7], [-1, 2, 3]),
+]
+# Comparisons, maximum and minimum of NaN report nothing in NumPy.
+SILENT = [("less", [numpy.nan, 1.0], [1.0, numpy.nan]), ("maximum", [numpy.nan, 1.0], [1.0, 2.0]),
+          ("minimum", [numpy.nan, 1.0], [1.0, 2.0]), ("equal", [numpy.nan], [numpy.nan])]
+
+
+def ids(cases):
+    return [f"{c[0]}-{i}" for i, c in enumerate(cases)]
+
+
+def run(lib, name, args, dtype, **state):
+    """Call lib.<name> on arrays of `args` under errstate(**state); returns (warnings, exception,
+    result as NumPy) with the value read inside the block."""
+    with numpy.errstate(all="ignore"):   # 1e300 as float32 is inf, quietly
+        arrays = [lib.array(numpy.array(a, dtype=dtype)) for a in args]
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        exc = res = None
+        try:
+            with lib.errstate(**state):
+                r = getattr(lib, name)(*arrays)
+                res = numpy.array(numpy.asarray(r))
+        except FloatingPointError as e:
+            exc = (type(e), str(e))
+    return [(x.category, str(x.message)) for x in w], exc, res
+
+
+def compare(name, args, dtype, **state):
+    nw, ne, nr = run(numpy, name, args, dtype, **state)
+    cw, ce, cr = run(cupynum, name, args, dtype, **state)
+    assert cw == nw
+    assert ce == ne
+    if nr is not None:   # values: test_vmath.py checks ULPs; here a few ULP of float32/64
+        rtol = 1e-6 if nr.dtype == numpy.float32 else 1e-14
+        numpy.testing.assert_allclose(cr, nr, rtol=rtol) if nr.dtype.kind == "f" else \
+            numpy.testing.assert_array_equal(cr, nr)
+    return nw, ne
+
+
+@pytest.mark.parametrize("dtype", F, ids=["f64", "f32"])
+@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
+@pytest.mark.parametrize("mode", ["warn", "ignore", "raise"])
+def test_all_categories(case, dtype, mode):
+    name, *args = case
+    compare(name, args, dtype, all=mode)
+
+
+@pytest.mark.parametrize("case", CASES, ids=ids(CASES))
+@pytest.mark.parametrize("cat", ["divide", "over", "under", "invalid"])
+def test_one_category_raises(case, cat):
+    """One category raising, the others warning: NumPy's order (warnings of earlier categories,
+    then the exception)."""
+    name, *args = case
+    state = {c: "warn" for c in ("divide", "over", "under", "invalid")}
+    state[cat] = "raise"
+    compare(name, args, numpy.float64, **state)
+
+
+def test_some_case_warns_each_category():
+    """The table is strong enough: NumPy warns every category somewhere in it."""
+    seen = set()
+    for name, *args in CASES:
+        w, _, _ = run(numpy, name, args, numpy.float64, all="warn")
+        seen |= {m.split(" encountered")[0] for _, m in w}
+    assert seen == {"divide by zero", "overflow", "underflow", "invalid value"}
+
+
+@pytest.mark.parametrize("dtype", [numpy.int64, numpy.int32, numpy.uint8, numpy.int8],
+                         ids=["i64", "i32", "u8", "i8"])
+@pytest.mark.parametrize("case", INT_CASES, ids=ids(INT_CASES))
+@pytest.mark.parametrize("mode", ["warn", "raise", "ignore"])
+def test_integer_division_by_zero(case, dtype, mode):
+    name, a, b = case
+    info = numpy.iinfo(dtype)
+    a = [min(max(x, info.min), info.max) for x in a]
+    b = [min(max(x, info.min), info.max) for x in b]
+    compare(name, [a, b], dtype, all=mode)
+
+
+@pytest.mark.parametrize("case", SILENT, ids=ids(SILENT))
+def test_silent_ops(case):
+    name, *args = case
+    w, e = compare(name, args, numpy.float64, all="raise")
+    assert not w and e is None
+
+
+@pytest.mark.parametrize("dtype", F, ids=["f64", "f32"])
+@pytest.mark.parametrize("name,args", [("exp", [[1000.0] * 37 + [-1000.0]]),
+                                        ("log", [[1.0] * 40 + [0.0, -1.0]]),
+                                        ("sqrt", [[4.0] * 19 + [-1.0]]),
+                                        ("power", [[2.0] * 21 + [0.0], [1.0] * 21 + [-1.0]])])
+def test_strided_and_contiguous_agree(name, args, dtype):
+    """Contiguous operands take the vector kernels (result scan), strided ones the scalar loops
+    (status flags): both report as NumPy does."""
+    nw, ne, _ = run(numpy, name, args, dtype, all="warn")
+    cw, _, _ = run(cupynum, name, args, dtype, all="warn")
+    assert cw == nw
+    big = [numpy.repeat(numpy.array(a, dtype=dtype), 2) for a in args]
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with cupynum.errstate(all="warn"):
+            r = getattr(cupynum, name)(*[cupynum.array(b)[::2] for b in big])
+            cupynum.sync()
+    assert [(x.category, str(x.message)) for x in w] == nw
+    with numpy.errstate(all="ignore"):
+        numpy.testing.assert_array_equal(numpy.asarray(r), getattr(numpy, name)(*[b[::2] for b in big]))
+
+
+def test_call_mode():
+    for lib in (numpy, cupynum):
+        calls = []
+        old = lib.seterrcall(lambda kind, flag: calls.append((kind, flag)))
+        try:
+            with lib.errstate(all="call"):
+                lib.asarray(lib.divide(lib.array([1.0, 0.0]), lib.array([0.0, 0.0])))
+                lib.asarray(lib.exp(lib.array([1000.0])))
+        finally:
+            lib.seterrcall(old)
+        if lib is numpy:
+            expected = calls
+        else:
+            assert calls == expected and calls
+
+
+def test_log_mode():
+    out = {}
+    for lib in (numpy, cupynum):
+        log = io.StringIO()
+        old = lib.seterrcall(log)
+        try:
+            with lib.errstate(all="log"):
+                lib.asarray(lib.divide(lib.array([1.0, 0.0]), lib.array([0.0, 0.0])))
+                lib.asarray(lib.sqrt(lib.array([-1.0])))
+        finally:
+            lib.seterrcall(old)
+        out[lib.__name__] = log.getvalue()
+    assert out["cupynum"] == out["numpy"] and out["numpy"]
+
+
+def test_call_without_function_is_nameerror():
+    for lib in (numpy, cupynum):
+        old = lib.seterrcall(None)
+        try:
+            with pytest.raises(NameError) as e, lib.errstate(divide="call"):
+                lib.asarray(lib.divide(lib.array([1.0]), lib.array([0.0])))
+        finally:
+            lib.seterrcall(old)
+        if lib is numpy:
+            msg = str(e.value)
+        else:
+            assert str(e.value) == msg
+
+
+def test_mode_captured_at_submit():
+    """Deferred ops report under the errstate of the moment they were queued, not of the flush."""
+    a = cupynum.array([1.0, 0.0])
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with numpy.errstate(all="ignore"):    # numpy's: does not flush
+            q = a / 0.0                        # queued under 'ignore'
+        cupynum.sync()                         # flushed under the default 'warn'
+        assert not w
+        r = a / 0.0                            # queued under 'warn'
+        with numpy.errstate(all="ignore"):
+            cupynum.sync()                     # flushed under 'ignore': still warns
+        assert [str(x.message) for x in w] == ["divide by zero encountered in divide",
+                                               "invalid value encountered in divide"]
+    numpy.testing.assert_array_equal(numpy.asarray(q), numpy.asarray(r))
+
+
+def test_errstate_flushes_so_warnings_land_inside():
+    a = cupynum.array([1.0, 0.0])
+    b = a / 0.0     # queued under the default: warns
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with cupynum.errstate(all="ignore"):   # entry flushes the queued division here
+            pass
+    assert len(w) == 2
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        with cupynum.errstate(divide="warn", invalid="ignore"):
+            c = a / 0.0
+        assert [str(x.message) for x in w] == ["divide by zero encountered in divide"]  # exit flushed
+    numpy.testing.assert_array_equal(numpy.asarray(b), numpy.asarray(c))
+
+
+def test_errstate_as_decorator():
+    @cupynum.errstate(all="raise")
+    def f(x):
+        return x / 0.0
+    with pytest.raises(FloatingPointError, match="divide by zero encountered in divide"):
+        f(cupynum.array([1.0]))
+
+    @numpy.errstate(all="raise")
+    def g(x):
+        return x / 0.0
+    with pytest.raises(FloatingPointError, match="divide by zero encountered in divide"):
+        g(numpy.array([1.0]))
+
+
+def test_seterr_geterr():
+    old = cupynum.seterr(all="raise")
+    try:
+        assert cupynum.geterr() == numpy.geterr()
+        assert numpy.geterr()["divide"] == "raise"
+        with pytest.raises(FloatingPointError):
+            cupynum.log(cupynum.array([0.0]))
+    finally:
+        cupynum.seterr(**old)
+    assert cupynum.geterr() == old
+
+
+def test_raise_poisons_fresh_result_keeps_inplace_values():
+    a = cupynum.array([1.0, 0.0, 3.0])
+    na = numpy.array([1.0, 0.0, 3.0])
+    with cupynum.errstate(divide="raise", invalid="ignore"):
+        with pytest.raises(FloatingPointError):
+            a /= 0.0
+    with numpy.errstate(divide="raise", invalid="ignore"):
+        with pytest.raises(FloatingPointError):
+            na /= 0.0
+    with numpy.errstate(all="ignore"):
+        numpy.testing.assert_array_equal(numpy.asarray(a), na)   # written, as NumPy's
+
+
+def test_warning_as_error_filter():
+    a = cupynum.array([0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        with pytest.raises(RuntimeWarning, match="divide by zero encountered in log"):
+            with cupynum.errstate(divide="warn"):
+                cupynum.log(a)
+        with pytest.raises(RuntimeWarning, match="divide by zero encountered in log"):
+            with numpy.errstate(divide="warn"):
+                numpy.log(numpy.array([0.0]))
+
+
+def test_ranks_agree_on_a_single_bad_element():
+    """Under MPI every rank raises (and warns) although one tile holds the bad element."""
+    n = 1000
+    x = numpy.ones(n)
+    x[-1] = 0.0     # in the last rank's tile
+    w, e = compare("log", [x], numpy.float64, all="warn")
+    assert w == [(RuntimeWarning, "divide by zero encountered in log")]
+    w, e = compare("log", [x], numpy.float64, divide="raise")
+    assert e == (FloatingPointError, "divide by zero encountered in log")
+    x[-1] = 1.0
+    x[0] = -1.0     # in the first rank's tile
+    w, e = compare("sqrt", [x], numpy.float64, invalid="raise")
+    assert e == (FloatingPointError, "invalid value encountered in sqrt")
