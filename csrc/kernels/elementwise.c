@@ -63,15 +63,15 @@
 #define INT_CLS_U 1
 #define INT_CLS_F 0
 #define INT_CLS_C 0
-#define INT_DIV_CHECK(E, CLS, T, IA, IB)                                                  \
-    if (INT_CLS_##CLS && (CPN_OP_##E == CPN_OP_FLOOR_DIVIDE || CPN_OP_##E == CPN_OP_REMAINDER || \
+#define INT_DIV_CHECK(E, ISINT, SIGNED, T, IA, IB)                                                  \
+    if (ISINT && (CPN_OP_##E == CPN_OP_FLOOR_DIVIDE || CPN_OP_##E == CPN_OP_REMAINDER || \
                           CPN_OP_##E == CPN_OP_FMOD || CPN_OP_##E == CPN_OP_DIVMOD)) {        \
         unsigned f = 0;                                                                   \
         for (int64_t i = 0; i < n; i++) {                                                 \
             T b = *(const T *)(args[IB] + i * st[IB]);                                    \
             if (b == 0) {                                                                 \
                 f |= CPN_FPE_DIVIDE;                                                      \
-            } else if (NEG_##CLS((T)-1) &&                                                \
+            } else if (SIGNED &&                                                \
                        (CPN_OP_##E == CPN_OP_FLOOR_DIVIDE || CPN_OP_##E == CPN_OP_DIVMOD) && \
                        b == (T)-1) {                                                      \
                 int64_t a = (int64_t) * (const T *)(args[IA] + i * st[IA]);               \
@@ -96,7 +96,7 @@
                     return;                                                               \
                 }                                                                         \
         }                                                                                 \
-        INT_DIV_CHECK(E, CLS, T, 0, 1)                                                    \
+        INT_DIV_CHECK(E, INT_CLS_##CLS, NEG_##CLS((T)-1), T, 0, 1)                                                    \
         if (so == sizeof(TO) && sa == sizeof(T) && sb == sizeof(T2)) {                    \
             const T *a = (const T *)args[0];                                              \
             const T2 *b = (const T2 *)args[1];                                            \
@@ -138,7 +138,7 @@
     {                                                                                     \
         typedef OUT1_T_##O1(T) T1;                                                        \
         typedef __typeof__(cpn_##FN##_##S((T)0, (T)0, (T1 *)0)) TO;                       \
-        INT_DIV_CHECK(E, CLS, T, 0, 1)                                                    \
+        INT_DIV_CHECK(E, INT_CLS_##CLS, NEG_##CLS((T)-1), T, 0, 1)                                                    \
         for (int64_t i = 0; i < n; i++)                                                   \
             *(TO *)(args[2] + i * st[2]) =                                                \
                 cpn_##FN##_##S(*(const T *)(args[0] + i * st[0]),                         \

@@ -20,7 +20,6 @@ struct resolved {
 };
 static struct resolved cache[CPN_OP_COUNT][N_TOK][N_TOK];
 static PyObject *np_ufuncs[CPN_OP_COUNT];
-static PyObject *np_geterr;
 
 int cpn_ufunc_init(PyObject *module)
 {
@@ -33,37 +32,8 @@ int cpn_ufunc_init(PyObject *module)
             return -1;
         }
     }
-    np_geterr = PyObject_GetAttrString(np, "geterr");
     Py_DECREF(np);
-    return np_geterr ? 0 : -1;
-}
-
-/* Can the loop raise a floating-point flag (float and complex loops but predicates, and integer
- * division by zero)? */
-static bool may_set_fp_flags(enum cpn_opcode code, enum cpn_dtype dt)
-{
-    enum cpn_dtype_class c = cpn_dtype_class(dt);
-    if (c == CPN_CLASS_FLOAT || c == CPN_CLASS_COMPLEX) return cpn_op_info(code)->out[0] != CPN_RESULT_BOOL;
-    return code == CPN_OP_FLOOR_DIVIDE || code == CPN_OP_REMAINDER || code == CPN_OP_FMOD ||
-           code == CPN_OP_DIVMOD || code == CPN_OP_RECIPROCAL;
-}
-
-/* Does numpy.errstate ask for more than warnings ('raise', 'call', 'log')?  The loops do not
- * report floating-point flags yet (the errstate work), so NumPy computes such calls and raises
- * its FloatingPointError.  1 yes, 0 no, -1 error. */
-static int errstate_strict(void)
-{
-    PyObject *d = PyObject_CallNoArgs(np_geterr);
-    if (!d) return -1;
-    PyObject *k, *v;
-    Py_ssize_t pos = 0;
-    int strict = 0;
-    while (!strict && PyDict_Next(d, &pos, &k, &v)) {
-        const char *m = PyUnicode_Check(v) ? PyUnicode_AsUTF8(v) : NULL;
-        strict = m && strcmp(m, "warn") != 0 && strcmp(m, "ignore") != 0 && strcmp(m, "print") != 0;
-    }
-    Py_DECREF(d);
-    return strict;
+    return 0;
 }
 
 struct operand {
@@ -328,11 +298,6 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
     struct resolved res = {0};
     int rc = resolve(code, ops, &res);
     if (rc < 0) goto fail;
-    if (rc == 0 && may_set_fp_flags(code, (enum cpn_dtype)res.in0)) {
-        int strict = errstate_strict();
-        if (strict < 0) goto fail;
-        if (strict) rc = 1;
-    }
     for (int k = 0; rc == 0 && k < nout; k++)
         if (outs[k] && !PyArray_CanCastTypeTo(cpn_descr(res.out[k]), cpn_descr(cpn_array_dtype(outs[k])),
                                               NPY_SAME_KIND_CASTING))

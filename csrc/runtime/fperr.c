@@ -27,11 +27,13 @@ const char *cpn_fpcat_name(enum cpn_fpcat cat)
 static bool silent_op(int code)
 {
     switch (code) {
-    case CPN_OP_MAXIMUM: case CPN_OP_MINIMUM: case CPN_OP_FLOOR: case CPN_OP_CEIL:
-    case CPN_OP_ABSOLUTE: case CPN_OP_NEGATIVE: case CPN_OP_POSITIVE:
+    case CPN_OP_MAXIMUM: case CPN_OP_MINIMUM: case CPN_OP_FMAX: case CPN_OP_FMIN:
+    case CPN_OP_FLOOR: case CPN_OP_CEIL: case CPN_OP_TRUNC: case CPN_OP_RINT:
+    case CPN_OP_ABSOLUTE: case CPN_OP_FABS: case CPN_OP_NEGATIVE: case CPN_OP_POSITIVE:
+    case CPN_OP_SIGN: case CPN_OP_COPYSIGN: case CPN_OP_HEAVISIDE: case CPN_OP_CONJUGATE:
         return true;
     default:
-        return cpn_op_info(code)->result == CPN_RESULT_CMP;
+        return cpn_op_info(code)->out[0] == CPN_RESULT_BOOL;
     }
 }
 
