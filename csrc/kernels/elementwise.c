@@ -64,6 +64,24 @@
         LOOP_2_BODY(FN, S, T)                                                             \
     }
 
+/* The one ternary op, where: a bool condition selects between two operands of the loop dtype. */
+#define LOOP_3(FN, S, T)                                                                  \
+    static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,                \
+                                struct cpn_kctx *ctx)                                     \
+    {                                                                                     \
+        (void)ctx;                                                                        \
+        if (st[0] == 1 && st[1] == sizeof(T) && st[2] == sizeof(T) && st[3] == sizeof(T)) { \
+            const _Bool *c = (const _Bool *)args[0];                                      \
+            const T *a = (const T *)args[1], *b = (const T *)args[2];                     \
+            T *o = (T *)args[3];                                                          \
+            for (int64_t i = 0; i < n; i++) o[i] = c[i] ? a[i] : b[i];                    \
+        } else {                                                                          \
+            for (int64_t i = 0; i < n; i++)                                               \
+                *(T *)(args[3] + i * st[3]) = *(const _Bool *)(args[0] + i * st[0])       \
+                    ? *(const T *)(args[1] + i * st[1]) : *(const T *)(args[2] + i * st[2]); \
+        }                                                                                 \
+    }
+
 /* Signed integer power rejects negative exponents, as NumPy does (ValueError). */
 #define LOOP_2_SINT(FN, S, T)                                                             \
     static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,                \
@@ -111,6 +129,7 @@
 #define CLS_C(FN, L) LOOP_##L(FN, c64, float _Complex) LOOP_##L(FN, c128, double _Complex)
 #define LOOP_1_SI LOOP_1
 #define LOOP_2_SI LOOP_2_SINT
+#define LOOP_3_SI LOOP_3
 
 #define CLASSES_BIUFC(FN, L) CLS_B(FN, L) CLS_I(FN, L) CLS_U(FN, L) CLS_F(FN, L) CLS_C(FN, L)
 #define CLASSES_IUFC(FN, L) CLS_I(FN, L) CLS_U(FN, L) CLS_F(FN, L) CLS_C(FN, L)
