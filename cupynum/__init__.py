@@ -38,7 +38,8 @@ from numpy import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint
                    inexact, issubdtype)
 from numpy import bool  # noqa: A004  (NumPy 2 exports `bool` as the dtype)
 
-globals().update(_functions.ufuncs)
+globals().update(_functions.ufuncs)   # every NumPy ufunc name: cupynum.ufunc objects
+ufunc = _core.ufunc_type
 
 from . import _fallback  # noqa: E402
 from ._fallback import FallbackError, FallbackWarning  # noqa: E402

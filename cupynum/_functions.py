@@ -7,7 +7,7 @@ import operator
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index
 
-from . import _core, _fallback
+from . import _core, _fallback, _ufunc
 from ._array_api import _numpy_call, _reshape, _to_numpy_tree, _transpose, _wrap_tree, ndarray
 
 
@@ -15,50 +15,9 @@ def _asarray(a):
     return a if isinstance(a, ndarray) else _core.from_any(a)
 
 
-# ---- element-wise functions from the op table ---------------------------------------------------
+# ---- ufunc objects: cupynum/_ufunc.py (one cupynum.ufunc per NumPy ufunc) ------------------------
 
-def _make_ufunc(name):
-    nin = getattr(_np, name).nin
-
-    def f(*args, out=None, **kwargs):
-        if len(args) != nin:
-            if len(args) < nin:   # NumPy's TypeError
-                return _ufunc_general(getattr(_np, name), "__call__", args, kwargs)
-            if out is not None:
-                raise TypeError("cannot specify 'out' as both a positional and keyword argument")
-            args, out = args[:nin], args[nin:]   # NumPy: trailing positionals are outputs
-        if isinstance(out, tuple):
-            if len(out) != 1:
-                raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
-            out = out[0]
-        if kwargs or (out is not None and not isinstance(out, ndarray)):
-            if out is not None:
-                kwargs["out"] = out
-            return _ufunc_general(getattr(_np, name), "__call__", args, kwargs)
-        r = _core.ufunc(name, args, out)
-        if r is NotImplemented:
-            raise TypeError(f"operand type(s) all returned NotImplemented from __array_ufunc__ for "
-                            f"ufunc {name!r}")
-        return r
-    f.__name__ = name
-    f.__qualname__ = name
-    f.__doc__ = getattr(_np, name).__doc__
-    return f
-
-
-UFUNC_NAMES = ("add subtract multiply divide floor_divide remainder power maximum minimum "
-               "bitwise_and bitwise_or bitwise_xor left_shift right_shift equal not_equal less "
-               "less_equal greater greater_equal negative positive absolute invert square sqrt "
-               "exp log sin cos tanh floor ceil reciprocal").split()
-ufuncs = {name: _make_ufunc(name) for name in UFUNC_NAMES}
-ufuncs["true_divide"] = ufuncs["divide"]
-ufuncs["mod"] = ufuncs["remainder"]
-ufuncs["abs"] = ufuncs["absolute"]
-ufuncs["bitwise_not"] = ufuncs["invert"]
-ufuncs["bitwise_invert"] = ufuncs["invert"]
-ufuncs["bitwise_left_shift"] = ufuncs["left_shift"]
-ufuncs["bitwise_right_shift"] = ufuncs["right_shift"]
-ufuncs["pow"] = ufuncs["power"]
+ufuncs = {n: u for n, u in _ufunc.ufuncs.items() if n != "matmul"}   # matmul: the function below
 
 
 def _ufunc_general(ufunc, method, inputs, kwargs):
@@ -292,68 +251,22 @@ def dot(a, b, out=None):
 
 # ---- NumPy protocols --------------------------------------------------------------------------------
 
-_REDUCE_METHODS = {"add": "add", "multiply": "multiply", "maximum": "maximum", "minimum": "minimum"}
-
-
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     return _ufunc_dispatch(ufunc, method, inputs, kwargs)
 
 
 def _ufunc_dispatch(ufunc, method, inputs, kwargs):
-    """A ufunc call or ufunc method: native where the op table has it (NumPy helping silently
-    with arguments the native path does not take); otherwise a fallback the caller's caller
-    asked for (warns once)."""
-    name = ufunc.__name__
+    """`numpy.<ufunc>.<method>(...)` with a cupynum operand: the cupynum.ufunc of the same name
+    runs it (native where the op table has the op; otherwise NumPy computes, warning once)."""
+    if ufunc is _np.matmul and method == "__call__":
+        return matmul(*inputs, **kwargs)
+    u = _ufunc.for_numpy(ufunc)
+    if not u._native:
+        q = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else "." + method)
+        _fallback.note(q, 2)
     if method == "__call__":
-        if name == "matmul":
-            return matmul(*inputs, **kwargs)
-        f = ufuncs.get(name)
-        if f is not None:
-            return f(*inputs, **kwargs)
-    elif method == "reduce" and name in _REDUCE_METHODS and len(inputs) == 1:
-        red = {"add": sum, "multiply": prod, "maximum": _max, "minimum": _min}[name]
-        allowed = {"axis", "dtype", "out", "keepdims"}
-        if set(kwargs) <= allowed:
-            kwargs = dict(kwargs)
-            axis = kwargs.pop("axis", 0)
-            out = kwargs.pop("out", None)
-            if isinstance(out, tuple):
-                out = out[0]
-            return red(inputs[0], axis=axis, out=out, **kwargs)
-        return _ufunc_general(ufunc, method, inputs, kwargs)
-    q = f"numpy.{name}" + ("" if method == "__call__" else "." + method)
-    _fallback.note(q, 2)
-    return _fallback.call(q, getattr(ufunc, method), inputs, kwargs)
-
-
-def _ufunc_method(name, method):
-    """`cupynum.add.reduce` and friends on the native ufuncs."""
-    npf = getattr(_np, name)
-
-    if method == "reduce":
-        def m(array, axis=0, dtype=None, out=None, keepdims=False, **kwargs):
-            kwargs.update(axis=axis, keepdims=keepdims)
-            if dtype is not None:
-                kwargs["dtype"] = dtype
-            if out is not None:
-                kwargs["out"] = out
-            return _ufunc_dispatch(npf, method, (array,), kwargs)
-    else:
-        def m(*args, **kwargs):
-            return _ufunc_dispatch(npf, method, args, kwargs)
-    m.__name__ = method
-    m.__qualname__ = f"{name}.{method}"
-    m.__doc__ = getattr(npf, method).__doc__
-    return m
-
-
-def _ufunc_attributes():
-    for name, f in ufuncs.items():
-        npf = getattr(_np, name)
-        for method in ("reduce", "accumulate", "reduceat", "outer", "at"):
-            setattr(f, method, _ufunc_method(npf.__name__, method))
-        for attr in ("nin", "nout", "nargs", "ntypes", "types", "identity", "signature"):
-            setattr(f, attr, getattr(npf, attr))
+        return u(*inputs, **kwargs)
+    return getattr(u, method)(*inputs, **kwargs)
 
 
 _IMPLEMENTED = {}
@@ -368,10 +281,6 @@ def _register_array_functions(namespace):
         npf = getattr(_np, n, None)
         if npf is not None and n in namespace:
             _IMPLEMENTED[npf] = namespace[n]
-    for n, f in ufuncs.items():
-        npf = getattr(_np, n, None)
-        if npf is not None:
-            _IMPLEMENTED[npf] = f
     _IMPLEMENTED[_np.linalg.matmul] = matmul
 
 
@@ -382,7 +291,5 @@ def _array_function(self, func, types, args, kwargs):
     # Not native: NumPy computes on the gathered data, results come back (warns once).
     return _fallback.array_function(func, args, kwargs)
 
-
-_ufunc_attributes()
 
 _ = builtins  # builtins.sum/min/max stay reachable as builtins.*
