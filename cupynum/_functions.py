@@ -36,118 +36,13 @@ def _ufunc_general(ufunc, method, inputs, kwargs):
     return _wrap_tree(getattr(ufunc, method)(*_to_numpy_tree(inputs), **_to_numpy_tree(kwargs)))
 
 
-# ---- reductions ---------------------------------------------------------------------------------
+# ---- reductions and statistics: cupynum/_reductions.py ----------------------------------------------
 
-def _axes(axis, ndim):
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, (tuple, list)):
-        axes = tuple(normalize_axis_index(operator.index(a), ndim) for a in axis)
-        if len(set(axes)) != len(axes):
-            raise ValueError("duplicate value in 'axis'")
-        return axes
-    return (normalize_axis_index(operator.index(axis), ndim),)
-
-
-def _sum_dtype(dt):
-    """add/multiply.reduce's default accumulator: small integers widen to the platform integer."""
-    if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):
-        return _np.dtype(_np.int64)
-    if dt.kind == "u" and dt.itemsize < 8:
-        return _np.dtype(_np.uint64)
-    return dt
-
-
-def _finish(r, a, axes, keepdims, out):
-    if keepdims:
-        r = _core.reshape(r, tuple(1 if d in axes else n for d, n in enumerate(a.shape)))
-    if out is not None:
-        if not isinstance(out, ndarray):
-            raise TypeError("out must be a cupynum.ndarray")
-        if out.shape != r.shape:
-            raise ValueError(f"output parameter for reduction operation has the wrong shape "
-                             f"{out.shape}, expected {r.shape}")
-        _core.assign(out, r)
-        return out
-    if r.ndim == 0:
-        return _core.to_scalar(r)
-    return r
-
-
-def _reduction(name, default_dtype):
-    def reduce(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-        if kwargs:
-            np_name = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}[name]
-            kwargs.update(axis=axis, keepdims=keepdims)
-            if dtype is not None:   # numpy.max/min take no dtype
-                kwargs["dtype"] = dtype
-            if out is not None:
-                kwargs["out"] = out
-            return _numpy_call(getattr(_np, np_name), (a,), kwargs)
-        a = _asarray(a)
-        axes = _axes(axis, a.ndim)
-        acc = _np.dtype(dtype) if dtype is not None else default_dtype(a.dtype)
-        return _finish(_core.reduce(name, a, axes, acc), a, axes, keepdims, out)
-    return reduce
-
-
-sum = _reduction("add", _sum_dtype)
-prod = _reduction("multiply", _sum_dtype)
-_max = _reduction("maximum", lambda dt: dt)
-_min = _reduction("minimum", lambda dt: dt)
-
-
-def max(a, axis=None, out=None, keepdims=False, **kwargs):
-    return _max(a, axis=axis, out=out, keepdims=keepdims, **kwargs)
-
-
-def min(a, axis=None, out=None, keepdims=False, **kwargs):
-    return _min(a, axis=axis, out=out, keepdims=keepdims, **kwargs)
-
-
-amax = max
-amin = min
-
-
-def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    if kwargs:
-        kwargs.update(axis=axis, dtype=dtype, keepdims=keepdims)
-        if out is not None:
-            kwargs["out"] = out
-        return _numpy_call(_np.mean, (a,), kwargs)
-    a = _asarray(a)
-    axes = _axes(axis, a.ndim)
-    count = 1
-    for d in axes:
-        count *= a.shape[d]
-    if count == 0:
-        import warnings
-        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
-    f16 = False
-    if dtype is None:
-        if a.dtype.kind in "biu":
-            dtype = _np.float64
-        elif a.dtype == _np.float16:
-            dtype, f16 = _np.float32, True
-    s = _core.reduce("add", a, axes, _np.dtype(dtype) if dtype is not None else a.dtype)
-    if keepdims:
-        s = _core.reshape(s, tuple(1 if d in axes else n for d, n in enumerate(a.shape)))
-    if s.ndim == 0 and out is None:
-        r = _core.to_scalar(s)
-        with _np.errstate(divide="ignore", invalid="ignore"):
-            r = r.dtype.type(r / count)
-        return a.dtype.type(r) if f16 else r
-    with _np.errstate(divide="ignore", invalid="ignore"):
-        if s.dtype.kind in "fc":
-            s = _core.ufunc("divide", (s, count), s)
-        else:   # NumPy divides in place with casting='unsafe'
-            _core.assign(s, _core.ufunc("divide", (s, count)))
-    if f16:
-        s = _core.cast(s, _np.float16)
-    if out is not None:
-        _core.assign(out, s)
-        return out
-    return s
+from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero,  # noqa: E402,F401
+                          cumprod, cumsum, max, mean, min, nanargmax, nanargmin, nancumprod,
+                          nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
+                          prod, ptp, std, sum, var)
+from . import _reductions  # noqa: E402
 
 
 def _method(f):
@@ -274,9 +169,9 @@ _IMPLEMENTED = {}
 
 def _register_array_functions(namespace):
     """Map NumPy's functions to cupynum's where cupynum implements them natively."""
-    names = ("sum prod min max amin amax mean reshape ravel transpose broadcast_to shape ndim size "
+    names = ("reshape ravel transpose broadcast_to shape ndim size "
              "matmul dot copy zeros_like ones_like empty_like full_like array asarray "
-             "ascontiguousarray").split()
+             "ascontiguousarray").split() + list(_reductions.NAMES)
     for n in names:
         npf = getattr(_np, n, None)
         if npf is not None and n in namespace:
