@@ -159,10 +159,16 @@ static char *kept_output(const struct rgeom *g, char *out, const int64_t *okstri
  * into *acc. */
 static void fold_range(struct rgeom *g, const char *base, int64_t rb, int64_t re, void *acc)
 {
-    _Alignas(64) unsigned char buf[BLOCK * 16];
+    /* Runs are gathered (and cast) into a buffer of BUFN elements folded at once, so short runs
+     * of a strided view still sum pairwise in large groups (NumPy's buffered iterator); a
+     * contiguous run in the accumulator dtype at least BUFN long folds in place, whole. */
+    enum { BUFN = 8 * BLOCK };
+    _Alignas(64) unsigned char buf[BUFN * 16];
     const int last = g->nr - 1;
     const int64_t inner = g->rshape[last], ist = g->rstride[last];
-    int64_t r = rb;
+    const int64_t asz = (int64_t)g->acc_size;
+    cpn_loop_fn copy = g->cast ? g->cast : cpn_kernel_cast(g->acc_dt, g->acc_dt);
+    int64_t fill = 0, r = rb;
     while (r < re) {
         int64_t q = r / inner, i0 = r % inner;
         const char *p = base + i0 * ist;
@@ -171,21 +177,25 @@ static void fold_range(struct rgeom *g, const char *base, int64_t rb, int64_t re
             q /= g->rshape[d];
         }
         int64_t run = inner - i0 < re - r ? inner - i0 : re - r;
-        for (int64_t done = 0; done < run;) {
-            int64_t len = run - done < BLOCK ? run - done : BLOCK;
-            const char *src = p + done * ist;
-            if (g->cast) {
-                char *args[2] = {(char *)src, (char *)buf};
-                int64_t st[2] = {ist, (int64_t)g->acc_size};
-                g->cast(args, st, len, NULL);
-                do_fold(g, acc, buf, len);
-            } else {
-                do_fold(g, acc, src, len);
+        if (!g->cast && run >= BUFN) {
+            do_fold(g, acc, p, run);
+        } else {
+            for (int64_t done = 0; done < run;) {
+                int64_t len = run - done < BUFN - fill ? run - done : BUFN - fill;
+                char *args[2] = {(char *)p + done * ist, (char *)buf + fill * asz};
+                int64_t st[2] = {ist, asz};
+                copy(args, st, len, NULL);
+                fill += len;
+                done += len;
+                if (fill == BUFN) {
+                    do_fold(g, acc, buf, fill);
+                    fill = 0;
+                }
             }
-            done += len;
         }
         r += run;
     }
+    if (fill) do_fold(g, acc, buf, fill);
 }
 
 /* Start accumulator acc: the initial value, 0 or 1 for add/multiply, else the first reduced
@@ -314,6 +324,20 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
         }
     }
     if (g.nr == 0) { g.rshape[0] = 1; g.rstride[0] = 0; g.nr = 1; }
+    /* Merge reduced dimensions laid out contiguously one inside the other (C order is kept), so
+     * that the sum of a contiguous matrix is one pairwise run, as NumPy's coalesced iterator. */
+    int m = 0;
+    for (int d = 1; d < g.nr; d++) {
+        if (g.rstride[m] == g.rstride[d] * g.rshape[d]) {
+            g.rshape[m] *= g.rshape[d];
+            g.rstride[m] = g.rstride[d];
+        } else {
+            m++;
+            g.rshape[m] = g.rshape[d];
+            g.rstride[m] = g.rstride[d];
+        }
+    }
+    g.nr = m + 1;
     int64_t nout = 1;
     for (int d = 0; d < g.nk; d++) nout *= g.kshape[d];
     if (nout == 0) return CPN_OK;
