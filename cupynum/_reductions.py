@@ -54,6 +54,11 @@ def _any_true(x):
 def _store(r, out):
     if out is None:
         return r
+    if not isinstance(out, ndarray):
+        raise TypeError("out must be a cupynum.ndarray")
+    if _np.shape(r) != out.shape:
+        raise ValueError(f"output parameter for reduction operation has the wrong shape "
+                         f"{out.shape}, expected {_np.shape(r)}")
     _core.assign(out, r)
     return out
 
@@ -194,14 +199,11 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     a = _asarray(a)
     n = _count(a, axis, keepdims, where)
     if n == 0 if isinstance(n, int) else _any_true(_core.ufunc("equal", (n, 0))):
-        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
     acc, back = _mean_dtype(a, dtype)
     s = _reduce("add", a, axis, acc, None, keepdims, _NoValue, where)
     r = _divide(s, n, back)
-    if out is not None:
-        _core.assign(out, r)
-        return out
-    return r
+    return _store(r, out)
 
 
 def _abs2(x):
@@ -228,19 +230,14 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
         m = _asarray(mean)
     else:
         m = _divide(_reduce("add", a, axis, acc, None, True, _NoValue, where), nk)
-    x = a if a.dtype == acc else _core.cast(a, acc)
-    x = x - m
+    x = _asarray(a - m)   # NumPy's promotion; 0-d results come back as NumPy scalars
     sq = _abs2(x) if x.dtype.kind == "c" else x * x
-    s = _reduce("add", sq, axis, None if sq.dtype == acc or acc.kind == "c" else acc, None,
-                keepdims, _NoValue, where)
+    s = _reduce("add", sq, axis, dtype, None, keepdims, _NoValue, where)
     dof = n - ddof if isinstance(n, int) else U["maximum"](n - ddof, 0)
     if isinstance(dof, int):
         dof = dof if dof > 0 else 0
     r = _divide(s, dof, None if back is None else back)
-    if out is not None:
-        _core.assign(out, r)
-        return out
-    return r
+    return _store(r, out)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
@@ -248,10 +245,7 @@ def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
     r = var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean, correction=correction)
     with _np.errstate(invalid="ignore"):
         r = U["sqrt"](r)
-    if out is not None:
-        _core.assign(out, r)
-        return out
-    return r
+    return _store(r, out)
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
@@ -259,7 +253,7 @@ def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
     if weights is None:
         avg = mean(a, axis, keepdims=keepdims)
         size = _np.size(avg) if not isinstance(avg, ndarray) else avg.size
-        scl = _np.asarray(avg).dtype.type(a.size / builtins.max(size, 1))
+        scl = _np.asarray(avg).dtype.type(a.size / size)   # ZeroDivisionError as NumPy
         if returned:
             if isinstance(avg, ndarray):
                 return avg, _core.broadcast_to(_core.from_any(scl), avg.shape) + 0
@@ -307,7 +301,7 @@ def _replace_nan(a, fill):
     a = _asarray(a)
     if a.dtype.kind not in "fc":
         return a, None
-    mask = _nanmask(a)
+    mask = _asarray(_nanmask(a))
     r = _core.empty(a.shape, a.dtype)
     _core.select(mask, fill, a, r)
     return r, mask
@@ -341,9 +335,16 @@ def _nan_extreme(name, a, axis, out, keepdims, initial, where):
                                {"axis": axis, "out": out, "keepdims": keepdims})
         return _reduce(name, a, axis, None, out, keepdims, initial, where)
     fill = -_np.inf if name == "maximum" else _np.inf
+    if initial is _NoValue and where is True:
+        for d in _axes(axis, a.ndim):
+            if a.shape[d] == 0:
+                raise ValueError(f"zero-size array to reduction operation "
+                                 f"{'fmax' if name == 'maximum' else 'fmin'} which has no identity")
     x, mask = _replace_nan(a, fill)
     r = _reduce(name, x, axis, None, None, keepdims, initial, where)
-    allnan = _reduce("minimum", mask, axis, None, None, keepdims, True, where)
+    # NumPy's fmax/fmin reduction: NaN only where every element was NaN and no initial was given
+    allnan = False if initial is not _NoValue else \
+        _reduce("minimum", mask, axis, None, None, keepdims, True, where)
     if isinstance(r, ndarray):
         if _any_true(allnan):
             warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
@@ -390,8 +391,7 @@ def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     if a.dtype.kind not in "fc":
         return mean(a, axis, dtype, out, keepdims, where=where)
     x, mask = _replace_nan(a, 0)
-    valid = _core.ufunc("logical_not", (mask,)) if _core.has_op("logical_not") else \
-        _core.ufunc("equal", (mask, False))
+    valid = _asarray(_core.ufunc("equal", (mask, False)))
     cnt = _reduce("add", valid, axis, _np.intp, None, keepdims, _NoValue, where)
     tot = _reduce("add", x, axis, dtype, None, keepdims, _NoValue, where)
     empty = _core.ufunc("equal", (cnt, 0)) if isinstance(cnt, ndarray) else cnt == 0
@@ -420,15 +420,15 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
             raise ValueError("ddof and correction can't be provided simultaneously.")
         ddof = correction
     x, mask = _replace_nan(a, 0)
-    valid = _core.ufunc("equal", (mask, False))
+    valid = _asarray(_core.ufunc("equal", (mask, False)))
     cnt = _reduce("add", valid, axis, _np.intp, None, True, _NoValue, where)
     acc = _np.dtype(dtype) if dtype is not None else a.dtype
     with _np.errstate(divide="ignore", invalid="ignore"):
-        avg = U["divide"](_reduce("add", x, axis, acc, None, True, _NoValue, where), cnt)
+        avg = _asarray(U["divide"](_reduce("add", x, axis, acc, None, True, _NoValue, where), cnt))
         if avg.dtype != acc:
             avg = _core.cast(avg, acc)
-        d = x - avg
-        sq = _abs2(d) if d.dtype.kind == "c" else d * d
+        d = _asarray(x - avg)
+        sq = _asarray(_abs2(d) if d.dtype.kind == "c" else d * d)
         zero = _core.empty(sq.shape, sq.dtype)
         _core.select(mask, 0, sq, zero)
         s = _reduce("add", zero, axis, None, None, keepdims, _NoValue, where)
