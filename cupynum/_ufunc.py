@@ -271,9 +271,6 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
     a = _asarray(array)
     name = npu.__name__
     axes = _axes(axis, a.ndim)
-    if len(axes) > 1 and name not in _REORDERABLE:
-        raise ValueError(f"reduction operation '{name}' is not reorderable, so at most one axis "
-                         f"may be specified")
     try:
         if dtype is not None:
             acc = _np.dtype(dtype)
@@ -281,8 +278,12 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
             acc = out.dtype
         else:
             acc = _default_acc(npu, a.dtype)
+        npu.resolve_dtypes((acc, acc, None), reduction=True)   # NumPy's TypeError first
     except Exception:
         return _numpy_general(npu, "reduce", (array,), kw)
+    if len(axes) > 1 and name not in _REORDERABLE:
+        raise ValueError(f"reduction operation '{name}' is not reorderable, so at most one axis "
+                         f"may be specified")
     ident = npu.identity
     if where is not True and ident is None and (initial is _NoValue or initial is None):
         raise ValueError(f"reduction operation '{name}' does not have an identity, so to use a "
@@ -313,7 +314,10 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
                     raise _broadcast_error([a.shape, w.shape])
             x = a if a.dtype == acc else _core.cast(a, acc)
             src = _core.empty(a.shape, acc)
-            _core.select(w, x, initv, src)
+            # masked-out elements become the identity (or, for maximum/minimum, the initial
+            # value, which they may repeat harmlessly)
+            fill = initv if ident is None else _initial_value(ident, acc)
+            _core.select(w, x, fill, src)
         r = _core.reduce(name, src, axes, acc, initv)
     except (TypeError, KeyError):
         return _numpy_general(npu, "reduce", (array,), kw)

@@ -158,8 +158,6 @@ static PyType_Slot ufunc_slots[] = {
     {Py_tp_methods, ufunc_methods},
     {Py_tp_getset, ufunc_getset},
     {Py_tp_members, ufunc_members},
-    {Py_tp_doc, "cupynum.ufunc: a NumPy ufunc computed by the op table (or, for ufuncs the table "
-                "lacks, by NumPy on gathered data)."},
     {0, NULL},
 };
 
