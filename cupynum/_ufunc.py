@@ -88,6 +88,9 @@ def _broadcast_error(shapes):
                       " ".join(str(tuple(s)) for s in shapes) + " ")
 
 
+_RESOLVED = {}
+
+
 def _call(uf, *args, **kwargs):
     npu = uf._numpy
     nin, nout = npu.nin, npu.nout
@@ -120,26 +123,40 @@ def _call(uf, *args, **kwargs):
                                                            tuple, _np.bool_))):
         return _numpy_general(npu, "__call__", args, kwargs)
     # NumPy validates dtype=, signature=, casting=, out dtypes and the where dtype on zero-size
-    # stand-ins: its own exceptions and messages.
-    dkw = {k: v for k, v in kwargs.items() if k in ("dtype", "signature", "casting")}
-    if outs is not None:
-        dkw["out"] = tuple(None if o is None else _np.empty((0,), o.dtype) for o in outs)
-    if where is not True:
-        dkw["where"] = _np.empty((0,), _dtype_token(where) if not isinstance(where, bool)
-                                 else bool)
-    if outs is not None or where is not True or dkw:
-        import warnings
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", UserWarning)   # NumPy's where-without-out notice
-            npu(*dins, **dkw)
-    sig = kwargs.get("signature")
-    if kwargs.get("dtype") is not None:
-        sig = (None,) * nin + (kwargs["dtype"],) * nout
-    toks = tuple(_dtype_token(a) for a in args) + (None,) * nout
+    # stand-ins (its own exceptions and messages) and resolves the loop; the outcome depends on
+    # the operands' dtypes and the keywords only, so a successful one is remembered.
+    toks = tuple(_dtype_token(a) for a in args)
+    wtok = None if where is True else bool if isinstance(where, bool) else _dtype_token(where)
     try:
-        loop = npu.resolve_dtypes(toks, signature=sig, casting=kwargs.get("casting", "same_kind"))
-    except Exception:
-        return _numpy_general(npu, "__call__", args, kwargs)
+        key = (npu, toks, None if outs is None else tuple(None if o is None else o.dtype
+                                                          for o in outs),
+               wtok, kwargs.get("dtype"), kwargs.get("signature"), kwargs.get("casting"))
+        loop = _RESOLVED.get(key)
+    except TypeError:   # an unhashable keyword value: resolve every time
+        key = loop = None
+    if loop is None:
+        dkw = {k: v for k, v in kwargs.items() if k in ("dtype", "signature", "casting")}
+        if outs is not None:
+            dkw["out"] = tuple(None if o is None else _np.empty((0,), o.dtype) for o in outs)
+        if where is not True:
+            dkw["where"] = _np.empty((0,), wtok)
+        if dkw:
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)   # NumPy's where-without-out note
+                npu(*dins, **dkw)
+        sig = kwargs.get("signature")
+        if kwargs.get("dtype") is not None:
+            sig = (None,) * nin + (kwargs["dtype"],) * nout
+        rkw = {"casting": kwargs.get("casting") or "same_kind"}
+        if sig is not None:
+            rkw["signature"] = sig
+        try:
+            loop = npu.resolve_dtypes(toks + (None,) * nout, **rkw)
+        except Exception:
+            return _numpy_general(npu, "__call__", args, kwargs)
+        if key is not None:
+            _RESOLVED[key] = loop
     ins = []
     for a, dt in zip(args, loop[:nin]):
         if isinstance(a, ndarray):
@@ -164,7 +181,8 @@ def _call(uf, *args, **kwargs):
             rs = tuple(_core.broadcast_to(_asarray(x), shape) + 0 if _np.shape(x) != shape
                        else x for x in rs)
         return r if isinstance(r, tuple) else rs[0]
-    in_shapes = [_np.shape(a) for a in args]
+    in_shapes = [a.shape if isinstance(a, (ndarray, _np.ndarray, _np.generic)) else _np.shape(a)
+                 for a in args]
     if where is not True:
         in_shapes.append(w.shape)
     results = []
