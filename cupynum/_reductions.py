@@ -368,8 +368,8 @@ def _nanarg(name, fname, a, axis, out, keepdims):
     if a.dtype.kind not in "fc":
         return _arg(name, fname, a, axis, out, keepdims)
     if a.dtype.kind == "c":
-        return _numpy_call(getattr(_np, "nan" + fname), (a,),
-                           {"axis": axis, "out": out, "keepdims": keepdims})
+        r = _numpy_call(getattr(_np, "nan" + fname), (a,), {"axis": axis, "keepdims": keepdims})
+        return r if out is None else _store(r, out)
     x, mask = _replace_nan(a, -_np.inf if name == "maximum" else _np.inf)
     if a.size:
         allnan = _reduce("minimum", mask, axis, None, None, False, True)
@@ -386,10 +386,18 @@ def nanargmin(a, axis=None, out=None, *, keepdims=False):
     return _nanarg("minimum", "argmin", a, axis, out, keepdims)
 
 
+def _inexact_only(a, dtype, out):
+    if dtype is not None and not issubclass(_np.dtype(dtype).type, _np.inexact):
+        raise TypeError("If a is inexact, then dtype must be inexact")
+    if out is not None and not issubclass(out.dtype.type, _np.inexact):
+        raise TypeError("If a is inexact, then out must be inexact")
+
+
 def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     a = _asarray(a)
     if a.dtype.kind not in "fc":
         return mean(a, axis, dtype, out, keepdims, where=where)
+    _inexact_only(a, dtype, out)
     x, mask = _replace_nan(a, 0)
     valid = _asarray(_core.ufunc("equal", (mask, False)))
     cnt = _reduce("add", valid, axis, _np.intp, None, keepdims, _NoValue, where)
@@ -412,6 +420,7 @@ def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=
     if a.dtype.kind not in "fc":
         return var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
                    correction=correction)
+    _inexact_only(a, dtype, out)
     if mean is not _NoValue:
         return _numpy_call(_np.nanvar, (a,), {"axis": axis, "dtype": dtype, "ddof": ddof,
                                               "keepdims": keepdims, "mean": mean})

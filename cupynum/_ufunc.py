@@ -16,6 +16,10 @@ from . import _core, _fallback
 from ._array_api import _to_numpy_tree, _wrap_tree, ndarray
 
 _NoValue = _np._NoValue
+# Integer division reductions and scans can divide by zero or overflow, which NumPy reports
+# through errstate (FloatingPointError under 'raise'); the kernels do not signal those yet, so
+# NumPy computes these (the floating-point error issue makes them native).
+_INT_DIVISIONS = {"floor_divide", "remainder", "fmod", "divide", "true_divide"}
 _CALL_KEYWORDS = {"out", "where", "dtype", "signature", "casting", "order", "subok"}
 # Ufuncs whose reduction may run over several axes at once (NumPy's "reorderable" ones).
 _REORDERABLE = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and",
@@ -126,7 +130,10 @@ def _call(uf, *args, **kwargs):
     # stand-ins (its own exceptions and messages) and resolves the loop; the outcome depends on
     # the operands' dtypes and the keywords only, so a successful one is remembered.
     toks = tuple(_dtype_token(a) for a in args)
-    wtok = None if where is True else bool if isinstance(where, bool) else _dtype_token(where)
+    if any(isinstance(t, _np.dtype) and t.kind in "OSUVMm" for t in toks):
+        return _numpy_general(npu, "__call__", args, kwargs)   # dtypes cupynum does not hold
+    wtok = None if where is True else bool if isinstance(where, (bool, list, tuple)) else \
+        _dtype_token(where)   # NumPy reads a nested list as booleans
     try:
         key = (npu, toks, None if outs is None else tuple(None if o is None else o.dtype
                                                           for o in outs),
@@ -288,6 +295,8 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
         return _numpy_general(npu, "reduce", (array,), kw)
     a = _asarray(array)
     name = npu.__name__
+    if name in _INT_DIVISIONS and a.dtype.kind in "biu":
+        return _numpy_general(npu, "reduce", (array,), kw)
     axes = _axes(axis, a.ndim)
     try:
         if dtype is not None:
@@ -353,6 +362,8 @@ def accumulate(uf, array, axis=0, dtype=None, out=None):
     if out is not None and not isinstance(out, ndarray):
         return _numpy_general(npu, "accumulate", (array,), kw)
     a = _asarray(array)
+    if npu.__name__ in _INT_DIVISIONS and a.dtype.kind in "biu":
+        return _numpy_general(npu, "accumulate", (array,), kw)
     if a.ndim == 0:
         raise TypeError("cannot accumulate on a scalar")
     ax = normalize_axis_index(operator.index(0 if axis is None else axis), a.ndim)
@@ -439,6 +450,9 @@ def at(uf, a, indices, b=None, /):
     args = (a, indices) if b is None else (a, indices, b)
     if not uf._native:
         return _fallback_call(uf, "at", args, {})
+    if isinstance(a, _np.ndarray):   # NumPy's array, updated in place by NumPy
+        npu.at(a, *_to_numpy_tree(args[1:]))
+        return None
     if not isinstance(a, ndarray):
         raise TypeError("first operand must be array")
     if _basic_index(indices):
@@ -484,6 +498,6 @@ def for_numpy(npu):
     """The cupynum.ufunc of NumPy ufunc `npu` (made on first use for ufuncs outside numpy's
     namespace)."""
     u = BY_NUMPY.get(npu)
-    if u is None:
-        u = BY_NUMPY[npu] = _core.make_ufunc(npu)
+    if u is None:   # not cached: ufuncs made at run time (frompyfunc) must be free to die
+        u = _core.make_ufunc(npu)
     return u

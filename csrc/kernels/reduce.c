@@ -24,7 +24,7 @@ typedef void (*fold_fn)(void *acc, const void *buf, int64_t n);
     static T pairwise_##S(const T *a, int64_t n)                                          \
     {                                                                                     \
         if (n < 8) {                                                                      \
-            T r = (T)0;                                                                   \
+            T r = -(T)0;   /* -0.0: a sum of negative zeros stays -0.0, as NumPy's */      \
             for (int64_t i = 0; i < n; i++) r += a[i];                                    \
             return r;                                                                     \
         }                                                                                 \
@@ -211,7 +211,7 @@ static int64_t start_acc(const struct rgeom *g, void *acc, const char *base)
     }
     enum cpn_opcode code = g->code;
     enum cpn_dtype dt = g->acc_dt;
-    if (code == CPN_OP_ADD) return 0;
+    if (code == CPN_OP_ADD) return 0;   /* +0.0, as NumPy's sum without initial */
     if (code == CPN_OP_MULTIPLY) {
         int64_t one = 1;
         char *args[2] = {(char *)&one, acc};

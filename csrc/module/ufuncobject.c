@@ -95,11 +95,19 @@ METHOD(outer)
 METHOD(at)
 METHOD(resolve_dtypes)
 
-#define METHOD_ROW(M)                                                                              \
-    {#M, (PyCFunction)(void (*)(void))ufunc_##M, METH_FASTCALL | METH_KEYWORDS, NULL}
+/* Docs carry text signatures, so inspect.signature works as on NumPy's ufunc methods. */
+#define METHOD_ROW(M, SIG)                                                                         \
+    {#M, (PyCFunction)(void (*)(void))ufunc_##M, METH_FASTCALL | METH_KEYWORDS,                    \
+     #M SIG "\n--\n\nNumPy's ufunc." #M ", computed by cupynum."}
 static PyMethodDef ufunc_methods[] = {
-    METHOD_ROW(reduce), METHOD_ROW(accumulate), METHOD_ROW(reduceat), METHOD_ROW(outer),
-    METHOD_ROW(at), METHOD_ROW(resolve_dtypes), {NULL},
+    METHOD_ROW(reduce, "($self, array, /, axis=0, dtype=None, out=None, keepdims=False, "
+                       "initial=None, where=True)"),
+    METHOD_ROW(accumulate, "($self, array, /, axis=0, dtype=None, out=None)"),
+    METHOD_ROW(reduceat, "($self, array, /, indices, axis=0, dtype=None, out=None)"),
+    METHOD_ROW(outer, "($self, A, B, /, **kwargs)"),
+    METHOD_ROW(at, "($self, a, indices, b=None, /)"),
+    METHOD_ROW(resolve_dtypes, "($self, dtypes, *, signature=None, casting=None, reduction=False)"),
+    {NULL},
 };
 
 /* Attributes forwarded to NumPy's ufunc; the closure is the attribute's name. */
