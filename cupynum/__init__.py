@@ -26,8 +26,12 @@ from . import _functions
 from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, copy, empty,
                         empty_like, eye, full, full_like, identity, linspace, ones, ones_like,
                         zeros, zeros_like)
-from ._functions import (amax, amin, broadcast_to, dot, matmul, max, mean, min, ndim, prod,
-                         ravel, reshape, shape, size, sum, transpose)
+from ._functions import (broadcast_to, dot, matmul, ndim, ravel, reshape, shape, size,
+                         transpose)
+from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero,
+                          cumprod, cumsum, max, mean, min, nanargmax, nanargmin, nancumprod,
+                          nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
+                          prod, ptp, std, sum, var)
 
 # Dtypes, scalar types and constants are NumPy's own objects: cupynum.float64 is numpy.float64.
 from numpy import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,
@@ -39,7 +43,8 @@ from numpy import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint
                    inexact, issubdtype)
 from numpy import bool  # noqa: A004  (NumPy 2 exports `bool` as the dtype)
 
-globals().update(_functions.ufuncs)
+globals().update(_functions.ufuncs)   # every NumPy ufunc name: cupynum.ufunc objects
+ufunc = _core.ufunc_type
 
 from . import _fallback  # noqa: E402
 from ._fallback import FallbackError, FallbackWarning  # noqa: E402

@@ -361,11 +361,6 @@ def _install_methods():
         "__contains__": lambda self, v: v in _core.to_numpy(self),
         "__array_function__": F._array_function,
         "__array_ufunc__": F._array_ufunc,
-        "sum": F._method(F.sum),
-        "prod": F._method(F.prod),
-        "min": F._method(F.min),
-        "max": F._method(F.max),
-        "mean": F._method(F.mean),
         "dot": lambda self, b, out=None: F.dot(self, b, out=out),
     }
     from . import _fallback
@@ -377,6 +372,9 @@ def _install_methods():
         "resize": _fallback.ndarray_resize,
         "__class_getitem__": classmethod(types.GenericAlias),
     })
+    from . import _reductions as R
+    for name in R.METHODS:
+        methods[name] = F._method(getattr(R, name))
     for name, f in methods.items():
         setattr(ndarray, name, f)
     # Every other public name of numpy.ndarray falls back to NumPy.

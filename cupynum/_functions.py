@@ -8,7 +8,7 @@ import operator
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index
 
-from . import _core, _fallback
+from . import _core, _fallback, _ufunc
 from ._array_api import _numpy_call, _reshape, _to_numpy_tree, _transpose, _wrap_tree, ndarray
 
 
@@ -16,70 +16,9 @@ def _asarray(a):
     return a if isinstance(a, ndarray) else _core.from_any(a)
 
 
-# ---- element-wise functions from the op table ---------------------------------------------------
+# ---- ufunc objects: cupynum/_ufunc.py (one cupynum.ufunc per NumPy ufunc) ------------------------
 
-def _make_ufunc(name):
-    nin, nout = getattr(_np, name).nin, getattr(_np, name).nout
-
-    def f(*args, out=None, **kwargs):
-        if len(args) != nin:
-            if len(args) < nin:   # NumPy's TypeError
-                return _ufunc_general(getattr(_np, name), "__call__", args, kwargs)
-            if len(args) > nin + nout:
-                raise TypeError(f"{name}() takes from {nin} to {nin + nout} positional arguments "
-                                f"but {len(args)} were given")
-            if out is not None:
-                raise TypeError("cannot specify 'out' as both a positional and keyword argument")
-            args, out = args[:nin], args[nin:]   # NumPy: trailing positionals are outputs
-        if isinstance(out, tuple):
-            if len(out) != nout:
-                raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
-            if nout == 1:
-                out = out[0]
-            elif all(o is None for o in out):
-                out = None
-        elif nout > 1 and out is not None:
-            out = (out,) + (None,) * (nout - 1)
-        native_out = out is None or isinstance(out, ndarray) or (
-            isinstance(out, tuple) and all(o is None or isinstance(o, ndarray) for o in out))
-        if kwargs or not native_out:
-            if out is not None:
-                kwargs["out"] = out
-            return _ufunc_general(getattr(_np, name), "__call__", args, kwargs)
-        r = _core.ufunc(name, args, out)
-        if r is NotImplemented:
-            raise TypeError(f"operand type(s) all returned NotImplemented from __array_ufunc__ for "
-                            f"ufunc {name!r}")
-        return r
-    f.__name__ = name
-    f.__qualname__ = name
-    f.__doc__ = getattr(_np, name).__doc__
-    try:
-        f.__signature__ = inspect.signature(getattr(_np, name))   # NumPy's parameters
-    except (TypeError, ValueError):
-        pass
-    return f
-
-
-UFUNC_NAMES = ("add subtract multiply divide floor_divide remainder fmod divmod power float_power "
-               "maximum minimum fmax fmin gcd lcm heaviside copysign nextafter ldexp hypot arctan2 "
-               "logaddexp logaddexp2 bitwise_and bitwise_or bitwise_xor left_shift right_shift "
-               "invert bitwise_count equal not_equal less less_equal greater greater_equal "
-               "logical_and logical_or logical_xor logical_not isnan isinf isfinite signbit "
-               "negative positive absolute fabs sign conjugate square reciprocal floor ceil trunc "
-               "rint spacing modf frexp deg2rad rad2deg sqrt cbrt exp exp2 expm1 log log2 log10 "
-               "log1p sin cos tan arcsin arccos arctan sinh cosh tanh arcsinh arccosh "
-               "arctanh").split()
-ufuncs = {name: _make_ufunc(name) for name in UFUNC_NAMES}
-# NumPy's other names of the same ufuncs (ops.def's ALIAS lines).
-_ALIASES = {"true_divide": "divide", "mod": "remainder", "abs": "absolute", "bitwise_not": "invert",
-            "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
-            "bitwise_right_shift": "right_shift", "pow": "power", "conj": "conjugate",
-            "degrees": "rad2deg", "radians": "deg2rad", "asin": "arcsin", "acos": "arccos",
-            "atan": "arctan", "atan2": "arctan2", "asinh": "arcsinh", "acosh": "arccosh",
-            "atanh": "arctanh"}
-for _alias, _name in _ALIASES.items():
-    ufuncs[_alias] = ufuncs[_name]
+ufuncs = {n: u for n, u in _ufunc.ufuncs.items() if n != "matmul"}   # matmul: the function below
 
 
 def _ufunc_general(ufunc, method, inputs, kwargs):
@@ -98,118 +37,13 @@ def _ufunc_general(ufunc, method, inputs, kwargs):
     return _wrap_tree(getattr(ufunc, method)(*_to_numpy_tree(inputs), **_to_numpy_tree(kwargs)))
 
 
-# ---- reductions ---------------------------------------------------------------------------------
+# ---- reductions and statistics: cupynum/_reductions.py ----------------------------------------------
 
-def _axes(axis, ndim):
-    if axis is None:
-        return tuple(range(ndim))
-    if isinstance(axis, (tuple, list)):
-        axes = tuple(normalize_axis_index(operator.index(a), ndim) for a in axis)
-        if len(set(axes)) != len(axes):
-            raise ValueError("duplicate value in 'axis'")
-        return axes
-    return (normalize_axis_index(operator.index(axis), ndim),)
-
-
-def _sum_dtype(dt):
-    """add/multiply.reduce's default accumulator: small integers widen to the platform integer."""
-    if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):
-        return _np.dtype(_np.int64)
-    if dt.kind == "u" and dt.itemsize < 8:
-        return _np.dtype(_np.uint64)
-    return dt
-
-
-def _finish(r, a, axes, keepdims, out):
-    if keepdims:
-        r = _core.reshape(r, tuple(1 if d in axes else n for d, n in enumerate(a.shape)))
-    if out is not None:
-        if not isinstance(out, ndarray):
-            raise TypeError("out must be a cupynum.ndarray")
-        if out.shape != r.shape:
-            raise ValueError(f"output parameter for reduction operation has the wrong shape "
-                             f"{out.shape}, expected {r.shape}")
-        _core.assign(out, r)
-        return out
-    if r.ndim == 0:
-        return _core.to_scalar(r)
-    return r
-
-
-def _reduction(name, default_dtype):
-    def reduce(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-        if kwargs:
-            np_name = {"add": "sum", "multiply": "prod", "maximum": "max", "minimum": "min"}[name]
-            kwargs.update(axis=axis, keepdims=keepdims)
-            if dtype is not None:   # numpy.max/min take no dtype
-                kwargs["dtype"] = dtype
-            if out is not None:
-                kwargs["out"] = out
-            return _numpy_call(getattr(_np, np_name), (a,), kwargs)
-        a = _asarray(a)
-        axes = _axes(axis, a.ndim)
-        acc = _np.dtype(dtype) if dtype is not None else default_dtype(a.dtype)
-        return _finish(_core.reduce(name, a, axes, acc), a, axes, keepdims, out)
-    return reduce
-
-
-sum = _reduction("add", _sum_dtype)
-prod = _reduction("multiply", _sum_dtype)
-_max = _reduction("maximum", lambda dt: dt)
-_min = _reduction("minimum", lambda dt: dt)
-
-
-def max(a, axis=None, out=None, keepdims=False, **kwargs):
-    return _max(a, axis=axis, out=out, keepdims=keepdims, **kwargs)
-
-
-def min(a, axis=None, out=None, keepdims=False, **kwargs):
-    return _min(a, axis=axis, out=out, keepdims=keepdims, **kwargs)
-
-
-amax = max
-amin = min
-
-
-def mean(a, axis=None, dtype=None, out=None, keepdims=False, **kwargs):
-    if kwargs:
-        kwargs.update(axis=axis, dtype=dtype, keepdims=keepdims)
-        if out is not None:
-            kwargs["out"] = out
-        return _numpy_call(_np.mean, (a,), kwargs)
-    a = _asarray(a)
-    axes = _axes(axis, a.ndim)
-    count = 1
-    for d in axes:
-        count *= a.shape[d]
-    if count == 0:
-        import warnings
-        warnings.warn("Mean of empty slice.", RuntimeWarning, stacklevel=2)
-    f16 = False
-    if dtype is None:
-        if a.dtype.kind in "biu":
-            dtype = _np.float64
-        elif a.dtype == _np.float16:
-            dtype, f16 = _np.float32, True
-    s = _core.reduce("add", a, axes, _np.dtype(dtype) if dtype is not None else a.dtype)
-    if keepdims:
-        s = _core.reshape(s, tuple(1 if d in axes else n for d, n in enumerate(a.shape)))
-    if s.ndim == 0 and out is None:
-        r = _core.to_scalar(s)
-        with _np.errstate(divide="ignore", invalid="ignore"):
-            r = r.dtype.type(r / count)
-        return a.dtype.type(r) if f16 else r
-    with _np.errstate(divide="ignore", invalid="ignore"):
-        if s.dtype.kind in "fc":
-            s = _core.ufunc("divide", (s, count), s)
-        else:   # NumPy divides in place with casting='unsafe'
-            _core.assign(s, _core.ufunc("divide", (s, count)))
-    if f16:
-        s = _core.cast(s, _np.float16)
-    if out is not None:
-        _core.assign(out, s)
-        return out
-    return s
+from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero,  # noqa: E402,F401
+                          cumprod, cumsum, max, mean, min, nanargmax, nanargmin, nancumprod,
+                          nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
+                          prod, ptp, std, sum, var)
+from . import _reductions  # noqa: E402
 
 
 def _method(f):
@@ -313,68 +147,22 @@ def dot(a, b, out=None):
 
 # ---- NumPy protocols --------------------------------------------------------------------------------
 
-_REDUCE_METHODS = {"add": "add", "multiply": "multiply", "maximum": "maximum", "minimum": "minimum"}
-
-
 def _array_ufunc(self, ufunc, method, *inputs, **kwargs):
     return _ufunc_dispatch(ufunc, method, inputs, kwargs)
 
 
 def _ufunc_dispatch(ufunc, method, inputs, kwargs):
-    """A ufunc call or ufunc method: native where the op table has it (NumPy helping silently
-    with arguments the native path does not take); otherwise a fallback the caller's caller
-    asked for (warns once)."""
-    name = ufunc.__name__
+    """`numpy.<ufunc>.<method>(...)` with a cupynum operand: the cupynum.ufunc of the same name
+    runs it (native where the op table has the op; otherwise NumPy computes, warning once)."""
+    if ufunc is _np.matmul and method == "__call__":
+        return matmul(*inputs, **kwargs)
+    u = _ufunc.for_numpy(ufunc)
+    if not u._native:
+        q = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else "." + method)
+        _fallback.note(q, 2)
     if method == "__call__":
-        if name == "matmul":
-            return matmul(*inputs, **kwargs)
-        f = ufuncs.get(name)
-        if f is not None:
-            return f(*inputs, **kwargs)
-    elif method == "reduce" and name in _REDUCE_METHODS and len(inputs) == 1:
-        red = {"add": sum, "multiply": prod, "maximum": _max, "minimum": _min}[name]
-        allowed = {"axis", "dtype", "out", "keepdims"}
-        if set(kwargs) <= allowed:
-            kwargs = dict(kwargs)
-            axis = kwargs.pop("axis", 0)
-            out = kwargs.pop("out", None)
-            if isinstance(out, tuple):
-                out = out[0]
-            return red(inputs[0], axis=axis, out=out, **kwargs)
-        return _ufunc_general(ufunc, method, inputs, kwargs)
-    q = f"numpy.{name}" + ("" if method == "__call__" else "." + method)
-    _fallback.note(q, 2)
-    return _fallback.call(q, getattr(ufunc, method), inputs, kwargs)
-
-
-def _ufunc_method(name, method):
-    """`cupynum.add.reduce` and friends on the native ufuncs."""
-    npf = getattr(_np, name)
-
-    if method == "reduce":
-        def m(array, axis=0, dtype=None, out=None, keepdims=False, **kwargs):
-            kwargs.update(axis=axis, keepdims=keepdims)
-            if dtype is not None:
-                kwargs["dtype"] = dtype
-            if out is not None:
-                kwargs["out"] = out
-            return _ufunc_dispatch(npf, method, (array,), kwargs)
-    else:
-        def m(*args, **kwargs):
-            return _ufunc_dispatch(npf, method, args, kwargs)
-    m.__name__ = method
-    m.__qualname__ = f"{name}.{method}"
-    m.__doc__ = getattr(npf, method).__doc__
-    return m
-
-
-def _ufunc_attributes():
-    for name, f in ufuncs.items():
-        npf = getattr(_np, name)
-        for method in ("reduce", "accumulate", "reduceat", "outer", "at"):
-            setattr(f, method, _ufunc_method(npf.__name__, method))
-        for attr in ("nin", "nout", "nargs", "ntypes", "types", "identity", "signature"):
-            setattr(f, attr, getattr(npf, attr))
+        return u(*inputs, **kwargs)
+    return getattr(u, method)(*inputs, **kwargs)
 
 
 _IMPLEMENTED = {}
@@ -382,17 +170,13 @@ _IMPLEMENTED = {}
 
 def _register_array_functions(namespace):
     """Map NumPy's functions to cupynum's where cupynum implements them natively."""
-    names = ("sum prod min max amin amax mean reshape ravel transpose broadcast_to shape ndim size "
+    names = ("reshape ravel transpose broadcast_to shape ndim size "
              "matmul dot copy zeros_like ones_like empty_like full_like array asarray "
-             "ascontiguousarray").split()
+             "ascontiguousarray").split() + list(_reductions.NAMES)
     for n in names:
         npf = getattr(_np, n, None)
         if npf is not None and n in namespace:
             _IMPLEMENTED[npf] = namespace[n]
-    for n, f in ufuncs.items():
-        npf = getattr(_np, n, None)
-        if npf is not None:
-            _IMPLEMENTED[npf] = f
     _IMPLEMENTED[_np.linalg.matmul] = matmul
 
 
@@ -403,7 +187,5 @@ def _array_function(self, func, types, args, kwargs):
     # Not native: NumPy computes on the gathered data, results come back (warns once).
     return _fallback.array_function(func, args, kwargs)
 
-
-_ufunc_attributes()
 
 _ = builtins  # builtins.sum/min/max stay reachable as builtins.*

@@ -27,28 +27,33 @@ import types
 import numpy as np
 
 import cupynum
-from cupynum import _fallback
+from cupynum import _core, _fallback
 
 # Native functions (NumPy names, e.g. "numpy.add", "numpy.ndarray.sum") that run partitioned.
 DISTRIBUTED = frozenset(
     # element-wise ufuncs: every op of the table (csrc/runtime/ops.def) and its aliases runs
     # owner-computes over tiles, halos exchanged -- except the two-output ops, which are computed
     # on gathered copies under MPI (see the note below)
-    ["numpy." + n for n in cupynum._core.op_names() if n not in ("divmod", "modf", "frexp")]
+    ["numpy." + n for n in cupynum._core.op_names() if n not in ("divmod", "modf", "frexp", "where")]
     + ["numpy." + n for n in (
-        # reductions: local reduce, then every rank combines the partials
-        "amax amin max mean min prod sum "
+        # reductions: local reduce, then every rank combines the partials; the statistics are
+        # element-wise ops and such reductions (where= masks through the select op)
+        "all amax amin any average count_nonzero max mean min nanmax nanmean nanmin nanprod "
+        "nanstd nansum nanvar prod ptp std sum var "
         # creation: each rank fills or keeps its own tiles
         "arange array asanyarray asarray ascontiguousarray copy empty empty_like full full_like "
         "linspace ones ones_like zeros zeros_like "
         # views of distributed arrays
         "broadcast_to transpose").split()]
     + ["numpy.ndarray." + n for n in
-       "T astype copy fill imag max mean min mT prod real sum swapaxes transpose".split()]
+       "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
+       "var".split()]
     + ["numpy.random." + n for n in
        "normal rand randn random random_sample ranf sample standard_normal uniform".split()])
-# Native but not partitioned: computed on gathered copies under MPI (matrix products, the
-# two-output ufuncs divmod/modf/frexp), or views
+# Native but not partitioned: computed on gathered copies under MPI (matrix products; the
+# two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; scans: cumsum,
+# cumprod, ufunc.accumulate; reductions of ops other than add/multiply/maximum/minimum, e.g.
+# subtract.reduce), or views
 # through a flat alias (ravel/reshape that merge dimensions, eye's diagonal): correct on every
 # rank, not distributed work.
 # Native functions with a CUDA kernel that runs on the device.
@@ -113,6 +118,8 @@ def _kind(npobj):
 def _status(cpobj, npobj):
     if _fallback.is_fallback(cpobj):
         return FALLBACK
+    if isinstance(cpobj, _core.ufunc_type) and not cpobj._native:
+        return FALLBACK   # a cupynum.ufunc whose op the table lacks: NumPy computes
     if cpobj is npobj:
         return OWN
     return NATIVE

@@ -345,10 +345,19 @@ NDARRAY_CASES = {
 }
 
 
-def _compare(got, expected):
+# Cases that became native reductions: their float sums may add in another order (tiles on
+# several ranks), so they compare to rounding.
+# Native since the ufunc issue: computed by cupynum's kernels (vectorized transcendentals within a
+# few ulp of NumPy's libm, statistics by their own summation order), so compared with a tolerance.
+NATIVE_NOW = {"var", "std", "average", "cumsum", "argmax", "sinh", "arctan2", "hypot", "logaddexp"}
+
+
+def _compare(got, expected, name=None):
     if isinstance(expected, numpy.ndarray) and expected.dtype.kind not in "biufc":
         assert type(got) is numpy.ndarray
         numpy.testing.assert_array_equal(got, expected)
+    elif name in NATIVE_NOW:
+        check(got, expected, rtol=1e-12, atol=1e-12)
     else:
         check(got, expected)   # exact: NumPy ran on the same data
 
@@ -356,7 +365,7 @@ def _compare(got, expected):
 @pytest.mark.parametrize("name", sorted(MODULE_CASES))
 def test_module_fallback_matches_numpy(name):
     f = MODULE_CASES[name]
-    _compare(f(cupynum, data(cupynum)), f(numpy, data(numpy)))
+    _compare(f(cupynum, data(cupynum)), f(numpy, data(numpy)), name)
 
 
 @pytest.mark.parametrize("name", sorted(LINALG_CASES))
@@ -374,7 +383,7 @@ def test_fft_fallback_matches_numpy(name):
 @pytest.mark.parametrize("name", sorted(NDARRAY_CASES))
 def test_ndarray_fallback_matches_numpy(name):
     f = NDARRAY_CASES[name]
-    _compare(f(data(cupynum)), f(data(numpy)))
+    _compare(f(data(cupynum)), f(data(numpy)), name)
 
 
 # Every function of numpy, numpy.linalg and numpy.fft that falls back, called with a few simple
@@ -582,7 +591,7 @@ def test_numpy_functions_on_cupynum_arrays():
     check(numpy.unique(d["v"], return_inverse=True), numpy.unique(nd["v"], return_inverse=True))
     check(numpy.interp(d["q"], d["x"], d["y"]), numpy.interp(nd["q"], nd["x"], nd["y"]))
     check(numpy.median(d["m"]), numpy.median(nd["m"]))
-    check(numpy.arctan2(d["y"], d["x"]), numpy.arctan2(nd["y"], nd["x"]))
+    check(numpy.arctan2(d["y"], d["x"]), numpy.arctan2(nd["y"], nd["x"]), rtol=1e-14)
     check(numpy.add.accumulate(d["v"]), numpy.add.accumulate(nd["v"]))
     check(numpy.ones(3, like=d["x"]), numpy.ones(3))
     n, c = both(numpy.arange(5.0))
@@ -639,7 +648,6 @@ def test_warns_once_naming_the_function(fresh):
     (lambda a: numpy.linalg.det(a), "cupynum.linalg.det"),
     (lambda a: numpy.vecdot(a, a), "cupynum.vecdot"),
     (lambda a: cupynum.matvec(a, a[0]), "cupynum.matvec"),
-    (lambda a: cupynum.add.accumulate(a), "cupynum.add.accumulate"),
     (lambda a: cupynum.random.randint(0, 3, 2), "cupynum.random.randint"),
     (lambda a: cupynum.random.default_rng(0).integers(3), "cupynum.random.Generator.integers"),
     (lambda a: cupynum.r_[a, a], "cupynum.r_"),
@@ -677,9 +685,9 @@ def test_error(fresh):
 def test_policy_is_read_at_call_time(fresh):
     a = cupynum.arange(3.0)
     fresh.setenv("CUPYNUM_FALLBACK", "silent")
-    assert _fallback_warnings(lambda: cupynum.ptp(a)) == []
+    assert _fallback_warnings(lambda: cupynum.kron(a, a)) == []
     fresh.setenv("CUPYNUM_FALLBACK", "warn")
-    assert len(_fallback_warnings(lambda: cupynum.ptp(a))) == 1
+    assert len(_fallback_warnings(lambda: cupynum.kron(a, a))) == 1
 
 
 def test_bad_policy(fresh):

@@ -75,7 +75,7 @@
                        (CPN_OP_##E == CPN_OP_FLOOR_DIVIDE || CPN_OP_##E == CPN_OP_DIVMOD) && \
                        b == (T)-1) {                                                      \
                 int64_t a = (int64_t) * (const T *)(args[IA] + i * st[IA]);               \
-                if (a == (int64_t)((uint64_t)-1 << (8 * sizeof(T) - 1))) f |= CPN_FPE_OVERFLOW; \
+                if (a == (int64_t)((uint64_t)-1 << ((8 * sizeof(T) - 1) & 63))) f |= CPN_FPE_OVERFLOW; \
             }                                                                             \
         }                                                                                 \
         if (f) __atomic_fetch_or(&ctx->fpe, f, __ATOMIC_RELAXED);                         \
@@ -143,6 +143,24 @@
             *(TO *)(args[2] + i * st[2]) =                                                \
                 cpn_##FN##_##S(*(const T *)(args[0] + i * st[0]),                         \
                                *(const T *)(args[1] + i * st[1]), (T1 *)(args[3] + i * st[3])); \
+    }
+
+/* The one ternary op, where: a bool condition selects between two operands of the loop dtype. */
+#define LOOP_3_1(DTE, S, T, CLS, E, FN, IN1, O1)                                          \
+    LOOP_ATTR static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,      \
+                                struct cpn_kctx *ctx)                                     \
+    {                                                                                     \
+        (void)ctx;                                                                        \
+        if (st[0] == 1 && st[1] == sizeof(T) && st[2] == sizeof(T) && st[3] == sizeof(T)) { \
+            const _Bool *c = (const _Bool *)args[0];                                      \
+            const T *a = (const T *)args[1], *b = (const T *)args[2];                     \
+            T *o = (T *)args[3];                                                          \
+            for (int64_t i = 0; i < n; i++) o[i] = c[i] ? a[i] : b[i];                    \
+        } else {                                                                          \
+            for (int64_t i = 0; i < n; i++)                                               \
+                *(T *)(args[3] + i * st[3]) = *(const _Bool *)(args[0] + i * st[0])       \
+                    ? *(const T *)(args[1] + i * st[1]) : *(const T *)(args[2] + i * st[2]); \
+        }                                                                                 \
     }
 
 #define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT) CPN_DTYPES_##DTS(LOOP_##NIN##_##NOUT, E, FN, IN1, O1)

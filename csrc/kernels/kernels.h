@@ -69,13 +69,33 @@ void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream
 void cpn_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 
 /* Reduce `in` (ndim, shape, byte strides, dtype in_dt) over the dimensions set in `axes` with
- * element-wise op `code` (add, multiply, maximum, minimum), accumulating in dtype acc_dt, into
- * `out` (byte strides ostrides over the kept dimensions, in order, dtype acc_dt).  Empty
- * reductions write the identity; the caller rejects those without one.  Local. */
+ * binary element-wise op `code` (any op whose loop maps acc_dt to acc_dt; add, multiply, maximum
+ * and minimum have fast folds), accumulating in dtype acc_dt, into `out` (byte strides ostrides
+ * over the kept dimensions, in order, dtype acc_dt).  `initial` (an acc_dt value, or NULL) starts
+ * every accumulator; without it add/multiply start from 0/1 and other ops from the first element,
+ * folding in C order (so non-reorderable ops such as subtract reduce as NumPy's along one axis).
+ * Empty reductions without `initial` write 0/1 for add/multiply; the caller rejects the others.
+ * Returns CPN_ERR_VALUE when the op's loop met a value error (integer negative power).  Local. */
 enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, enum cpn_dtype acc_dt,
                                   const char *in, int ndim, const int64_t *shape,
                                   const int64_t *strides, uint64_t axes, char *out,
-                                  const int64_t *ostrides);
+                                  const int64_t *ostrides, const void *initial);
+
+/* argmax (code MAXIMUM) or argmin (MINIMUM) of `in` over the dimensions set in `axes`: the int64
+ * C-order index over the reduced dimensions of the first extreme element, the first NaN where
+ * there is one (NumPy's rule; complex ordering lexicographic).  The reduced extent must be
+ * non-empty.  Local. */
+enum cpn_status cpn_kernel_argreduce(enum cpn_opcode code, enum cpn_dtype dt, const char *in,
+                                     int ndim, const int64_t *shape, const int64_t *strides,
+                                     uint64_t axes, char *out, const int64_t *ostrides);
+
+/* Inclusive scan (ufunc.accumulate) of binary op `code` along dimension `axis`:
+ * out[..., i, ...] = code(out[..., i-1, ...], in[..., i, ...]), out[..., 0, ...] = in[..., 0, ...].
+ * in and out have dtype dt and the same shape (byte strides each); in may be out.  Returns
+ * CPN_ERR_VALUE when the loop met a value error.  Local. */
+enum cpn_status cpn_kernel_scan(enum cpn_opcode code, enum cpn_dtype dt, const char *in,
+                                const int64_t *istrides, char *out, const int64_t *ostrides,
+                                int ndim, const int64_t *shape, int axis);
 
 /* C[m,n] = A[m,k] @ B[k,n] on strided operands of dtype dt.  Local. */
 enum cpn_status cpn_kernel_matmul(enum cpn_dtype dt, const char *a, const int64_t *as,

@@ -1,4 +1,5 @@
-/* reduce.c: reductions (add, multiply, maximum, minimum) over any set of axes of a strided input.
+/* reduce.c: reductions (any binary op of the table; add, multiply, maximum and minimum with fast
+ * folds) and argmax/argmin over any set of axes of a strided input.
  *
  * The input is walked in runs along its innermost reduced dimension; each run is converted in
  * blocks to the accumulator dtype (NumPy's buffered casting: sum(bool) counts in int64 without an
@@ -23,7 +24,7 @@ typedef void (*fold_fn)(void *acc, const void *buf, int64_t n);
     static T pairwise_##S(const T *a, int64_t n)                                          \
     {                                                                                     \
         if (n < 8) {                                                                      \
-            T r = (T)0;                                                                   \
+            T r = -(T)0;   /* -0.0: a sum of negative zeros stays -0.0, as NumPy's */      \
             for (int64_t i = 0; i < n; i++) r += a[i];                                    \
             return r;                                                                     \
         }                                                                                 \
@@ -112,8 +113,27 @@ struct rgeom {
     enum cpn_dtype in_dt, acc_dt;
     size_t acc_size;
     cpn_loop_fn cast;              /* NULL when runs can be folded in place */
-    fold_fn fold;
+    fold_fn fold;                  /* NULL: fold through the op's element-wise loop */
+    cpn_loop_fn loop;              /* the op's element-wise loop on acc_dt */
+    enum cpn_opcode code;
+    const void *initial;           /* NULL or the starting value (acc_dt) */
+    int err;                       /* set when the loop met a value error */
 };
+
+/* acc = op(acc, buf[i]) for i in order.  Ops without a fast fold run their element-wise loop with
+ * the accumulator at stride 0 (the strided path, which reads acc afresh each element). */
+static void do_fold(struct rgeom *g, void *acc, const void *buf, int64_t n)
+{
+    if (g->fold) {
+        g->fold(acc, buf, n);
+        return;
+    }
+    char *args[3] = {(char *)acc, (char *)buf, (char *)acc};
+    int64_t st[3] = {0, (int64_t)g->acc_size, 0};
+    struct cpn_kctx ctx = {0};
+    g->loop(args, st, n, &ctx);
+    if (ctx.err) __atomic_store_n(&g->err, 1, __ATOMIC_RELAXED);
+}
 
 static const char *kept_origin(const struct rgeom *g, int64_t o)
 {
@@ -137,12 +157,18 @@ static char *kept_output(const struct rgeom *g, char *out, const int64_t *okstri
 
 /* Fold reduced elements [rb, re) (C order over the reduced dimensions) of the input origin `base`
  * into *acc. */
-static void fold_range(const struct rgeom *g, const char *base, int64_t rb, int64_t re, void *acc)
+static void fold_range(struct rgeom *g, const char *base, int64_t rb, int64_t re, void *acc)
 {
-    _Alignas(64) unsigned char buf[BLOCK * 16];
+    /* Runs are gathered (and cast) into a buffer of BUFN elements folded at once, so short runs
+     * of a strided view still sum pairwise in large groups (NumPy's buffered iterator); a
+     * contiguous run in the accumulator dtype at least BUFN long folds in place, whole. */
+    enum { BUFN = 8 * BLOCK };
+    _Alignas(64) unsigned char buf[BUFN * 16];
     const int last = g->nr - 1;
     const int64_t inner = g->rshape[last], ist = g->rstride[last];
-    int64_t r = rb;
+    const int64_t asz = (int64_t)g->acc_size;
+    cpn_loop_fn copy = g->cast ? g->cast : cpn_kernel_cast(g->acc_dt, g->acc_dt);
+    int64_t fill = 0, r = rb;
     while (r < re) {
         int64_t q = r / inner, i0 = r % inner;
         const char *p = base + i0 * ist;
@@ -151,46 +177,60 @@ static void fold_range(const struct rgeom *g, const char *base, int64_t rb, int6
             q /= g->rshape[d];
         }
         int64_t run = inner - i0 < re - r ? inner - i0 : re - r;
-        for (int64_t done = 0; done < run;) {
-            int64_t len = run - done < BLOCK ? run - done : BLOCK;
-            const char *src = p + done * ist;
-            if (g->cast) {
-                char *args[2] = {(char *)src, (char *)buf};
-                int64_t st[2] = {ist, (int64_t)g->acc_size};
-                g->cast(args, st, len, NULL);
-                g->fold(acc, buf, len);
-            } else {
-                g->fold(acc, src, len);
+        if (!g->cast && run >= BUFN) {
+            do_fold(g, acc, p, run);
+        } else {
+            for (int64_t done = 0; done < run;) {
+                int64_t len = run - done < BUFN - fill ? run - done : BUFN - fill;
+                char *args[2] = {(char *)p + done * ist, (char *)buf + fill * asz};
+                int64_t st[2] = {ist, asz};
+                copy(args, st, len, NULL);
+                fill += len;
+                done += len;
+                if (fill == BUFN) {
+                    do_fold(g, acc, buf, fill);
+                    fill = 0;
+                }
             }
-            done += len;
         }
         r += run;
     }
+    if (fill) do_fold(g, acc, buf, fill);
 }
 
-static void set_identity(enum cpn_opcode code, enum cpn_dtype dt, void *acc, const struct rgeom *g,
-                         const char *base)
+/* Start accumulator acc: the initial value, 0 or 1 for add/multiply, else the first reduced
+ * element at `base`.  Returns the first reduced index still to fold (1 when the first element
+ * started it, except for maximum/minimum, whose refold of it is harmless and keeps the split
+ * path simple). */
+static int64_t start_acc(const struct rgeom *g, void *acc, const char *base)
 {
     memset(acc, 0, 16);
-    if (code == CPN_OP_ADD) return;
+    if (g->initial) {
+        memcpy(acc, g->initial, g->acc_size);
+        return 0;
+    }
+    enum cpn_opcode code = g->code;
+    enum cpn_dtype dt = g->acc_dt;
+    if (code == CPN_OP_ADD) return 0;   /* +0.0, as NumPy's sum without initial */
     if (code == CPN_OP_MULTIPLY) {
         int64_t one = 1;
         char *args[2] = {(char *)&one, acc};
         int64_t st[2] = {0, 0};
         cpn_kernel_cast(CPN_DTYPE_INT64, dt)(args, st, 1, NULL);
-        return;
+        return 0;
     }
-    /* maximum/minimum start from the first element (the caller rejects empty reductions). */
+    /* Other ops start from the first element (the caller rejects empty reductions). */
     char *args[2] = {(char *)base, acc};
     int64_t st[2] = {0, 0};
     cpn_kernel_cast(g->in_dt, dt)(args, st, 1, NULL);
+    return code == CPN_OP_MAXIMUM || code == CPN_OP_MINIMUM ? 0 : 1;
 }
 
 /* Reductions that keep the input's innermost dimension (sum(axis=0) of a C-ordered matrix): the
  * output row is the accumulator, and each reduced index folds one input row into it with the
  * op's element-wise loop, streaming memory contiguously (NumPy's order, too).  Rows are cut in
  * blocks so that casts go through a small buffer and threads share the work. */
-static void reduce_rows(enum cpn_opcode code, const struct rgeom *g, char *out,
+static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
                         const int64_t *okstride)
 {
     const int last = g->nk - 1;
@@ -214,9 +254,9 @@ static void reduce_rows(enum cpn_opcode code, const struct rgeom *g, char *out,
             q /= g->kshape[d];
         }
         int64_t first = 0;
-        if (code == CPN_OP_ADD || code == CPN_OP_MULTIPLY) {
+        if (g->initial || code == CPN_OP_ADD || code == CPN_OP_MULTIPLY) {
             _Alignas(16) unsigned char ident[16];
-            set_identity(code, g->acc_dt, ident, g, base);
+            start_acc(g, ident, base);
             char *a[2] = {(char *)ident, dst};
             int64_t st[2] = {0, ost};
             cpn_kernel_cast(g->acc_dt, g->acc_dt)(a, st, len, NULL);
@@ -243,7 +283,9 @@ static void reduce_rows(enum cpn_opcode code, const struct rgeom *g, char *out,
             }
             char *a[3] = {dst, src, dst};
             int64_t st[3] = {ost, sst, ost};
-            combine(a, st, len, NULL);
+            struct cpn_kctx ctx = {0};
+            combine(a, st, len, &ctx);
+            if (ctx.err) __atomic_store_n(&g->err, 1, __ATOMIC_RELAXED);
         }
     }
 }
@@ -251,7 +293,7 @@ static void reduce_rows(enum cpn_opcode code, const struct rgeom *g, char *out,
 enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, enum cpn_dtype acc_dt,
                                   const char *in, int ndim, const int64_t *shape,
                                   const int64_t *strides, uint64_t axes, char *out,
-                                  const int64_t *ostrides)
+                                  const int64_t *ostrides, const void *initial)
 {
     struct rgeom g;
     memset(&g, 0, sizeof g);
@@ -259,8 +301,13 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
     g.in_dt = in_dt;
     g.acc_dt = acc_dt;
     g.acc_size = cpn_dtype_size(acc_dt);
+    g.code = code;
+    g.initial = initial;
     g.fold = fold_for(code, acc_dt);
-    if (!g.fold) return cpn_error(CPN_ERR_TYPE, "no reduction for op %d on %s", code, cpn_dtype_name(acc_dt));
+    g.loop = cpn_kernel_elementwise(code, acc_dt);
+    if (!g.loop || cpn_op_info(code)->nin != 2 || cpn_op_info(code)->nout != 1 || cpn_op_out_dtype(code, 0, acc_dt) != acc_dt)
+        return cpn_error(CPN_ERR_TYPE, "no reduction for %s on %s", cpn_op_info(code)->name,
+                         cpn_dtype_name(acc_dt));
     int64_t okstride[CPN_MAXDIM];
     int nko = 0;
     g.nred = 1;
@@ -277,6 +324,20 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
         }
     }
     if (g.nr == 0) { g.rshape[0] = 1; g.rstride[0] = 0; g.nr = 1; }
+    /* Merge reduced dimensions laid out contiguously one inside the other (C order is kept), so
+     * that the sum of a contiguous matrix is one pairwise run, as NumPy's coalesced iterator. */
+    int m = 0;
+    for (int d = 1; d < g.nr; d++) {
+        if (g.rstride[m] == g.rstride[d] * g.rshape[d]) {
+            g.rshape[m] *= g.rshape[d];
+            g.rstride[m] = g.rstride[d];
+        } else {
+            m++;
+            g.rshape[m] = g.rshape[d];
+            g.rstride[m] = g.rstride[d];
+        }
+    }
+    g.nr = m + 1;
     int64_t nout = 1;
     for (int d = 0; d < g.nk; d++) nout *= g.kshape[d];
     if (nout == 0) return CPN_OK;
@@ -291,39 +352,129 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
             int64_t rs = g.rstride[d] < 0 ? -g.rstride[d] : g.rstride[d];
             if (rs < kst && g.rshape[d] > 1) rows = 0;
         }
-        if (rows && cpn_kernel_elementwise(code, acc_dt)) {
+        if (rows) {
             reduce_rows(code, &g, out, okstride);
-            return CPN_OK;
+            return g.err ? cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.")
+                         : CPN_OK;
         }
     }
 
     int nth = cpn_kernel_threads();
     if (nout * g.nred < 32768) nth = 1;
-    if (nout >= nth) {
+    /* Only the associative fast folds split one output's reduced space over threads. */
+    if (nout >= nth || !g.fold) {
 #pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1)
         for (int64_t o = 0; o < nout; o++) {
             _Alignas(16) unsigned char acc[16];
             const char *base = kept_origin(&g, o);
-            set_identity(code, acc_dt, acc, &g, base);
-            if (g.nred) fold_range(&g, base, 0, g.nred, acc);
+            int64_t first = start_acc(&g, acc, base);
+            if (g.nred > first) fold_range(&g, base, first, g.nred, acc);
             memcpy(kept_output(&g, out, okstride, o), acc, g.acc_size);
         }
-        return CPN_OK;
+        return g.err ? cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.")
+                     : CPN_OK;
     }
     /* Few outputs: split the reduced space and combine the partial results in order. */
     for (int64_t o = 0; o < nout; o++) {
         _Alignas(16) unsigned char part[64][16];
         const char *base = kept_origin(&g, o);
         if (nth > 64) nth = 64;
+        const void *init = g.initial;
 #pragma omp parallel for num_threads(nth) schedule(static)
         for (int t = 0; t < nth; t++) {
-            set_identity(code, acc_dt, part[t], &g, base);
-            fold_range(&g, base, g.nred * t / nth, g.nred * (t + 1) / nth, part[t]);
+            struct rgeom gt = g;      /* the initial value starts partial 0 only */
+            if (t > 0) gt.initial = NULL;
+            (void)init;
+            start_acc(&gt, part[t], base);
+            fold_range(&gt, base, g.nred * t / nth, g.nred * (t + 1) / nth, part[t]);
         }
         _Alignas(16) unsigned char acc[16];
         memcpy(acc, part[0], 16);
         for (int t = 1; t < nth; t++) g.fold(acc, part[t], 1);
         memcpy(kept_output(&g, out, okstride, o), acc, g.acc_size);
     }
+    return CPN_OK;
+}
+
+/* ---- argmax / argmin ------------------------------------------------------------------------- */
+
+/* The first extreme (or first NaN) over the reduced space of output origin `base`. */
+#define ARGFN(S, T, ISNAN, GT)                                                            \
+    static int64_t arg_##S(const struct rgeom *g, const char *base, int mx)               \
+    {                                                                                     \
+        const int last = g->nr - 1;                                                       \
+        const int64_t inner = g->rshape[last], ist = g->rstride[last];                    \
+        T best = *(const T *)base;                                                        \
+        int64_t bi = 0;                                                                   \
+        if (ISNAN(best)) return 0;                                                        \
+        for (int64_t r0 = 0; r0 < g->nred; r0 += inner) {                                 \
+            const char *p = base;                                                         \
+            int64_t q = r0 / inner;                                                       \
+            for (int d = last - 1; d >= 0; d--) {                                         \
+                p += (q % g->rshape[d]) * g->rstride[d];                                  \
+                q /= g->rshape[d];                                                        \
+            }                                                                             \
+            for (int64_t i = 0; i < inner; i++) {                                         \
+                T v = *(const T *)(p + i * ist);                                          \
+                if (ISNAN(v)) return r0 + i;                                              \
+                if (mx ? GT(v, best) : GT(best, v)) {                                     \
+                    best = v;                                                             \
+                    bi = r0 + i;                                                          \
+                }                                                                         \
+            }                                                                             \
+        }                                                                                 \
+        return bi;                                                                        \
+    }
+#define NO_NAN(v) 0
+#define IS_NAN(v) ((v) != (v))
+#define GT_PLAIN(a, b) ((a) > (b))
+#define GT_C64(a, b) cpn_greater_c64(a, b)
+#define GT_C128(a, b) cpn_greater_c128(a, b)
+ARGFN(b, _Bool, NO_NAN, GT_PLAIN)
+#define ARG_INT(S, T) ARGFN(S, T, NO_NAN, GT_PLAIN)
+CPN_SINT_LIST(ARG_INT)
+CPN_UINT_LIST(ARG_INT)
+ARGFN(f16, _Float16, IS_NAN, GT_PLAIN)
+ARGFN(f32, float, IS_NAN, GT_PLAIN)
+ARGFN(f64, double, IS_NAN, GT_PLAIN)
+ARGFN(c64, float _Complex, IS_NAN, GT_C64)
+ARGFN(c128, double _Complex, IS_NAN, GT_C128)
+
+typedef int64_t (*arg_fn)(const struct rgeom *, const char *, int);
+static const arg_fn arg_table[CPN_DTYPE_COUNT] = {
+    arg_b, arg_i8, arg_u8, arg_i16, arg_u16, arg_i32, arg_u32, arg_i64, arg_u64,
+    arg_f16, arg_f32, arg_f64, arg_c64, arg_c128};
+
+enum cpn_status cpn_kernel_argreduce(enum cpn_opcode code, enum cpn_dtype dt, const char *in,
+                                     int ndim, const int64_t *shape, const int64_t *strides,
+                                     uint64_t axes, char *out, const int64_t *ostrides)
+{
+    struct rgeom g;
+    memset(&g, 0, sizeof g);
+    g.in = in;
+    g.nred = 1;
+    int64_t okstride[CPN_MAXDIM];
+    for (int d = 0; d < ndim; d++) {
+        if (axes >> d & 1) {
+            g.rshape[g.nr] = shape[d];
+            g.rstride[g.nr++] = strides[d];
+            g.nred *= shape[d];
+        } else {
+            okstride[g.nk] = ostrides[g.nk];
+            g.kshape[g.nk] = shape[d];
+            g.kstride[g.nk++] = strides[d];
+        }
+    }
+    if (g.nr == 0) { g.rshape[0] = 1; g.rstride[0] = 0; g.nr = 1; }
+    if (g.nred == 0) return cpn_error(CPN_ERR_VALUE, "attempt to get argmax of an empty sequence");
+    int64_t nout = 1;
+    for (int d = 0; d < g.nk; d++) nout *= g.kshape[d];
+    const arg_fn fn = arg_table[dt];
+    const int mx = code == CPN_OP_MAXIMUM;
+    int nth = cpn_kernel_threads();
+    if (nout * g.nred < 32768 || nout < nth) nth = 1;
+#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1)
+    for (int64_t o = 0; o < nout; o++)
+        *(int64_t *)kept_output(&g, out, okstride, o) = fn(&g, kept_origin(&g, o), mx);
     return CPN_OK;
 }

@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "comm.h"
 #include "dist.h"
+#include "kernels.h"
 #include "runtime.h"
 #include "vmath.h"
 
@@ -187,7 +188,7 @@ static PyObject *mod_ufunc(PyObject *m, PyObject *args)
     PyObject *operands, *out = Py_None;
     if (!PyArg_ParseTuple(args, "sO!|O", &name, &PyTuple_Type, &operands, &out)) return NULL;
     int code = cpn_op_lookup(name);
-    if (code < 0) return PyErr_Format(PyExc_KeyError, "%s", name);
+    if (code < 0 || code == CPN_OP_WHERE) return PyErr_Format(PyExc_KeyError, "%s", name);
     const struct cpn_op_info *info = cpn_op_info(code);
     if (PyTuple_GET_SIZE(operands) != info->nin)   /* NumPy's TypeError for a wrong arity */
         return PyErr_Format(PyExc_TypeError, "%s() takes from %d to %d positional arguments but %zd were given",
@@ -215,43 +216,168 @@ static PyObject *mod_has_op(PyObject *m, PyObject *name)
 {
     const char *s = PyUnicode_AsUTF8(name);
     if (!s) return NULL;
-    return PyBool_FromLong(cpn_op_lookup(s) >= 0);
+    int code = cpn_op_lookup(s);
+    return PyBool_FromLong(code >= 0 && code != CPN_OP_WHERE);
 }
 
-/* reduce(name, a, axes, acc_dtype): a new array of the kept dimensions in acc_dtype. */
+/* The binary op `name` of the table, or -1 with KeyError. */
+static int binary_op(const char *name)
+{
+    int code = cpn_op_lookup(name);
+    if (code < 0 || cpn_op_info(code)->nin != 2) {
+        PyErr_Format(PyExc_KeyError, "%s", name);
+        return -1;
+    }
+    return code;
+}
+
+/* Parse an axes sequence into a bit mask over the view's dimensions. */
+static int axes_mask(PyObject *axes_o, const struct cpn_view *v, uint64_t *mask)
+{
+    int nax;
+    int64_t ax[CPN_MAXDIM];
+    if (parse_shape(axes_o, &nax, ax) < 0) return -1;
+    *mask = 0;
+    for (int i = 0; i < nax; i++) {
+        if (ax[i] < 0 || ax[i] >= v->ndim) {
+            PyErr_SetString(PyExc_ValueError, "internal: axis out of range");
+            return -1;
+        }
+        *mask |= (uint64_t)1 << ax[i];
+    }
+    return 0;
+}
+
+/* reduce(name, a, axes, acc_dtype, initial=None): a new array of the kept dimensions in
+ * acc_dtype; `initial` (packed as acc_dtype) starts every accumulator. */
 static PyObject *mod_reduce(PyObject *m, PyObject *args)
 {
     const char *name;
-    PyObject *a, *axes_o, *dtype_o;
-    if (!PyArg_ParseTuple(args, "sOOO", &name, &a, &axes_o, &dtype_o) || check_array(a) < 0) return NULL;
-    int code = cpn_op_lookup(name);
-    if (code < 0) return PyErr_Format(PyExc_KeyError, "%s", name);
+    PyObject *a, *axes_o, *dtype_o, *initial = Py_None;
+    if (!PyArg_ParseTuple(args, "sOOO|O", &name, &a, &axes_o, &dtype_o, &initial) || check_array(a) < 0)
+        return NULL;
+    int code = binary_op(name);
+    if (code < 0) return NULL;
     int dt = cpn_dtype_from_object(dtype_o);
     if (dt < 0) return NULL;
-    int nax;
-    int64_t ax[CPN_MAXDIM];
-    if (parse_shape(axes_o, &nax, ax) < 0) return NULL;
     struct cpn_view *v = cpn_array_view(a);
-    uint64_t mask = 0;
-    for (int i = 0; i < nax; i++) mask |= (uint64_t)1 << ax[i];
+    uint64_t mask;
+    if (axes_mask(axes_o, v, &mask) < 0) return NULL;
+    if (!cpn_kernel_elementwise(code, dt) || cpn_op_out_dtype(code, 0, dt) != (enum cpn_dtype)dt)
+        return PyErr_Format(PyExc_TypeError, "no native reduction for %s on %s", name, cpn_dtype_name(dt));
     int64_t shape[CPN_MAXDIM], nred = 1;
     int nd = 0;
     for (int d = 0; d < v->ndim; d++) {
         if (mask >> d & 1) nred *= v->shape[d];
         else shape[nd++] = v->shape[d];
     }
-    if (nred == 0 && cpn_op_info(code)->identity == CPN_IDENT_NONE) {
+    struct cpn_op op = {.kind = CPN_OPK_REDUCE, .code = code, .nin = 1, .nout = 1, .axes = mask};
+    if (initial != Py_None) {
+        if (cpn_pack_scalar(initial, dt, &op.scalar[1]) < 0) return NULL;
+        op.iparam[0] = 1;
+    }
+    if (nred == 0 && cpn_op_info(code)->identity == CPN_IDENT_NONE && initial == Py_None) {
         PyErr_Format(PyExc_ValueError, "zero-size array to reduction operation %s which has no identity",
                      cpn_op_info(code)->name);
         return NULL;
     }
     PyObject *r = cpn_array_new_replicated(dt, nd, shape);   /* on every rank, as MPI_Allreduce */
     if (!r) return NULL;
-    struct cpn_op op = {.kind = CPN_OPK_REDUCE, .code = code, .nin = 1, .nout = 1, .axes = mask};
     op.dtype = dt;
     op.in[0] = v;
     op.out[0] = cpn_array_view(r);
     return submit_for(r, &op);
+}
+
+/* argreduce(name, a, axes): argmax ('maximum') / argmin ('minimum') over axes, int64, as a C-order
+ * index over the reduced dimensions; the reduced extent must be non-empty. */
+static PyObject *mod_argreduce(PyObject *m, PyObject *args)
+{
+    const char *name;
+    PyObject *a, *axes_o;
+    if (!PyArg_ParseTuple(args, "sOO", &name, &a, &axes_o) || check_array(a) < 0) return NULL;
+    int code = binary_op(name);
+    if (code < 0) return NULL;
+    if (code != CPN_OP_MAXIMUM && code != CPN_OP_MINIMUM) return PyErr_Format(PyExc_KeyError, "%s", name);
+    struct cpn_view *v = cpn_array_view(a);
+    uint64_t mask;
+    if (axes_mask(axes_o, v, &mask) < 0) return NULL;
+    int64_t shape[CPN_MAXDIM], nred = 1;
+    int nd = 0;
+    for (int d = 0; d < v->ndim; d++) {
+        if (mask >> d & 1) nred *= v->shape[d];
+        else shape[nd++] = v->shape[d];
+    }
+    if (nred == 0) {
+        PyErr_Format(PyExc_ValueError, "attempt to get %s of an empty sequence",
+                     code == CPN_OP_MAXIMUM ? "argmax" : "argmin");
+        return NULL;
+    }
+    PyObject *r = cpn_array_new_replicated(CPN_DTYPE_INT64, nd, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_ARGREDUCE, .code = code, .nin = 1, .nout = 1, .axes = mask};
+    op.dtype = cpn_array_dtype(a);
+    op.in[0] = v;
+    op.out[0] = cpn_array_view(r);
+    return submit_for(r, &op);
+}
+
+/* scan(name, a, axis): ufunc.accumulate of binary op `name` along `axis`, in a's dtype. */
+static PyObject *mod_scan(PyObject *m, PyObject *args)
+{
+    const char *name;
+    PyObject *a;
+    int axis;
+    if (!PyArg_ParseTuple(args, "sOi", &name, &a, &axis) || check_array(a) < 0) return NULL;
+    int code = binary_op(name);
+    if (code < 0) return NULL;
+    struct cpn_view *v = cpn_array_view(a);
+    enum cpn_dtype dt = cpn_array_dtype(a);
+    if (axis < 0 || axis >= v->ndim) return PyErr_Format(PyExc_ValueError, "internal: scan axis %d", axis);
+    if (!cpn_kernel_elementwise(code, dt) || cpn_op_out_dtype(code, 0, dt) != dt)
+        return PyErr_Format(PyExc_TypeError, "no native accumulate for %s on %s", name, cpn_dtype_name(dt));
+    PyObject *r = cpn_array_new_like(dt, v->ndim, v->shape, v);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_SCAN, .code = code, .nin = 1, .nout = 1};
+    op.dtype = dt;
+    op.iparam[0] = axis;
+    op.in[0] = v;
+    op.out[0] = cpn_array_view(r);
+    return submit_for(r, &op);
+}
+
+/* select(cond, a, b, out): out[...] = cond ? a : b.  out is an ndarray of the loop dtype; cond is a
+ * bool ndarray of out's shape or a scalar; a and b are ndarrays of out's dtype and shape or
+ * scalars (packed as out's dtype).  out may be a or b (each element is read before written). */
+static PyObject *mod_select(PyObject *m, PyObject *args)
+{
+    PyObject *ops[3], *out;
+    if (!PyArg_ParseTuple(args, "OOOO", &ops[0], &ops[1], &ops[2], &out) || check_array(out) < 0) return NULL;
+    struct cpn_view *ov = cpn_array_view(out);
+    if (ov->readonly) {
+        PyErr_SetString(PyExc_ValueError, "output array is read-only");
+        return NULL;
+    }
+    struct cpn_op op = {.kind = CPN_OPK_ELEMENTWISE, .code = CPN_OP_WHERE, .nin = 3, .nout = 1};
+    op.dtype = ov->dtype;
+    for (int i = 0; i < 3; i++) {
+        enum cpn_dtype want = i == 0 ? CPN_DTYPE_BOOL : ov->dtype;
+        if (cpn_array_check(ops[i])) {
+            struct cpn_view *iv = cpn_array_view(ops[i]);
+            int same = iv->ndim == ov->ndim && iv->dtype == want;
+            for (int d = 0; same && d < ov->ndim; d++) same = iv->shape[d] == ov->shape[d];
+            if (!same) {
+                PyErr_SetString(PyExc_ValueError, "internal: select operand shape/dtype mismatch");
+                return NULL;
+            }
+            op.in[i] = iv;
+        } else if (cpn_pack_scalar(ops[i], want, &op.scalar[i]) < 0) {
+            return NULL;
+        }
+    }
+    op.out[0] = ov;
+    if (cpn_submit(&op) < 0) return NULL;
+    return Py_NewRef(out);
 }
 
 /* matmul(a, b, dtype): 2-D operands already cast to dtype; a new (m, n) array. */
@@ -519,7 +645,10 @@ PyMethodDef cpn_module_methods[] = {
      "two-output ops a tuple of nout entries (None or ndarray); two-output ops return a tuple."},
     {"op_names", mod_op_names, METH_NOARGS, "Every name (ops and aliases) _core.ufunc accepts."},
     {"has_op", mod_has_op, METH_O, "Is `name` an op of the table?"},
-    {"reduce", mod_reduce, METH_VARARGS, "reduce(name, a, axes, dtype): a new array."},
+    {"reduce", mod_reduce, METH_VARARGS, "reduce(name, a, axes, dtype, initial=None): a new array."},
+    {"argreduce", mod_argreduce, METH_VARARGS, "argreduce('maximum'|'minimum', a, axes): int64 indices."},
+    {"scan", mod_scan, METH_VARARGS, "scan(name, a, axis): accumulate along axis, in a's dtype."},
+    {"select", mod_select, METH_VARARGS, "select(cond, a, b, out): out[...] = where(cond, a, b)."},
     {"matmul", mod_matmul, METH_VARARGS, "matmul(a, b, dtype): 2-D product."},
     {"arange", mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},
     {"random", mod_random, METH_VARARGS, "random(dist, shape, seed, stream, lo, hi)."},

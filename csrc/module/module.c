@@ -6,6 +6,7 @@
 
 int cpn_convert_init(void);
 int cpn_array_type_init(PyObject *module);
+int cpn_ufunc_type_init(PyObject *module);
 
 static struct PyModuleDef core_module = {
     PyModuleDef_HEAD_INIT,
@@ -23,7 +24,7 @@ __attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__core(void)
     if (st != CPN_OK) return cpn_raise(st);
     PyObject *m = PyModule_Create(&core_module);
     if (!m) return NULL;
-    if (cpn_array_type_init(m) < 0 || cpn_ufunc_init(m) < 0) {
+    if (cpn_array_type_init(m) < 0 || cpn_ufunc_init(m) < 0 || cpn_ufunc_type_init(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

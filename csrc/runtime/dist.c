@@ -768,7 +768,11 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
 {
     const struct cpn_view *in = op->in[0], *out = op->out[0];
     const struct cpn_store *s = in->store;
-    if (s->root || out->store->tiled || !cpn_view_is_contiguous(out)) return exec_gathered(op);
+    /* Partials combine only for the associative, commutative ops with a known identity; other
+     * ops (subtract, bitwise...) reduce on the gathered input. */
+    bool fast = op->code == CPN_OP_ADD || op->code == CPN_OP_MULTIPLY || op->code == CPN_OP_MAXIMUM ||
+                op->code == CPN_OP_MINIMUM;
+    if (!fast || s->root || out->store->tiled || !cpn_view_is_contiguous(out)) return exec_gathered(op);
     const int P = cpn_partition_ranks();
     struct box t, w;
     tile_of(s, cpn_partition_rank(), &t);
@@ -801,7 +805,8 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
             k--;
         }
         for (int k = 0; k < nk; k++) ost[k] = kept_st[k];
-        st = cpn_kernel_reduce(op->code, in->dtype, acc, ip, in->ndim, ext, ist, op->axes, part + opos, ost);
+        st = cpn_kernel_reduce(op->code, in->dtype, acc, ip, in->ndim, ext, ist, op->axes, part + opos, ost,
+                               NULL);
         if (st != CPN_OK) goto done;
     }
     size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
@@ -815,6 +820,11 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
     for (int r = 1; r < P && nout; r++) {
         char *args[3] = {all, all + (size_t)r * bytes, all};
         int64_t cst[3] = {(int64_t)item, (int64_t)item, (int64_t)item};
+        combine(args, cst, nout, NULL);
+    }
+    if (op->iparam[0] && nout) {   /* the initial value enters once, not once per rank */
+        char *args[3] = {(char *)op->scalar[1].bytes, all, all};
+        int64_t cst[3] = {0, (int64_t)item, (int64_t)item};
         combine(args, cst, nout, NULL);
     }
     memcpy(dst, all, bytes);

@@ -86,7 +86,12 @@ enum cpn_opkind {
     CPN_OPK_CAST,          /* out[0] = (out dtype) in[0]; also plain copies and fills */
     CPN_OPK_ARANGE,        /* out[0][i] = dparam[0] + i * dparam[1] (ints: iparam) */
     CPN_OPK_RANDOM,        /* Philox draws; code: enum cpn_random_dist */
-    CPN_OPK_REDUCE,        /* out[0] = reduce code over `axes` of in[0] */
+    CPN_OPK_REDUCE,        /* out[0] = reduce code over `axes` of in[0]; iparam[0] = 1: start
+                            * from scalar[1] (the initial value, accumulator dtype) */
+    CPN_OPK_ARGREDUCE,     /* out[0] (int64) = argmax (code MAXIMUM) / argmin (MINIMUM) over the
+                            * `axes` of in[0], as a C-order index over the reduced dimensions */
+    CPN_OPK_SCAN,          /* out[0] = accumulate of op code along axis iparam[0] of in[0]
+                            * (same dtype as out[0]) */
     CPN_OPK_MATMUL,        /* out[0] = in[0] @ in[1], 2-D */
     CPN_OPK_COUNT
 };

@@ -131,7 +131,22 @@ static enum cpn_status exec_direct(const struct cpn_op *op)
         cpn_view_byte_layout(in, ist, &ioff);
         cpn_view_byte_layout(out, ost, &ooff);
         return cpn_kernel_reduce(op->code, view_dtype(in), view_dtype(out), ib + ioff, in->ndim,
-                                 in->shape, ist, op->axes, ob + ooff, ost);
+                                 in->shape, ist, op->axes, ob + ooff, ost,
+                                 op->iparam[0] ? op->scalar[1].bytes : NULL);
+    }
+    case CPN_OPK_ARGREDUCE:
+    case CPN_OPK_SCAN: {
+        const struct cpn_view *in = op->in[0];
+        int64_t ist[CPN_MAXDIM], ost[CPN_MAXDIM], ioff, ooff;
+        char *ib = cpn_store_data(in->store), *ob = cpn_store_data(out->store);
+        if (!ib || !ob) return CPN_ERR_NOMEM;
+        cpn_view_byte_layout(in, ist, &ioff);
+        cpn_view_byte_layout(out, ost, &ooff);
+        if (op->kind == CPN_OPK_SCAN)
+            return cpn_kernel_scan(op->code, view_dtype(out), ib + ioff, ist, ob + ooff, ost,
+                                   out->ndim, out->shape, (int)op->iparam[0]);
+        return cpn_kernel_argreduce(op->code, view_dtype(in), ib + ioff, in->ndim, in->shape, ist,
+                                    op->axes, ob + ooff, ost);
     }
     case CPN_OPK_MATMUL: {
         const struct cpn_view *a = op->in[0], *b = op->in[1];

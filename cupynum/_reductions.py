@@ -1,0 +1,473 @@
+"""Reductions and statistics: NumPy's functions (and ndarray methods) as compositions of native
+reductions (cupynum/_ufunc.py reduce over csrc/kernels/reduce.c), scans, argmax/argmin and
+element-wise ops.  Formulas follow NumPy's own (numpy/_core/_methods.py,
+numpy/lib/_nanfunctions_impl.py): two-pass variance, complex -> real, ddof, and the same
+warnings ("Mean of empty slice", "Degrees of freedom <= 0 for slice", "All-NaN slice
+encountered")."""
+
+import builtins
+import operator
+import warnings
+
+import numpy as _np
+from numpy.lib.array_utils import normalize_axis_index
+
+from . import _core, _ufunc
+from ._array_api import _numpy_call, ndarray
+
+_NoValue = _np._NoValue
+U = _ufunc.ufuncs
+
+
+def _asarray(a):
+    return a if isinstance(a, ndarray) else _core.from_any(a)
+
+
+def _reduce(name, a, axis, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    return _ufunc.reduce(U[name], a, axis=axis, dtype=dtype, out=out, keepdims=keepdims,
+                         initial=initial, where=where)
+
+
+def _axes(axis, ndim):
+    return _ufunc._axes(axis, ndim)
+
+
+def _count(a, axis, keepdims, where):
+    """Elements per output (NumPy's _count_reduce_items): an int, or an array with where=."""
+    axes = _axes(axis, a.ndim)
+    if where is True:
+        n = 1
+        for d in axes:
+            n *= a.shape[d]
+        return n
+    w = _asarray(where)
+    w = _core.broadcast_to(w, _np.broadcast_shapes(w.shape, a.shape))
+    return _reduce("add", w, axes, dtype=_np.intp, keepdims=keepdims)
+
+
+def _any_true(x):
+    if isinstance(x, (int, _np.integer, _np.bool_, bool, float, _np.floating)):
+        return bool(x)
+    return bool(_reduce("maximum", _core.cast(x, _np.bool_), None, initial=False))
+
+
+def _store(r, out):
+    if out is None:
+        return r
+    if not isinstance(out, ndarray):
+        raise TypeError("out must be a cupynum.ndarray")
+    if _np.shape(r) != out.shape:
+        raise ValueError(f"output parameter for reduction operation has the wrong shape "
+                         f"{out.shape}, expected {_np.shape(r)}")
+    _core.assign(out, r)
+    return out
+
+
+def _scalar_or(r):
+    return _core.to_scalar(r) if isinstance(r, ndarray) and r.ndim == 0 else r
+
+
+# ---- sums, products, extremes -------------------------------------------------------------
+
+def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    return _reduce("add", _asarray(a), axis, dtype, out, keepdims, initial, where)
+
+
+def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    return _reduce("multiply", _asarray(a), axis, dtype, out, keepdims, initial, where)
+
+
+def max(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    return _reduce("maximum", _asarray(a), axis, None, out, keepdims, initial, where)
+
+
+def min(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    return _reduce("minimum", _asarray(a), axis, None, out, keepdims, initial, where)
+
+
+amax = max
+amin = min
+
+
+def _truth(a):
+    return a if a.dtype == _np.bool_ else _core.ufunc("not_equal", (a, 0))
+
+
+def all(a, axis=None, out=None, keepdims=False, *, where=True):
+    a = _asarray(a)
+    r = _reduce("minimum", _truth(a), axis, None, None, keepdims, True, where)
+    return _store(r, out)
+
+
+def any(a, axis=None, out=None, keepdims=False, *, where=True):
+    a = _asarray(a)
+    r = _reduce("maximum", _truth(a), axis, None, None, keepdims, False, where)
+    return _store(r, out)
+
+
+def count_nonzero(a, axis=None, *, keepdims=False):
+    a = _asarray(a)
+    return _reduce("add", _truth(a), axis, _np.intp, None, keepdims)
+
+
+def ptp(a, axis=None, out=None, keepdims=False):
+    a = _asarray(a)
+    mx = _reduce("maximum", a, axis, keepdims=keepdims)
+    mn = _reduce("minimum", a, axis, keepdims=keepdims)
+    return U["subtract"](mx, mn, out=out)
+
+
+# ---- scans, arg-extremes ------------------------------------------------------------------------
+
+def _scan(name, a, axis, dtype, out):
+    a = _asarray(a)
+    if axis is None:
+        from ._functions import ravel
+        a = ravel(a)
+        axis = 0
+    return _ufunc.accumulate(U[name], a, axis=axis, dtype=dtype, out=out)
+
+
+def cumsum(a, axis=None, dtype=None, out=None):
+    return _scan("add", a, axis, dtype, out)
+
+
+def cumprod(a, axis=None, dtype=None, out=None):
+    return _scan("multiply", a, axis, dtype, out)
+
+
+def _arg(name, fname, a, axis, out, keepdims):
+    a = _asarray(a)
+    if axis is None:
+        axes = tuple(range(a.ndim))
+        kshape = (1,) * a.ndim
+    else:
+        ax = normalize_axis_index(operator.index(axis), a.ndim)
+        axes = (ax,)
+        kshape = tuple(1 if d == ax else n for d, n in enumerate(a.shape))
+    size = 1
+    for d in axes:
+        size *= a.shape[d]
+    if size == 0:
+        raise ValueError(f"attempt to get {fname} of an empty sequence")
+    r = _core.argreduce(name, a, axes)
+    if keepdims:
+        r = _core.reshape(r, kshape)
+    if out is not None:
+        if out.shape != r.shape:
+            raise ValueError("output array does not match result of np.argmax.")
+        _core.assign(out, r)
+        return out
+    return _scalar_or(r)
+
+
+def argmax(a, axis=None, out=None, *, keepdims=False):
+    return _arg("maximum", "argmax", a, axis, out, keepdims)
+
+
+def argmin(a, axis=None, out=None, *, keepdims=False):
+    return _arg("minimum", "argmin", a, axis, out, keepdims)
+
+
+# ---- mean, variance -----------------------------------------------------------------------------
+
+def _mean_dtype(a, dtype):
+    """(accumulator dtype, dtype to return) as NumPy's _mean: ints and bools average in float64,
+    float16 in float32 (returned as float16)."""
+    if dtype is not None:
+        return _np.dtype(dtype), None
+    if a.dtype.kind in "biu":
+        return _np.dtype(_np.float64), None
+    if a.dtype == _np.float16:
+        return _np.dtype(_np.float32), a.dtype
+    return a.dtype, None
+
+
+def _divide(s, n, out_dtype=None):
+    with _np.errstate(divide="ignore", invalid="ignore"):
+        if isinstance(s, ndarray):
+            r = _core.ufunc("divide", (s, n)) if s.dtype.kind in "fc" else \
+                _core.cast(_core.ufunc("divide", (s, n)), s.dtype)
+            if r.dtype != s.dtype:
+                r = _core.cast(r, s.dtype)
+            return r if out_dtype is None else _core.cast(r, out_dtype)
+        r = s.dtype.type(s / n) if s.dtype.kind in "fc" else s.dtype.type(s / n)
+        return r if out_dtype is None else out_dtype.type(r)
+
+
+def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    a = _asarray(a)
+    n = _count(a, axis, keepdims, where)
+    if n == 0 if isinstance(n, int) else _any_true(_core.ufunc("equal", (n, 0))):
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+    acc, back = _mean_dtype(a, dtype)
+    s = _reduce("add", a, axis, acc, None, keepdims, _NoValue, where)
+    r = _divide(s, n, back)
+    return _store(r, out)
+
+
+def _abs2(x):
+    """|x|^2 of a complex array as its real dtype (NumPy sums re^2 + im^2)."""
+    re, im = _core.component(x, 1), _core.component(x, 2)
+    return re * re + im * im
+
+
+def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        mean=_NoValue, correction=_NoValue):
+    a = _asarray(a)
+    if correction is not _NoValue:
+        if ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    n = _count(a, axis, keepdims, where)
+    nk = _count(a, axis, True, where)
+    few = (n - ddof <= 0) if isinstance(n, int) else _any_true(
+        _core.ufunc("less_equal", (n, ddof)))
+    if few:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+    acc, back = _mean_dtype(a, dtype)
+    if mean is not _NoValue:
+        m = _asarray(mean)
+    else:
+        m = _divide(_reduce("add", a, axis, acc, None, True, _NoValue, where), nk)
+    x = _asarray(a - m)   # NumPy's promotion; 0-d results come back as NumPy scalars
+    sq = _abs2(x) if x.dtype.kind == "c" else x * x
+    s = _reduce("add", sq, axis, dtype, None, keepdims, _NoValue, where)
+    dof = n - ddof if isinstance(n, int) else U["maximum"](n - ddof, 0)
+    if isinstance(dof, int):
+        dof = dof if dof > 0 else 0
+    r = _divide(s, dof, None if back is None else back)
+    return _store(r, out)
+
+
+def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+        mean=_NoValue, correction=_NoValue):
+    r = var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean, correction=correction)
+    with _np.errstate(invalid="ignore"):
+        r = U["sqrt"](r)
+    return _store(r, out)
+
+
+def average(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    a = _asarray(a)
+    if weights is None:
+        avg = mean(a, axis, keepdims=keepdims)
+        size = _np.size(avg) if not isinstance(avg, ndarray) else avg.size
+        scl = _np.asarray(avg).dtype.type(a.size / size)   # ZeroDivisionError as NumPy
+        if returned:
+            if isinstance(avg, ndarray):
+                return avg, _core.broadcast_to(_core.from_any(scl), avg.shape) + 0
+            return avg, scl
+        return avg
+    w = _asarray(weights)
+    if a.dtype.kind in "biu":
+        rdt = _np.result_type(a.dtype, w.dtype, "f8")
+    else:
+        rdt = _np.result_type(a.dtype, w.dtype)
+    if a.shape != w.shape:
+        if axis is None:
+            raise TypeError("Axis must be specified when shapes of a and weights differ.")
+        axes = _axes(axis, a.ndim)
+        if w.shape != tuple(a.shape[d] for d in axes):
+            raise ValueError("Shape of weights must be consistent with shape of a along "
+                             "specified axis.")
+        if len(axes) != 1:
+            return _numpy_call(_np.average, (a,), {"axis": axis, "weights": weights,
+                                                   "returned": returned, "keepdims": keepdims})
+        w = _core.reshape(w, tuple(a.shape[d] if d == axes[0] else 1 for d in range(a.ndim)))
+        w = _core.broadcast_to(w, a.shape)
+    scl = sum(w, axis, dtype=rdt, keepdims=keepdims)
+    zero = _core.ufunc("equal", (scl, 0)) if isinstance(scl, ndarray) else scl == 0
+    if _any_true(zero):
+        raise ZeroDivisionError("Weights sum to zero, can't be normalized")
+    prodw = U["multiply"](a, w, dtype=rdt)
+    avg = U["divide"](sum(prodw, axis, keepdims=keepdims), scl)
+    if returned:
+        if _np.shape(scl) != _np.shape(avg):
+            scl = _core.broadcast_to(_asarray(scl), _np.shape(avg)) + 0
+        return avg, scl
+    return avg
+
+
+
+# ---- NaN-ignoring variants ------------------------------------------------------------------------
+
+def _nanmask(a):
+    """(a with NaNs replaced by `fill`, mask) for inexact a; (a, None) otherwise."""
+    return _core.ufunc("not_equal", (a, a))
+
+
+def _replace_nan(a, fill):
+    a = _asarray(a)
+    if a.dtype.kind not in "fc":
+        return a, None
+    mask = _asarray(_nanmask(a))
+    r = _core.empty(a.shape, a.dtype)
+    _core.select(mask, fill, a, r)
+    return r, mask
+
+
+def nansum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    x, _ = _replace_nan(a, 0)
+    return sum(x, axis, dtype, out, keepdims, initial, where)
+
+
+def nanprod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    x, _ = _replace_nan(a, 1)
+    return prod(x, axis, dtype, out, keepdims, initial, where)
+
+
+def nancumsum(a, axis=None, dtype=None, out=None):
+    x, _ = _replace_nan(a, 0)
+    return cumsum(x, axis, dtype, out)
+
+
+def nancumprod(a, axis=None, dtype=None, out=None):
+    x, _ = _replace_nan(a, 1)
+    return cumprod(x, axis, dtype, out)
+
+
+def _nan_extreme(name, a, axis, out, keepdims, initial, where):
+    a = _asarray(a)
+    if a.dtype.kind != "f":
+        if a.dtype.kind == "c":
+            return _numpy_call(getattr(_np, "nanmax" if name == "maximum" else "nanmin"), (a,),
+                               {"axis": axis, "out": out, "keepdims": keepdims})
+        return _reduce(name, a, axis, None, out, keepdims, initial, where)
+    fill = -_np.inf if name == "maximum" else _np.inf
+    if initial is _NoValue and where is True:
+        for d in _axes(axis, a.ndim):
+            if a.shape[d] == 0:
+                raise ValueError(f"zero-size array to reduction operation "
+                                 f"{'fmax' if name == 'maximum' else 'fmin'} which has no identity")
+    x, mask = _replace_nan(a, fill)
+    r = _reduce(name, x, axis, None, None, keepdims, initial, where)
+    # NumPy's fmax/fmin reduction: NaN only where every element was NaN and no initial was given
+    allnan = False if initial is not _NoValue else \
+        _reduce("minimum", mask, axis, None, None, keepdims, True, where)
+    if isinstance(r, ndarray):
+        if _any_true(allnan):
+            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
+            _core.select(allnan, _np.nan, r, r)
+    elif allnan:
+        warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
+        r = a.dtype.type(_np.nan)
+    return _store(r, out)
+
+
+def nanmax(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    return _nan_extreme("maximum", a, axis, out, keepdims, initial, where)
+
+
+def nanmin(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    return _nan_extreme("minimum", a, axis, out, keepdims, initial, where)
+
+
+def _nanarg(name, fname, a, axis, out, keepdims):
+    a = _asarray(a)
+    if a.dtype.kind not in "fc":
+        return _arg(name, fname, a, axis, out, keepdims)
+    if a.dtype.kind == "c":
+        r = _numpy_call(getattr(_np, "nan" + fname), (a,), {"axis": axis, "keepdims": keepdims})
+        return r if out is None else _store(r, out)
+    x, mask = _replace_nan(a, -_np.inf if name == "maximum" else _np.inf)
+    if a.size:
+        allnan = _reduce("minimum", mask, axis, None, None, False, True)
+        if _any_true(allnan) if isinstance(allnan, ndarray) else allnan:
+            raise ValueError("All-NaN slice encountered")
+    return _arg(name, fname, x, axis, out, keepdims)
+
+
+def nanargmax(a, axis=None, out=None, *, keepdims=False):
+    return _nanarg("maximum", "argmax", a, axis, out, keepdims)
+
+
+def nanargmin(a, axis=None, out=None, *, keepdims=False):
+    return _nanarg("minimum", "argmin", a, axis, out, keepdims)
+
+
+def _inexact_only(a, dtype, out):
+    if dtype is not None and not issubclass(_np.dtype(dtype).type, _np.inexact):
+        raise TypeError("If a is inexact, then dtype must be inexact")
+    if out is not None and not issubclass(out.dtype.type, _np.inexact):
+        raise TypeError("If a is inexact, then out must be inexact")
+
+
+def nanmean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    a = _asarray(a)
+    if a.dtype.kind not in "fc":
+        return mean(a, axis, dtype, out, keepdims, where=where)
+    _inexact_only(a, dtype, out)
+    x, mask = _replace_nan(a, 0)
+    valid = _asarray(_core.ufunc("equal", (mask, False)))
+    cnt = _reduce("add", valid, axis, _np.intp, None, keepdims, _NoValue, where)
+    tot = _reduce("add", x, axis, dtype, None, keepdims, _NoValue, where)
+    empty = _core.ufunc("equal", (cnt, 0)) if isinstance(cnt, ndarray) else cnt == 0
+    if _any_true(empty):
+        warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
+    with _np.errstate(divide="ignore", invalid="ignore"):
+        r = U["divide"](tot, cnt)
+        if isinstance(r, ndarray) and r.dtype != tot.dtype:
+            r = _core.cast(r, tot.dtype)
+        elif not isinstance(r, ndarray):
+            r = _np.asarray(tot).dtype.type(r)
+    return _store(r, out)
+
+
+def nanvar(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+           mean=_NoValue, correction=_NoValue):
+    a = _asarray(a)
+    if a.dtype.kind not in "fc":
+        return var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean,
+                   correction=correction)
+    _inexact_only(a, dtype, out)
+    if mean is not _NoValue:
+        return _numpy_call(_np.nanvar, (a,), {"axis": axis, "dtype": dtype, "ddof": ddof,
+                                              "keepdims": keepdims, "mean": mean})
+    if correction is not _NoValue:
+        if ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        ddof = correction
+    x, mask = _replace_nan(a, 0)
+    valid = _asarray(_core.ufunc("equal", (mask, False)))
+    cnt = _reduce("add", valid, axis, _np.intp, None, True, _NoValue, where)
+    acc = _np.dtype(dtype) if dtype is not None else a.dtype
+    with _np.errstate(divide="ignore", invalid="ignore"):
+        avg = _asarray(U["divide"](_reduce("add", x, axis, acc, None, True, _NoValue, where), cnt))
+        if avg.dtype != acc:
+            avg = _core.cast(avg, acc)
+        d = _asarray(x - avg)
+        sq = _asarray(_abs2(d) if d.dtype.kind == "c" else d * d)
+        zero = _core.empty(sq.shape, sq.dtype)
+        _core.select(mask, 0, sq, zero)
+        s = _reduce("add", zero, axis, None, None, keepdims, _NoValue, where)
+        cntk = cnt if keepdims else _reduce("add", valid, axis, _np.intp, None, False,
+                                            _NoValue, where)
+        dof = U["subtract"](cntk, ddof)
+        bad = _core.ufunc("less_equal", (dof, 0)) if isinstance(dof, ndarray) else dof <= 0
+        if _any_true(bad):
+            warnings.warn("Degrees of freedom <= 0 for slice.", RuntimeWarning, stacklevel=2)
+        r = U["divide"](s, dof)
+        if isinstance(r, ndarray):
+            if r.dtype != _np.asarray(s).dtype:
+                r = _core.cast(r, _np.asarray(s).dtype)
+            _core.select(_asarray(bad) if isinstance(bad, ndarray) else bool(bad), _np.nan, r, r)
+        else:
+            r = _np.asarray(s).dtype.type(_np.nan if bad else r)
+    return _store(r, out)
+
+
+def nanstd(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
+           mean=_NoValue, correction=_NoValue):
+    r = nanvar(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean,
+               correction=correction)
+    with _np.errstate(invalid="ignore"):
+        r = U["sqrt"](r)
+    return _store(r, out)
+
+
+NAMES = ("sum prod max min amax amin all any count_nonzero ptp cumsum cumprod argmax argmin "
+         "mean var std average nansum nanprod nancumsum nancumprod nanmax nanmin nanargmax "
+         "nanargmin nanmean nanvar nanstd").split()
+# ndarray methods where NumPy has them
+METHODS = "sum prod max min all any cumsum cumprod argmax argmin mean var std".split()

@@ -1,0 +1,503 @@
+"""The general path of cupynum.ufunc objects (csrc/module/ufuncobject.c): calls with keywords
+the C fast path does not take, and the methods reduce, accumulate, reduceat, outer, at.
+
+Native ufuncs (those of the op table) compute with the runtime's kernels; NumPy is used only to
+validate arguments and resolve dtypes (a zero-size call of NumPy's own ufunc raises NumPy's exact
+errors for bad dtype=, signature=, casting=, out dtypes and where dtypes, and
+`ufunc.resolve_dtypes` gives the loop).  Ufuncs the op table lacks fall back to NumPy (warning
+once).  Every function receives the cupynum.ufunc first."""
+
+import operator
+
+import numpy as _np
+from numpy.lib.array_utils import normalize_axis_index
+
+from . import _core, _fallback
+from ._array_api import _to_numpy_tree, _wrap_tree, ndarray
+
+_NoValue = _np._NoValue
+# Integer division reductions and scans can divide by zero or overflow, which NumPy reports
+# through errstate (FloatingPointError under 'raise'); the kernels do not signal those yet, so
+# NumPy computes these (the floating-point error issue makes them native).
+_INT_DIVISIONS = {"floor_divide", "remainder", "fmod", "divide", "true_divide"}
+_CALL_KEYWORDS = {"out", "where", "dtype", "signature", "casting", "order", "subok"}
+# Ufuncs whose reduction may run over several axes at once (NumPy's "reorderable" ones).
+_REORDERABLE = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and",
+                "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
+                "gcd", "lcm"}
+
+
+def _asarray(a):
+    return a if isinstance(a, ndarray) else _core.from_any(a)
+
+
+def _qual(uf, method=None):
+    return f"numpy.{uf.__name__}" + ("" if method is None else "." + method)
+
+
+def _fallback_call(uf, method, args, kwargs, depth=2):
+    """NumPy computes a ufunc (method) cupynum has no kernel for (warns once)."""
+    q = _qual(uf, None if method == "__call__" else method)
+    _fallback.note(q, depth)
+    return _fallback.call(q, getattr(uf._numpy, method), args, kwargs)
+
+
+def _numpy_general(npu, method, inputs, kwargs):
+    """NumPy computes on gathered data, writing back into cupynum outputs (no warning: it helps
+    with operands cupynum cannot take, such as NumPy output arrays or foreign objects)."""
+    out = kwargs.get("out")
+    if out is not None:
+        outs = out if isinstance(out, tuple) else (out,)
+        nkw = dict(kwargs)
+        nouts = tuple(_core.to_numpy(o) if isinstance(o, ndarray) else o for o in outs)
+        nkw["out"] = nouts if isinstance(out, tuple) else nouts[0]
+        r = getattr(npu, method)(*_to_numpy_tree(inputs), **_to_numpy_tree(nkw))
+        for o, no in zip(outs, nouts):
+            if isinstance(o, ndarray):
+                _core.assign(o, no)
+        if isinstance(out, tuple):
+            return out if len(out) > 1 else outs[0]
+        return out
+    return _wrap_tree(getattr(npu, method)(*_to_numpy_tree(inputs), **_to_numpy_tree(kwargs)))
+
+
+# ---- calls -------------------------------------------------------------------------------------
+
+def _dummy(x):
+    """A zero-size stand-in of operand x for NumPy's validation: same dtype (or the weak Python
+    scalar itself); None when x is foreign."""
+    if isinstance(x, ndarray):
+        return _np.empty((0,), x.dtype)
+    if isinstance(x, (bool, int, float, complex, _np.generic)):
+        return x
+    if isinstance(x, _np.ndarray):
+        return _np.empty((0,), x.dtype)
+    if isinstance(x, (list, tuple)):
+        return _np.empty((0,), _np.asarray(x).dtype)
+    return None
+
+
+def _dtype_token(x):
+    if isinstance(x, (ndarray, _np.ndarray, _np.generic)):
+        return x.dtype
+    if isinstance(x, bool):
+        return _np.dtype(bool)
+    if isinstance(x, (int, float, complex)):
+        return type(x)
+    return _np.asarray(x).dtype
+
+
+def _broadcast_error(shapes):
+    return ValueError("operands could not be broadcast together with shapes " +
+                      " ".join(str(tuple(s)) for s in shapes) + " ")
+
+
+_RESOLVED = {}
+
+
+def _call(uf, *args, **kwargs):
+    npu = uf._numpy
+    nin, nout = npu.nin, npu.nout
+    if not uf._native:
+        return _fallback_call(uf, "__call__", args, kwargs)
+    if len(args) > nin:
+        if "out" in kwargs:
+            raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+        if len(args) > nin + nout:
+            raise TypeError(f"{npu.__name__}() takes from {nin} to {nin + nout} positional "
+                            f"arguments but {len(args)} were given")
+        kwargs["out"] = tuple(args[nin:]) + (None,) * (nin + nout - len(args))
+        args = args[:nin]
+    bad = set(kwargs) - _CALL_KEYWORDS
+    if len(args) < nin or bad:
+        return npu(*_to_numpy_tree(args), **_to_numpy_tree(kwargs))   # NumPy's TypeError
+    out = kwargs.get("out")
+    outs = None
+    if out is not None:
+        outs = out if isinstance(out, tuple) else (out,)
+        if len(outs) != nout:
+            raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
+        if all(o is None for o in outs):
+            outs = None
+    where = kwargs.get("where", True)
+    dins = [_dummy(a) for a in args]
+    foreign = any(d is None for d in dins) or (outs is not None and any(
+        o is not None and not isinstance(o, ndarray) for o in outs))
+    if foreign or not (where is True or isinstance(where, (ndarray, _np.ndarray, bool, list,
+                                                           tuple, _np.bool_))):
+        return _numpy_general(npu, "__call__", args, kwargs)
+    # NumPy validates dtype=, signature=, casting=, out dtypes and the where dtype on zero-size
+    # stand-ins (its own exceptions and messages) and resolves the loop; the outcome depends on
+    # the operands' dtypes and the keywords only, so a successful one is remembered.
+    toks = tuple(_dtype_token(a) for a in args)
+    if any(isinstance(t, _np.dtype) and t.kind in "OSUVMm" for t in toks):
+        return _numpy_general(npu, "__call__", args, kwargs)   # dtypes cupynum does not hold
+    wtok = None if where is True else bool if isinstance(where, (bool, list, tuple)) else \
+        _dtype_token(where)   # NumPy reads a nested list as booleans
+    try:
+        key = (npu, toks, None if outs is None else tuple(None if o is None else o.dtype
+                                                          for o in outs),
+               wtok, kwargs.get("dtype"), kwargs.get("signature"), kwargs.get("casting"))
+        loop = _RESOLVED.get(key)
+    except TypeError:   # an unhashable keyword value: resolve every time
+        key = loop = None
+    if loop is None:
+        dkw = {k: v for k, v in kwargs.items() if k in ("dtype", "signature", "casting")}
+        if outs is not None:
+            dkw["out"] = tuple(None if o is None else _np.empty((0,), o.dtype) for o in outs)
+        if where is not True:
+            dkw["where"] = _np.empty((0,), wtok)
+        if dkw:
+            import warnings
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)   # NumPy's where-without-out note
+                npu(*dins, **dkw)
+        sig = kwargs.get("signature")
+        if kwargs.get("dtype") is not None:
+            sig = (None,) * nin + (kwargs["dtype"],) * nout
+        rkw = {"casting": kwargs.get("casting") or "same_kind"}
+        if sig is not None:
+            rkw["signature"] = sig
+        try:
+            loop = npu.resolve_dtypes(toks + (None,) * nout, **rkw)
+        except Exception:
+            return _numpy_general(npu, "__call__", args, kwargs)
+        if key is not None:
+            _RESOLVED[key] = loop
+    ins = []
+    for a, dt in zip(args, loop[:nin]):
+        if isinstance(a, ndarray):
+            ins.append(a if a.dtype == dt else _core.cast(a, dt))
+        elif isinstance(a, (bool, int, float, complex)):
+            ins.append(a)
+        else:
+            x = _core.from_any(a)
+            ins.append(x if x.dtype == dt else _core.cast(x, dt))
+    r = _core.ufunc(npu.__name__, tuple(ins))
+    rs = r if isinstance(r, tuple) else (r,)
+    if where is not True:
+        w = _asarray(where)
+        if w.dtype != _np.bool_:
+            w = _core.cast(w, _np.bool_)
+    if outs is None:
+        if where is not True:
+            import warnings
+            warnings.warn("'where' used without 'out', expect unitialized memory in output. "
+                          "If this is intentional, use out=None.", UserWarning, stacklevel=2)
+            shape = _np.broadcast_shapes(*(_np.shape(x) for x in rs), w.shape)
+            rs = tuple(_core.broadcast_to(_asarray(x), shape) + 0 if _np.shape(x) != shape
+                       else x for x in rs)
+        return r if isinstance(r, tuple) else rs[0]
+    in_shapes = [a.shape if isinstance(a, (ndarray, _np.ndarray, _np.generic)) else _np.shape(a)
+                 for a in args]
+    if where is not True:
+        in_shapes.append(w.shape)
+    results = []
+    for k, o in enumerate(outs):
+        x = rs[k]
+        if o is None:
+            results.append(x)
+            continue
+        try:
+            full = _np.broadcast_shapes(*in_shapes, o.shape)
+        except ValueError:
+            raise _broadcast_error(in_shapes + [o.shape]) from None
+        if full != o.shape:
+            raise ValueError(f"non-broadcastable output operand with shape {o.shape} doesn't "
+                             f"match the broadcast shape {full}")
+        if where is True:
+            _core.assign(o, x)
+        else:
+            xv = _asarray(x)
+            if xv.dtype != o.dtype:
+                xv = _core.cast(xv, o.dtype)
+            if xv.shape != o.shape:
+                xv = _core.broadcast_to(xv, o.shape)
+            wv = w if w.shape == o.shape else _core.broadcast_to(w, o.shape)
+            _core.select(wv, xv, o, o)
+        results.append(o)
+    return tuple(results) if nout > 1 else results[0]
+
+
+# ---- reductions -------------------------------------------------------------------------------
+
+def _axes(axis, ndim):
+    if axis is None:
+        return tuple(range(ndim))
+    if isinstance(axis, (tuple, list)):
+        axes = tuple(normalize_axis_index(operator.index(a), ndim) for a in axis)
+        if len(set(axes)) != len(axes):
+            raise ValueError("duplicate value in 'axis'")
+        return axes
+    return (normalize_axis_index(operator.index(axis), ndim),)
+
+
+def _default_acc(npu, dt):
+    """NumPy's reduce/accumulate dtype: add and multiply widen small integers and bools to the
+    platform integer; other ops use their own loop."""
+    name = npu.__name__
+    if name in ("add", "multiply"):
+        if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):
+            return _np.dtype(_np.int64)
+        if dt.kind == "u" and dt.itemsize < 8:
+            return _np.dtype(_np.uint64)
+        return dt
+    loop = npu.resolve_dtypes((dt, dt, None), reduction=True)
+    return loop[2]
+
+
+def _finish(uf, r, shape, axes, keepdims, out):
+    if keepdims:
+        r = _core.reshape(r, tuple(1 if d in axes else n for d, n in enumerate(shape)))
+    if out is not None:
+        if out.ndim != r.ndim:
+            extra = " (must match the operand's when keepdims=True)" if keepdims else ""
+            raise ValueError(f"output parameter for reduction operation {uf.__name__} has the "
+                             f"wrong number of dimensions: Found {out.ndim} but expected "
+                             f"{r.ndim}{extra}")
+        if out.shape != r.shape:
+            raise ValueError(f"output parameter for reduction operation {uf.__name__} has a "
+                             f"non-reduction dimension not equal to the output one: "
+                             f"{out.shape} against {r.shape}")
+        _core.assign(out, r)
+        return out
+    if r.ndim == 0:
+        return _core.to_scalar(r)
+    return r
+
+
+def _single_out(out):
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
+        out = out[0]
+    return out
+
+
+def _initial_value(initial, acc):
+    return _np.asarray(initial).astype(acc)[()]
+
+
+def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoValue,
+           where=True):
+    npu = uf._numpy
+    kw = {"axis": axis, "dtype": dtype, "out": out, "keepdims": keepdims}
+    if initial is not _NoValue:
+        kw["initial"] = initial
+    if where is not True:
+        kw["where"] = where
+    if not uf._native:
+        return _fallback_call(uf, "reduce", (array,), kw)
+    if npu.nin != 2 or npu.nout != 1:
+        raise ValueError("reduce only supported for binary functions")
+    out = _single_out(out)
+    if out is not None and not isinstance(out, ndarray):
+        return _numpy_general(npu, "reduce", (array,), kw)
+    a = _asarray(array)
+    name = npu.__name__
+    if name in _INT_DIVISIONS and a.dtype.kind in "biu":
+        return _numpy_general(npu, "reduce", (array,), kw)
+    axes = _axes(axis, a.ndim)
+    try:
+        if dtype is not None:
+            acc = _np.dtype(dtype)
+        elif out is not None:
+            acc = out.dtype
+        else:
+            acc = _default_acc(npu, a.dtype)
+        npu.resolve_dtypes((acc, acc, None), reduction=True)   # NumPy's TypeError first
+    except Exception:
+        return _numpy_general(npu, "reduce", (array,), kw)
+    if len(axes) > 1 and name not in _REORDERABLE:
+        raise ValueError(f"reduction operation '{name}' is not reorderable, so at most one axis "
+                         f"may be specified")
+    ident = npu.identity
+    if where is not True and ident is None and (initial is _NoValue or initial is None):
+        raise ValueError(f"reduction operation '{name}' does not have an identity, so to use a "
+                         f"where mask one has to specify 'initial'")
+    nred = 1
+    for d in axes:
+        nred *= a.shape[d]
+    if initial is not _NoValue and initial is not None:
+        init = initial
+    elif ident is not None and (where is not True or name not in ("add", "multiply")):
+        init = ident
+    else:
+        init = None
+    if nred == 0 and init is None and ident is None:
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    if init is None and nred == 0 and initial is None:
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    try:
+        initv = None if init is None else _initial_value(init, acc)
+        src = a
+        if where is not True:
+            w = _asarray(where)
+            if w.dtype != _np.bool_:
+                w = _core.cast(w, _np.bool_)
+            if w.shape != a.shape:
+                w = _core.broadcast_to(w, _np.broadcast_shapes(w.shape, a.shape))
+                if w.shape != a.shape:
+                    raise _broadcast_error([a.shape, w.shape])
+            x = a if a.dtype == acc else _core.cast(a, acc)
+            src = _core.empty(a.shape, acc)
+            # masked-out elements become the identity (or, for maximum/minimum, the initial
+            # value, which they may repeat harmlessly)
+            fill = initv if ident is None else _initial_value(ident, acc)
+            _core.select(w, x, fill, src)
+        r = _core.reduce(name, src, axes, acc, initv)
+    except (TypeError, KeyError):
+        return _numpy_general(npu, "reduce", (array,), kw)
+    return _finish(uf, r, a.shape, axes, keepdims, out)
+
+
+def accumulate(uf, array, axis=0, dtype=None, out=None):
+    npu = uf._numpy
+    kw = {"axis": axis, "dtype": dtype, "out": out}
+    if not uf._native:
+        return _fallback_call(uf, "accumulate", (array,), kw)
+    if npu.nin != 2 or npu.nout != 1:
+        raise ValueError("accumulate only supported for binary functions")
+    out = _single_out(out)
+    if out is not None and not isinstance(out, ndarray):
+        return _numpy_general(npu, "accumulate", (array,), kw)
+    a = _asarray(array)
+    if npu.__name__ in _INT_DIVISIONS and a.dtype.kind in "biu":
+        return _numpy_general(npu, "accumulate", (array,), kw)
+    if a.ndim == 0:
+        raise TypeError("cannot accumulate on a scalar")
+    ax = normalize_axis_index(operator.index(0 if axis is None else axis), a.ndim)
+    if out is not None and out.shape != a.shape:
+        raise ValueError("provided out is the wrong size for the accumulation.")
+    try:
+        acc = _np.dtype(dtype) if dtype is not None else (
+            out.dtype if out is not None else _default_acc(npu, a.dtype))
+        x = a if a.dtype == acc else _core.cast(a, acc)
+        r = _core.scan(npu.__name__, x, ax)
+    except (TypeError, KeyError):
+        return _numpy_general(npu, "accumulate", (array,), kw)
+    if out is not None:
+        _core.assign(out, r)
+        return out
+    return r
+
+
+def reduceat(uf, array, indices, axis=0, dtype=None, out=None):
+    npu = uf._numpy
+    kw = {"axis": axis, "dtype": dtype, "out": out}
+    if not uf._native:
+        return _fallback_call(uf, "reduceat", (array, indices), kw)
+    if npu.nin != 2 or npu.nout != 1:
+        raise ValueError("reduceat only supported for binary functions")
+    out = _single_out(out)
+    if out is not None and not isinstance(out, ndarray):
+        return _numpy_general(npu, "reduceat", (array, indices), kw)
+    a = _asarray(array)
+    if a.ndim == 0:
+        raise TypeError("cannot reduceat on a scalar")
+    ax = normalize_axis_index(operator.index(axis), a.ndim)
+    idx = _np.asarray(_to_numpy_tree(indices))
+    if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
+        return _numpy_general(npu, "reduceat", (array, indices), kw)
+    idx = idx.astype(_np.intp)
+    n = a.shape[ax]
+    for i in idx:
+        if i < 0 or i >= n:
+            raise IndexError(f"index {i} out-of-bounds in {npu.__name__}.reduceat [0, {n})")
+    try:
+        acc = _np.dtype(dtype) if dtype is not None else (
+            out.dtype if out is not None else _default_acc(npu, a.dtype))
+        x = a if a.dtype == acc else _core.cast(a, acc)
+        shape = a.shape[:ax] + (len(idx),) + a.shape[ax + 1:]
+        r = _core.empty(shape, acc)
+        pre = (slice(None),) * ax
+        for k, i in enumerate(idx):
+            j = idx[k + 1] if k + 1 < len(idx) else n
+            seg = x[pre + (slice(i, j if i < j else i + 1),)]
+            r[pre + (k,)] = _core.reduce(npu.__name__, seg, (ax,), acc)
+    except (TypeError, KeyError):
+        return _numpy_general(npu, "reduceat", (array, indices), kw)
+    if out is not None:
+        if out.shape != r.shape:
+            raise ValueError(f"output operand has shape {out.shape}, expected {r.shape}")
+        _core.assign(out, r)
+        return out
+    return r
+
+
+def outer(uf, A, B, /, **kwargs):
+    npu = uf._numpy
+    if not uf._native:
+        return _fallback_call(uf, "outer", (A, B), kwargs)
+    if npu.nin != 2:
+        raise ValueError("outer product only supported for binary functions")
+    a, b = _asarray(A), _asarray(B)
+    shape = a.shape + (1,) * b.ndim
+    av = _core.reshape(a, shape)
+    if av is None:
+        av = _core.reshape(a.copy(), shape)
+    return uf(av, b, **kwargs)
+
+
+def _basic_index(key):
+    items = key if isinstance(key, tuple) else (key,)
+    return all(isinstance(k, (int, _np.integer, slice)) or k is Ellipsis or k is None
+               for k in items)
+
+
+def at(uf, a, indices, b=None, /):
+    npu = uf._numpy
+    args = (a, indices) if b is None else (a, indices, b)
+    if not uf._native:
+        return _fallback_call(uf, "at", args, {})
+    if isinstance(a, _np.ndarray):   # NumPy's array, updated in place by NumPy
+        npu.at(a, *_to_numpy_tree(args[1:]))
+        return None
+    if not isinstance(a, ndarray):
+        raise TypeError("first operand must be array")
+    if _basic_index(indices):
+        key = (indices if isinstance(indices, tuple) else (indices,)) + (Ellipsis,)
+        if sum(1 for k in key if k is Ellipsis) > 1:
+            key = key[:-1]
+        v = a[key]
+        if npu.nin == 1:
+            uf(v, out=v)
+        else:
+            uf(v, b, out=v, casting="unsafe")
+        return None
+    # Integer or boolean index arrays (repeated indices accumulate): NumPy's unbuffered loop on
+    # the gathered array, written back.
+    x = _core.to_numpy(a)
+    npu.at(x, *_to_numpy_tree(args[1:]))
+    _core.assign(a, x)
+    return None
+
+
+def resolve_dtypes(uf, *args, **kwargs):
+    return uf._numpy.resolve_dtypes(*args, **kwargs)
+
+
+# ---- the objects ---------------------------------------------------------------------------------
+
+def _build():
+    """One cupynum.ufunc per NumPy ufunc object: aliases (acos/arccos) stay one object."""
+    by_numpy, names = {}, {}
+    for n in dir(_np):
+        f = getattr(_np, n)
+        if isinstance(f, _np.ufunc):
+            if f not in by_numpy:
+                by_numpy[f] = _core.make_ufunc(f)
+            names[n] = by_numpy[f]
+    return by_numpy, names
+
+
+BY_NUMPY, ufuncs = _build()
+
+
+def for_numpy(npu):
+    """The cupynum.ufunc of NumPy ufunc `npu` (made on first use for ufuncs outside numpy's
+    namespace)."""
+    u = BY_NUMPY.get(npu)
+    if u is None:   # not cached: ufuncs made at run time (frompyfunc) must be free to die
+        u = _core.make_ufunc(npu)
+    return u

@@ -1,0 +1,483 @@
+"""The reduction sweep: every reduction and statistic x dtypes x every axis combination of 0-d,
+1-d, 2-d and 3-d shapes (empty ones and non-contiguous / negative-step views included) x
+keepdims, against NumPy.  Where NumPy raises, cupynum raises the same exception type.
+
+Tolerances: exact for integers and bools and for the order-free reductions (min, max, all, any,
+count_nonzero, arg-extremes, ptp, integer sums and products); float sums, means and variances
+may add in another order: rtol 1e-2 (float16), 1e-5 (float32, complex64), 1e-12 (float64,
+complex128), with an absolute floor of rtol times the summed magnitudes' scale.
+
+When cupynum runs on several ranks (mpirun), the sweep reduces itself to a subset of dtypes and
+cases (the full sweep runs on one rank)."""
+
+import itertools
+import warnings
+
+import numpy
+import pytest
+from numpy.exceptions import AxisError
+
+import cupynum
+from conftest import ALL_DTYPES, check, dtype_id, sample
+
+DISTRIBUTED = cupynum.runtime_info()["ranks"] > 1
+
+EXACT = {"max", "min", "amax", "amin", "all", "any", "count_nonzero", "argmax", "argmin", "ptp",
+         "nanmax", "nanmin", "nanargmax", "nanargmin"}
+# name -> (takes axis tuples, takes keepdims, extra keyword variants)
+FUNCS = {
+    "sum": (True, True, [{}, {"dtype": "float64"}]),
+    "prod": (True, True, [{}]),
+    "max": (True, True, [{}]),
+    "min": (True, True, [{}]),
+    "amax": (True, True, [{}]),
+    "amin": (True, True, [{}]),
+    "all": (True, True, [{}]),
+    "any": (True, True, [{}]),
+    "count_nonzero": (True, True, [{}]),
+    "ptp": (True, True, [{}]),
+    "mean": (True, True, [{}]),
+    "var": (True, True, [{}, {"ddof": 1}]),
+    "std": (True, True, [{}, {"ddof": 1}]),
+    "average": (True, True, [{}]),
+    "cumsum": (False, False, [{}]),
+    "cumprod": (False, False, [{}]),
+    "argmax": (False, True, [{}]),
+    "argmin": (False, True, [{}]),
+    "nansum": (True, True, [{}]),
+    "nanprod": (True, True, [{}]),
+    "nanmax": (True, True, [{}]),
+    "nanmin": (True, True, [{}]),
+    "nanmean": (True, True, [{}]),
+    "nanvar": (True, True, [{}, {"ddof": 1}]),
+    "nanstd": (True, True, [{}]),
+    "nanargmax": (False, True, [{}]),
+    "nanargmin": (False, True, [{}]),
+    "nancumsum": (False, False, [{}]),
+    "nancumprod": (False, False, [{}]),
+}
+
+
+def _all_axes(ndim):
+    """None, every single axis (also negative), every tuple of distinct axes."""
+    out = [None]
+    for k in range(1, ndim + 1):
+        out += list(itertools.combinations(range(ndim), k))
+    out += [d for d in range(ndim)] + [d - ndim for d in range(ndim)]
+    if ndim == 0:
+        out.append(())
+    return out
+
+
+def _views(n):
+    """(label, NumPy view) pairs of base array n: itself and a non-contiguous / reversed view."""
+    yield "base", n
+    if n.ndim == 1 and n.shape[0] > 1:
+        yield "rev", n[::-1]
+    elif n.ndim == 2:
+        yield "strided", n[:, ::-2]
+    elif n.ndim == 3:
+        yield "transposed", n.transpose(2, 0, 1)[:, ::-1]
+
+
+SHAPES = [(), (0,), (5,), (3, 4), (2, 3, 4), (3, 0, 2)]
+if DISTRIBUTED:
+    SHAPES = [(5,), (3, 4), (2, 3, 4), (3, 0)]
+
+
+def _data(name, shape, dtype):
+    if name in ("prod", "nanprod", "cumprod", "nancumprod"):
+        n = sample(shape, dtype, seed=1, low=-1, high=1)
+        if dtype.kind in "fc":
+            n = (n * 1.25).astype(dtype)
+    else:
+        n = sample(shape, dtype, seed=2)
+    if dtype.kind in "fc" and n.size > 2 and (name.startswith("nan") or name in ("max", "min")):
+        flat = n.reshape(-1)
+        flat[1] = numpy.nan   # a NaN somewhere: propagated by max/min, ignored by nan-functions
+    return n
+
+
+def _tol(name, dtype, kw):
+    d = numpy.dtype(kw.get("dtype", dtype))
+    if name in EXACT or (d.kind in "biu" and name in ("sum", "prod", "cumsum", "cumprod",
+                                                     "nansum", "nanprod", "nancumsum",
+                                                     "nancumprod")):
+        return 0.0, 0.0
+    if numpy.dtype(dtype).kind in "biu" or d == numpy.float64 or d == numpy.complex128:
+        return 1e-12, 1e-12
+    if d in (numpy.float32, numpy.complex64):
+        return 1e-5, 1e-5
+    return 1e-2, 1e-2
+
+
+def _run(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            return fn(), None
+        except Exception as e:  # noqa: BLE001  (NumPy's outcome is the oracle)
+            return None, e
+
+
+DTYPES = ALL_DTYPES
+if DISTRIBUTED:
+    DTYPES = [numpy.dtype(t) for t in ("bool", "int32", "float32", "complex128")]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", sorted(FUNCS))
+def test_sweep(name, dtype):
+    tuples, has_keepdims, variants = FUNCS[name]
+    npf, cpf = getattr(numpy, name), getattr(cupynum, name)
+    done = cases = 0
+    for shape in SHAPES:
+        base = _data(name, shape, dtype)
+        for label, n in _views(base):
+            c = cupynum.array(base)
+            c = c[::-1] if label == "rev" else c[:, ::-2] if label == "strided" else \
+                c.transpose(2, 0, 1)[:, ::-1] if label == "transposed" else c
+            axes = _all_axes(n.ndim)
+            if DISTRIBUTED:
+                axes = axes[:4]
+            for axis in axes:
+                if isinstance(axis, tuple) and not tuples:
+                    continue
+                for keepdims in ((False, True) if has_keepdims else (None,)):
+                    for kw in variants:
+                        kw = dict(kw)
+                        if keepdims is not None:
+                            kw["keepdims"] = keepdims
+                        where = f"{name}{shape}{label} axis={axis} {kw}"
+                        cases += 1
+                        expected, err = _run(lambda: npf(n, axis=axis, **kw))
+                        got, cerr = _run(lambda: cpf(c, axis=axis, **kw))
+                        if err is not None:
+                            assert cerr is not None and isinstance(cerr, type(err)), \
+                                f"{where}: NumPy raised {err!r}, cupynum {cerr!r} / {got!r}"
+                            continue
+                        assert cerr is None, f"{where}: cupynum raised {cerr!r}"
+                        rtol, atol = _tol(name, dtype, kw)
+                        try:
+                            check(got, expected, rtol=rtol, atol=atol)
+                        except AssertionError as e:
+                            raise AssertionError(f"{where}: {e}") from None
+                        done += 1
+    assert cases > 0 and (done > 0 or (name == "ptp" and dtype.kind == "b"))  # NumPy: no bool ptp
+
+
+# ---- keywords: where, initial, out --------------------------------------------------------
+
+KW_DTYPES = [numpy.dtype(t) for t in ("bool", "int16", "uint32", "float32", "float64",
+                                      "complex64")]
+
+
+@pytest.mark.parametrize("dtype", KW_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean", "var", "std", "all",
+                                  "any", "nansum", "nanmax", "nanmean"])
+@pytest.mark.parametrize("axis", [None, 0, 1, (0, 1)])
+def test_where(name, dtype, axis):
+    n = _data(name, (3, 4), dtype)
+    c = cupynum.array(n)
+    mask = numpy.array([True, False, True, True])
+    kw = {"where": mask}
+    if name in ("max", "min", "nanmax"):
+        kw["initial"] = 3 if dtype.kind != "c" else None
+        if dtype.kind == "c":
+            pytest.skip("NumPy's max/min with initial take no complex initial in this test")
+    expected, err = _run(lambda: getattr(numpy, name)(n, axis=axis, **kw))
+    got, cerr = _run(lambda: getattr(cupynum, name)(c, axis=axis, where=cupynum.array(mask),
+                                                    **{k: v for k, v in kw.items()
+                                                       if k != "where"}))
+    if err is not None:
+        assert isinstance(cerr, type(err)), (err, cerr)
+        return
+    assert cerr is None, cerr
+    rtol, atol = _tol(name, dtype, {})
+    check(got, expected, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("dtype", KW_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min"])
+@pytest.mark.parametrize("axis", [None, 0, (1, 2)])
+def test_initial(name, dtype, axis):
+    if dtype.kind == "c" and name in ("max", "min"):
+        pytest.skip("complex max/min take a complex initial; covered by the real dtypes")
+    for shape in [(2, 3, 4), (2, 0, 3)]:
+        n = _data(name, shape, dtype)
+        c = cupynum.array(n)
+        init = True if dtype.kind == "b" else 5
+        expected, err = _run(lambda: getattr(numpy, name)(n, axis=axis, initial=init))
+        got, cerr = _run(lambda: getattr(cupynum, name)(c, axis=axis, initial=init))
+        if err is not None:
+            assert isinstance(cerr, type(err)), (err, cerr)
+            continue
+        assert cerr is None, cerr
+        check(got, expected, *_tol(name, dtype, {}))
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "mean", "var", "std", "all",
+                                  "any", "cumsum", "cumprod", "argmax", "argmin"])
+def test_out(name):
+    n = sample((3, 4), "float64", seed=3)
+    c = cupynum.array(n)
+    shape = (3, 4) if name.startswith("cum") else (4,)
+    dt = "int64" if name.startswith("arg") else "bool" if name in ("all", "any") else "float64"
+    no, co = numpy.zeros(shape, dt), cupynum.zeros(shape, dt)
+    r1 = getattr(numpy, name)(n, axis=0, out=no)
+    r2 = getattr(cupynum, name)(c, axis=0, out=co)
+    assert r1 is no and r2 is co
+    check(co, no, rtol=1e-12, atol=1e-12)
+    # methods take out= too
+    co2 = cupynum.zeros(shape, dt)
+    assert getattr(c, name)(axis=0, out=co2) is co2
+    check(co2, no, rtol=1e-12, atol=1e-12)
+
+
+def test_out_dtype_casts_and_keepdims():
+    n = sample((2, 3), "int32", seed=4)
+    c = cupynum.array(n)
+    no, co = numpy.zeros((1, 3), "float32"), cupynum.zeros((1, 3), "float32")
+    numpy.sum(n, axis=0, keepdims=True, out=no)
+    cupynum.sum(c, axis=0, keepdims=True, out=co)
+    check(co, no)
+
+
+# ---- methods --------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "min", "all", "any", "cumsum",
+                                  "cumprod", "argmax", "argmin", "mean", "var", "std"])
+@pytest.mark.parametrize("dtype", ["int8", "float64", "complex128"])
+def test_methods(name, dtype):
+    n = sample((2, 3, 4), dtype, seed=5)
+    c = cupynum.array(n)
+    for axis in (None, 1, -1):
+        expected, err = _run(lambda: getattr(n, name)(axis=axis))
+        got, cerr = _run(lambda: getattr(c, name)(axis=axis))
+        if err is not None:
+            assert isinstance(cerr, type(err))
+            continue
+        check(got, expected, *_tol(name, numpy.dtype(dtype), {}))
+
+
+def test_ptp_is_not_a_method():
+    assert not hasattr(numpy.ndarray, "ptp")
+    assert hasattr(cupynum.ndarray, "argmax") and hasattr(cupynum.ndarray, "var")
+
+
+@pytest.mark.parametrize("name", ["sum", "mean", "var", "std", "argmax", "cumsum", "all",
+                                  "count_nonzero", "nanmean", "average", "ptp"])
+def test_numpy_functions_dispatch_here(name, monkeypatch):
+    monkeypatch.setenv("CUPYNUM_FALLBACK", "error")
+    n = sample((3, 4), "float64", seed=6)
+    c = cupynum.array(n)
+    got = getattr(numpy, name)(c, axis=1)
+    assert isinstance(got, cupynum.ndarray)
+    check(got, getattr(numpy, name)(n, axis=1), rtol=1e-12, atol=1e-12)
+
+
+# ---- statistics details ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "int32",
+                                   "bool"])
+@pytest.mark.parametrize("ddof", [0, 1, 2])
+def test_var_std_ddof_and_dtype(dtype, ddof):
+    n = sample((4, 5), dtype, seed=7)
+    c = cupynum.array(n)
+    for f in ("var", "std"):
+        for axis in (None, 0, (0, 1)):
+            for kw in ({}, {"dtype": "float64"}, {"correction": ddof}):
+                args = {} if "correction" in kw else {"ddof": ddof}
+                e = getattr(numpy, f)(n, axis=axis, **args, **kw)
+                g = getattr(cupynum, f)(c, axis=axis, **args, **kw)
+                check(g, e, *_tol(f, numpy.dtype(dtype), kw))
+
+
+def test_var_with_given_mean():
+    n = sample((3, 4), "float64", seed=8)
+    c = cupynum.array(n)
+    m = numpy.mean(n, axis=1, keepdims=True)
+    check(cupynum.var(c, axis=1, mean=cupynum.array(m)), numpy.var(n, axis=1, mean=m),
+          rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+@pytest.mark.parametrize("returned", [False, True])
+def test_average_weights(axis, returned):
+    n = sample((3, 4), "float64", seed=9)
+    w2 = sample((3, 4), "float64", seed=10, low=1, high=4)
+    c = cupynum.array(n)
+    for w in (w2, w2[:, 0] if axis == 0 else w2[0] if axis == 1 else w2):
+        e = numpy.average(n, axis=axis, weights=w, returned=returned)
+        g = cupynum.average(c, axis=axis, weights=cupynum.array(w), returned=returned)
+        check(g, e, rtol=1e-12, atol=1e-12)
+    iw = sample((3, 4), "int32", seed=11, low=1, high=3)
+    check(cupynum.average(cupynum.array(iw), axis=axis, weights=cupynum.array(iw)),
+          numpy.average(iw, axis=axis, weights=iw), rtol=1e-12, atol=1e-12)
+
+
+def test_average_errors():
+    n = sample((3, 4), "float64", seed=12)
+    c = cupynum.array(n)
+    with pytest.raises(TypeError):
+        cupynum.average(c, weights=cupynum.ones(4))
+    with pytest.raises(ValueError):
+        cupynum.average(c, axis=0, weights=cupynum.ones(4))
+    with pytest.raises(ZeroDivisionError):
+        cupynum.average(c, axis=1, weights=cupynum.zeros(4))
+    with pytest.raises(ZeroDivisionError):
+        numpy.average(n, axis=1, weights=numpy.zeros(4))
+
+
+def _warning_texts(fn):
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        r = fn()
+    return r, {str(x.message) for x in w if issubclass(x.category, RuntimeWarning)
+               and "encountered in" not in str(x.message)}
+
+
+@pytest.mark.parametrize("case", [
+    ("mean", lambda xp, a: xp.mean(a[:, :0], axis=1)),
+    ("var", lambda xp, a: xp.var(a, axis=0, ddof=3)),
+    ("std", lambda xp, a: xp.std(a[:1], axis=0, ddof=1)),
+    ("nanmax", lambda xp, a: xp.nanmax(a, axis=1)),
+    ("nanmin", lambda xp, a: xp.nanmin(a, axis=1)),
+    ("nanmean", lambda xp, a: xp.nanmean(a, axis=1)),
+    ("nanvar", lambda xp, a: xp.nanvar(a, axis=1, ddof=1)),
+    ("nanstd", lambda xp, a: xp.nanstd(a, axis=1)),
+], ids=lambda c: c[0] if isinstance(c, tuple) else None)
+def test_statistics_warnings(case):
+    _, fn = case
+    n = numpy.array([[numpy.nan, numpy.nan, numpy.nan], [1.0, numpy.nan, 2.0],
+                     [3.0, 4.0, 5.0]])
+    c = cupynum.array(n)
+    e, ew = _warning_texts(lambda: fn(numpy, n))
+    g, gw = _warning_texts(lambda: fn(cupynum, c))
+    assert ew and gw == ew, (gw, ew)
+    check(g, e, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["nanargmax", "nanargmin"])
+def test_nanarg_all_nan_raises(name):
+    n = numpy.array([[numpy.nan, numpy.nan], [1.0, 2.0]])
+    c = cupynum.array(n)
+    for axis in (None, 1):
+        if axis is None:
+            n2 = numpy.full((2, 2), numpy.nan)
+            with pytest.raises(ValueError, match="All-NaN slice encountered"):
+                getattr(numpy, name)(n2)
+            with pytest.raises(ValueError, match="All-NaN slice encountered"):
+                getattr(cupynum, name)(cupynum.array(n2))
+        else:
+            with pytest.raises(ValueError, match="All-NaN slice encountered"):
+                getattr(numpy, name)(n, axis=axis)
+            with pytest.raises(ValueError, match="All-NaN slice encountered"):
+                getattr(cupynum, name)(c, axis=axis)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])
+def test_argmax_nan_and_ties(dtype):
+    n = numpy.array([1, 3, 3, numpy.nan, 3, numpy.nan], dtype=dtype)
+    c = cupynum.array(n)
+    for f in ("argmax", "argmin", "max", "min"):
+        check(getattr(cupynum, f)(c), getattr(numpy, f)(n))
+    n = numpy.array([2, 5, 5, 1, 1, 5], dtype=dtype)
+    c = cupynum.array(n)
+    check(cupynum.argmax(c), numpy.argmax(n))
+    check(cupynum.argmin(c), numpy.argmin(n))
+
+
+# ---- errors ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["sum", "prod", "max", "mean", "var", "all", "count_nonzero",
+                                  "nanmean"])
+def test_axis_errors(name):
+    n = sample((2, 3), "float64", seed=13)
+    c = cupynum.array(n)
+    for axis in (2, -3, (0, 2)):
+        with pytest.raises(AxisError):
+            getattr(numpy, name)(n, axis=axis)
+        with pytest.raises(AxisError):
+            getattr(cupynum, name)(c, axis=axis)
+    for axis in ((0, 0), (1, -1)):
+        with pytest.raises(ValueError, match="duplicate value in 'axis'"):
+            getattr(numpy, name)(n, axis=axis)
+        with pytest.raises(ValueError, match="duplicate value in 'axis'"):
+            getattr(cupynum, name)(c, axis=axis)
+
+
+@pytest.mark.parametrize("name", ["argmax", "argmin", "cumsum", "cumprod"])
+def test_single_axis_errors(name):
+    n = sample((2, 3), "float64", seed=14)
+    c = cupynum.array(n)
+    with pytest.raises(AxisError):
+        getattr(numpy, name)(n, axis=2)
+    with pytest.raises(AxisError):
+        getattr(cupynum, name)(c, axis=2)
+
+
+@pytest.mark.parametrize("name", ["sum", "max", "mean", "std", "cumsum", "argmax", "all"])
+def test_bad_out_shape(name):
+    n = sample((2, 3), "float64", seed=15)
+    c = cupynum.array(n)
+    dt = "int64" if name == "argmax" else "bool" if name == "all" else "float64"
+    for shape in ((2,), (1, 3), (4,)):
+        with pytest.raises(ValueError):
+            getattr(numpy, name)(n, axis=0, out=numpy.zeros(shape, dt))
+        co = cupynum.zeros(shape, dt)
+        with pytest.raises(ValueError):
+            getattr(cupynum, name)(c, axis=0, out=co)
+        check(co, numpy.zeros(shape, dt))   # bad input leaves the array unchanged
+
+
+@pytest.mark.parametrize("name", ["max", "min", "amax", "argmax", "argmin", "ptp", "nanmax",
+                                  "nanargmin"])
+def test_empty_without_identity(name):
+    for shape, axis in (((0,), None), ((3, 0), 1), ((0, 2), None)):
+        n, c = numpy.zeros(shape), cupynum.zeros(shape)
+        with pytest.raises(ValueError) as e1:
+            getattr(numpy, name)(n, axis=axis)
+        with pytest.raises(ValueError) as e2:
+            getattr(cupynum, name)(c, axis=axis)
+        assert str(e2.value) == str(e1.value)
+
+
+@pytest.mark.parametrize("name", ["sum", "prod", "all", "any", "count_nonzero", "nansum"])
+def test_empty_with_identity(name):
+    for shape, axis in (((0,), None), ((3, 0), 1), ((0, 2), 0)):
+        n, c = numpy.zeros(shape), cupynum.zeros(shape)
+        check(getattr(cupynum, name)(c, axis=axis), getattr(numpy, name)(n, axis=axis))
+
+
+# ---- float32 accuracy ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["ones", "uniform", "scaled", "matrix", "strided"])
+def test_float32_sum_accuracy_no_worse_than_numpy(kind):
+    rng = numpy.random.default_rng(16)
+    if kind == "ones":
+        n = numpy.ones(10**6, numpy.float32)
+    elif kind == "uniform":
+        n = rng.random(10**6).astype(numpy.float32)
+    elif kind == "scaled":
+        n = (rng.random(10**6) * 1e3).astype(numpy.float32)
+    elif kind == "matrix":
+        n = rng.random((1000, 1000)).astype(numpy.float32)
+    else:
+        n = rng.random((100, 100, 200)).astype(numpy.float32)
+    c = cupynum.array(n)
+    if kind == "strided":
+        n, c = n[:, ::2, ::-1], c[:, ::2, ::-1]
+    exact = n.astype(numpy.float64).sum()
+    # On several ranks the tiles' partial sums add in rank order: allow that one extra level.
+    slack = 4 * numpy.finfo(numpy.float32).eps * abs(exact) if DISTRIBUTED else 0.0
+    # Contiguous data sums in NumPy's order (bit for bit); a strided view is gathered into
+    # 8192-element pairwise blocks where NumPy's iterator groups differently: both errors are
+    # O(log n) eps, so one random draw of each may differ by a small factor.
+    factor = 8.0 if kind == "strided" else 1.0000001
+    err_np = abs(float(numpy.sum(n)) - exact)
+    err_cp = abs(float(cupynum.sum(c)) - exact)
+    assert err_cp <= err_np * factor + slack, (err_cp, err_np)
+    err_np = abs(float(numpy.mean(n)) - exact / n.size)
+    err_cp = abs(float(cupynum.mean(c)) - exact / n.size)
+    assert err_cp <= err_np * factor + slack / n.size, (err_cp, err_np)
