@@ -124,6 +124,8 @@ def _call(uf, *args, **kwargs):
                             f"arguments but {len(args)} were given")
         kwargs["out"] = tuple(args[nin:]) + (None,) * (nin + nout - len(args))
         args = args[:nin]
+    if "sig" in kwargs and "signature" not in kwargs:   # NumPy's older spelling
+        kwargs["signature"] = kwargs.pop("sig")
     bad = set(kwargs) - _CALL_KEYWORDS
     if len(args) < nin or bad:
         return npu(*_to_numpy_tree(args), **_to_numpy_tree(kwargs))   # NumPy's TypeError
@@ -186,7 +188,13 @@ def _call(uf, *args, **kwargs):
         if isinstance(a, ndarray):
             ins.append(a if a.dtype == dt else _core.cast(a, dt))
         elif isinstance(a, (bool, int, float, complex)):
-            ins.append(a)
+            # a Python scalar takes the resolved loop's dtype (dtype=/signature= may force one
+            # its own kind would not choose, e.g. power(1.5, 2.8, dtype=intp, casting='unsafe'))
+            try:
+                ins.append(a if _dtype_token(a) is type(a) and dt == _np.result_type(a) and
+                           dt.kind == "f" else dt.type(a))
+            except TypeError:
+                ins.append(a)
         else:
             x = _core.from_any(a)
             ins.append(x if x.dtype == dt else _core.cast(x, dt))
