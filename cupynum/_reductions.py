@@ -352,6 +352,10 @@ def _nan_extreme(name, a, axis, out, keepdims, initial, where):
     elif allnan:
         warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
         r = a.dtype.type(_np.nan)
+    if out is not None and isinstance(out, ndarray) and out.shape != _np.shape(r):
+        raise ValueError(f"output parameter for reduction operation "
+                         f"{'fmax' if name == 'maximum' else 'fmin'} has the wrong shape "
+                         f"{out.shape}, expected {_np.shape(r)}")
     return _store(r, out)
 
 

@@ -20,6 +20,7 @@ _NoValue = _np._NoValue
 # through errstate (FloatingPointError under 'raise'); the kernels do not signal those yet, so
 # NumPy computes these (the floating-point error issue makes them native).
 _INT_DIVISIONS = {"floor_divide", "remainder", "fmod", "divide", "true_divide"}
+
 _CALL_KEYWORDS = {"out", "where", "dtype", "signature", "casting", "order", "subok"}
 # Ufuncs whose reduction may run over several axes at once (NumPy's "reorderable" ones).
 _REORDERABLE = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and",
@@ -95,6 +96,21 @@ def _broadcast_error(shapes):
 _RESOLVED = {}
 
 
+def _foreign_dtype_keyword(kwargs):
+    """Does dtype= or a tuple signature= name a dtype cupynum does not hold (object, str...)?"""
+    sig = kwargs.get("signature")
+    named = [kwargs.get("dtype")] + (list(sig) if isinstance(sig, tuple) else [])
+    for d in named:
+        if d is None:
+            continue
+        try:
+            if _np.dtype(d).kind in "OSUVMm":
+                return True
+        except TypeError:
+            return False   # NumPy's validation raises its own error
+    return False
+
+
 def _call(uf, *args, **kwargs):
     npu = uf._numpy
     nin, nout = npu.nin, npu.nout
@@ -108,6 +124,8 @@ def _call(uf, *args, **kwargs):
                             f"arguments but {len(args)} were given")
         kwargs["out"] = tuple(args[nin:]) + (None,) * (nin + nout - len(args))
         args = args[:nin]
+    if "sig" in kwargs and "signature" not in kwargs:   # NumPy's older spelling
+        kwargs["signature"] = kwargs.pop("sig")
     bad = set(kwargs) - _CALL_KEYWORDS
     if len(args) < nin or bad:
         return npu(*_to_numpy_tree(args), **_to_numpy_tree(kwargs))   # NumPy's TypeError
@@ -130,7 +148,8 @@ def _call(uf, *args, **kwargs):
     # stand-ins (its own exceptions and messages) and resolves the loop; the outcome depends on
     # the operands' dtypes and the keywords only, so a successful one is remembered.
     toks = tuple(_dtype_token(a) for a in args)
-    if any(isinstance(t, _np.dtype) and t.kind in "OSUVMm" for t in toks):
+    if any(isinstance(t, _np.dtype) and t.kind in "OSUVMm" for t in toks) or \
+            _foreign_dtype_keyword(kwargs):
         return _numpy_general(npu, "__call__", args, kwargs)   # dtypes cupynum does not hold
     wtok = None if where is True else bool if isinstance(where, (bool, list, tuple)) else \
         _dtype_token(where)   # NumPy reads a nested list as booleans
@@ -169,7 +188,13 @@ def _call(uf, *args, **kwargs):
         if isinstance(a, ndarray):
             ins.append(a if a.dtype == dt else _core.cast(a, dt))
         elif isinstance(a, (bool, int, float, complex)):
-            ins.append(a)
+            # a Python scalar takes the resolved loop's dtype (dtype=/signature= may force one
+            # its own kind would not choose, e.g. power(1.5, 2.8, dtype=intp, casting='unsafe'))
+            try:
+                ins.append(a if _dtype_token(a) is type(a) and dt == _np.result_type(a) and
+                           dt.kind == "f" else dt.type(a))
+            except TypeError:
+                ins.append(a)
         else:
             x = _core.from_any(a)
             ins.append(x if x.dtype == dt else _core.cast(x, dt))
