@@ -10,6 +10,7 @@
 #include "alloc.h"
 #include "comm.h"
 #include "dist.h"
+#include "fusion.h"
 #include "kernels.h"
 #include "partition.h"
 
@@ -246,6 +247,29 @@ static enum cpn_status agree(enum cpn_status st)
     return cpn_error((enum cpn_status)code, "%s", msg);
 }
 
+/* Record op's outcome: poison what a failure left without values, heal what it rewrote. */
+static void settle(struct cpn_op *op, enum cpn_status st, const bool *had)
+{
+    for (int k = 0; k < op->nout; k++) {
+        struct cpn_store *r = cpn_store_root(op->out[k]->store);
+        if (st != CPN_OK) {
+            if (!had[k]) cpn_store_poison(r, st, cpn_error_message());
+        } else if (r->poison && cpn_view_covers_store(op->out[k])) {
+            cpn_store_poison(r, CPN_OK, NULL);   /* fully rewritten: healthy again */
+        }
+    }
+}
+
+/* A failure message naming the op, once. */
+static void name_failure(const struct cpn_op *op, enum cpn_status st)
+{
+    if (st != CPN_OK && !strstr(cpn_error_message(), "deferred operation")) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", cpn_error_message());
+        cpn_error(st, "cupynum: deferred operation '%s' failed: %s", cpn_op_describe(op), msg);
+    }
+}
+
 enum cpn_status cpn_queue_flush(void)
 {
     const bool dist = cpn_partition_ranks() > 1;
@@ -253,14 +277,39 @@ enum cpn_status cpn_queue_flush(void)
     char first_msg[512] = "";
     if (n_ops == 0) return CPN_OK;
     stats.flushes++;
+    const bool fuse = cpn_fusion_enabled();
+    if (fuse) cpn_fusion_prepare(ops, n_ops);
     for (int i = 0; i < n_ops; i++) {
         struct cpn_op *op = &ops[i];
-        const struct cpn_store *bad = poisoned_input(op);
-        enum cpn_status st;
         /* An output that held values before keeps them when the op fails (NumPy's in-place
          * semantics: `a **= b` that raises leaves `a` readable); a fresh one is poisoned. */
         bool had[CPN_OP_MAXOUT];
         for (int k = 0; k < op->nout; k++) had[k] = cpn_store_root(op->out[k]->store)->data != NULL;
+        enum cpn_status st;
+        int used = 0;
+        if (fuse && !poisoned_input(op)) {
+            /* A fused run (or a dropped op): settle each of its ops alike. */
+            bool hads[64][CPN_OP_MAXOUT];
+            for (int j = i; j < n_ops && j < i + 64; j++)
+                for (int k = 0; k < ops[j].nout; k++)
+                    hads[j - i][k] = cpn_store_root(ops[j].out[k]->store)->data != NULL;
+            used = cpn_fusion_execute(ops, n_ops, i, &st);
+            for (int j = i; j < i + used; j++) {
+                name_failure(&ops[j], st);
+                settle(&ops[j], st, hads[j - i]);
+                if (st == CPN_OK) stats.ops_executed++;
+            }
+            if (used > 0) {
+                if (st != CPN_OK && first == CPN_OK) {
+                    first = st;
+                    snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());
+                }
+                for (int j = i; j < i + used; j++) op_release(&ops[j]);
+                i += used - 1;
+                continue;
+            }
+        }
+        const struct cpn_store *bad = poisoned_input(op);
         if (bad) {
             /* Depends on a failed result: fail the same way, without computing garbage.  Poison
              * is the same on every rank, so ranks skip together. */
@@ -269,20 +318,9 @@ enum cpn_status cpn_queue_flush(void)
         } else {
             st = cpn_op_execute(op);
             if (dist && may_fail_on_data(op)) st = agree(st);
-            if (st != CPN_OK && !strstr(cpn_error_message(), "deferred operation")) {
-                char msg[512];
-                snprintf(msg, sizeof msg, "%s", cpn_error_message());
-                cpn_error(st, "cupynum: deferred operation '%s' failed: %s", cpn_op_describe(op), msg);
-            }
+            name_failure(op, st);
         }
-        for (int k = 0; k < op->nout; k++) {
-            struct cpn_store *r = cpn_store_root(op->out[k]->store);
-            if (st != CPN_OK) {
-                if (!had[k]) cpn_store_poison(r, st, cpn_error_message());
-            } else if (r->poison && cpn_view_covers_store(op->out[k])) {
-                cpn_store_poison(r, CPN_OK, NULL);   /* fully rewritten: healthy again */
-            }
-        }
+        settle(op, st, had);
         if (st != CPN_OK && first == CPN_OK) {
             first = st;
             snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());
