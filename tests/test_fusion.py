@@ -1,0 +1,233 @@
+"""Fusion in the executor: fused runs give bitwise the results of op-by-op execution (and NumPy's),
+temporaries whose arrays died are never allocated, and fused programs are planned once.
+
+Each test runs the same program with fusion on and off (`_core._set_fusion`) and compares both with
+NumPy.  Counter assertions hold on one rank (or wherever stores are replicated); under mpirun with
+tiled stores the distributed executor runs ops one at a time and only the results are checked."""
+
+import numpy
+import pytest
+
+import cupynum
+from cupynum import _core
+
+from conftest import check
+
+
+def one_rank():
+    return cupynum.runtime_info()["ranks"] == 1
+
+
+def both(f):
+    """f(cupynum) with fusion on and off, as NumPy arrays; the setting is restored."""
+    was = _core._set_fusion(False)
+    try:
+        off = f(cupynum)
+        off = [numpy.asarray(r) for r in off] if isinstance(off, tuple) else numpy.asarray(off)
+        _core._set_fusion(True)
+        on = f(cupynum)
+        on = [numpy.asarray(r) for r in on] if isinstance(on, tuple) else numpy.asarray(on)
+    finally:
+        _core._set_fusion(was)
+    return on, off
+
+
+def bitwise_equal(a, b):
+    a, b = numpy.asarray(a), numpy.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert a.tobytes() == b.tobytes()
+
+
+def agrees(got, ref):
+    """A result (as NumPy) equals NumPy's: same dtype and shape, equal values (NaNs alike)."""
+    ref = numpy.asarray(ref)
+    assert got.dtype == ref.dtype and got.shape == ref.shape
+    numpy.testing.assert_array_equal(got, ref)
+
+
+def chain(np, n=5000):
+    a = np.arange(n, dtype=np.float64) * 1e-3
+    b = (a * 1.5 + 2.0) * (a - 0.5) / (a + 3.0)
+    return b
+
+
+@pytest.mark.parametrize("n", [1, 7, 1023, 1025, 5000, 70001])
+def test_chain_fused_equals_unfused_and_numpy(n):
+    on, off = both(lambda np: chain(np, n))
+    bitwise_equal(on, off)
+    agrees(on, chain(numpy, n))
+
+
+def test_chain_with_casts_broadcasts_and_scalars():
+    def prog(np):
+        a = np.arange(60, dtype=np.int32).reshape(3, 4, 5)
+        row = np.arange(5, dtype=np.float32) * 0.5
+        col = (np.arange(4, dtype=np.int16) - 2).reshape(4, 1)
+        f = a.astype(np.float64) * 0.25 + row       # cast, broadcast of a row
+        g = (f - col) * (f > 3.0)                     # broadcast of a column, bool operand
+        h = np.sqrt(np.abs(g)).astype(np.float32) + np.float32(1.5)
+        m = (a % 7 == 3) | (a > 50)
+        return h, m, (a * 3 + 1) // 2
+    on, off = both(prog)
+    ref = prog(numpy)
+    for x, y, r in zip(on, off, ref):
+        bitwise_equal(x, y)
+        agrees(x, r)
+
+
+def stencil(np, n=37, iters=6):
+    grid = np.zeros((n + 2, n + 2))
+    grid[0, :] = 40.0
+    grid[-1, :] = -273.15
+    grid[:, 0] = 7.5
+    center, north, south = grid[1:-1, 1:-1], grid[0:-2, 1:-1], grid[2:, 1:-1]
+    east, west = grid[1:-1, 2:], grid[1:-1, 0:-2]
+    for _ in range(iters):
+        average = center + north + east + west + south
+        average = 0.2 * average
+        center[:] = average
+    for _ in range(iters):   # the one-statement form: every temporary dead at the flush
+        center[:] = 0.2 * (center + north + east + west + south)
+    return grid
+
+
+def test_stencil_aliasing_fused_equals_unfused_and_numpy():
+    on, off = both(stencil)
+    bitwise_equal(on, off)
+    agrees(on, stencil(numpy))
+
+
+def test_overlapping_assignment_in_a_chain():
+    def prog(np):
+        a = np.arange(40, dtype=np.float64)
+        t = a * 2.0 + 1.0
+        a[1:] = t[:-1] + a[:-1]          # reads a[:-1] while writing a[1:]
+        b = a * 3.0
+        a[:-1] = a[1:] - b[:-1]
+        return a, b
+    on, off = both(prog)
+    for x, y, r in zip(on, off, prog(numpy)):
+        bitwise_equal(x, y)
+        agrees(x, r)
+
+
+def test_in_place_updates_of_temporaries():
+    def prog(np):
+        a = np.arange(3000, dtype=np.float64)
+        t = a * 0.5
+        t += 3.0
+        t *= a
+        u = t - 1.0
+        del t
+        return u
+    on, off = both(prog)
+    bitwise_equal(on, off)
+    agrees(on, prog(numpy))
+
+
+def pi(np, n=30000):
+    np.random.seed(11)
+    x = np.random.uniform(size=n)
+    y = np.random.uniform(size=n)
+    inside = np.sum(x * x + y * y < 1.0)
+    return x, y, np.asarray(inside)
+
+
+def test_random_and_reduce_fused_equals_unfused_and_numpy():
+    (x1, y1, s1), (x0, y0, s0) = both(pi)
+    bitwise_equal(x1, x0)
+    bitwise_equal(y1, y0)
+    bitwise_equal(s1, s0)
+    assert s1 == numpy.sum(x1 * x1 + y1 * y1 < 1.0)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint16", "bool"])
+@pytest.mark.parametrize("red", ["sum", "prod", "max", "min"])
+def test_integer_reductions_closing_a_run(dtype, red):
+    def prog(np):
+        a = np.arange(2000, dtype=np.int64) % 13
+        b = (a * 3 + 1).astype(dtype)
+        return np.asarray(getattr(np, red)(b))
+    on, off = both(prog)
+    bitwise_equal(on, off)
+    agrees(on, prog(numpy))
+
+
+def test_errors_inside_a_run_are_raised_as_unfused():
+    a = cupynum.arange(10)
+    b = (a - 5) * 2
+    c = a ** b                      # integers to negative powers: ValueError at the read
+    d = c + 1
+    with pytest.raises(ValueError, match="negative integer powers"):
+        d.tolist()
+    check(a, numpy.arange(10))
+
+
+def test_temporaries_are_not_allocated():
+    n = 200_000
+
+    def prog(np):
+        a = np.arange(n, dtype=np.float64)
+        b = ((a * 2.0 + 1.0) * (a - 3.0) + a * a) / 7.0
+        return float(b[n // 2])
+
+    cupynum.sync()
+    got = {}
+    for on in (False, True):
+        was = _core._set_fusion(on)
+        try:
+            cupynum.reset_stats()
+            before = cupynum.runtime_stats()["bytes_allocated"]   # a running total
+            r = prog(cupynum)
+            cupynum.sync()
+            s = cupynum.runtime_stats()
+            s["bytes_allocated"] -= before
+            got[on] = (r, s)
+        finally:
+            _core._set_fusion(was)
+    assert got[True][0] == got[False][0] == prog(numpy)
+    if one_rank():
+        s_on, s_off = got[True][1], got[False][1]
+        # a and b are written (both are Python arrays); the 5 temporaries in between are not
+        assert s_on["bytes_allocated"] < 3 * n * 8 <= s_off["bytes_allocated"], (s_on, s_off)
+        assert s_on["temporaries_elided"] >= 5
+        assert s_on["bytes_peak"] < s_off["bytes_peak"]
+
+
+def test_dead_results_are_not_computed():
+    a = cupynum.arange(100, dtype=cupynum.float64)
+    cupynum.sync()
+    cupynum.reset_stats()
+    b = a
+    for _ in range(50):
+        b = a + 1.0
+    check(b, numpy.arange(100.0) + 1.0)
+    if one_rank():
+        assert cupynum.runtime_stats()["ops_dropped"] >= 49
+
+
+def test_second_iteration_plans_nothing():
+    grid = cupynum.zeros((66, 66))
+    grid[0, :] = 1.0
+    center, north, south = grid[1:-1, 1:-1], grid[0:-2, 1:-1], grid[2:, 1:-1]
+    east, west = grid[1:-1, 2:], grid[1:-1, 0:-2]
+    ref = numpy.asarray(grid).copy()
+    rc, rn, rs = ref[1:-1, 1:-1], ref[0:-2, 1:-1], ref[2:, 1:-1]
+    re, rw = ref[1:-1, 2:], ref[1:-1, 0:-2]
+    plans = []
+    for _ in range(4):
+        center[:] = 0.2 * (center + north + east + west + south)
+        rc[:] = 0.2 * (rc + rn + re + rw + rs)
+        cupynum.sync()
+        s = cupynum.runtime_stats()
+        plans.append((s["fusion_plans"], s["fusion_plan_hits"], s["plans_cached"]))
+    check(grid, ref)
+    assert plans[1][0] == plans[2][0] == plans[3][0]   # nothing new planned
+    assert plans[1][2] == plans[2][2] == plans[3][2]
+    if one_rank():
+        assert plans[3][1] > plans[2][1] > plans[1][1]  # the cached program reused
+
+
+def test_fusion_switch_round_trips():
+    was = _core._set_fusion(False)
+    assert _core._set_fusion(was) is False
