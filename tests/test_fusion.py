@@ -231,3 +231,83 @@ def test_second_iteration_plans_nothing():
 def test_fusion_switch_round_trips():
     was = _core._set_fusion(False)
     assert _core._set_fusion(was) is False
+
+
+def test_deferred_full_reduction_fuses_and_elides_dead_inputs():
+    # The C side of a deferred 0-d reduction result (what np.sum may return once the Python
+    # reductions keep 0-d results deferred): the reduction closes the run of its producers, and
+    # draws whose arrays died before the read are never written.
+    n = 100_003
+
+    def draws():
+        cupynum.random.seed(11)
+        return cupynum.random.uniform(size=n), cupynum.random.uniform(size=n)
+
+    x, y = draws()
+    xn, yn = numpy.asarray(x), numpy.asarray(y)
+    ref = numpy.sum(xn * xn + yn * yn < 1.0)
+    del x, y
+    cupynum.sync()
+    got = {}
+    for on in (False, True):
+        was = _core._set_fusion(on)
+        try:
+            cupynum.reset_stats()
+            x, y = draws()
+            c = _core.reduce("add", x * x + y * y < 1.0, (0,), numpy.dtype(numpy.int64))
+            del x, y
+            assert c.ndim == 0
+            got[on] = (numpy.asarray(c), cupynum.runtime_stats())
+        finally:
+            _core._set_fusion(was)
+    bitwise_equal(got[True][0], got[False][0])
+    agrees(got[True][0], ref)
+    if one_rank():
+        s_on, s_off = got[True][1], got[False][1]
+        assert s_on["fused_runs"] == 1 and s_on["fused_ops"] == 7
+        assert s_on["temporaries_elided"] >= 6          # x, y, the squares, their sum, the bool
+        assert s_on["bytes_peak"] < n * 8 <= s_off["bytes_peak"], (s_on, s_off)
+
+
+def philox_uniform(seed, stream, idx, lo, hi):
+    """NumPy's evaluation of cupynum's uniform draw: Philox4x32-10 of counter (idx, stream) under
+    key seed, words 0 and 1 as 53 bits, lo + (hi - lo) * u."""
+    M0, M1, W0, W1, mask = 0xD2511F53, 0xCD9E8D57, 0x9E3779B9, 0xBB67AE85, 0xFFFFFFFF
+    u64 = numpy.uint64
+    idx = numpy.asarray(idx, dtype=u64)
+    c0, c1 = idx & u64(mask), idx >> u64(32)
+    c2 = numpy.full_like(idx, stream & mask)
+    c3 = numpy.full_like(idx, stream >> 32)
+    k0, k1 = seed & mask, seed >> 32
+    for _ in range(10):
+        p0, p1 = c0 * u64(M0), c2 * u64(M1)
+        c0, c1, c2, c3 = ((p1 >> u64(32)) ^ c1 ^ u64(k0), p1 & u64(mask),
+                          (p0 >> u64(32)) ^ c3 ^ u64(k1), p0 & u64(mask))
+        k0, k1 = (k0 + W0) & mask, (k1 + W1) & mask
+    u = ((c0 >> u64(5)).astype(numpy.float64) * 67108864.0
+         + (c1 >> u64(6)).astype(numpy.float64)) / 9007199254740992.0
+    return numpy.float64(lo) + numpy.float64(hi - lo) * u
+
+
+@pytest.mark.parametrize("n", [1, 9, 1023, 4099, 70001])
+@pytest.mark.parametrize("simd", [False, True])
+def test_uniform_draws_are_philox_on_both_paths(n, simd):
+    # The AVX2 path (where the CPU has it) and the baseline loop both give NumPy's evaluation of
+    # the same Philox function, bit for bit; also when fused with a consumer.
+    seed = 2**40 + 5
+
+    def prog(np):
+        np.random.seed(seed)
+        a = np.random.uniform(-1.5, 2.0, size=n)
+        b = np.random.uniform(size=(3, n))[:, 1:]
+        c = np.random.uniform(size=n) * 3.0
+        return a, b, c
+
+    was = _core._set_random_simd(simd)
+    try:
+        got = [numpy.asarray(r) for r in prog(cupynum)]
+    finally:
+        _core._set_random_simd(was)
+    bitwise_equal(got[0], philox_uniform(seed, 1, numpy.arange(n), -1.5, 2.0))
+    bitwise_equal(got[1], philox_uniform(seed, 2, numpy.arange(3 * n), 0.0, 1.0).reshape(3, n)[:, 1:])
+    bitwise_equal(got[2], philox_uniform(seed, 3, numpy.arange(n), 0.0, 1.0) * 3.0)

@@ -8,6 +8,7 @@
 #include "comm.h"
 #include "dist.h"
 #include "fusion.h"
+#include "kernels.h"
 #include "runtime.h"
 
 static PyObject *helpers_module;
@@ -394,6 +395,17 @@ static PyObject *mod_set_fusion(PyObject *m, PyObject *arg)
     return PyBool_FromLong(cpn_fusion_set_enabled(on));
 }
 
+/* _set_random_simd(on): draw uniforms through the AVX2 Philox path (where the CPU has it) or
+ * the baseline loop; returns the previous setting.  Flushes first.  Collective. */
+static PyObject *mod_set_random_simd(PyObject *m, PyObject *arg)
+{
+    int on = PyObject_IsTrue(arg);
+    if (on < 0) return NULL;
+    enum cpn_status st = cpn_queue_flush();
+    if (st != CPN_OK) return cpn_raise(st);
+    return PyBool_FromLong(cpn_kernel_random_set_simd(on));
+}
+
 /* bcast_u64(x): rank 0's value of x on every rank (seeds drawn from the OS).  Collective. */
 static PyObject *mod_bcast_u64(PyObject *m, PyObject *arg)
 {
@@ -481,6 +493,7 @@ PyMethodDef cpn_module_methods[] = {
     {"runtime_stats", mod_runtime_stats, METH_NOARGS, "This rank's counters."},
     {"reset_stats", mod_reset_stats, METH_NOARGS, "Zero this rank's counters."},
     {"_set_fusion", mod_set_fusion, METH_O, "Turn executor fusion on or off; the old setting."},
+    {"_set_random_simd", mod_set_random_simd, METH_O, "Uniform draws' AVX2 path on or off; the old setting."},
     {"bcast_u64", mod_bcast_u64, METH_O, "Rank 0's value of an unsigned 64-bit integer."},
     {"_abort", mod_abort, METH_O, "Abort every rank of the job."},
     {"_tiling", mod_tiling, METH_O, "How the array's store is laid out over ranks."},
