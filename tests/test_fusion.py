@@ -311,3 +311,73 @@ def test_uniform_draws_are_philox_on_both_paths(n, simd):
     bitwise_equal(got[0], philox_uniform(seed, 1, numpy.arange(n), -1.5, 2.0))
     bitwise_equal(got[1], philox_uniform(seed, 2, numpy.arange(3 * n), 0.0, 1.0).reshape(3, n)[:, 1:])
     bitwise_equal(got[2], philox_uniform(seed, 3, numpy.arange(n), 0.0, 1.0) * 3.0)
+
+
+def tiled(a):
+    return cupynum.runtime_info()["ranks"] > 1 and a.size >= cupynum.runtime_info()["ranks"] * int(
+        __import__("os").environ.get("CUPYNUM_MIN_TILE", "16384"))
+
+
+def stencil_run(np, n, iters):
+    grid = np.zeros((n + 2, n + 2))
+    grid[0, :] = 40.0
+    grid[-1, :] = -273.15
+    grid[:, 0] = 3.0
+    center, north, south = grid[1:-1, 1:-1], grid[0:-2, 1:-1], grid[2:, 1:-1]
+    east, west = grid[1:-1, 2:], grid[1:-1, 0:-2]
+    counts = []
+    for _ in range(iters):
+        center[:] = 0.2 * (center + north + east + west + south)
+        if np is cupynum:
+            cupynum.sync()
+            s = cupynum.runtime_stats()
+            counts.append((s["plans_cached"], s["fusion_plans"], s["fused_runs_dist"]))
+    return grid, counts
+
+
+@pytest.mark.parametrize("n", [5, 23, 64])
+def test_stencil_fuses_over_tiles(n):
+    # Under mpirun (tiled stores) the adds and the multiply are one run per rank, after the halo
+    # exchanges of its inputs; bitwise the unfused result and NumPy's on every rank; the second
+    # iteration plans nothing.
+    was = _core._set_fusion(False)
+    try:
+        off, _ = stencil_run(cupynum, n, 4)
+        off = numpy.asarray(off)
+        _core._set_fusion(True)
+        on, counts = stencil_run(cupynum, n, 4)
+        on = numpy.asarray(on)
+    finally:
+        _core._set_fusion(was)
+    ref, _ = stencil_run(numpy, n, 4)
+    bitwise_equal(on, off)
+    bitwise_equal(on, ref)
+    assert counts[1][:2] == counts[2][:2] == counts[3][:2]
+    if tiled(numpy.zeros((n, n))):
+        assert counts[3][2] > counts[2][2] > counts[1][2] > 0
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_tiled_runs_with_halos_casts_and_odd_views(case):
+    # Element-wise chains over tiled stores whose inputs need remote pieces (shifts, reversed and
+    # transposed views, broadcasts) and whose intermediates are cast: fused == unfused == NumPy.
+    def prog(np):
+        a = np.arange(30 * 31, dtype=np.float64).reshape(30, 31) * 0.25
+        b = np.arange(30 * 31, dtype=np.int32).reshape(30, 31) % 7
+        if case == 0:
+            r = (a[1:, :-1] + a[:-1, 1:]) * 0.5 - b[1:, 1:]
+        elif case == 1:
+            r = (a[::-1, ::-1] * 2.0 + a).astype(np.float32) * np.float32(3.0)
+        elif case == 2:
+            s = a[:30, :30]
+            r = (s.T + s) * (s.T - 1.0)
+        elif case == 3:
+            r = ((a + a[0]) * b).astype(np.int64) + (b * 3 + 1)
+        else:
+            c = a.copy()
+            c[1:-1, 1:-1] = (a[2:, 1:-1] + a[:-2, 1:-1]) * (a[1:-1, 2:] - a[1:-1, :-2])
+            r = c * 1.5
+        return r
+    on, off = both(prog)
+    bitwise_equal(on, off)
+    agrees(on, prog(numpy))

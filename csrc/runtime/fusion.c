@@ -142,10 +142,14 @@ static bool poisoned_input(const struct cpn_op *op)
     return false;
 }
 
-/* Can `op` be an element of a run over (ndim, shape)?  Reductions only as the last op. */
-static bool pointwise_member(const struct cpn_op *op, int ndim, const int64_t *shape)
+/* Can `op` be an element of a run over (ndim, shape)?  Reductions only as the last op.  A
+ * distributed run (dist) holds element-wise ops and casts on tiled stores only. */
+static bool pointwise_member(const struct cpn_op *op, int ndim, const int64_t *shape, bool dist)
 {
-    if (op->nout != 1 || may_fail_on_data(op) || !op_local(op) || poisoned_input(op)) return false;
+    if (op->nout != 1 || may_fail_on_data(op) || poisoned_input(op)) return false;
+    if (dist ? op_local(op) || (op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST)
+             : !op_local(op))
+        return false;
     const struct cpn_view *out = op->out[0];
     if (!same_shape(out, ndim, shape) || out->store->root) return false;
     for (int i = 0; i < op->nin; i++)
@@ -206,6 +210,30 @@ static bool conflicts(const struct access *acc, int nacc, const struct cpn_op *o
         }
     }
     return false;
+}
+
+/* May `op` join a distributed run whose first op has work box w0?  Its work box must be the same
+ * (so registers and the run's outputs line up element for element on every rank), and an input
+ * whose store the run wrote before must be read in place: no piece of it moves between ranks
+ * (the exchanges are posted before the run computes) and no buffer copy holds its old values.
+ * Each rank decides alone; a rank that stops a run earlier than its peers still posts the same
+ * messages in the same order, and what the longer run sends was not written by it yet. */
+static bool dist_aligned(const struct cpn_op *op, const struct cpn_dist_work *w0,
+                         const struct access *acc, int nacc, enum cpn_status *st)
+{
+    struct cpn_dist_work w;
+    if (!cpn_dist_run_info(op, &w, st)) return false;
+    if (w.work != w0->work) return false;
+    for (int d = 0; w.work && d < op->out[0]->ndim; d++)
+        if (w.lo[d] != w0->lo[d] || w.hi[d] != w0->hi[d]) return false;
+    for (int i = 0; i < op->nin; i++) {
+        if (!op->in[i]) continue;
+        const struct cpn_store *r = cpn_store_root(op->in[i]->store);
+        for (int a = 0; a < nacc; a++)
+            if (acc[a].write && cpn_store_root(acc[a].v->store) == r && (w.moves[i] || w.buffered[i]))
+                return false;
+    }
+    return true;
 }
 
 /* ---- plans ---------------------------------------------------------------------------------- */
@@ -322,16 +350,23 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     if (first->nout != 1 || cpn_view_size(first->out[0]) == 0) return 0;
     const int ndim = first->out[0]->ndim;
     const int64_t *shape = first->out[0]->shape;
-    if (!pointwise_member(first, ndim, shape)) return 0;
+    const bool dist = !op_local(first);
+    if (!pointwise_member(first, ndim, shape, dist)) return 0;
+    struct cpn_dist_work w0;
+    if (dist) {
+        if (!cpn_dist_run_info(first, &w0, st)) return 0;
+    }
 
     /* The run: as many following ops as fit, a reduction closing it. */
     static struct access acc[CPN_FUSED_MAXINSTR * OP_MAXVIEWS];
     int nacc = 0, len = 0;
     for (int j = start; j < n && len < CPN_FUSED_MAXINSTR; j++) {
         const struct cpn_op *op = &ops[j];
-        bool red = reduce_member(op, ndim, shape);
-        if (!red && !pointwise_member(op, ndim, shape)) break;
+        bool red = !dist && reduce_member(op, ndim, shape);
+        if (!red && !pointwise_member(op, ndim, shape, dist)) break;
         if (conflicts(acc, nacc, op)) break;
+        if (dist && j > start && !dist_aligned(op, &w0, acc, nacc, st)) break;
+        if (*st != CPN_OK) return 0;
         struct cpn_view *vs[OP_MAXVIEWS];
         bool w[OP_MAXVIEWS];
         int nv = op_views(op, vs, w);
@@ -354,7 +389,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     int nslots = 0;
     int32_t sig[SIG_MAX];
     int nsig = 0;
-    sig[nsig++] = len;
+    sig[nsig++] = len | dist << 16;
     for (int k = 0; k < len; k++) {
         const struct cpn_op *op = &ops[start + k];
         slot_of[k] = -1;
@@ -449,6 +484,15 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         stats.plans_built++;
     }
 
+    /* Distributed: every op's exchange posted (dropped ops' too: the peers expect them), then
+     * completed; the run is evaluated on the work box. */
+    struct cpn_dist_xchg *xs[CPN_FUSED_MAXINSTR] = {0};
+    if (dist) {
+        for (int k = 0; k < len && *st == CPN_OK; k++) *st = cpn_dist_xchg_begin(&ops[start + k], &xs[k]);
+        for (int k = 0; k < len && *st == CPN_OK; k++) *st = cpn_dist_xchg_end(xs[k]);
+        if (*st != CPN_OK) goto out;
+    }
+
     /* Bind: buffers, strides, scalars, parameters. */
     prog.ninstr = p->ninstr;
     prog.nslots = p->nslots;
@@ -456,6 +500,8 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     prog.next = 0;
     prog.ndim = ndim;
     memcpy(prog.shape, shape, (size_t)ndim * sizeof *shape);
+    if (dist)
+        for (int d = 0; d < ndim; d++) prog.shape[d] = w0.work ? w0.hi[d] - w0.lo[d] : 0;
     prog.reduce_out = NULL;
     int pi = 0;
     for (int k = 0; k < len; k++) {
@@ -475,6 +521,11 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         for (int i = 0; i < op->nin && in->kind == CPN_FI_LOOP; i++) {
             if (in->arg[i].kind == CPN_FARG_SCALAR) {
                 in->arg[i].scalar = (const char *)op->scalar[i].bytes;
+            } else if (in->arg[i].kind == CPN_FARG_EXT && dist) {
+                if (!w0.work) continue;
+                int e = prog.next++;
+                prog.ext_base[e] = (intptr_t)cpn_dist_xchg_input(xs[k], i, prog.ext_st[e]);
+                in->arg[i].idx = e;
             } else if (in->arg[i].kind == CPN_FARG_EXT) {
                 char *b = cpn_store_data(op->in[i]->store);
                 if (!b) goto nomem;
@@ -486,7 +537,14 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             const struct cpn_store *s = op->out[0]->store;
             char *b = s->q_first == start + k ? cpn_op_output_buffer(op) : cpn_store_data(op->out[0]->store);
             if (!b) goto nomem;
-            o->idx = add_ext(op->out[0], (intptr_t)b);
+            if (dist) {
+                if (!w0.work) continue;
+                int e = prog.next++;
+                prog.ext_base[e] = (intptr_t)cpn_dist_tile_layout(op->out[0], w0.lo, b, prog.ext_st[e]);
+                o->idx = e;
+            } else {
+                o->idx = add_ext(op->out[0], (intptr_t)b);
+            }
         }
         if (in->kind == CPN_FI_RANDOM || in->kind == CPN_FI_ARANGE) {
             in->index_ext = add_ext(op->out[0], 0);
@@ -504,15 +562,18 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             in->i1 = op->iparam[1];
         }
     }
-    if (prog.ninstr > 0) {
+    if (prog.ninstr > 0 && (!dist || w0.work)) {
         struct cpn_kctx ctx = {0};
         *st = cpn_kernel_fused(&prog, &ctx);
         if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
     }
     stats.runs++;
     stats.ops_fused += len;
+    stats.dist_runs += dist;
+out:
+    for (int k = 0; k < len; k++) cpn_dist_xchg_free(xs[k]);
     return len;
 nomem:
     *st = CPN_ERR_NOMEM;
-    return len;
+    goto out;
 }
