@@ -381,3 +381,66 @@ def test_tiled_runs_with_halos_casts_and_odd_views(case):
     on, off = both(prog)
     bitwise_equal(on, off)
     agrees(on, prog(numpy))
+
+
+BAND_CASES = [
+    # (destination, sources): assignments dst[:] = f(sources) that read the written store through
+    # overlapping views; rows large enough for several bands
+    ("g[1:-1, 1:-1]", ["g[1:-1, 1:-1]", "g[:-2, 1:-1]", "g[2:, 1:-1]", "g[1:-1, 2:]", "g[1:-1, :-2]"]),
+    ("g[2:, 1:-1]", ["g[:-2, 1:-1]", "g[1:-1, 2:]"]),                 # reads rows above the write
+    ("g[:-2, 1:-1]", ["g[2:, 1:-1]", "g[1:-1, :-2]"]),                # reads rows below
+    ("g[-2:0:-1, 1:-1]", ["g[1:-1, 1:-1]", "g[:-2, 1:-1]"]),          # reversed write: whole temporary
+    ("g[1:-1, 1:-1]", ["g[-2:0:-1, 1:-1]", "g[1:-1, -2:0:-1]"]),      # reversed reads
+    ("g[1:-1, 1:-1]", ["g[1:-1, 1:-1].T", "g[:-2, 1:-1]"]),           # transposed read
+    ("g[1:-1, 1:-1].T", ["g[1:-1, 1:-1]", "g[2:, 1:-1]"]),            # transposed write
+    ("g[10:, :]", ["g[:-10, :]", "g[5:-5, :]"]),                      # reach of several rows
+    ("g[::2, 1:-1][1:]", ["g[1:-1:2, 1:-1]", "g[2::2, 1:-1]"]),       # stepped rows
+    ("g[-2:0:-1, 1:-1]", ["g[-1:1:-1, 1:-1]", "g[-3::-1, 1:-1]"]),    # all reversed: bands again
+]
+
+
+@pytest.mark.parametrize("case", range(len(BAND_CASES)))
+@pytest.mark.parametrize("rows", [40, 1201])
+def test_overlapping_write_back_in_bands(case, rows):
+    dst, srcs = BAND_CASES[case]
+    cols = rows
+
+    def prog(np):
+        g = (np.arange(rows * cols, dtype=np.float64).reshape(rows, cols) % 97) * 0.5
+        for _ in range(2):
+            vals = [eval(s, {"g": g}) for s in srcs]
+            acc = vals[0] * 1.0
+            for v in vals[1:]:
+                acc = acc + v * 0.25
+            d = eval(dst, {"g": g})
+            d[...] = acc * 0.5
+        return g
+
+    ref = prog(numpy)
+    on, off = both(prog)
+    bitwise_equal(on, off)
+    bitwise_equal(on, ref)
+
+
+def test_stencil_writes_back_in_bands_without_the_temporary():
+    n = 1500
+    cupynum.sync()
+    grid = cupynum.zeros((n + 2, n + 2))
+    grid[0, :] = 40.0
+    ref = numpy.asarray(grid).copy()
+    center, north, south = grid[1:-1, 1:-1], grid[0:-2, 1:-1], grid[2:, 1:-1]
+    east, west = grid[1:-1, 2:], grid[1:-1, 0:-2]
+    rc, rn, rs, re, rw = ref[1:-1, 1:-1], ref[0:-2, 1:-1], ref[2:, 1:-1], ref[1:-1, 2:], ref[1:-1, 0:-2]
+    cupynum.sync()
+    cupynum.reset_stats()
+    for _ in range(3):
+        center[:] = 0.2 * (center + north + east + west + south)
+        rc[:] = 0.2 * (rc + rn + re + rw + rs)
+    cupynum.sync()
+    s = cupynum.runtime_stats()
+    check(grid, ref)
+    bitwise_equal(numpy.asarray(grid), ref)
+    if one_rank():
+        assert s["fused_runs_banded"] == 3
+        grid_bytes, product_bytes = (n + 2) * (n + 2) * 8, n * n * 8
+        assert s["bytes_peak"] < grid_bytes + product_bytes / 2, s   # the product never exists

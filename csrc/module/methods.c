@@ -354,7 +354,7 @@ static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
     struct cpn_fusion_stats f;
     cpn_queue_stats(&s);
     cpn_fusion_stats(&f);
-    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
                          "ops_executed", (long long)s.ops_executed, "flushes", (long long)s.flushes,
                          "temporaries", (long long)s.temporaries,
                          "bytes_allocated", (long long)cpn_alloc_total_bytes(),
@@ -372,7 +372,8 @@ static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
                          "ops_dropped", (long long)f.ops_dropped,
                          "fusion_plans", (long long)f.plans_built,
                          "fusion_plan_hits", (long long)f.plan_hits,
-                         "fused_runs_dist", (long long)f.dist_runs);
+                         "fused_runs_dist", (long long)f.dist_runs,
+                         "fused_runs_banded", (long long)f.banded_runs);
 }
 
 static PyObject *mod_reset_stats(PyObject *m, PyObject *noargs)

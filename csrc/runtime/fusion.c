@@ -15,6 +15,7 @@
  * execution. */
 #include "fusion.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -320,9 +321,177 @@ static void instr_template(const struct cpn_op *op, const struct run *r, int k,
     o->itemsize = (int)cpn_dtype_size(out->dtype);
 }
 
-/* ---- executing a run -------------------------------------------------------------------------- */
+/* ---- a run writing back through an overlapping view, in bands ---------------------------------
+ * `center[:] = f(center, north, ...)`: the run computes f into a temporary P that the next op C
+ * copies into D, a view of a store the run reads through other, overlapping views.  P need not
+ * exist whole: the run is evaluated in bands of rows of the outermost dimension into a small ring
+ * of band buffers, and band j is copied into D once every band that reads a row band j writes has
+ * been computed (its "last reader").  The rows a band reads or writes are boxes in store
+ * dimension d0, which every view of D's store must walk with its outermost dimension; the last
+ * reader of each band is then found by bisection (the rows move monotonically with the band).
+ * When the last readers lie further ahead than the ring holds (reversed writes, transposes), the
+ * run keeps its whole temporary. */
 
 static struct cpn_fused_prog prog;   /* the runtime is single-threaded outside kernels */
+
+#define BAND_BYTES ((int64_t)512 << 10)
+#define BAND_RING 4
+#define BAND_MAX 65536
+
+struct band {
+    bool on;
+    int ext;                  /* P's external operand in the bound program */
+    int64_t rows, h, nb;      /* outer extent, rows per band, bands */
+    int64_t band_bytes;       /* P's bytes per band (dense) */
+    int32_t lr[BAND_MAX];     /* band j may be written back once band lr[j] is computed */
+};
+
+static struct band band;
+
+/* Rows [lo, hi) of store dimension d0 that view v touches for outer indices [a, b). */
+static void band_rows(const struct cpn_view *v, int64_t a, int64_t b, int64_t *lo, int64_t *hi)
+{
+    int64_t o = v->off[v->sdim[0]], s = v->step[0];
+    int64_t x = o + s * a, y = o + s * (b - 1);
+    *lo = x < y ? x : y;
+    *hi = (x < y ? y : x) + 1;
+}
+
+/* Does v walk store dimension d0 with its outermost dimension only? */
+static bool band_view_ok(const struct cpn_view *v, int d0, int ndim)
+{
+    if (v->ndim != ndim || v->sdim[0] != d0 || v->step[0] == 0) return false;
+    for (int i = 1; i < ndim; i++)
+        if (v->sdim[i] == d0) return false;
+    return true;
+}
+
+/* The last band among [0, nb) whose rows through v meet [wlo, whi); -1 when none. */
+static int64_t band_last_reader(const struct cpn_view *v, int64_t wlo, int64_t whi)
+{
+    int64_t lo = 0, hi = band.nb - 1, found = -1;
+    const bool up = v->step[0] > 0;
+    while (lo <= hi) {   /* the largest k not yet past the window */
+        int64_t k = (lo + hi) / 2, rlo, rhi;
+        int64_t b = (k + 1) * band.h < band.rows ? (k + 1) * band.h : band.rows;
+        band_rows(v, k * band.h, b, &rlo, &rhi);
+        if (up ? rlo < whi : rhi > wlo) {
+            found = k;
+            lo = k + 1;
+        } else {
+            hi = k - 1;
+        }
+    }
+    if (found < 0) return -1;
+    int64_t b = (found + 1) * band.h < band.rows ? (found + 1) * band.h : band.rows, rlo, rhi;
+    band_rows(v, found * band.h, b, &rlo, &rhi);
+    return rlo < whi && rhi > wlo ? found : -1;
+}
+
+/* Decide whether the run [start, end) and the copy ops[end] can be banded (band.on). */
+static void band_plan(const struct cpn_op *ops, int n, int start, int end, const struct access *acc,
+                      int nacc, int ndim, const int64_t *shape)
+{
+    band.on = false;
+    if (end >= n || ndim < 1 || shape[0] < 3) return;
+    const struct cpn_op *last = &ops[end - 1], *c = &ops[end];
+    if (last->kind == CPN_OPK_REDUCE || last->nout != 1) return;
+    const struct cpn_view *pv = last->out[0];
+    const struct cpn_store *P = pv->store;
+    if (P->root || P->q_owned || P->q_first != end - 1 || P->q_last != end || !cpn_view_covers_store(pv))
+        return;
+    if ((c->kind != CPN_OPK_ELEMENTWISE && c->kind != CPN_OPK_CAST) || c->nin != 1 || c->nout != 1 ||
+        !c->in[0] || !cpn_view_same(c->in[0], pv) || !cpn_op_loop(c) || poisoned_input(c))
+        return;
+    const struct cpn_view *D = c->out[0];
+    const struct cpn_store *R = D->store;
+    if (R->root || R == P || !same_shape(D, ndim, shape) || D->sdim[0] < 0) return;
+    const int d0 = D->sdim[0];
+    if (!band_view_ok(D, d0, ndim)) return;
+    for (int a = 0; a < nacc; a++) {
+        if (cpn_store_root(acc[a].v->store) != R) continue;
+        if (acc[a].write || acc[a].v->store != R || !band_view_ok(acc[a].v, d0, ndim)) return;
+    }
+    int64_t inner = 1;
+    for (int d = 1; d < ndim; d++) inner *= shape[d];
+    int64_t row_bytes = inner * (int64_t)cpn_dtype_size(pv->dtype);
+    band.rows = shape[0];
+    band.h = row_bytes > 0 && BAND_BYTES / row_bytes > 1 ? BAND_BYTES / row_bytes : 1;
+    band.nb = (band.rows + band.h - 1) / band.h;
+    if (band.nb < 3 || band.nb > BAND_MAX) return;
+    band.band_bytes = band.h * row_bytes;
+    int64_t need = -1;   /* running maximum: bands are written back in order */
+    for (int64_t j = 0; j < band.nb; j++) {
+        int64_t b = (j + 1) * band.h < band.rows ? (j + 1) * band.h : band.rows, wlo, whi;
+        band_rows(D, j * band.h, b, &wlo, &whi);
+        int64_t lr = j;
+        for (int a = 0; a < nacc; a++) {
+            if (acc[a].v->store != R) continue;
+            int64_t k = band_last_reader(acc[a].v, wlo, whi);
+            if (k > lr) lr = k;
+        }
+        if (lr > need) need = lr;
+        if (need - j + 1 > BAND_RING) return;   /* the ring cannot hold the bands in flight */
+        band.lr[j] = (int32_t)need;
+    }
+    band.on = true;
+}
+
+/* Copy band j from its ring slot into D through the copy op's loop. */
+static void band_write_back(const struct cpn_op *c, char *ring, int64_t j, const int64_t *pst,
+                            char *dbase, const int64_t *dst, struct cpn_kctx *ctx)
+{
+    const int ndim = c->out[0]->ndim;
+    int64_t ext[CPN_MAXDIM], st[2][CPN_MAXDIM];
+    memcpy(ext, c->out[0]->shape, (size_t)ndim * sizeof *ext);
+    int64_t a = j * band.h;
+    ext[0] = a + band.h < band.rows ? band.h : band.rows - a;
+    memcpy(st[0], pst, (size_t)ndim * sizeof *pst);
+    memcpy(st[1], dst, (size_t)ndim * sizeof *dst);
+    char *base[2] = {ring + (j % BAND_RING) * band.band_bytes, dbase + a * dst[0]};
+    cpn_iterate(cpn_op_loop(c), 2, base, ndim, ext, st, ctx);
+}
+
+/* Evaluate the bound program band by band, writing bands back as their readers complete. */
+static enum cpn_status band_execute(const struct cpn_op *c, struct cpn_kctx *ctx)
+{
+    char *ring = cpn_alloc((size_t)(BAND_RING * band.band_bytes));
+    if (!ring) return CPN_ERR_NOMEM;
+    static struct cpn_fused_prog sub;
+    const int ndim = prog.ndim;
+    int64_t pst[CPN_MAXDIM], dst[CPN_MAXDIM], doff;
+    memcpy(pst, prog.ext_st[band.ext], (size_t)ndim * sizeof *pst);
+    cpn_view_byte_layout(c->out[0], dst, &doff);
+    char *dbase = cpn_store_data(c->out[0]->store);
+    enum cpn_status st = dbase ? CPN_OK : CPN_ERR_NOMEM;
+    if (st != CPN_OK) goto done;
+    dbase += doff;
+    int64_t next_wb = 0;
+    for (int64_t k = 0; k < band.nb && st == CPN_OK; k++) {
+        int64_t a = k * band.h;
+        memcpy(&sub, &prog, offsetof(struct cpn_fused_prog, ext_base));
+        sub.next = prog.next;
+        for (int e = 0; e < prog.next; e++) {
+            sub.ext_base[e] = prog.ext_base[e] + (intptr_t)(a * prog.ext_st[e][0]);
+            memcpy(sub.ext_st[e], prog.ext_st[e], (size_t)ndim * sizeof prog.ext_st[e][0]);
+        }
+        sub.ext_base[band.ext] = (intptr_t)(ring + (k % BAND_RING) * band.band_bytes);
+        sub.ndim = ndim;
+        memcpy(sub.shape, prog.shape, (size_t)ndim * sizeof *sub.shape);
+        sub.shape[0] = a + band.h < band.rows ? band.h : band.rows - a;
+        sub.reduce_out = NULL;
+        st = cpn_kernel_fused(&sub, ctx);
+        while (st == CPN_OK && next_wb <= k && band.lr[next_wb] <= k)
+            band_write_back(c, ring, next_wb++, pst, dbase, dst, ctx);
+    }
+    while (st == CPN_OK && next_wb < band.nb) band_write_back(c, ring, next_wb++, pst, dbase, dst, ctx);
+done:
+    cpn_free(ring);
+    return st;
+}
+
+/* ---- executing a run -------------------------------------------------------------------------- */
+
 
 static int add_ext(const struct cpn_view *v, intptr_t base)
 {
@@ -375,6 +544,8 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         if (red) break;
     }
     if (len < 2) return 0;
+    if (dist) band.on = false;
+    else band_plan(ops, n, start, start + len, acc, nacc, ndim, shape);
 
     /* Which stores live in registers: written entirely, first named by the writer, unowned,
      * named by nothing after the run, and always through the writer's view. */
@@ -389,7 +560,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     int nslots = 0;
     int32_t sig[SIG_MAX];
     int nsig = 0;
-    sig[nsig++] = len | dist << 16;
+    sig[nsig++] = len | dist << 16 | band.on << 17;
     for (int k = 0; k < len; k++) {
         const struct cpn_op *op = &ops[start + k];
         slot_of[k] = -1;
@@ -533,7 +704,18 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             }
         }
         struct cpn_fused_arg *o = &in->arg[in->narg - 1];
-        if (o->kind == CPN_FARG_EXT) {
+        if (o->kind == CPN_FARG_EXT && band.on && k == len - 1) {
+            /* P lives in the band ring: dense strides, base set per band. */
+            int e = prog.next++;
+            int64_t stv = (int64_t)cpn_dtype_size(op->out[0]->dtype);
+            for (int d = ndim - 1; d >= 0; d--) {
+                prog.ext_st[e][d] = stv;
+                stv *= shape[d];
+            }
+            prog.ext_base[e] = 0;
+            o->idx = e;
+            band.ext = e;
+        } else if (o->kind == CPN_FARG_EXT) {
             const struct cpn_store *s = op->out[0]->store;
             char *b = s->q_first == start + k ? cpn_op_output_buffer(op) : cpn_store_data(op->out[0]->store);
             if (!b) goto nomem;
@@ -562,7 +744,16 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             in->i1 = op->iparam[1];
         }
     }
-    if (prog.ninstr > 0 && (!dist || w0.work)) {
+    if (band.on) {
+        struct cpn_kctx ctx = {0};
+        const struct cpn_store *P = ops[start + len - 1].out[0]->store;
+        *st = band_execute(&ops[start + len], &ctx);
+        if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
+        stats.temporaries_elided++;
+        stats.bytes_elided += P->size * (int64_t)cpn_dtype_size(P->dtype);
+        stats.banded_runs++;
+        len++;   /* the copy ran too */
+    } else if (prog.ninstr > 0 && (!dist || w0.work)) {
         struct cpn_kctx ctx = {0};
         *st = cpn_kernel_fused(&prog, &ctx);
         if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");

@@ -45,6 +45,7 @@ struct cpn_fusion_stats {
     int64_t ops_dropped;         /* ops not executed: nothing could read their results */
     int64_t plans_built;         /* fused programs built */
     int64_t plan_hits;           /* fused programs taken from the cache */
+    int64_t banded_runs;         /* of the runs, those written back band by band (no temporary) */
     int64_t dist_runs;           /* of the runs, those over tiled stores (exchanges first) */
 };
 void cpn_fusion_stats(struct cpn_fusion_stats *out);
