@@ -458,3 +458,16 @@ def test_stencil_writes_back_in_bands_without_the_temporary():
         assert s_on["fused_runs_banded"] == 3
         # peaks include whatever else is alive: the unfused run also held the n*n product
         assert s_off["bytes_peak"] - s_on["bytes_peak"] > n * n * 8 / 2, (s_on, s_off)
+
+
+def test_banded_write_back_casts_into_the_destination():
+    # The copy after the run converts (float64 product into an int64 grid): the bands go through
+    # the copy op's own loop.
+    def prog(np, rows=900):
+        g = np.arange(rows * 300, dtype=np.int64).reshape(rows, 300) % 1000
+        for _ in range(3):
+            g[1:-1, 1:-1] = g[:-2, 1:-1] * 0.5 + g[2:, 1:-1] * 0.25 + g[1:-1, 2:]
+        return g
+    on, off = both(prog)
+    bitwise_equal(on, off)
+    agrees(on, prog(numpy))
