@@ -211,6 +211,7 @@ void cpn_kernel_set_threads(int n) { n_threads = n > 0 ? n : 1; }
 
 /* The floating-point reports of cpn_iterate since the last take (main thread only). */
 static unsigned fpe_hw, fpe_sw;
+static unsigned fpe_from_status(void);
 
 void cpn_kernel_fpe_take(unsigned *hw, unsigned *sw)
 {
@@ -218,6 +219,14 @@ void cpn_kernel_fpe_take(unsigned *hw, unsigned *sw)
     *sw = fpe_sw;
     fpe_hw = fpe_sw = 0;
 }
+
+void cpn_kernel_fpe_put(unsigned hw, unsigned sw)
+{
+    fpe_hw |= hw;
+    fpe_sw |= sw;
+}
+
+unsigned cpn_kernel_fpe_status(void) { return fpe_from_status(); }
 
 /* This thread's status flags as CPN_FPE_* bits. */
 static unsigned fpe_from_status(void)

@@ -49,6 +49,10 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
  * (meaningful for floating-point arithmetic only), *sw from the loops' own findings (ctx->fpe);
  * both are reset.  Local, main thread. */
 void cpn_kernel_fpe_take(unsigned *hw, unsigned *sw);
+/* Add to that accumulator what a fused run found for one op (fusion.c).  Local, main thread. */
+void cpn_kernel_fpe_put(unsigned hw, unsigned sw);
+/* This thread's floating-point status flags as CPN_FPE_* bits.  Local. */
+unsigned cpn_kernel_fpe_status(void);
 
 /* Threads the kernels use (>= 1).  Local. */
 int cpn_kernel_threads(void);
@@ -65,6 +69,10 @@ void cpn_kernel_arange(enum cpn_dtype dt, void *out, int64_t first, int64_t n, d
  * only on (seed, stream, first + i).  Local. */
 void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream, double *out,
                        int64_t first, int64_t n, double lo, double hi);
+/* Choose the uniform draws' AVX2 path (on: where the CPU has AVX2) or the baseline loop; returns
+ * whether the AVX2 path was in use.  The two give identical values; tests compare them.  Local,
+ * not thread-safe (call between kernels). */
+int cpn_kernel_random_set_simd(int on);
 /* The raw Philox4x32-10 block for (counter, key), exposed for tests against published vectors. */
 void cpn_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 

@@ -7,6 +7,7 @@
 #include "alloc.h"
 #include "comm.h"
 #include "dist.h"
+#include "fusion.h"
 #include "kernels.h"
 #include "runtime.h"
 #include "vmath.h"
@@ -544,8 +545,10 @@ fail:
 static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
 {
     struct cpn_queue_stats s;
+    struct cpn_fusion_stats f;
     cpn_queue_stats(&s);
-    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L}",
+    cpn_fusion_stats(&f);
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
                          "ops_executed", (long long)s.ops_executed, "flushes", (long long)s.flushes,
                          "temporaries", (long long)s.temporaries,
                          "bytes_allocated", (long long)cpn_alloc_total_bytes(),
@@ -555,7 +558,16 @@ static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
                          "messages_sent", (long long)cpn_comm_messages_sent(),
                          "plans_cached", (long long)cpn_dist_plans_built(),
                          "plan_hits", (long long)cpn_dist_plan_hits(),
-                         "stores_live", (long long)cpn_store_live_count());
+                         "stores_live", (long long)cpn_store_live_count(),
+                         "bytes_peak", (long long)cpn_alloc_peak_bytes(),
+                         "fused_runs", (long long)f.runs, "fused_ops", (long long)f.ops_fused,
+                         "temporaries_elided", (long long)f.temporaries_elided,
+                         "bytes_elided", (long long)f.bytes_elided,
+                         "ops_dropped", (long long)f.ops_dropped,
+                         "fusion_plans", (long long)f.plans_built,
+                         "fusion_plan_hits", (long long)f.plan_hits,
+                         "fused_runs_dist", (long long)f.dist_runs,
+                         "fused_runs_banded", (long long)f.banded_runs);
 }
 
 static PyObject *mod_reset_stats(PyObject *m, PyObject *noargs)
@@ -563,7 +575,31 @@ static PyObject *mod_reset_stats(PyObject *m, PyObject *noargs)
     cpn_queue_reset_stats();
     cpn_comm_reset_stats();
     cpn_dist_reset_stats();
+    cpn_fusion_reset_stats();
+    cpn_alloc_reset_peak();
     Py_RETURN_NONE;
+}
+
+/* _set_fusion(on): turn fusion of the executor on or off; returns the previous setting.  Flushes
+ * first, so queued ops run under the setting they were queued with.  Collective. */
+static PyObject *mod_set_fusion(PyObject *m, PyObject *arg)
+{
+    int on = PyObject_IsTrue(arg);
+    if (on < 0) return NULL;
+    enum cpn_status st = cpn_queue_flush();
+    if (st != CPN_OK) return cpn_raise(st);
+    return PyBool_FromLong(cpn_fusion_set_enabled(on));
+}
+
+/* _set_random_simd(on): draw uniforms through the AVX2 Philox path (where the CPU has it) or
+ * the baseline loop; returns the previous setting.  Flushes first.  Collective. */
+static PyObject *mod_set_random_simd(PyObject *m, PyObject *arg)
+{
+    int on = PyObject_IsTrue(arg);
+    if (on < 0) return NULL;
+    enum cpn_status st = cpn_queue_flush();
+    if (st != CPN_OK) return cpn_raise(st);
+    return PyBool_FromLong(cpn_kernel_random_set_simd(on));
 }
 
 /* bcast_u64(x): rank 0's value of x on every rank (seeds drawn from the OS).  Collective. */
@@ -659,6 +695,8 @@ PyMethodDef cpn_module_methods[] = {
     {"_vmath_kernel", mod_vmath_kernel, METH_VARARGS, "A raw vector kernel on NumPy arrays (tests)."},
     {"runtime_stats", mod_runtime_stats, METH_NOARGS, "This rank's counters."},
     {"reset_stats", mod_reset_stats, METH_NOARGS, "Zero this rank's counters."},
+    {"_set_fusion", mod_set_fusion, METH_O, "Turn executor fusion on or off; the old setting."},
+    {"_set_random_simd", mod_set_random_simd, METH_O, "Uniform draws' AVX2 path on or off; the old setting."},
     {"bcast_u64", mod_bcast_u64, METH_O, "Rank 0's value of an unsigned 64-bit integer."},
     {"_abort", mod_abort, METH_O, "Abort every rank of the job."},
     {"_tiling", mod_tiling, METH_O, "How the array's store is laid out over ranks."},

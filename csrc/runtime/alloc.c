@@ -14,7 +14,7 @@
 #define HEADER 64
 
 static int64_t fail_countdown;
-static int64_t live_bytes, total_bytes;
+static int64_t live_bytes, total_bytes, peak_bytes;
 
 #define CACHE_MIN ((size_t)64 << 10)
 #define CACHE_SLOTS 16
@@ -91,8 +91,12 @@ static void *alloc_impl(size_t n, int zero)
     }
     if (zero) memset(raw, 0, total);
     *(size_t *)raw = n;
-    __atomic_add_fetch(&live_bytes, (int64_t)n, __ATOMIC_RELAXED);
+    int64_t now = __atomic_add_fetch(&live_bytes, (int64_t)n, __ATOMIC_RELAXED);
     __atomic_add_fetch(&total_bytes, (int64_t)n, __ATOMIC_RELAXED);
+    int64_t peak = __atomic_load_n(&peak_bytes, __ATOMIC_RELAXED);
+    while (now > peak && !__atomic_compare_exchange_n(&peak_bytes, &peak, now, 1, __ATOMIC_RELAXED,
+                                                      __ATOMIC_RELAXED)) {
+    }
     return (char *)raw + HEADER;
 }
 
@@ -122,3 +126,5 @@ void cpn_alloc_trim(void)
 void cpn_alloc_fail_after(int64_t n) { fail_countdown = n > 0 ? n : 0; }
 int64_t cpn_alloc_live_bytes(void) { return live_bytes; }
 int64_t cpn_alloc_total_bytes(void) { return total_bytes; }
+int64_t cpn_alloc_peak_bytes(void) { return peak_bytes; }
+void cpn_alloc_reset_peak(void) { peak_bytes = live_bytes; }

@@ -458,29 +458,50 @@ static void compute_region(const struct cpn_op *op, cpn_loop_fn fn, const struct
     cpn_iterate(fn, op->nin + 1, ptr, out->ndim, ext, strides, ctx);
 }
 
-static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
+/* An op's exchange in flight: its input buffers, staging, and the posted messages. */
+struct xchg {
+    const struct cpn_op *op;
+    const struct plan *p;
+    struct exec_bufs eb;
+    struct cpn_msg *recvs, *sends;
+    void *handle;
+};
+
+static void xchg_free(struct xchg *x)
 {
-    const struct cpn_view *out = op->out[0];
-    cpn_loop_fn fn = cpn_op_loop(op);
-    if (!fn) return CPN_ERR_TYPE;
-    /* Make sure every buffer exists (a rank with no work still sends). */
-    char *obase = cpn_op_output_buffer(op);
-    if (!obase) return CPN_ERR_NOMEM;
+    if (x->handle) cpn_comm_wait(x->handle);
+    x->handle = NULL;
+    for (int k = 0; k < CPN_OP_MAXIN; k++) {
+        cpn_free(x->eb.buf[k]);
+        if (x->eb.recv[k]) for (int j = 0; j < x->p->in[k].nrecv; j++) cpn_free(x->eb.recv[k][j]);
+        if (x->eb.send[k]) for (int j = 0; j < x->p->in[k].nsend; j++) cpn_free(x->eb.send[k][j]);
+        cpn_free(x->eb.recv[k]);
+        cpn_free(x->eb.send[k]);
+    }
+    cpn_free(x->recvs);
+    cpn_free(x->sends);
+    memset(&x->eb, 0, sizeof x->eb);
+    x->recvs = x->sends = NULL;
+}
+
+/* Pack and post the op's sends and receives, then copy the local parts of its buffered inputs
+ * (before anything is written).  On failure x still needs xchg_free. */
+static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const struct plan *p)
+{
+    memset(x, 0, sizeof *x);
+    x->op = op;
+    x->p = p;
     for (int k = 0; k < op->nin; k++)
         if (op->in[k] && !cpn_store_data(op->in[k]->store)) return CPN_ERR_NOMEM;
-
-    struct exec_bufs eb;
-    memset(&eb, 0, sizeof eb);
-    enum cpn_status st = CPN_OK;
+    struct exec_bufs *eb = &x->eb;
     int nr = 0, ns = 0;
     for (int k = 0; k < op->nin; k++) {
         nr += p->in[k].nrecv;
         ns += p->in[k].nsend;
     }
-    struct cpn_msg *recvs = cpn_alloc((size_t)(nr + 1) * sizeof *recvs);
-    struct cpn_msg *sends = cpn_alloc((size_t)(ns + 1) * sizeof *sends);
-    void *handle = NULL;
-    if (!recvs || !sends) { st = CPN_ERR_NOMEM; goto done; }
+    x->recvs = cpn_alloc((size_t)(nr + 1) * sizeof *x->recvs);
+    x->sends = cpn_alloc((size_t)(ns + 1) * sizeof *x->sends);
+    if (!x->recvs || !x->sends) return CPN_ERR_NOMEM;
     nr = ns = 0;
     for (int k = 0; k < op->nin; k++) {
         const struct in_plan *ip = &p->in[k];
@@ -488,51 +509,56 @@ static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
         const struct cpn_store *s = op->in[k]->store;
         const int n = s->ndim;
         size_t item = cpn_dtype_size(s->dtype);
-        eb.recv[k] = cpn_alloc((size_t)(ip->nrecv + 1) * sizeof(char *));
-        eb.send[k] = cpn_alloc((size_t)(ip->nsend + 1) * sizeof(char *));
-        if (!eb.recv[k] || !eb.send[k]) { st = CPN_ERR_NOMEM; goto done; }
-        memset(eb.recv[k], 0, (size_t)(ip->nrecv + 1) * sizeof(char *));
-        memset(eb.send[k], 0, (size_t)(ip->nsend + 1) * sizeof(char *));
+        eb->recv[k] = cpn_alloc((size_t)(ip->nrecv + 1) * sizeof(char *));
+        eb->send[k] = cpn_alloc((size_t)(ip->nsend + 1) * sizeof(char *));
+        if (!eb->recv[k] || !eb->send[k]) return CPN_ERR_NOMEM;
+        memset(eb->recv[k], 0, (size_t)(ip->nrecv + 1) * sizeof(char *));
+        memset(eb->send[k], 0, (size_t)(ip->nsend + 1) * sizeof(char *));
         for (int j = 0; j < ip->nrecv; j++) {
             size_t bytes = (size_t)box_count(&ip->recv[j].box, n) * item;
-            eb.recv[k][j] = cpn_alloc(bytes);
-            if (!eb.recv[k][j]) { st = CPN_ERR_NOMEM; goto done; }
-            recvs[nr++] = (struct cpn_msg){ip->recv[j].rank, k, eb.recv[k][j], bytes};
+            eb->recv[k][j] = cpn_alloc(bytes);
+            if (!eb->recv[k][j]) return CPN_ERR_NOMEM;
+            x->recvs[nr++] = (struct cpn_msg){ip->recv[j].rank, k, eb->recv[k][j], bytes};
         }
         const char *tile = cpn_store_root((struct cpn_store *)s)->data;
         for (int j = 0; j < ip->nsend; j++) {
             const struct box *b = &ip->send[j].box;
             size_t bytes = (size_t)box_count(b, n) * item;
             int64_t pst[CPN_MAXDIM];
-            eb.send[k][j] = cpn_alloc(bytes);
-            if (!eb.send[k][j]) { st = CPN_ERR_NOMEM; goto done; }
+            eb->send[k][j] = cpn_alloc(bytes);
+            if (!eb->send[k][j]) return CPN_ERR_NOMEM;
             dense_strides(b, n, pst);
-            copy_region(n, b, item, eb.send[k][j], b->lo, pst, tile, s->tlo, s->tstride);
-            sends[ns++] = (struct cpn_msg){ip->send[j].rank, k, eb.send[k][j], bytes};
+            copy_region(n, b, item, eb->send[k][j], b->lo, pst, tile, s->tlo, s->tstride);
+            x->sends[ns++] = (struct cpn_msg){ip->send[j].rank, k, eb->send[k][j], bytes};
         }
     }
-    st = cpn_comm_post(nr, recvs, ns, sends, &handle);
-    if (st != CPN_OK) goto done;
-    /* Local parts of the input buffers, before anything is written. */
+    enum cpn_status st = cpn_comm_post(nr, x->recvs, ns, x->sends, &x->handle);
+    if (st != CPN_OK) return st;
     for (int k = 0; k < op->nin && p->work; k++) {
         const struct in_plan *ip = &p->in[k];
         if (!ip->view || !ip->buffered) continue;
         const struct cpn_store *s = op->in[k]->store;
         size_t item = cpn_dtype_size(s->dtype), bytes = (size_t)box_count(&ip->need, s->ndim) * item;
         int64_t bst[CPN_MAXDIM];
-        eb.buf[k] = cpn_alloc(bytes ? bytes : 1);
-        if (!eb.buf[k]) { st = CPN_ERR_NOMEM; goto done; }
+        eb->buf[k] = cpn_alloc(bytes ? bytes : 1);
+        if (!eb->buf[k]) return CPN_ERR_NOMEM;
         dense_strides(&ip->need, s->ndim, bst);
         struct box chk;
         if (box_intersect(&ip->local, &ip->need, s->ndim, &chk) || s->ndim == 0)
-            copy_region(s->ndim, &ip->local, item, eb.buf[k], ip->need.lo, bst,
+            copy_region(s->ndim, &ip->local, item, eb->buf[k], ip->need.lo, bst,
                         cpn_store_root((struct cpn_store *)s)->data, s->tlo, s->tstride);
     }
-    struct cpn_kctx ctx = {0};
-    if (p->work && p->interior) compute_region(op, fn, p, &p->wint, obase, &eb, &ctx);
-    st = cpn_comm_wait(handle);
-    handle = NULL;
-    if (st != CPN_OK) goto done;
+    return CPN_OK;
+}
+
+/* Wait for the op's messages and unpack the received pieces into its input buffers. */
+static enum cpn_status xchg_end(struct xchg *x)
+{
+    enum cpn_status st = cpn_comm_wait(x->handle);
+    x->handle = NULL;
+    if (st != CPN_OK) return st;
+    const struct cpn_op *op = x->op;
+    const struct plan *p = x->p;
     for (int k = 0; k < op->nin && p->work; k++) {
         const struct in_plan *ip = &p->in[k];
         if (!ip->view || !ip->buffered) continue;
@@ -542,13 +568,31 @@ static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
         dense_strides(&ip->need, s->ndim, bst);
         for (int j = 0; j < ip->nrecv; j++) {
             dense_strides(&ip->recv[j].box, s->ndim, pst);
-            copy_region(s->ndim, &ip->recv[j].box, item, eb.buf[k], ip->need.lo, bst, eb.recv[k][j],
-                        ip->recv[j].box.lo, pst);
+            copy_region(s->ndim, &ip->recv[j].box, item, x->eb.buf[k], ip->need.lo, bst,
+                        x->eb.recv[k][j], ip->recv[j].box.lo, pst);
         }
     }
+    return CPN_OK;
+}
+
+static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
+{
+    const struct cpn_view *out = op->out[0];
+    cpn_loop_fn fn = cpn_op_loop(op);
+    if (!fn) return CPN_ERR_TYPE;
+    /* Make sure every buffer exists (a rank with no work still sends). */
+    char *obase = cpn_op_output_buffer(op);
+    if (!obase) return CPN_ERR_NOMEM;
+    struct xchg x;
+    enum cpn_status st = xchg_begin(&x, op, p);
+    if (st != CPN_OK) goto done;
+    struct cpn_kctx ctx = {0};
+    if (p->work && p->interior) compute_region(op, fn, p, &p->wint, obase, &x.eb, &ctx);
+    st = xchg_end(&x);
+    if (st != CPN_OK) goto done;
     if (p->work) {
         if (!p->interior) {
-            compute_region(op, fn, p, &p->w, obase, &eb, &ctx);
+            compute_region(op, fn, p, &p->w, obase, &x.eb, &ctx);
         } else {
             /* The border: the work box minus the interior, as slabs. */
             struct box rest = p->w;
@@ -556,8 +600,8 @@ static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
                 struct box lo = rest, hi = rest;
                 lo.hi[d] = p->wint.lo[d];
                 hi.lo[d] = p->wint.hi[d];
-                compute_region(op, fn, p, &lo, obase, &eb, &ctx);
-                compute_region(op, fn, p, &hi, obase, &eb, &ctx);
+                compute_region(op, fn, p, &lo, obase, &x.eb, &ctx);
+                compute_region(op, fn, p, &hi, obase, &x.eb, &ctx);
                 rest.lo[d] = p->wint.lo[d];
                 rest.hi[d] = p->wint.hi[d];
             }
@@ -565,17 +609,86 @@ static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
     }
     if (ctx.err) st = cpn_op_loop_error(op);
 done:
-    if (handle) cpn_comm_wait(handle);
-    for (int k = 0; k < CPN_OP_MAXIN; k++) {
-        cpn_free(eb.buf[k]);
-        if (eb.recv[k]) for (int j = 0; j < p->in[k].nrecv; j++) cpn_free(eb.recv[k][j]);
-        if (eb.send[k]) for (int j = 0; j < p->in[k].nsend; j++) cpn_free(eb.send[k][j]);
-        cpn_free(eb.recv[k]);
-        cpn_free(eb.send[k]);
-    }
-    cpn_free(recvs);
-    cpn_free(sends);
+    xchg_free(&x);
     return st;
+}
+
+/* ---- fused runs over aligned tiles -------------------------------------------------------------- */
+
+struct cpn_dist_xchg {
+    struct xchg x;
+};
+
+static bool box_path(const struct cpn_op *op)
+{
+    if (op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST) return false;
+    if (op->nout != 1 || cpn_dist_op_is_local(op) || op->out[0]->store->root) return false;
+    for (int i = 0; i < op->nin; i++)
+        if (op->in[i] && op->in[i]->store->root) return false;
+    return true;
+}
+
+int cpn_dist_run_info(const struct cpn_op *op, struct cpn_dist_work *w, enum cpn_status *st)
+{
+    *st = CPN_OK;
+    if (!box_path(op)) return 0;
+    const struct plan *p = plan_get(op, st);
+    if (!p) return 0;
+    memset(w, 0, sizeof *w);
+    w->work = p->work;
+    if (p->work) {
+        memcpy(w->lo, p->w.lo, sizeof w->lo);
+        memcpy(w->hi, p->w.hi, sizeof w->hi);
+    }
+    for (int k = 0; k < op->nin; k++) {
+        w->moves[k] = p->in[k].nrecv > 0 || p->in[k].nsend > 0;
+        w->buffered[k] = p->in[k].buffered;
+    }
+    return 1;
+}
+
+enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, struct cpn_dist_xchg **out)
+{
+    *out = NULL;
+    enum cpn_status st;
+    const struct plan *p = plan_get(op, &st);
+    if (!p) return st != CPN_OK ? st : cpn_error(CPN_ERR_INTERNAL, "fused op without a box plan");
+    struct cpn_dist_xchg *x = cpn_alloc(sizeof *x);
+    if (!x) return CPN_ERR_NOMEM;
+    *out = x;
+    return xchg_begin(&x->x, op, p);
+}
+
+enum cpn_status cpn_dist_xchg_end(struct cpn_dist_xchg *x) { return xchg_end(&x->x); }
+
+void cpn_dist_xchg_free(struct cpn_dist_xchg *x)
+{
+    if (!x) return;
+    xchg_free(&x->x);
+    cpn_free(x);
+}
+
+char *cpn_dist_xchg_input(const struct cpn_dist_xchg *x, int k, int64_t *byte_strides)
+{
+    const struct cpn_op *op = x->x.op;
+    const struct plan *p = x->x.p;
+    const struct cpn_view *v = op->in[k];
+    const struct cpn_store *s = v->store;
+    if (p->in[k].buffered) {
+        int64_t bst[CPN_MAXDIM];
+        dense_strides(&p->in[k].need, s->ndim, bst);
+        return region_layout(v, &p->w, x->x.eb.buf[k], p->in[k].need.lo, bst, byte_strides);
+    }
+    return region_layout(v, &p->w, cpn_store_root((struct cpn_store *)s)->data, s->tlo, s->tstride,
+                         byte_strides);
+}
+
+char *cpn_dist_tile_layout(const struct cpn_view *v, const int64_t *wlo, char *base,
+                           int64_t *byte_strides)
+{
+    struct box r;
+    memcpy(r.lo, wlo, (size_t)v->ndim * sizeof *wlo);
+    return region_layout(v, &r, base, v->store->tlo, v->store->tstride, byte_strides);
 }
 
 /* ---- gathering whole stores ------------------------------------------------------------------- */

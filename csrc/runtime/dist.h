@@ -24,6 +24,33 @@ enum cpn_status cpn_dist_scatter(struct cpn_store *s, const void *full);
 /* Is the op or view entirely on replicated stores (then the single-process path applies)? */
 bool cpn_dist_op_is_local(const struct cpn_op *op);
 
+/* ---- fused runs (fusion.c) over aligned tiles ----
+ * A run of element-wise ops on tiled stores is fused when every op's work box (the view indices of
+ * its output that this rank computes) is the same: the exchanges of all the run's ops are posted
+ * first (xchg_begin, in queue order), completed (xchg_end), then the run is evaluated on the work
+ * box, each external input read from its op's exchange buffer or the local tile. */
+struct cpn_dist_work {
+    bool work;                                  /* this rank computes something */
+    int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];     /* the work box, when work */
+    bool moves[CPN_OP_MAXIN];                   /* input k sends or receives pieces here */
+    bool buffered[CPN_OP_MAXIN];                /* input k is read through a buffer copy */
+};
+/* 1 with *w filled when op takes the box path (its plan is cached, built on a miss); 0 when it
+ * does not (local, gathered, or an error in *st).  Local (pure function of the op and tilings). */
+int cpn_dist_run_info(const struct cpn_op *op, struct cpn_dist_work *w, enum cpn_status *st);
+struct cpn_dist_xchg;
+/* Post op's exchanges (a box-path op) and copy the local parts of its buffered inputs; *x is set
+ * (free it with cpn_dist_xchg_free, also on failure).  Collective (with the peers). */
+enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, struct cpn_dist_xchg **x);
+/* Wait for the exchange and unpack what arrived.  Collective (with the peers). */
+enum cpn_status cpn_dist_xchg_end(struct cpn_dist_xchg *x);
+void cpn_dist_xchg_free(struct cpn_dist_xchg *x);
+/* Origin (work box's low corner) and byte strides of op input k for the fused kernel.  Local. */
+char *cpn_dist_xchg_input(const struct cpn_dist_xchg *x, int k, int64_t *byte_strides);
+/* Origin and byte strides of view v at view index wlo in its tile buffer `base`.  Local. */
+char *cpn_dist_tile_layout(const struct cpn_view *v, const int64_t *wlo, char *base,
+                           int64_t *byte_strides);
+
 /* For tests: the box plan this rank builds for an element-wise op (bypassing the cache).
  * Returns 1 with the plan described, 0 when the op takes the gather path, <0 on error. */
 #define CPN_PLAN_INFO_MAX 64

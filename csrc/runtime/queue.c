@@ -11,6 +11,7 @@
 #include "comm.h"
 #include "dist.h"
 #include "fperr.h"
+#include "fusion.h"
 #include "kernels.h"
 #include "partition.h"
 
@@ -265,6 +266,30 @@ static enum cpn_status agree(enum cpn_status st)
     return cpn_error((enum cpn_status)code, "%s", msg);
 }
 
+/* Record op's outcome: poison what a failure left without values, heal what it rewrote. */
+static void settle(struct cpn_op *op, enum cpn_status st, const bool *had)
+{
+    for (int k = 0; k < op->nout; k++) {
+        struct cpn_store *r = cpn_store_root(op->out[k]->store);
+        if (st != CPN_OK) {
+            if (!had[k]) cpn_store_poison(r, st, cpn_error_message());
+        } else if (r->poison && cpn_view_covers_store(op->out[k])) {
+            cpn_store_poison(r, CPN_OK, NULL);   /* fully rewritten: healthy again */
+        }
+    }
+}
+
+/* A failure message naming the op, once. */
+static void name_failure(const struct cpn_op *op, enum cpn_status st)
+{
+    /* FloatingPointError carries NumPy's own text, unprefixed. */
+    if (st != CPN_OK && st != CPN_ERR_FLOAT && !strstr(cpn_error_message(), "deferred operation")) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "%s", cpn_error_message());
+        cpn_error(st, "cupynum: deferred operation '%s' failed: %s", cpn_op_describe(op), msg);
+    }
+}
+
 enum cpn_status cpn_queue_flush(void)
 {
     const bool dist = cpn_partition_ranks() > 1;
@@ -272,14 +297,52 @@ enum cpn_status cpn_queue_flush(void)
     char first_msg[512] = "";
     if (n_ops == 0) return CPN_OK;
     stats.flushes++;
+    const bool fuse = cpn_fusion_enabled();
+    if (fuse) cpn_fusion_prepare(ops, n_ops);
     for (int i = 0; i < n_ops; i++) {
         struct cpn_op *op = &ops[i];
-        const struct cpn_store *bad = poisoned_input(op);
-        enum cpn_status st;
         /* An output that held values before keeps them when the op fails (NumPy's in-place
          * semantics: `a **= b` that raises leaves `a` readable); a fresh one is poisoned. */
         bool had[CPN_OP_MAXOUT];
         for (int k = 0; k < op->nout; k++) had[k] = cpn_store_root(op->out[k]->store)->data != NULL;
+        enum cpn_status st;
+        int used = 0;
+        if (fuse && !poisoned_input(op)) {
+            /* A fused run (or a dropped op): settle each of its ops alike. */
+            bool hads[64][CPN_OP_MAXOUT];
+            for (int j = i; j < n_ops && j < i + 64; j++)
+                for (int k = 0; k < ops[j].nout; k++)
+                    hads[j - i][k] = cpn_store_root(ops[j].out[k]->store)->data != NULL;
+            used = cpn_fusion_execute(ops, n_ops, i, &st);
+            if (used > 0 && st != CPN_OK && first == CPN_OK) {
+                first = st;
+                snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());
+            }
+            for (int j = i; j < i + used; j++) {
+                enum cpn_status sj = st;
+                /* What each op's loops found inside the run, reported as if it ran alone. */
+                if (sj == CPN_OK && first == CPN_OK && cpn_fperr_watches(&ops[j])) {
+                    unsigned hw, sw;
+                    cpn_fusion_op_fpe(j - i, &hw, &sw);
+                    cpn_fperr_begin_op();
+                    cpn_kernel_fpe_put(hw, sw);
+                    sj = cpn_fperr_end_op(&ops[j], dist);
+                    if (sj != CPN_OK) {
+                        first = sj;
+                        snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());
+                    }
+                }
+                name_failure(&ops[j], sj);
+                settle(&ops[j], sj, hads[j - i]);
+                if (sj == CPN_OK) stats.ops_executed++;
+            }
+            if (used > 0) {
+                for (int j = i; j < i + used; j++) op_release(&ops[j]);
+                i += used - 1;
+                continue;
+            }
+        }
+        const struct cpn_store *bad = poisoned_input(op);
         if (bad) {
             /* Depends on a failed result: fail the same way, without computing garbage.  Poison
              * is the same on every rank, so ranks skip together. */
@@ -293,22 +356,9 @@ enum cpn_status cpn_queue_flush(void)
             /* After a failure ops report nothing, so the collective in end_op is skipped by every
              * rank alike (failures are agreed). */
             if (watched && st == CPN_OK && first == CPN_OK) st = cpn_fperr_end_op(op, dist);
-            /* FloatingPointError carries NumPy's own text, unprefixed. */
-            if (st != CPN_OK && st != CPN_ERR_FLOAT &&
-                !strstr(cpn_error_message(), "deferred operation")) {
-                char msg[512];
-                snprintf(msg, sizeof msg, "%s", cpn_error_message());
-                cpn_error(st, "cupynum: deferred operation '%s' failed: %s", cpn_op_describe(op), msg);
-            }
+            name_failure(op, st);
         }
-        for (int k = 0; k < op->nout; k++) {
-            struct cpn_store *r = cpn_store_root(op->out[k]->store);
-            if (st != CPN_OK) {
-                if (!had[k]) cpn_store_poison(r, st, cpn_error_message());
-            } else if (r->poison && cpn_view_covers_store(op->out[k])) {
-                cpn_store_poison(r, CPN_OK, NULL);   /* fully rewritten: healthy again */
-            }
-        }
+        settle(op, st, had);
         if (st != CPN_OK && first == CPN_OK) {
             first = st;
             snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());

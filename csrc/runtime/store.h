@@ -42,6 +42,11 @@ struct cpn_store {
     int64_t *splits;               /* grid[d] + 1 split points per dimension, back to back */
     int64_t tlo[CPN_MAXDIM], thi[CPN_MAXDIM], tstride[CPN_MAXDIM];
     int64_t tsize;                 /* elements in this rank's buffer */
+    /* Lifetime facts about the queue being flushed, set by cpn_fusion_prepare (root stores):
+     * references from queued ops, the first and last op naming the store, distinct views, and
+     * whether anything outside the queue (a Python array, an alias) can still reach it. */
+    int32_t q_refs, q_first, q_last, q_views;
+    bool q_owned;
 };
 
 /* A new root store of `shape` (ndim <= CPN_MAXDIM, non-negative extents); refcount 1.

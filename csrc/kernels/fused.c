@@ -1,0 +1,206 @@
+/* fused.c: the threaded block driver of fused element-wise programs (fused.h).
+ *
+ * The iteration space is coalesced as cpn_iterate does (unit dimensions dropped, neighbours that
+ * every external operand walks contiguously merged), then cut into tasks: one row of the
+ * outer dimensions times one block of at most CPN_FUSED_BLOCK elements of the inner one.
+ * Threads take tasks dynamically; each has its own register file (nslots blocks of 16-byte
+ * elements), so registers never reach memory.  A reduction folds each block into a per-thread
+ * partial; the partials are combined in thread order (the executor fuses only reductions whose
+ * result does not depend on that order). */
+#include <fenv.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "alloc.h"
+#include "fused.h"
+#include "status.h"
+
+#define REG_BYTES ((int64_t)CPN_FUSED_BLOCK * 16)
+
+struct geom {
+    int nd;
+    int64_t shape[CPN_MAXDIM];
+    int64_t inner, outer, chunk, nchunks;
+};
+
+static void coalesce(struct cpn_fused_prog *p, struct geom *g)
+{
+    int nd = 0, ne = p->next;
+    for (int d = 0; d < p->ndim; d++) {
+        if (p->shape[d] == 1) continue;
+        g->shape[nd] = p->shape[d];
+        for (int a = 0; a < ne; a++) p->ext_st[a][nd] = p->ext_st[a][d];
+        nd++;
+    }
+    int m = 0;
+    for (int d = 1; d < nd; d++) {
+        int ok = 1;
+        for (int a = 0; a < ne; a++)
+            if (p->ext_st[a][m] != p->ext_st[a][d] * g->shape[d]) ok = 0;
+        if (ok) {
+            g->shape[m] *= g->shape[d];
+            for (int a = 0; a < ne; a++) p->ext_st[a][m] = p->ext_st[a][d];
+        } else {
+            m++;
+            g->shape[m] = g->shape[d];
+            for (int a = 0; a < ne; a++) p->ext_st[a][m] = p->ext_st[a][d];
+        }
+    }
+    if (nd == 0) {   /* a single element */
+        g->shape[0] = 1;
+        for (int a = 0; a < ne; a++) p->ext_st[a][0] = 0;
+        nd = 1;
+    } else {
+        nd = m + 1;
+    }
+    g->nd = nd;
+    g->inner = g->shape[nd - 1];
+    g->outer = 1;
+    for (int d = 0; d < nd - 1; d++) g->outer *= g->shape[d];
+    g->chunk = g->inner < CPN_FUSED_BLOCK ? g->inner : CPN_FUSED_BLOCK;
+    g->nchunks = (g->inner + g->chunk - 1) / g->chunk;
+}
+
+/* Run every instruction on task t with registers `regs`; fold into acc (has: acc holds a value). */
+static enum cpn_status run_task(const struct cpn_fused_prog *p, const struct geom *g, int64_t t,
+                                char *regs, unsigned char *acc, int *has, struct cpn_kctx *ctx)
+{
+    intptr_t e[CPN_FUSED_MAXEXT];
+    const int nd = g->nd, ne = p->next;
+    int64_t row = t / g->nchunks, c = t % g->nchunks;
+    for (int a = 0; a < ne; a++) e[a] = p->ext_base[a] + (intptr_t)(c * g->chunk * p->ext_st[a][nd - 1]);
+    for (int d = nd - 2; d >= 0; d--) {
+        int64_t i = row % g->shape[d];
+        row /= g->shape[d];
+        for (int a = 0; a < ne; a++) e[a] += (intptr_t)(i * p->ext_st[a][d]);
+    }
+    int64_t cnt = g->inner - c * g->chunk < g->chunk ? g->inner - c * g->chunk : g->chunk;
+    for (int k = 0; k < p->ninstr; k++) {
+        const struct cpn_fused_instr *in = &p->instr[k];
+        char *args[CPN_MAXARGS];
+        int64_t st[CPN_MAXARGS];
+        for (int a = 0; a < in->narg; a++) {
+            const struct cpn_fused_arg *r = &in->arg[a];
+            switch (r->kind) {
+            case CPN_FARG_EXT:
+                args[a] = (char *)e[r->idx];
+                st[a] = p->ext_st[r->idx][nd - 1];
+                break;
+            case CPN_FARG_REG:
+                args[a] = regs + r->idx * REG_BYTES;
+                st[a] = r->itemsize;
+                break;
+            default:
+                args[a] = (char *)r->scalar;
+                st[a] = 0;
+                break;
+            }
+        }
+        switch (in->kind) {
+        case CPN_FI_LOOP:
+            if (p->fpe_hw) {
+                struct cpn_kctx lc = {0};
+                feclearexcept(FE_ALL_EXCEPT);
+                in->fn(args, st, cnt, &lc);
+                unsigned hw = cpn_kernel_fpe_status();
+                if (hw) __atomic_fetch_or(&p->fpe_hw[k], hw, __ATOMIC_RELAXED);
+                if (lc.fpe) __atomic_fetch_or(&p->fpe_sw[k], lc.fpe, __ATOMIC_RELAXED);
+                if (lc.err) __atomic_store_n(&ctx->err, 1, __ATOMIC_RELAXED);
+            } else {
+                in->fn(args, st, cnt, ctx);
+            }
+            break;
+        case CPN_FI_RANDOM:
+            cpn_kernel_random((enum cpn_random_dist)in->dist, in->seed, in->stream, (double *)args[0],
+                              (int64_t)e[in->index_ext] / in->index_size, cnt, in->p0, in->p1);
+            break;
+        case CPN_FI_ARANGE:
+            cpn_kernel_arange(in->dt, args[0], (int64_t)e[in->index_ext] / in->index_size, cnt,
+                              in->p0, in->p1, in->i0, in->i1);
+            break;
+        case CPN_FI_REDUCE: {
+            _Alignas(16) unsigned char part[16];
+            int64_t dummy[1] = {0};
+            enum cpn_status s = cpn_kernel_reduce(in->rcode, in->dt, in->acc_dt, args[0], 1, &cnt,
+                                                  &st[0], 1, (char *)part, dummy, NULL);
+            if (s != CPN_OK) return s;
+            if (!*has) {
+                memcpy(acc, part, 16);
+                *has = 1;
+            } else {
+                char *ca[3] = {(char *)acc, (char *)part, (char *)acc};
+                int64_t cs[3] = {0, 0, 0};
+                in->combine(ca, cs, 1, ctx);
+            }
+            break;
+        }
+        default:
+            return cpn_error(CPN_ERR_INTERNAL, "unknown fused instruction %d", in->kind);
+        }
+    }
+    return CPN_OK;
+}
+
+/* Below this many element-instructions one thread is faster than waking the team. */
+#define PARALLEL_MIN 32768
+
+enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
+{
+    struct geom g;
+    for (int d = 0; d < p->ndim; d++)
+        if (p->shape[d] == 0) return CPN_OK;
+    coalesce(p, &g);
+    const int64_t ntasks = g.outer * g.nchunks;
+    int nth = cpn_kernel_threads();
+    if (g.inner * g.outer * p->ninstr < PARALLEL_MIN) nth = 1;
+    if (nth > ntasks) nth = (int)ntasks;
+    if (nth > 64) nth = 64;
+    const int nslots = p->nslots > 0 ? p->nslots : 1;
+    char *regs = cpn_alloc((size_t)(nth * nslots * REG_BYTES));
+    if (!regs) return CPN_ERR_NOMEM;
+    _Alignas(16) unsigned char acc[64][16];
+    int has[64] = {0};
+    enum cpn_status status = CPN_OK;
+    if (nth == 1) {
+        for (int64_t t = 0; t < ntasks && status == CPN_OK; t++)
+            status = run_task(p, &g, t, regs, acc[0], &has[0], ctx);
+    } else {
+        int64_t grain = ntasks / (8 * (int64_t)nth);
+        if (grain < 1) grain = 1;
+#pragma omp parallel num_threads(nth)
+        {
+            int me = 0;
+#ifdef _OPENMP
+            me = omp_get_thread_num();
+#endif
+            char *mine = regs + (int64_t)me * nslots * REG_BYTES;
+#pragma omp for schedule(dynamic, grain)
+            for (int64_t t = 0; t < ntasks; t++) {
+                enum cpn_status s = run_task(p, &g, t, mine, acc[me], &has[me], ctx);
+                if (s != CPN_OK) {
+#pragma omp critical(cpn_fused_status)
+                    status = s;
+                }
+            }
+        }
+    }
+    const struct cpn_fused_instr *last = &p->instr[p->ninstr - 1];
+    if (status == CPN_OK && last->kind == CPN_FI_REDUCE) {
+        int first = -1;
+        for (int t = 0; t < nth; t++) {
+            if (!has[t]) continue;
+            if (first < 0) {
+                first = t;
+                continue;
+            }
+            char *ca[3] = {(char *)acc[first], (char *)acc[t], (char *)acc[first]};
+            int64_t cs[3] = {0, 0, 0};
+            last->combine(ca, cs, 1, ctx);
+        }
+        if (first >= 0) memcpy(p->reduce_out, acc[first], cpn_dtype_size(last->acc_dt));
+    }
+    cpn_free(regs);
+    return status;
+}

@@ -1,0 +1,801 @@
+/* fusion.c: finding fusable runs in the flushed queue, deciding which stores live only in
+ * registers, and building (cached) and binding the fused programs that kernels/fused.c runs.
+ *
+ * Liveness: cpn_fusion_prepare counts, per view and per root store, the references held by the
+ * queued ops.  A view whose reference count equals its queue occurrences, of a store whose
+ * reference count equals the number of distinct queued views of it, is reachable from nothing
+ * but the queue: its Python arrays have died.  Such a store is "unowned"; once the last queued
+ * op naming it has run, nobody can read it.  Python does not run during a flush, so the facts
+ * hold for the whole flush.
+ *
+ * Plans: a run's shape-free description (op kinds, codes, dtypes, which operands are external,
+ * scalar or which register) is its signature; the program template built from it (loops
+ * resolved, registers assigned) is cached, so a loop that flushes the same runs each iteration
+ * builds nothing after the first.  Binding (buffer addresses, strides, scalars, seeds) is per
+ * execution. */
+#include "fusion.h"
+#include "fperr.h"
+
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "dist.h"
+#include "fused.h"
+#include "kernels.h"
+#include "partition.h"
+#include "queue.h"
+
+static int enabled = -1;
+static struct cpn_fusion_stats stats;
+
+bool cpn_fusion_enabled(void)
+{
+    if (enabled < 0) {
+        const char *e = getenv("CUPYNUM_FUSION");
+        enabled = !(e && strcmp(e, "0") == 0);
+    }
+    return enabled;
+}
+
+bool cpn_fusion_set_enabled(bool on)
+{
+    bool was = cpn_fusion_enabled();
+    enabled = on;
+    return was;
+}
+
+void cpn_fusion_stats(struct cpn_fusion_stats *out) { *out = stats; }
+void cpn_fusion_reset_stats(void) { memset(&stats, 0, sizeof stats); }
+
+/* ---- liveness ------------------------------------------------------------------------------- */
+
+/* The views an op names: inputs (not scalars) then outputs; w[i] marks outputs. */
+static int op_views(const struct cpn_op *op, struct cpn_view **vs, bool *w)
+{
+    int n = 0;
+    for (int i = 0; i < op->nin; i++)
+        if (op->in[i]) {
+            vs[n] = op->in[i];
+            w[n++] = false;
+        }
+    for (int i = 0; i < op->nout; i++) {
+        vs[n] = op->out[i];
+        w[n++] = true;
+    }
+    return n;
+}
+
+#define OP_MAXVIEWS (CPN_OP_MAXIN + CPN_OP_MAXOUT)
+
+void cpn_fusion_prepare(struct cpn_op *ops, int n)
+{
+    struct cpn_view *vs[OP_MAXVIEWS];
+    bool w[OP_MAXVIEWS];
+    for (int i = 0; i < n; i++) {
+        int nv = op_views(&ops[i], vs, w);
+        for (int k = 0; k < nv; k++) {
+            struct cpn_store *r = cpn_store_root(vs[k]->store);
+            vs[k]->q_count = 0;
+            r->q_refs = r->q_views = 0;
+            r->q_first = r->q_last = -1;
+            r->q_owned = false;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        int nv = op_views(&ops[i], vs, w);
+        for (int k = 0; k < nv; k++) {
+            struct cpn_view *v = vs[k];
+            struct cpn_store *r = cpn_store_root(v->store);
+            if (++v->q_count == 1) r->q_views++;
+            if (v->store != r) r->q_owned = true;   /* through an alias: not tracked */
+            r->q_refs++;
+            if (r->q_first < 0) r->q_first = i;
+            r->q_last = i;
+        }
+    }
+    for (int i = 0; i < n; i++) {
+        int nv = op_views(&ops[i], vs, w);
+        for (int k = 0; k < nv; k++) {
+            struct cpn_store *r = cpn_store_root(vs[k]->store);
+            if (vs[k]->refcnt != vs[k]->q_count || r->refcnt != r->q_views) r->q_owned = true;
+        }
+    }
+}
+
+static bool may_fail_on_data(const struct cpn_op *op)
+{
+    return op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER &&
+           cpn_dtype_class(op->dtype) == CPN_CLASS_INT;
+}
+
+static bool op_local(const struct cpn_op *op)
+{
+    return cpn_partition_ranks() == 1 || cpn_dist_op_is_local(op);
+}
+
+/* Nothing can read what op `i` writes: every output is an unowned root store that no later op
+ * names. */
+static bool droppable(const struct cpn_op *op, int i)
+{
+    if (op->nout == 0 || may_fail_on_data(op) || !op_local(op)) return false;
+    for (int k = 0; k < op->nout; k++) {
+        const struct cpn_store *s = op->out[k]->store;
+        if (s->root || s->q_owned || s->q_last != i) return false;
+    }
+    return true;
+}
+
+/* ---- runs ----------------------------------------------------------------------------------- */
+
+static bool same_shape(const struct cpn_view *v, int ndim, const int64_t *shape)
+{
+    if (v->ndim != ndim) return false;
+    for (int d = 0; d < ndim; d++)
+        if (v->shape[d] != shape[d]) return false;
+    return true;
+}
+
+static bool poisoned_input(const struct cpn_op *op)
+{
+    for (int i = 0; i < op->nin; i++)
+        if (op->in[i] && cpn_store_root(op->in[i]->store)->poison) return true;
+    return false;
+}
+
+/* Can `op` be an element of a run over (ndim, shape)?  Reductions only as the last op.  A
+ * distributed run (dist) holds element-wise ops and casts on tiled stores only. */
+static bool pointwise_member(const struct cpn_op *op, int ndim, const int64_t *shape, bool dist)
+{
+    if (op->nout != 1 || may_fail_on_data(op) || poisoned_input(op)) return false;
+    if (dist ? op_local(op) || (op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST)
+             : !op_local(op))
+        return false;
+    const struct cpn_view *out = op->out[0];
+    if (!same_shape(out, ndim, shape) || out->store->root) return false;
+    for (int i = 0; i < op->nin; i++)
+        if (op->in[i] && (op->in[i]->store->root || !same_shape(op->in[i], ndim, shape))) return false;
+    switch (op->kind) {
+    case CPN_OPK_ELEMENTWISE:
+        return cpn_kernel_elementwise(op->code, op->dtype) != NULL;
+    case CPN_OPK_CAST:
+        return cpn_kernel_cast(op->in[0] ? op->in[0]->dtype : op->dtype, out->dtype) != NULL;
+    case CPN_OPK_RANDOM:
+        return cpn_view_is_contiguous(out) && out->dtype == CPN_DTYPE_FLOAT64;
+    case CPN_OPK_ARANGE:
+        return cpn_view_is_contiguous(out) && cpn_dtype_class(out->dtype) != CPN_CLASS_COMPLEX;
+    default:
+        return false;
+    }
+}
+
+/* A full reduction whose result is independent of the order of folding (integer or bool
+ * accumulator: wrapping arithmetic is associative). */
+static bool reduce_member(const struct cpn_op *op, int ndim, const int64_t *shape)
+{
+    if (op->kind != CPN_OPK_REDUCE || op->nin != 1 || op->nout != 1 || !op->in[0] || op->iparam[0])
+        return false;   /* an initial value (iparam[0]) enters once: not per block */
+    if (!op_local(op) || poisoned_input(op)) return false;
+    const struct cpn_view *in = op->in[0], *out = op->out[0];
+    if (in->store->root || out->store->root || !same_shape(in, ndim, shape) || out->ndim != 0)
+        return false;
+    uint64_t all = ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << ndim) - 1);
+    if ((op->axes & all) != all) return false;
+    enum cpn_dtype_class c = cpn_dtype_class(out->dtype);
+    if (c != CPN_CLASS_INT && c != CPN_CLASS_UINT && c != CPN_CLASS_BOOL) return false;
+    if (op->code != CPN_OP_ADD && op->code != CPN_OP_MULTIPLY && op->code != CPN_OP_MAXIMUM &&
+        op->code != CPN_OP_MINIMUM)
+        return false;
+    return cpn_kernel_elementwise(op->code, out->dtype) != NULL;
+}
+
+struct access {
+    const struct cpn_view *v;
+    bool write;
+};
+
+/* Would adding op's accesses to the run's make an element read or written through two different
+ * overlapping views, one of them a write? */
+static bool conflicts(const struct access *acc, int nacc, const struct cpn_op *op)
+{
+    struct cpn_view *vs[OP_MAXVIEWS];
+    bool w[OP_MAXVIEWS];
+    int nv = op_views(op, vs, w);
+    for (int k = 0; k < nv; k++) {
+        for (int j = 0; j < nacc + nv; j++) {
+            const struct cpn_view *o = j < nacc ? acc[j].v : vs[j - nacc];
+            bool ow = j < nacc ? acc[j].write : w[j - nacc];
+            if (!(ow || w[k])) continue;
+            if (cpn_store_root(o->store) != cpn_store_root(vs[k]->store)) continue;
+            if (cpn_view_same(o, vs[k]) || !cpn_view_may_overlap(o, vs[k])) continue;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* May `op` join a distributed run whose first op has work box w0?  Its work box must be the same
+ * (so registers and the run's outputs line up element for element on every rank), and an input
+ * whose store the run wrote before must be read in place: no piece of it moves between ranks
+ * (the exchanges are posted before the run computes) and no buffer copy holds its old values.
+ * Each rank decides alone; a rank that stops a run earlier than its peers still posts the same
+ * messages in the same order, and what the longer run sends was not written by it yet. */
+static bool dist_aligned(const struct cpn_op *op, const struct cpn_dist_work *w0,
+                         const struct access *acc, int nacc, enum cpn_status *st)
+{
+    struct cpn_dist_work w;
+    if (!cpn_dist_run_info(op, &w, st)) return false;
+    if (w.work != w0->work) return false;
+    for (int d = 0; w.work && d < op->out[0]->ndim; d++)
+        if (w.lo[d] != w0->lo[d] || w.hi[d] != w0->hi[d]) return false;
+    for (int i = 0; i < op->nin; i++) {
+        if (!op->in[i]) continue;
+        const struct cpn_store *r = cpn_store_root(op->in[i]->store);
+        for (int a = 0; a < nacc; a++)
+            if (acc[a].write && cpn_store_root(acc[a].v->store) == r && (w.moves[i] || w.buffered[i]))
+                return false;
+    }
+    return true;
+}
+
+/* ---- plans ---------------------------------------------------------------------------------- */
+
+#define SIG_MAX (CPN_FUSED_MAXINSTR * 12 + 4)
+#define CACHE_SIZE 64
+
+struct plan {
+    int nsig;
+    int32_t sig[SIG_MAX];
+    uint64_t hash;
+    int ninstr, nslots;
+    struct cpn_fused_instr instr[CPN_FUSED_MAXINSTR];
+};
+
+static struct plan *cache[CACHE_SIZE];
+static int cache_next;   /* round-robin replacement */
+
+/* How an operand of a run op is supplied. */
+struct operand {
+    int kind;          /* enum cpn_fused_argkind */
+    int slot;          /* REG */
+};
+
+struct run {
+    int start, len;
+    bool drop[CPN_FUSED_MAXINSTR];
+    struct operand in[CPN_FUSED_MAXINSTR][CPN_OP_MAXIN], out[CPN_FUSED_MAXINSTR];
+    int nslots;
+};
+
+static uint64_t sig_hash(const int32_t *s, int n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int i = 0; i < n; i++) {
+        h ^= (uint32_t)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static void instr_template(const struct cpn_op *op, const struct run *r, int k,
+                           struct cpn_fused_instr *in)
+{
+    memset(in, 0, sizeof *in);
+    const struct cpn_view *out = op->out[0];
+    switch (op->kind) {
+    case CPN_OPK_ELEMENTWISE:
+    case CPN_OPK_CAST:
+        in->kind = CPN_FI_LOOP;
+        in->fn = cpn_op_loop(op);
+        in->narg = op->nin + 1;
+        for (int i = 0; i < op->nin; i++) {
+            in->arg[i].kind = r->in[k][i].kind;
+            in->arg[i].idx = r->in[k][i].slot;
+            in->arg[i].itemsize = (int)cpn_dtype_size(op->in[i] ? op->in[i]->dtype : op->dtype);
+        }
+        break;
+    case CPN_OPK_RANDOM:
+        in->kind = CPN_FI_RANDOM;
+        in->narg = 1;
+        in->dist = op->code;
+        break;
+    case CPN_OPK_ARANGE:
+        in->kind = CPN_FI_ARANGE;
+        in->narg = 1;
+        in->dt = out->dtype;
+        break;
+    default:   /* REDUCE */
+        in->kind = CPN_FI_REDUCE;
+        in->narg = 1;
+        in->arg[0].kind = r->in[k][0].kind;
+        in->arg[0].idx = r->in[k][0].slot;
+        in->arg[0].itemsize = (int)cpn_dtype_size(op->in[0]->dtype);
+        in->dt = op->in[0]->dtype;
+        in->acc_dt = out->dtype;
+        in->rcode = (enum cpn_opcode)op->code;
+        in->combine = cpn_kernel_elementwise(op->code, out->dtype);
+        return;
+    }
+    struct cpn_fused_arg *o = &in->arg[in->narg - 1];
+    o->kind = r->out[k].kind;
+    o->idx = r->out[k].slot;
+    o->itemsize = (int)cpn_dtype_size(out->dtype);
+}
+
+/* ---- a run writing back through an overlapping view, in bands ---------------------------------
+ * `center[:] = f(center, north, ...)`: the run computes f into a temporary P that the next op C
+ * copies into D, a view of a store the run reads through other, overlapping views.  P need not
+ * exist whole: the run is evaluated in bands of rows of the outermost dimension into a small ring
+ * of band buffers, and band j is copied into D once every band that reads a row band j writes has
+ * been computed (its "last reader").  The rows a band reads or writes are boxes in store
+ * dimension d0, which every view of D's store must walk with its outermost dimension; the last
+ * reader of each band is then found by bisection (the rows move monotonically with the band).
+ * When the last readers lie further ahead than the ring holds (reversed writes, transposes), the
+ * run keeps its whole temporary. */
+
+static struct cpn_fused_prog prog;   /* the runtime is single-threaded outside kernels */
+
+#define BAND_BYTES ((int64_t)512 << 10)
+#define BAND_RING 4
+#define BAND_MAX 65536
+
+struct band {
+    bool on;
+    int ext;                  /* P's external operand in the bound program */
+    int64_t rows, h, nb;      /* outer extent, rows per band, bands */
+    int64_t band_bytes;       /* P's bytes per band (dense) */
+    int32_t lr[BAND_MAX];     /* band j may be written back once band lr[j] is computed */
+};
+
+static struct band band;
+
+/* Rows [lo, hi) of store dimension d0 that view v touches for outer indices [a, b). */
+static void band_rows(const struct cpn_view *v, int64_t a, int64_t b, int64_t *lo, int64_t *hi)
+{
+    int64_t o = v->off[v->sdim[0]], s = v->step[0];
+    int64_t x = o + s * a, y = o + s * (b - 1);
+    *lo = x < y ? x : y;
+    *hi = (x < y ? y : x) + 1;
+}
+
+/* Does v walk store dimension d0 with its outermost dimension only? */
+static bool band_view_ok(const struct cpn_view *v, int d0, int ndim)
+{
+    if (v->ndim != ndim || v->sdim[0] != d0 || v->step[0] == 0) return false;
+    for (int i = 1; i < ndim; i++)
+        if (v->sdim[i] == d0) return false;
+    return true;
+}
+
+/* The last band among [0, nb) whose rows through v meet [wlo, whi); -1 when none. */
+static int64_t band_last_reader(const struct cpn_view *v, int64_t wlo, int64_t whi)
+{
+    int64_t lo = 0, hi = band.nb - 1, found = -1;
+    const bool up = v->step[0] > 0;
+    while (lo <= hi) {   /* the largest k not yet past the window */
+        int64_t k = (lo + hi) / 2, rlo, rhi;
+        int64_t b = (k + 1) * band.h < band.rows ? (k + 1) * band.h : band.rows;
+        band_rows(v, k * band.h, b, &rlo, &rhi);
+        if (up ? rlo < whi : rhi > wlo) {
+            found = k;
+            lo = k + 1;
+        } else {
+            hi = k - 1;
+        }
+    }
+    if (found < 0) return -1;
+    int64_t b = (found + 1) * band.h < band.rows ? (found + 1) * band.h : band.rows, rlo, rhi;
+    band_rows(v, found * band.h, b, &rlo, &rhi);
+    return rlo < whi && rhi > wlo ? found : -1;
+}
+
+/* Decide whether the run [start, end) and the copy ops[end] can be banded (band.on). */
+static void band_plan(const struct cpn_op *ops, int n, int start, int end, const struct access *acc,
+                      int nacc, int ndim, const int64_t *shape)
+{
+    band.on = false;
+    if (end >= n || ndim < 1 || shape[0] < 3) return;
+    const struct cpn_op *last = &ops[end - 1], *c = &ops[end];
+    if (last->kind == CPN_OPK_REDUCE || last->nout != 1) return;
+    const struct cpn_view *pv = last->out[0];
+    const struct cpn_store *P = pv->store;
+    if (P->root || P->q_owned || P->q_first != end - 1 || P->q_last != end || !cpn_view_covers_store(pv))
+        return;
+    if ((c->kind != CPN_OPK_ELEMENTWISE && c->kind != CPN_OPK_CAST) || c->nin != 1 || c->nout != 1 ||
+        !c->in[0] || !cpn_view_same(c->in[0], pv) || !cpn_op_loop(c) || poisoned_input(c))
+        return;
+    const struct cpn_view *D = c->out[0];
+    const struct cpn_store *R = D->store;
+    if (R->root || R == P || !same_shape(D, ndim, shape) || D->sdim[0] < 0) return;
+    const int d0 = D->sdim[0];
+    if (!band_view_ok(D, d0, ndim)) return;
+    for (int a = 0; a < nacc; a++) {
+        if (cpn_store_root(acc[a].v->store) != R) continue;
+        if (acc[a].write || acc[a].v->store != R || !band_view_ok(acc[a].v, d0, ndim)) return;
+    }
+    int64_t inner = 1;
+    for (int d = 1; d < ndim; d++) inner *= shape[d];
+    int64_t row_bytes = inner * (int64_t)cpn_dtype_size(pv->dtype);
+    band.rows = shape[0];
+    band.h = row_bytes > 0 && BAND_BYTES / row_bytes > 1 ? BAND_BYTES / row_bytes : 1;
+    band.nb = (band.rows + band.h - 1) / band.h;
+    if (band.nb < 3 || band.nb > BAND_MAX) return;
+    band.band_bytes = band.h * row_bytes;
+    int64_t need = -1;   /* running maximum: bands are written back in order */
+    for (int64_t j = 0; j < band.nb; j++) {
+        int64_t b = (j + 1) * band.h < band.rows ? (j + 1) * band.h : band.rows, wlo, whi;
+        band_rows(D, j * band.h, b, &wlo, &whi);
+        int64_t lr = j;
+        for (int a = 0; a < nacc; a++) {
+            if (acc[a].v->store != R) continue;
+            int64_t k = band_last_reader(acc[a].v, wlo, whi);
+            if (k > lr) lr = k;
+        }
+        if (lr > need) need = lr;
+        if (need - j + 1 > BAND_RING) return;   /* the ring cannot hold the bands in flight */
+        band.lr[j] = (int32_t)need;
+    }
+    band.on = true;
+}
+
+/* Copy band j from its ring slot into D through the copy op's loop. */
+static void band_write_back(const struct cpn_op *c, char *ring, int64_t j, const int64_t *pst,
+                            char *dbase, const int64_t *dst, struct cpn_kctx *ctx)
+{
+    const int ndim = c->out[0]->ndim;
+    int64_t ext[CPN_MAXDIM], st[2][CPN_MAXDIM];
+    memcpy(ext, c->out[0]->shape, (size_t)ndim * sizeof *ext);
+    int64_t a = j * band.h;
+    ext[0] = a + band.h < band.rows ? band.h : band.rows - a;
+    memcpy(st[0], pst, (size_t)ndim * sizeof *pst);
+    memcpy(st[1], dst, (size_t)ndim * sizeof *dst);
+    char *base[2] = {ring + (j % BAND_RING) * band.band_bytes, dbase + a * dst[0]};
+    cpn_iterate(cpn_op_loop(c), 2, base, ndim, ext, st, ctx);
+}
+
+/* Evaluate the bound program band by band, writing bands back as their readers complete. */
+static enum cpn_status band_execute(const struct cpn_op *c, struct cpn_kctx *ctx)
+{
+    char *ring = cpn_alloc((size_t)(BAND_RING * band.band_bytes));
+    if (!ring) return CPN_ERR_NOMEM;
+    static struct cpn_fused_prog sub;
+    const int ndim = prog.ndim;
+    int64_t pst[CPN_MAXDIM], dst[CPN_MAXDIM], doff;
+    memcpy(pst, prog.ext_st[band.ext], (size_t)ndim * sizeof *pst);
+    cpn_view_byte_layout(c->out[0], dst, &doff);
+    char *dbase = cpn_store_data(c->out[0]->store);
+    enum cpn_status st = dbase ? CPN_OK : CPN_ERR_NOMEM;
+    if (st != CPN_OK) goto done;
+    dbase += doff;
+    int64_t next_wb = 0;
+    for (int64_t k = 0; k < band.nb && st == CPN_OK; k++) {
+        int64_t a = k * band.h;
+        memcpy(&sub, &prog, offsetof(struct cpn_fused_prog, ext_base));
+        sub.next = prog.next;
+        for (int e = 0; e < prog.next; e++) {
+            sub.ext_base[e] = prog.ext_base[e] + (intptr_t)(a * prog.ext_st[e][0]);
+            memcpy(sub.ext_st[e], prog.ext_st[e], (size_t)ndim * sizeof prog.ext_st[e][0]);
+        }
+        sub.ext_base[band.ext] = (intptr_t)(ring + (k % BAND_RING) * band.band_bytes);
+        sub.ndim = ndim;
+        memcpy(sub.shape, prog.shape, (size_t)ndim * sizeof *sub.shape);
+        sub.shape[0] = a + band.h < band.rows ? band.h : band.rows - a;
+        sub.reduce_out = NULL;
+        st = cpn_kernel_fused(&sub, ctx);
+        while (st == CPN_OK && next_wb <= k && band.lr[next_wb] <= k)
+            band_write_back(c, ring, next_wb++, pst, dbase, dst, ctx);
+    }
+    while (st == CPN_OK && next_wb < band.nb) band_write_back(c, ring, next_wb++, pst, dbase, dst, ctx);
+done:
+    cpn_free(ring);
+    return st;
+}
+
+/* ---- executing a run -------------------------------------------------------------------------- */
+
+
+static int add_ext(const struct cpn_view *v, intptr_t base)
+{
+    int e = prog.next++;
+    int64_t off;
+    cpn_view_byte_layout(v, prog.ext_st[e], &off);
+    prog.ext_base[e] = base + (intptr_t)off;
+    return e;
+}
+
+/* Per op of the last run: what its loops found; per instruction while it runs. */
+static unsigned op_hw[CPN_FUSED_MAXINSTR + 1], op_sw[CPN_FUSED_MAXINSTR + 1];
+static unsigned in_hw[CPN_FUSED_MAXINSTR], in_sw[CPN_FUSED_MAXINSTR];
+
+void cpn_fusion_op_fpe(int k, unsigned *hw, unsigned *sw)
+{
+    bool ok = k >= 0 && k <= CPN_FUSED_MAXINSTR;
+    *hw = ok ? op_hw[k] : 0;
+    *sw = ok ? op_sw[k] : 0;
+}
+
+int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st)
+{
+    *st = CPN_OK;
+    memset(op_hw, 0, sizeof op_hw);
+    memset(op_sw, 0, sizeof op_sw);
+    if (!cpn_fusion_enabled()) return 0;
+    struct cpn_op *first = &ops[start];
+    if (droppable(first, start)) {
+        for (int k = 0; k < first->nout; k++) {
+            const struct cpn_store *s = first->out[k]->store;
+            stats.temporaries_elided += s->data == NULL;
+            stats.bytes_elided += s->data == NULL ? s->size * (int64_t)cpn_dtype_size(s->dtype) : 0;
+        }
+        stats.ops_dropped++;
+        return 1;
+    }
+    if (first->nout != 1 || cpn_view_size(first->out[0]) == 0) return 0;
+    const int ndim = first->out[0]->ndim;
+    const int64_t *shape = first->out[0]->shape;
+    const bool dist = !op_local(first);
+    if (!pointwise_member(first, ndim, shape, dist)) return 0;
+    struct cpn_dist_work w0;
+    if (dist) {
+        if (!cpn_dist_run_info(first, &w0, st)) return 0;
+    }
+
+    /* The run: as many following ops as fit, a reduction closing it. */
+    static struct access acc[CPN_FUSED_MAXINSTR * OP_MAXVIEWS];
+    int nacc = 0, len = 0;
+    for (int j = start; j < n && len < CPN_FUSED_MAXINSTR; j++) {
+        const struct cpn_op *op = &ops[j];
+        bool red = !dist && reduce_member(op, ndim, shape);
+        if (!red && !pointwise_member(op, ndim, shape, dist)) break;
+        if (conflicts(acc, nacc, op)) break;
+        if (dist && j > start && !dist_aligned(op, &w0, acc, nacc, st)) break;
+        if (*st != CPN_OK) return 0;
+        struct cpn_view *vs[OP_MAXVIEWS];
+        bool w[OP_MAXVIEWS];
+        int nv = op_views(op, vs, w);
+        for (int k = 0; k < nv; k++) acc[nacc++] = (struct access){vs[k], w[k]};
+        len++;
+        if (red) break;
+    }
+    if (len < 2) return 0;
+    if (dist) band.on = false;
+    else band_plan(ops, n, start, start + len, acc, nacc, ndim, shape);
+
+    /* Which stores live in registers: written entirely, first named by the writer, unowned,
+     * named by nothing after the run, and always through the writer's view. */
+    static struct run r;
+    memset(&r, 0, sizeof r);
+    r.start = start;
+    r.len = len;
+    const int end = start + len;
+    int slot_of[CPN_FUSED_MAXINSTR];          /* op k's register, -1 */
+    int slot_free_after[CPN_FUSED_MAXSLOTS];  /* queue index of the slot's last use */
+    const struct cpn_store *slot_store[CPN_FUSED_MAXSLOTS];
+    int nslots = 0;
+    int32_t sig[SIG_MAX];
+    int nsig = 0;
+    sig[nsig++] = len | dist << 16 | band.on << 17;
+    for (int k = 0; k < len; k++) {
+        const struct cpn_op *op = &ops[start + k];
+        slot_of[k] = -1;
+        for (int i = 0; i < op->nin; i++) {
+            r.in[k][i].kind = CPN_FARG_SCALAR;
+            if (!op->in[i]) continue;
+            r.in[k][i].kind = CPN_FARG_EXT;
+            for (int s = 0; s < nslots; s++)
+                if (slot_store[s] == op->in[i]->store && slot_free_after[s] >= start + k) {
+                    r.in[k][i] = (struct operand){CPN_FARG_REG, s};
+                    break;
+                }
+        }
+        if (op->kind == CPN_OPK_REDUCE) {
+            r.out[k].kind = CPN_FARG_EXT;
+        } else {
+            const struct cpn_view *ov = op->out[0];
+            const struct cpn_store *s = ov->store;
+            int reg = -1;
+            for (int q = 0; q < nslots; q++)   /* an in-place update of a register */
+                if (slot_store[q] == s && slot_free_after[q] >= start + k) reg = q;
+            if (reg < 0 && !s->q_owned && s->q_first == start + k && s->q_last < end &&
+                cpn_view_covers_store(ov)) {
+                bool same = true;
+                for (int j = start + k + 1; j <= s->q_last && same; j++) {
+                    struct cpn_view *vs[OP_MAXVIEWS];
+                    bool w[OP_MAXVIEWS];
+                    int nv = op_views(&ops[j], vs, w);
+                    for (int q = 0; q < nv; q++)
+                        if (vs[q]->store == s && !cpn_view_same(vs[q], ov)) same = false;
+                    if (ops[j].kind == CPN_OPK_REDUCE && ops[j].out[0]->store == s) same = false;
+                }
+                if (same && s->q_last == start + k) {
+                    r.drop[k] = true;   /* never read: not computed */
+                } else if (same) {
+                    for (int q = 0; q < nslots && reg < 0; q++)
+                        if (slot_free_after[q] < start + k) reg = q;
+                    if (reg < 0 && nslots < CPN_FUSED_MAXSLOTS) reg = nslots++;
+                    if (reg >= 0) {
+                        slot_store[reg] = s;
+                        slot_free_after[reg] = s->q_last;
+                        stats.temporaries_elided++;
+                        stats.bytes_elided += s->size * (int64_t)cpn_dtype_size(s->dtype);
+                    }
+                }
+            }
+            r.out[k] = reg >= 0 ? (struct operand){CPN_FARG_REG, reg} : (struct operand){CPN_FARG_EXT, 0};
+            slot_of[k] = reg;
+        }
+        if (r.drop[k]) {
+            stats.temporaries_elided++;
+            stats.bytes_elided += op->out[0]->store->size * (int64_t)cpn_dtype_size(op->out[0]->dtype);
+        }
+        sig[nsig++] = op->kind | op->code << 4 | (int)op->dtype << 20 | r.drop[k] << 28;
+        sig[nsig++] = op->nin | (int)op->out[0]->dtype << 4;
+        for (int i = 0; i < op->nin; i++)
+            sig[nsig++] = r.in[k][i].kind | r.in[k][i].slot << 4 |
+                          (op->in[i] ? (int)op->in[i]->dtype : 31) << 12;
+        sig[nsig++] = r.out[k].kind | r.out[k].slot << 4;
+    }
+    (void)slot_of;
+    r.nslots = nslots;
+    sig[nsig++] = nslots;
+
+    /* The program template: cached by signature. */
+    uint64_t h = sig_hash(sig, nsig);
+    struct plan *p = NULL;
+    for (int c = 0; c < CACHE_SIZE; c++)
+        if (cache[c] && cache[c]->hash == h && cache[c]->nsig == nsig &&
+            !memcmp(cache[c]->sig, sig, (size_t)nsig * sizeof *sig)) {
+            p = cache[c];
+            break;
+        }
+    if (p) {
+        stats.plan_hits++;
+    } else {
+        p = cpn_alloc(sizeof *p);
+        if (!p) {
+            *st = CPN_ERR_NOMEM;
+            return len;
+        }
+        p->nsig = nsig;
+        memcpy(p->sig, sig, (size_t)nsig * sizeof *sig);
+        p->hash = h;
+        p->nslots = nslots;
+        p->ninstr = 0;
+        for (int k = 0; k < len; k++)
+            if (!r.drop[k]) instr_template(&ops[start + k], &r, k, &p->instr[p->ninstr++]);
+        if (cache[cache_next]) cpn_free(cache[cache_next]);
+        cache[cache_next] = p;
+        cache_next = (cache_next + 1) % CACHE_SIZE;
+        stats.plans_built++;
+    }
+
+    /* Distributed: every op's exchange posted (dropped ops' too: the peers expect them), then
+     * completed; the run is evaluated on the work box. */
+    struct cpn_dist_xchg *xs[CPN_FUSED_MAXINSTR] = {0};
+    if (dist) {
+        for (int k = 0; k < len && *st == CPN_OK; k++) *st = cpn_dist_xchg_begin(&ops[start + k], &xs[k]);
+        for (int k = 0; k < len && *st == CPN_OK; k++) *st = cpn_dist_xchg_end(xs[k]);
+        if (*st != CPN_OK) goto out;
+    }
+
+    /* Bind: buffers, strides, scalars, parameters. */
+    prog.ninstr = p->ninstr;
+    prog.nslots = p->nslots;
+    memcpy(prog.instr, p->instr, (size_t)p->ninstr * sizeof *p->instr);
+    prog.next = 0;
+    prog.ndim = ndim;
+    memcpy(prog.shape, shape, (size_t)ndim * sizeof *shape);
+    if (dist)
+        for (int d = 0; d < ndim; d++) prog.shape[d] = w0.work ? w0.hi[d] - w0.lo[d] : 0;
+    prog.reduce_out = NULL;
+    int pi = 0;
+    for (int k = 0; k < len; k++) {
+        struct cpn_op *op = &ops[start + k];
+        if (r.drop[k]) continue;
+        struct cpn_fused_instr *in = &prog.instr[pi++];
+        if (op->kind == CPN_OPK_REDUCE) {
+            if (in->arg[0].kind == CPN_FARG_EXT) {
+                char *b = cpn_store_data(op->in[0]->store);
+                if (!b) goto nomem;
+                in->arg[0].idx = add_ext(op->in[0], (intptr_t)b);
+            }
+            prog.reduce_out = cpn_view_origin(op->out[0]);
+            if (!prog.reduce_out) goto nomem;
+            continue;
+        }
+        for (int i = 0; i < op->nin && in->kind == CPN_FI_LOOP; i++) {
+            if (in->arg[i].kind == CPN_FARG_SCALAR) {
+                in->arg[i].scalar = (const char *)op->scalar[i].bytes;
+            } else if (in->arg[i].kind == CPN_FARG_EXT && dist) {
+                if (!w0.work) continue;
+                int e = prog.next++;
+                prog.ext_base[e] = (intptr_t)cpn_dist_xchg_input(xs[k], i, prog.ext_st[e]);
+                in->arg[i].idx = e;
+            } else if (in->arg[i].kind == CPN_FARG_EXT) {
+                char *b = cpn_store_data(op->in[i]->store);
+                if (!b) goto nomem;
+                in->arg[i].idx = add_ext(op->in[i], (intptr_t)b);
+            }
+        }
+        struct cpn_fused_arg *o = &in->arg[in->narg - 1];
+        if (o->kind == CPN_FARG_EXT && band.on && k == len - 1) {
+            /* P lives in the band ring: dense strides, base set per band. */
+            int e = prog.next++;
+            int64_t stv = (int64_t)cpn_dtype_size(op->out[0]->dtype);
+            for (int d = ndim - 1; d >= 0; d--) {
+                prog.ext_st[e][d] = stv;
+                stv *= shape[d];
+            }
+            prog.ext_base[e] = 0;
+            o->idx = e;
+            band.ext = e;
+        } else if (o->kind == CPN_FARG_EXT) {
+            const struct cpn_store *s = op->out[0]->store;
+            char *b = s->q_first == start + k ? cpn_op_output_buffer(op) : cpn_store_data(op->out[0]->store);
+            if (!b) goto nomem;
+            if (dist) {
+                if (!w0.work) continue;
+                int e = prog.next++;
+                prog.ext_base[e] = (intptr_t)cpn_dist_tile_layout(op->out[0], w0.lo, b, prog.ext_st[e]);
+                o->idx = e;
+            } else {
+                o->idx = add_ext(op->out[0], (intptr_t)b);
+            }
+        }
+        if (in->kind == CPN_FI_RANDOM || in->kind == CPN_FI_ARANGE) {
+            in->index_ext = add_ext(op->out[0], 0);
+            in->index_size = (int64_t)cpn_dtype_size(op->out[0]->dtype);
+        }
+        if (in->kind == CPN_FI_RANDOM) {
+            in->seed = (uint64_t)op->iparam[0];
+            in->stream = (uint64_t)op->iparam[1];
+            in->p0 = op->dparam[0];
+            in->p1 = op->dparam[1];
+        } else if (in->kind == CPN_FI_ARANGE) {
+            in->p0 = op->dparam[0];
+            in->p1 = op->dparam[1];
+            in->i0 = op->iparam[0];
+            in->i1 = op->iparam[1];
+        }
+    }
+    /* Floating-point findings per instruction, when some op's error mode asks for them. */
+    bool watch = false;
+    for (int k = 0; k < len; k++) watch |= !r.drop[k] && cpn_fperr_watches(&ops[start + k]);
+    prog.fpe_hw = watch ? in_hw : NULL;
+    prog.fpe_sw = watch ? in_sw : NULL;
+    if (watch) {
+        memset(in_hw, 0, sizeof in_hw);
+        memset(in_sw, 0, sizeof in_sw);
+    }
+    const int body = len;
+    if (band.on) {
+        struct cpn_kctx ctx = {0};
+        const struct cpn_store *P = ops[start + len - 1].out[0]->store;
+        *st = band_execute(&ops[start + len], &ctx);
+        if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
+        stats.temporaries_elided++;
+        stats.bytes_elided += P->size * (int64_t)cpn_dtype_size(P->dtype);
+        stats.banded_runs++;
+        len++;   /* the copy ran too */
+    } else if (prog.ninstr > 0 && (!dist || w0.work)) {
+        struct cpn_kctx ctx = {0};
+        *st = cpn_kernel_fused(&prog, &ctx);
+        if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
+    }
+    if (watch)
+        for (int k = 0, i = 0; k < body; k++) {
+            if (r.drop[k]) continue;
+            op_hw[k] = in_hw[i];
+            op_sw[k] = in_sw[i++];
+        }
+    stats.runs++;
+    stats.ops_fused += len;
+    stats.dist_runs += dist;
+out:
+    for (int k = 0; k < len; k++) cpn_dist_xchg_free(xs[k]);
+    return len;
+nomem:
+    *st = CPN_ERR_NOMEM;
+    goto out;
+}

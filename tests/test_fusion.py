@@ -1,0 +1,473 @@
+"""Fusion in the executor: fused runs give bitwise the results of op-by-op execution (and NumPy's),
+temporaries whose arrays died are never allocated, and fused programs are planned once.
+
+Each test runs the same program with fusion on and off (`_core._set_fusion`) and compares both with
+NumPy.  Counter assertions hold on one rank (or wherever stores are replicated); under mpirun with
+tiled stores the distributed executor runs ops one at a time and only the results are checked."""
+
+import gc
+
+import numpy
+import pytest
+
+import cupynum
+from cupynum import _core
+
+from conftest import check
+
+
+def one_rank():
+    return cupynum.runtime_info()["ranks"] == 1
+
+
+def both(f):
+    """f(cupynum) with fusion on and off, as NumPy arrays; the setting is restored."""
+    was = _core._set_fusion(False)
+    try:
+        off = f(cupynum)
+        off = [numpy.asarray(r) for r in off] if isinstance(off, tuple) else numpy.asarray(off)
+        _core._set_fusion(True)
+        on = f(cupynum)
+        on = [numpy.asarray(r) for r in on] if isinstance(on, tuple) else numpy.asarray(on)
+    finally:
+        _core._set_fusion(was)
+    return on, off
+
+
+def bitwise_equal(a, b):
+    a, b = numpy.asarray(a), numpy.asarray(b)
+    assert a.dtype == b.dtype and a.shape == b.shape
+    assert a.tobytes() == b.tobytes()
+
+
+def agrees(got, ref):
+    """A result (as NumPy) equals NumPy's: same dtype and shape, equal values (NaNs alike)."""
+    ref = numpy.asarray(ref)
+    assert got.dtype == ref.dtype and got.shape == ref.shape
+    numpy.testing.assert_array_equal(got, ref)
+
+
+def chain(np, n=5000):
+    a = np.arange(n, dtype=np.float64) * 1e-3
+    b = (a * 1.5 + 2.0) * (a - 0.5) / (a + 3.0)
+    return b
+
+
+@pytest.mark.parametrize("n", [1, 7, 1023, 1025, 5000, 70001])
+def test_chain_fused_equals_unfused_and_numpy(n):
+    on, off = both(lambda np: chain(np, n))
+    bitwise_equal(on, off)
+    agrees(on, chain(numpy, n))
+
+
+def test_chain_with_casts_broadcasts_and_scalars():
+    def prog(np):
+        a = np.arange(60, dtype=np.int32).reshape(3, 4, 5)
+        row = np.arange(5, dtype=np.float32) * 0.5
+        col = (np.arange(4, dtype=np.int16) - 2).reshape(4, 1)
+        f = a.astype(np.float64) * 0.25 + row       # cast, broadcast of a row
+        g = (f - col) * (f > 3.0)                     # broadcast of a column, bool operand
+        h = np.sqrt(np.abs(g)).astype(np.float32) + np.float32(1.5)
+        m = (a % 7 == 3) | (a > 50)
+        return h, m, (a * 3 + 1) // 2
+    on, off = both(prog)
+    ref = prog(numpy)
+    for x, y, r in zip(on, off, ref):
+        bitwise_equal(x, y)
+        agrees(x, r)
+
+
+def stencil(np, n=37, iters=6):
+    grid = np.zeros((n + 2, n + 2))
+    grid[0, :] = 40.0
+    grid[-1, :] = -273.15
+    grid[:, 0] = 7.5
+    center, north, south = grid[1:-1, 1:-1], grid[0:-2, 1:-1], grid[2:, 1:-1]
+    east, west = grid[1:-1, 2:], grid[1:-1, 0:-2]
+    for _ in range(iters):
+        average = center + north + east + west + south
+        average = 0.2 * average
+        center[:] = average
+    for _ in range(iters):   # the one-statement form: every temporary dead at the flush
+        center[:] = 0.2 * (center + north + east + west + south)
+    return grid
+
+
+def test_stencil_aliasing_fused_equals_unfused_and_numpy():
+    on, off = both(stencil)
+    bitwise_equal(on, off)
+    agrees(on, stencil(numpy))
+
+
+def test_overlapping_assignment_in_a_chain():
+    def prog(np):
+        a = np.arange(40, dtype=np.float64)
+        t = a * 2.0 + 1.0
+        a[1:] = t[:-1] + a[:-1]          # reads a[:-1] while writing a[1:]
+        b = a * 3.0
+        a[:-1] = a[1:] - b[:-1]
+        return a, b
+    on, off = both(prog)
+    for x, y, r in zip(on, off, prog(numpy)):
+        bitwise_equal(x, y)
+        agrees(x, r)
+
+
+def test_in_place_updates_of_temporaries():
+    def prog(np):
+        a = np.arange(3000, dtype=np.float64)
+        t = a * 0.5
+        t += 3.0
+        t *= a
+        u = t - 1.0
+        del t
+        return u
+    on, off = both(prog)
+    bitwise_equal(on, off)
+    agrees(on, prog(numpy))
+
+
+def pi(np, n=30000):
+    np.random.seed(11)
+    x = np.random.uniform(size=n)
+    y = np.random.uniform(size=n)
+    inside = np.sum(x * x + y * y < 1.0)
+    return x, y, np.asarray(inside)
+
+
+def test_random_and_reduce_fused_equals_unfused_and_numpy():
+    (x1, y1, s1), (x0, y0, s0) = both(pi)
+    bitwise_equal(x1, x0)
+    bitwise_equal(y1, y0)
+    bitwise_equal(s1, s0)
+    assert s1 == numpy.sum(x1 * x1 + y1 * y1 < 1.0)
+
+
+@pytest.mark.parametrize("dtype", ["int8", "int64", "uint16", "bool"])
+@pytest.mark.parametrize("red", ["sum", "prod", "max", "min"])
+def test_integer_reductions_closing_a_run(dtype, red):
+    def prog(np):
+        a = np.arange(2000, dtype=np.int64) % 13
+        b = (a * 3 + 1).astype(dtype)
+        return np.asarray(getattr(np, red)(b))
+    on, off = both(prog)
+    bitwise_equal(on, off)
+    agrees(on, prog(numpy))
+
+
+def test_errors_inside_a_run_are_raised_as_unfused():
+    a = cupynum.arange(10)
+    b = (a - 5) * 2
+    c = a ** b                      # integers to negative powers: ValueError at the read
+    d = c + 1
+    with pytest.raises(ValueError, match="negative integer powers"):
+        d.tolist()
+    check(a, numpy.arange(10))
+
+
+def test_temporaries_are_not_allocated():
+    n = 200_000
+
+    def prog(np):
+        a = np.arange(n, dtype=np.float64)
+        b = ((a * 2.0 + 1.0) * (a - 3.0) + a * a) / 7.0
+        return float(b[n // 2])
+
+    cupynum.sync()
+    got = {}
+    for on in (False, True):
+        was = _core._set_fusion(on)
+        try:
+            cupynum.reset_stats()
+            before = cupynum.runtime_stats()["bytes_allocated"]   # a running total
+            r = prog(cupynum)
+            cupynum.sync()
+            s = cupynum.runtime_stats()
+            s["bytes_allocated"] -= before
+            got[on] = (r, s)
+        finally:
+            _core._set_fusion(was)
+    assert got[True][0] == got[False][0] == prog(numpy)
+    if one_rank():
+        s_on, s_off = got[True][1], got[False][1]
+        # a and b are written (both are Python arrays); the 5 temporaries in between are not
+        assert s_on["bytes_allocated"] < 3 * n * 8 <= s_off["bytes_allocated"], (s_on, s_off)
+        assert s_on["temporaries_elided"] >= 5
+        assert s_on["bytes_peak"] < s_off["bytes_peak"]
+
+
+def test_dead_results_are_not_computed():
+    a = cupynum.arange(100, dtype=cupynum.float64)
+    cupynum.sync()
+    cupynum.reset_stats()
+    b = a
+    for _ in range(50):
+        b = a + 1.0
+    check(b, numpy.arange(100.0) + 1.0)
+    if one_rank():
+        assert cupynum.runtime_stats()["ops_dropped"] >= 49
+
+
+def test_second_iteration_plans_nothing():
+    grid = cupynum.zeros((66, 66))
+    grid[0, :] = 1.0
+    center, north, south = grid[1:-1, 1:-1], grid[0:-2, 1:-1], grid[2:, 1:-1]
+    east, west = grid[1:-1, 2:], grid[1:-1, 0:-2]
+    ref = numpy.asarray(grid).copy()
+    rc, rn, rs = ref[1:-1, 1:-1], ref[0:-2, 1:-1], ref[2:, 1:-1]
+    re, rw = ref[1:-1, 2:], ref[1:-1, 0:-2]
+    plans = []
+    for _ in range(4):
+        center[:] = 0.2 * (center + north + east + west + south)
+        rc[:] = 0.2 * (rc + rn + re + rw + rs)
+        cupynum.sync()
+        s = cupynum.runtime_stats()
+        plans.append((s["fusion_plans"], s["fusion_plan_hits"], s["plans_cached"]))
+    check(grid, ref)
+    assert plans[1][0] == plans[2][0] == plans[3][0]   # nothing new planned
+    assert plans[1][2] == plans[2][2] == plans[3][2]
+    if one_rank():
+        assert plans[3][1] > plans[2][1] > plans[1][1]  # the cached program reused
+
+
+def test_fusion_switch_round_trips():
+    was = _core._set_fusion(False)
+    assert _core._set_fusion(was) is False
+
+
+def test_deferred_full_reduction_fuses_and_elides_dead_inputs():
+    # The C side of a deferred 0-d reduction result (what np.sum may return once the Python
+    # reductions keep 0-d results deferred): the reduction closes the run of its producers, and
+    # draws whose arrays died before the read are never written.
+    n = 100_003
+
+    def draws():
+        cupynum.random.seed(11)
+        return cupynum.random.uniform(size=n), cupynum.random.uniform(size=n)
+
+    x, y = draws()
+    xn, yn = numpy.asarray(x), numpy.asarray(y)
+    ref = numpy.sum(xn * xn + yn * yn < 1.0)
+    del x, y
+    cupynum.sync()
+    got = {}
+    for on in (False, True):
+        was = _core._set_fusion(on)
+        try:
+            cupynum.reset_stats()
+            x, y = draws()
+            c = _core.reduce("add", x * x + y * y < 1.0, (0,), numpy.dtype(numpy.int64))
+            del x, y
+            assert c.ndim == 0
+            got[on] = (numpy.asarray(c), cupynum.runtime_stats())
+        finally:
+            _core._set_fusion(was)
+    bitwise_equal(got[True][0], got[False][0])
+    agrees(got[True][0], ref)
+    if one_rank():
+        s_on, s_off = got[True][1], got[False][1]
+        assert s_on["fused_runs"] == 1 and s_on["fused_ops"] == 7
+        assert s_on["temporaries_elided"] >= 6          # x, y, the squares, their sum, the bool
+        # peaks include whatever else is alive: compare the two runs (unfused holds x, y, x*x...)
+        assert s_off["bytes_peak"] - s_on["bytes_peak"] > 2 * n * 8, (s_on, s_off)
+
+
+def philox_uniform(seed, stream, idx, lo, hi):
+    """NumPy's evaluation of cupynum's uniform draw: Philox4x32-10 of counter (idx, stream) under
+    key seed, words 0 and 1 as 53 bits, lo + (hi - lo) * u."""
+    M0, M1, W0, W1, mask = 0xD2511F53, 0xCD9E8D57, 0x9E3779B9, 0xBB67AE85, 0xFFFFFFFF
+    u64 = numpy.uint64
+    idx = numpy.asarray(idx, dtype=u64)
+    c0, c1 = idx & u64(mask), idx >> u64(32)
+    c2 = numpy.full_like(idx, stream & mask)
+    c3 = numpy.full_like(idx, stream >> 32)
+    k0, k1 = seed & mask, seed >> 32
+    for _ in range(10):
+        p0, p1 = c0 * u64(M0), c2 * u64(M1)
+        c0, c1, c2, c3 = ((p1 >> u64(32)) ^ c1 ^ u64(k0), p1 & u64(mask),
+                          (p0 >> u64(32)) ^ c3 ^ u64(k1), p0 & u64(mask))
+        k0, k1 = (k0 + W0) & mask, (k1 + W1) & mask
+    u = ((c0 >> u64(5)).astype(numpy.float64) * 67108864.0
+         + (c1 >> u64(6)).astype(numpy.float64)) / 9007199254740992.0
+    return numpy.float64(lo) + numpy.float64(hi - lo) * u
+
+
+@pytest.mark.parametrize("n", [1, 9, 1023, 4099, 70001])
+@pytest.mark.parametrize("simd", [False, True])
+def test_uniform_draws_are_philox_on_both_paths(n, simd):
+    # The AVX2 path (where the CPU has it) and the baseline loop both give NumPy's evaluation of
+    # the same Philox function, bit for bit; also when fused with a consumer.
+    seed = 2**40 + 5
+
+    def prog(np):
+        np.random.seed(seed)
+        a = np.random.uniform(-1.5, 2.0, size=n)
+        b = np.random.uniform(size=(3, n))[:, 1:]
+        c = np.random.uniform(size=n) * 3.0
+        return a, b, c
+
+    was = _core._set_random_simd(simd)
+    try:
+        got = [numpy.asarray(r) for r in prog(cupynum)]
+    finally:
+        _core._set_random_simd(was)
+    bitwise_equal(got[0], philox_uniform(seed, 1, numpy.arange(n), -1.5, 2.0))
+    bitwise_equal(got[1], philox_uniform(seed, 2, numpy.arange(3 * n), 0.0, 1.0).reshape(3, n)[:, 1:])
+    bitwise_equal(got[2], philox_uniform(seed, 3, numpy.arange(n), 0.0, 1.0) * 3.0)
+
+
+def tiled(a):
+    return cupynum.runtime_info()["ranks"] > 1 and a.size >= cupynum.runtime_info()["ranks"] * int(
+        __import__("os").environ.get("CUPYNUM_MIN_TILE", "16384"))
+
+
+def stencil_run(np, n, iters):
+    grid = np.zeros((n + 2, n + 2))
+    grid[0, :] = 40.0
+    grid[-1, :] = -273.15
+    grid[:, 0] = 3.0
+    center, north, south = grid[1:-1, 1:-1], grid[0:-2, 1:-1], grid[2:, 1:-1]
+    east, west = grid[1:-1, 2:], grid[1:-1, 0:-2]
+    counts = []
+    for _ in range(iters):
+        center[:] = 0.2 * (center + north + east + west + south)
+        if np is cupynum:
+            cupynum.sync()
+            s = cupynum.runtime_stats()
+            counts.append((s["plans_cached"], s["fusion_plans"], s["fused_runs_dist"]))
+    return grid, counts
+
+
+@pytest.mark.parametrize("n", [5, 23, 64])
+def test_stencil_fuses_over_tiles(n):
+    # Under mpirun (tiled stores) the adds and the multiply are one run per rank, after the halo
+    # exchanges of its inputs; bitwise the unfused result and NumPy's on every rank; the second
+    # iteration plans nothing.
+    was = _core._set_fusion(False)
+    try:
+        off, _ = stencil_run(cupynum, n, 4)
+        off = numpy.asarray(off)
+        _core._set_fusion(True)
+        on, counts = stencil_run(cupynum, n, 4)
+        on = numpy.asarray(on)
+    finally:
+        _core._set_fusion(was)
+    ref, _ = stencil_run(numpy, n, 4)
+    bitwise_equal(on, off)
+    bitwise_equal(on, ref)
+    assert counts[1][:2] == counts[2][:2] == counts[3][:2]
+    if tiled(numpy.zeros((n, n))):
+        assert counts[3][2] > counts[2][2] > counts[1][2] > 0
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_tiled_runs_with_halos_casts_and_odd_views(case):
+    # Element-wise chains over tiled stores whose inputs need remote pieces (shifts, reversed and
+    # transposed views, broadcasts) and whose intermediates are cast: fused == unfused == NumPy.
+    def prog(np):
+        a = np.arange(30 * 31, dtype=np.float64).reshape(30, 31) * 0.25
+        b = np.arange(30 * 31, dtype=np.int32).reshape(30, 31) % 7
+        if case == 0:
+            r = (a[1:, :-1] + a[:-1, 1:]) * 0.5 - b[1:, 1:]
+        elif case == 1:
+            r = (a[::-1, ::-1] * 2.0 + a).astype(np.float32) * np.float32(3.0)
+        elif case == 2:
+            s = a[:30, :30]
+            r = (s.T + s) * (s.T - 1.0)
+        elif case == 3:
+            r = ((a + a[0]) * b).astype(np.int64) + (b * 3 + 1)
+        else:
+            c = a.copy()
+            c[1:-1, 1:-1] = (a[2:, 1:-1] + a[:-2, 1:-1]) * (a[1:-1, 2:] - a[1:-1, :-2])
+            r = c * 1.5
+        return r
+    on, off = both(prog)
+    bitwise_equal(on, off)
+    agrees(on, prog(numpy))
+
+
+BAND_CASES = [
+    # (destination, sources): assignments dst[:] = f(sources) that read the written store through
+    # overlapping views; rows large enough for several bands
+    ("g[1:-1, 1:-1]", ["g[1:-1, 1:-1]", "g[:-2, 1:-1]", "g[2:, 1:-1]", "g[1:-1, 2:]", "g[1:-1, :-2]"]),
+    ("g[2:, 1:-1]", ["g[:-2, 1:-1]", "g[1:-1, 2:]"]),                 # reads rows above the write
+    ("g[:-2, 1:-1]", ["g[2:, 1:-1]", "g[1:-1, :-2]"]),                # reads rows below
+    ("g[-2:0:-1, 1:-1]", ["g[1:-1, 1:-1]", "g[:-2, 1:-1]"]),          # reversed write: whole temporary
+    ("g[1:-1, 1:-1]", ["g[-2:0:-1, 1:-1]", "g[1:-1, -2:0:-1]"]),      # reversed reads
+    ("g[1:-1, 1:-1]", ["g[1:-1, 1:-1].T", "g[:-2, 1:-1]"]),           # transposed read
+    ("g[1:-1, 1:-1].T", ["g[1:-1, 1:-1]", "g[2:, 1:-1]"]),            # transposed write
+    ("g[10:, :]", ["g[:-10, :]", "g[5:-5, :]"]),                      # reach of several rows
+    ("g[::2, 1:-1][1:]", ["g[1:-1:2, 1:-1]", "g[2::2, 1:-1]"]),       # stepped rows
+    ("g[-2:0:-1, 1:-1]", ["g[-1:1:-1, 1:-1]", "g[-3::-1, 1:-1]"]),    # all reversed: bands again
+]
+
+
+@pytest.mark.parametrize("case", range(len(BAND_CASES)))
+@pytest.mark.parametrize("rows", [40, 1201])
+def test_overlapping_write_back_in_bands(case, rows):
+    dst, srcs = BAND_CASES[case]
+    cols = rows
+
+    def prog(np):
+        g = (np.arange(rows * cols, dtype=np.float64).reshape(rows, cols) % 97) * 0.5
+        for _ in range(2):
+            vals = [eval(s, {"g": g}) for s in srcs]
+            acc = vals[0] * 1.0
+            for v in vals[1:]:
+                acc = acc + v * 0.25
+            d = eval(dst, {"g": g})
+            d[...] = acc * 0.5
+        return g
+
+    ref = prog(numpy)
+    on, off = both(prog)
+    bitwise_equal(on, off)
+    bitwise_equal(on, ref)
+
+
+def test_stencil_writes_back_in_bands_without_the_temporary():
+    n = 1500
+
+    def prog():
+        grid = cupynum.zeros((n + 2, n + 2))
+        grid[0, :] = 40.0
+        ref = numpy.asarray(grid).copy()
+        center, north, south = grid[1:-1, 1:-1], grid[0:-2, 1:-1], grid[2:, 1:-1]
+        east, west = grid[1:-1, 2:], grid[1:-1, 0:-2]
+        rc, rn, rs = ref[1:-1, 1:-1], ref[0:-2, 1:-1], ref[2:, 1:-1]
+        re, rw = ref[1:-1, 2:], ref[1:-1, 0:-2]
+        gc.collect()
+        cupynum.sync()
+        cupynum.reset_stats()
+        for _ in range(3):
+            center[:] = 0.2 * (center + north + east + west + south)
+            rc[:] = 0.2 * (rc + rn + re + rw + rs)
+        cupynum.sync()
+        return numpy.asarray(grid), ref, cupynum.runtime_stats()
+
+    was = _core._set_fusion(False)
+    try:
+        g_off, _, s_off = prog()
+        _core._set_fusion(True)
+        g_on, ref, s_on = prog()
+    finally:
+        _core._set_fusion(was)
+    bitwise_equal(g_on, ref)
+    bitwise_equal(g_on, g_off)
+    if one_rank():
+        assert s_on["fused_runs_banded"] == 3
+        # peaks include whatever else is alive: the unfused run also held the n*n product
+        assert s_off["bytes_peak"] - s_on["bytes_peak"] > n * n * 8 / 2, (s_on, s_off)
+
+
+def test_banded_write_back_casts_into_the_destination():
+    # The copy after the run converts (float64 product into an int64 grid): the bands go through
+    # the copy op's own loop.
+    def prog(np, rows=900):
+        g = np.arange(rows * 300, dtype=np.int64).reshape(rows, 300) % 1000
+        for _ in range(3):
+            g[1:-1, 1:-1] = g[:-2, 1:-1] * 0.5 + g[2:, 1:-1] * 0.25 + g[1:-1, 2:]
+        return g
+    on, off = both(prog)
+    bitwise_equal(on, off)
+    agrees(on, prog(numpy))
