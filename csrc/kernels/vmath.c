@@ -346,9 +346,84 @@ RUN(f32, float)
 VMATH_HOOKS(WRAP)
 #undef WRAP
 
+/* ---- comparisons -----------------------------------------------------------------------------
+ * Memory-bound, but the compiler's packing of double masks into bools costs more than the loads:
+ * compare 4 (8) lanes, take the sign-bit mask and write its bits as bytes through a table.  Quiet
+ * predicates (NaN: false, != true) as C's operators; comparisons report no errors (fperr.c). */
+#define VMATH_CMP(X)                                                                          \
+    X(EQUAL, equal, ==, _CMP_EQ_OQ) X(NOT_EQUAL, not_equal, !=, _CMP_NEQ_UQ)                  \
+    X(LESS, less, <, _CMP_LT_OQ) X(LESS_EQUAL, less_equal, <=, _CMP_LE_OQ)                    \
+    X(GREATER, greater, >, _CMP_GT_OQ) X(GREATER_EQUAL, greater_equal, >=, _CMP_GE_OQ)
+
+static const uint32_t mask_bytes[16] = {
+    0x00000000, 0x00000001, 0x00000100, 0x00000101, 0x00010000, 0x00010001, 0x00010100, 0x00010101,
+    0x01000000, 0x01000001, 0x01000100, 0x01000101, 0x01010000, 0x01010001, 0x01010100, 0x01010101,
+};
+
+/* SA, SB: 1 when the operand is an array, 0 when it is a broadcast scalar (compile-time). */
+#define CMP_BODY(FN, OPC, PRED, SA, SB)                                                       \
+    do {                                                                                      \
+        int64_t i = 0;                                                                        \
+        if (f64) {                                                                            \
+            const double *a = pa, *b = pb;                                                    \
+            __m256d ca = _mm256_set1_pd(a[0]), cb = _mm256_set1_pd(b[0]);                     \
+            for (; i + 4 <= n; i += 4) {                                                      \
+                __m256d x = SA ? _mm256_loadu_pd(a + i) : ca, y = SB ? _mm256_loadu_pd(b + i) : cb; \
+                uint32_t w = mask_bytes[_mm256_movemask_pd(_mm256_cmp_pd(x, y, PRED))];       \
+                memcpy(o + i, &w, 4);                                                         \
+            }                                                                                 \
+            for (; i < n; i++) o[i] = a[SA ? i : 0] OPC b[SB ? i : 0];                        \
+        } else {                                                                              \
+            const float *a = pa, *b = pb;                                                     \
+            __m256 ca = _mm256_set1_ps(a[0]), cb = _mm256_set1_ps(b[0]);                      \
+            for (; i + 8 <= n; i += 8) {                                                      \
+                __m256 x = SA ? _mm256_loadu_ps(a + i) : ca, y = SB ? _mm256_loadu_ps(b + i) : cb; \
+                int m = _mm256_movemask_ps(_mm256_cmp_ps(x, y, PRED));                        \
+                uint32_t w[2] = {mask_bytes[m & 15], mask_bytes[m >> 4]};                     \
+                memcpy(o + i, w, 8);                                                          \
+            }                                                                                 \
+            for (; i < n; i++) o[i] = a[SA ? i : 0] OPC b[SB ? i : 0];                        \
+        }                                                                                     \
+    } while (0)
+
+#define CMP_KERNEL(E, FN, OPC, PRED)                                                          \
+    static VM_TARGET void cmp_##FN(int f64, const void *pa, int sa, const void *pb, int sb,   \
+                                   _Bool *o, int64_t n)                                       \
+    {                                                                                         \
+        if (sa && sb) CMP_BODY(FN, OPC, PRED, 1, 1);                                          \
+        else if (sa) CMP_BODY(FN, OPC, PRED, 1, 0);                                           \
+        else if (sb) CMP_BODY(FN, OPC, PRED, 0, 1);                                           \
+        else CMP_BODY(FN, OPC, PRED, 0, 0);                                                   \
+    }                                                                                         \
+    static void cloop_##FN(char **args, const int64_t *st, int64_t n, struct cpn_kctx *ctx,    \
+                           int f64)                                                           \
+    {                                                                                         \
+        int64_t w = f64 ? 8 : 4;                                                              \
+        if ((st[0] != w && st[0] != 0) || (st[1] != w && st[1] != 0) || st[2] != 1) {         \
+            enum cpn_dtype dt = f64 ? CPN_DTYPE_FLOAT64 : CPN_DTYPE_FLOAT32;                  \
+            cpn_kernel_elementwise_scalar(CPN_OP_##E, dt)(args, st, n, ctx);                  \
+            return;                                                                           \
+        }                                                                                     \
+        cmp_##FN(f64, args[0], st[0] != 0, args[1], st[1] != 0, (_Bool *)args[2], n);         \
+    }                                                                                         \
+    static void cloop_##FN##_f64(char **args, const int64_t *st, int64_t n,                   \
+                                 struct cpn_kctx *ctx)                                        \
+    {                                                                                         \
+        cloop_##FN(args, st, n, ctx, 1);                                                      \
+    }                                                                                         \
+    static void cloop_##FN##_f32(char **args, const int64_t *st, int64_t n,                   \
+                                 struct cpn_kctx *ctx)                                        \
+    {                                                                                         \
+        cloop_##FN(args, st, n, ctx, 0);                                                      \
+    }
+VMATH_CMP(CMP_KERNEL)
+
 #pragma GCC pop_options
 
 static const cpn_loop_fn vloop_table[CPN_OP_COUNT][2] = {
+#define CROW(E, FN, OPC, PRED) [CPN_OP_##E] = {cloop_##FN##_f32, cloop_##FN##_f64},
+    VMATH_CMP(CROW)
+#undef CROW
 #define ROW(E, FN, NIN) [CPN_OP_##E] = {vloop_##FN##_f32, vloop_##FN##_f64},
     VMATH_HOOKS(ROW)
 #undef ROW
