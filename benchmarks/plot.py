@@ -14,6 +14,7 @@ def plot(rows, scaling, out_dir=OUT_DIR):
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        import matplotlib.ticker
     except ImportError:
         return ["--plot: matplotlib is not installed (pip install matplotlib); no charts written"]
     os.makedirs(out_dir, exist_ok=True)
@@ -38,6 +39,9 @@ def plot(rows, scaling, out_dir=OUT_DIR):
                       label="target" if i == 0 or rows[i - 1]["target"] is None else None)
     ax.axhline(1.0, color="grey", linewidth=0.8)
     ax.set_yscale("log")
+    plain = matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}")
+    ax.yaxis.set_major_formatter(plain)
+    ax.yaxis.set_minor_formatter(plain)
     ax.set_xticks(range(len(rows)))
     ax.set_xticklabels(names, rotation=40, ha="right")
     ax.set_ylabel("speedup over NumPy (NumPy time / time)")
