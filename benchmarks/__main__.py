@@ -132,7 +132,8 @@ def _line(row, avail, first=False):
     if not first:
         return line
     head = [f"{'benchmark':<15}", f"{'size':<17}", f"{'numpy s':>9}", f"{'cupynum s':>9}",
-            f"{'speedup':>8}", f"{'target':>7}", f"{'met?':>4}", f"  {'check':<8} {'tolerance':<12}",
+            f"{'speedup':>8}", f"{'target':>7}", f"{'met?':>4}",
+            f"  {'check':<8} {'tolerance':<12}",
             f"{'MiB np':>7}{'cpn':>7}{'mem':>4}"] + [f"{p.name + ' s':>12}" for p in avail]
     return " ".join(head) + "\n" + line
 
@@ -176,7 +177,8 @@ def _summary(rows, avail, scaling, args, out):
     mem = [r for r in rows if _memory_ok(r) is not None]
     if mem:
         hi = [r["name"] for r in mem if not _memory_ok(r)]
-        out(f"peak memory (RSS growth, fresh process each): cupynum within NumPy's "
+        out(f"peak memory (RSS growth, fresh process each"
+            f"{', cupynum on one rank' if args.ranks else ''}): cupynum within NumPy's "
             f"(+5% + 4 MiB) on {len(mem) - len(hi)} of {len(mem)}"
             + (f"; higher on: {', '.join(hi)}" if hi else ""))
     for p in avail:

@@ -5,7 +5,8 @@ side under mpirun.
   cupynum run ends with `cupynum.sync()` inside the timed region, so nothing deferred escapes.
 - **Peak memory**: each (program, library) runs once in a fresh `python -m benchmarks.worker`;
   the figure is the growth of the process's peak resident set (VmHWM; `ru_maxrss` where there
-  is no /proc) over its value after the imports, so both libraries are measured the same way, allocator caches and all.
+  is no /proc) over its value after the imports, so both libraries are measured the same way,
+  allocator caches and all.
 - **Ranks**: `mpirun -np N python -m benchmarks.worker` runs the cupynum side on N ranks; each
   rank writes its times and `runtime_stats()` counters to a JSON file, which this side merges
   (a run's time is the slowest rank's)."""

@@ -13,7 +13,7 @@ program, drawn with `np.random` as the seed draws it; its check is statistical.
 `BENCHMARKS` below lists the programs with their default and `--quick` sizes, how a size grows
 for weak scaling, the issue's target and the tolerance of the result check."""
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 PHI1 = 0.6180339887498949     # fractional parts of the golden ratio and of its 2-D/3-D analogues:
@@ -213,7 +213,7 @@ def small_slice(np, n=100, reps=20000):
 
 def small_setslice(np, n=100, reps=20000):
     a, b = _small_inputs(np, n)
-    for k in range(reps):
+    for _ in range(reps):
         a[n // 4:n // 2] = b[:n // 4]
     return float(np.sum(a))
 
