@@ -45,7 +45,7 @@ def _fallback_names(caught):
     return sorted(names)
 
 
-def timed(run, repeat, finish=None, before=None):
+def timed(run, repeat, finish=None):
     """Warm up once, then time `repeat` runs of `run()` (each followed by `finish()`, in the
     timed region). Returns (median seconds, all times, result, fallback names seen)."""
     fresh = getattr(sys.modules.get("cupynum._fallback"), "reset_warnings", None)
@@ -59,8 +59,6 @@ def timed(run, repeat, finish=None, before=None):
     times = []
     for _ in range(repeat):
         gc.collect()
-        if before is not None:
-            before()
         t0 = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
