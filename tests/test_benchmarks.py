@@ -1,0 +1,94 @@
+"""The benchmark suite's plumbing: `python -m benchmarks --quick` runs programs with NumPy and
+cupynum in a subprocess, and every result check (cupynum's result against NumPy's) passes.
+
+The suite is one process that launches its own MPI ranks, so under mpirun only rank 0 runs it
+(with the launcher's variables removed), and the --ranks test runs only outside mpirun."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+
+import numpy
+import pytest
+
+import cupynum
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+
+from benchmarks import measure, programs  # noqa: E402
+
+INFO = cupynum.runtime_info()
+rank0_only = pytest.mark.skipif(INFO["rank"] != 0, reason="the suite runs on rank 0 only")
+
+
+def run_suite(tmp_path, *args, timeout=120):
+    path = tmp_path / "bench.json"
+    proc = subprocess.run([sys.executable, "-m", "benchmarks", "--quick", "--repeat", "1",
+                           "--json", str(path), *args],
+                          cwd=ROOT, env=measure.clean_env(), capture_output=True, text=True,
+                          timeout=timeout)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return json.loads(path.read_text()), proc.stdout
+
+
+@rank0_only
+def test_quick_suite_results_agree_with_numpy(tmp_path):
+    names = ["stencil", "blackscholes", "small_setslice"]
+    data, text = run_suite(tmp_path, *names)
+    rows = data["rows"]
+    assert [r["name"] for r in rows] == names
+    for r in rows:
+        assert r["check"], r
+        assert r["numpy"] > 0 and r["cupynum"] > 0
+        assert r["mem_numpy"] >= 0 and r["mem_cupynum"] >= 0
+        for peer in r["peers"].values():
+            assert peer["check"], r
+        assert r["name"] in text
+    assert "result checks: 3 of 3 agree with NumPy" in text
+
+
+@rank0_only
+@pytest.mark.skipif(INFO["mpi"], reason="--ranks launches mpirun; not from inside an MPI job")
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="mpirun not installed")
+def test_quick_suite_on_two_ranks(tmp_path):
+    data, text = run_suite(tmp_path, "--ranks", "2", "--no-memory", "--no-peers", "stencil")
+    (row,) = data["rows"]
+    assert row["check"] and row["ranks_agree"], row
+    (scaled,) = data["scaling"]
+    assert scaled["size_n"]["n"] > scaled["size_1"]["n"]
+    assert len(scaled["bytes_sent"]) == 2
+    assert min(scaled["bytes_sent"]) > 0     # the stencil's halo rows cross between the ranks
+    assert "weak scaling" in text
+
+
+@pytest.mark.parametrize("name", ["cg", "jacobi", "reductions", "small_sum"])
+def test_programs_check_catches_a_wrong_result(name):
+    # The check the suite applies must fail on a perturbed result, or the suite proves nothing.
+    bench = programs.BENCHMARKS[name]
+    size = bench.size_for(True)
+    if "reps" in size:
+        size["reps"] = 3
+    ref = bench.func(numpy, **size)
+    assert programs.check(bench, size, ref, ref)[0]
+    vals = ref if isinstance(ref, tuple) else (ref,)
+    wrong = tuple(v * (1 + 1e-3) + 1e-3 for v in vals)
+    assert not programs.check(bench, size, ref, wrong if isinstance(ref, tuple) else wrong[0])[0]
+
+
+@pytest.mark.parametrize("name", list(programs.BENCHMARKS))
+def test_program_on_cupynum_matches_numpy(name):
+    # Every program at its --quick size (fewer repetitions for the small-array loops), on every
+    # rank under mpirun: the suite's check accepts cupynum's result.
+    bench = programs.BENCHMARKS[name]
+    size = bench.size_for(True)
+    if "reps" in size:
+        size["reps"] = 50
+    ref = bench.func(numpy, **size)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cupynum.FallbackWarning)   # k-means' argmin, bincount
+        got = bench.func(cupynum, **size)
+    ok, tol = programs.check(bench, size, ref, got)
+    assert ok, f"{name}: {got} vs NumPy's {ref} ({tol})"
