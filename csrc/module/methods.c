@@ -4,6 +4,7 @@
  * thing (make a store, queue an op, move data) and leaves argument conventions to Python. */
 #include "cpn_module.h"
 
+#include "backend.h"
 #include "alloc.h"
 #include "comm.h"
 #include "dist.h"
@@ -338,13 +339,14 @@ static PyObject *mod_finalize(PyObject *m, PyObject *noargs)
 
 static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
 {
-    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:i}",
+    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:s,s:i}",
                          "rank", cpn_runtime_rank(), "ranks", cpn_runtime_ranks(),
                          "threads", cpn_runtime_threads(),
                          "mpi", cpn_runtime_mpi_active() ? Py_True : Py_False,
                          "mpi_built", cpn_runtime_have_mpi() ? Py_True : Py_False,
                          "cuda", cpn_runtime_have_cuda() ? Py_True : Py_False,
-                         "backend", "cpu", "max_dims", CPN_MAXDIM);
+                         "backend", cpn_backend_active()->name,
+                         "device", cpn_backend_device_name(), "max_dims", CPN_MAXDIM);
 }
 
 static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)

@@ -19,7 +19,9 @@ enum cpn_status {
     CPN_ERR_NOVIEW = -6,    /* the request needs a copy, not a view (internal signal) */
     CPN_ERR_COMM = -7,      /* MPI failure                           -> RuntimeError  */
     CPN_ERR_INTERNAL = -8,  /* broken invariant reported, not asserted                */
-    CPN_STATUS_COUNT = 9
+    CPN_ERR_DEVICE = -9,    /* CUDA driver/runtime failure, no usable device -> RuntimeError */
+    CPN_ERR_UNSUPPORTED = -10, /* a backend cannot run this op (internal signal: run it on the host) */
+    CPN_STATUS_COUNT = 11
 };
 
 /* Record `st` and a printf-style message for this thread.  Returns `st`, so callers can write

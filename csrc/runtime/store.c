@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "backend.h"
 #include "partition.h"
 
 static uint64_t next_id = 1;
@@ -41,6 +42,8 @@ static struct cpn_store *store_alloc(enum cpn_dtype dtype, int ndim, const int64
     if (!s) return NULL;
     s->root = NULL;
     s->data = NULL;
+    s->dev = NULL;
+    s->dev_state = CPN_WHERE_HOST;
     s->poison = CPN_OK;
     s->poison_msg = NULL;
     s->tiled = false;
@@ -149,6 +152,8 @@ void cpn_store_release(struct cpn_store *s)
         cpn_store_release(s->root);
     } else {
         cpn_free(s->data);
+        if (s->dev) cpn_free_device(s->dev, (size_t)s->tsize * cpn_dtype_size(s->dtype));
+        s->dev = NULL;
         cpn_free(s->poison_msg);
         cpn_free(s->splits);
         live_count--;
@@ -160,11 +165,43 @@ void cpn_store_release(struct cpn_store *s)
 static void *store_data(struct cpn_store *s, int zero)
 {
     struct cpn_store *r = cpn_store_root(s);
-    if (!r->data) {
-        size_t n = (size_t)r->tsize * cpn_dtype_size(r->dtype);
-        r->data = zero ? cpn_alloc_zeroed(n ? n : 1) : cpn_alloc(n ? n : 1);
+    size_t n = (size_t)r->tsize * cpn_dtype_size(r->dtype);
+    bool from_dev = r->dev && r->dev_state == CPN_WHERE_DEVICE;
+    if (!r->data) r->data = zero && !from_dev ? cpn_alloc_zeroed(n ? n : 1) : cpn_alloc(n ? n : 1);
+    if (!r->data) return NULL;
+    if (from_dev) {
+        enum cpn_status st = cpn_backend_active()->to_host(r->data, r->dev, n);
+        if (st != CPN_OK) return NULL;
     }
+    /* The caller may write through the pointer: the host copy is now the current one. */
+    r->dev_state = CPN_WHERE_HOST;
     return r->data;
+}
+
+void *cpn_store_device_data(struct cpn_store *s, bool write, bool overwrite)
+{
+    struct cpn_store *r = cpn_store_root(s);
+    const struct cpn_backend_i *be = cpn_backend_active();
+    size_t n = (size_t)r->tsize * cpn_dtype_size(r->dtype);
+    if (!be->device) {
+        cpn_error(CPN_ERR_INTERNAL, "device buffer requested on the %s backend", be->name);
+        return NULL;
+    }
+    bool fresh = !r->dev;
+    if (fresh && !(r->dev = cpn_alloc_device(n ? n : 1))) return NULL;
+    if (r->dev_state == CPN_WHERE_HOST && !overwrite) {
+        enum cpn_status st = r->data ? be->to_device(r->dev, r->data, n)
+                                     : fresh ? be->fill_zero(r->dev, n) : CPN_OK;
+        if (st != CPN_OK) return NULL;
+    }
+    r->dev_state = write ? CPN_WHERE_DEVICE : CPN_WHERE_BOTH;
+    return r->dev;
+}
+
+bool cpn_store_allocated(const struct cpn_store *s)
+{
+    const struct cpn_store *r = cpn_store_root(s);
+    return r->data != NULL || r->dev != NULL;
 }
 
 void *cpn_store_data(struct cpn_store *s) { return store_data(s, 1); }
