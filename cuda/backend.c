@@ -221,16 +221,25 @@ static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
     }
     cudaKernel_t fn = NULL;
     CPN_TRY(get_kernel(p, &fn));
-    int64_t blocks = (a.n + CPN_DEV_BLOCK - 1) / CPN_DEV_BLOCK, cap = (int64_t)dev.sms * 32;
-    if (blocks > cap) blocks = cap;
     const struct cpn_fused_instr *last = &p->instr[p->ninstr - 1];
     const bool reduce = last->kind == CPN_FI_REDUCE;
     size_t accsize = reduce ? cpn_dtype_size(last->acc_dt) : 0;
+    /* Grid: x over the innermost dimension, y over rows; every block gets at least one element
+     * (the reduction's partials rely on it).  A reduction caps the blocks (its partials come to
+     * the host); other kernels only respect the grid limits. */
+    int64_t inner = a.shape[a.ndim - 1], outer = a.n / inner;
+    int64_t gx = (inner + CPN_DEV_BLOCK - 1) / CPN_DEV_BLOCK, gy = outer;
+    int64_t cap = reduce ? (int64_t)dev.sms * 32 : (int64_t)1 << 30;
+    if (gx > cap) gx = cap;
+    if (gx > 0x7fffffff) gx = 0x7fffffff;
+    if (gy > 65535) gy = 65535;
+    if (gx * gy > cap) gy = cap / gx > 0 ? cap / gx : 1;
+    const int64_t blocks = gx * gy;
     void *partials = NULL;
     if (reduce && !(partials = cpn_alloc_device((size_t)blocks * accsize))) return CPN_ERR_NOMEM;
     a.partials = (uint64_t)partials;
     void *args[] = {&a};
-    dim3 grid = {(unsigned)blocks, 1, 1}, block = {CPN_DEV_BLOCK, 1, 1};
+    dim3 grid = {(unsigned)gx, (unsigned)gy, 1}, block = {CPN_DEV_BLOCK, 1, 1};
     cudaError_t e = cudaLaunchKernel((const void *)fn, grid, block, args, 0, dev.stream);
     enum cpn_status st = CPN_OK;
     if (e != cudaSuccess)

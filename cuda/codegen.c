@@ -3,7 +3,8 @@
  * The generator walks the program once.  Register slots are reused by the CPU driver across
  * instructions; here every instruction's result is a fresh local variable v<k>, and a slot names
  * the variable that last wrote it, so the compiler sees plain dataflow.  External operand e is
- * addressed as a.base[e] + o<e>, with o<e> its byte offset for the element. */
+ * addressed as a.base[e] + o<e>, with o<e> its byte offset for the element: b<e> (the row's
+ * offset, unravelled once per row) plus the innermost index times its stride. */
 #include "codegen.h"
 
 #include <stdarg.h>
@@ -154,20 +155,22 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
     emit(&t, "extern \"C\" __global__ void __launch_bounds__(%d) cpn_k(const struct cpn_dev_args a)\n{\n",
          CPN_DEV_BLOCK);
     if (reduce) emit(&t, "    %s acc = 0;\n    bool has = false;\n", acc_t);
-    emit(&t, "    const int64_t step = (int64_t)gridDim.x * blockDim.x;\n");
-    emit(&t, "    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < a.n; i += step) {\n");
-    /* Byte offsets of the element in each external: unravel i over the space. */
+    /* Rows (every dimension but the innermost) over blockIdx.y, the innermost dimension over
+     * blockIdx.x and the threads: no division per element, one unravel per row. */
+    emit(&t, "    const int64_t inner = a.shape[a.ndim - 1], outer = a.n / inner;\n");
+    emit(&t, "    const int64_t jstep = (int64_t)gridDim.x * blockDim.x;\n");
+    emit(&t, "    for (int64_t row = blockIdx.y; row < outer; row += gridDim.y) {\n");
     for (int e = 0; e <= maxext; e++)
-        if (used[e]) emit(&t, "        int64_t o%d = 0;\n", e);
-    emit(&t, "        {\n            int64_t r = i;\n");
-    emit(&t, "            for (int d = (int)a.ndim - 1; d > 0; d--) {\n");
+        if (used[e]) emit(&t, "        int64_t b%d = 0;\n", e);
+    emit(&t, "        {\n            int64_t r = row;\n");
+    emit(&t, "            for (int d = (int)a.ndim - 2; d >= 0; d--) {\n");
     emit(&t, "                const int64_t c = r %% a.shape[d];\n                r /= a.shape[d];\n");
     for (int e = 0; e <= maxext; e++)
-        if (used[e]) emit(&t, "                o%d += c * a.st[%d][d];\n", e, e);
-    emit(&t, "            }\n");
+        if (used[e]) emit(&t, "                b%d += c * a.st[%d][d];\n", e, e);
+    emit(&t, "            }\n        }\n");
+    emit(&t, "    for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < inner; j += jstep) {\n");
     for (int e = 0; e <= maxext; e++)
-        if (used[e]) emit(&t, "            o%d += r * a.st[%d][0];\n", e, e);
-    emit(&t, "        }\n");
+        if (used[e]) emit(&t, "        const int64_t o%d = b%d + j * a.st[%d][a.ndim - 1];\n", e, e, e);
 
     int var[CPN_FUSED_MAXSLOTS];
     for (int s = 0; s < CPN_FUSED_MAXSLOTS; s++) var[s] = -1;
@@ -222,10 +225,10 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
         }
         }
     }
-    emit(&t, "    }\n");
+    emit(&t, "    }\n    }\n");
     if (reduce) {
-        /* Every block holds at least one element (grid <= ceil(n / block)); thread 0 folds the
-         * block's partials in thread order. */
+        /* Every block holds at least one element (grid.y <= rows, grid.x <= ceil(inner /
+         * block)); thread 0 folds the block's partials in thread order. */
         emit(&t, "    __shared__ %s sv[%d];\n    __shared__ bool sh[%d];\n", acc_t, CPN_DEV_BLOCK, CPN_DEV_BLOCK);
         emit(&t, "    sv[threadIdx.x] = acc;\n    sh[threadIdx.x] = has;\n    __syncthreads();\n");
         emit(&t, "    if (threadIdx.x == 0) {\n        %s r = 0;\n        bool h = false;\n", acc_t);
@@ -233,7 +236,7 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
         emit(&t, "            if (sh[t]) {\n                r = h ? cpn_%s_%s(r, sv[t]) : sv[t];\n"
                  "                h = true;\n            }\n",
              cpn_op_info(last->rcode)->name, suffixes[last->acc_dt]);
-        emit(&t, "        ((%s *)a.partials)[blockIdx.x] = r;\n    }\n", acc_t);
+        emit(&t, "        ((%s *)a.partials)[(int64_t)blockIdx.y * gridDim.x + blockIdx.x] = r;\n    }\n", acc_t);
     }
     emit(&t, "}\n");
     return (int)t.len;

@@ -321,6 +321,9 @@ static PyObject *mod_random(PyObject *m, PyObject *args)
 static PyObject *mod_sync(PyObject *m, PyObject *noargs)
 {
     if (cpn_flush() < 0) return NULL;
+    /* and wait for the device's queued work, so that a timing around sync() is honest */
+    enum cpn_status st = cpn_backend_active()->sync();
+    if (st != CPN_OK) return cpn_raise(st);
     Py_RETURN_NONE;
 }
 
@@ -353,9 +356,12 @@ static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
 {
     struct cpn_queue_stats s;
     struct cpn_fusion_stats f;
+    int64_t to_host, to_device;
     cpn_queue_stats(&s);
     cpn_fusion_stats(&f);
-    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
+    cpn_store_transfer_stats(&to_host, &to_device);
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
+                         "bytes_to_host", (long long)to_host, "bytes_to_device", (long long)to_device,
                          "ops_executed", (long long)s.ops_executed, "flushes", (long long)s.flushes,
                          "temporaries", (long long)s.temporaries,
                          "bytes_allocated", (long long)cpn_alloc_total_bytes(),
@@ -379,6 +385,7 @@ static PyObject *mod_reset_stats(PyObject *m, PyObject *noargs)
 {
     cpn_queue_reset_stats();
     cpn_comm_reset_stats();
+    cpn_store_reset_transfer_stats();
     cpn_dist_reset_stats();
     cpn_fusion_reset_stats();
     cpn_alloc_reset_peak();
@@ -476,7 +483,7 @@ PyMethodDef cpn_module_methods[] = {
     {"matmul", mod_matmul, METH_VARARGS, "matmul(a, b, dtype): 2-D product."},
     {"arange", mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},
     {"random", mod_random, METH_VARARGS, "random(dist, shape, seed, stream, lo, hi)."},
-    {"sync", mod_sync, METH_NOARGS, "Execute every queued operation (cupynum.sync())."},
+    {"sync", mod_sync, METH_NOARGS, "Execute every queued operation and wait for the device (cupynum.sync())."},
     {"barrier", mod_barrier, METH_NOARGS, "Wait for every rank (Collective; no-op on one rank)."},
     {"_finalize", mod_finalize, METH_NOARGS, "Flush and shut the runtime down (at exit)."},
     {"runtime_info", mod_runtime_info, METH_NOARGS, "Rank, ranks, threads, backend, MPI and CUDA."},
@@ -489,6 +496,8 @@ PyMethodDef cpn_module_methods[] = {
     {"_alloc_fail_after", mod_alloc_fail_after, METH_O, "Test hook: fail the n-th allocation."},
     {"_shares_store", mod_shares_store, METH_VARARGS, "Do two arrays view one store?"},
     {"_may_overlap", mod_may_overlap, METH_VARARGS, "May two arrays touch a common element?"},
+    {"_device_export", cpn_mod_device_export, METH_O, "(address, device, byte strides) of a device array."},
+    {"_dlpack_capsule", cpn_mod_dlpack_capsule, METH_O, "A DLPack capsule of a device array."},
     {NULL},
 };
 

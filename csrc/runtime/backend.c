@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "cpn_config.h"
+#include "store.h"
+#include "view.h"
 
 /* ---- the CPU backend: the host executor as it is -------------------------------------------- */
 
@@ -61,6 +63,7 @@ const struct cpn_backend_i *cpn_cpu_backend(void) { return &cpu_backend; }
 static const struct cpn_backend_i *registry[CPN_BACKEND_COUNT];
 static int n_registered;
 static const struct cpn_backend_i *active;
+static int device_index;
 
 static void registry_init(void)
 {
@@ -127,7 +130,8 @@ enum cpn_status cpn_backend_select(int local_rank)
             return cpn_error(CPN_ERR_DEVICE, "CUPYNUM_DEVICE=%s but no GPU is usable: %s", want, why);
         return CPN_OK;
     }
-    enum cpn_status st = gpu->init((local_rank > 0 ? local_rank : 0) % n);
+    device_index = (local_rank > 0 ? local_rank : 0) % n;
+    enum cpn_status st = gpu->init(device_index);
     if (st != CPN_OK) {
         active = cpn_cpu_backend();
         /* A device that is present but fails to initialise is reported, forced or not: silently
@@ -148,3 +152,21 @@ const struct cpn_backend_i *cpn_backend_use(const struct cpn_backend_i *be)
 const struct cpn_backend_i *cpn_backend_active(void) { return active ? active : cpn_cpu_backend(); }
 bool cpn_backend_on_device(void) { return active && active->device; }
 const char *cpn_backend_device_name(void) { return cpn_backend_active()->describe(); }
+
+int cpn_backend_device_index(void) { return cpn_backend_on_device() ? device_index : 0; }
+
+enum cpn_status cpn_backend_export(struct cpn_view *v, void **ptr, int64_t *byte_strides)
+{
+    const struct cpn_backend_i *be = cpn_backend_active();
+    if (!be->device) return cpn_error(CPN_ERR_UNSUPPORTED, "the %s backend holds no device memory", be->name);
+    if (cpn_store_root(v->store)->tiled)
+        return cpn_error(CPN_ERR_VALUE, "cupynum: an array partitioned over ranks has no single device "
+                         "buffer to export (each rank holds a tile)");
+    char *base = cpn_store_device_data(v->store, true, false);
+    if (!base) return CPN_ERR_NOMEM;
+    CPN_TRY(be->sync());
+    int64_t off;
+    cpn_view_byte_layout(v, byte_strides, &off);
+    *ptr = base + off;
+    return CPN_OK;
+}

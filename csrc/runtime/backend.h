@@ -73,6 +73,14 @@ const struct cpn_backend_i *cpn_backend_use(const struct cpn_backend_i *be);
 const struct cpn_backend_i *cpn_backend_active(void);
 /* Is the active backend a device backend? */
 bool cpn_backend_on_device(void);
+/* The bound device's index (0 on the CPU backend). */
+int cpn_backend_device_index(void);
+/* For __cuda_array_interface__ / __dlpack__: the device address of view v's origin and its byte
+ * strides, after all device work is done; the device copy becomes the current one (the consumer
+ * may write it).  Errors: not on a device backend (CPN_ERR_UNSUPPORTED), a tiled store
+ * (CPN_ERR_VALUE).  The caller flushes the queue first. */
+struct cpn_view;
+enum cpn_status cpn_backend_export(struct cpn_view *v, void **ptr, int64_t *byte_strides);
 /* The bound device in words ("cpu" on the CPU backend). */
 const char *cpn_backend_device_name(void);
 

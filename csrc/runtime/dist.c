@@ -903,7 +903,21 @@ enum cpn_status cpn_dist_read(const struct cpn_view *v, char *dst, const int64_t
     char *src = NULL, *tmp = NULL;
     enum cpn_status st = CPN_OK;
     if (cpn_view_size(v) == 0) return CPN_OK;
-    if (!r->tiled) {
+    if (!r->tiled && cpn_store_device_only(r)) {
+        /* The current copy is on the device: bring back only the bytes the view spans. */
+        cpn_view_byte_layout(v, vst, &voff);
+        int64_t lo = voff, hi = voff + (int64_t)cpn_dtype_size(v->dtype);
+        for (int d = 0; d < v->ndim; d++) {
+            int64_t reach = (v->shape[d] - 1) * vst[d];
+            if (reach < 0) lo += reach;
+            else hi += reach;
+        }
+        tmp = cpn_alloc((size_t)(hi - lo));
+        if (!tmp) return CPN_ERR_NOMEM;
+        st = cpn_store_read_bytes(r, lo, hi - lo, tmp);
+        if (st != CPN_OK) goto done;
+        src = tmp + (voff - lo);
+    } else if (!r->tiled) {
         src = cpn_view_origin(v);
         if (!src) return CPN_ERR_NOMEM;
         cpn_view_byte_layout(v, vst, &voff);

@@ -8,6 +8,15 @@
 #include "partition.h"
 
 static uint64_t next_id = 1;
+static int64_t bytes_to_host, bytes_to_device;   /* transfers between the copies */
+
+void cpn_store_transfer_stats(int64_t *to_host, int64_t *to_device)
+{
+    *to_host = bytes_to_host;
+    *to_device = bytes_to_device;
+}
+
+void cpn_store_reset_transfer_stats(void) { bytes_to_host = bytes_to_device = 0; }
 static int64_t live_count;
 
 /* Store records are recycled like views (see view.c). */
@@ -172,6 +181,7 @@ static void *store_data(struct cpn_store *s, int zero)
     if (from_dev) {
         enum cpn_status st = cpn_backend_active()->to_host(r->data, r->dev, n);
         if (st != CPN_OK) return NULL;
+        bytes_to_host += (int64_t)n;
     }
     /* The caller may write through the pointer: the host copy is now the current one. */
     r->dev_state = CPN_WHERE_HOST;
@@ -189,13 +199,38 @@ void *cpn_store_device_data(struct cpn_store *s, bool write, bool overwrite)
     }
     bool fresh = !r->dev;
     if (fresh && !(r->dev = cpn_alloc_device(n ? n : 1))) return NULL;
-    if (r->dev_state == CPN_WHERE_HOST && !overwrite) {
-        enum cpn_status st = r->data ? be->to_device(r->dev, r->data, n)
-                                     : fresh ? be->fill_zero(r->dev, n) : CPN_OK;
-        if (st != CPN_OK) return NULL;
+    if (r->dev_state == CPN_WHERE_HOST) {
+        if (!overwrite) {
+            enum cpn_status st = r->data ? be->to_device(r->dev, r->data, n)
+                                         : fresh ? be->fill_zero(r->dev, n) : CPN_OK;
+            if (st != CPN_OK) return NULL;
+            if (r->data) bytes_to_device += (int64_t)n;
+        }
+        r->dev_state = CPN_WHERE_BOTH;
     }
-    r->dev_state = write ? CPN_WHERE_DEVICE : CPN_WHERE_BOTH;
+    /* A read leaves a device-only copy device-only; a write makes it so. */
+    if (write) r->dev_state = CPN_WHERE_DEVICE;
     return r->dev;
+}
+
+bool cpn_store_device_only(const struct cpn_store *s)
+{
+    const struct cpn_store *r = cpn_store_root(s);
+    return r->dev && r->dev_state == CPN_WHERE_DEVICE;
+}
+
+enum cpn_status cpn_store_read_bytes(const struct cpn_store *s, int64_t off, int64_t n, void *dst)
+{
+    struct cpn_store *r = cpn_store_root(s);
+    if (n <= 0) return CPN_OK;
+    if (cpn_store_device_only(r)) {
+        bytes_to_host += n;
+        return cpn_backend_active()->to_host(dst, (const char *)r->dev + off, (size_t)n);
+    }
+    const char *h = cpn_store_data(r);
+    if (!h) return CPN_ERR_NOMEM;
+    memcpy(dst, h + off, (size_t)n);
+    return CPN_OK;
 }
 
 bool cpn_store_allocated(const struct cpn_store *s)

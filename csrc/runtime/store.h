@@ -98,6 +98,14 @@ void *cpn_store_data_for_overwrite(struct cpn_store *s);
  * the host (waiting for the device) and mark the host copy as the current one, since the caller
  * may write through the pointer. */
 void *cpn_store_device_data(struct cpn_store *s, bool write, bool overwrite);
+/* Is the device copy the only current one?  Local. */
+bool cpn_store_device_only(const struct cpn_store *s);
+/* Copy n bytes at byte offset `off` of the root's buffer to dst from the current copy, without
+ * moving the rest of the store (a scalar read of a device array moves one element).  Local. */
+enum cpn_status cpn_store_read_bytes(const struct cpn_store *s, int64_t off, int64_t n, void *dst);
+/* Bytes moved from device copies to host copies and back since start or the last reset.  Local. */
+void cpn_store_transfer_stats(int64_t *to_host, int64_t *to_device);
+void cpn_store_reset_transfer_stats(void);
 /* Has the store memory anywhere (host or device)?  Local. */
 bool cpn_store_allocated(const struct cpn_store *s);
 
