@@ -7,11 +7,11 @@
  * by source key in memory and on disk), loaded with cudaLibraryLoadData and cached here by key.
  *
  * What runs on the device: element-wise ops and casts over bool, integer, float32 and float64
- * (any strides, broadcasting, inline scalars), random draws, arange fills, and fused programs of
- * those closed by an integer/bool full reduction.  Everything else (float16 and complex dtypes,
- * reductions with axes or float accumulators, matmul, integer power, the distributed executor's
- * communication) returns CPN_ERR_UNSUPPORTED or reads host buffers, which brings the data to the
- * host first (store.c): correct, not fast.
+ * (any strides, broadcasting, inline scalars), random draws, arange fills, fused programs of
+ * those closed by an integer/bool full reduction, and float32/float64 matmul (cuBLAS, blas.c).
+ * Everything else (float16 and complex dtypes, reductions with axes or float accumulators,
+ * integer power, the distributed executor's communication) returns CPN_ERR_UNSUPPORTED or reads
+ * host buffers, which brings the data to the host first (store.c): correct, not fast.
  *
  * A failing CUDA call is reported through CUDA_TRY with the call, file and line. */
 #include <stdio.h>
@@ -21,6 +21,7 @@
 
 #include "alloc.h"
 #include "backend.h"
+#include "blas.h"
 #include "codegen.h"
 #include "devargs.h"
 #include "fused.h"
@@ -310,8 +311,10 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         in->dist = op->code;
         in->dt = out->dtype;
         break;
+    case CPN_OPK_MATMUL:
+        return cpn_cuda_matmul(op, dev.stream);
     default:
-        return CPN_ERR_UNSUPPORTED;   /* reductions, matmul: on the host */
+        return CPN_ERR_UNSUPPORTED;   /* reductions with axes or float accumulators: on the host */
     }
     if (!cuda_supports_fused(&p)) return CPN_ERR_UNSUPPORTED;
     /* Bind: inputs read first, so an output sharing their store sees them current. */

@@ -274,3 +274,18 @@ def test_rng_device_equals_cpu():
     g = numpy.asarray(cupynum.random.normal(1.0, 2.0, size=5000))
     assert u.tobytes() == u_cpu.tobytes()
     numpy.testing.assert_allclose(g, g_cpu, rtol=1e-14, atol=1e-14)
+
+
+@on_device
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64"])
+def test_matmul_parity(dtype):
+    """float32/float64 on the device (cuBLAS), transposed operands included; integers on the host."""
+    a, b = _data(dtype, (9, 13), 5), _data(dtype, (13, 7), 6)
+    x, y = cupynum.asarray(a), cupynum.asarray(b)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+
+    def close(got, ref):   # sums in another order: relative to the largest term
+        numpy.testing.assert_allclose(numpy.asarray(got), ref, rtol=tol, atol=tol * 100 * float(abs(ref).max()))
+    close(x @ y, a @ b)
+    close(y.T @ x.T, b.T @ a.T)
+    close((x * 2) @ y[:, ::2], (a * 2) @ b[:, ::2])

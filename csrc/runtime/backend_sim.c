@@ -2,8 +2,8 @@
  *
  * CUPYNUM_DEVICE=sim selects it.  Its "device memory" is host memory distinct from the stores'
  * host buffers, and it executes on that memory exactly what the CUDA backend executes on the GPU
- * (element-wise ops and casts, random draws, arange fills, fused programs; not integer power,
- * reductions with axes or matmul), with the CPU kernels.  So the executor's device hooks, the
+ * (element-wise ops and casts, random draws, arange fills, fused programs, float matmul; not
+ * integer power or reductions with axes), with the CPU kernels.  So the executor's device hooks, the
  * coherence of host and device copies (store.c), the device pool (alloc.c) and the host fallback
  * of unsupported ops are exercised by the whole test suite on any machine; only the kernels
  * differ on a real GPU (those are generated source, tested by compiling it: tests/c/test_codegen.c). */
@@ -97,6 +97,17 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
             cpn_kernel_arange(out->dtype, o, 0, cpn_view_size(out), op->dparam[0], op->dparam[1],
                               op->iparam[0], op->iparam[1]);
         return CPN_OK;
+    }
+    case CPN_OPK_MATMUL: {
+        /* as cuBLAS: float32/float64 only */
+        if (op->dtype != CPN_DTYPE_FLOAT32 && op->dtype != CPN_DTYPE_FLOAT64) return CPN_ERR_UNSUPPORTED;
+        const struct cpn_view *a = op->in[0], *b = op->in[1];
+        char *ap = dev_origin(a, false, false, strides[0]);
+        char *bp = ap ? dev_origin(b, false, false, strides[1]) : NULL;
+        char *cp = bp ? dev_origin(out, true, cpn_op_overwrites(op), strides[2]) : NULL;
+        if (!cp) return CPN_ERR_NOMEM;
+        return cpn_kernel_matmul(op->dtype, ap, strides[0], bp, strides[1], cp, strides[2], a->shape[0],
+                                 a->shape[1], b->shape[1]);
     }
     default:
         return CPN_ERR_UNSUPPORTED;
