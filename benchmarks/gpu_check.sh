@@ -8,7 +8,8 @@
 #   3. benchmarks (benchmarks/gpu_bench.py): the device copy bandwidth, then stencil (N=16384),
 #      pi (10^9 points) and Black-Scholes on cupynum-GPU, CuPy and NumPy, with the achieved
 #      bandwidth of each against the copy bandwidth measured in this run.
-# Logs go to $OUT when it is set (else build/gpu-check/).
+# Logs go to $OUT when it is set (else build/gpu-check/).  A dry run without a GPU:
+#   CHECK_DEVICE=sim SMALL=1 benchmarks/gpu_check.sh   (simulated device, small sizes)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -38,12 +39,12 @@ cp -r "$ROOT/cupynum" "$STAGE/cupynum"
 cp "$BUILD"/_core*.so "$STAGE/cupynum/"
 export PYTHONPATH=$STAGE${PYTHONPATH:+:$PYTHONPATH}
 export CUPYNUM_CACHE_DIR=$BUILD/kernel-cache
-export CUPYNUM_DEVICE=gpu
+export CUPYNUM_DEVICE=${CHECK_DEVICE:-gpu}
 cd "$STAGE"   # so that `import cupynum` finds the staged package, not the source tree
 $PY -c "import cupynum; print(cupynum.runtime_info())" || { echo "IMPORT ON THE GPU FAILED"; exit 1; }
 
 # ---- 2. device tests -------------------------------------------------------------------------
-elapsed "device tests (CUPYNUM_DEVICE=gpu)"
+elapsed "device tests (CUPYNUM_DEVICE=$CUPYNUM_DEVICE)"
 if $PY -c "import pytest" 2>/dev/null; then
     (timeout 180 $PY -m pytest -q -p no:cacheprovider -x --rootdir "$ROOT/tests" \
         "$ROOT/tests/test_cuda.py" "$ROOT/tests/test_fusion.py" 2>&1 | tail -25)
@@ -57,16 +58,17 @@ bench() {   # module program n iters repeat
         || { echo "{\"module\": \"$1\", \"program\": \"$2\", \"error\": \"see bench-$1-$2.err\"}"; tail -3 "$LOG/bench-$1-$2.err"; }
 }
 elapsed "benchmarks"
+S() { if [ -n "${SMALL:-}" ]; then echo "$2"; else echo "$1"; fi; }   # full size, dry-run size
 : >"$LOG/bench.jsonl"
 MODS="cupynum"
 $PY -c "import cupy" 2>/dev/null && MODS="$MODS cupy"
-for m in $MODS; do bench "$m" copy 268435456 20 3 | tee -a "$LOG/bench.jsonl"; done
-for m in $MODS; do bench "$m" stencil 16384 20 2 | tee -a "$LOG/bench.jsonl"; done
-bench numpy stencil 16384 2 1 | tee -a "$LOG/bench.jsonl"
-for m in $MODS; do bench "$m" pi 1000000000 1 3 | tee -a "$LOG/bench.jsonl"; done
-bench numpy pi 100000000 1 1 | tee -a "$LOG/bench.jsonl"
-for m in $MODS; do bench "$m" blackscholes 100000000 5 2 | tee -a "$LOG/bench.jsonl"; done
-bench numpy blackscholes 10000000 1 1 | tee -a "$LOG/bench.jsonl"
+for m in $MODS; do bench "$m" copy $(S 268435456 262144) 20 3 | tee -a "$LOG/bench.jsonl"; done
+for m in $MODS; do bench "$m" stencil $(S 16384 128) 20 2 | tee -a "$LOG/bench.jsonl"; done
+bench numpy stencil $(S 16384 128) 2 1 | tee -a "$LOG/bench.jsonl"
+for m in $MODS; do bench "$m" pi $(S 1000000000 1000000) 1 3 | tee -a "$LOG/bench.jsonl"; done
+bench numpy pi $(S 100000000 100000) 1 1 | tee -a "$LOG/bench.jsonl"
+for m in $MODS; do bench "$m" blackscholes $(S 100000000 100000) 5 2 | tee -a "$LOG/bench.jsonl"; done
+bench numpy blackscholes $(S 10000000 10000) 1 1 | tee -a "$LOG/bench.jsonl"
 
 elapsed "summary"
 $PY - "$LOG/bench.jsonl" <<'PYEOF'
