@@ -39,6 +39,17 @@ if command -v mpirun >/dev/null; then
         fi
         grep -E "[0-9]+ passed" "$log" | sort | uniq -c
     done
+    # The device paths under distribution (the gather path executing on the device, host
+    # copies brought back for communication): 3 ranks on the simulated device.
+    log="build/tests-mpi-sim.log"
+    echo "== device paths on 3 MPI ranks, simulated device (log: $log)"
+    if ! CUPYNUM_DEVICE=sim mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 -x CUPYNUM_MIN_TILE \
+            -x CUPYNUM_DEVICE "$(command -v "$PY")" -m pytest -q -p no:cacheprovider --color=no \
+            tests/test_distributed.py tests/test_cuda.py >"$log" 2>&1; then
+        grep -E "FAILED|Error|passed|failed" "$log" | sort | uniq | tail -40
+        exit 1
+    fi
+    grep -E "[0-9]+ passed" "$log" | sort | uniq -c
 else
     echo "mpirun not found: the distributed runs were not done" >&2
     exit 1

@@ -703,10 +703,12 @@ static enum cpn_status exec_gathered(const struct cpn_op *op)
         struct cpn_store *sh = NULL;
         for (int j = 0; j < nroots; j++) if (roots[j] == r) sh = shadows[j];
         char *tile = cpn_store_data(r);
-        if (!tile) { st = CPN_ERR_NOMEM; break; }
+        /* the shadow's current copy may be on the device (the local execution ran there) */
+        const char *shd = tile ? cpn_store_data(sh) : NULL;
+        if (!shd) { st = CPN_ERR_NOMEM; break; }
         struct box b;
         tile_of(r, cpn_partition_rank(), &b);
-        copy_region(r->ndim, &b, cpn_dtype_size(r->dtype), tile, r->tlo, r->tstride, sh->data,
+        copy_region(r->ndim, &b, cpn_dtype_size(r->dtype), tile, r->tlo, r->tstride, shd,
                     (int64_t[CPN_MAXDIM]){0}, r->stride);
     }
 done:
