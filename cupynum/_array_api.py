@@ -377,6 +377,8 @@ def _install_methods():
         methods[name] = F._method(getattr(R, name))
     for name, f in methods.items():
         setattr(ndarray, name, f)
+    from . import _interop
+    _interop.install(ndarray)
     # Every other public name of numpy.ndarray falls back to NumPy.
     _fallback.install_ndarray_fallbacks(ndarray)
     ndarray.__array_priority__ = 100.0

@@ -12,8 +12,9 @@ fallback wrapper carries `__cupynum_fallback__`), never from a hand list.
 
 DISTRIBUTED and CUDA_KERNEL below are the one place that says which native functions run
 partitioned over MPI ranks and which have a CUDA kernel that runs; an issue that makes one true
-adds its NumPy name here and regenerates the table.  Today both are empty: under mpirun every rank
-holds every array, and the CUDA kernels are compiled but no device backend runs them.
+adds its NumPy name here and regenerates the table.  CUDA_KERNEL is empty: the CUDA backend
+(cuda/) generates and compiles device kernels, but none has yet run on a GPU (benchmarks/gpu_check.sh
+is the check that would mark them).
 
 The table depends on the NumPy version (its names); `--check` compares against a table generated
 for the same NumPy major.minor and only notes a different one."""
@@ -243,8 +244,9 @@ def render():
         "computes on tiles, halos exchanged). Other native functions are correct under `mpirun` "
         "but compute on gathered copies (matrix products) or through flat views (`ravel`, "
         "`reshape` merging dimensions, `eye`).",
-        "- **CUDA kernel**: a native function whose CUDA kernel runs on the device. The kernels of "
-        "`cuda/` are compiled but no device backend runs them yet, so none is yet.",
+        "- **CUDA kernel**: a native function whose CUDA kernel runs on the device. The CUDA backend "
+        "(`cuda/`) generates and compiles kernels for the element-wise ops, casts, random draws, "
+        "arange and fused runs, but none has yet been verified on a GPU, so none is marked.",
         "",
         "| Section | NumPy | native | fallback | NumPy's own | distributed | CUDA kernel |",
         "|---|--:|--:|--:|--:|--:|--:|",

@@ -40,6 +40,8 @@ enum cpn_fused_instrkind {
 struct cpn_fused_instr {
     int kind;
     cpn_loop_fn fn;
+    int code;                     /* LOOP: the op code, or -1 for a cast (device code generation) */
+    enum cpn_dtype in_dt, out_dt; /* LOOP: loop dtype of the inputs, dtype of the output */
     int narg;                     /* LOOP: inputs then the output; others: one */
     struct cpn_fused_arg arg[CPN_MAXARGS];
     int index_ext;                /* RANDOM/ARANGE: external whose byte offset / index_size is

@@ -13,46 +13,25 @@
 #include <math.h>
 
 #include "kernels.h"
+#include "philox.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CPN_PHILOX_AVX2 1
 #include <immintrin.h>
 #endif
 
-#define PHILOX_M0 0xD2511F53u
-#define PHILOX_M1 0xCD9E8D57u
-#define PHILOX_W0 0x9E3779B9u
-#define PHILOX_W1 0xBB67AE85u
-
-static inline void philox_round(uint32_t *c, const uint32_t *k)
-{
-    uint64_t p0 = (uint64_t)PHILOX_M0 * c[0], p1 = (uint64_t)PHILOX_M1 * c[2];
-    uint32_t hi0 = (uint32_t)(p0 >> 32), lo0 = (uint32_t)p0;
-    uint32_t hi1 = (uint32_t)(p1 >> 32), lo1 = (uint32_t)p1;
-    uint32_t n0 = hi1 ^ c[1] ^ k[0], n2 = hi0 ^ c[3] ^ k[1];
-    c[0] = n0; c[1] = lo1; c[2] = n2; c[3] = lo0;
-}
-
-static inline void philox(uint32_t c[4], uint32_t k0, uint32_t k1)
-{
-    uint32_t k[2] = {k0, k1};
-    for (int r = 0; r < 10; r++) {
-        if (r) { k[0] += PHILOX_W0; k[1] += PHILOX_W1; }
-        philox_round(c, k);
-    }
-}
+/* The scalar definitions are the ones the device kernels use (philox.h). */
+#define PHILOX_M0 CPN_PHILOX_M0
+#define PHILOX_M1 CPN_PHILOX_M1
+#define PHILOX_W0 CPN_PHILOX_W0
+#define PHILOX_W1 CPN_PHILOX_W1
+#define philox cpn_philox10
+#define to_unit cpn_philox_unit
 
 void cpn_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
 {
     for (int i = 0; i < 4; i++) out[i] = ctr[i];
     philox(out, key[0], key[1]);
-}
-
-/* 53 random bits to [0, 1), as NumPy's random_standard_uniform does from two 32-bit words. */
-static inline double to_unit(uint32_t a, uint32_t b)
-{
-    /* Through int32 (the shifted words fit): a conversion the compiler vectorises. */
-    return ((double)(int32_t)(a >> 5) * 67108864.0 + (double)(int32_t)(b >> 6)) / 9007199254740992.0;
 }
 
 /* Baseline uniform loop over elements [first, first + n). */

@@ -11,8 +11,10 @@
 #ifndef CPN_SCALAR_H
 #define CPN_SCALAR_H
 
+#ifndef __CUDACC_RTC__ /* NVRTC (cuda/codegen.c) has the math built in and its own int types */
 #include <math.h>
 #include <stdint.h>
+#endif
 #ifndef __CUDACC__
 #include <complex.h>
 #endif

@@ -96,4 +96,8 @@ extern PyMethodDef cpn_array_methods[];
 /* Python helpers installed by the package (cupynum/_array_api.py) and looked up lazily. */
 PyObject *cpn_py_helper(const char *name);
 
+/* interop.c: _core._device_export / _core._dlpack_capsule (device backends only). */
+PyObject *cpn_mod_device_export(PyObject *m, PyObject *x);
+PyObject *cpn_mod_dlpack_capsule(PyObject *m, PyObject *x);
+
 #endif

@@ -4,6 +4,7 @@
  * thing (make a store, queue an op, move data) and leaves argument conventions to Python. */
 #include "cpn_module.h"
 
+#include "backend.h"
 #include "alloc.h"
 #include "comm.h"
 #include "dist.h"
@@ -464,6 +465,9 @@ static PyObject *mod_random(PyObject *m, PyObject *args)
 static PyObject *mod_sync(PyObject *m, PyObject *noargs)
 {
     if (cpn_flush() < 0) return NULL;
+    /* and wait for the device's queued work, so that a timing around sync() is honest */
+    enum cpn_status st = cpn_backend_active()->sync();
+    if (st != CPN_OK) return cpn_raise(st);
     Py_RETURN_NONE;
 }
 
@@ -482,13 +486,15 @@ static PyObject *mod_finalize(PyObject *m, PyObject *noargs)
 
 static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
 {
-    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:i,s:s}",
+    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:s,s:i,s:s}",
                          "rank", cpn_runtime_rank(), "ranks", cpn_runtime_ranks(),
                          "threads", cpn_runtime_threads(),
                          "mpi", cpn_runtime_mpi_active() ? Py_True : Py_False,
                          "mpi_built", cpn_runtime_have_mpi() ? Py_True : Py_False,
                          "cuda", cpn_runtime_have_cuda() ? Py_True : Py_False,
-                         "backend", "cpu", "max_dims", CPN_MAXDIM, "vmath", cpn_vmath_backend());
+                         "backend", cpn_backend_active()->name,
+                         "device", cpn_backend_device_name(), "max_dims", CPN_MAXDIM,
+                         "vmath", cpn_vmath_backend());
 }
 
 /* _vmath_kernel(name, a[, b]): the raw vector kernel of NumPy function `name` on contiguous
@@ -546,9 +552,12 @@ static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
 {
     struct cpn_queue_stats s;
     struct cpn_fusion_stats f;
+    int64_t to_host, to_device;
     cpn_queue_stats(&s);
     cpn_fusion_stats(&f);
-    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
+    cpn_store_transfer_stats(&to_host, &to_device);
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
+                         "bytes_to_host", (long long)to_host, "bytes_to_device", (long long)to_device,
                          "ops_executed", (long long)s.ops_executed, "flushes", (long long)s.flushes,
                          "temporaries", (long long)s.temporaries,
                          "bytes_allocated", (long long)cpn_alloc_total_bytes(),
@@ -574,6 +583,7 @@ static PyObject *mod_reset_stats(PyObject *m, PyObject *noargs)
 {
     cpn_queue_reset_stats();
     cpn_comm_reset_stats();
+    cpn_store_reset_transfer_stats();
     cpn_dist_reset_stats();
     cpn_fusion_reset_stats();
     cpn_alloc_reset_peak();
@@ -688,7 +698,7 @@ PyMethodDef cpn_module_methods[] = {
     {"matmul", mod_matmul, METH_VARARGS, "matmul(a, b, dtype): 2-D product."},
     {"arange", mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},
     {"random", mod_random, METH_VARARGS, "random(dist, shape, seed, stream, lo, hi)."},
-    {"sync", mod_sync, METH_NOARGS, "Execute every queued operation (cupynum.sync())."},
+    {"sync", mod_sync, METH_NOARGS, "Execute every queued operation and wait for the device (cupynum.sync())."},
     {"barrier", mod_barrier, METH_NOARGS, "Wait for every rank (Collective; no-op on one rank)."},
     {"_finalize", mod_finalize, METH_NOARGS, "Flush and shut the runtime down (at exit)."},
     {"runtime_info", mod_runtime_info, METH_NOARGS, "Rank, ranks, threads, backend, MPI and CUDA."},
@@ -703,6 +713,8 @@ PyMethodDef cpn_module_methods[] = {
     {"_alloc_fail_after", mod_alloc_fail_after, METH_O, "Test hook: fail the n-th allocation."},
     {"_shares_store", mod_shares_store, METH_VARARGS, "Do two arrays view one store?"},
     {"_may_overlap", mod_may_overlap, METH_VARARGS, "May two arrays touch a common element?"},
+    {"_device_export", cpn_mod_device_export, METH_O, "(address, device, byte strides) of a device array."},
+    {"_dlpack_capsule", cpn_mod_dlpack_capsule, METH_O, "A DLPack capsule of a device array."},
     {NULL},
 };
 

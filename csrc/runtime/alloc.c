@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "status.h"
 
 #define HEADER 64
@@ -137,8 +138,68 @@ void cpn_free(void *p)
     else free(raw);
 }
 
+/* ---- device memory: a pool of freed blocks keyed by rounded size --------------------------- */
+
+#define DEV_SLOTS 64
+static struct { void *p; size_t total; } dev_cache[DEV_SLOTS];
+static int dev_n;
+
+static size_t dev_round(size_t n)
+{
+    /* 512-byte granules below 1 MiB, 64 KiB above: a loop's same-sized temporaries match. */
+    size_t g = n < ((size_t)1 << 20) ? 512 : ((size_t)64 << 10);
+    return n ? (n + g - 1) / g * g : g;
+}
+
+void *cpn_alloc_device(size_t n)
+{
+    if (fail_countdown > 0 && --fail_countdown == 0) {
+        cpn_error(CPN_ERR_NOMEM, "cupynum: device allocation of %zu bytes failed (test hook)", n);
+        return NULL;
+    }
+    size_t total = dev_round(n);
+    void *p = NULL;
+    for (int i = dev_n - 1; i >= 0; i--)
+        if (dev_cache[i].total == total) {
+            p = dev_cache[i].p;
+            dev_cache[i] = dev_cache[--dev_n];
+            break;
+        }
+    const struct cpn_backend_i *be = cpn_backend_active();
+    if (!p) p = be->raw_alloc(total);
+    if (!p && dev_n > 0) {   /* out of device memory: return the pool and retry once */
+        while (dev_n > 0) be->raw_free(dev_cache[--dev_n].p);
+        p = be->raw_alloc(total);
+    }
+    if (!p) {
+        cpn_error(CPN_ERR_NOMEM, "cupynum: unable to allocate %zu bytes of device memory", n);
+        return NULL;
+    }
+    int64_t now = __atomic_add_fetch(&live_bytes, (int64_t)n, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&total_bytes, (int64_t)n, __ATOMIC_RELAXED);
+    if (now > peak_bytes) peak_bytes = now;
+    return p;
+}
+
+void cpn_free_device(void *p, size_t n)
+{
+    if (!p) return;
+    __atomic_sub_fetch(&live_bytes, (int64_t)n, __ATOMIC_RELAXED);
+    size_t total = dev_round(n);
+    const struct cpn_backend_i *be = cpn_backend_active();
+    if (dev_n == DEV_SLOTS) {
+        be->raw_free(dev_cache[0].p);
+        memmove(dev_cache, dev_cache + 1, (size_t)(DEV_SLOTS - 1) * sizeof dev_cache[0]);
+        dev_n--;
+    }
+    dev_cache[dev_n].p = p;
+    dev_cache[dev_n].total = total;
+    dev_n++;
+}
+
 void cpn_alloc_trim(void)
 {
+    while (dev_n > 0) cpn_backend_active()->raw_free(dev_cache[--dev_n].p);
     for (int c = 0; c < SMALL_CLASSES; c++)
         while (small_n[c] > 0) free(small_free[c][--small_n[c]]);
     while (cache_n > 0) free(cache[--cache_n].raw);

@@ -816,10 +816,12 @@ static enum cpn_status exec_gathered(const struct cpn_op *op)
         struct cpn_store *sh = NULL;
         for (int j = 0; j < nroots; j++) if (roots[j] == r) sh = shadows[j];
         char *tile = cpn_store_data(r);
-        if (!tile) { st = CPN_ERR_NOMEM; break; }
+        /* the shadow's current copy may be on the device (the local execution ran there) */
+        const char *shd = tile ? cpn_store_data(sh) : NULL;
+        if (!shd) { st = CPN_ERR_NOMEM; break; }
         struct box b;
         tile_of(r, cpn_partition_rank(), &b);
-        copy_region(r->ndim, &b, cpn_dtype_size(r->dtype), tile, r->tlo, r->tstride, sh->data,
+        copy_region(r->ndim, &b, cpn_dtype_size(r->dtype), tile, r->tlo, r->tstride, shd,
                     (int64_t[CPN_MAXDIM]){0}, r->stride);
     }
 done:
@@ -1027,7 +1029,21 @@ enum cpn_status cpn_dist_read(const struct cpn_view *v, char *dst, const int64_t
     char *src = NULL, *tmp = NULL;
     enum cpn_status st = CPN_OK;
     if (cpn_view_size(v) == 0) return CPN_OK;
-    if (!r->tiled) {
+    if (!r->tiled && cpn_store_device_only(r)) {
+        /* The current copy is on the device: bring back only the bytes the view spans. */
+        cpn_view_byte_layout(v, vst, &voff);
+        int64_t lo = voff, hi = voff + (int64_t)cpn_dtype_size(v->dtype);
+        for (int d = 0; d < v->ndim; d++) {
+            int64_t reach = (v->shape[d] - 1) * vst[d];
+            if (reach < 0) lo += reach;
+            else hi += reach;
+        }
+        tmp = cpn_alloc((size_t)(hi - lo));
+        if (!tmp) return CPN_ERR_NOMEM;
+        st = cpn_store_read_bytes(r, lo, hi - lo, tmp);
+        if (st != CPN_OK) goto done;
+        src = tmp + (voff - lo);
+    } else if (!r->tiled) {
         src = cpn_view_origin(v);
         if (!src) return CPN_ERR_NOMEM;
         cpn_view_byte_layout(v, vst, &voff);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "backend.h"
 #include "dist.h"
 #include "fused.h"
 #include "kernels.h"
@@ -288,6 +289,9 @@ static void instr_template(const struct cpn_op *op, const struct run *r, int k,
     case CPN_OPK_CAST:
         in->kind = CPN_FI_LOOP;
         in->fn = cpn_op_loop(op);
+        in->code = op->kind == CPN_OPK_CAST ? -1 : op->code;
+        in->in_dt = op->in[0] ? op->in[0]->dtype : op->dtype;
+        in->out_dt = out->dtype;
         in->narg = op->nin + 1;
         for (int i = 0; i < op->nin; i++) {
             in->arg[i].kind = r->in[k][i].kind;
@@ -335,6 +339,15 @@ static void instr_template(const struct cpn_op *op, const struct run *r, int k,
  * run keeps its whole temporary. */
 
 static struct cpn_fused_prog prog;   /* the runtime is single-threaded outside kernels */
+static bool on_dev;                  /* this run executes on the device backend */
+
+/* The buffer a run binds for `s`: the host buffer, or the device copy when the run executes on
+ * the device (`write`: the run writes it; `overwrite`: every element, reading none). */
+static char *run_buffer(struct cpn_store *s, bool write, bool overwrite)
+{
+    if (on_dev) return cpn_store_device_data(s, write, overwrite);
+    return overwrite ? cpn_store_data_for_overwrite(s) : cpn_store_data(s);
+}
 
 #define BAND_BYTES ((int64_t)512 << 10)
 #define BAND_RING 4
@@ -689,6 +702,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     if (dist)
         for (int d = 0; d < ndim; d++) prog.shape[d] = w0.work ? w0.hi[d] - w0.lo[d] : 0;
     prog.reduce_out = NULL;
+    on_dev = cpn_backend_on_device() && cpn_backend_active()->supports_fused(&prog);
     int pi = 0;
     for (int k = 0; k < len; k++) {
         struct cpn_op *op = &ops[start + k];
@@ -696,10 +710,11 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         struct cpn_fused_instr *in = &prog.instr[pi++];
         if (op->kind == CPN_OPK_REDUCE) {
             if (in->arg[0].kind == CPN_FARG_EXT) {
-                char *b = cpn_store_data(op->in[0]->store);
+                char *b = run_buffer(op->in[0]->store, false, false);
                 if (!b) goto nomem;
                 in->arg[0].idx = add_ext(op->in[0], (intptr_t)b);
             }
+            /* The accumulator goes to the host: the reduction's result is read there next. */
             prog.reduce_out = cpn_view_origin(op->out[0]);
             if (!prog.reduce_out) goto nomem;
             continue;
@@ -713,7 +728,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
                 prog.ext_base[e] = (intptr_t)cpn_dist_xchg_input(xs[k], i, prog.ext_st[e]);
                 in->arg[i].idx = e;
             } else if (in->arg[i].kind == CPN_FARG_EXT) {
-                char *b = cpn_store_data(op->in[i]->store);
+                char *b = run_buffer(op->in[i]->store, false, false);
                 if (!b) goto nomem;
                 in->arg[i].idx = add_ext(op->in[i], (intptr_t)b);
             }
@@ -732,7 +747,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             band.ext = e;
         } else if (o->kind == CPN_FARG_EXT) {
             const struct cpn_store *s = op->out[0]->store;
-            char *b = s->q_first == start + k ? cpn_op_output_buffer(op) : cpn_store_data(op->out[0]->store);
+            char *b = run_buffer(op->out[0]->store, true, s->q_first == start + k && cpn_op_overwrites(op));
             if (!b) goto nomem;
             if (dist) {
                 if (!w0.work) continue;
@@ -780,7 +795,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         len++;   /* the copy ran too */
     } else if (prog.ninstr > 0 && (!dist || w0.work)) {
         struct cpn_kctx ctx = {0};
-        *st = cpn_kernel_fused(&prog, &ctx);
+        *st = on_dev ? cpn_backend_active()->execute_fused(&prog) : cpn_kernel_fused(&prog, &ctx);
         if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
     }
     if (watch)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "backend.h"
 #include "comm.h"
 #include "dist.h"
 #include "fperr.h"
@@ -54,13 +55,19 @@ static enum cpn_status arg_layout(const struct cpn_view *v, const union cpn_scal
 
 static enum cpn_dtype view_dtype(const struct cpn_view *v) { return v->dtype; }
 
-char *cpn_op_output_buffer(const struct cpn_op *op)
+bool cpn_op_overwrites(const struct cpn_op *op)
 {
     const struct cpn_view *out = op->out[0];
     bool overwrite = cpn_view_covers_store(out);
     for (int i = 0; i < op->nin; i++)
         if (op->in[i] && cpn_store_root(op->in[i]->store) == cpn_store_root(out->store)) overwrite = false;
-    return overwrite ? cpn_store_data_for_overwrite(out->store) : cpn_store_data(out->store);
+    return overwrite;
+}
+
+char *cpn_op_output_buffer(const struct cpn_op *op)
+{
+    const struct cpn_view *out = op->out[0];
+    return cpn_op_overwrites(op) ? cpn_store_data_for_overwrite(out->store) : cpn_store_data(out->store);
 }
 
 cpn_loop_fn cpn_op_loop(const struct cpn_op *op)
@@ -102,6 +109,10 @@ static enum cpn_status exec_loop(const struct cpn_op *op)
 static enum cpn_status exec_direct(const struct cpn_op *op)
 {
     struct cpn_view *out = op->out[0];
+    if (cpn_backend_on_device()) {   /* the device runs what it supports, on device buffers */
+        enum cpn_status st = cpn_backend_active()->execute_op(op);
+        if (st != CPN_ERR_UNSUPPORTED) return st;
+    }
     if (!cpn_op_output_buffer(op)) return CPN_ERR_NOMEM;
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:
@@ -304,7 +315,7 @@ enum cpn_status cpn_queue_flush(void)
         /* An output that held values before keeps them when the op fails (NumPy's in-place
          * semantics: `a **= b` that raises leaves `a` readable); a fresh one is poisoned. */
         bool had[CPN_OP_MAXOUT];
-        for (int k = 0; k < op->nout; k++) had[k] = cpn_store_root(op->out[k]->store)->data != NULL;
+        for (int k = 0; k < op->nout; k++) had[k] = cpn_store_allocated(op->out[k]->store);
         enum cpn_status st;
         int used = 0;
         if (fuse && !poisoned_input(op)) {
@@ -312,7 +323,7 @@ enum cpn_status cpn_queue_flush(void)
             bool hads[64][CPN_OP_MAXOUT];
             for (int j = i; j < n_ops && j < i + 64; j++)
                 for (int k = 0; k < ops[j].nout; k++)
-                    hads[j - i][k] = cpn_store_root(ops[j].out[k]->store)->data != NULL;
+                    hads[j - i][k] = cpn_store_allocated(ops[j].out[k]->store);
             used = cpn_fusion_execute(ops, n_ops, i, &st);
             if (used > 0 && st != CPN_OK && first == CPN_OK) {
                 first = st;

@@ -38,6 +38,8 @@ enum cpn_status cpn_op_loop_error(const struct cpn_op *op);
 /* This rank's buffer of op's output, allocated uninitialised only when the op writes all of it
  * and reads none of it; NULL on OOM.  Local. */
 char *cpn_op_output_buffer(const struct cpn_op *op);
+/* Does op write every element of its output store while reading none of it?  Local. */
+bool cpn_op_overwrites(const struct cpn_op *op);
 
 /* Counters since the last reset.  Local. */
 struct cpn_queue_stats {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "cpn_config.h"
 #include "kernels.h"
 #include "partition.h"
@@ -31,7 +32,7 @@ enum cpn_status cpn_runtime_init(void)
 {
     if (initialised) return CPN_OK;
     initialised = 1;
-    int local_ranks = 1;
+    int local_ranks = 1, local_rank = 0;
 #if CPN_HAVE_MPI
     int flag = 0;
     MPI_Initialized(&flag);
@@ -52,6 +53,7 @@ enum cpn_status cpn_runtime_init(void)
         MPI_Comm node;
         MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
         MPI_Comm_size(node, &local_ranks);
+        MPI_Comm_rank(node, &local_rank);
         MPI_Comm_free(&node);
     }
 #endif
@@ -65,12 +67,14 @@ enum cpn_status cpn_runtime_init(void)
         threads = (int)(cores / (local_ranks > 0 ? local_ranks : 1));
     }
     cpn_kernel_set_threads(threads > 0 ? threads : 1);
-    return CPN_OK;
+    /* One device per rank: the node-local rank modulo the devices visible. */
+    return cpn_backend_select(local_rank);
 }
 
 void cpn_runtime_finalize(void)
 {
     cpn_queue_flush();
+    cpn_backend_active()->sync();
 #if CPN_HAVE_MPI
     if (mpi_owned) {
         int fin = 0;

@@ -20,7 +20,9 @@ enum cpn_status {
     CPN_ERR_COMM = -7,      /* MPI failure                           -> RuntimeError  */
     CPN_ERR_INTERNAL = -8,  /* broken invariant reported, not asserted                */
     CPN_ERR_FLOAT = -9,     /* floating-point error under errstate 'raise' -> FloatingPointError */
-    CPN_STATUS_COUNT = 10
+    CPN_ERR_DEVICE = -10,   /* CUDA driver/runtime failure, no usable device -> RuntimeError */
+    CPN_ERR_UNSUPPORTED = -11, /* a backend cannot run this op (internal signal: run it on the host) */
+    CPN_STATUS_COUNT = 12
 };
 
 /* Record `st` and a printf-style message for this thread.  Returns `st`, so callers can write

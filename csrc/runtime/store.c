@@ -4,9 +4,19 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "backend.h"
 #include "partition.h"
 
 static uint64_t next_id = 1;
+static int64_t bytes_to_host, bytes_to_device;   /* transfers between the copies */
+
+void cpn_store_transfer_stats(int64_t *to_host, int64_t *to_device)
+{
+    *to_host = bytes_to_host;
+    *to_device = bytes_to_device;
+}
+
+void cpn_store_reset_transfer_stats(void) { bytes_to_host = bytes_to_device = 0; }
 static int64_t live_count;
 
 /* Store records are recycled like views (see view.c). */
@@ -41,6 +51,8 @@ static struct cpn_store *store_alloc(enum cpn_dtype dtype, int ndim, const int64
     if (!s) return NULL;
     s->root = NULL;
     s->data = NULL;
+    s->dev = NULL;
+    s->dev_state = CPN_WHERE_HOST;
     s->poison = CPN_OK;
     s->poison_msg = NULL;
     s->tiled = false;
@@ -149,6 +161,8 @@ void cpn_store_release(struct cpn_store *s)
         cpn_store_release(s->root);
     } else {
         cpn_free(s->data);
+        if (s->dev) cpn_free_device(s->dev, (size_t)s->tsize * cpn_dtype_size(s->dtype));
+        s->dev = NULL;
         cpn_free(s->poison_msg);
         cpn_free(s->splits);
         live_count--;
@@ -160,11 +174,69 @@ void cpn_store_release(struct cpn_store *s)
 static void *store_data(struct cpn_store *s, int zero)
 {
     struct cpn_store *r = cpn_store_root(s);
-    if (!r->data) {
-        size_t n = (size_t)r->tsize * cpn_dtype_size(r->dtype);
-        r->data = zero ? cpn_alloc_zeroed(n ? n : 1) : cpn_alloc(n ? n : 1);
+    size_t n = (size_t)r->tsize * cpn_dtype_size(r->dtype);
+    bool from_dev = r->dev && r->dev_state == CPN_WHERE_DEVICE;
+    if (!r->data) r->data = zero && !from_dev ? cpn_alloc_zeroed(n ? n : 1) : cpn_alloc(n ? n : 1);
+    if (!r->data) return NULL;
+    if (from_dev) {
+        enum cpn_status st = cpn_backend_active()->to_host(r->data, r->dev, n);
+        if (st != CPN_OK) return NULL;
+        bytes_to_host += (int64_t)n;
     }
+    /* The caller may write through the pointer: the host copy is now the current one. */
+    r->dev_state = CPN_WHERE_HOST;
     return r->data;
+}
+
+void *cpn_store_device_data(struct cpn_store *s, bool write, bool overwrite)
+{
+    struct cpn_store *r = cpn_store_root(s);
+    const struct cpn_backend_i *be = cpn_backend_active();
+    size_t n = (size_t)r->tsize * cpn_dtype_size(r->dtype);
+    if (!be->device) {
+        cpn_error(CPN_ERR_INTERNAL, "device buffer requested on the %s backend", be->name);
+        return NULL;
+    }
+    bool fresh = !r->dev;
+    if (fresh && !(r->dev = cpn_alloc_device(n ? n : 1))) return NULL;
+    if (r->dev_state == CPN_WHERE_HOST) {
+        if (!overwrite) {
+            enum cpn_status st = r->data ? be->to_device(r->dev, r->data, n)
+                                         : fresh ? be->fill_zero(r->dev, n) : CPN_OK;
+            if (st != CPN_OK) return NULL;
+            if (r->data) bytes_to_device += (int64_t)n;
+        }
+        r->dev_state = CPN_WHERE_BOTH;
+    }
+    /* A read leaves a device-only copy device-only; a write makes it so. */
+    if (write) r->dev_state = CPN_WHERE_DEVICE;
+    return r->dev;
+}
+
+bool cpn_store_device_only(const struct cpn_store *s)
+{
+    const struct cpn_store *r = cpn_store_root(s);
+    return r->dev && r->dev_state == CPN_WHERE_DEVICE;
+}
+
+enum cpn_status cpn_store_read_bytes(const struct cpn_store *s, int64_t off, int64_t n, void *dst)
+{
+    struct cpn_store *r = cpn_store_root(s);
+    if (n <= 0) return CPN_OK;
+    if (cpn_store_device_only(r)) {
+        bytes_to_host += n;
+        return cpn_backend_active()->to_host(dst, (const char *)r->dev + off, (size_t)n);
+    }
+    const char *h = cpn_store_data(r);
+    if (!h) return CPN_ERR_NOMEM;
+    memcpy(dst, h + off, (size_t)n);
+    return CPN_OK;
+}
+
+bool cpn_store_allocated(const struct cpn_store *s)
+{
+    const struct cpn_store *r = cpn_store_root(s);
+    return r->data != NULL || r->dev != NULL;
 }
 
 void *cpn_store_data(struct cpn_store *s) { return store_data(s, 1); }

@@ -32,6 +32,10 @@ struct cpn_store {
     int64_t size;                  /* number of elements */
     struct cpn_store *root;        /* NULL for a root store; the store whose buffer this aliases */
     void *data;                    /* root stores only; NULL until first touched */
+    /* The device copy (root stores, device backend only; backend.h): NULL until a device op
+     * touches the store.  dev_state says which copy is current. */
+    void *dev;
+    enum cpn_store_where { CPN_WHERE_HOST, CPN_WHERE_BOTH, CPN_WHERE_DEVICE, CPN_WHERE_COUNT } dev_state;
     enum cpn_status poison;        /* root stores: CPN_OK, or the error of the op that failed
                                     * to compute this store (reading it raises that error) */
     char *poison_msg;
@@ -84,6 +88,26 @@ void *cpn_store_data(struct cpn_store *s);
 /* As cpn_store_data, for a caller about to overwrite every element: a first allocation is not
  * zero-filled.  Local. */
 void *cpn_store_data_for_overwrite(struct cpn_store *s);
+
+/* The store's device buffer, current: copied from the host when the host copy is newer (a never
+ * touched store is zero-filled; `overwrite`: the caller writes every element, nothing is
+ * copied).  With `write`, the device copy becomes the only current one until the next
+ * cpn_store_data.  NULL with an error recorded.  Device backends only.  Local.
+ *
+ * cpn_store_data / cpn_store_data_for_overwrite, conversely, bring a newer device copy back to
+ * the host (waiting for the device) and mark the host copy as the current one, since the caller
+ * may write through the pointer. */
+void *cpn_store_device_data(struct cpn_store *s, bool write, bool overwrite);
+/* Is the device copy the only current one?  Local. */
+bool cpn_store_device_only(const struct cpn_store *s);
+/* Copy n bytes at byte offset `off` of the root's buffer to dst from the current copy, without
+ * moving the rest of the store (a scalar read of a device array moves one element).  Local. */
+enum cpn_status cpn_store_read_bytes(const struct cpn_store *s, int64_t off, int64_t n, void *dst);
+/* Bytes moved from device copies to host copies and back since start or the last reset.  Local. */
+void cpn_store_transfer_stats(int64_t *to_host, int64_t *to_device);
+void cpn_store_reset_transfer_stats(void);
+/* Has the store memory anywhere (host or device)?  Local. */
+bool cpn_store_allocated(const struct cpn_store *s);
 
 /* Mark a root store as holding the result of a failed op (st != CPN_OK, with its message), or
  * clear the mark (st == CPN_OK).  Local. */

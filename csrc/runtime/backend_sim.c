@@ -1,0 +1,135 @@
+/* backend_sim.c: a simulated device backend, for testing the device paths without a GPU.
+ *
+ * CUPYNUM_DEVICE=sim selects it.  Its "device memory" is host memory distinct from the stores'
+ * host buffers, and it executes on that memory exactly what the CUDA backend executes on the GPU
+ * (element-wise ops and casts, random draws, arange fills, fused programs, float matmul; not
+ * integer power or reductions with axes), with the CPU kernels.  So the executor's device hooks, the
+ * coherence of host and device copies (store.c), the device pool (alloc.c) and the host fallback
+ * of unsupported ops are exercised by the whole test suite on any machine; only the kernels
+ * differ on a real GPU (those are generated source, tested by compiling it: tests/c/test_codegen.c). */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend.h"
+#include "fused.h"
+#include "kernels.h"
+#include "queue.h"
+
+static int sim_device_count(const char **why) { (void)why; return 1; }
+static enum cpn_status sim_init(int index) { (void)index; return CPN_OK; }
+static const char *sim_describe(void) { return "simulated device (host memory)"; }
+static void *sim_raw_alloc(size_t n)
+{
+    /* Garbage, like fresh cudaMalloc memory: the coherence code must never rely on zeros. */
+    unsigned char *p = malloc(n ? n : 1);
+    if (p) memset(p, 0xA5, n);
+    return p;
+}
+static void sim_raw_free(void *p) { free(p); }
+static enum cpn_status sim_copy(void *dst, const void *src, size_t n)
+{
+    if (n) memcpy(dst, src, n);
+    return CPN_OK;
+}
+static enum cpn_status sim_fill_zero(void *dst, size_t n)
+{
+    if (n) memset(dst, 0, n);
+    return CPN_OK;
+}
+static enum cpn_status sim_sync(void) { return CPN_OK; }
+
+static bool sim_supports_fused(const struct cpn_fused_prog *p) { (void)p; return true; }
+
+static enum cpn_status sim_execute_fused(struct cpn_fused_prog *p)
+{
+    struct cpn_kctx ctx = {0};
+    enum cpn_status st = cpn_kernel_fused(p, &ctx);
+    if (st == CPN_OK && ctx.err) st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
+    return st;
+}
+
+static char *dev_origin(const struct cpn_view *v, bool write, bool overwrite, int64_t *strides)
+{
+    char *b = cpn_store_device_data(v->store, write, overwrite);
+    if (!b) return NULL;
+    int64_t off;
+    cpn_view_byte_layout(v, strides, &off);
+    return b + off;
+}
+
+static enum cpn_status sim_execute_op(const struct cpn_op *op)
+{
+    const struct cpn_view *out = op->out[0];
+    int64_t strides[CPN_MAXARGS][CPN_MAXDIM];
+    char *ptr[CPN_MAXARGS];
+    switch (op->kind) {
+    case CPN_OPK_ELEMENTWISE:
+        if (op->code == CPN_OP_POWER && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT) return CPN_ERR_UNSUPPORTED;
+        /* fall through */
+    case CPN_OPK_CAST: {
+        cpn_loop_fn fn = cpn_op_loop(op);
+        if (!fn) {
+            cpn_error_clear();
+            return CPN_ERR_UNSUPPORTED;   /* the host path reports it */
+        }
+        for (int i = 0; i < op->nin; i++) {
+            if (op->in[i]) {
+                if (!(ptr[i] = dev_origin(op->in[i], false, false, strides[i]))) return CPN_ERR_NOMEM;
+            } else {
+                ptr[i] = (char *)op->scalar[i].bytes;
+                for (int d = 0; d < out->ndim; d++) strides[i][d] = 0;
+            }
+        }
+        if (!(ptr[op->nin] = dev_origin(out, true, cpn_op_overwrites(op), strides[op->nin]))) return CPN_ERR_NOMEM;
+        struct cpn_kctx ctx = {0};
+        cpn_iterate(fn, op->nin + 1, ptr, out->ndim, out->shape, strides, &ctx);
+        return ctx.err ? cpn_op_loop_error(op) : CPN_OK;
+    }
+    case CPN_OPK_RANDOM:
+    case CPN_OPK_ARANGE: {
+        if (!cpn_view_is_contiguous(out)) return CPN_ERR_UNSUPPORTED;
+        char *o = dev_origin(out, true, cpn_op_overwrites(op), strides[0]);
+        if (!o) return CPN_ERR_NOMEM;
+        if (op->kind == CPN_OPK_RANDOM)
+            cpn_kernel_random((enum cpn_random_dist)op->code, (uint64_t)op->iparam[0], (uint64_t)op->iparam[1],
+                              (double *)o, 0, cpn_view_size(out), op->dparam[0], op->dparam[1]);
+        else
+            cpn_kernel_arange(out->dtype, o, 0, cpn_view_size(out), op->dparam[0], op->dparam[1],
+                              op->iparam[0], op->iparam[1]);
+        return CPN_OK;
+    }
+    case CPN_OPK_MATMUL: {
+        /* as cuBLAS: float32/float64 only */
+        if (op->dtype != CPN_DTYPE_FLOAT32 && op->dtype != CPN_DTYPE_FLOAT64) return CPN_ERR_UNSUPPORTED;
+        const struct cpn_view *a = op->in[0], *b = op->in[1];
+        char *ap = dev_origin(a, false, false, strides[0]);
+        char *bp = ap ? dev_origin(b, false, false, strides[1]) : NULL;
+        char *cp = bp ? dev_origin(out, true, cpn_op_overwrites(op), strides[2]) : NULL;
+        if (!cp) return CPN_ERR_NOMEM;
+        return cpn_kernel_matmul(op->dtype, ap, strides[0], bp, strides[1], cp, strides[2], a->shape[0],
+                                 a->shape[1], b->shape[1]);
+    }
+    default:
+        return CPN_ERR_UNSUPPORTED;
+    }
+}
+
+static const struct cpn_backend_i sim_backend = {
+    .name = "sim",
+    .kind = CPN_BACKEND_SIM,
+    .device = true,
+    .device_count = sim_device_count,
+    .init = sim_init,
+    .describe = sim_describe,
+    .raw_alloc = sim_raw_alloc,
+    .raw_free = sim_raw_free,
+    .to_device = sim_copy,
+    .to_host = sim_copy,
+    .fill_zero = sim_fill_zero,
+    .execute_op = sim_execute_op,
+    .supports_fused = sim_supports_fused,
+    .execute_fused = sim_execute_fused,
+    .sync = sim_sync,
+};
+
+const struct cpn_backend_i *cpn_sim_backend(void) { return &sim_backend; }

@@ -1,0 +1,364 @@
+/* backend.c: the CUDA backend (backend.h's vtable over the CUDA runtime API).
+ *
+ * One device per process (local rank modulo the devices visible), one non-blocking stream: every
+ * copy and kernel of the process is ordered on it, so the host never waits except where a value
+ * leaves the device (to_host, the partials of a reduction).  Kernels are generated from the op
+ * (or fused program) by codegen.c, compiled for the device's own architecture by NVRTC (cached
+ * by source key in memory and on disk), loaded with cudaLibraryLoadData and cached here by key.
+ *
+ * What runs on the device: element-wise ops and casts over bool, integer, float32 and float64
+ * (any strides, broadcasting, inline scalars), random draws, arange fills, fused programs of
+ * those closed by an integer/bool full reduction, and float32/float64 matmul (cuBLAS, blas.c).
+ * Everything else (float16 and complex dtypes, reductions with axes or float accumulators,
+ * integer power, the distributed executor's communication) returns CPN_ERR_UNSUPPORTED or reads
+ * host buffers, which brings the data to the host first (store.c): correct, not fast.
+ *
+ * A failing CUDA call is reported through CUDA_TRY with the call, file and line. */
+#include <stdio.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "alloc.h"
+#include "backend.h"
+#include "blas.h"
+#include "codegen.h"
+#include "devargs.h"
+#include "fused.h"
+#include "rtc.h"
+#include "queue.h"
+
+#define CUDA_TRY(expr)                                                                       \
+    do {                                                                                     \
+        cudaError_t cpn_cuda_err_ = (expr);                                                  \
+        if (cpn_cuda_err_ != cudaSuccess)                                                    \
+            return cpn_error(CPN_ERR_DEVICE, "cupynum: %s failed: %s (%s:%d)", #expr,        \
+                             cudaGetErrorString(cpn_cuda_err_), __FILE__, __LINE__);         \
+    } while (0)
+
+static struct {
+    int index, count, arch, sms;
+    cudaStream_t stream;
+    char name[256];
+} dev = {.index = -1};
+
+/* ---- devices ---------------------------------------------------------------------------------- */
+
+static int cuda_device_count(const char **why)
+{
+    int n = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    if (e != cudaSuccess) {
+        /* cudaErrorNoDevice, cudaErrorInsufficientDriver (no driver loaded)...: no GPU here. */
+        if (why) *why = cudaGetErrorString(e);
+        cudaGetLastError();
+        return 0;
+    }
+    if (n == 0 && why) *why = "no CUDA device";
+    return n;
+}
+
+static enum cpn_status cuda_init(int index)
+{
+    const char *why;
+    if (!cpn_nvrtc_available(&why))
+        return cpn_error(CPN_ERR_DEVICE, "cupynum: the GPU backend needs NVRTC: %s", why);
+    dev.count = cuda_device_count(NULL);
+    CUDA_TRY(cudaSetDevice(index));
+    struct cudaDeviceProp prop;
+    CUDA_TRY(cudaGetDeviceProperties(&prop, index));
+    dev.index = index;
+    dev.arch = prop.major * 10 + prop.minor;
+    dev.sms = prop.multiProcessorCount;
+    snprintf(dev.name, sizeof dev.name, "%.200s (device %d of %d, sm_%d)", prop.name, index, dev.count, dev.arch);
+    CUDA_TRY(cudaStreamCreateWithFlags(&dev.stream, cudaStreamNonBlocking));
+    return CPN_OK;
+}
+
+static const char *cuda_describe(void) { return dev.index >= 0 ? dev.name : "cuda (not initialised)"; }
+
+static void *cuda_raw_alloc(size_t n)
+{
+    void *p = NULL;
+    if (cudaMalloc(&p, n ? n : 1) != cudaSuccess) {
+        cudaGetLastError();
+        return NULL;
+    }
+    return p;
+}
+
+static void cuda_raw_free(void *p)
+{
+    if (p) cudaFree(p);
+}
+
+static enum cpn_status cuda_to_device(void *dst, const void *src, size_t n)
+{
+    if (n) CUDA_TRY(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, dev.stream));
+    return CPN_OK;
+}
+
+static enum cpn_status cuda_to_host(void *dst, const void *src, size_t n)
+{
+    if (n) CUDA_TRY(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, dev.stream));
+    CUDA_TRY(cudaStreamSynchronize(dev.stream));
+    return CPN_OK;
+}
+
+static enum cpn_status cuda_fill_zero(void *dst, size_t n)
+{
+    if (n) CUDA_TRY(cudaMemsetAsync(dst, 0, n, dev.stream));
+    return CPN_OK;
+}
+
+static enum cpn_status cuda_sync(void)
+{
+    if (dev.index < 0) return CPN_OK;
+    CUDA_TRY(cudaStreamSynchronize(dev.stream));
+    return CPN_OK;
+}
+
+/* ---- kernels by key --------------------------------------------------------------------------- */
+
+struct kernel {
+    struct kernel *next;
+    char key[17];
+    cudaLibrary_t lib;
+    cudaKernel_t fn;
+};
+static struct kernel *kernels;
+static char srcbuf[64 << 10];
+
+static enum cpn_status get_kernel(const struct cpn_fused_prog *p, cudaKernel_t *fn)
+{
+    int n = cpn_cuda_codegen(p, srcbuf, sizeof srcbuf);
+    if (n < 0 || (size_t)n >= sizeof srcbuf)
+        return cpn_error(CPN_ERR_INTERNAL, "cupynum: no device kernel for this program");
+    char key[17];
+    cpn_cuda_codegen_key(srcbuf, key);
+    for (struct kernel *k = kernels; k; k = k->next)
+        if (!strcmp(k->key, key)) {
+            *fn = k->fn;
+            return CPN_OK;
+        }
+    const void *image;
+    size_t size;
+    CPN_TRY(cpn_nvrtc_compile(srcbuf, dev.arch, false, &image, &size));
+    struct kernel *k = cpn_alloc(sizeof *k);
+    if (!k) return CPN_ERR_NOMEM;
+    memcpy(k->key, key, sizeof key);
+    cudaError_t e = cudaLibraryLoadData(&k->lib, image, NULL, NULL, 0, NULL, NULL, 0);
+    if (e == cudaSuccess) e = cudaLibraryGetKernel(&k->fn, k->lib, "cpn_k");
+    if (e != cudaSuccess) {
+        cpn_free(k);
+        return cpn_error(CPN_ERR_DEVICE, "cupynum: loading a generated kernel failed: %s",
+                         cudaGetErrorString(e));
+    }
+    k->next = kernels;
+    kernels = k;
+    *fn = k->fn;
+    return CPN_OK;
+}
+
+/* ---- executing a bound program ------------------------------------------------------------------ */
+
+static bool cuda_supports_fused(const struct cpn_fused_prog *p)
+{
+    return dev.index >= 0 && p->ndim <= CPN_DEV_MAXDIM && cpn_cuda_codegen_supports(p, NULL);
+}
+
+/* The program's space with unit dimensions dropped and dimensions every external walks
+ * contiguously merged, into a. */
+static void coalesce(const struct cpn_fused_prog *p, struct cpn_dev_args *a)
+{
+    int nd = 0;
+    for (int d = 0; d < p->ndim; d++) {
+        if (p->shape[d] == 1) continue;
+        bool merge = nd > 0;
+        for (int e = 0; e < p->next && merge; e++)
+            merge = a->st[e][nd - 1] == p->ext_st[e][d] * p->shape[d];
+        if (merge) {
+            a->shape[nd - 1] *= p->shape[d];
+            for (int e = 0; e < p->next; e++) a->st[e][nd - 1] = p->ext_st[e][d];
+            continue;
+        }
+        a->shape[nd] = p->shape[d];
+        for (int e = 0; e < p->next; e++) a->st[e][nd] = p->ext_st[e][d];
+        nd++;
+    }
+    if (nd == 0) {   /* a single element */
+        a->shape[0] = 1;
+        for (int e = 0; e < p->next; e++) a->st[e][0] = 0;
+        nd = 1;
+    }
+    a->ndim = nd;
+}
+
+static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
+{
+    struct cpn_dev_args a;
+    memset(&a, 0, sizeof a);
+    a.n = 1;
+    for (int d = 0; d < p->ndim; d++) a.n *= p->shape[d];
+    if (a.n == 0) return CPN_OK;
+    if (p->next > CPN_DEV_MAXEXT) return cpn_error(CPN_ERR_INTERNAL, "too many device operands");
+    for (int e = 0; e < p->next; e++) a.base[e] = (uint64_t)p->ext_base[e];
+    coalesce(p, &a);
+    int scal = 0, param = 0;
+    for (int k = 0; k < p->ninstr; k++) {
+        const struct cpn_fused_instr *in = &p->instr[k];
+        int nin = in->kind == CPN_FI_LOOP ? in->narg - 1 : in->kind == CPN_FI_REDUCE ? 1 : 0;
+        for (int i = 0; i < nin; i++)
+            if (in->arg[i].kind == CPN_FARG_SCALAR) memcpy(a.scal[scal++], in->arg[i].scalar, 16);
+        if (in->kind == CPN_FI_RANDOM || in->kind == CPN_FI_ARANGE) {
+            a.seed[param] = in->seed;
+            a.stream[param] = in->stream;
+            a.p0[param] = in->p0;
+            a.p1[param] = in->p1;
+            a.i0[param] = in->i0;
+            a.i1[param] = in->i1;
+            param++;
+        }
+    }
+    cudaKernel_t fn = NULL;
+    CPN_TRY(get_kernel(p, &fn));
+    const struct cpn_fused_instr *last = &p->instr[p->ninstr - 1];
+    const bool reduce = last->kind == CPN_FI_REDUCE;
+    size_t accsize = reduce ? cpn_dtype_size(last->acc_dt) : 0;
+    /* Grid: x over the innermost dimension, y over rows; every block gets at least one element
+     * (the reduction's partials rely on it).  A reduction caps the blocks (its partials come to
+     * the host); other kernels only respect the grid limits. */
+    int64_t inner = a.shape[a.ndim - 1], outer = a.n / inner;
+    int64_t gx = (inner + CPN_DEV_BLOCK - 1) / CPN_DEV_BLOCK, gy = outer;
+    int64_t cap = reduce ? (int64_t)dev.sms * 32 : (int64_t)1 << 30;
+    if (gx > cap) gx = cap;
+    if (gx > 0x7fffffff) gx = 0x7fffffff;
+    if (gy > 65535) gy = 65535;
+    if (gx * gy > cap) gy = cap / gx > 0 ? cap / gx : 1;
+    const int64_t blocks = gx * gy;
+    void *partials = NULL;
+    if (reduce && !(partials = cpn_alloc_device((size_t)blocks * accsize))) return CPN_ERR_NOMEM;
+    a.partials = (uint64_t)partials;
+    void *args[] = {&a};
+    dim3 grid = {(unsigned)gx, (unsigned)gy, 1}, block = {CPN_DEV_BLOCK, 1, 1};
+    cudaError_t e = cudaLaunchKernel((const void *)fn, grid, block, args, 0, dev.stream);
+    enum cpn_status st = CPN_OK;
+    if (e != cudaSuccess)
+        st = cpn_error(CPN_ERR_DEVICE, "cupynum: launching a generated kernel failed: %s", cudaGetErrorString(e));
+    if (st == CPN_OK && reduce) {
+        /* The block partials, combined on the host in block order by the CPU's own loop. */
+        char *host = cpn_alloc((size_t)blocks * accsize);
+        if (!host) st = CPN_ERR_NOMEM;
+        if (st == CPN_OK) st = cuda_to_host(host, partials, (size_t)blocks * accsize);
+        if (st == CPN_OK) {
+            struct cpn_kctx ctx = {0};
+            for (int64_t b = 1; b < blocks; b++) {
+                char *ca[3] = {host, host + b * accsize, host};
+                int64_t cs[3] = {0, 0, 0};
+                last->combine(ca, cs, 1, &ctx);
+            }
+            memcpy(p->reduce_out, host, accsize);
+        }
+        cpn_free(host);
+    }
+    cpn_free_device(partials, (size_t)blocks * accsize);
+    return st;
+}
+
+/* ---- single ops: a one-instruction program ------------------------------------------------------ */
+
+static int bind_ext(struct cpn_fused_prog *p, const struct cpn_view *v, char *base)
+{
+    int e = p->next++;
+    int64_t off;
+    cpn_view_byte_layout(v, p->ext_st[e], &off);
+    p->ext_base[e] = base ? (intptr_t)(base + off) : (intptr_t)off;   /* index sources: offsets */
+    return e;
+}
+
+static enum cpn_status cuda_execute_op(const struct cpn_op *op)
+{
+    static struct cpn_fused_prog p;
+    if (dev.index < 0) return CPN_ERR_UNSUPPORTED;
+    const struct cpn_view *out = op->out[0];
+    memset(&p.instr[0], 0, sizeof p.instr[0]);
+    struct cpn_fused_instr *in = &p.instr[0];
+    p.ninstr = 1;
+    p.nslots = 0;
+    p.next = 0;
+    p.ndim = out->ndim;
+    memcpy(p.shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
+    p.reduce_out = NULL;
+    switch (op->kind) {
+    case CPN_OPK_ELEMENTWISE:
+        /* Integer power may fail on its data (negative exponents): the host loop reports it. */
+        if (op->code == CPN_OP_POWER && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT) return CPN_ERR_UNSUPPORTED;
+        /* fall through */
+    case CPN_OPK_CAST:
+        in->kind = CPN_FI_LOOP;
+        in->code = op->kind == CPN_OPK_CAST ? -1 : op->code;
+        in->in_dt = op->in[0] ? op->in[0]->dtype : op->dtype;
+        in->out_dt = out->dtype;
+        in->narg = op->nin + 1;
+        for (int i = 0; i < op->nin; i++) in->arg[i].kind = op->in[i] ? CPN_FARG_EXT : CPN_FARG_SCALAR;
+        in->arg[op->nin].kind = CPN_FARG_EXT;
+        break;
+    case CPN_OPK_RANDOM:
+    case CPN_OPK_ARANGE:
+        in->kind = op->kind == CPN_OPK_RANDOM ? CPN_FI_RANDOM : CPN_FI_ARANGE;
+        in->narg = 1;
+        in->arg[0].kind = CPN_FARG_EXT;
+        in->dist = op->code;
+        in->dt = out->dtype;
+        break;
+    case CPN_OPK_MATMUL:
+        return cpn_cuda_matmul(op, dev.stream);
+    default:
+        return CPN_ERR_UNSUPPORTED;   /* reductions with axes or float accumulators: on the host */
+    }
+    if (!cuda_supports_fused(&p)) return CPN_ERR_UNSUPPORTED;
+    /* Bind: inputs read first, so an output sharing their store sees them current. */
+    for (int i = 0; i < in->narg - 1; i++) {
+        if (op->in[i]) {
+            char *b = cpn_store_device_data(op->in[i]->store, false, false);
+            if (!b) return CPN_ERR_NOMEM;
+            in->arg[i].idx = bind_ext(&p, op->in[i], b);
+        } else {
+            in->arg[i].scalar = (const char *)op->scalar[i].bytes;
+        }
+    }
+    char *ob = cpn_store_device_data(out->store, true, cpn_op_overwrites(op));
+    if (!ob) return CPN_ERR_NOMEM;
+    in->arg[in->narg - 1].idx = bind_ext(&p, out, ob);
+    if (in->kind == CPN_FI_RANDOM || in->kind == CPN_FI_ARANGE) {
+        in->index_ext = bind_ext(&p, out, NULL);
+        in->index_size = (int64_t)cpn_dtype_size(out->dtype);
+        in->seed = (uint64_t)op->iparam[0];
+        in->stream = (uint64_t)op->iparam[1];
+        in->p0 = op->dparam[0];
+        in->p1 = op->dparam[1];
+        in->i0 = op->iparam[0];
+        in->i1 = op->iparam[1];
+    }
+    return cuda_execute_fused(&p);
+}
+
+static const struct cpn_backend_i cuda_backend = {
+    .name = "cuda",
+    .kind = CPN_BACKEND_CUDA,
+    .device = true,
+    .device_count = cuda_device_count,
+    .init = cuda_init,
+    .describe = cuda_describe,
+    .raw_alloc = cuda_raw_alloc,
+    .raw_free = cuda_raw_free,
+    .to_device = cuda_to_device,
+    .to_host = cuda_to_host,
+    .fill_zero = cuda_fill_zero,
+    .execute_op = cuda_execute_op,
+    .supports_fused = cuda_supports_fused,
+    .execute_fused = cuda_execute_fused,
+    .sync = cuda_sync,
+};
+
+const struct cpn_backend_i *cpn_cuda_backend(void) { return &cuda_backend; }

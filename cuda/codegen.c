@@ -1,0 +1,253 @@
+/* codegen.c: fused programs and single ops as CUDA C source text (see codegen.h).
+ *
+ * The generator walks the program once.  Register slots are reused by the CPU driver across
+ * instructions; here every instruction's result is a fresh local variable v<k>, and a slot names
+ * the variable that last wrote it, so the compiler sees plain dataflow.  External operand e is
+ * addressed as a.base[e] + o<e>, with o<e> its byte offset for the element: b<e> (the row's
+ * offset, unravelled once per row) plus the innermost index times its stride. */
+#include "codegen.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "devargs.h"
+#include "op.h"
+
+static const char *const ctypes[CPN_DTYPE_COUNT] = {
+    [CPN_DTYPE_BOOL] = "bool",       [CPN_DTYPE_INT8] = "int8_t",   [CPN_DTYPE_UINT8] = "uint8_t",
+    [CPN_DTYPE_INT16] = "int16_t",   [CPN_DTYPE_UINT16] = "uint16_t",
+    [CPN_DTYPE_INT32] = "int32_t",   [CPN_DTYPE_UINT32] = "uint32_t",
+    [CPN_DTYPE_INT64] = "int64_t",   [CPN_DTYPE_UINT64] = "uint64_t",
+    [CPN_DTYPE_FLOAT32] = "float",   [CPN_DTYPE_FLOAT64] = "double",
+};
+
+static const char *const suffixes[CPN_DTYPE_COUNT] = {
+#define X(E, T, S, C) [CPN_DTYPE_##E] = #S,
+    CPN_DTYPE_LIST(X)
+#undef X
+};
+
+const char *cpn_cuda_ctype(enum cpn_dtype dt)
+{
+    return (unsigned)dt < CPN_DTYPE_COUNT ? ctypes[dt] : NULL;
+}
+
+static bool op_has_dtype(int code, enum cpn_dtype dt)
+{
+    if (code < 0 || code >= CPN_OP_COUNT) return false;
+    return (cpn_op_info((enum cpn_opcode)code)->classes >> cpn_dtype_class(dt)) & 1u;
+}
+
+static bool fail(const char **why, const char *msg)
+{
+    if (why) *why = msg;
+    return false;
+}
+
+bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why)
+{
+    int next = 0, nscal = 0, nparam = 0;
+    if (p->ninstr <= 0) return fail(why, "empty program");
+    for (int k = 0; k < p->ninstr; k++) {
+        const struct cpn_fused_instr *in = &p->instr[k];
+        switch (in->kind) {
+        case CPN_FI_LOOP:
+            if (!cpn_cuda_ctype(in->in_dt) || !cpn_cuda_ctype(in->out_dt))
+                return fail(why, "float16 and complex have no device kernels");
+            if (in->code >= 0 && !op_has_dtype(in->code, in->in_dt))
+                return fail(why, "the op has no loop for this dtype");
+            break;
+        case CPN_FI_RANDOM:
+            nparam++;
+            next++;
+            break;
+        case CPN_FI_ARANGE:
+            if (!cpn_cuda_ctype(in->dt)) return fail(why, "float16 and complex have no device kernels");
+            nparam++;
+            next++;
+            break;
+        case CPN_FI_REDUCE:
+            if (k != p->ninstr - 1) return fail(why, "a reduction must close the program");
+            if (!cpn_cuda_ctype(in->dt) || !cpn_cuda_ctype(in->acc_dt))
+                return fail(why, "float16 and complex have no device kernels");
+            if (!op_has_dtype(in->rcode, in->acc_dt)) return fail(why, "the reduction has no loop for this dtype");
+            break;
+        default:
+            return fail(why, "unknown instruction");
+        }
+        for (int i = 0; i < in->narg; i++) {
+            if (in->arg[i].kind == CPN_FARG_EXT) next++;
+            if (in->arg[i].kind == CPN_FARG_SCALAR) nscal++;
+        }
+    }
+    if (next > CPN_DEV_MAXEXT) return fail(why, "too many operands for one kernel");
+    if (nscal > CPN_DEV_MAXSCAL) return fail(why, "too many scalars for one kernel");
+    if (nparam > CPN_DEV_MAXPARAM) return fail(why, "too many random draws or fills for one kernel");
+    return true;
+}
+
+/* ---- text ------------------------------------------------------------------------------------ */
+
+struct text {
+    char *buf;
+    size_t cap, len;
+};
+
+static void emit(struct text *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void emit(struct text *t, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    size_t room = t->len < t->cap ? t->cap - t->len : 0;
+    int n = vsnprintf(room ? t->buf + t->len : NULL, room, fmt, ap);
+    va_end(ap);
+    if (n > 0) t->len += (size_t)n;
+}
+
+/* The expression reading operand `a` of type `ty`; `var` maps register slots to variables. */
+static void operand(struct text *t, const struct cpn_fused_arg *a, const char *ty, const int *var,
+                    int *scal)
+{
+    switch (a->kind) {
+    case CPN_FARG_EXT:
+        emit(t, "(*(const %s *)(a.base[%d] + o%d))", ty, a->idx, a->idx);
+        break;
+    case CPN_FARG_SCALAR:
+        emit(t, "(*(const %s *)&a.scal[%d][0])", ty, (*scal)++);
+        break;
+    default:
+        emit(t, "v%d", var[a->idx]);
+        break;
+    }
+}
+
+/* Store the value of v<k> (type ty) to output operand `o`: memory or a register slot. */
+static void store(struct text *t, const struct cpn_fused_arg *o, const char *ty, int k, int *var)
+{
+    if (o->kind == CPN_FARG_EXT) emit(t, "        *(%s *)(a.base[%d] + o%d) = v%d;\n", ty, o->idx, o->idx, k);
+    else if (o->kind == CPN_FARG_REG) var[o->idx] = k;
+}
+
+int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
+{
+    if (!cpn_cuda_codegen_supports(p, NULL)) return -1;
+    struct text t = {buf, cap, 0};
+    if (cap) buf[0] = 0;
+    /* Which externals the program addresses (bound indices are assigned in program order). */
+    bool used[CPN_DEV_MAXEXT] = {0};
+    int maxext = -1;
+    for (int k = 0; k < p->ninstr; k++) {
+        const struct cpn_fused_instr *in = &p->instr[k];
+        for (int i = 0; i < in->narg; i++)
+            if (in->arg[i].kind == CPN_FARG_EXT && in->arg[i].idx < CPN_DEV_MAXEXT) used[in->arg[i].idx] = true;
+        if ((in->kind == CPN_FI_RANDOM || in->kind == CPN_FI_ARANGE) && in->index_ext < CPN_DEV_MAXEXT)
+            used[in->index_ext] = true;
+    }
+    for (int e = 0; e < CPN_DEV_MAXEXT; e++)
+        if (used[e]) maxext = e;
+    const struct cpn_fused_instr *last = &p->instr[p->ninstr - 1];
+    const bool reduce = last->kind == CPN_FI_REDUCE;
+    const char *acc_t = reduce ? ctypes[last->acc_dt] : NULL;
+
+    emit(&t, "/* generated by cupynum (cuda/codegen.c): %d instruction(s) */\n", p->ninstr);
+    emit(&t, "#include \"cpn_device.h\"\n\n");
+    emit(&t, "extern \"C\" __global__ void __launch_bounds__(%d) cpn_k(const struct cpn_dev_args a)\n{\n",
+         CPN_DEV_BLOCK);
+    if (reduce) emit(&t, "    %s acc = 0;\n    bool has = false;\n", acc_t);
+    /* Rows (every dimension but the innermost) over blockIdx.y, the innermost dimension over
+     * blockIdx.x and the threads: no division per element, one unravel per row. */
+    emit(&t, "    const int64_t inner = a.shape[a.ndim - 1], outer = a.n / inner;\n");
+    emit(&t, "    const int64_t jstep = (int64_t)gridDim.x * blockDim.x;\n");
+    emit(&t, "    for (int64_t row = blockIdx.y; row < outer; row += gridDim.y) {\n");
+    for (int e = 0; e <= maxext; e++)
+        if (used[e]) emit(&t, "        int64_t b%d = 0;\n", e);
+    emit(&t, "        {\n            int64_t r = row;\n");
+    emit(&t, "            for (int d = (int)a.ndim - 2; d >= 0; d--) {\n");
+    emit(&t, "                const int64_t c = r %% a.shape[d];\n                r /= a.shape[d];\n");
+    for (int e = 0; e <= maxext; e++)
+        if (used[e]) emit(&t, "                b%d += c * a.st[%d][d];\n", e, e);
+    emit(&t, "            }\n        }\n");
+    emit(&t, "    for (int64_t j = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; j < inner; j += jstep) {\n");
+    for (int e = 0; e <= maxext; e++)
+        if (used[e]) emit(&t, "        const int64_t o%d = b%d + j * a.st[%d][a.ndim - 1];\n", e, e, e);
+
+    int var[CPN_FUSED_MAXSLOTS];
+    for (int s = 0; s < CPN_FUSED_MAXSLOTS; s++) var[s] = -1;
+    int scal = 0, param = 0;
+    for (int k = 0; k < p->ninstr; k++) {
+        const struct cpn_fused_instr *in = &p->instr[k];
+        switch (in->kind) {
+        case CPN_FI_LOOP: {
+            const char *ti = ctypes[in->in_dt], *to = ctypes[in->out_dt];
+            const int nin = in->narg - 1;
+            if (in->code < 0) {
+                emit(&t, "        const %s v%d = (%s)", to, k, to);
+                operand(&t, &in->arg[0], ti, var, &scal);
+            } else {
+                emit(&t, "        const %s v%d = (%s)cpn_%s_%s(", to, k, to,
+                     cpn_op_info((enum cpn_opcode)in->code)->name, suffixes[in->in_dt]);
+                for (int i = 0; i < nin; i++) {
+                    if (i) emit(&t, ", ");
+                    operand(&t, &in->arg[i], ti, var, &scal);
+                }
+                emit(&t, ")");
+            }
+            emit(&t, ";\n");
+            store(&t, &in->arg[nin], to, k, var);
+            break;
+        }
+        case CPN_FI_RANDOM:
+            emit(&t, "        const double v%d = cpn_philox_%s(a.seed[%d], a.stream[%d], "
+                     "(uint64_t)((a.base[%d] + o%d) / %lld), a.p0[%d], a.p1[%d]);\n",
+                 k, in->dist == CPN_RANDOM_NORMAL ? "normal" : "uniform", param, param,
+                 in->index_ext, in->index_ext, (long long)in->index_size, param, param);
+            param++;
+            store(&t, &in->arg[0], "double", k, var);
+            break;
+        case CPN_FI_ARANGE: {
+            const char *to = ctypes[in->dt];
+            const bool fl = cpn_dtype_class(in->dt) == CPN_CLASS_FLOAT;
+            emit(&t, "        const %s v%d = cpn_arange<%s>((int64_t)((a.base[%d] + o%d) / %lld), "
+                     "a.%s[%d], a.%s[%d]);\n",
+                 to, k, to, in->index_ext, in->index_ext, (long long)in->index_size,
+                 fl ? "p0" : "i0", param, fl ? "p1" : "i1", param);
+            param++;
+            store(&t, &in->arg[0], to, k, var);
+            break;
+        }
+        default: {   /* REDUCE: fold into this thread's accumulator, in the accumulator dtype */
+            emit(&t, "        {\n            const %s x = (%s)", acc_t, acc_t);
+            operand(&t, &in->arg[0], ctypes[in->dt], var, &scal);
+            emit(&t, ";\n            acc = has ? cpn_%s_%s(acc, x) : x;\n            has = true;\n        }\n",
+                 cpn_op_info(in->rcode)->name, suffixes[in->acc_dt]);
+            break;
+        }
+        }
+    }
+    emit(&t, "    }\n    }\n");
+    if (reduce) {
+        /* Every block holds at least one element (grid.y <= rows, grid.x <= ceil(inner /
+         * block)); thread 0 folds the block's partials in thread order. */
+        emit(&t, "    __shared__ %s sv[%d];\n    __shared__ bool sh[%d];\n", acc_t, CPN_DEV_BLOCK, CPN_DEV_BLOCK);
+        emit(&t, "    sv[threadIdx.x] = acc;\n    sh[threadIdx.x] = has;\n    __syncthreads();\n");
+        emit(&t, "    if (threadIdx.x == 0) {\n        %s r = 0;\n        bool h = false;\n", acc_t);
+        emit(&t, "        for (unsigned t = 0; t < blockDim.x; t++)\n");
+        emit(&t, "            if (sh[t]) {\n                r = h ? cpn_%s_%s(r, sv[t]) : sv[t];\n"
+                 "                h = true;\n            }\n",
+             cpn_op_info(last->rcode)->name, suffixes[last->acc_dt]);
+        emit(&t, "        ((%s *)a.partials)[(int64_t)blockIdx.y * gridDim.x + blockIdx.x] = r;\n    }\n", acc_t);
+    }
+    emit(&t, "}\n");
+    return (int)t.len;
+}
+
+void cpn_cuda_codegen_key(const char *src, char out[17])
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const unsigned char *c = (const unsigned char *)src; *c; c++) {
+        h ^= *c;
+        h *= 1099511628211ull;
+    }
+    snprintf(out, 17, "%016llx", (unsigned long long)h);
+}

@@ -1,0 +1,26 @@
+/* devargs.h: the one argument block of every generated device kernel, shared by the host code
+ * that fills it (cuda/backend.c) and the kernels that read it (cuda/codegen.c's source, compiled
+ * by NVRTC).  Passed by value (kernel parameters: under 4 KiB). */
+#ifndef CPN_DEVARGS_H
+#define CPN_DEVARGS_H
+
+#define CPN_DEV_MAXDIM 8      /* dimensions of the (coalesced) iteration space */
+#define CPN_DEV_MAXEXT 16     /* external operands: buffers and index sources */
+#define CPN_DEV_MAXSCAL 16    /* inline scalars */
+#define CPN_DEV_MAXPARAM 8    /* random draws and arange fills in one program */
+#define CPN_DEV_BLOCK 256     /* threads per block */
+
+struct cpn_dev_args {
+    int64_t n;                                  /* elements in the iteration space */
+    int64_t ndim;
+    int64_t shape[CPN_DEV_MAXDIM];
+    uint64_t base[CPN_DEV_MAXEXT];              /* device address (or byte offset: index sources) */
+    int64_t st[CPN_DEV_MAXEXT][CPN_DEV_MAXDIM]; /* byte strides */
+    uint64_t scal[CPN_DEV_MAXSCAL][2];          /* scalar bytes */
+    uint64_t seed[CPN_DEV_MAXPARAM], stream[CPN_DEV_MAXPARAM];
+    double p0[CPN_DEV_MAXPARAM], p1[CPN_DEV_MAXPARAM];
+    int64_t i0[CPN_DEV_MAXPARAM], i1[CPN_DEV_MAXPARAM];
+    uint64_t partials;                          /* reduce: one accumulator per block */
+};
+
+#endif
