@@ -36,7 +36,10 @@ const char *cpn_cuda_ctype(enum cpn_dtype dt)
 static bool op_has_dtype(int code, enum cpn_dtype dt)
 {
     if (code < 0 || code >= CPN_OP_COUNT) return false;
-    return (cpn_op_info((enum cpn_opcode)code)->classes >> cpn_dtype_class(dt)) & 1u;
+    const struct cpn_op_info *info = cpn_op_info((enum cpn_opcode)code);
+    /* One output, inputs of the loop dtype: the form the generated call takes. */
+    if (info->nout != 1 || info->nin > 2 || info->in1 != CPN_RESULT_SAME) return false;
+    return (info->dtypes >> dt) & 1u;
 }
 
 static bool fail(const char **why, const char *msg)
