@@ -197,13 +197,32 @@ def test_temporaries_are_not_allocated():
 
 
 def test_dead_results_are_not_computed():
-    a = cupynum.arange(100, dtype=cupynum.float64)
+    """Integer ops cannot report floating-point errors: a dead result is never computed."""
+    a = cupynum.arange(100, dtype=cupynum.int64)
     cupynum.sync()
     cupynum.reset_stats()
     b = a
     for _ in range(50):
-        b = a + 1.0
-    check(b, numpy.arange(100.0) + 1.0)
+        b = a + 1
+    check(b, numpy.arange(100) + 1)
+    if one_rank():
+        assert cupynum.runtime_stats()["ops_dropped"] >= 49
+
+
+def test_dead_float_results_are_dropped_only_when_errors_are_ignored():
+    """A dead float op still runs when its error mode could report (NumPy computed it and
+    warned); under errstate(all='ignore') nothing can be observed, so it is dropped."""
+    a = cupynum.zeros(100)
+    cupynum.sync()
+    with pytest.warns(RuntimeWarning, match="divide by zero encountered in divide"):
+        with cupynum.errstate(divide="warn", invalid="ignore"):
+            1.0 / a   # dead at once: still computed, still warns
+    cupynum.reset_stats()
+    with cupynum.errstate(all="ignore"):
+        b = a
+        for _ in range(50):
+            b = a + 1.0
+        check(b, numpy.zeros(100) + 1.0)
     if one_rank():
         assert cupynum.runtime_stats()["ops_dropped"] >= 49
 
