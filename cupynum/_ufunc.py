@@ -32,6 +32,29 @@ def _asarray(a):
     return a if isinstance(a, ndarray) else _core.from_any(a)
 
 
+def _operand(a):
+    """A cupynum array of `a`, or None when its dtype is one cupynum lacks (longdouble, object):
+    NumPy then computes the method."""
+    try:
+        return _asarray(a)
+    except TypeError:
+        if isinstance(a, ndarray):
+            raise
+        return None
+
+
+def _fp_checked(npu, method, inputs, kw, r):
+    """The scan and segment kernels do not report floating-point errors yet: when a float result
+    holds a non-finite value and numpy.errstate would report one, NumPy recomputes, so its
+    RuntimeWarning or FloatingPointError is raised exactly as NumPy would."""
+    if r.size == 0 or r.dtype.kind not in "fc" or all(m == "ignore" for m in _np.geterr().values()):
+        return r
+    with _np.errstate(all="ignore"):
+        finite = bool(_core.to_scalar(_core.reduce("logical_and", _core.ufunc("isfinite", (r,), None),
+                                                   tuple(range(r.ndim)), _np.dtype(bool))))
+    return r if finite else _numpy_general(npu, method, inputs, kw)
+
+
 def _qual(uf, method=None):
     return f"numpy.{uf.__name__}" + ("" if method is None else "." + method)
 
@@ -318,7 +341,9 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
     out = _single_out(out)
     if out is not None and not isinstance(out, ndarray):
         return _numpy_general(npu, "reduce", (array,), kw)
-    a = _asarray(array)
+    a = _operand(array)
+    if a is None:
+        return _numpy_general(npu, "reduce", (array,), kw)
     name = npu.__name__
     if name in _INT_DIVISIONS and a.dtype.kind in "biu":
         return _numpy_general(npu, "reduce", (array,), kw)
@@ -386,7 +411,9 @@ def accumulate(uf, array, axis=0, dtype=None, out=None):
     out = _single_out(out)
     if out is not None and not isinstance(out, ndarray):
         return _numpy_general(npu, "accumulate", (array,), kw)
-    a = _asarray(array)
+    a = _operand(array)
+    if a is None:
+        return _numpy_general(npu, "accumulate", (array,), kw)
     if npu.__name__ in _INT_DIVISIONS and a.dtype.kind in "biu":
         return _numpy_general(npu, "accumulate", (array,), kw)
     if a.ndim == 0:
@@ -401,6 +428,9 @@ def accumulate(uf, array, axis=0, dtype=None, out=None):
         r = _core.scan(npu.__name__, x, ax)
     except (TypeError, KeyError):
         return _numpy_general(npu, "accumulate", (array,), kw)
+    checked = _fp_checked(npu, "accumulate", (array,), kw, r)
+    if checked is not r:
+        return checked
     if out is not None:
         _core.assign(out, r)
         return out
@@ -417,7 +447,9 @@ def reduceat(uf, array, indices, axis=0, dtype=None, out=None):
     out = _single_out(out)
     if out is not None and not isinstance(out, ndarray):
         return _numpy_general(npu, "reduceat", (array, indices), kw)
-    a = _asarray(array)
+    a = _operand(array)
+    if a is None:
+        return _numpy_general(npu, "reduceat", (array, indices), kw)
     if a.ndim == 0:
         raise TypeError("cannot reduceat on a scalar")
     ax = normalize_axis_index(operator.index(axis), a.ndim)
@@ -442,6 +474,9 @@ def reduceat(uf, array, indices, axis=0, dtype=None, out=None):
             r[pre + (k,)] = _core.reduce(npu.__name__, seg, (ax,), acc)
     except (TypeError, KeyError):
         return _numpy_general(npu, "reduceat", (array, indices), kw)
+    checked = _fp_checked(npu, "reduceat", (array, indices), kw, r)
+    if checked is not r:
+        return checked
     if out is not None:
         if out.shape != r.shape:
             raise ValueError(f"output operand has shape {out.shape}, expected {r.shape}")
