@@ -13,6 +13,11 @@ typedef int int32_t;
 typedef unsigned int uint32_t;
 typedef long long int64_t;
 typedef unsigned long long uint64_t;
+/* What scalar.h takes from <stdint.h> and <math.h> on the host. */
+#define INT32_MAX 2147483647
+#define INT32_MIN (-INT32_MAX - 1)
+#define INFINITY __int_as_float(0x7f800000)
+#define NAN __int_as_float(0x7fc00000)
 #else
 #include <stdint.h>
 #endif

@@ -21,20 +21,8 @@ def _asarray(a):
 ufuncs = {n: u for n, u in _ufunc.ufuncs.items() if n != "matmul"}   # matmul: the function below
 
 
-def _ufunc_general(ufunc, method, inputs, kwargs):
-    """A ufunc call with arguments the native path does not take: NumPy computes it."""
-    out = kwargs.get("out")
-    if out is not None:
-        outs = out if isinstance(out, tuple) else (out,)
-        nkw = dict(kwargs)
-        nouts = tuple(_core.to_numpy(o) if isinstance(o, ndarray) else o for o in outs)
-        nkw["out"] = nouts if isinstance(out, tuple) else nouts[0]
-        r = getattr(ufunc, method)(*_to_numpy_tree(inputs), **_to_numpy_tree(nkw))
-        for o, no in zip(outs, nouts):
-            if isinstance(o, ndarray):
-                _core.assign(o, no)
-        return out if isinstance(out, tuple) and len(out) > 1 else outs[0]
-    return _wrap_tree(getattr(ufunc, method)(*_to_numpy_tree(inputs), **_to_numpy_tree(kwargs)))
+# A ufunc call with arguments the native path does not take: NumPy computes it.
+_ufunc_general = _ufunc._numpy_general
 
 
 # ---- reductions and statistics: cupynum/_reductions.py ----------------------------------------------
