@@ -2,14 +2,12 @@
 matmul, and the __array_function__ / __array_ufunc__ protocols that route NumPy calls here."""
 
 import builtins
-import inspect
 import operator
 
 import numpy as _np
-from numpy.lib.array_utils import normalize_axis_index
 
 from . import _core, _fallback, _ufunc
-from ._array_api import _numpy_call, _reshape, _to_numpy_tree, _transpose, _wrap_tree, ndarray
+from ._array_api import _numpy_call, _reshape, _transpose, ndarray
 
 
 def _asarray(a):
