@@ -105,6 +105,30 @@ enum cpn_status cpn_kernel_scan(enum cpn_opcode code, enum cpn_dtype dt, const c
                                 const int64_t *istrides, char *out, const int64_t *ostrides,
                                 int ndim, const int64_t *shape, int axis);
 
+/* How cpn_kernel_quantile computes, decided by the caller from NumPy's type rules. */
+struct cpn_quantile_args {
+    enum cpn_quantile_method method;
+    int skip_nan;          /* the nan- variants: NaNs are dropped from each lane */
+    int take;              /* the result is an element (discrete methods, linear with integer q);
+                            * odt is then the input dtype */
+    int weak;              /* q was a Python scalar: gamma is a Python float (NumPy's weak_q) */
+    int ma_mean;           /* MEDIAN: the middle pair summed in the input dtype (np.ma.median) */
+    enum cpn_dtype gdt;    /* dtype of the index arithmetic: q's (float32 or float64) */
+    enum cpn_dtype cdt;    /* dtype _lerp computes in: result_type(input, gamma) */
+    enum cpn_dtype odt;    /* output dtype */
+    int64_t nq;            /* number of quantiles (1 for MEDIAN) */
+    const double *q;       /* the quantiles in [0, 1], values of gdt */
+};
+
+/* Quantiles of `in` (ndim, shape, byte strides, dtype dt: bool, integer or real float) over the
+ * dimensions set in `axes`, as numpy.quantile / numpy.median (and their nan- variants) compute
+ * them, into the contiguous `out` of dtype qa->odt laid out (nq, kept dimensions...).  A lane
+ * with a NaN (nan- variants: with nothing but NaNs) gives NaN.  The reduced extent must be
+ * non-empty.  Local. */
+enum cpn_status cpn_kernel_quantile(const struct cpn_quantile_args *qa, enum cpn_dtype dt,
+                                    const char *in, int ndim, const int64_t *shape,
+                                    const int64_t *strides, uint64_t axes, char *out);
+
 /* C[m,n] = A[m,k] @ B[k,n] on strided operands of dtype dt.  Local. */
 enum cpn_status cpn_kernel_matmul(enum cpn_dtype dt, const char *a, const int64_t *as,
                                   const char *b, const int64_t *bs, char *c, const int64_t *cs,

@@ -348,6 +348,57 @@ static PyObject *mod_scan(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
+/* quantile(a, axes, q, method, flags, index_dtype, compute_dtype, out_dtype): numpy.quantile's
+ * (and numpy.median's) values over `axes` of `a` as a new replicated array of shape
+ * (len(q),) + kept dimensions (kept dimensions only for a median, q None).  q: a 1-D float64
+ * array of quantiles in [0, 1]; method: enum cpn_quantile_method; flags: CPN_QF_*.  The caller
+ * has applied NumPy's checks (q range, dtypes, non-empty lanes). */
+static PyObject *mod_quantile(PyObject *m, PyObject *args)
+{
+    PyObject *a, *axes_o, *q, *gdt_o, *cdt_o, *odt_o;
+    int method, flags;
+    if (!PyArg_ParseTuple(args, "OOOiiOOO", &a, &axes_o, &q, &method, &flags, &gdt_o, &cdt_o, &odt_o) ||
+        check_array(a) < 0 || (q != Py_None && check_array(q) < 0))
+        return NULL;
+    int gdt = cpn_dtype_from_object(gdt_o), cdt = cpn_dtype_from_object(cdt_o),
+        odt = cpn_dtype_from_object(odt_o);
+    if (gdt < 0 || cdt < 0 || odt < 0) return NULL;
+    if (method < 0 || method >= CPN_QM_COUNT || (q == Py_None) != (method == CPN_QM_MEDIAN))
+        return PyErr_Format(PyExc_ValueError, "internal: quantile method %d", method);
+    struct cpn_view *v = cpn_array_view(a);
+    enum cpn_dtype dt = cpn_array_dtype(a);
+    if (dt >= CPN_DTYPE_COMPLEX64 || (flags & CPN_QF_TAKE ? odt != (int)dt : odt < CPN_DTYPE_FLOAT16))
+        return PyErr_Format(PyExc_TypeError, "no native quantile for %s", cpn_dtype_name(dt));
+    uint64_t mask;
+    if (axes_mask(axes_o, v, &mask) < 0) return NULL;
+    int64_t shape[CPN_MAXDIM], nred = 1;
+    int nd = 0;
+    if (q != Py_None) {
+        struct cpn_view *qv = cpn_array_view(q);
+        if (qv->ndim != 1 || cpn_array_dtype(q) != CPN_DTYPE_FLOAT64)
+            return PyErr_Format(PyExc_ValueError, "internal: quantiles must be 1-D float64");
+        shape[nd++] = qv->shape[0];
+    }
+    for (int d = 0; d < v->ndim; d++) {
+        if (mask >> d & 1) nred *= v->shape[d];
+        else shape[nd++] = v->shape[d];
+    }
+    if (nred == 0) return PyErr_Format(PyExc_ValueError, "internal: quantile of an empty lane");
+    PyObject *r = cpn_array_new_replicated(odt, nd, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_QUANTILE, .code = 0, .nin = q == Py_None ? 1 : 2, .nout = 1,
+                        .axes = mask};
+    op.dtype = dt;
+    op.in[0] = v;
+    if (q != Py_None) op.in[1] = cpn_array_view(q);
+    op.iparam[0] = method;
+    op.iparam[1] = flags;
+    op.iparam[2] = gdt;
+    op.iparam[3] = cdt;
+    op.out[0] = cpn_array_view(r);
+    return submit_for(r, &op);
+}
+
 /* select(cond, a, b, out): out[...] = cond ? a : b.  out is an ndarray of the loop dtype; cond is a
  * bool ndarray of out's shape or a scalar; a and b are ndarrays of out's dtype and shape or
  * scalars (packed as out's dtype).  out may be a or b (each element is read before written). */
@@ -694,6 +745,8 @@ PyMethodDef cpn_module_methods[] = {
     {"reduce", mod_reduce, METH_VARARGS, "reduce(name, a, axes, dtype, initial=None): a new array."},
     {"argreduce", mod_argreduce, METH_VARARGS, "argreduce('maximum'|'minimum', a, axes): int64 indices."},
     {"scan", mod_scan, METH_VARARGS, "scan(name, a, axis): accumulate along axis, in a's dtype."},
+    {"quantile", mod_quantile, METH_VARARGS,
+     "quantile(a, axes, q, method, flags, index_dtype, compute_dtype, out_dtype): order statistics."},
     {"select", mod_select, METH_VARARGS, "select(cond, a, b, out): out[...] = where(cond, a, b)."},
     {"matmul", mod_matmul, METH_VARARGS, "matmul(a, b, dtype): 2-D product."},
     {"arange", mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},

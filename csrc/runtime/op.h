@@ -93,8 +93,35 @@ enum cpn_opkind {
     CPN_OPK_SCAN,          /* out[0] = accumulate of op code along axis iparam[0] of in[0]
                             * (same dtype as out[0]) */
     CPN_OPK_MATMUL,        /* out[0] = in[0] @ in[1], 2-D */
+    CPN_OPK_QUANTILE,      /* out[0] (contiguous, (nq, kept dims...)) = quantiles of in[0] over
+                            * `axes`; in[1]: the quantiles (float64, contiguous; absent for a
+                            * median); iparam[0] = method, iparam[1] = flags (CPN_QF_*),
+                            * iparam[2] = index dtype, iparam[3] = compute dtype */
     CPN_OPK_COUNT
 };
+
+/* The methods of numpy.quantile (its names, in its order), and MEDIAN: numpy.median's mean of
+ * the middle element(s). */
+enum cpn_quantile_method {
+    CPN_QM_INVERTED_CDF,
+    CPN_QM_AVERAGED_INVERTED_CDF,
+    CPN_QM_CLOSEST_OBSERVATION,
+    CPN_QM_INTERPOLATED_INVERTED_CDF,
+    CPN_QM_HAZEN,
+    CPN_QM_WEIBULL,
+    CPN_QM_LINEAR,
+    CPN_QM_MEDIAN_UNBIASED,
+    CPN_QM_NORMAL_UNBIASED,
+    CPN_QM_LOWER,
+    CPN_QM_HIGHER,
+    CPN_QM_MIDPOINT,
+    CPN_QM_NEAREST,
+    CPN_QM_MEDIAN,
+    CPN_QM_COUNT
+};
+
+/* CPN_OPK_QUANTILE's flags (kernels.h, struct cpn_quantile_args). */
+enum cpn_quantile_flag { CPN_QF_SKIP_NAN = 1, CPN_QF_TAKE = 2, CPN_QF_WEAK = 4, CPN_QF_MA_MEAN = 8 };
 
 enum cpn_random_dist { CPN_RANDOM_UNIFORM, CPN_RANDOM_NORMAL, CPN_RANDOM_COUNT };
 

@@ -160,6 +160,34 @@ static enum cpn_status exec_direct(const struct cpn_op *op)
         return cpn_kernel_argreduce(op->code, view_dtype(in), ib + ioff, in->ndim, in->shape, ist,
                                     op->axes, ob + ooff, ost);
     }
+    case CPN_OPK_QUANTILE: {
+        const struct cpn_view *in = op->in[0];
+        int64_t ist[CPN_MAXDIM], ioff;
+        char *ib = cpn_store_data(in->store), *ob = cpn_view_origin(out);
+        if (!ib || !ob) return CPN_ERR_NOMEM;
+        CPN_ASSERT(cpn_view_is_contiguous(out));
+        cpn_view_byte_layout(in, ist, &ioff);
+        struct cpn_quantile_args qa = {
+            .method = (enum cpn_quantile_method)op->iparam[0],
+            .skip_nan = (op->iparam[1] & CPN_QF_SKIP_NAN) != 0,
+            .take = (op->iparam[1] & CPN_QF_TAKE) != 0,
+            .weak = (op->iparam[1] & CPN_QF_WEAK) != 0,
+            .ma_mean = (op->iparam[1] & CPN_QF_MA_MEAN) != 0,
+            .gdt = (enum cpn_dtype)op->iparam[2],
+            .cdt = (enum cpn_dtype)op->iparam[3],
+            .odt = view_dtype(out),
+            .nq = 1,
+        };
+        if (op->nin > 1 && op->in[1]) {
+            const struct cpn_view *q = op->in[1];
+            CPN_ASSERT(cpn_view_is_contiguous(q) && view_dtype(q) == CPN_DTYPE_FLOAT64);
+            qa.q = (const double *)cpn_view_origin(q);
+            if (!qa.q) return CPN_ERR_NOMEM;
+            qa.nq = cpn_view_size(q);
+        }
+        return cpn_kernel_quantile(&qa, view_dtype(in), ib + ioff, in->ndim, in->shape, ist,
+                                   op->axes, ob);
+    }
     case CPN_OPK_MATMUL: {
         const struct cpn_view *a = op->in[0], *b = op->in[1];
         int64_t as[CPN_MAXDIM], bs[CPN_MAXDIM], cs[CPN_MAXDIM], ao, bo, co;
