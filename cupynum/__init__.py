@@ -32,6 +32,8 @@ from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_n
                           cumprod, cumsum, max, mean, min, nanargmax, nanargmin, nancumprod,
                           nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
                           prod, ptp, std, sum, var)
+from ._quantile import (median, nanmedian, nanpercentile, nanquantile, percentile,
+                        quantile)
 
 # Dtypes, scalar types and constants are NumPy's own objects: cupynum.float64 is numpy.float64.
 from numpy import (bool_, int8, int16, int32, int64, uint8, uint16, uint32, uint64, float16,

@@ -29,7 +29,7 @@ from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_n
                           cumprod, cumsum, max, mean, min, nanargmax, nanargmin, nancumprod,
                           nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,
                           prod, ptp, std, sum, var)
-from . import _reductions  # noqa: E402
+from . import _quantile, _reductions  # noqa: E402
 
 
 def _method(f):
@@ -158,7 +158,7 @@ def _register_array_functions(namespace):
     """Map NumPy's functions to cupynum's where cupynum implements them natively."""
     names = ("reshape ravel transpose broadcast_to shape ndim size "
              "matmul dot copy zeros_like ones_like empty_like full_like array asarray "
-             "ascontiguousarray").split() + list(_reductions.NAMES)
+             "ascontiguousarray").split() + list(_reductions.NAMES) + list(_quantile.NAMES)
     for n in names:
         npf = getattr(_np, n, None)
         if npf is not None and n in namespace:
