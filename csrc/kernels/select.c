@@ -135,25 +135,65 @@ static double diff(enum cpn_dtype dt, const char *pa, const char *pb)
             v[j] = t;                                                                              \
         }                                                                                          \
     }                                                                                              \
-    /* Copy a lane (n elements at `src`, walked by the odometer of the reduced dims) into v;     \
-     * returns the count kept: all of them, or with skip_nan the non-NaN ones; *nan is set when  \
-     * a NaN was met (NaN first met stored in *nanval). */                                        \
+    /* After multiselect: v[k] is in sorted position for every k of ks (sorted, distinct, all  \
+     * in [lo, hi)).  The middle k splits the range, so the work is about n log(nk), not n nk; \
+     * neighbours k + 1 (interpolation) are the minimum of what lies above k. */                 \
+    static void multiselect_##SUF(T *v, int64_t lo, int64_t hi, const int64_t *ks, int nk)      \
+    {                                                                                              \
+        while (nk > 0) {                                                                           \
+            int mid = nk / 2;                                                                      \
+            select_##SUF(v, lo, hi, ks[mid]);                                                      \
+            multiselect_##SUF(v, lo, ks[mid], ks, mid);                                            \
+            int r = mid + 1;                                                                       \
+            int64_t from = ks[mid] + 1;                                                            \
+            for (; r < nk && ks[r] == from; r++, from++) {                                         \
+                int64_t b = from;                                                                  \
+                for (int64_t i = from + 1; i < hi; i++) if (v[i] < v[b]) b = i;                    \
+                T t = v[from]; v[from] = v[b]; v[b] = t;                                           \
+            }                                                                                      \
+            lo = from;                                                                             \
+            ks += r;                                                                               \
+            nk -= r;                                                                               \
+        }                                                                                          \
+    }                                                                                              \
+    /* Copy a lane (the reduced dims at `src`, C order) into v; returns the count kept: all of \
+     * them, or with skip_nan the non-NaN ones; *nan is set when a NaN was met (the first NaN   \
+     * met stored in *nanval); without skip_nan the copy stops there. */                        \
     static int64_t gather_##SUF(T *v, const char *src, int nd, const int64_t *shape,               \
                                 const int64_t *strides, int skip_nan, int *nan, double *nanval)   \
     {                                                                                              \
-        int64_t idx[CPN_MAXDIM] = {0}, m = 0, n = 1;                                               \
-        for (int d = 0; d < nd; d++) n *= shape[d];                                                \
+        int64_t idx[CPN_MAXDIM] = {0}, m = 0, outer = 1;                                           \
+        const int64_t inner = nd ? shape[nd - 1] : 1, is = nd ? strides[nd - 1] : 0;               \
+        for (int d = 0; d + 1 < nd; d++) outer *= shape[d];                                        \
         const char *p = src;                                                                       \
-        for (int64_t e = 0; e < n; e++) {                                                          \
-            T x = *(const T *)p;                                                                   \
-            if (x != x) {                                                                          \
-                if (!*nan) *nanval = (double)x;                                                    \
+        for (int64_t o = 0; o < outer; o++) {                                                      \
+            int seen = 0;                                                                          \
+            if (is == (int64_t)sizeof(T)) {                                                        \
+                const T *s = (const T *)p;                                                         \
+                for (int64_t e = 0; e < inner; e++) {                                              \
+                    T x = s[e];                                                                    \
+                    v[m] = x;                                                                      \
+                    m += x == x;                                                                   \
+                    seen |= x != x;                                                                \
+                }                                                                                  \
+            } else {                                                                               \
+                for (int64_t e = 0; e < inner; e++) {                                              \
+                    T x = *(const T *)(p + e * is);                                                \
+                    v[m] = x;                                                                      \
+                    m += x == x;                                                                   \
+                    seen |= x != x;                                                                \
+                }                                                                                  \
+            }                                                                                      \
+            if (seen) {                                                                            \
+                if (!*nan)                                                                         \
+                    for (int64_t e = 0; e < inner; e++) {                                          \
+                        T x = *(const T *)(p + e * is);                                            \
+                        if (x != x) { *nanval = (double)x; break; }                                \
+                    }                                                                              \
                 *nan = 1;                                                                          \
                 if (!skip_nan) return 0;                                                           \
-            } else {                                                                               \
-                v[m++] = x;                                                                        \
             }                                                                                      \
-            for (int d = nd - 1; d >= 0; d--) {                                                    \
+            for (int d = nd - 2; d >= 0; d--) {                                                    \
                 p += strides[d];                                                                   \
                 if (++idx[d] < shape[d]) break;                                                    \
                 p -= strides[d] * shape[d];                                                        \
@@ -176,14 +216,14 @@ SELECT(f16, _Float16)
 SELECT(f32, float)
 SELECT(f64, double)
 
-typedef void (*select_fn)(void *, int64_t, int64_t, int64_t);
+typedef void (*select_fn)(void *, int64_t, int64_t, const int64_t *, int);
 typedef int64_t (*gather_fn)(void *, const char *, int, const int64_t *, const int64_t *, int,
                              int *, double *);
 
 static int type_fns(enum cpn_dtype dt, select_fn *s, gather_fn *g)
 {
 #define CASE(D, SUF)                                                                               \
-    case CPN_DTYPE_##D: *s = (select_fn)select_##SUF; *g = (gather_fn)gather_##SUF; return 1;
+    case CPN_DTYPE_##D: *s = (select_fn)multiselect_##SUF; *g = (gather_fn)gather_##SUF; return 1;
     switch (dt) {
     CASE(BOOL, b) CASE(INT8, i8) CASE(INT16, i16) CASE(INT32, i32) CASE(INT64, i64)
     CASE(UINT8, u8) CASE(UINT16, u16) CASE(UINT32, u32) CASE(UINT64, u64)
@@ -368,12 +408,10 @@ enum cpn_status cpn_kernel_quantile(const struct cpn_quantile_args *qa, enum cpn
             }
         }
         qsort(ks, (size_t)nkth, sizeof *ks, cmp_i64);
-        int64_t from = 0;
-        for (int i = 0; i < nkth; i++) {
-            if (i > 0 && ks[i] == ks[i - 1]) continue;
-            sel(v, from, m, ks[i]);
-            from = ks[i] + 1;
-        }
+        int nu = 0;
+        for (int i = 0; i < nkth; i++)
+            if (i == 0 || ks[i] != ks[nu - 1]) ks[nu++] = ks[i];
+        sel(v, 0, m, ks, nu);
         if (qa->method == CPN_QM_MEDIAN) {
             const char *pb = v + (size_t)(m / 2) * isz, *pa = m % 2 ? pb : pb - isz;
             store(qa->odt, out + (size_t)l * osz, median_of(qa, dt, pa, pb, m % 2 == 0));
