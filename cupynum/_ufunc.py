@@ -43,16 +43,12 @@ def _operand(a):
         return None
 
 
-def _fp_checked(npu, method, inputs, kw, r):
-    """The scan and segment kernels do not report floating-point errors yet: when a float result
-    holds a non-finite value and numpy.errstate would report one, NumPy recomputes, so its
-    RuntimeWarning or FloatingPointError is raised exactly as NumPy would."""
-    if r.size == 0 or r.dtype.kind not in "fc" or all(m == "ignore" for m in _np.geterr().values()):
-        return r
-    with _np.errstate(all="ignore"):
-        finite = bool(_core.to_scalar(_core.reduce("logical_and", _core.ufunc("isfinite", (r,), None),
-                                                   tuple(range(r.ndim)), _np.dtype(bool))))
-    return r if finite else _numpy_general(npu, method, inputs, kw)
+def _report_now(r):
+    """A method's floating-point reports at the call, as NumPy's (ufunc methods are not fused, so
+    the flush costs only the call's own work): when a float result may report under the current
+    errstate, the queue runs now.  The mode is the same on every rank: a deterministic flush."""
+    if r.size and r.dtype.kind in "fc" and any(m != "ignore" for m in _np.geterr().values()):
+        _core.sync()
 
 
 def _qual(uf, method=None):
@@ -428,9 +424,7 @@ def accumulate(uf, array, axis=0, dtype=None, out=None):
         r = _core.scan(npu.__name__, x, ax)
     except (TypeError, KeyError):
         return _numpy_general(npu, "accumulate", (array,), kw)
-    checked = _fp_checked(npu, "accumulate", (array,), kw, r)
-    if checked is not r:
-        return checked
+    _report_now(r)
     if out is not None:
         _core.assign(out, r)
         return out
@@ -471,12 +465,12 @@ def reduceat(uf, array, indices, axis=0, dtype=None, out=None):
         for k, i in enumerate(idx):
             j = idx[k + 1] if k + 1 < len(idx) else n
             seg = x[pre + (slice(i, j if i < j else i + 1),)]
-            r[pre + (k,)] = _core.reduce(npu.__name__, seg, (ax,), acc)
+            # one reduceat: its segments report floating-point errors once, at the last
+            bits = 1 | (2 if k == 0 else 0) | (4 if k + 1 == len(idx) else 0)
+            r[pre + (k,)] = _core.reduce(npu.__name__, seg, (ax,), acc, None, bits)
     except (TypeError, KeyError):
         return _numpy_general(npu, "reduceat", (array, indices), kw)
-    checked = _fp_checked(npu, "reduceat", (array, indices), kw, r)
-    if checked is not r:
-        return checked
+    _report_now(r)
     if out is not None:
         if out.shape != r.shape:
             raise ValueError(f"output operand has shape {out.shape}, expected {r.shape}")

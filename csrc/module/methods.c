@@ -250,13 +250,17 @@ static int axes_mask(PyObject *axes_o, const struct cpn_view *v, uint64_t *mask)
     return 0;
 }
 
-/* reduce(name, a, axes, acc_dtype, initial=None): a new array of the kept dimensions in
- * acc_dtype; `initial` (packed as acc_dtype) starts every accumulator. */
+/* reduce(name, a, axes, acc_dtype, initial=None, segment=0): a new array of the kept dimensions
+ * in acc_dtype; `initial` (packed as acc_dtype) starts every accumulator; `segment` (CPN_REDUCEAT_*
+ * bits: 1 a segment of ufunc.reduceat, 2 its first, 4 its last) makes the floating-point reports
+ * those of one reduceat. */
 static PyObject *mod_reduce(PyObject *m, PyObject *args)
 {
     const char *name;
     PyObject *a, *axes_o, *dtype_o, *initial = Py_None;
-    if (!PyArg_ParseTuple(args, "sOOO|O", &name, &a, &axes_o, &dtype_o, &initial) || check_array(a) < 0)
+    int segment = 0;
+    if (!PyArg_ParseTuple(args, "sOOO|Oi", &name, &a, &axes_o, &dtype_o, &initial, &segment) ||
+        check_array(a) < 0)
         return NULL;
     int code = binary_op(name);
     if (code < 0) return NULL;
@@ -274,6 +278,7 @@ static PyObject *mod_reduce(PyObject *m, PyObject *args)
         else shape[nd++] = v->shape[d];
     }
     struct cpn_op op = {.kind = CPN_OPK_REDUCE, .code = code, .nin = 1, .nout = 1, .axes = mask};
+    op.iparam[1] = segment & (CPN_REDUCEAT_SEGMENT | CPN_REDUCEAT_FIRST | CPN_REDUCEAT_LAST);
     if (initial != Py_None) {
         if (cpn_pack_scalar(initial, dt, &op.scalar[1]) < 0) return NULL;
         op.iparam[0] = 1;
@@ -691,7 +696,8 @@ PyMethodDef cpn_module_methods[] = {
      "two-output ops a tuple of nout entries (None or ndarray); two-output ops return a tuple."},
     {"op_names", mod_op_names, METH_NOARGS, "Every name (ops and aliases) _core.ufunc accepts."},
     {"has_op", mod_has_op, METH_O, "Is `name` an op of the table?"},
-    {"reduce", mod_reduce, METH_VARARGS, "reduce(name, a, axes, dtype, initial=None): a new array."},
+    {"reduce", mod_reduce, METH_VARARGS,
+     "reduce(name, a, axes, dtype, initial=None, segment=0): a new array."},
     {"argreduce", mod_argreduce, METH_VARARGS, "argreduce('maximum'|'minimum', a, axes): int64 indices."},
     {"scan", mod_scan, METH_VARARGS, "scan(name, a, axis): accumulate along axis, in a's dtype."},
     {"select", mod_select, METH_VARARGS, "select(cond, a, b, out): out[...] = where(cond, a, b)."},

@@ -87,7 +87,8 @@ enum cpn_opkind {
     CPN_OPK_ARANGE,        /* out[0][i] = dparam[0] + i * dparam[1] (ints: iparam) */
     CPN_OPK_RANDOM,        /* Philox draws; code: enum cpn_random_dist */
     CPN_OPK_REDUCE,        /* out[0] = reduce code over `axes` of in[0]; iparam[0] = 1: start
-                            * from scalar[1] (the initial value, accumulator dtype) */
+                            * from scalar[1] (the initial value, accumulator dtype); iparam[1]:
+                            * CPN_REDUCEAT_* bits when the op is a segment of ufunc.reduceat */
     CPN_OPK_ARGREDUCE,     /* out[0] (int64) = argmax (code MAXIMUM) / argmin (MINIMUM) over the
                             * `axes` of in[0], as a C-order index over the reduced dimensions */
     CPN_OPK_SCAN,          /* out[0] = accumulate of op code along axis iparam[0] of in[0]
@@ -95,6 +96,10 @@ enum cpn_opkind {
     CPN_OPK_MATMUL,        /* out[0] = in[0] @ in[1], 2-D */
     CPN_OPK_COUNT
 };
+
+/* A reduceat is one REDUCE op per segment; its floating-point findings are reported once, for
+ * the whole call, at the last segment (as NumPy's one loop does). */
+enum cpn_reduceat_bits { CPN_REDUCEAT_SEGMENT = 1, CPN_REDUCEAT_FIRST = 2, CPN_REDUCEAT_LAST = 4 };
 
 enum cpn_random_dist { CPN_RANDOM_UNIFORM, CPN_RANDOM_NORMAL, CPN_RANDOM_COUNT };
 
@@ -112,7 +117,8 @@ struct cpn_op {
     uint64_t axes;                      /* REDUCE: bit d set when dimension d of in[0] is reduced */
     int64_t iparam[4];
     double dparam[4];
-    uint16_t fpmode;                    /* ELEMENTWISE: NumPy's error mode at submission (fperr.h) */
+    uint16_t fpmode;                    /* ELEMENTWISE, CAST, REDUCE, SCAN: NumPy's error mode at
+                                         * submission (fperr.h) */
 };
 
 /* A human-readable name of the op for error messages ("add", "cast", "matmul").  Local. */
