@@ -7,6 +7,7 @@ errors for bad dtype=, signature=, casting=, out dtypes and where dtypes, and
 `ufunc.resolve_dtypes` gives the loop).  Ufuncs the op table lacks fall back to NumPy (warning
 once).  Every function receives the cupynum.ufunc first."""
 
+import functools
 import operator
 
 import numpy as _np
@@ -49,6 +50,13 @@ def _report_now(r):
     errstate, the queue runs now.  The mode is the same on every rank: a deterministic flush."""
     if r.size and r.dtype.kind in "fc" and any(m != "ignore" for m in _np.geterr().values()):
         _core.sync()
+
+
+@functools.lru_cache(maxsize=None)
+def _table_identity(name):
+    """The op table's reduction identity of `name` (None, 0 or 1): ops that have one reduce
+    empty arrays in the kernel, without an initial value."""
+    return _core.op_info(name)["identity"]
 
 
 def _qual(uf, method=None):
@@ -366,7 +374,7 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
         nred *= a.shape[d]
     if initial is not _NoValue and initial is not None:
         init = initial
-    elif ident is not None and (where is not True or name not in ("add", "multiply")):
+    elif ident is not None and (where is not True or _table_identity(name) is None):
         init = ident
     else:
         init = None

@@ -204,8 +204,8 @@ static void fold_range(struct rgeom *g, const char *base, int64_t rb, int64_t re
     if (fill) do_fold(g, acc, buf, fill);
 }
 
-/* Start accumulator acc: the initial value, 0 or 1 for add/multiply, else the first reduced
- * element at `base`.  Returns the first reduced index still to fold (1 when the first element
+/* Start accumulator acc: the initial value, the op's identity (0 or 1: add, multiply, the logical
+ * ops), else the first reduced element at `base`.  Returns the first reduced index still to fold (1 when the first element
  * started it, except for maximum/minimum, whose refold of it is harmless and keeps the split
  * path simple). */
 static int64_t start_acc(const struct rgeom *g, void *acc, const char *base)
@@ -217,8 +217,9 @@ static int64_t start_acc(const struct rgeom *g, void *acc, const char *base)
     }
     enum cpn_opcode code = g->code;
     enum cpn_dtype dt = g->acc_dt;
-    if (code == CPN_OP_ADD) return 0;   /* +0.0, as NumPy's sum without initial */
-    if (code == CPN_OP_MULTIPLY) {
+    enum cpn_identity ident = cpn_op_info(code)->identity;
+    if (ident == CPN_IDENT_ZERO) return 0;   /* +0.0, as NumPy's sum without initial */
+    if (ident == CPN_IDENT_ONE) {
         int64_t one = 1;
         char *args[2] = {(char *)&one, acc};
         int64_t st[2] = {0, 0};
@@ -264,7 +265,7 @@ static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
             q /= g->kshape[d];
         }
         int64_t first = 0;
-        if (g->initial || code == CPN_OP_ADD || code == CPN_OP_MULTIPLY) {
+        if (g->initial || cpn_op_info(code)->identity != CPN_IDENT_NONE) {
             _Alignas(16) unsigned char ident[16];
             start_acc(g, ident, base);
             char *a[2] = {(char *)ident, dst};

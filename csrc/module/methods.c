@@ -222,6 +222,23 @@ static PyObject *mod_has_op(PyObject *m, PyObject *name)
     return PyBool_FromLong(code >= 0 && code != CPN_OP_WHERE);
 }
 
+/* op_info(name): the table row of op `name` (or an alias) as a dict: name, nin, nout, identity
+ * (None, 0 or 1); KeyError for a name the table lacks. */
+static PyObject *mod_op_info(PyObject *m, PyObject *name)
+{
+    (void)m;
+    const char *s = PyUnicode_AsUTF8(name);
+    if (!s) return NULL;
+    int code = cpn_op_lookup(s);
+    if (code < 0) return PyErr_Format(PyExc_KeyError, "%s", s);
+    const struct cpn_op_info *info = cpn_op_info(code);
+    PyObject *ident = info->identity == CPN_IDENT_NONE ? Py_NewRef(Py_None)
+                                                       : PyLong_FromLong(info->identity == CPN_IDENT_ONE);
+    if (!ident) return NULL;
+    return Py_BuildValue("{s:s,s:i,s:i,s:N}", "name", info->name, "nin", info->nin, "nout",
+                         info->nout, "identity", ident);
+}
+
 /* The binary op `name` of the table, or -1 with KeyError. */
 static int binary_op(const char *name)
 {
@@ -696,6 +713,7 @@ PyMethodDef cpn_module_methods[] = {
      "two-output ops a tuple of nout entries (None or ndarray); two-output ops return a tuple."},
     {"op_names", mod_op_names, METH_NOARGS, "Every name (ops and aliases) _core.ufunc accepts."},
     {"has_op", mod_has_op, METH_O, "Is `name` an op of the table?"},
+    {"op_info", mod_op_info, METH_O, "op_info(name): the op table's row of `name` as a dict."},
     {"reduce", mod_reduce, METH_VARARGS,
      "reduce(name, a, axes, dtype, initial=None, segment=0): a new array."},
     {"argreduce", mod_argreduce, METH_VARARGS, "argreduce('maximum'|'minimum', a, axes): int64 indices."},
