@@ -17,10 +17,6 @@ from . import _core, _fallback
 from ._array_api import _to_numpy_tree, _wrap_tree, ndarray
 
 _NoValue = _np._NoValue
-# Integer division reductions and scans can divide by zero or overflow, which NumPy reports
-# through errstate (FloatingPointError under 'raise'); the kernels do not signal those yet, so
-# NumPy computes these (the floating-point error issue makes them native).
-_INT_DIVISIONS = {"floor_divide", "remainder", "fmod", "divide", "true_divide"}
 
 _CALL_KEYWORDS = {"out", "where", "dtype", "signature", "casting", "order", "subok"}
 # Ufuncs whose reduction may run over several axes at once (NumPy's "reorderable" ones).
@@ -50,6 +46,15 @@ def _report_now(r):
     errstate, the queue runs now.  The mode is the same on every rank: a deterministic flush."""
     if r.size and r.dtype.kind in "fc" and any(m != "ignore" for m in _np.geterr().values()):
         _core.sync()
+
+
+@functools.lru_cache(maxsize=None)
+def _int_division(name):
+    """Does op `name` divide integers (the op table's INTDIV flag)?  Reductions and scans of
+    such ops on integers can divide by zero or overflow, which NumPy reports through errstate;
+    the reduce and scan kernels do not report the integer loops' own findings yet, so NumPy
+    computes these."""
+    return _core.op_info(name)["intdiv"]
 
 
 @functools.lru_cache(maxsize=None)
@@ -349,7 +354,7 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
     if a is None:
         return _numpy_general(npu, "reduce", (array,), kw)
     name = npu.__name__
-    if name in _INT_DIVISIONS and a.dtype.kind in "biu":
+    if _int_division(name) and a.dtype.kind in "biu":
         return _numpy_general(npu, "reduce", (array,), kw)
     axes = _axes(axis, a.ndim)
     try:
@@ -418,7 +423,7 @@ def accumulate(uf, array, axis=0, dtype=None, out=None):
     a = _operand(array)
     if a is None:
         return _numpy_general(npu, "accumulate", (array,), kw)
-    if npu.__name__ in _INT_DIVISIONS and a.dtype.kind in "biu":
+    if _int_division(npu.__name__) and a.dtype.kind in "biu":
         return _numpy_general(npu, "accumulate", (array,), kw)
     if a.ndim == 0:
         raise TypeError("cannot accumulate on a scalar")

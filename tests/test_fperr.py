@@ -383,3 +383,41 @@ def test_cast_raise_leaves_source_unchanged():
         with pytest.raises(FloatingPointError, match="invalid value encountered in cast"):
             c.astype(numpy.int32)
     numpy.testing.assert_array_equal(numpy.asarray(c), x)
+
+
+# ---- the op table's flags (ops.def) agree with NumPy's reports --------------------------------
+
+TABLE_OPS = sorted({cupynum._core.op_info(n)["name"] for n in cupynum._core.op_names()
+                    if n != "where"})
+
+
+@pytest.mark.parametrize("name", TABLE_OPS)
+def test_table_flags_match_numpy(name):
+    """SILENT ops report nothing in NumPy on NaN/inf/zero operands (and cupynum agrees); INTDIV
+    ops report division by zero of integers; QUOTIENT ops also report MIN // -1."""
+    info = cupynum._core.op_info(name)
+    u = getattr(numpy, name)
+    special = [numpy.nan, numpy.inf, -numpy.inf, 0.0, -0.0, 1.0, -1.0, 1e308]
+    if info["silent"]:
+        a = numpy.array(special * len(special))
+        b = numpy.repeat(numpy.array(special), len(special))
+        args = [a, b][:u.nin]
+        if any(t.startswith("d" * u.nin) for t in u.types):
+            with numpy.errstate(all="raise"):
+                u(*args)                      # NumPy: silent
+            compare_call(lambda m, *xs: getattr(m, name)(*xs), [x.tolist() for x in args],
+                         all="raise")
+    if info["intdiv"]:
+        a, b = numpy.array([7, -2 ** 31], numpy.int32), numpy.array([0, -1], numpy.int32)
+        with numpy.errstate(all="raise"), pytest.raises(FloatingPointError, match="divide by zero"):
+            u(a[:1], b[:1])
+        with numpy.errstate(divide="ignore", over="raise"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                u(a[1:], b[1:])
+                overflow = False
+            except FloatingPointError:
+                overflow = True
+        assert overflow == info["quotient"], name
+    else:
+        assert not info["quotient"]

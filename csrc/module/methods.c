@@ -223,7 +223,8 @@ static PyObject *mod_has_op(PyObject *m, PyObject *name)
 }
 
 /* op_info(name): the table row of op `name` (or an alias) as a dict: name, nin, nout, identity
- * (None, 0 or 1); KeyError for a name the table lacks. */
+ * (None, 0 or 1) and the flags silent, intdiv, quotient (bools); KeyError for a name the table
+ * lacks. */
 static PyObject *mod_op_info(PyObject *m, PyObject *name)
 {
     (void)m;
@@ -235,8 +236,11 @@ static PyObject *mod_op_info(PyObject *m, PyObject *name)
     PyObject *ident = info->identity == CPN_IDENT_NONE ? Py_NewRef(Py_None)
                                                        : PyLong_FromLong(info->identity == CPN_IDENT_ONE);
     if (!ident) return NULL;
-    return Py_BuildValue("{s:s,s:i,s:i,s:N}", "name", info->name, "nin", info->nin, "nout",
-                         info->nout, "identity", ident);
+    return Py_BuildValue("{s:s,s:i,s:i,s:N,s:O,s:O,s:O}", "name", info->name, "nin", info->nin,
+                         "nout", info->nout, "identity", ident,
+                         "silent", info->flags & CPN_OPF_SILENT ? Py_True : Py_False,
+                         "intdiv", info->flags & CPN_OPF_INTDIV ? Py_True : Py_False,
+                         "quotient", info->flags & CPN_OPF_QUOTIENT ? Py_True : Py_False);
 }
 
 /* The binary op `name` of the table, or -1 with KeyError. */

@@ -23,20 +23,10 @@ const char *cpn_fpcat_name(enum cpn_fpcat cat)
     return (unsigned)cat < CPN_FPCAT_COUNT ? names[cat] : "?";
 }
 
-/* Ops whose loops set status flags NumPy does not report: ordered comparisons of NaN raise
- * 'invalid' in C, and NumPy's comparison, maximum/minimum, rounding and sign loops clear it. */
-static bool silent_op(int code)
-{
-    switch (code) {
-    case CPN_OP_MAXIMUM: case CPN_OP_MINIMUM: case CPN_OP_FMAX: case CPN_OP_FMIN:
-    case CPN_OP_FLOOR: case CPN_OP_CEIL: case CPN_OP_TRUNC: case CPN_OP_RINT:
-    case CPN_OP_ABSOLUTE: case CPN_OP_FABS: case CPN_OP_NEGATIVE: case CPN_OP_POSITIVE:
-    case CPN_OP_SIGN: case CPN_OP_COPYSIGN: case CPN_OP_HEAVISIDE: case CPN_OP_CONJUGATE:
-        return true;
-    default:
-        return cpn_op_info(code)->out[0] == CPN_RESULT_BOOL;
-    }
-}
+/* Ops whose loops set status flags NumPy does not report (ops.def's SILENT): ordered comparisons
+ * of NaN raise 'invalid' in C, and NumPy's comparison, maximum/minimum, rounding and sign loops
+ * clear it. */
+static bool silent_op(int code) { return cpn_op_info(code)->flags & CPN_OPF_SILENT; }
 
 /* The dtype whose arithmetic the op's status flags come from: a cast's source. */
 static enum cpn_dtype flag_dtype(const struct cpn_op *op)
@@ -70,9 +60,7 @@ bool cpn_fperr_may_report(const struct cpn_op *op)
 {
     if (!cpn_fperr_watches(op)) return false;
     if (float_like(flag_dtype(op))) return true;
-    return op->kind == CPN_OPK_ELEMENTWISE &&
-           (op->code == CPN_OP_FLOOR_DIVIDE || op->code == CPN_OP_REMAINDER ||
-            op->code == CPN_OP_FMOD || op->code == CPN_OP_DIVMOD);
+    return op->kind == CPN_OPK_ELEMENTWISE && (cpn_op_info(op->code)->flags & CPN_OPF_INTDIV);
 }
 
 const char *cpn_fperr_op_name(const struct cpn_op *op)

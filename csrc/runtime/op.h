@@ -12,7 +12,7 @@
 #include "view.h"
 
 enum cpn_opcode {
-#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT) CPN_OP_##E,
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL) CPN_OP_##E,
 #include "ops.def"
 #undef OP
     CPN_OP_COUNT
@@ -30,6 +30,23 @@ enum cpn_op_result {
     CPN_RESULT_COUNT
 };
 enum cpn_identity { CPN_IDENT_NONE, CPN_IDENT_ZERO, CPN_IDENT_ONE, CPN_IDENT_COUNT };
+
+/* ops.def's flags: the op's floating-point reports (fperr.c, fusion.c, elementwise.c and, through
+ * _core.op_info, cupynum/_ufunc.py read these, never a list of op names). */
+enum cpn_op_flag {
+    CPN_OPF_NONE = 0,
+    CPN_OPF_SILENT = 1,     /* NumPy's loops report no floating-point error */
+    CPN_OPF_INTDIV = 2,     /* integer loops divide: by zero gives 0 and "divide by zero" */
+    CPN_OPF_QUOTIENT = 4,   /* integer loops also report "overflow" for MIN // -1 */
+    CPN_OPF_INTDIV_Q = CPN_OPF_INTDIV | CPN_OPF_QUOTIENT,
+};
+/* The same flags as compile-time constants per op, CPN_OPFLAGS_<ENUM>, for code generated per op
+ * (the loops' integer-division checks fold away in other ops). */
+enum cpn_op_flags_of {
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL) CPN_OPFLAGS_##E = CPN_OPF_##FL,
+#include "ops.def"
+#undef OP
+};
 
 /* The dtype sets of ops.def: CPN_DTYPES_<set>(X, ...) expands X(ENUM, suffix, C type, class
  * letter, ...) once per dtype of the set, the extra arguments passed through.  The CPU loops,
@@ -65,6 +82,7 @@ struct cpn_op_info {
     enum cpn_op_result in1;      /* SAME, or I64 for an int64 second input */
     unsigned dtypes;       /* bit (1 << enum cpn_dtype) per loop dtype */
     enum cpn_identity identity;
+    unsigned flags;        /* CPN_OPF_* bits */
 };
 
 /* The table row of `code`.  Local. */
