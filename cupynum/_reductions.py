@@ -329,10 +329,15 @@ def nancumprod(a, axis=None, dtype=None, out=None):
 
 def _nan_extreme(name, a, axis, out, keepdims, initial, where):
     a = _asarray(a)
+    if a.dtype.kind == "c":
+        # NumPy's nanmax/nanmin of complex: fmax/fmin.reduce (lexicographic order, an element
+        # with a NaN part ignored), which the reduce kernel runs through the op's loop.
+        r = _reduce("fmax" if name == "maximum" else "fmin", a, axis, None, out, keepdims,
+                    initial, where)
+        if _any_true(_core.ufunc("isnan", (_asarray(r),), None)):
+            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
+        return r
     if a.dtype.kind != "f":
-        if a.dtype.kind == "c":
-            return _numpy_call(getattr(_np, "nanmax" if name == "maximum" else "nanmin"), (a,),
-                               {"axis": axis, "out": out, "keepdims": keepdims})
         return _reduce(name, a, axis, None, out, keepdims, initial, where)
     fill = -_np.inf if name == "maximum" else _np.inf
     if initial is _NoValue and where is True:
@@ -371,9 +376,8 @@ def _nanarg(name, fname, a, axis, out, keepdims):
     a = _asarray(a)
     if a.dtype.kind not in "fc":
         return _arg(name, fname, a, axis, out, keepdims)
-    if a.dtype.kind == "c":
-        r = _numpy_call(getattr(_np, "nan" + fname), (a,), {"axis": axis, "keepdims": keepdims})
-        return r if out is None else _store(r, out)
+    # NumPy's way, complex too: NaN (either part) becomes -inf (+0j) or +inf, then argmax/argmin
+    # (lexicographic for complex); an all-NaN slice is an error.
     x, mask = _replace_nan(a, -_np.inf if name == "maximum" else _np.inf)
     if a.size:
         allnan = _reduce("minimum", mask, axis, None, None, False, True)

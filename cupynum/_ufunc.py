@@ -7,6 +7,7 @@ errors for bad dtype=, signature=, casting=, out dtypes and where dtypes, and
 `ufunc.resolve_dtypes` gives the loop).  Ufuncs the op table lacks fall back to NumPy (warning
 once).  Every function receives the cupynum.ufunc first."""
 
+import functools
 import operator
 
 import numpy as _np
@@ -16,10 +17,6 @@ from . import _core, _fallback
 from ._array_api import _to_numpy_tree, _wrap_tree, ndarray
 
 _NoValue = _np._NoValue
-# Integer division reductions and scans can divide by zero or overflow, which NumPy reports
-# through errstate (FloatingPointError under 'raise'); the kernels do not signal those yet, so
-# NumPy computes these (the floating-point error issue makes them native).
-_INT_DIVISIONS = {"floor_divide", "remainder", "fmod", "divide", "true_divide"}
 
 _CALL_KEYWORDS = {"out", "where", "dtype", "signature", "casting", "order", "subok"}
 # Ufuncs whose reduction may run over several axes at once (NumPy's "reorderable" ones).
@@ -43,16 +40,28 @@ def _operand(a):
         return None
 
 
-def _fp_checked(npu, method, inputs, kw, r):
-    """The scan and segment kernels do not report floating-point errors yet: when a float result
-    holds a non-finite value and numpy.errstate would report one, NumPy recomputes, so its
-    RuntimeWarning or FloatingPointError is raised exactly as NumPy would."""
-    if r.size == 0 or r.dtype.kind not in "fc" or all(m == "ignore" for m in _np.geterr().values()):
-        return r
-    with _np.errstate(all="ignore"):
-        finite = bool(_core.to_scalar(_core.reduce("logical_and", _core.ufunc("isfinite", (r,), None),
-                                                   tuple(range(r.ndim)), _np.dtype(bool))))
-    return r if finite else _numpy_general(npu, method, inputs, kw)
+def _report_now(r):
+    """A method's floating-point reports at the call, as NumPy's (ufunc methods are not fused, so
+    the flush costs only the call's own work): when a float result may report under the current
+    errstate, the queue runs now.  The mode is the same on every rank: a deterministic flush."""
+    if r.size and r.dtype.kind in "fc" and any(m != "ignore" for m in _np.geterr().values()):
+        _core.sync()
+
+
+@functools.lru_cache(maxsize=None)
+def _int_division(name):
+    """Does op `name` divide integers (the op table's INTDIV flag)?  Reductions and scans of
+    such ops on integers can divide by zero or overflow, which NumPy reports through errstate;
+    the reduce and scan kernels do not report the integer loops' own findings yet, so NumPy
+    computes these."""
+    return _core.op_info(name)["intdiv"]
+
+
+@functools.lru_cache(maxsize=None)
+def _table_identity(name):
+    """The op table's reduction identity of `name` (None, 0 or 1): ops that have one reduce
+    empty arrays in the kernel, without an initial value."""
+    return _core.op_info(name)["identity"]
 
 
 def _qual(uf, method=None):
@@ -345,7 +354,7 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
     if a is None:
         return _numpy_general(npu, "reduce", (array,), kw)
     name = npu.__name__
-    if name in _INT_DIVISIONS and a.dtype.kind in "biu":
+    if _int_division(name) and a.dtype.kind in "biu":
         return _numpy_general(npu, "reduce", (array,), kw)
     axes = _axes(axis, a.ndim)
     try:
@@ -370,7 +379,7 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
         nred *= a.shape[d]
     if initial is not _NoValue and initial is not None:
         init = initial
-    elif ident is not None and (where is not True or name not in ("add", "multiply")):
+    elif ident is not None and (where is not True or _table_identity(name) is None):
         init = ident
     else:
         init = None
@@ -414,7 +423,7 @@ def accumulate(uf, array, axis=0, dtype=None, out=None):
     a = _operand(array)
     if a is None:
         return _numpy_general(npu, "accumulate", (array,), kw)
-    if npu.__name__ in _INT_DIVISIONS and a.dtype.kind in "biu":
+    if _int_division(npu.__name__) and a.dtype.kind in "biu":
         return _numpy_general(npu, "accumulate", (array,), kw)
     if a.ndim == 0:
         raise TypeError("cannot accumulate on a scalar")
@@ -428,9 +437,7 @@ def accumulate(uf, array, axis=0, dtype=None, out=None):
         r = _core.scan(npu.__name__, x, ax)
     except (TypeError, KeyError):
         return _numpy_general(npu, "accumulate", (array,), kw)
-    checked = _fp_checked(npu, "accumulate", (array,), kw, r)
-    if checked is not r:
-        return checked
+    _report_now(r)
     if out is not None:
         _core.assign(out, r)
         return out
@@ -471,12 +478,12 @@ def reduceat(uf, array, indices, axis=0, dtype=None, out=None):
         for k, i in enumerate(idx):
             j = idx[k + 1] if k + 1 < len(idx) else n
             seg = x[pre + (slice(i, j if i < j else i + 1),)]
-            r[pre + (k,)] = _core.reduce(npu.__name__, seg, (ax,), acc)
+            # one reduceat: its segments report floating-point errors once, at the last
+            bits = 1 | (2 if k == 0 else 0) | (4 if k + 1 == len(idx) else 0)
+            r[pre + (k,)] = _core.reduce(npu.__name__, seg, (ax,), acc, None, bits)
     except (TypeError, KeyError):
         return _numpy_general(npu, "reduceat", (array, indices), kw)
-    checked = _fp_checked(npu, "reduceat", (array, indices), kw, r)
-    if checked is not r:
-        return checked
+    _report_now(r)
     if out is not None:
         if out.shape != r.shape:
             raise ValueError(f"output operand has shape {out.shape}, expected {r.shape}")

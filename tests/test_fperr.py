@@ -290,3 +290,134 @@ def test_ranks_agree_on_a_single_bad_element():
     x[0] = -1.0     # in the first rank's tile
     w, e = compare("sqrt", [x], numpy.float64, invalid="raise")
     assert e == (FloatingPointError, "invalid value encountered in sqrt")
+
+
+# ---- scans, segment reductions, reductions and casts report like element-wise ops -----------
+
+def _big(n, at, value, fill=1.0):
+    x = numpy.full(n, fill)
+    x[at] = value
+    return x
+
+
+# (id, callable(lib, *arrays), inputs): each reports at least one category in NumPy.
+METHOD_CASES = [
+    ("cumsum-overflow", lambda m, a: m.cumsum(a), [[1e308, 1e308, 1.0]]),
+    ("cumsum-axis0", lambda m, a: m.cumsum(m.reshape(a, (2, 3)), axis=0),
+     [[1e308, 1.0, 2.0, 1e308, 3.0, 4.0]]),
+    ("cumprod-overflow", lambda m, a: m.cumprod(a), [[1e200, 1e200, 2.0]]),
+    ("add.accumulate", lambda m, a: m.add.accumulate(a), [[1e308, 1e308, -numpy.inf]]),
+    ("multiply.accumulate", lambda m, a: m.multiply.accumulate(a), [[1e200, 1e200, 0.0]]),
+    ("accumulate-long", lambda m, a: m.add.accumulate(a), [_big(1000, 997, 1e308, 1e305)]),
+    ("add.reduceat", lambda m, a: m.add.reduceat(a, [0, 2]), [[1e308, 1e308, 1.0, 2.0]]),
+    ("multiply.reduceat", lambda m, a: m.multiply.reduceat(a, [0, 1, 3]),
+     [[2.0, numpy.inf, 0.0, 1e-300, 1e-300]]),
+    ("add.reduce", lambda m, a: m.add.reduce(a), [_big(1000, 999, 1e308, 1e306)]),
+    ("sum-invalid", lambda m, a: m.sum(a), [[numpy.inf, -numpy.inf, 1.0]]),
+    ("astype-f32", lambda m, a: a.astype(numpy.float32), [_big(1000, 999, 1e300)]),
+    ("astype-f16", lambda m, a: a.astype(numpy.float16), [[1e300, 1.0, 70000.0]]),
+    ("nan-to-int", lambda m, a: a.astype(numpy.int32), [_big(1000, 0, numpy.nan)]),
+    ("inf-to-int64", lambda m, a: a.astype(numpy.int64), [[1.0, numpy.inf, -numpy.inf]]),
+    ("nan-to-uint8", lambda m, a: a.astype(numpy.uint8), [[numpy.nan, 3.0]]),
+]
+# Reports nothing in NumPy (silent ops, exact casts).
+METHOD_SILENT = [
+    ("maximum.accumulate", lambda m, a: m.maximum.accumulate(a), [[numpy.nan, 1.0, 2.0]]),
+    ("max", lambda m, a: m.max(a), [[numpy.nan, 1.0]]),
+    ("astype-f64-f32-ok", lambda m, a: a.astype(numpy.float32), [[1.5, numpy.inf, numpy.nan]]),
+    ("nan-to-bool", lambda m, a: a.astype(bool), [[numpy.nan, 0.0]]),
+    ("cumsum-ok", lambda m, a: m.cumsum(a), [[1.0, 2.0, 3.0]]),
+]
+
+
+def run_call(lib, fn, args, **state):
+    arrays = [lib.array(numpy.array(a, dtype=numpy.float64)) for a in args]
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        exc = res = None
+        try:
+            with lib.errstate(**state):
+                res = numpy.array(numpy.asarray(fn(lib, *arrays)))
+        except FloatingPointError as e:
+            exc = (type(e), str(e))
+    return ([(x.category, str(x.message)) for x in w if issubclass(x.category, RuntimeWarning)],
+            exc, res)
+
+
+def compare_call(fn, args, **state):
+    nw, ne, nr = run_call(numpy, fn, args, **state)
+    cw, ce, cr = run_call(cupynum, fn, args, **state)
+    assert cw == nw
+    assert ce == ne
+    if nr is not None:
+        numpy.testing.assert_array_equal(cr, nr)
+    return nw, ne
+
+
+@pytest.mark.parametrize("mode", ["warn", "raise", "ignore"])
+@pytest.mark.parametrize("case", METHOD_CASES, ids=[c[0] for c in METHOD_CASES])
+def test_methods_and_casts_report(case, mode):
+    _, fn, args = case
+    w, e = compare_call(fn, args, all=mode)
+    assert (w or e) if mode != "ignore" else not (w or e)
+
+
+@pytest.mark.parametrize("case", METHOD_CASES, ids=[c[0] for c in METHOD_CASES])
+def test_methods_and_casts_one_category_raises(case):
+    _, fn, args = case
+    for cat in ("divide", "over", "under", "invalid"):
+        compare_call(fn, args, all="warn", **{cat: "raise"})
+
+
+@pytest.mark.parametrize("case", METHOD_SILENT, ids=[c[0] for c in METHOD_SILENT])
+def test_methods_and_casts_silent(case):
+    _, fn, args = case
+    w, e = compare_call(fn, args, all="raise")
+    assert not w and not e
+
+
+def test_cast_raise_leaves_source_unchanged():
+    x = numpy.array([1.0, numpy.nan, 3.0])
+    c = cupynum.array(x)
+    with cupynum.errstate(invalid="raise"):
+        with pytest.raises(FloatingPointError, match="invalid value encountered in cast"):
+            c.astype(numpy.int32)
+    numpy.testing.assert_array_equal(numpy.asarray(c), x)
+
+
+# ---- the op table's flags (ops.def) agree with NumPy's reports --------------------------------
+
+TABLE_OPS = sorted({cupynum._core.op_info(n)["name"] for n in cupynum._core.op_names()
+                    if n != "where"})
+
+
+@pytest.mark.parametrize("name", TABLE_OPS)
+def test_table_flags_match_numpy(name):
+    """SILENT ops report nothing in NumPy on NaN/inf/zero operands (and cupynum agrees); INTDIV
+    ops report division by zero of integers; QUOTIENT ops also report MIN // -1."""
+    info = cupynum._core.op_info(name)
+    u = getattr(numpy, name)
+    special = [numpy.nan, numpy.inf, -numpy.inf, 0.0, -0.0, 1.0, -1.0, 1e308]
+    if info["silent"]:
+        a = numpy.array(special * len(special))
+        b = numpy.repeat(numpy.array(special), len(special))
+        args = [a, b][:u.nin]
+        if any(t.startswith("d" * u.nin) for t in u.types):
+            with numpy.errstate(all="raise"):
+                u(*args)                      # NumPy: silent
+            compare_call(lambda m, *xs: getattr(m, name)(*xs), [x.tolist() for x in args],
+                         all="raise")
+    if info["intdiv"]:
+        a, b = numpy.array([7, -2 ** 31], numpy.int32), numpy.array([0, -1], numpy.int32)
+        with numpy.errstate(all="raise"), pytest.raises(FloatingPointError, match="divide by zero"):
+            u(a[:1], b[:1])
+        with numpy.errstate(divide="ignore", over="raise"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                u(a[1:], b[1:])
+                overflow = False
+            except FloatingPointError:
+                overflow = True
+        assert overflow == info["quotient"], name
+    else:
+        assert not info["quotient"]

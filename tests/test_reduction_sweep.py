@@ -481,3 +481,63 @@ def test_float32_sum_accuracy_no_worse_than_numpy(kind):
     err_np = abs(float(numpy.mean(n)) - exact / n.size)
     err_cp = abs(float(cupynum.mean(c)) - exact / n.size)
     assert err_cp <= err_np * factor + slack / n.size, (err_cp, err_np)
+
+
+# ---- complex nan-extremes: lexicographic order, NaN in either part ignored --------------------
+
+def _complex_nan_data(shape, dtype, seed):
+    rng = numpy.random.default_rng(seed)
+    n = (rng.integers(-2, 3, shape) + 1j * rng.integers(-2, 3, shape)).astype(dtype)
+    n[rng.random(shape) < 0.25] = complex(numpy.nan, 1.0)
+    n[rng.random(shape) < 0.2] = complex(1.0, numpy.nan)
+    n.flat[-1] = complex(-numpy.inf, -3.0)    # below the fill of a NaN-free nanargmax
+    return n
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("name", ["nanmax", "nanmin", "nanargmax", "nanargmin"])
+def test_complex_nan_extremes_native(name, dtype, monkeypatch):
+    n = _complex_nan_data((4, 5, 3), numpy.dtype(dtype), seed=5)
+    n[1, :, 0] = complex(numpy.nan, numpy.nan)          # an all-NaN slice along axis 1
+    c = cupynum.array(n)
+    npf, cpf = getattr(numpy, name), getattr(cupynum, name)
+    cases = [(axis, kd) for axis in (None, 0, 1, -1) for kd in (False, True)]
+    expected = []
+    for axis, kd in cases:
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                r, e = npf(n, axis=axis, keepdims=kd), None
+            except ValueError as ex:
+                r, e = None, ex
+            expected.append((r, e, [str(x.message) for x in w if x.category is RuntimeWarning]))
+    # native: NumPy's nan-function is not called
+    monkeypatch.setattr(numpy, name, lambda *a, **k: pytest.fail(f"numpy.{name} was called"))
+    for (axis, kd), (r, e, msgs) in zip(cases, expected):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                g, ge = cpf(c, axis=axis, keepdims=kd), None
+            except ValueError as ex:
+                g, ge = None, ex
+        assert [str(x.message) for x in w if x.category is RuntimeWarning] == msgs, (axis, kd)
+        if e is not None:
+            assert type(ge) is type(e) and str(ge) == str(e), (axis, kd)
+            continue
+        assert ge is None
+        check(g, r, rtol=0, atol=0)
+
+
+@pytest.mark.parametrize("name", ["nanmax", "nanmin"])
+def test_complex_nan_extremes_initial_and_where(name):
+    n = _complex_nan_data((3, 6), numpy.dtype("complex128"), seed=6)
+    n[0, :] = complex(numpy.nan, 0.0)
+    c = cupynum.array(n)
+    mask = numpy.array([True, False, True, True, False, True])
+    for kw in ({"initial": 0.5 + 0.5j}, {"initial": -9 - 9j, "where": mask}, {"where": mask}):
+        e, ee = _run(lambda: getattr(numpy, name)(n, axis=1, **kw))
+        g, ge = _run(lambda: getattr(cupynum, name)(c, axis=1, **kw))
+        if ee is not None:
+            assert type(ge) is type(ee) and str(ge) == str(ee)
+            continue
+        check(g, e, rtol=0, atol=0)

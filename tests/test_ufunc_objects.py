@@ -250,6 +250,35 @@ def test_reduce_empty_uses_identity():
         check(getattr(cupynum, name).reduce(c, axis=0), getattr(numpy, name).reduce(n, axis=0))
 
 
+def test_op_table_identities_are_numpys():
+    """Every reduction identity of the op table is the NumPy ufunc's identity."""
+    names = [n for n in UFUNC_NAMES if cupynum._core.has_op(n)]
+    assert "logical_and" in names
+    for name in names:
+        ident = cupynum._core.op_info(name)["identity"]
+        if ident is not None:
+            assert getattr(numpy, name).identity == ident, name
+    for name in ("add", "multiply", "logical_and", "logical_or", "logical_xor"):
+        assert cupynum._core.op_info(name)["identity"] is not None, name
+        assert getattr(cupynum, name).identity == getattr(numpy, name).identity
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int32", "float64", "complex128"])
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+def test_logical_reduce_identity(name, dtype):
+    """Empty logical reductions give NumPy's identity, natively (the kernel starts from it)."""
+    npf, cpf = getattr(numpy, name), getattr(cupynum, name)
+    for shape, axis in (((0,), None), ((0, 3), 0), ((3, 0), 1), ((2, 0, 3), (0, 1)), ((4, 3), 0)):
+        n = sample(shape, dtype, seed=3)
+        c = cupynum.array(n)
+        for keepdims in (False, True):
+            check(cpf.reduce(c, axis=axis, keepdims=keepdims),
+                  npf.reduce(n, axis=axis, keepdims=keepdims))
+    check(cpf.reduce([]), npf.reduce([]))
+    e = cupynum.array(numpy.zeros((0, 2), bool))
+    check(cupynum._core.reduce(name, e, (0,), numpy.dtype(bool)), npf.reduce(numpy.zeros((0, 2), bool), axis=0))
+
+
 # ---- accumulate, reduceat, outer, at ----------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", ["bool", "int8", "uint16", "int64", "float32", "float64",

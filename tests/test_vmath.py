@@ -224,3 +224,58 @@ def test_raw_kernel(name, dtype):
             worst = int(numpy.argmax(d))
             assert d[worst] <= bound, (f"{name}({', '.join(str(a[worst]) for a in args)}) = "
                                        f"{got[worst]!r}, NumPy {expected[worst]!r}: {d[worst]} ULP")
+
+
+# ---- spacing: the bits of NumPy's result, and its floating-point reports ----------------------
+
+def spacing_inputs(dtype, seed=0):
+    """Special values (zeros, extremes, subnormals, infinities, NaNs with payloads and signs) and
+    random values over the whole exponent range, of `dtype`."""
+    info = numpy.finfo(dtype)
+    udt = numpy.dtype(f"u{numpy.dtype(dtype).itemsize}")
+    special = numpy.array([0.0, -0.0, 1.0, -1.0, 3.0, -4.0, numpy.inf, -numpy.inf, numpy.nan,
+                           -numpy.nan, info.max, -info.max, info.tiny, -info.tiny,
+                           info.smallest_subnormal, -info.smallest_subnormal], dtype=dtype)
+    half_tiny = (special[12:14] / dtype(2)).astype(dtype)
+    nbits = 8 * udt.itemsize
+    mant = info.nmant
+    exp_mask = ((1 << (nbits - 1 - mant)) - 1) << mant
+    payload_nans = numpy.array([exp_mask | (1 << (mant - 1)) | 0x123, exp_mask | 1,
+                                (1 << (nbits - 1)) | exp_mask | 1], dtype=udt).view(dtype)
+    rng = numpy.random.default_rng(seed)
+    raw = rng.integers(0, numpy.iinfo(udt).max, size=4099, dtype=udt, endpoint=True).view(dtype)
+    return numpy.concatenate([special, half_tiny, payload_nans, raw])
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.float16],
+                         ids=["f64", "f32", "f16"])
+def test_spacing_bitwise(dtype):
+    x = spacing_inputs(dtype)
+    udt = numpy.dtype(f"u{numpy.dtype(dtype).itemsize}")
+    c = cupynum.array(x)
+    with numpy.errstate(all="ignore"), cupynum.errstate(all="ignore"):
+        # contiguous (the vector loop), strided, and a length that leaves a vector tail
+        for got, src in ((cupynum.spacing(c), x), (cupynum.spacing(c[::3]), x[::3]),
+                         (cupynum.spacing(c[:37]), x[:37])):
+            numpy.testing.assert_array_equal(numpy.asarray(got).view(udt),
+                                             numpy.spacing(src).view(udt))
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.float16],
+                         ids=["f64", "f32", "f16"])
+def test_spacing_reports_as_numpy(dtype):
+    """Each special value alone (and among ordinary ones, in a vector) gives NumPy's report."""
+    for v in spacing_inputs(dtype)[:21]:
+        for n in (1, 40):
+            x = numpy.full(n, v, dtype=dtype)
+            x[n // 2:] = v if n == 1 else dtype(1.5)
+            x[0] = v
+            outcomes = []
+            for mod in (numpy, cupynum):
+                with mod.errstate(all="raise"):
+                    try:
+                        numpy.asarray(mod.spacing(mod.array(x)))
+                        outcomes.append(None)
+                    except FloatingPointError as e:
+                        outcomes.append(str(e))
+            assert outcomes[1] == outcomes[0], (v, n)

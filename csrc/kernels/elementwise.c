@@ -55,25 +55,22 @@
         }                                                                                 \
     }
 
-/* Integer division and remainder by zero give 0 with NumPy's "divide by zero" report, and
- * MIN // -1 wraps with its "overflow" report; float loops report through the status flags.
- * (The test folds to a constant: the check costs nothing in other loops.) */
+/* Integer division and remainder by zero (ops.def's INTDIV) give 0 with NumPy's "divide by zero"
+ * report, and MIN // -1 (QUOTIENT) wraps with its "overflow" report; float loops report through
+ * the status flags.  (The tests fold to constants: the check costs nothing in other loops.) */
 #define INT_CLS_B 0
 #define INT_CLS_I 1
 #define INT_CLS_U 1
 #define INT_CLS_F 0
 #define INT_CLS_C 0
 #define INT_DIV_CHECK(E, ISINT, SIGNED, T, IA, IB)                                                  \
-    if (ISINT && (CPN_OP_##E == CPN_OP_FLOOR_DIVIDE || CPN_OP_##E == CPN_OP_REMAINDER || \
-                          CPN_OP_##E == CPN_OP_FMOD || CPN_OP_##E == CPN_OP_DIVMOD)) {        \
+    if (ISINT && (CPN_OPFLAGS_##E & CPN_OPF_INTDIV)) {                                     \
         unsigned f = 0;                                                                   \
         for (int64_t i = 0; i < n; i++) {                                                 \
             T b = *(const T *)(args[IB] + i * st[IB]);                                    \
             if (b == 0) {                                                                 \
                 f |= CPN_FPE_DIVIDE;                                                      \
-            } else if (SIGNED &&                                                \
-                       (CPN_OP_##E == CPN_OP_FLOOR_DIVIDE || CPN_OP_##E == CPN_OP_DIVMOD) && \
-                       b == (T)-1) {                                                      \
+            } else if (SIGNED && (CPN_OPFLAGS_##E & CPN_OPF_QUOTIENT) && b == (T)-1) {  \
                 int64_t a = (int64_t) * (const T *)(args[IA] + i * st[IA]);               \
                 if (a == (int64_t)((uint64_t)-1 << ((8 * sizeof(T) - 1) & 63))) f |= CPN_FPE_OVERFLOW; \
             }                                                                             \
@@ -163,7 +160,7 @@
         }                                                                                 \
     }
 
-#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT) CPN_DTYPES_##DTS(LOOP_##NIN##_##NOUT, E, FN, IN1, O1)
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL) CPN_DTYPES_##DTS(LOOP_##NIN##_##NOUT, E, FN, IN1, O1)
 #include "ops.def"
 #undef OP
 
@@ -172,7 +169,7 @@
 #define ROW(DTE, S, T, CLS, FN) [CPN_DTYPE_##DTE] = loop_##FN##_##S,
 
 static const cpn_loop_fn loop_table[][CPN_DTYPE_COUNT] = {
-#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT) [CPN_OP_##E] = {CPN_DTYPES_##DTS(ROW, FN)},
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL) [CPN_OP_##E] = {CPN_DTYPES_##DTS(ROW, FN)},
 #include "ops.def"
 #undef OP
 };

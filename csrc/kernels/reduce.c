@@ -6,7 +6,13 @@
  * int64 copy of the array) and folded into the accumulator.  Float sums fold each block pairwise
  * (NumPy's pairwise summation), so error grows like log(n).  Work is split over threads by output
  * element, or, for few outputs, by ranges of the reduced space whose partial results are combined
- * in a fixed order (deterministic for a given thread count). */
+ * in a fixed order (deterministic for a given thread count).
+ *
+ * Floating-point status: every worker clears its thread's flags before its share and reads them
+ * after; what they show goes to the kernels' accumulator (cpn_kernel_fpe_put), as cpn_iterate
+ * does for element-wise loops, so the executor reports a reduction's overflow or invalid value
+ * under numpy.errstate. */
+#include <fenv.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -198,8 +204,8 @@ static void fold_range(struct rgeom *g, const char *base, int64_t rb, int64_t re
     if (fill) do_fold(g, acc, buf, fill);
 }
 
-/* Start accumulator acc: the initial value, 0 or 1 for add/multiply, else the first reduced
- * element at `base`.  Returns the first reduced index still to fold (1 when the first element
+/* Start accumulator acc: the initial value, the op's identity (0 or 1: add, multiply, the logical
+ * ops), else the first reduced element at `base`.  Returns the first reduced index still to fold (1 when the first element
  * started it, except for maximum/minimum, whose refold of it is harmless and keeps the split
  * path simple). */
 static int64_t start_acc(const struct rgeom *g, void *acc, const char *base)
@@ -211,8 +217,9 @@ static int64_t start_acc(const struct rgeom *g, void *acc, const char *base)
     }
     enum cpn_opcode code = g->code;
     enum cpn_dtype dt = g->acc_dt;
-    if (code == CPN_OP_ADD) return 0;   /* +0.0, as NumPy's sum without initial */
-    if (code == CPN_OP_MULTIPLY) {
+    enum cpn_identity ident = cpn_op_info(code)->identity;
+    if (ident == CPN_IDENT_ZERO) return 0;   /* +0.0, as NumPy's sum without initial */
+    if (ident == CPN_IDENT_ONE) {
         int64_t one = 1;
         char *args[2] = {(char *)&one, acc};
         int64_t st[2] = {0, 0};
@@ -242,7 +249,11 @@ static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
     cpn_loop_fn to_acc = cpn_kernel_cast(g->in_dt, g->acc_dt);
     int nth = cpn_kernel_threads();
     if (ntasks < 2 || nouter * L * g->nred < 32768) nth = 1;
-#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1)
+    unsigned hw = 0;
+#pragma omp parallel num_threads(nth) if (nth > 1) reduction(|: hw)
+    {
+    feclearexcept(FE_ALL_EXCEPT);
+#pragma omp for schedule(static)
     for (int64_t t = 0; t < ntasks; t++) {
         _Alignas(64) unsigned char buf[BLOCK * 16];
         int64_t o = t / nblk, j0 = (t % nblk) * BLOCK, len = L - j0 < BLOCK ? L - j0 : BLOCK;
@@ -254,7 +265,7 @@ static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
             q /= g->kshape[d];
         }
         int64_t first = 0;
-        if (g->initial || code == CPN_OP_ADD || code == CPN_OP_MULTIPLY) {
+        if (g->initial || cpn_op_info(code)->identity != CPN_IDENT_NONE) {
             _Alignas(16) unsigned char ident[16];
             start_acc(g, ident, base);
             char *a[2] = {(char *)ident, dst};
@@ -288,6 +299,9 @@ static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
             if (ctx.err) __atomic_store_n(&g->err, 1, __ATOMIC_RELAXED);
         }
     }
+    hw |= cpn_kernel_fpe_status();
+    }
+    cpn_kernel_fpe_put(hw, 0);
 }
 
 enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, enum cpn_dtype acc_dt,
@@ -362,8 +376,12 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
     int nth = cpn_kernel_threads();
     if (nout * g.nred < 32768) nth = 1;
     /* Only the associative fast folds split one output's reduced space over threads. */
+    unsigned hw = 0;
     if (nout >= nth || !g.fold) {
-#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1)
+#pragma omp parallel num_threads(nth) if (nth > 1) reduction(|: hw)
+        {
+        feclearexcept(FE_ALL_EXCEPT);
+#pragma omp for schedule(static)
         for (int64_t o = 0; o < nout; o++) {
             _Alignas(16) unsigned char acc[16];
             const char *base = kept_origin(&g, o);
@@ -371,6 +389,9 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
             if (g.nred > first) fold_range(&g, base, first, g.nred, acc);
             memcpy(kept_output(&g, out, okstride, o), acc, g.acc_size);
         }
+        hw |= cpn_kernel_fpe_status();
+        }
+        cpn_kernel_fpe_put(hw, 0);
         return g.err ? cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.")
                      : CPN_OK;
     }
@@ -380,19 +401,24 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
         const char *base = kept_origin(&g, o);
         if (nth > 64) nth = 64;
         const void *init = g.initial;
-#pragma omp parallel for num_threads(nth) schedule(static)
+#pragma omp parallel for num_threads(nth) schedule(static) reduction(|: hw)
         for (int t = 0; t < nth; t++) {
             struct rgeom gt = g;      /* the initial value starts partial 0 only */
             if (t > 0) gt.initial = NULL;
             (void)init;
+            feclearexcept(FE_ALL_EXCEPT);
             start_acc(&gt, part[t], base);
             fold_range(&gt, base, g.nred * t / nth, g.nred * (t + 1) / nth, part[t]);
+            hw |= cpn_kernel_fpe_status();
         }
         _Alignas(16) unsigned char acc[16];
         memcpy(acc, part[0], 16);
+        feclearexcept(FE_ALL_EXCEPT);
         for (int t = 1; t < nth; t++) g.fold(acc, part[t], 1);
+        hw |= cpn_kernel_fpe_status();
         memcpy(kept_output(&g, out, okstride, o), acc, g.acc_size);
     }
+    cpn_kernel_fpe_put(hw, 0);
     return CPN_OK;
 }
 

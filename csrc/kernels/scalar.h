@@ -17,6 +17,7 @@
 #endif
 #ifndef __CUDACC__
 #include <complex.h>
+#include <fenv.h>
 #endif
 
 #ifdef __CUDACC__
@@ -366,16 +367,72 @@ CPN_REAL_LIST(CPN_DEF_REAL)
     CPN_SI T cpn_arctanh_##S(T a) { return (T)atanh##LS((W)a); }
 CPN_REAL_LIST(CPN_DEF_REAL_MATH)
 
-/* nextafter and spacing: libm's for float and double; NumPy's spacing is the step away from
- * zero (from +0 for either zero), NaN at infinities. */
+/* nextafter: libm's for float and double. */
 #define CPN_DEF_NEXT(S, T, LS)                                                            \
-    CPN_SI T cpn_nextafter_##S(T a, T b) { return nextafter##LS(a, b); }                  \
+    CPN_SI T cpn_nextafter_##S(T a, T b) { return nextafter##LS(a, b); }
+
+/* spacing, NumPy's npy_spacing on the bits: the step from a to its neighbour away from zero
+ * (+smallest subnormal at either zero), NaN at the infinities, a NaN passed through (quieted);
+ * "overflow" at the largest finite values (the result is an infinity) and "underflow" for
+ * subnormal inputs, as NumPy reports them.  Branch-free, so the loop vectorises: each lane
+ * computes every candidate on a masked operand (1.0 where the candidate does not apply), so that
+ * no lane raises a flag NumPy does not, and picks its answer with bit masks (GCC, honouring
+ * -ftrapping-math, turns ?: around floating-point operations into branches, which stop the
+ * vectoriser). */
+#ifdef __CUDA_ARCH__   /* device code: the intrinsics */
+#define CPN_BITS_f64(x) ((uint64_t)__double_as_longlong(x))
+#define CPN_FROM_BITS_f64(u) __longlong_as_double((long long)(u))
+#define CPN_BITS_f32(x) ((uint32_t)__float_as_int(x))
+#define CPN_FROM_BITS_f32(u) __int_as_float((int)(u))
+#else                  /* C, and the host pass of nvcc (C++): a union */
+#define CPN_DEF_BITS(S, T, U)                                                             \
+    CPN_SI U CPN_BITS_##S(T x)                                                            \
+    {                                                                                     \
+        union { T f; U u; } c;                                                            \
+        c.f = x;                                                                          \
+        return c.u;                                                                       \
+    }                                                                                     \
+    CPN_SI T CPN_FROM_BITS_##S(U u)                                                       \
+    {                                                                                     \
+        union { U u; T f; } c;                                                            \
+        c.u = u;                                                                          \
+        return c.f;                                                                       \
+    }
+CPN_DEF_BITS(f64, double, uint64_t)
+CPN_DEF_BITS(f32, float, uint32_t)
+#endif
+/* the bits of t where mask m is all ones, of f where it is zero */
+#define CPN_SEL(m, t, f) (((t) & (m)) | ((f) & ~(m)))
+/* S, T, unsigned and signed integers of T's width, the magnitude mask, the largest finite
+ * magnitude, the exponent mask (infinity), the smallest normal, half an ulp of 1 (the largest
+ * finite value plus itself times it rounds to infinity; nothing smaller does) */
+#define CPN_DEF_SPACING(S, T, U, I, MAG, MAXF, EXPM, MINN, HALF_EPS)                     \
     CPN_SI T cpn_spacing_##S(T a)                                                         \
     {                                                                                     \
-        if (isinf(a)) return (T)NAN;                                                      \
-        if (a == 0) return nextafter##LS((T)0, (T)INFINITY);                              \
-        return nextafter##LS(a, copysign##LS((T)INFINITY, a)) - a;                        \
+        const U u = CPN_BITS_##S(a), one = CPN_BITS_##S((T)1);                            \
+        const I m = (I)(u & MAG);                                                         \
+        const U step = (U)0 - (U)((m > 0) & (m <= (I)MAXF));                              \
+        const U big = (U)0 - (U)(m == (I)MAXF), sub = (U)0 - (U)((m > 0) & (m < (I)MINN)); \
+        const U zero = (U)0 - (U)(m == 0), inf = (U)0 - (U)(m == (I)EXPM);               \
+        const U isn = (U)0 - (U)(m > (I)EXPM);                                            \
+        const U xb = CPN_SEL(step, u, one);                                               \
+        const T x = CPN_FROM_BITS_##S(xb), o = CPN_FROM_BITS_##S(CPN_SEL(big, u, one));   \
+        const T s = CPN_FROM_BITS_##S(CPN_SEL(sub, u, one));                              \
+        const T q = CPN_FROM_BITS_##S(CPN_SEL(isn, u, (U)0));                             \
+        const T r = CPN_FROM_BITS_##S(xb + 1) - x;                                        \
+        const T ov = o + o * (T)HALF_EPS;       /* overflows only at the largest finite */ \
+        const T un = r + s * (T)HALF_EPS * (T)0;    /* underflows only for a subnormal */ \
+        const T qn = q - q;                                                               \
+        U v = CPN_SEL(big, CPN_BITS_##S(ov), CPN_BITS_##S(r));                            \
+        v = CPN_SEL(sub, CPN_BITS_##S(un), v);                                            \
+        v = CPN_SEL(zero, (U)1, v);                                                       \
+        v = CPN_SEL(inf, CPN_BITS_##S((T)NAN), v);                                        \
+        return CPN_FROM_BITS_##S(CPN_SEL(isn, CPN_BITS_##S(qn), v));                      \
     }
+CPN_DEF_SPACING(f64, double, uint64_t, int64_t, 0x7fffffffffffffffull, 0x7fefffffffffffffull,
+                0x7ff0000000000000ull, 0x0010000000000000ull, 0x1p-53)
+CPN_DEF_SPACING(f32, float, uint32_t, int32_t, 0x7fffffffu, 0x7f7fffffu, 0x7f800000u,
+                0x00800000u, 0x1p-24f)
 CPN_DEF_NEXT(f32, float, f)
 CPN_DEF_NEXT(f64, double, )
 CPN_SI double cpn_float_power_f64(double a, double b) { return cpn_power_f64(a, b); }
@@ -407,8 +464,13 @@ CPN_SI _Float16 cpn_nextafter_f16(_Float16 a, _Float16 b)
 CPN_SI _Float16 cpn_spacing_f16(_Float16 a)
 {
     uint16_t h = cpn_half_bits(a), e = h & 0x7c00u, sig = h & 0x03ffu, r;
-    if (e == 0x7c00u) r = 0x7e00u;
-    else if (h == 0x7bffu) r = 0x7c00u;
+    if (e == 0x7c00u) {
+        r = 0x7e00u;
+        feraiseexcept(FE_INVALID);   /* NumPy's npy_half_spacing reports these two */
+    } else if (h == 0x7bffu) {
+        r = 0x7c00u;
+        feraiseexcept(FE_OVERFLOW);
+    }
     else if ((h & 0x8000u) && sig == 0) {
         if (e > 0x2c00u) r = (uint16_t)(e - 0x2c00u);
         else if (e > 0x0400u) r = (uint16_t)(1u << ((e >> 10) - 2));

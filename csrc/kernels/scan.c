@@ -4,7 +4,11 @@
  * by slab (every lane advanced one step per call of the op's threaded n-d loop: many short lanes,
  * e.g. cumsum(axis=0) of a matrix) or lane by lane (each lane one call of the op's inner loop
  * with the output read one element behind: few long lanes).  Summation order is NumPy's
- * (sequential along the axis), so results match to rounding. */
+ * (sequential along the axis), so results match to rounding.
+ *
+ * Floating-point status: the slab path goes through cpn_iterate, which collects the flags; the
+ * lane path runs the loops itself on this thread and hands its flags to the same accumulator. */
+#include <fenv.h>
 #include <string.h>
 
 #include "kernels.h"
@@ -46,6 +50,7 @@ enum cpn_status cpn_kernel_scan(enum cpn_opcode code, enum cpn_dtype dt, const c
             cpn_iterate(loop, 3, p, sd, sshape, st, &ctx);
         }
     } else {
+        feclearexcept(FE_ALL_EXCEPT);
         for (int64_t l = 0; l < nlanes; l++) {
             const char *ip = in;
             char *op = out;
@@ -63,6 +68,7 @@ enum cpn_status cpn_kernel_scan(enum cpn_opcode code, enum cpn_dtype dt, const c
              * order (the vector overrides load a whole vector of inputs before storing). */
             seq(p, s3, n - 1, &ctx);
         }
+        cpn_kernel_fpe_put(cpn_kernel_fpe_status(), __atomic_load_n(&ctx.fpe, __ATOMIC_RELAXED));
     }
     return ctx.err ? cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.")
                    : CPN_OK;

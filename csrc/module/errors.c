@@ -53,8 +53,11 @@ int cpn_flush(void)
 int cpn_submit(const struct cpn_op *op)
 {
     struct cpn_op rec = *op;
-    /* Element-wise ops carry NumPy's error mode of the moment they are submitted. */
-    if (rec.kind == CPN_OPK_ELEMENTWISE && cpn_errstate_mode(&rec.fpmode) < 0) return -1;
+    /* Ops whose arithmetic NumPy checks (element-wise, casts, reductions, scans) carry NumPy's
+     * error mode of the moment they are submitted. */
+    bool checked = rec.kind == CPN_OPK_ELEMENTWISE || rec.kind == CPN_OPK_CAST ||
+                   rec.kind == CPN_OPK_REDUCE || rec.kind == CPN_OPK_SCAN;
+    if (checked && cpn_errstate_mode(&rec.fpmode) < 0) return -1;
     if (after_flush(cpn_queue_submit(&rec)) < 0) return -1;
     /* Under a 'raise' mode the op runs now, so FloatingPointError comes from the very call, as in
      * NumPy (try/except around it works).  The mode is the same on every rank: a deterministic

@@ -83,7 +83,7 @@ static PyObject *errcall(void)
 /* One report: NumPy's _error_handler for each flagged category in order. */
 static int report_one(const struct cpn_fpe_report *r)
 {
-    const char *name = cpn_op_info(r->code)->name;
+    const char *name = r->name;
     int first = 1;
     for (int c = 0; c < CPN_FPCAT_COUNT; c++) {
         if (!(r->flags & (1u << c))) continue;

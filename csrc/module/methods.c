@@ -222,6 +222,27 @@ static PyObject *mod_has_op(PyObject *m, PyObject *name)
     return PyBool_FromLong(code >= 0 && code != CPN_OP_WHERE);
 }
 
+/* op_info(name): the table row of op `name` (or an alias) as a dict: name, nin, nout, identity
+ * (None, 0 or 1) and the flags silent, intdiv, quotient (bools); KeyError for a name the table
+ * lacks. */
+static PyObject *mod_op_info(PyObject *m, PyObject *name)
+{
+    (void)m;
+    const char *s = PyUnicode_AsUTF8(name);
+    if (!s) return NULL;
+    int code = cpn_op_lookup(s);
+    if (code < 0) return PyErr_Format(PyExc_KeyError, "%s", s);
+    const struct cpn_op_info *info = cpn_op_info(code);
+    PyObject *ident = info->identity == CPN_IDENT_NONE ? Py_NewRef(Py_None)
+                                                       : PyLong_FromLong(info->identity == CPN_IDENT_ONE);
+    if (!ident) return NULL;
+    return Py_BuildValue("{s:s,s:i,s:i,s:N,s:O,s:O,s:O}", "name", info->name, "nin", info->nin,
+                         "nout", info->nout, "identity", ident,
+                         "silent", info->flags & CPN_OPF_SILENT ? Py_True : Py_False,
+                         "intdiv", info->flags & CPN_OPF_INTDIV ? Py_True : Py_False,
+                         "quotient", info->flags & CPN_OPF_QUOTIENT ? Py_True : Py_False);
+}
+
 /* The binary op `name` of the table, or -1 with KeyError. */
 static int binary_op(const char *name)
 {
@@ -250,13 +271,17 @@ static int axes_mask(PyObject *axes_o, const struct cpn_view *v, uint64_t *mask)
     return 0;
 }
 
-/* reduce(name, a, axes, acc_dtype, initial=None): a new array of the kept dimensions in
- * acc_dtype; `initial` (packed as acc_dtype) starts every accumulator. */
+/* reduce(name, a, axes, acc_dtype, initial=None, segment=0): a new array of the kept dimensions
+ * in acc_dtype; `initial` (packed as acc_dtype) starts every accumulator; `segment` (CPN_REDUCEAT_*
+ * bits: 1 a segment of ufunc.reduceat, 2 its first, 4 its last) makes the floating-point reports
+ * those of one reduceat. */
 static PyObject *mod_reduce(PyObject *m, PyObject *args)
 {
     const char *name;
     PyObject *a, *axes_o, *dtype_o, *initial = Py_None;
-    if (!PyArg_ParseTuple(args, "sOOO|O", &name, &a, &axes_o, &dtype_o, &initial) || check_array(a) < 0)
+    int segment = 0;
+    if (!PyArg_ParseTuple(args, "sOOO|Oi", &name, &a, &axes_o, &dtype_o, &initial, &segment) ||
+        check_array(a) < 0)
         return NULL;
     int code = binary_op(name);
     if (code < 0) return NULL;
@@ -274,6 +299,7 @@ static PyObject *mod_reduce(PyObject *m, PyObject *args)
         else shape[nd++] = v->shape[d];
     }
     struct cpn_op op = {.kind = CPN_OPK_REDUCE, .code = code, .nin = 1, .nout = 1, .axes = mask};
+    op.iparam[1] = segment & (CPN_REDUCEAT_SEGMENT | CPN_REDUCEAT_FIRST | CPN_REDUCEAT_LAST);
     if (initial != Py_None) {
         if (cpn_pack_scalar(initial, dt, &op.scalar[1]) < 0) return NULL;
         op.iparam[0] = 1;
@@ -742,7 +768,9 @@ PyMethodDef cpn_module_methods[] = {
      "two-output ops a tuple of nout entries (None or ndarray); two-output ops return a tuple."},
     {"op_names", mod_op_names, METH_NOARGS, "Every name (ops and aliases) _core.ufunc accepts."},
     {"has_op", mod_has_op, METH_O, "Is `name` an op of the table?"},
-    {"reduce", mod_reduce, METH_VARARGS, "reduce(name, a, axes, dtype, initial=None): a new array."},
+    {"op_info", mod_op_info, METH_O, "op_info(name): the op table's row of `name` as a dict."},
+    {"reduce", mod_reduce, METH_VARARGS,
+     "reduce(name, a, axes, dtype, initial=None, segment=0): a new array."},
     {"argreduce", mod_argreduce, METH_VARARGS, "argreduce('maximum'|'minimum', a, axes): int64 indices."},
     {"scan", mod_scan, METH_VARARGS, "scan(name, a, axis): accumulate along axis, in a's dtype."},
     {"quantile", mod_quantile, METH_VARARGS,

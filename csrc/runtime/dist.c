@@ -13,6 +13,7 @@
  * `a[1:] += a[:-1]` reads the old values everywhere. */
 #include "dist.h"
 
+#include <fenv.h>
 #include <math.h>
 #include <string.h>
 
@@ -932,6 +933,7 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
     if (st != CPN_OK) goto done;
     /* Combine in rank order: the same result on every rank. */
     cpn_loop_fn combine = cpn_kernel_elementwise(op->code, acc);
+    feclearexcept(FE_ALL_EXCEPT);   /* every rank combines alike: the same flags everywhere */
     for (int r = 1; r < P && nout; r++) {
         char *args[3] = {all, all + (size_t)r * bytes, all};
         int64_t cst[3] = {(int64_t)item, (int64_t)item, (int64_t)item};
@@ -942,6 +944,7 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
         int64_t cst[3] = {0, (int64_t)item, (int64_t)item};
         combine(args, cst, nout, NULL);
     }
+    cpn_kernel_fpe_put(cpn_kernel_fpe_status(), 0);
     memcpy(dst, all, bytes);
 done:
     cpn_free(part);

@@ -14,6 +14,7 @@
 static struct cpn_fpe_report *reports;
 static int n_reports, cap_reports;
 static bool stopped;   /* an op of this flush failed: later ops report nothing */
+static unsigned segment_hw, segment_sw;   /* findings of a reduceat's segments so far */
 
 const char *cpn_fpcat_name(enum cpn_fpcat cat)
 {
@@ -22,24 +23,54 @@ const char *cpn_fpcat_name(enum cpn_fpcat cat)
     return (unsigned)cat < CPN_FPCAT_COUNT ? names[cat] : "?";
 }
 
-/* Ops whose loops set status flags NumPy does not report: ordered comparisons of NaN raise
- * 'invalid' in C, and NumPy's comparison, maximum/minimum, rounding and sign loops clear it. */
-static bool silent_op(int code)
+/* Ops whose loops set status flags NumPy does not report (ops.def's SILENT): ordered comparisons
+ * of NaN raise 'invalid' in C, and NumPy's comparison, maximum/minimum, rounding and sign loops
+ * clear it. */
+static bool silent_op(int code) { return cpn_op_info(code)->flags & CPN_OPF_SILENT; }
+
+/* The dtype whose arithmetic the op's status flags come from: a cast's source. */
+static enum cpn_dtype flag_dtype(const struct cpn_op *op)
 {
-    switch (code) {
-    case CPN_OP_MAXIMUM: case CPN_OP_MINIMUM: case CPN_OP_FMAX: case CPN_OP_FMIN:
-    case CPN_OP_FLOOR: case CPN_OP_CEIL: case CPN_OP_TRUNC: case CPN_OP_RINT:
-    case CPN_OP_ABSOLUTE: case CPN_OP_FABS: case CPN_OP_NEGATIVE: case CPN_OP_POSITIVE:
-    case CPN_OP_SIGN: case CPN_OP_COPYSIGN: case CPN_OP_HEAVISIDE: case CPN_OP_CONJUGATE:
-        return true;
-    default:
-        return cpn_op_info(code)->out[0] == CPN_RESULT_BOOL;
-    }
+    if (op->kind == CPN_OPK_CAST && op->in[0]) return op->in[0]->dtype;
+    return op->dtype;
+}
+
+static bool float_like(enum cpn_dtype dt)
+{
+    enum cpn_dtype_class c = cpn_dtype_class(dt);
+    return c == CPN_CLASS_FLOAT || c == CPN_CLASS_COMPLEX;
 }
 
 bool cpn_fperr_watches(const struct cpn_op *op)
 {
-    return op->kind == CPN_OPK_ELEMENTWISE && op->fpmode != 0 && !silent_op(op->code);
+    if (op->fpmode == 0) return false;
+    switch (op->kind) {
+    case CPN_OPK_ELEMENTWISE:
+    case CPN_OPK_REDUCE:
+    case CPN_OPK_SCAN:
+        return !silent_op(op->code);
+    case CPN_OPK_CAST:   /* float -> narrower float overflows, float -> int is invalid at NaN */
+        return op->in[0] && float_like(op->in[0]->dtype) && op->in[0]->dtype != op->out[0]->dtype;
+    default:
+        return false;
+    }
+}
+
+bool cpn_fperr_may_report(const struct cpn_op *op)
+{
+    if (!cpn_fperr_watches(op)) return false;
+    if (float_like(flag_dtype(op))) return true;
+    return op->kind == CPN_OPK_ELEMENTWISE && (cpn_op_info(op->code)->flags & CPN_OPF_INTDIV);
+}
+
+const char *cpn_fperr_op_name(const struct cpn_op *op)
+{
+    switch (op->kind) {
+    case CPN_OPK_CAST: return "cast";
+    case CPN_OPK_REDUCE: return op->iparam[1] & CPN_REDUCEAT_SEGMENT ? "reduceat" : "reduce";
+    case CPN_OPK_SCAN: return "accumulate";
+    default: return cpn_op_info(op->code)->name;
+    }
 }
 
 void cpn_fperr_begin_op(void)
@@ -48,7 +79,7 @@ void cpn_fperr_begin_op(void)
     cpn_kernel_fpe_take(&hw, &sw);   /* forget what earlier, unwatched ops left */
 }
 
-static enum cpn_status add_report(int code, unsigned flags, uint16_t mode)
+static enum cpn_status add_report(const struct cpn_op *op, unsigned flags)
 {
     if (n_reports == cap_reports) {
         int ncap = cap_reports ? 2 * cap_reports : 64;
@@ -59,7 +90,8 @@ static enum cpn_status add_report(int code, unsigned flags, uint16_t mode)
         reports = n;
         cap_reports = ncap;
     }
-    reports[n_reports++] = (struct cpn_fpe_report){.code = code, .flags = flags, .mode = mode};
+    reports[n_reports++] = (struct cpn_fpe_report){.code = op->code, .name = cpn_fperr_op_name(op),
+                                                   .flags = flags, .mode = op->fpmode};
     return CPN_OK;
 }
 
@@ -68,9 +100,20 @@ enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, bool dist)
     unsigned hw, sw, raise_mask = 0, report_mask = 0;
     cpn_kernel_fpe_take(&hw, &sw);
     if (stopped) return CPN_OK;
-    enum cpn_dtype_class cls = cpn_dtype_class(op->dtype);
+    if (op->kind == CPN_OPK_REDUCE && (op->iparam[1] & CPN_REDUCEAT_SEGMENT)) {
+        /* One reduceat, one report: gather the segments' findings until the last one. */
+        if (op->iparam[1] & CPN_REDUCEAT_FIRST) segment_hw = segment_sw = 0;
+        hw |= segment_hw;
+        sw |= segment_sw;
+        if (!(op->iparam[1] & CPN_REDUCEAT_LAST)) {
+            segment_hw = hw;
+            segment_sw = sw;
+            return CPN_OK;
+        }
+        segment_hw = segment_sw = 0;
+    }
     /* Integer loops report only what they found themselves (division by zero). */
-    uint32_t flags = sw | (cls == CPN_CLASS_FLOAT || cls == CPN_CLASS_COMPLEX ? hw : 0);
+    uint32_t flags = sw | (float_like(flag_dtype(op)) ? hw : 0);
     for (int c = 0; c < CPN_FPCAT_COUNT; c++) {
         enum cpn_fpmode m = cpn_fpmode_of(op->fpmode, (enum cpn_fpcat)c);
         if (m == CPN_FPMODE_RAISE) raise_mask |= 1u << c;
@@ -82,13 +125,13 @@ enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, bool dist)
         if (!(flags & raise_mask & (1u << c))) continue;
         unsigned before = flags & report_mask & ((1u << c) - 1);
         /* Agreed already; the flush's OR leaves a value every rank holds unchanged. */
-        if (before) CPN_TRY(add_report(op->code, before, op->fpmode));
+        if (before) CPN_TRY(add_report(op, before));
         stopped = true;
         return cpn_error(CPN_ERR_FLOAT, "%s encountered in %s", cpn_fpcat_name((enum cpn_fpcat)c),
-                         cpn_op_info(op->code)->name);
+                         cpn_fperr_op_name(op));
     }
     if ((flags & report_mask) || (dist && report_mask))
-        CPN_TRY(add_report(op->code, flags & report_mask, op->fpmode));
+        CPN_TRY(add_report(op, flags & report_mask));
     return CPN_OK;
 }
 

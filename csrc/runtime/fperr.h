@@ -1,7 +1,7 @@
 /* fperr.h: NumPy's floating-point error state (numpy.errstate / seterr) in the deferred runtime.
  *
- * The module captures NumPy's error mode when an element-wise op is submitted (op->fpmode: three
- * bits per category, NumPy's own layout and mode numbers).  At execution the queue asks here
+ * The module captures NumPy's error mode when an element-wise op, cast, reduction or scan is
+ * submitted (op->fpmode: three bits per category, NumPy's own layout and mode numbers).  At execution the queue asks here
  * what the op's loops found (kernels.h: status flags and the loops' own findings) and:
  *   - a category in mode 'raise' fails the op with CPN_ERR_FLOAT and NumPy's message
  *     ("divide by zero encountered in divide"), poisoning its result like any failed op;
@@ -41,9 +41,18 @@ const char *cpn_fpcat_name(enum cpn_fpcat cat);
  * neither ignore nor raise) under error mode `mode`. */
 struct cpn_fpe_report {
     int code;
+    const char *name;   /* NumPy's word for where: the ufunc's name, "cast", "reduce"... */
     unsigned flags;
     uint16_t mode;
 };
+
+/* NumPy's name of what op reports, as its messages say: the ufunc name of an element-wise op,
+ * "cast" for casts, "reduce" (or "reduceat": iparam[1] set) for reductions, "accumulate" for
+ * scans.  A static string.  Local. */
+const char *cpn_fperr_op_name(const struct cpn_op *op);
+/* Could executing op report a floating-point error under its error mode?  (Watched, and its
+ * loops are floating-point or integer division.)  Local. */
+bool cpn_fperr_may_report(const struct cpn_op *op);
 
 /* The queue's calls, in flush order.  cpn_fperr_watches: does the op's result need checking?
  * begin_op before executing it, end_op after it succeeded (returns CPN_ERR_FLOAT under 'raise';

@@ -118,21 +118,12 @@ static bool op_local(const struct cpn_op *op)
 
 /* Nothing can read what op `i` writes: every output is an unowned root store that no later op
  * names. */
-/* Could executing op report a floating-point error under its error mode?  Float and complex
- * loops, and integer division (by zero). */
-static bool may_report(const struct cpn_op *op)
-{
-    if (!cpn_fperr_watches(op)) return false;
-    enum cpn_dtype_class c = cpn_dtype_class(op->dtype);
-    return c == CPN_CLASS_FLOAT || c == CPN_CLASS_COMPLEX || op->code == CPN_OP_FLOOR_DIVIDE ||
-           op->code == CPN_OP_REMAINDER || op->code == CPN_OP_FMOD || op->code == CPN_OP_DIVMOD;
-}
-
 static bool droppable(const struct cpn_op *op, int i)
 {
     /* An op whose loops may report floating-point errors under its error mode runs: NumPy would
      * have computed it and warned (or called, logged, raised). */
-    if (op->nout == 0 || may_fail_on_data(op) || !op_local(op) || may_report(op)) return false;
+    if (op->nout == 0 || may_fail_on_data(op) || !op_local(op) || cpn_fperr_may_report(op))
+        return false;
     for (int k = 0; k < op->nout; k++) {
         const struct cpn_store *s = op->out[k]->store;
         if (s->root || s->q_owned || s->q_last != i) return false;
@@ -633,7 +624,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
                         if (vs[q]->store == s && !cpn_view_same(vs[q], ov)) same = false;
                     if (ops[j].kind == CPN_OPK_REDUCE && ops[j].out[0]->store == s) same = false;
                 }
-                if (same && s->q_last == start + k && !may_report(op)) {
+                if (same && s->q_last == start + k && !cpn_fperr_may_report(op)) {
                     r.drop[k] = true;   /* never read: not computed */
                 } else if (same) {
                     for (int q = 0; q < nslots && reg < 0; q++)

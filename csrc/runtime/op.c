@@ -6,9 +6,9 @@
 #define DTBIT(E, ...) | (1u << CPN_DTYPE_##E)
 
 static const struct cpn_op_info info[] = {
-#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT)                                      \
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL)                                  \
     {#FN, NIN, NOUT, {CPN_RESULT_##O0, CPN_RESULT_##O1}, CPN_RESULT_##IN1,                  \
-     0u CPN_DTYPES_##DTS(DTBIT, _), CPN_IDENT_##IDENT},
+     0u CPN_DTYPES_##DTS(DTBIT, _), CPN_IDENT_##IDENT, CPN_OPF_##FL},
 #include "ops.def"
 #undef OP
 };

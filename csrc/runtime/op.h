@@ -12,7 +12,7 @@
 #include "view.h"
 
 enum cpn_opcode {
-#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT) CPN_OP_##E,
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL) CPN_OP_##E,
 #include "ops.def"
 #undef OP
     CPN_OP_COUNT
@@ -30,6 +30,23 @@ enum cpn_op_result {
     CPN_RESULT_COUNT
 };
 enum cpn_identity { CPN_IDENT_NONE, CPN_IDENT_ZERO, CPN_IDENT_ONE, CPN_IDENT_COUNT };
+
+/* ops.def's flags: the op's floating-point reports (fperr.c, fusion.c, elementwise.c and, through
+ * _core.op_info, cupynum/_ufunc.py read these, never a list of op names). */
+enum cpn_op_flag {
+    CPN_OPF_NONE = 0,
+    CPN_OPF_SILENT = 1,     /* NumPy's loops report no floating-point error */
+    CPN_OPF_INTDIV = 2,     /* integer loops divide: by zero gives 0 and "divide by zero" */
+    CPN_OPF_QUOTIENT = 4,   /* integer loops also report "overflow" for MIN // -1 */
+    CPN_OPF_INTDIV_Q = CPN_OPF_INTDIV | CPN_OPF_QUOTIENT,
+};
+/* The same flags as compile-time constants per op, CPN_OPFLAGS_<ENUM>, for code generated per op
+ * (the loops' integer-division checks fold away in other ops). */
+enum cpn_op_flags_of {
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL) CPN_OPFLAGS_##E = CPN_OPF_##FL,
+#include "ops.def"
+#undef OP
+};
 
 /* The dtype sets of ops.def: CPN_DTYPES_<set>(X, ...) expands X(ENUM, suffix, C type, class
  * letter, ...) once per dtype of the set, the extra arguments passed through.  The CPU loops,
@@ -65,6 +82,7 @@ struct cpn_op_info {
     enum cpn_op_result in1;      /* SAME, or I64 for an int64 second input */
     unsigned dtypes;       /* bit (1 << enum cpn_dtype) per loop dtype */
     enum cpn_identity identity;
+    unsigned flags;        /* CPN_OPF_* bits */
 };
 
 /* The table row of `code`.  Local. */
@@ -87,7 +105,8 @@ enum cpn_opkind {
     CPN_OPK_ARANGE,        /* out[0][i] = dparam[0] + i * dparam[1] (ints: iparam) */
     CPN_OPK_RANDOM,        /* Philox draws; code: enum cpn_random_dist */
     CPN_OPK_REDUCE,        /* out[0] = reduce code over `axes` of in[0]; iparam[0] = 1: start
-                            * from scalar[1] (the initial value, accumulator dtype) */
+                            * from scalar[1] (the initial value, accumulator dtype); iparam[1]:
+                            * CPN_REDUCEAT_* bits when the op is a segment of ufunc.reduceat */
     CPN_OPK_ARGREDUCE,     /* out[0] (int64) = argmax (code MAXIMUM) / argmin (MINIMUM) over the
                             * `axes` of in[0], as a C-order index over the reduced dimensions */
     CPN_OPK_SCAN,          /* out[0] = accumulate of op code along axis iparam[0] of in[0]
@@ -123,6 +142,10 @@ enum cpn_quantile_method {
 /* CPN_OPK_QUANTILE's flags (kernels.h, struct cpn_quantile_args). */
 enum cpn_quantile_flag { CPN_QF_SKIP_NAN = 1, CPN_QF_TAKE = 2, CPN_QF_WEAK = 4, CPN_QF_MA_MEAN = 8 };
 
+/* A reduceat is one REDUCE op per segment; its floating-point findings are reported once, for
+ * the whole call, at the last segment (as NumPy's one loop does). */
+enum cpn_reduceat_bits { CPN_REDUCEAT_SEGMENT = 1, CPN_REDUCEAT_FIRST = 2, CPN_REDUCEAT_LAST = 4 };
+
 enum cpn_random_dist { CPN_RANDOM_UNIFORM, CPN_RANDOM_NORMAL, CPN_RANDOM_COUNT };
 
 #define CPN_OP_MAXIN 3
@@ -139,7 +162,8 @@ struct cpn_op {
     uint64_t axes;                      /* REDUCE: bit d set when dimension d of in[0] is reduced */
     int64_t iparam[4];
     double dparam[4];
-    uint16_t fpmode;                    /* ELEMENTWISE: NumPy's error mode at submission (fperr.h) */
+    uint16_t fpmode;                    /* ELEMENTWISE, CAST, REDUCE, SCAN: NumPy's error mode at
+                                         * submission (fperr.h) */
 };
 
 /* A human-readable name of the op for error messages ("add", "cast", "matmul").  Local. */
