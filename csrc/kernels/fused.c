@@ -143,6 +143,28 @@ static enum cpn_status run_task(const struct cpn_fused_prog *p, const struct geo
     return CPN_OK;
 }
 
+size_t cpn_kernel_fused_scratch(const struct cpn_fused_prog *p)
+{
+    return (size_t)(p->nslots > 0 ? p->nslots : 1) * (size_t)REG_BYTES;
+}
+
+enum cpn_status cpn_kernel_fused_serial(struct cpn_fused_prog *p, char *regs, struct cpn_kctx *ctx)
+{
+    struct geom g;
+    for (int d = 0; d < p->ndim; d++)
+        if (p->shape[d] == 0) return CPN_OK;
+    coalesce(p, &g);
+    _Alignas(16) unsigned char acc[16];
+    int has = 0;
+    enum cpn_status status = CPN_OK;
+    const int64_t ntasks = g.outer * g.nchunks;
+    for (int64_t t = 0; t < ntasks && status == CPN_OK; t++)
+        status = run_task(p, &g, t, regs, acc, &has, ctx);
+    if (status == CPN_OK && has && p->instr[p->ninstr - 1].kind == CPN_FI_REDUCE)
+        memcpy(p->reduce_out, acc, cpn_dtype_size(p->instr[p->ninstr - 1].acc_dt));
+    return status;
+}
+
 /* Below this many element-instructions one thread is faster than waking the team. */
 #define PARALLEL_MIN 32768
 
