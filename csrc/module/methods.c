@@ -691,6 +691,8 @@ PyMethodDef cpn_module_methods[] = {
      "two-output ops a tuple of nout entries (None or ndarray); two-output ops return a tuple."},
     {"op_names", mod_op_names, METH_NOARGS, "Every name (ops and aliases) _core.ufunc accepts."},
     {"has_op", mod_has_op, METH_O, "Is `name` an op of the table?"},
+    {"full_reduce", (PyCFunction)(void (*)(void))cpn_mod_full_reduce, METH_FASTCALL,
+     "full_reduce(a, name): a full add/multiply/maximum/minimum reduction read at once, or None."},
     {"reduce", mod_reduce, METH_VARARGS, "reduce(name, a, axes, dtype, initial=None): a new array."},
     {"argreduce", mod_argreduce, METH_VARARGS, "argreduce('maximum'|'minimum', a, axes): int64 indices."},
     {"scan", mod_scan, METH_VARARGS, "scan(name, a, axis): accumulate along axis, in a's dtype."},
