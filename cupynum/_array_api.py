@@ -374,6 +374,8 @@ def _install_methods():
     })
     from . import _reductions as R
     for name in R.METHODS:
+        if name in ("sum", "prod", "max", "min"):
+            continue    # C methods (csrc/module/fastpath.c): a fast path, else R's function
         methods[name] = F._method(getattr(R, name))
     for name, f in methods.items():
         setattr(ndarray, name, f)

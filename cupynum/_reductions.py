@@ -70,18 +70,36 @@ def _scalar_or(r):
 # ---- sums, products, extremes -------------------------------------------------------------
 
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    if (axis is None and dtype is None and out is None and keepdims is False
+            and initial is _NoValue and where is True):
+        r = _core.full_reduce(a, "add")    # one C call where it applies
+        if r is not None:
+            return r
     return _reduce("add", _asarray(a), axis, dtype, out, keepdims, initial, where)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    if (axis is None and dtype is None and out is None and keepdims is False
+            and initial is _NoValue and where is True):
+        r = _core.full_reduce(a, "multiply")    # one C call where it applies
+        if r is not None:
+            return r
     return _reduce("multiply", _asarray(a), axis, dtype, out, keepdims, initial, where)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    if axis is None and out is None and keepdims is False and initial is _NoValue and where is True:
+        r = _core.full_reduce(a, "maximum")
+        if r is not None:
+            return r
     return _reduce("maximum", _asarray(a), axis, None, out, keepdims, initial, where)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
+    if axis is None and out is None and keepdims is False and initial is _NoValue and where is True:
+        r = _core.full_reduce(a, "minimum")
+        if r is not None:
+            return r
     return _reduce("minimum", _asarray(a), axis, None, out, keepdims, initial, where)
 
 

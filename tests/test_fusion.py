@@ -418,6 +418,9 @@ BAND_CASES = [
     ("g[10:, :]", ["g[:-10, :]", "g[5:-5, :]"]),                      # reach of several rows
     ("g[::2, 1:-1][1:]", ["g[1:-1:2, 1:-1]", "g[2::2, 1:-1]"]),       # stepped rows
     ("g[-2:0:-1, 1:-1]", ["g[-1:1:-1, 1:-1]", "g[-3::-1, 1:-1]"]),    # all reversed: bands again
+    # forward reads at twice the write's pace (a band's first reader lies far behind it: the
+    # bands run in order on one thread)
+    ("g[:g.shape[0] // 2, :]", ["g[0:g.shape[0] // 2 * 2:2, :]", "g[1:g.shape[0] // 2 * 2:2, :]"]),
 ]
 
 
@@ -477,6 +480,25 @@ def test_stencil_writes_back_in_bands_without_the_temporary():
         assert s_on["fused_runs_banded"] == 3
         # peaks include whatever else is alive: the unfused run also held the n*n product
         assert s_off["bytes_peak"] - s_on["bytes_peak"] > n * n * 8 / 2, (s_on, s_off)
+
+
+@pytest.mark.parametrize("rows, cols", [(60, 20000), (203, 3001), (9, 70000)])
+def test_banded_write_back_over_threads_with_bands_held_at_slab_edges(rows, cols):
+    # Wide rows make bands of one or a few rows, so the run is cut into several slabs of bands
+    # taken by different threads; the bands at a slab's edges are read by the neighbouring slab
+    # and are written back only after every band is computed.
+    def prog(np):
+        g = (np.arange(rows * cols, dtype=np.float64).reshape(rows, cols) * 0.61803) % 1.0
+        c, n, s = g[1:-1, 1:-1], g[:-2, 1:-1], g[2:, 1:-1]
+        e, w = g[1:-1, 2:], g[1:-1, :-2]
+        for _ in range(3):
+            c[:] = 0.2 * (c + n + e + w + s)
+        g[2:, :] = g[:-2, :] * 0.5 - g[1:-1, :]
+        return g
+    ref = prog(numpy)
+    on, off = both(prog)
+    bitwise_equal(on, off)
+    bitwise_equal(on, ref)
 
 
 def test_banded_write_back_casts_into_the_destination():

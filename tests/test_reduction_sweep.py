@@ -541,3 +541,49 @@ def test_complex_nan_extremes_initial_and_where(name):
             assert type(ge) is type(ee) and str(ge) == str(ee)
             continue
         check(g, e, rtol=0, atol=0)
+
+
+# ---- the layouts of the reductions benchmark: a reshaped contiguous matrix --------------------
+# sum(axis=0) of a C-ordered matrix adds rows in order, per column (NumPy's order: bitwise);
+# sum(axis=1) sums each contiguous row pairwise (NumPy's pairwise scheme: bitwise on one rank);
+# extremes are exact.  Widths around the column-block sizes of the row-wise kernel (1024 to 4096
+# elements per block) and the 8192-element pairwise buffer.
+
+PHI1 = 0.6180339887498949
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32], ids=dtype_id)
+@pytest.mark.parametrize("rows, cols", [(40, 4000), (7, 5001), (3, 10007), (300, 129), (2, 9000)],
+                         ids=str)
+def test_axis_reductions_of_a_reshaped_contiguous_matrix(dtype, rows, cols):
+    n = rows * cols
+    ref = ((numpy.arange(n, dtype=dtype) * dtype(PHI1)) % dtype(1.0)).reshape(rows, cols)
+    a = ((cupynum.arange(n, dtype=dtype) * dtype(PHI1)) % dtype(1.0)).reshape(rows, cols)
+    ref[rows // 2, cols // 3] = numpy.nan        # a NaN wins max and min of its row and column
+    a[rows // 2, cols // 3] = numpy.nan
+    ref[0, 1] = -0.0
+    a[0, 1] = -0.0
+    exact = not DISTRIBUTED
+    for name, axis in [("sum", 0), ("sum", 1), ("mean", 0), ("max", 1), ("min", 0), ("max", 0),
+                       ("min", 1)]:
+        got = numpy.asarray(getattr(a, name)(axis=axis))
+        want = getattr(ref, name)(axis=axis)
+        if name in ("max", "min") or (exact and name == "sum"):
+            numpy.testing.assert_array_equal(got, want)
+            assert got.dtype == want.dtype
+        else:
+            numpy.testing.assert_allclose(got, want, rtol=1e-12 if dtype == numpy.float64 else 1e-5)
+    if exact:
+        assert numpy.asarray(a.sum(axis=0)).tobytes() == ref.sum(axis=0).tobytes()
+        assert numpy.asarray(a.sum(axis=1)).tobytes() == ref.sum(axis=1).tobytes()
+
+
+@pytest.mark.parametrize("dtype", [numpy.int64, numpy.int16, numpy.uint8, numpy.float16],
+                         ids=dtype_id)
+def test_extremes_along_rows_of_other_dtypes(dtype):
+    ref = sample((13, 1000), dtype, seed=9)
+    a = cupynum.array(ref)
+    for name in ("max", "min"):
+        for axis in (0, 1, None):
+            got, want = getattr(a, name)(axis=axis), getattr(ref, name)(axis=axis)
+            numpy.testing.assert_array_equal(numpy.asarray(got), want)

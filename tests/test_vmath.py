@@ -279,3 +279,54 @@ def test_spacing_reports_as_numpy(dtype):
                     except FloatingPointError as e:
                         outcomes.append(str(e))
             assert outcomes[1] == outcomes[0], (v, n)
+
+
+# ---- float64 remainder by a scalar (vmath.c: rem_f64_by_scalar) -------------------------------
+
+_REM_SPECIAL = numpy.array([0.0, -0.0, numpy.inf, -numpy.inf, numpy.nan, 1.0, -1.0, 0.5, 2.0**52,
+                            2.0**53, -2.0**52 - 1, 5e-324, 1e-310, 1e308, -1e308, 3.0, -3.0, 0.1,
+                            0.3, 1 - 2.0**-53, 1 + 2.0**-52])
+
+
+def _rem_inputs(b):
+    rng = numpy.random.default_rng(11)
+    parts = [rng.standard_normal(4099) * 10, rng.standard_normal(4099) * 1e17,
+             numpy.arange(4099) * 0.6180339887498949, _REM_SPECIAL]
+    if numpy.isfinite(b):
+        k = numpy.arange(-600, 600) * b     # multiples of b and their neighbours: the
+        parts += [_REM_SPECIAL * b, k, numpy.nextafter(k, numpy.inf),   # quotients that round
+                  numpy.nextafter(k, -numpy.inf)]                        # across an integer
+    return numpy.concatenate(parts)
+
+
+@pytest.mark.parametrize("b", [1.0, -1.0, 0.1, -0.1, 3.0, 1e-5, 7.5e10, -2.5, 1 / 3, 1e-300, 1e300,
+                               2.0**-900, 2.0**900, 0.0, numpy.inf, numpy.nan])
+def test_remainder_by_a_scalar_is_numpys_bitwise(b):
+    with numpy.errstate(all="ignore"):
+        a = _rem_inputs(b)
+    with numpy.errstate(all="ignore"):
+        ref = a % b
+        got = numpy.asarray(cupynum.array(a) % b)
+        strided = numpy.asarray(cupynum.array(numpy.repeat(a, 2))[::2] % b)   # the scalar loop
+        x = cupynum.array(a)
+        x %= b                                                               # in place
+    assert got.tobytes() == ref.tobytes()
+    assert strided.tobytes() == ref.tobytes()
+    assert numpy.asarray(x).tobytes() == ref.tobytes()
+
+
+@pytest.mark.parametrize("b", [1.0, 1e-300, 0.0])
+def test_remainder_by_a_scalar_reports_numpys_errors(b):
+    a = numpy.array([1.5, -2.25, 7.0, 1e308, -1e-310, 0.0, numpy.inf, 3.0, 4.0])
+    with numpy.errstate(all="raise"):
+        try:
+            a % b
+            want = None
+        except FloatingPointError as e:
+            want = str(e)
+        try:
+            numpy.asarray(cupynum.array(a) % b)
+            got = None
+        except FloatingPointError as e:
+            got = str(e)
+    assert got == want

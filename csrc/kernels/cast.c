@@ -4,6 +4,8 @@
  * bool tests against zero (NaN is true), float to integer truncates. */
 #include "kernels.h"
 
+#include <string.h>
+
 #define CAST_LOOP(FS, FT, TS, TT)                                                         \
     static void cast_##FS##_##TS(char **args, const int64_t *st, int64_t n,               \
                                  struct cpn_kctx *ctx)                                    \
@@ -46,8 +48,42 @@ static const cpn_loop_fn cast_table[CPN_DTYPE_COUNT][CPN_DTYPE_COUNT] = {
 };
 _Static_assert(sizeof cast_table / sizeof cast_table[0] == CPN_DTYPE_COUNT, "cast rows");
 
+/* A cast to the same dtype is a copy of the bytes (the conversion is the identity on every
+ * value cupynum stores): contiguous runs go through memmove, which moves a long row faster than
+ * the element loop (the banded write-back and assignments `a[...] = b` are such copies). */
+#define COPY_LOOP(N, T)                                                                   \
+    static void copy_##N(char **args, const int64_t *st, int64_t n, struct cpn_kctx *ctx) \
+    {                                                                                     \
+        (void)ctx;                                                                        \
+        if (st[0] == N && st[1] == N) {                                                   \
+            memmove(args[1], args[0], (size_t)n * N);                                     \
+        } else if (st[0] == 0 && st[1] == N) {                                            \
+            T v;                                                                          \
+            memcpy(&v, args[0], N);                                                       \
+            for (int64_t i = 0; i < n; i++) memcpy(args[1] + i * N, &v, N);               \
+        } else {                                                                          \
+            for (int64_t i = 0; i < n; i++) memmove(args[1] + i * st[1], args[0] + i * st[0], N); \
+        }                                                                                 \
+    }
+COPY_LOOP(1, uint8_t)
+COPY_LOOP(2, uint16_t)
+COPY_LOOP(4, uint32_t)
+COPY_LOOP(8, uint64_t)
+typedef struct { uint64_t lo, hi; } cpn_u128;
+COPY_LOOP(16, cpn_u128)
+
 cpn_loop_fn cpn_kernel_cast(enum cpn_dtype from, enum cpn_dtype to)
 {
     if ((unsigned)from >= CPN_DTYPE_COUNT || (unsigned)to >= CPN_DTYPE_COUNT) return NULL;
+    if (from == to) {
+        switch (cpn_dtype_size(from)) {
+        case 1: return copy_1;
+        case 2: return copy_2;
+        case 4: return copy_4;
+        case 8: return copy_8;
+        case 16: return copy_16;
+        default: break;
+        }
+    }
     return cast_table[from][to];
 }

@@ -77,4 +77,13 @@ struct cpn_fused_prog {
  * cannot be allocated, or a kernel's status; loops' value errors set ctx->err.  Local. */
 enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx);
 
+/* Bytes of register scratch one thread needs to evaluate `p` (cpn_kernel_fused_serial).  Local. */
+size_t cpn_kernel_fused_scratch(const struct cpn_fused_prog *p);
+
+/* Evaluate `p` on the calling thread only, with the caller's register scratch `regs`
+ * (cpn_kernel_fused_scratch bytes).  For drivers that split the work over threads themselves
+ * (fusion.c's banded write-back); rewrites p's strides in place (coalescing), so each thread
+ * needs its own copy of the program.  Local. */
+enum cpn_status cpn_kernel_fused_serial(struct cpn_fused_prog *p, char *regs, struct cpn_kctx *ctx);
+
 #endif

@@ -22,6 +22,7 @@
 #include "scalar.h"
 
 #define BLOCK 1024
+#define RBLK 4096   /* widest column block of reduce_rows (32 KiB of float64 accumulators) */
 
 typedef void (*fold_fn)(void *acc, const void *buf, int64_t n);
 
@@ -73,9 +74,29 @@ FOLD_SUM_PW(f64, double)
 FOLD_SUM_PW(c64, float _Complex)
 FOLD_SUM_PW(c128, double _Complex)
 
+/* Extremes fold in 8 independent lanes (element j into lane j % 8), then the lanes into the
+ * accumulator in order: the compiler vectorises the lanes, where one accumulator is a chain of
+ * dependent compares.  The extreme of a set is the same whatever the grouping (a NaN wins in
+ * both; only which of +0.0 and -0.0 is kept may depend on it, as in NumPy's own SIMD loops). */
+#define FOLD_LANES(FN, S, T)                                                              \
+    static void fold_##FN##_##S(void *acc, const void *buf, int64_t n)                    \
+    {                                                                                     \
+        T r = *(T *)acc;                                                                  \
+        const T *a = (const T *)buf;                                                      \
+        int64_t i = 0;                                                                    \
+        if (n >= 32) {                                                                    \
+            T l[8];                                                                       \
+            for (int j = 0; j < 8; j++) l[j] = a[j];                                      \
+            for (i = 8; i + 8 <= n; i += 8)                                               \
+                for (int j = 0; j < 8; j++) l[j] = cpn_##FN##_##S(l[j], a[i + j]);        \
+            for (int j = 0; j < 8; j++) r = cpn_##FN##_##S(r, l[j]);                      \
+        }                                                                                 \
+        for (; i < n; i++) r = cpn_##FN##_##S(r, a[i]);                                   \
+        *(T *)acc = r;                                                                    \
+    }
 #define INT_FOLDS(S, T)                                                                   \
     FOLD_GENERIC(add, S, T) FOLD_GENERIC(multiply, S, T)                                  \
-    FOLD_GENERIC(maximum, S, T) FOLD_GENERIC(minimum, S, T)
+    FOLD_LANES(maximum, S, T) FOLD_LANES(minimum, S, T)
 FOLD_GENERIC(add, b, _Bool)
 FOLD_GENERIC(multiply, b, _Bool)
 FOLD_GENERIC(maximum, b, _Bool)
@@ -83,7 +104,7 @@ FOLD_GENERIC(minimum, b, _Bool)
 CPN_SINT_LIST(INT_FOLDS)
 CPN_UINT_LIST(INT_FOLDS)
 #define REAL_FOLDS(S, T, W, LS)                                                           \
-    FOLD_GENERIC(multiply, S, T) FOLD_GENERIC(maximum, S, T) FOLD_GENERIC(minimum, S, T)
+    FOLD_GENERIC(multiply, S, T) FOLD_LANES(maximum, S, T) FOLD_LANES(minimum, S, T)
 CPN_REAL_LIST(REAL_FOLDS)
 #define CPLX_FOLDS(S, T, R, LS)                                                           \
     FOLD_GENERIC(multiply, S, T) FOLD_GENERIC(maximum, S, T) FOLD_GENERIC(minimum, S, T)
@@ -183,7 +204,9 @@ static void fold_range(struct rgeom *g, const char *base, int64_t rb, int64_t re
             q /= g->rshape[d];
         }
         int64_t run = inner - i0 < re - r ? inner - i0 : re - r;
-        if (!g->cast && run >= BUFN) {
+        /* In place: a long run, or (nothing gathered yet) the whole rest of the range -- the
+         * same pairwise groups as through the buffer, without the copy. */
+        if (!g->cast && (run >= BUFN || (fill == 0 && run == re - r))) {
             do_fold(g, acc, p, run);
         } else {
             for (int64_t done = 0; done < run;) {
@@ -244,10 +267,15 @@ static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
     const int64_t L = g->kshape[last], ist = g->kstride[last], ost = okstride[last];
     int64_t nouter = 1;
     for (int d = 0; d < last; d++) nouter *= g->kshape[d];
-    const int64_t nblk = (L + BLOCK - 1) / BLOCK, ntasks = nouter * nblk;
+    /* Column blocks as wide as an even share of a row allows, up to RBLK elements: each reduced
+     * index then reads one long contiguous piece of its row (fewer, longer streams than fixed
+     * 1024-element blocks) while the accumulator block stays in the core's cache. */
+    int nth = cpn_kernel_threads();
+    int64_t bw = (L + nth - 1) / nth;
+    bw = bw < BLOCK ? BLOCK : bw > RBLK ? RBLK : (bw + 7) & ~(int64_t)7;
+    const int64_t nblk = (L + bw - 1) / bw, ntasks = nouter * nblk;
     cpn_loop_fn combine = cpn_kernel_elementwise(code, g->acc_dt);
     cpn_loop_fn to_acc = cpn_kernel_cast(g->in_dt, g->acc_dt);
-    int nth = cpn_kernel_threads();
     if (ntasks < 2 || nouter * L * g->nred < 32768) nth = 1;
     unsigned hw = 0;
 #pragma omp parallel num_threads(nth) if (nth > 1) reduction(|: hw)
@@ -255,8 +283,8 @@ static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
     feclearexcept(FE_ALL_EXCEPT);
 #pragma omp for schedule(static)
     for (int64_t t = 0; t < ntasks; t++) {
-        _Alignas(64) unsigned char buf[BLOCK * 16];
-        int64_t o = t / nblk, j0 = (t % nblk) * BLOCK, len = L - j0 < BLOCK ? L - j0 : BLOCK;
+        _Alignas(64) unsigned char buf[RBLK * 16];
+        int64_t o = t / nblk, j0 = (t % nblk) * bw, len = L - j0 < bw ? L - j0 : bw;
         const char *base = g->in + j0 * ist;
         char *dst = out + j0 * ost;
         for (int64_t q = o, d = last - 1; d >= 0; d--) {

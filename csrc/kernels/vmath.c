@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "cpn_config.h"
+#include "scalar.h"
 
 #if CPN_HAVE_SLEEF && defined(__x86_64__) && defined(__GNUC__)
 #define VM_BUILT 1
@@ -418,6 +419,68 @@ static const uint32_t mask_bytes[16] = {
     }
 VMATH_CMP(CMP_KERNEL)
 
+/* ---- float64 remainder by a scalar -----------------------------------------------------------
+ * NumPy's remainder (npy_divmod) starts from fmod, which libm computes bit by bit: 40 ns an
+ * element for `x % 1.0`.  For a finite divisor b of moderate size and |a| < 2^52 |b|, fmod(a, b)
+ * is a - q b with q = trunc(a / b): the rounded quotient is q or (rounding up across an integer)
+ * one too far from zero, which the sign of the exactly computed a - q b (one FMA: the true value
+ * is representable) reveals, and one more FMA corrects.  |a| < |b| needs no division (fmod is
+ * a), which also keeps a / b from underflowing.  NumPy's adjustment follows (a zero takes b's
+ * sign, a remainder of the other sign than b gets b added), so results are the same bits as the
+ * scalar loop; the arithmetic done raises no status flag that loop would not (the quotient lies
+ * in [1, 2^52)).  Other elements (NaN, infinities, |a| >= 2^52 |b|) take the scalar function. */
+static VM_TARGET void rem_f64_by_scalar(const double *a, double b, double *o, int64_t n)
+{
+    const __m256d vb = _mm256_set1_pd(b), absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(INT64_MAX));
+    const __m256d vab = _mm256_set1_pd(fabs(b)), lim = _mm256_set1_pd(fabs(b) * 0x1p52);
+    const __m256d one = _mm256_set1_pd(1.0), zero = _mm256_setzero_pd();
+    const __m256d bneg = _mm256_cmp_pd(vb, zero, _CMP_LT_OQ);
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        __m256d x = _mm256_loadu_pd(a + i), ax = _mm256_and_pd(x, absmask);
+        __m256d small = _mm256_cmp_pd(ax, vab, _CMP_LT_OQ);                  /* fmod is x */
+        __m256d fast = _mm256_andnot_pd(small, _mm256_cmp_pd(ax, lim, _CMP_LT_OQ));
+        __m256d ok = _mm256_or_pd(small, fast);                               /* NaN: neither */
+        __m256d xs = _mm256_blendv_pd(vb, x, fast);                           /* b elsewhere */
+        __m256d q = _mm256_round_pd(_mm256_div_pd(xs, vb), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+        __m256d r = _mm256_fnmadd_pd(q, vb, xs);
+        __m256d xneg = _mm256_cmp_pd(xs, zero, _CMP_LT_OQ), rneg = _mm256_cmp_pd(r, zero, _CMP_LT_OQ);
+        __m256d over = _mm256_and_pd(_mm256_xor_pd(rneg, xneg),               /* q one too far */
+                                     _mm256_cmp_pd(r, zero, _CMP_NEQ_OQ));
+        __m256d q1 = _mm256_sub_pd(q, _mm256_or_pd(one, _mm256_and_pd(q, _mm256_set1_pd(-0.0))));
+        r = _mm256_blendv_pd(r, _mm256_fnmadd_pd(q1, vb, xs), over);
+        r = _mm256_blendv_pd(_mm256_blendv_pd(zero, r, fast), x, small);      /* fmod(a, b) */
+        __m256d rz = _mm256_cmp_pd(r, zero, _CMP_EQ_OQ);
+        __m256d rn = _mm256_cmp_pd(r, zero, _CMP_LT_OQ);
+        __m256d add = _mm256_andnot_pd(rz, _mm256_xor_pd(rn, bneg));          /* signs differ */
+        __m256d m = _mm256_blendv_pd(r, _mm256_add_pd(r, vb), add);
+        m = _mm256_blendv_pd(m, _mm256_and_pd(vb, _mm256_set1_pd(-0.0)), rz);  /* copysign(0, b) */
+        int okm = _mm256_movemask_pd(ok);
+        if (okm != 15) {   /* (a may be o: keep the inputs of the lanes left to the scalar path) */
+            double xa[4];
+            _mm256_storeu_pd(xa, x);
+            _mm256_storeu_pd(o + i, m);
+            for (int j = 0; j < 4; j++)
+                if (!(okm >> j & 1)) o[i + j] = cpn_remainder_f64(xa[j], b);
+        } else {
+            _mm256_storeu_pd(o + i, m);
+        }
+    }
+    for (; i < n; i++) o[i] = cpn_remainder_f64(a[i], b);
+}
+
+static void rloop_remainder_f64(char **args, const int64_t *st, int64_t n, struct cpn_kctx *ctx)
+{
+    double b = *(const double *)args[1];
+    double ab = fabs(b);
+    if (st[0] != sizeof(double) || st[1] != 0 || st[2] != sizeof(double) || !(ab >= 0x1p-900) ||
+        !(ab <= 0x1p900) || (args[0] != args[2] && args[2] > args[0] - 32 && args[2] < args[0] + n * 8)) {
+        cpn_kernel_elementwise_scalar(CPN_OP_REMAINDER, CPN_DTYPE_FLOAT64)(args, st, n, ctx);
+        return;
+    }
+    rem_f64_by_scalar((const double *)args[0], b, (double *)args[2], n);
+}
+
 #pragma GCC pop_options
 
 static const cpn_loop_fn vloop_table[CPN_OP_COUNT][2] = {
@@ -427,6 +490,7 @@ static const cpn_loop_fn vloop_table[CPN_OP_COUNT][2] = {
 #define ROW(E, FN, NIN) [CPN_OP_##E] = {vloop_##FN##_f32, vloop_##FN##_f64},
     VMATH_HOOKS(ROW)
 #undef ROW
+    [CPN_OP_REMAINDER] = {NULL, rloop_remainder_f64},
 };
 
 static int cpu_ok = -1;

@@ -191,6 +191,9 @@ PyObject *cpn_array_to_numpy(PyObject *self)
 
 PyObject *cpn_array_to_scalar(PyObject *self)
 {
+    PyObject *fast = cpn_fast_scalar(cpn_array_view(self));
+    if (fast != Py_NotImplemented) return fast;
+    Py_DECREF(fast);
     PyObject *a = cpn_array_to_numpy(self);
     if (!a) return NULL;
     PyObject *r = PyArray_Scalar(PyArray_DATA((PyArrayObject *)a), PyArray_DESCR((PyArrayObject *)a), a);

@@ -89,6 +89,15 @@ PyObject *cpn_array_subscript(PyObject *self, PyObject *key);
 int cpn_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value);
 PyObject *cpn_array_item(PyObject *self, Py_ssize_t i);
 
+/* fastpath.c: scalar reads and full reductions of host-local stores without the queue.  Each
+ * returns a new reference, NULL with an exception, or Py_NotImplemented (a new reference, no
+ * exception) where the general path must run; each flushes the queue first when it applies. */
+PyObject *cpn_fast_scalar(const struct cpn_view *v);               /* a size-1 view's element */
+PyObject *cpn_fast_index(PyObject *self, PyObject *key);           /* a[i] of a 1-d array */
+PyObject *cpn_fast_full_reduce(PyObject *self, enum cpn_opcode code);   /* a.sum() ... */
+extern PyMethodDef cpn_array_reduce_methods[];                     /* ndarray.sum/prod/max/min */
+PyObject *cpn_mod_full_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+
 /* methods.c: module-level primitives and the ndarray's C methods. */
 extern PyMethodDef cpn_module_methods[];
 extern PyMethodDef cpn_array_methods[];

@@ -145,6 +145,11 @@ static PyObject *advanced(const char *helper, PyObject *self, PyObject *key, PyO
 
 PyObject *cpn_array_subscript(PyObject *self, PyObject *key)
 {
+    if (PyLong_CheckExact(key)) {   /* a[i] of a 1-d array: read in place (fastpath.c) */
+        PyObject *fast = cpn_fast_index(self, key);
+        if (fast != Py_NotImplemented) return fast;
+        Py_DECREF(fast);
+    }
     struct cpn_view *v = NULL;
     int all_int = 0;
     int r = basic_view(self, key, &v, &all_int);

@@ -769,6 +769,8 @@ PyMethodDef cpn_module_methods[] = {
     {"op_names", mod_op_names, METH_NOARGS, "Every name (ops and aliases) _core.ufunc accepts."},
     {"has_op", mod_has_op, METH_O, "Is `name` an op of the table?"},
     {"op_info", mod_op_info, METH_O, "op_info(name): the op table's row of `name` as a dict."},
+    {"full_reduce", (PyCFunction)(void (*)(void))cpn_mod_full_reduce, METH_FASTCALL,
+     "full_reduce(a, name): a full add/multiply/maximum/minimum reduction read at once, or None."},
     {"reduce", mod_reduce, METH_VARARGS,
      "reduce(name, a, axes, dtype, initial=None, segment=0): a new array."},
     {"argreduce", mod_argreduce, METH_VARARGS, "argreduce('maximum'|'minimum', a, axes): int64 indices."},

@@ -359,11 +359,13 @@ static PyType_Slot array_slots[] = {
 
 int cpn_array_type_init(PyObject *module)
 {
-    /* The type's method table: the C methods (methods.c) followed by __format__. */
+    /* The type's method table: the C methods (methods.c), __format__, sum/prod/max/min
+     * (fastpath.c). */
     static PyMethodDef all[64];
     int n = 0;
     for (PyMethodDef *m = cpn_array_methods; m->ml_name; m++) all[n++] = *m;
     for (PyMethodDef *m = array_c_methods; m->ml_name; m++) all[n++] = *m;
+    for (PyMethodDef *m = cpn_array_reduce_methods; m->ml_name; m++) all[n++] = *m;
     for (PyType_Slot *s = array_slots; s->slot; s++)
         if (s->slot == Py_tp_methods) s->pfunc = all;
     PyType_Spec spec = {

@@ -23,6 +23,7 @@
 #include "alloc.h"
 #include "backend.h"
 #include "dist.h"
+#include "banded.h"
 #include "fused.h"
 #include "kernels.h"
 #include "partition.h"
@@ -352,16 +353,18 @@ static char *run_buffer(struct cpn_store *s, bool write, bool overwrite)
     return overwrite ? cpn_store_data_for_overwrite(s) : cpn_store_data(s);
 }
 
-#define BAND_BYTES ((int64_t)512 << 10)
+#define BAND_BYTES ((int64_t)256 << 10)
 #define BAND_RING 4
 #define BAND_MAX 65536
 
 struct band {
     bool on;
+    bool serial;              /* readers too far back for threads to take slabs of bands */
     int ext;                  /* P's external operand in the bound program */
     int64_t rows, h, nb;      /* outer extent, rows per band, bands */
     int64_t band_bytes;       /* P's bytes per band (dense) */
-    int32_t lr[BAND_MAX];     /* band j may be written back once band lr[j] is computed */
+    int32_t lr[BAND_MAX];     /* the last band that reads a row band j writes (>= j) */
+    int32_t fr[BAND_MAX];     /* the first such band (<= j) */
 };
 
 static struct band band;
@@ -406,6 +409,28 @@ static int64_t band_last_reader(const struct cpn_view *v, int64_t wlo, int64_t w
     return rlo < whi && rhi > wlo ? found : -1;
 }
 
+/* The first band among [0, nb) whose rows through v meet [wlo, whi); nb when none. */
+static int64_t band_first_reader(const struct cpn_view *v, int64_t wlo, int64_t whi)
+{
+    int64_t lo = 0, hi = band.nb - 1, found = band.nb;
+    const bool up = v->step[0] > 0;
+    while (lo <= hi) {   /* the smallest k that reached the window */
+        int64_t k = (lo + hi) / 2, rlo, rhi;
+        int64_t b = (k + 1) * band.h < band.rows ? (k + 1) * band.h : band.rows;
+        band_rows(v, k * band.h, b, &rlo, &rhi);
+        if (up ? rhi > wlo : rlo < whi) {
+            found = k;
+            hi = k - 1;
+        } else {
+            lo = k + 1;
+        }
+    }
+    if (found == band.nb) return found;
+    int64_t b = (found + 1) * band.h < band.rows ? (found + 1) * band.h : band.rows, rlo, rhi;
+    band_rows(v, found * band.h, b, &rlo, &rhi);
+    return rlo < whi && rhi > wlo ? found : band.nb;
+}
+
 /* Decide whether the run [start, end) and the copy ops[end] can be banded (band.on). */
 static void band_plan(const struct cpn_op *ops, int n, int start, int end, const struct access *acc,
                       int nacc, int ndim, const int64_t *shape)
@@ -438,74 +463,55 @@ static void band_plan(const struct cpn_op *ops, int n, int start, int end, const
     band.nb = (band.rows + band.h - 1) / band.h;
     if (band.nb < 3 || band.nb > BAND_MAX) return;
     band.band_bytes = band.h * row_bytes;
-    int64_t need = -1;   /* running maximum: bands are written back in order */
+    int64_t need = -1;   /* running maximum: a thread writes its bands back in order */
+    band.serial = false;
     for (int64_t j = 0; j < band.nb; j++) {
         int64_t b = (j + 1) * band.h < band.rows ? (j + 1) * band.h : band.rows, wlo, whi;
         band_rows(D, j * band.h, b, &wlo, &whi);
-        int64_t lr = j;
+        int64_t lr = j, fr = j;
         for (int a = 0; a < nacc; a++) {
             if (acc[a].v->store != R) continue;
             int64_t k = band_last_reader(acc[a].v, wlo, whi);
             if (k > lr) lr = k;
+            k = band_first_reader(acc[a].v, wlo, whi);
+            if (k < fr) fr = k;
         }
         if (lr > need) need = lr;
         if (need - j + 1 > BAND_RING) return;   /* the ring cannot hold the bands in flight */
-        band.lr[j] = (int32_t)need;
+        /* Readers far behind (forward reads of a strided write) would hold back many bands of
+         * every slab: one thread takes the bands in order instead. */
+        if (j - fr + 1 > BAND_RING) band.serial = true;
+        band.lr[j] = (int32_t)lr;
+        band.fr[j] = (int32_t)fr;
     }
     band.on = true;
 }
 
-/* Copy band j from its ring slot into D through the copy op's loop. */
-static void band_write_back(const struct cpn_op *c, char *ring, int64_t j, const int64_t *pst,
-                            char *dbase, const int64_t *dst, struct cpn_kctx *ctx)
+/* Evaluate the bound program band by band (kernels/banded.c schedules the bands over threads),
+ * writing bands back through the copy op `c` as their readers complete. */
+static enum cpn_status band_execute(const struct cpn_op *c, bool watch, struct cpn_kctx *ctx,
+                                    unsigned *wb_hw)
 {
-    const int ndim = c->out[0]->ndim;
-    int64_t ext[CPN_MAXDIM], st[2][CPN_MAXDIM];
-    memcpy(ext, c->out[0]->shape, (size_t)ndim * sizeof *ext);
-    int64_t a = j * band.h;
-    ext[0] = a + band.h < band.rows ? band.h : band.rows - a;
-    memcpy(st[0], pst, (size_t)ndim * sizeof *pst);
-    memcpy(st[1], dst, (size_t)ndim * sizeof *dst);
-    char *base[2] = {ring + (j % BAND_RING) * band.band_bytes, dbase + a * dst[0]};
-    cpn_iterate(cpn_op_loop(c), 2, base, ndim, ext, st, ctx);
-}
-
-/* Evaluate the bound program band by band, writing bands back as their readers complete. */
-static enum cpn_status band_execute(const struct cpn_op *c, struct cpn_kctx *ctx)
-{
-    char *ring = cpn_alloc((size_t)(BAND_RING * band.band_bytes));
-    if (!ring) return CPN_ERR_NOMEM;
-    static struct cpn_fused_prog sub;
+    static struct cpn_band_plan bp;
     const int ndim = prog.ndim;
-    int64_t pst[CPN_MAXDIM], dst[CPN_MAXDIM], doff;
-    memcpy(pst, prog.ext_st[band.ext], (size_t)ndim * sizeof *pst);
-    cpn_view_byte_layout(c->out[0], dst, &doff);
+    int64_t doff;
+    bp.rows = band.rows;
+    bp.h = band.h;
+    bp.nb = band.nb;
+    bp.band_bytes = band.band_bytes;
+    bp.ring = BAND_RING;
+    bp.lr = band.lr;
+    bp.fr = band.fr;
+    bp.serial = band.serial;
+    bp.pext = band.ext;
+    memcpy(bp.pst, prog.ext_st[band.ext], (size_t)ndim * sizeof *bp.pst);
+    bp.copy = cpn_op_loop(c);
+    cpn_view_byte_layout(c->out[0], bp.dst, &doff);
     char *dbase = cpn_store_data(c->out[0]->store);
-    enum cpn_status st = dbase ? CPN_OK : CPN_ERR_NOMEM;
-    if (st != CPN_OK) goto done;
-    dbase += doff;
-    int64_t next_wb = 0;
-    for (int64_t k = 0; k < band.nb && st == CPN_OK; k++) {
-        int64_t a = k * band.h;
-        memcpy(&sub, &prog, offsetof(struct cpn_fused_prog, ext_base));
-        sub.next = prog.next;
-        for (int e = 0; e < prog.next; e++) {
-            sub.ext_base[e] = prog.ext_base[e] + (intptr_t)(a * prog.ext_st[e][0]);
-            memcpy(sub.ext_st[e], prog.ext_st[e], (size_t)ndim * sizeof prog.ext_st[e][0]);
-        }
-        sub.ext_base[band.ext] = (intptr_t)(ring + (k % BAND_RING) * band.band_bytes);
-        sub.ndim = ndim;
-        memcpy(sub.shape, prog.shape, (size_t)ndim * sizeof *sub.shape);
-        sub.shape[0] = a + band.h < band.rows ? band.h : band.rows - a;
-        sub.reduce_out = NULL;
-        st = cpn_kernel_fused(&sub, ctx);
-        while (st == CPN_OK && next_wb <= k && band.lr[next_wb] <= k)
-            band_write_back(c, ring, next_wb++, pst, dbase, dst, ctx);
-    }
-    while (st == CPN_OK && next_wb < band.nb) band_write_back(c, ring, next_wb++, pst, dbase, dst, ctx);
-done:
-    cpn_free(ring);
-    return st;
+    if (!dbase) return CPN_ERR_NOMEM;
+    bp.dbase = dbase + doff;
+    bp.watch = watch;
+    return cpn_kernel_banded(&prog, &bp, ctx, wb_hw);
 }
 
 /* ---- executing a run -------------------------------------------------------------------------- */
@@ -790,7 +796,13 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     if (band.on) {
         struct cpn_kctx ctx = {0};
         const struct cpn_store *P = ops[start + len - 1].out[0]->store;
-        *st = band_execute(&ops[start + len], &ctx);
+        unsigned wb_hw = 0;
+        const bool wb_watch = cpn_fperr_watches(&ops[start + len]);
+        *st = band_execute(&ops[start + len], wb_watch, &ctx, &wb_hw);
+        if (wb_watch) {   /* the copy's own findings, reported as if it ran alone */
+            op_hw[len] = wb_hw;
+            op_sw[len] = 0;   /* casts report through the status flags only */
+        }
         if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
         stats.temporaries_elided++;
         stats.bytes_elided += P->size * (int64_t)cpn_dtype_size(P->dtype);

@@ -1,0 +1,181 @@
+/* fastpath.c: scalar results of small arrays without the general machinery.
+ *
+ * `a[50]` and `a.sum()` return NumPy scalars, so they flush the queue and read a value.  The
+ * general paths build a view object, an output array, an op record and a NumPy array to read
+ * through (and for reductions several Python layers of keyword handling): microseconds that a
+ * 100-element array's arithmetic does not need.  Here the common cases -- an integer index of a
+ * 1-d array, and sum/prod/max/min with no arguments -- read or reduce the store's bytes in place
+ * once the queue is flushed, with the same kernel the executor would run on the same layout, so
+ * the values are the same bits.  Only stores whose whole bytes this rank holds on the host
+ * qualify (one rank, or replicated; not device-resident; not poisoned by a failed op); everything
+ * else, and every error, goes the general way.  The decision depends only on the store's
+ * distribution, which every rank agrees on, so ranks take the same path and flush alike. */
+#include "cpn_module.h"
+
+#include <string.h>
+
+#include "kernels.h"
+
+/* The origin of v's bytes when the caller may read them here directly (after a flush); NULL
+ * (no exception) to go the general way. */
+static char *local_origin(const struct cpn_view *v)
+{
+    const struct cpn_store *r = cpn_store_root(v->store);
+    if (r->tiled || r->poison != CPN_OK || cpn_store_device_only(r)) return NULL;
+    return cpn_view_origin(v);
+}
+
+static PyObject *scalar_from(const void *p, enum cpn_dtype dt)
+{
+    _Alignas(16) unsigned char buf[16];
+    memcpy(buf, p, cpn_dtype_size(dt));   /* views may be unaligned for the type (none today) */
+    return PyArray_Scalar(buf, cpn_descr(dt), NULL);
+}
+
+PyObject *cpn_fast_scalar(const struct cpn_view *v)
+{
+    if (cpn_view_size(v) != 1) return Py_NewRef(Py_NotImplemented);
+    if (cpn_flush() < 0) return NULL;
+    char *o = local_origin(v);
+    if (!o) {
+        PyErr_Clear();
+        return Py_NewRef(Py_NotImplemented);
+    }
+    return scalar_from(o, v->dtype);
+}
+
+PyObject *cpn_fast_index(PyObject *self, PyObject *key)
+{
+    const struct cpn_view *v = cpn_array_view(self);
+    if (v->ndim != 1 || !PyLong_CheckExact(key)) return Py_NewRef(Py_NotImplemented);
+    int overflow = 0;
+    long long k = PyLong_AsLongLongAndOverflow(key, &overflow);
+    const int64_t len = v->shape[0];
+    if (overflow || k < -len || k >= len) return Py_NewRef(Py_NotImplemented);  /* the general error */
+    if (k < 0) k += len;
+    if (cpn_flush() < 0) return NULL;
+    char *o = local_origin(v);
+    if (!o) {
+        PyErr_Clear();
+        return Py_NewRef(Py_NotImplemented);
+    }
+    int64_t st[CPN_MAXDIM], off;
+    cpn_view_byte_layout(v, st, &off);
+    return scalar_from(o + k * st[0], v->dtype);
+}
+
+/* NumPy's accumulator of add/multiply reductions (small integers and bools widen to the platform
+ * integer); other ops reduce in the input's dtype (cupynum/_ufunc.py: _default_acc). */
+static enum cpn_dtype default_acc(enum cpn_opcode code, enum cpn_dtype dt)
+{
+    if (code != CPN_OP_ADD && code != CPN_OP_MULTIPLY) return dt;
+    switch (dt) {
+    case CPN_DTYPE_BOOL: case CPN_DTYPE_INT8: case CPN_DTYPE_INT16: case CPN_DTYPE_INT32:
+        return CPN_DTYPE_INT64;
+    case CPN_DTYPE_UINT8: case CPN_DTYPE_UINT16: case CPN_DTYPE_UINT32:
+        return CPN_DTYPE_UINT64;
+    default:
+        return dt;
+    }
+}
+
+PyObject *cpn_fast_full_reduce(PyObject *self, enum cpn_opcode code)
+{
+    const struct cpn_view *v = cpn_array_view(self);
+    const enum cpn_dtype acc = default_acc(code, v->dtype);
+    if (cpn_view_size(v) == 0 || v->ndim > 63 || !cpn_kernel_elementwise(code, acc) ||
+        cpn_op_out_dtype(code, 0, acc) != acc)
+        return Py_NewRef(Py_NotImplemented);
+    if (cpn_flush() < 0) return NULL;
+    char *o = local_origin(v);
+    if (!o) {
+        PyErr_Clear();
+        return Py_NewRef(Py_NotImplemented);
+    }
+    int64_t st[CPN_MAXDIM], off, ost[1] = {0};
+    cpn_view_byte_layout(v, st, &off);
+    _Alignas(16) unsigned char out[16] = {0};
+    uint64_t axes = v->ndim ? (((uint64_t)1 << v->ndim) - 1) : 0;
+    enum cpn_status s = cpn_kernel_reduce(code, v->dtype, acc, o, v->ndim, v->shape, st, axes,
+                                          (char *)out, ost, NULL);
+    if (s != CPN_OK) return cpn_raise(s);
+    return PyArray_Scalar(out, cpn_descr(acc), NULL);
+}
+
+/* ndarray.sum/prod/max/min: the fast path without arguments, else cupynum._reductions. */
+static PyObject *reductions_module;
+
+static PyObject *reduce_method(PyObject *self, const char *name, enum cpn_opcode code,
+                               PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (nargs == 0 && (!kwnames || PyTuple_GET_SIZE(kwnames) == 0)) {
+        PyObject *r = cpn_fast_full_reduce(self, code);
+        if (r != Py_NotImplemented) return r;
+        Py_DECREF(r);
+    }
+    if (!reductions_module) {
+        reductions_module = PyImport_ImportModule("cupynum._reductions");
+        if (!reductions_module) return NULL;
+    }
+    PyObject *f = PyObject_GetAttrString(reductions_module, name);
+    if (!f) return NULL;
+    /* f(self, *args, **kw): prepend self to the vectorcall arguments */
+    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *small[8], **all = small;
+    if (nargs + nkw + 1 > 8) {
+        all = PyMem_Malloc((size_t)(nargs + nkw + 1) * sizeof *all);
+        if (!all) {
+            Py_DECREF(f);
+            return PyErr_NoMemory();
+        }
+    }
+    all[0] = self;
+    for (Py_ssize_t i = 0; i < nargs + nkw; i++) all[i + 1] = args[i];
+    PyObject *r = PyObject_Vectorcall(f, all, (size_t)(nargs + 1), kwnames);
+    if (all != small) PyMem_Free(all);
+    Py_DECREF(f);
+    return r;
+}
+
+#define REDUCE_METHOD(NAME, CODE)                                                                 \
+    static PyObject *array_##NAME(PyObject *self, PyObject *const *args, Py_ssize_t nargs,        \
+                                  PyObject *kwnames)                                              \
+    {                                                                                             \
+        return reduce_method(self, #NAME, CODE, args, nargs, kwnames);                            \
+    }
+REDUCE_METHOD(sum, CPN_OP_ADD)
+REDUCE_METHOD(prod, CPN_OP_MULTIPLY)
+REDUCE_METHOD(max, CPN_OP_MAXIMUM)
+REDUCE_METHOD(min, CPN_OP_MINIMUM)
+
+#define METHOD_ROW(NAME, DOC)                                                                     \
+    {#NAME, (PyCFunction)(void (*)(void))array_##NAME, METH_FASTCALL | METH_KEYWORDS, DOC}
+PyMethodDef cpn_array_reduce_methods[] = {
+    METHOD_ROW(sum, "Sum of the elements (numpy.ndarray.sum)."),
+    METHOD_ROW(prod, "Product of the elements (numpy.ndarray.prod)."),
+    METHOD_ROW(max, "Maximum of the elements (numpy.ndarray.max)."),
+    METHOD_ROW(min, "Minimum of the elements (numpy.ndarray.min)."),
+    {NULL},
+};
+
+/* _core.full_reduce(a, name): the fast path of a full reduction, or None where it does not apply
+ * (cupynum/_reductions.py then takes the general way). */
+PyObject *cpn_mod_full_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)m;
+    if (nargs != 2 || !cpn_array_check(args[0]) || !PyUnicode_Check(args[1])) Py_RETURN_NONE;
+    const char *name = PyUnicode_AsUTF8(args[1]);
+    if (!name) return NULL;
+    enum cpn_opcode code;
+    if (!strcmp(name, "add")) code = CPN_OP_ADD;
+    else if (!strcmp(name, "multiply")) code = CPN_OP_MULTIPLY;
+    else if (!strcmp(name, "maximum")) code = CPN_OP_MAXIMUM;
+    else if (!strcmp(name, "minimum")) code = CPN_OP_MINIMUM;
+    else Py_RETURN_NONE;
+    PyObject *r = cpn_fast_full_reduce(args[0], code);
+    if (r == Py_NotImplemented) {
+        Py_DECREF(r);
+        Py_RETURN_NONE;
+    }
+    return r;
+}

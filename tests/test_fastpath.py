@@ -1,0 +1,134 @@
+"""The scalar fast paths (csrc/module/fastpath.c): `a[i]` of a 1-d array and `a.sum()`,
+`a.prod()`, `a.max()`, `a.min()` (and the module functions) without arguments read the store in
+place.  They must give NumPy's values and scalar types, the same bits as the general path, see the
+values of queued ops, and leave errors to the general path (NumPy's exceptions)."""
+
+import numpy
+import pytest
+
+import cupynum
+from cupynum import _core
+
+from conftest import ALL_DTYPES, dtype_id, sample
+
+
+def close_scalar(got, ref, name):
+    """NumPy's value: exact for integers, bools and extremes; float sums and products to rounding
+    (ranks combine partial results in their own order)."""
+    if name in ("sum", "prod") and numpy.dtype(type(ref)).kind in "fc":
+        assert type(got) is type(ref)
+        rtol = {2: 1e-2, 4: 1e-5}.get(numpy.dtype(type(ref)).itemsize, 1e-5 if
+                                       numpy.dtype(type(ref)).kind == "c" and
+                                       numpy.dtype(type(ref)).itemsize == 8 else 1e-12)
+        numpy.testing.assert_allclose(got, ref, rtol=rtol)
+    else:
+        same_scalar(got, ref)
+
+
+def same_scalar(got, ref):
+    assert type(got) is type(ref), (type(got), type(ref))
+    if isinstance(ref, (numpy.floating, numpy.complexfloating)) and numpy.isnan(ref):
+        assert numpy.isnan(got)
+    else:
+        assert got == ref
+    assert numpy.asarray(got).tobytes() == numpy.asarray(ref).tobytes()
+
+
+VIEWS = ["x", "x[::-1]", "x[1::3]", "x[5:6]"]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("view", VIEWS)
+def test_scalar_index_of_1d_arrays(dtype, view):
+    ref_x = sample((100,), dtype, seed=3)
+    x = cupynum.array(ref_x)
+    ref, got = eval(view, {"x": ref_x}), eval(view, {"x": x})
+    for i in sorted({0, len(ref) // 2, len(ref) - 1, -1, -len(ref)}):
+        same_scalar(got[i], ref[i])
+
+
+@pytest.mark.parametrize("key", [100, -101, 2**70, -2**70])
+def test_scalar_index_out_of_range_raises_numpys_error(key):
+    ref, x = numpy.arange(100.0), cupynum.arange(100.0)
+    with pytest.raises(IndexError) as want:
+        ref[key]
+    with pytest.raises(IndexError) as got:
+        x[key]
+    if abs(key) < 2**63:   # (beyond an index-sized integer the general path's message differs)
+        assert str(got.value) == str(want.value)
+
+
+def test_scalar_index_sees_queued_writes_and_complex_parts():
+    ref = numpy.arange(10, dtype=numpy.complex128) * (1 + 2j)
+    x = cupynum.array(ref)
+    x[3] = 7 - 1j
+    ref[3] = 7 - 1j
+    y = x * 2.0
+    same_scalar(y[3], (ref * 2.0)[3])
+    same_scalar(x.imag[3], ref.imag[3])
+    same_scalar(x.real[-1], ref.real[-1])
+    m = cupynum.array(numpy.arange(12.0).reshape(3, 4))
+    same_scalar(m[1, 2], numpy.arange(12.0).reshape(3, 4)[1, 2])
+    assert isinstance(m[1], cupynum.ndarray)
+
+
+REDUCTIONS = [("sum", "add"), ("prod", "multiply"), ("max", "maximum"), ("min", "minimum")]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", [(), (1,), (100,), (7, 9), (3, 1, 4)], ids=str)
+@pytest.mark.parametrize("name, op", REDUCTIONS)
+def test_full_reductions_without_arguments(dtype, shape, name, op):
+    ref_x = sample(shape, dtype, seed=5, low=0, high=3)
+    x = cupynum.array(ref_x)
+    with numpy.errstate(over="ignore"):    # float16 products of 100 values overflow
+        want = getattr(ref_x, name)()
+        want_f = getattr(numpy, name)(ref_x)
+    close_scalar(getattr(x, name)(), want, name)
+    close_scalar(getattr(cupynum, name)(x), want_f, name)
+    # the same bits as the general path (a reduction op through the queue)
+    acc = numpy.dtype(type(want))
+    general = _core.to_scalar(_core.reduce(op, x, tuple(range(x.ndim)), acc))
+    same_scalar(getattr(x, name)(), general)
+
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64], ids=dtype_id)
+def test_full_reduction_of_strided_views_and_queued_values(dtype):
+    # values near 1: products stay finite, whatever the order of the partial products
+    ref = (numpy.arange(300, dtype=dtype).reshape(10, 30) % 7) * dtype(0.01) + dtype(0.99)
+    x = (cupynum.arange(300, dtype=dtype).reshape(10, 30) % 7) * dtype(0.01) + dtype(0.99)
+    for f in (lambda a: a[::-1, 1::2], lambda a: a.T, lambda a: a[3], lambda a: a * 2 + 1):
+        for name in ("sum", "prod", "max", "min"):
+            with numpy.errstate(over="ignore"):    # the product of (2a + 1) overflows float32
+                want = getattr(f(ref), name)()
+            close_scalar(getattr(f(x), name)(), want, name)
+
+
+def test_full_reductions_with_arguments_and_errors_take_the_general_path():
+    ref = numpy.arange(12.0).reshape(3, 4)
+    x = cupynum.array(ref)
+    numpy.testing.assert_array_equal(numpy.asarray(x.sum(0)), ref.sum(0))
+    numpy.testing.assert_array_equal(numpy.asarray(x.max(axis=1, keepdims=True)),
+                                     ref.max(axis=1, keepdims=True))
+    same_scalar(x.sum(dtype=numpy.float32), ref.sum(dtype=numpy.float32))
+    same_scalar(x.min(initial=-1.0), ref.min(initial=-1.0))
+    same_scalar(cupynum.sum([1, 2, 3]), numpy.sum([1, 2, 3]))
+    for name in ("max", "min"):
+        with pytest.raises(ValueError) as want:
+            getattr(numpy.zeros(0), name)()
+        with pytest.raises(ValueError) as got:
+            getattr(cupynum.zeros(0), name)()
+        assert str(got.value) == str(want.value)
+    same_scalar(cupynum.zeros(0).sum(), numpy.zeros(0).sum())
+    same_scalar(cupynum.zeros(0, dtype=numpy.int8).prod(), numpy.zeros(0, dtype=numpy.int8).prod())
+    with pytest.raises(TypeError):
+        x.sum(1, 2, 3, 4, 5, 6, 7, 8)
+
+
+def test_failed_deferred_values_raise_on_the_fast_paths():
+    a = cupynum.array(numpy.array([2, 3, 4]))
+    b = a ** cupynum.array(numpy.array([1, -1, 2]))    # integer to a negative power fails
+    with pytest.raises(ValueError, match="negative integer powers"):
+        b.sum()
+    with pytest.raises(ValueError, match="negative integer powers"):
+        b[0]
