@@ -421,3 +421,15 @@ def test_table_flags_match_numpy(name):
         assert overflow == info["quotient"], name
     else:
         assert not info["quotient"]
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64"])
+def test_remainder_of_nan_is_quiet(dtype):
+    """npy_divmod compares quietly: a NaN operand gives NaN without an invalid report."""
+    x = numpy.array([numpy.nan, 1.5, -2.5, numpy.nan], dtype=dtype)
+    for b in (1.0, numpy.array([2.0, numpy.nan, 0.5, -3.0], dtype=dtype)):
+        with numpy.errstate(all="raise"):
+            want = numpy.remainder(x, b)
+        with cupynum.errstate(all="raise"):
+            got = cupynum.remainder(cupynum.array(x), b if isinstance(b, float) else cupynum.array(b))
+        numpy.testing.assert_array_equal(numpy.asarray(got), want)

@@ -32,6 +32,15 @@
 #else
 #define CPN_POPCOUNT(x) __builtin_popcountll(x)
 #endif
+/* Quiet comparisons (no invalid flag for a NaN operand), as NumPy's npy_divmod uses; the device
+ * has no status flags, so plain comparisons do there. */
+#ifdef __CUDACC__
+#define CPN_ISLESS(a, b) ((a) < (b))
+#define CPN_ISGREATER(a, b) ((a) > (b))
+#else
+#define CPN_ISLESS(a, b) isless(a, b)
+#define CPN_ISGREATER(a, b) isgreater(a, b)
+#endif
 #define CPN_PI 3.141592653589793238462643383279502884
 #define CPN_LN2 0.693147180559945309417232121458176568
 #define CPN_LOG2E 1.442695040888963407359924681001892137
@@ -247,7 +256,7 @@ CPN_UINT_LIST(CPN_DEF_UINT)
         }                                                                                 \
         W div = (a - m) / b;                                                              \
         if (m) {                                                                          \
-            if ((b < 0) != (m < 0)) {                                                     \
+            if (CPN_ISLESS(b, (W)0) != CPN_ISLESS(m, (W)0)) {                             \
                 m += b;                                                                   \
                 div -= (W)1.0;                                                            \
             }                                                                             \
@@ -257,7 +266,7 @@ CPN_UINT_LIST(CPN_DEF_UINT)
         W fl;                                                                             \
         if (div) {                                                                        \
             fl = floor##LS(div);                                                          \
-            if (div - fl > (W)0.5) fl += (W)1.0;                                          \
+            if (CPN_ISGREATER(div - fl, (W)0.5)) fl += (W)1.0;                            \
         } else {                                                                          \
             fl = copysign##LS((W)0, a / b);                                               \
         }                                                                                 \
