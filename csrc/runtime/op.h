@@ -93,6 +93,9 @@ enum cpn_opkind {
     CPN_OPK_SCAN,          /* out[0] = accumulate of op code along axis iparam[0] of in[0]
                             * (same dtype as out[0]) */
     CPN_OPK_MATMUL,        /* out[0] = in[0] @ in[1], 2-D */
+    CPN_OPK_BINCOUNT,      /* out[0] = bincount of in[0] (int64, 1-D, values in [0, len(out)))
+                            * weighted by in[1] (float64, same length) when nin == 2; out int64
+                            * without weights, float64 with */
     CPN_OPK_COUNT
 };
 

@@ -172,6 +172,18 @@ static enum cpn_status exec_direct(const struct cpn_op *op)
         return cpn_kernel_matmul(op->dtype, ab + ao, as, bb + bo, bs, cb + co, cs, a->shape[0],
                                  a->shape[1], b->shape[1]);
     }
+    case CPN_OPK_BINCOUNT: {
+        const struct cpn_view *in = op->in[0], *w = op->nin > 1 ? op->in[1] : NULL;
+        int64_t ist[CPN_MAXDIM], wst[CPN_MAXDIM] = {0}, ost[CPN_MAXDIM], ioff, woff = 0, ooff;
+        char *ib = cpn_store_data(in->store), *ob = cpn_store_data(out->store);
+        char *wb = w ? cpn_store_data(w->store) : NULL;
+        if (!ib || !ob || (w && !wb)) return CPN_ERR_NOMEM;
+        cpn_view_byte_layout(in, ist, &ioff);
+        cpn_view_byte_layout(out, ost, &ooff);
+        if (w) cpn_view_byte_layout(w, wst, &woff);
+        return cpn_kernel_bincount(ib + ioff, ist[0], w ? wb + woff : NULL, wst[0], in->shape[0],
+                                   ob + ooff, ost[0], out->shape[0]);
+    }
     default:
         return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);
     }
