@@ -291,6 +291,119 @@ def test_deferred_full_reduction_fuses_and_elides_dead_inputs():
         assert s_off["bytes_peak"] - s_on["bytes_peak"] > 2 * n * 8, (s_on, s_off)
 
 
+def _pi_program(np, n):
+    np.random.seed(7)
+    x = np.random.uniform(size=n)
+    y = np.random.uniform(size=n)
+    inside = np.sum(x * x + y * y < 1.0)
+    return x, y, inside
+
+
+@pytest.mark.parametrize("n", [1, 1023, 100_003])
+def test_pi_with_named_draws_writes_no_draw(n):
+    """Virtual stores: x and y are alive when the sum flushes, yet neither is written; the run
+    draws them into registers.  A later read of x materializes it with the same values."""
+    cupynum.sync()
+    was = _core._set_fusion(False)
+    try:
+        xo, yo, io = _pi_program(cupynum, n)
+        io = int(io)
+        xo_n, yo_n = numpy.asarray(xo), numpy.asarray(yo)
+    finally:
+        _core._set_fusion(was)
+    del xo, yo
+    cupynum.sync()
+    cupynum.reset_stats()
+    x, y, inside = _pi_program(cupynum, n)
+    st = cupynum.runtime_stats()
+    assert int(inside) == io == int(numpy.sum(xo_n * xo_n + yo_n * yo_n < 1.0))
+    if one_rank():
+        assert st["stores_virtual"] == 2 and st["virtual_materialized"] == 0
+        assert st["fused_runs"] == 1
+        assert st["bytes_peak"] < n * 8 or n < 4096, st
+    # reads through non-fused paths: a scalar, a strided view, the NumPy conversion
+    assert float(x[n // 2]) == xo_n[n // 2]
+    if one_rank():
+        assert cupynum.runtime_stats()["virtual_materialized"] == 1
+    bitwise_equal(x[::-3], xo_n[::-3])
+    bitwise_equal(y, yo_n)
+    bitwise_equal(x, xo_n)
+
+
+def test_virtual_store_written_after_generation():
+    n = 5000
+    cupynum.random.seed(3)
+    a = cupynum.random.uniform(-1.0, 2.0, size=n)
+    b = cupynum.arange(n, dtype=numpy.int32)
+    s = int(cupynum.sum((a < 0.5) & (b % 3 == 0)))
+    a_ref = numpy.asarray(a).copy()                 # materialized
+    assert s == int(numpy.sum((a_ref < 0.5) & (numpy.arange(n, dtype=numpy.int32) % 3 == 0)))
+    b[7] = -1                                       # a write into a virtual store
+    ref = numpy.arange(n, dtype=numpy.int32)
+    ref[7] = -1
+    bitwise_equal(b, ref)
+    cupynum.random.seed(3)
+    c = cupynum.random.uniform(-1.0, 2.0, size=n)
+    c[...] = 2.5                                    # overwritten whole: never generated
+    bitwise_equal(c, numpy.full(n, 2.5))
+    bitwise_equal(a, a_ref)
+
+
+@pytest.mark.parametrize("kind", ["uniform", "normal", "arange_f", "arange_i"])
+def test_virtual_stores_equal_materialized_streams(kind):
+    """A store left virtual and read later gives bitwise the stream the unfused path writes."""
+    n = 70_001
+
+    def make(np):
+        np.random.seed(123)
+        if kind == "uniform":
+            v = np.random.uniform(2.0, 5.0, size=n)
+        elif kind == "normal":
+            v = np.random.normal(1.0, 3.0, size=n)
+        elif kind == "arange_f":
+            v = np.arange(0.5, n * 0.25 + 0.5, 0.25)
+        else:
+            v = np.arange(-7, 3 * n - 7, 3)
+        w = np.random.uniform(size=n)   # a second draw after it: stream counters advance alike
+        total = np.sum(v * 2 < 4.0) + np.sum(w < 0.5)
+        return v, w, int(total)
+
+    was = _core._set_fusion(False)
+    try:
+        v0, w0, t0 = make(cupynum)
+        v0, w0 = numpy.asarray(v0), numpy.asarray(w0)
+    finally:
+        _core._set_fusion(was)
+    cupynum.sync()
+    cupynum.reset_stats()
+    v1, w1, t1 = make(cupynum)
+    cupynum.sync()
+    if one_rank():
+        assert cupynum.runtime_stats()["stores_virtual"] == 2
+    assert t1 == t0
+    bitwise_equal(v1, v0)
+    bitwise_equal(w1, w0)
+
+
+def test_lone_draw_stays_virtual_until_read():
+    n = 50_000
+    cupynum.sync()
+    cupynum.reset_stats()
+    cupynum.random.seed(5)
+    x = cupynum.random.uniform(size=n)
+    cupynum.sync()
+    st = cupynum.runtime_stats()
+    if one_rank():
+        assert st["stores_virtual"] == 1 and st["bytes_peak"] < n * 8
+    was = _core._set_fusion(False)
+    try:
+        cupynum.random.seed(5)
+        ref = numpy.asarray(cupynum.random.uniform(size=n))
+    finally:
+        _core._set_fusion(was)
+    bitwise_equal(x, ref)
+
+
 def philox_uniform(seed, stream, idx, lo, hi):
     """NumPy's evaluation of cupynum's uniform draw: Philox4x32-10 of counter (idx, stream) under
     key seed, words 0 and 1 as 53 bits, lo + (hi - lo) * u."""

@@ -582,7 +582,9 @@ static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
     cpn_queue_stats(&s);
     cpn_fusion_stats(&f);
     cpn_store_transfer_stats(&to_host, &to_device);
-    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
+    int64_t vmade, vmat;
+    cpn_store_virtual_stats(&vmade, &vmat);
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
                          "bytes_to_host", (long long)to_host, "bytes_to_device", (long long)to_device,
                          "ops_executed", (long long)s.ops_executed, "flushes", (long long)s.flushes,
                          "temporaries", (long long)s.temporaries,
@@ -602,7 +604,9 @@ static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
                          "fusion_plans", (long long)f.plans_built,
                          "fusion_plan_hits", (long long)f.plan_hits,
                          "fused_runs_dist", (long long)f.dist_runs,
-                         "fused_runs_banded", (long long)f.banded_runs);
+                         "fused_runs_banded", (long long)f.banded_runs,
+                         "stores_virtual", (long long)vmade,
+                         "virtual_materialized", (long long)vmat);
 }
 
 static PyObject *mod_reset_stats(PyObject *m, PyObject *noargs)
@@ -610,6 +614,7 @@ static PyObject *mod_reset_stats(PyObject *m, PyObject *noargs)
     cpn_queue_reset_stats();
     cpn_comm_reset_stats();
     cpn_store_reset_transfer_stats();
+    cpn_store_reset_virtual_stats();
     cpn_dist_reset_stats();
     cpn_fusion_reset_stats();
     cpn_alloc_reset_peak();

@@ -140,6 +140,53 @@ static bool droppable(const struct cpn_op *op, int i)
     return true;
 }
 
+/* ---- virtual stores ---------------------------------------------------------------------------
+ * A generator op (random draw, arange fill) whose store a Python array still holds need not write
+ * it: the store is left virtual (store.h) and the run's readers take the values from a register;
+ * whoever reads the store through memory later materializes it.  Candidates: the generator is the
+ * first op to name the store in this flush, writes all of it in C order, and the store is an
+ * untiled root without a buffer.  Within the run every other op reads it through the generator's
+ * view and none writes it (after the run, anything goes: it reads memory, which materializes). */
+
+static bool generator(const struct cpn_op *op)
+{
+    return op->kind == CPN_OPK_RANDOM || op->kind == CPN_OPK_ARANGE;
+}
+
+static bool virtualizable(const struct cpn_op *ops, int i)
+{
+    const struct cpn_op *op = &ops[i];
+    if (!generator(op) || op->nout != 1) return false;
+    const struct cpn_view *ov = op->out[0];
+    const struct cpn_store *s = ov->store;
+    return !s->root && !s->tiled && !s->virt && !s->data && !s->dev && s->poison == CPN_OK &&
+           s->q_first == i && ov->dtype == s->dtype && cpn_view_is_contiguous(ov) &&
+           cpn_view_size(ov) > 0;
+}
+
+/* Does any op of [from, to) write `s`, or name it through a view other than `v`? */
+static bool touched_otherwise(const struct cpn_op *ops, int from, int to, const struct cpn_store *s,
+                              const struct cpn_view *v)
+{
+    for (int j = from; j < to; j++) {
+        struct cpn_view *vs[OP_MAXVIEWS];
+        bool w[OP_MAXVIEWS];
+        int nv = op_views(&ops[j], vs, w);
+        for (int q = 0; q < nv; q++)
+            if (cpn_store_root(vs[q]->store) == s && (w[q] || !cpn_view_same(vs[q], v))) return true;
+    }
+    return false;
+}
+
+static void make_virtual(const struct cpn_op *op)
+{
+    struct cpn_store_gen g = {.kind = op->kind, .code = op->code, .seed = (uint64_t)op->iparam[0],
+                              .stream = (uint64_t)op->iparam[1], .p0 = op->dparam[0],
+                              .p1 = op->dparam[1], .i0 = op->iparam[0], .i1 = op->iparam[1]};
+    cpn_store_make_virtual(op->out[0]->store, &g);
+    stats.bytes_elided += op->out[0]->store->size * (int64_t)cpn_dtype_size(op->out[0]->dtype);
+}
+
 /* ---- runs ----------------------------------------------------------------------------------- */
 
 static bool same_shape(const struct cpn_view *v, int ndim, const int64_t *shape)
@@ -583,7 +630,14 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         len++;
         if (red) break;
     }
-    if (len < 2) return 0;
+    if (len < 2) {
+        /* A draw or fill nothing in this flush reads through a run: left virtual. */
+        if (!dist && first->out[0]->store->q_owned && virtualizable(ops, start)) {
+            make_virtual(first);
+            return 1;
+        }
+        return 0;
+    }
     if (dist) band.on = false;
     else band_plan(ops, n, start, start + len, acc, nacc, ndim, shape);
 
@@ -598,6 +652,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     int slot_free_after[CPN_FUSED_MAXSLOTS];  /* queue index of the slot's last use */
     const struct cpn_store *slot_store[CPN_FUSED_MAXSLOTS];
     int nslots = 0;
+    bool virt[CPN_FUSED_MAXINSTR] = {0};      /* op k's store is left virtual */
     int32_t sig[SIG_MAX];
     int nsig = 0;
     sig[nsig++] = len | dist << 16 | band.on << 17;
@@ -622,8 +677,29 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             int reg = -1;
             for (int q = 0; q < nslots; q++)   /* an in-place update of a register */
                 if (slot_store[q] == s && slot_free_after[q] >= start + k) reg = q;
-            if (reg < 0 && !s->q_owned && s->q_first == start + k && s->q_last < end &&
-                cpn_view_covers_store(ov)) {
+            if (reg < 0 && s->q_owned && virtualizable(ops, start + k) &&
+                !touched_otherwise(ops, start + k + 1, end, s, ov)) {
+                /* Held by Python: left virtual, its readers in the run use a register. */
+                virt[k] = true;
+                int last = start + k;   /* its last reader in the run */
+                for (int j = start + k + 1; j < end; j++)
+                    for (int i = 0; i < ops[j].nin; i++)
+                        if (ops[j].in[i] && ops[j].in[i]->store == s) last = j;
+                if (last == start + k) {
+                    r.drop[k] = true;
+                } else {
+                    for (int q = 0; q < nslots && reg < 0; q++)
+                        if (slot_free_after[q] < start + k) reg = q;
+                    if (reg < 0 && nslots < CPN_FUSED_MAXSLOTS) reg = nslots++;
+                    if (reg >= 0) {
+                        slot_store[reg] = s;
+                        slot_free_after[reg] = last;
+                    } else {
+                        virt[k] = false;   /* no register left: written as usual */
+                    }
+                }
+            } else if (reg < 0 && !s->q_owned && s->q_first == start + k && s->q_last < end &&
+                       cpn_view_covers_store(ov)) {
                 bool same = true;
                 for (int j = start + k + 1; j <= s->q_last && same; j++) {
                     struct cpn_view *vs[OP_MAXVIEWS];
@@ -650,7 +726,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             r.out[k] = reg >= 0 ? (struct operand){CPN_FARG_REG, reg} : (struct operand){CPN_FARG_EXT, 0};
             slot_of[k] = reg;
         }
-        if (r.drop[k]) {
+        if (r.drop[k] && !virt[k]) {
             stats.temporaries_elided++;
             stats.bytes_elided += op->out[0]->store->size * (int64_t)cpn_dtype_size(op->out[0]->dtype);
         }
@@ -816,6 +892,8 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             op_hw[k] = in_hw[i];
             op_sw[k] = in_sw[i++];
         }
+    for (int k = 0; k < body && *st == CPN_OK; k++)
+        if (virt[k]) make_virtual(&ops[start + k]);
     stats.runs++;
     stats.ops_fused += len;
     stats.dist_runs += dist;
