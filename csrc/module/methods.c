@@ -584,7 +584,7 @@ static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
     cpn_store_transfer_stats(&to_host, &to_device);
     int64_t vmade, vmat;
     cpn_store_virtual_stats(&vmade, &vmat);
-    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
                          "bytes_to_host", (long long)to_host, "bytes_to_device", (long long)to_device,
                          "ops_executed", (long long)s.ops_executed, "flushes", (long long)s.flushes,
                          "temporaries", (long long)s.temporaries,
@@ -606,7 +606,8 @@ static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
                          "fused_runs_dist", (long long)f.dist_runs,
                          "fused_runs_banded", (long long)f.banded_runs,
                          "stores_virtual", (long long)vmade,
-                         "virtual_materialized", (long long)vmat);
+                         "virtual_materialized", (long long)vmat,
+                         "virtual_regenerated", (long long)f.virtual_regenerated);
 }
 
 static PyObject *mod_reset_stats(PyObject *m, PyObject *noargs)

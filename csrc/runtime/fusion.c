@@ -326,6 +326,13 @@ struct run {
     bool drop[CPN_FUSED_MAXINSTR];
     struct operand in[CPN_FUSED_MAXINSTR][CPN_OP_MAXIN], out[CPN_FUSED_MAXINSTR];
     int nslots;
+    /* Virtual stores the run reads, regenerated into a register just before op `at` reads them
+     * first (the generator's instruction is inserted there). */
+    int nregen;
+    struct regen {
+        int at, slot;
+        const struct cpn_view *v;   /* the reading view: contiguous over the whole store */
+    } regen[CPN_FUSED_MAXINSTR];
 };
 
 static uint64_t sig_hash(const int32_t *s, int n)
@@ -384,6 +391,18 @@ static void instr_template(const struct cpn_op *op, const struct run *r, int k,
     o->kind = r->out[k].kind;
     o->idx = r->out[k].slot;
     o->itemsize = (int)cpn_dtype_size(out->dtype);
+}
+
+/* The instruction regenerating a virtual store's values into register `slot`. */
+static void regen_template(const struct cpn_store *s, int slot, struct cpn_fused_instr *in)
+{
+    memset(in, 0, sizeof *in);
+    in->kind = s->gen.kind == CPN_OPK_RANDOM ? CPN_FI_RANDOM : CPN_FI_ARANGE;
+    in->narg = 1;
+    in->dist = s->gen.code;
+    in->dt = s->dtype;
+    in->arg[0] = (struct cpn_fused_arg){.kind = CPN_FARG_REG, .idx = slot,
+                                         .itemsize = (int)cpn_dtype_size(s->dtype)};
 }
 
 /* ---- a run writing back through an overlapping view, in bands ---------------------------------
@@ -668,6 +687,29 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
                     r.in[k][i] = (struct operand){CPN_FARG_REG, s};
                     break;
                 }
+            const struct cpn_view *iv = op->in[i];
+            const struct cpn_store *vs = iv->store;
+            if (r.in[k][i].kind == CPN_FARG_EXT && !dist && vs->virt && !vs->root &&
+                iv->dtype == vs->dtype && cpn_view_is_contiguous(iv) && len + r.nregen < CPN_FUSED_MAXINSTR &&
+                !touched_otherwise(ops, start, end, vs, iv)) {
+                /* A virtual store read in place: its generator runs again, into a register. */
+                int reg = -1, last = start + k;
+                for (int j = start + k + 1; j < end; j++)
+                    for (int q = 0; q < ops[j].nin; q++)
+                        if (ops[j].in[q] && ops[j].in[q]->store == vs) last = j;
+                for (int q = 0; q < nslots && reg < 0; q++)
+                    if (slot_free_after[q] < start + k) reg = q;
+                if (reg < 0 && nslots < CPN_FUSED_MAXSLOTS) reg = nslots++;
+                if (reg >= 0) {
+                    slot_store[reg] = vs;
+                    slot_free_after[reg] = last;
+                    r.regen[r.nregen++] = (struct regen){k, reg, iv};
+                    r.in[k][i] = (struct operand){CPN_FARG_REG, reg};
+                    sig[nsig++] = 0x7f000000 | k << 12 | reg << 4 | vs->gen.kind;
+                    sig[nsig++] = vs->gen.code | (int)vs->dtype << 8;
+                    stats.virtual_regenerated++;
+                }
+            }
         }
         if (op->kind == CPN_OPK_REDUCE) {
             r.out[k].kind = CPN_FARG_EXT;
@@ -763,8 +805,11 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         p->hash = h;
         p->nslots = nslots;
         p->ninstr = 0;
-        for (int k = 0; k < len; k++)
+        for (int k = 0, g = 0; k < len; k++) {
+            for (; g < r.nregen && r.regen[g].at == k; g++)
+                regen_template(r.regen[g].v->store, r.regen[g].slot, &p->instr[p->ninstr++]);
             if (!r.drop[k]) instr_template(&ops[start + k], &r, k, &p->instr[p->ninstr++]);
+        }
         if (cache[cache_next]) cpn_free(cache[cache_next]);
         cache[cache_next] = p;
         cache_next = (cache_next + 1) % CACHE_SIZE;
@@ -792,8 +837,20 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     prog.reduce_out = NULL;
     on_dev = cpn_backend_on_device() && cpn_backend_active()->supports_fused(&prog);
     int pi = 0;
-    for (int k = 0; k < len; k++) {
+    for (int k = 0, g = 0; k < len; k++) {
         struct cpn_op *op = &ops[start + k];
+        for (; g < r.nregen && r.regen[g].at == k; g++) {
+            struct cpn_fused_instr *in = &prog.instr[pi++];
+            const struct cpn_store *vs = r.regen[g].v->store;
+            in->index_ext = add_ext(r.regen[g].v, 0);
+            in->index_size = (int64_t)cpn_dtype_size(vs->dtype);
+            in->seed = vs->gen.seed;
+            in->stream = vs->gen.stream;
+            in->p0 = vs->gen.p0;
+            in->p1 = vs->gen.p1;
+            in->i0 = vs->gen.i0;
+            in->i1 = vs->gen.i1;
+        }
         if (r.drop[k]) continue;
         struct cpn_fused_instr *in = &prog.instr[pi++];
         if (op->kind == CPN_OPK_REDUCE) {
