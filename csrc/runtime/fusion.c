@@ -299,6 +299,29 @@ static bool dist_aligned(const struct cpn_op *op, const struct cpn_dist_work *w0
     return true;
 }
 
+/* Would the last op of the run [start, end) only spill?  It computes a fresh temporary that is
+ * read after the run (so it is written to memory, not kept in a register), and it reads nothing
+ * the run could hold in a register (every input store is held by Python or not written in the
+ * run).  Left out, it starts the next run, where its readers may take it from a register: the
+ * stencil of one CG iteration, `4.0 * pc - north - ...`, no longer writes `4.0 * pc` when the
+ * previous iteration's update of `p` fused in front of it. */
+static bool trailing_spill(const struct cpn_op *ops, int start, int end)
+{
+    const struct cpn_op *op = &ops[end - 1];
+    if ((op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST) || op->nout != 1) return false;
+    const struct cpn_store *s = op->out[0]->store;
+    if (s->root || s->q_owned || s->q_first != end - 1 || s->q_last < end) return false;
+    for (int i = 0; i < op->nin; i++) {
+        if (!op->in[i]) continue;
+        const struct cpn_store *r = cpn_store_root(op->in[i]->store);
+        if (r->q_owned) continue;
+        for (int j = start; j < end - 1; j++)
+            for (int k = 0; k < ops[j].nout; k++)
+                if (cpn_store_root(ops[j].out[k]->store) == r) return false;
+    }
+    return true;
+}
+
 /* ---- plans ---------------------------------------------------------------------------------- */
 
 #define SIG_MAX (CPN_FUSED_MAXINSTR * 12 + 4)
@@ -634,6 +657,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
 
     /* The run: as many following ops as fit, a reduction closing it. */
     static struct access acc[CPN_FUSED_MAXINSTR * OP_MAXVIEWS];
+    static int nacc_after[CPN_FUSED_MAXINSTR];   /* accesses of the run's first k+1 ops */
     int nacc = 0, len = 0;
     for (int j = start; j < n && len < CPN_FUSED_MAXINSTR; j++) {
         const struct cpn_op *op = &ops[j];
@@ -646,8 +670,17 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         bool w[OP_MAXVIEWS];
         int nv = op_views(op, vs, w);
         for (int k = 0; k < nv; k++) acc[nacc++] = (struct access){vs[k], w[k]};
-        len++;
+        nacc_after[len++] = nacc;
         if (red) break;
+    }
+    if (!dist) {
+        band_plan(ops, n, start, start + len, acc, nacc, ndim, shape);
+        const int len0 = len;
+        while (!band.on && len > 1 && trailing_spill(ops, start, start + len)) len--;
+        if (len != len0) {
+            nacc = nacc_after[len - 1];
+            band_plan(ops, n, start, start + len, acc, nacc, ndim, shape);
+        }
     }
     if (len < 2) {
         /* A draw or fill nothing in this flush reads through a run: left virtual. */
@@ -658,7 +691,6 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         return 0;
     }
     if (dist) band.on = false;
-    else band_plan(ops, n, start, start + len, acc, nacc, ndim, shape);
 
     /* Which stores live in registers: written entirely, first named by the writer, unowned,
      * named by nothing after the run, and always through the writer's view. */

@@ -12,6 +12,7 @@
 #include "comm.h"
 #include "dist.h"
 #include "fperr.h"
+#include "fused.h"
 #include "fusion.h"
 #include "kernels.h"
 #include "partition.h"
@@ -332,8 +333,8 @@ enum cpn_status cpn_queue_flush(void)
         int used = 0;
         if (fuse && !poisoned_input(op)) {
             /* A fused run (or a dropped op): settle each of its ops alike. */
-            bool hads[64][CPN_OP_MAXOUT];
-            for (int j = i; j < n_ops && j < i + 64; j++)
+            bool hads[CPN_FUSED_MAXINSTR + 1][CPN_OP_MAXOUT];
+            for (int j = i; j < n_ops && j <= i + CPN_FUSED_MAXINSTR; j++)
                 for (int k = 0; k < ops[j].nout; k++)
                     hads[j - i][k] = cpn_store_allocated(ops[j].out[k]->store);
             used = cpn_fusion_execute(ops, n_ops, i, &st);
