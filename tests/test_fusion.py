@@ -447,6 +447,48 @@ def test_virtual_stores_regenerated_by_later_runs():
     bitwise_equal(a, a0)
 
 
+def _cg(np, n, iters):
+    x = np.zeros((n, n))
+    r = np.ones((n, n))
+    p = np.zeros((n + 2, n + 2))
+    p[1:-1, 1:-1] = r
+    rr = np.sum(r * r)
+    for _ in range(iters):
+        pc = p[1:-1, 1:-1]
+        ap = 4.0 * pc - p[:-2, 1:-1] - p[2:, 1:-1] - p[1:-1, :-2] - p[1:-1, 2:]
+        alpha = rr / np.sum(pc * ap)
+        x += alpha * pc
+        r -= alpha * ap
+        rr_new = np.sum(r * r)
+        p[1:-1, 1:-1] = r + (rr_new / rr) * pc
+        rr = rr_new
+    return float(np.sqrt(rr)), float(np.sum(x)), x
+
+
+def test_cg_iteration_holds_no_spilled_temporary():
+    """The p update fuses with the next iteration's `4.0 * pc`, which is then left to start the
+    stencil's run (a register there) instead of being written: live arrays are x, r, p, ap and the
+    product the float sum reads -- NumPy's five."""
+    n = 400
+    ref = _cg(numpy, n, 4)
+    gc.collect()
+    cupynum.sync()
+    cupynum.reset_stats()
+    live0 = cupynum.runtime_stats()["bytes_live"]
+    got = _cg(cupynum, n, 4)
+    st = cupynum.runtime_stats()
+    assert got[0] == pytest.approx(ref[0], rel=1e-10) and got[1] == pytest.approx(ref[1], rel=1e-10)
+    numpy.testing.assert_allclose(numpy.asarray(got[2]), ref[2], rtol=1e-10)
+    was = _core._set_fusion(False)
+    try:
+        off = _cg(cupynum, n, 4)
+    finally:
+        _core._set_fusion(was)
+    bitwise_equal(got[2], off[2])
+    if one_rank():
+        assert st["bytes_peak"] - live0 <= 5 * (n + 2) ** 2 * 8 + (256 << 10), st
+
+
 def philox_uniform(seed, stream, idx, lo, hi):
     """NumPy's evaluation of cupynum's uniform draw: Philox4x32-10 of counter (idx, stream) under
     key seed, words 0 and 1 as 53 bits, lo + (hi - lo) * u."""
