@@ -159,6 +159,9 @@ static bool virtualizable(const struct cpn_op *ops, int i)
     if (!generator(op) || op->nout != 1) return false;
     const struct cpn_view *ov = op->out[0];
     const struct cpn_store *s = ov->store;
+    if (op->kind == CPN_OPK_RANDOM ? ov->dtype != CPN_DTYPE_FLOAT64
+                                   : cpn_dtype_class(ov->dtype) == CPN_CLASS_COMPLEX)
+        return false;   /* what fused programs generate (pointwise_member) */
     return !s->root && !s->tiled && !s->virt && !s->data && !s->dev && s->poison == CPN_OK &&
            s->q_first == i && ov->dtype == s->dtype && cpn_view_is_contiguous(ov) &&
            cpn_view_size(ov) > 0;
