@@ -485,7 +485,8 @@ def test_cg_iteration_holds_no_spilled_temporary():
     finally:
         _core._set_fusion(was)
     bitwise_equal(got[2], off[2])
-    if one_rank():
+    # (a device backend keeps host copies besides device buffers: the count is the host's)
+    if one_rank() and cupynum.runtime_info()["backend"] == "cpu":
         assert st["bytes_peak"] - live0 <= 5 * (n + 2) ** 2 * 8 + (256 << 10), st
 
 
