@@ -28,6 +28,8 @@ from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, c
                         zeros, zeros_like)
 from ._functions import (broadcast_to, dot, matmul, ndim, ravel, reshape, shape, size,
                          transpose)
+from ._where import where
+from ._bincount import bincount
 from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero,
                           cumprod, cumsum, max, mean, min, nanargmax, nanargmin, nancumprod,
                           nancumsum, nanmax, nanmean, nanmin, nanprod, nanstd, nansum, nanvar,

@@ -158,7 +158,7 @@ def _register_array_functions(namespace):
     """Map NumPy's functions to cupynum's where cupynum implements them natively."""
     names = ("reshape ravel transpose broadcast_to shape ndim size "
              "matmul dot copy zeros_like ones_like empty_like full_like array asarray "
-             "ascontiguousarray").split() + list(_reductions.NAMES) + list(_quantile.NAMES)
+             "ascontiguousarray where bincount").split() + list(_reductions.NAMES) + list(_quantile.NAMES)
     for n in names:
         npf = getattr(_np, n, None)
         if npf is not None and n in namespace:

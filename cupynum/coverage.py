@@ -45,14 +45,16 @@ DISTRIBUTED = frozenset(
         "arange array asanyarray asarray ascontiguousarray copy empty empty_like full full_like "
         "linspace ones ones_like zeros zeros_like "
         # views of distributed arrays
-        "broadcast_to transpose").split()]
+        "broadcast_to transpose "
+        # the select op, owner-computes like the element-wise ops
+        "where").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "var".split()]
     + ["numpy.random." + n for n in
        "normal rand randn random random_sample ranf sample standard_normal uniform".split()])
 # Native but not partitioned: computed on gathered copies under MPI (matrix products; the
-# two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; scans: cumsum,
+# two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; bincount; scans: cumsum,
 # cumprod, ufunc.accumulate; reductions of ops other than add/multiply/maximum/minimum, e.g.
 # subtract.reduce), or views
 # through a flat alias (ravel/reshape that merge dimensions, eye's diagonal): correct on every

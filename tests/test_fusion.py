@@ -291,6 +291,205 @@ def test_deferred_full_reduction_fuses_and_elides_dead_inputs():
         assert s_off["bytes_peak"] - s_on["bytes_peak"] > 2 * n * 8, (s_on, s_off)
 
 
+def _pi_program(np, n):
+    np.random.seed(7)
+    x = np.random.uniform(size=n)
+    y = np.random.uniform(size=n)
+    inside = np.sum(x * x + y * y < 1.0)
+    return x, y, inside
+
+
+@pytest.mark.parametrize("n", [1, 1023, 100_003])
+def test_pi_with_named_draws_writes_no_draw(n):
+    """Virtual stores: x and y are alive when the sum flushes, yet neither is written; the run
+    draws them into registers.  A later read of x materializes it with the same values."""
+    cupynum.sync()
+    was = _core._set_fusion(False)
+    try:
+        xo, yo, io = _pi_program(cupynum, n)
+        io = int(io)
+        xo_n, yo_n = numpy.asarray(xo), numpy.asarray(yo)
+    finally:
+        _core._set_fusion(was)
+    del xo, yo
+    gc.collect()
+    cupynum.sync()
+    cupynum.reset_stats()
+    live0 = cupynum.runtime_stats()["bytes_live"]
+    x, y, inside = _pi_program(cupynum, n)
+    st = cupynum.runtime_stats()
+    assert int(inside) == io == int(numpy.sum(xo_n * xo_n + yo_n * yo_n < 1.0))
+    if one_rank():
+        assert st["stores_virtual"] == 2 and st["virtual_materialized"] == 0
+        assert st["fused_runs"] == 1
+        assert st["bytes_peak"] - live0 < n * 8 or n < 4096, st
+    # reads through non-fused paths: a scalar, a strided view, the NumPy conversion
+    assert float(x[n // 2]) == xo_n[n // 2]
+    if one_rank():
+        assert cupynum.runtime_stats()["virtual_materialized"] == 1
+    bitwise_equal(x[::-3], xo_n[::-3])
+    bitwise_equal(y, yo_n)
+    bitwise_equal(x, xo_n)
+
+
+def test_virtual_store_written_after_generation():
+    n = 5000
+    cupynum.random.seed(3)
+    a = cupynum.random.uniform(-1.0, 2.0, size=n)
+    b = cupynum.arange(n, dtype=numpy.int32)
+    s = int(cupynum.sum((a < 0.5) & (b % 3 == 0)))
+    a_ref = numpy.asarray(a).copy()                 # materialized
+    assert s == int(numpy.sum((a_ref < 0.5) & (numpy.arange(n, dtype=numpy.int32) % 3 == 0)))
+    b[7] = -1                                       # a write into a virtual store
+    ref = numpy.arange(n, dtype=numpy.int32)
+    ref[7] = -1
+    bitwise_equal(b, ref)
+    cupynum.random.seed(3)
+    c = cupynum.random.uniform(-1.0, 2.0, size=n)
+    c[...] = 2.5                                    # overwritten whole: never generated
+    bitwise_equal(c, numpy.full(n, 2.5))
+    bitwise_equal(a, a_ref)
+
+
+@pytest.mark.parametrize("kind", ["uniform", "normal", "arange_f", "arange_i"])
+def test_virtual_stores_equal_materialized_streams(kind):
+    """A store left virtual and read later gives bitwise the stream the unfused path writes."""
+    n = 70_001
+
+    def make(np):
+        np.random.seed(123)
+        if kind == "uniform":
+            v = np.random.uniform(2.0, 5.0, size=n)
+        elif kind == "normal":
+            v = np.random.normal(1.0, 3.0, size=n)
+        elif kind == "arange_f":
+            v = np.arange(0.5, n * 0.25 + 0.5, 0.25)
+        else:
+            v = np.arange(-7, 3 * n - 7, 3)
+        w = np.random.uniform(size=n)   # a second draw after it: stream counters advance alike
+        total = np.sum(v * 2 < 4.0) + np.sum(w < 0.5)
+        return v, w, int(total)
+
+    was = _core._set_fusion(False)
+    try:
+        v0, w0, t0 = make(cupynum)
+        v0, w0 = numpy.asarray(v0), numpy.asarray(w0)
+    finally:
+        _core._set_fusion(was)
+    cupynum.sync()
+    cupynum.reset_stats()
+    v1, w1, t1 = make(cupynum)
+    cupynum.sync()
+    if one_rank():
+        assert cupynum.runtime_stats()["stores_virtual"] == 2
+    assert t1 == t0
+    bitwise_equal(v1, v0)
+    bitwise_equal(w1, w0)
+
+
+def test_lone_draw_stays_virtual_until_read():
+    n = 50_000
+    gc.collect()
+    cupynum.sync()
+    cupynum.reset_stats()
+    live0 = cupynum.runtime_stats()["bytes_live"]
+    cupynum.random.seed(5)
+    x = cupynum.random.uniform(size=n)
+    cupynum.sync()
+    st = cupynum.runtime_stats()
+    if one_rank():
+        assert st["stores_virtual"] == 1 and st["bytes_peak"] - live0 < n * 8, st
+    was = _core._set_fusion(False)
+    try:
+        cupynum.random.seed(5)
+        ref = numpy.asarray(cupynum.random.uniform(size=n))
+    finally:
+        _core._set_fusion(was)
+    bitwise_equal(x, ref)
+
+
+def test_virtual_stores_regenerated_by_later_runs():
+    """Later flushes that read a virtual store in a fused run draw it again in registers: three
+    reductions over named draws and an arange, nothing of size n written."""
+    n = 200_003
+
+    def prog(np):
+        np.random.seed(9)
+        x = np.random.uniform(size=n)
+        y = np.random.normal(size=n)
+        a = np.arange(n, dtype=np.float64)
+        c1 = int(np.sum(x * x + y * y < 1.0))
+        c2 = int(np.sum((x < 0.5) & (a > 10.0)))
+        c3 = int(np.sum(x * 3.0 + a < 1000.0))
+        c4 = int(np.sum(y > x))
+        return x, y, a, (c1, c2, c3, c4)
+
+    was = _core._set_fusion(False)
+    try:
+        x0, y0, a0, c0 = prog(cupynum)
+        x0, y0, a0 = numpy.asarray(x0), numpy.asarray(y0), numpy.asarray(a0)
+    finally:
+        _core._set_fusion(was)
+    assert c0 == (int(numpy.sum(x0 * x0 + y0 * y0 < 1.0)), int(numpy.sum((x0 < 0.5) & (a0 > 10.0))),
+                  int(numpy.sum(x0 * 3.0 + a0 < 1000.0)), int(numpy.sum(y0 > x0)))
+    gc.collect()
+    cupynum.sync()
+    cupynum.reset_stats()
+    live0 = cupynum.runtime_stats()["bytes_live"]
+    x, y, a, c = prog(cupynum)
+    st = cupynum.runtime_stats()
+    assert c == c0
+    if one_rank():
+        assert st["virtual_materialized"] == 0 and st["virtual_regenerated"] >= 5, st
+        assert st["bytes_peak"] - live0 < n * 8, st
+    bitwise_equal(y, y0)
+    bitwise_equal(x, x0)
+    bitwise_equal(a, a0)
+
+
+def _cg(np, n, iters):
+    x = np.zeros((n, n))
+    r = np.ones((n, n))
+    p = np.zeros((n + 2, n + 2))
+    p[1:-1, 1:-1] = r
+    rr = np.sum(r * r)
+    for _ in range(iters):
+        pc = p[1:-1, 1:-1]
+        ap = 4.0 * pc - p[:-2, 1:-1] - p[2:, 1:-1] - p[1:-1, :-2] - p[1:-1, 2:]
+        alpha = rr / np.sum(pc * ap)
+        x += alpha * pc
+        r -= alpha * ap
+        rr_new = np.sum(r * r)
+        p[1:-1, 1:-1] = r + (rr_new / rr) * pc
+        rr = rr_new
+    return float(np.sqrt(rr)), float(np.sum(x)), x
+
+
+def test_cg_iteration_holds_no_spilled_temporary():
+    """The p update fuses with the next iteration's `4.0 * pc`, which is then left to start the
+    stencil's run (a register there) instead of being written: live arrays are x, r, p, ap and the
+    product the float sum reads -- NumPy's five."""
+    n = 400
+    ref = _cg(numpy, n, 4)
+    gc.collect()
+    cupynum.sync()
+    cupynum.reset_stats()
+    live0 = cupynum.runtime_stats()["bytes_live"]
+    got = _cg(cupynum, n, 4)
+    st = cupynum.runtime_stats()
+    assert got[0] == pytest.approx(ref[0], rel=1e-10) and got[1] == pytest.approx(ref[1], rel=1e-10)
+    numpy.testing.assert_allclose(numpy.asarray(got[2]), ref[2], rtol=1e-10)
+    was = _core._set_fusion(False)
+    try:
+        off = _cg(cupynum, n, 4)
+    finally:
+        _core._set_fusion(was)
+    bitwise_equal(got[2], off[2])
+    # (a device backend keeps host copies besides device buffers: the count is the host's)
+    if one_rank() and cupynum.runtime_info()["backend"] == "cpu":
+        assert st["bytes_peak"] - live0 <= 5 * (n + 2) ** 2 * 8 + (256 << 10), st
+
+
 def philox_uniform(seed, stream, idx, lo, hi):
     """NumPy's evaluation of cupynum's uniform draw: Philox4x32-10 of counter (idx, stream) under
     key seed, words 0 and 1 as 53 bits, lo + (hi - lo) * u."""

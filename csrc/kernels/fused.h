@@ -16,8 +16,8 @@
 #include "kernels.h"
 
 #define CPN_FUSED_BLOCK 1024      /* elements per block: 8 KiB per float64 operand */
-#define CPN_FUSED_MAXINSTR 32
-#define CPN_FUSED_MAXSLOTS 16
+#define CPN_FUSED_MAXINSTR 128
+#define CPN_FUSED_MAXSLOTS 32
 #define CPN_FUSED_MAXEXT (CPN_FUSED_MAXINSTR * 4)
 
 enum cpn_fused_argkind { CPN_FARG_EXT, CPN_FARG_SCALAR, CPN_FARG_REG, CPN_FARG_COUNT };

@@ -129,6 +129,13 @@ enum cpn_status cpn_kernel_quantile(const struct cpn_quantile_args *qa, enum cpn
                                     const char *in, int ndim, const int64_t *shape,
                                     const int64_t *strides, uint64_t axes, char *out);
 
+/* numpy.bincount: out[k] (k < nbins, byte stride os) = the number of i < n with idx[i] == k
+ * (int64), or with weights w (float64, byte stride ws; NULL for none) the sum of w[i] over them
+ * (float64).  idx is int64 with byte stride is, every value in [0, nbins) (the caller checks).
+ * The summation order depends only on (n, nbins).  Local. */
+enum cpn_status cpn_kernel_bincount(const char *idx, int64_t is, const char *w, int64_t ws,
+                                    int64_t n, char *out, int64_t os, int64_t nbins);
+
 /* C[m,n] = A[m,k] @ B[k,n] on strided operands of dtype dt.  Local. */
 enum cpn_status cpn_kernel_matmul(enum cpn_dtype dt, const char *a, const int64_t *as,
                                   const char *b, const int64_t *bs, char *c, const int64_t *cs,

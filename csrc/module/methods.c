@@ -459,6 +459,32 @@ static PyObject *mod_select(PyObject *m, PyObject *args)
     return Py_NewRef(out);
 }
 
+/* bincount(a, weights, nbins): numpy.bincount of a (1-D int64, values in [0, nbins), checked by
+ * the caller), weighted by `weights` (1-D float64 of a's length) or not (None); a new replicated
+ * array of nbins int64 counts / float64 sums. */
+static PyObject *mod_bincount(PyObject *m, PyObject *args)
+{
+    PyObject *a, *w;
+    long long nbins;
+    if (!PyArg_ParseTuple(args, "OOL", &a, &w, &nbins) || check_array(a) < 0) return NULL;
+    if (w != Py_None && check_array(w) < 0) return NULL;
+    struct cpn_view *av = cpn_array_view(a), *wv = w != Py_None ? cpn_array_view(w) : NULL;
+    if (av->ndim != 1 || av->dtype != CPN_DTYPE_INT64 || nbins < 0 ||
+        (wv && (wv->ndim != 1 || wv->dtype != CPN_DTYPE_FLOAT64 || wv->shape[0] != av->shape[0]))) {
+        PyErr_SetString(PyExc_ValueError, "internal: bincount operand shape/dtype mismatch");
+        return NULL;
+    }
+    int64_t shape[1] = {(int64_t)nbins};
+    PyObject *r = cpn_array_new_replicated(wv ? CPN_DTYPE_FLOAT64 : CPN_DTYPE_INT64, 1, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_BINCOUNT, .nin = wv ? 2 : 1, .nout = 1};
+    op.dtype = CPN_DTYPE_INT64;
+    op.in[0] = av;
+    op.in[1] = wv;
+    op.out[0] = cpn_array_view(r);
+    return submit_for(r, &op);
+}
+
 /* matmul(a, b, dtype): 2-D operands already cast to dtype; a new (m, n) array. */
 static PyObject *mod_matmul(PyObject *m, PyObject *args)
 {
@@ -633,7 +659,9 @@ static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
     cpn_queue_stats(&s);
     cpn_fusion_stats(&f);
     cpn_store_transfer_stats(&to_host, &to_device);
-    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
+    int64_t vmade, vmat;
+    cpn_store_virtual_stats(&vmade, &vmat);
+    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
                          "bytes_to_host", (long long)to_host, "bytes_to_device", (long long)to_device,
                          "ops_executed", (long long)s.ops_executed, "flushes", (long long)s.flushes,
                          "temporaries", (long long)s.temporaries,
@@ -653,7 +681,10 @@ static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
                          "fusion_plans", (long long)f.plans_built,
                          "fusion_plan_hits", (long long)f.plan_hits,
                          "fused_runs_dist", (long long)f.dist_runs,
-                         "fused_runs_banded", (long long)f.banded_runs);
+                         "fused_runs_banded", (long long)f.banded_runs,
+                         "stores_virtual", (long long)vmade,
+                         "virtual_materialized", (long long)vmat,
+                         "virtual_regenerated", (long long)f.virtual_regenerated);
 }
 
 static PyObject *mod_reset_stats(PyObject *m, PyObject *noargs)
@@ -661,6 +692,7 @@ static PyObject *mod_reset_stats(PyObject *m, PyObject *noargs)
     cpn_queue_reset_stats();
     cpn_comm_reset_stats();
     cpn_store_reset_transfer_stats();
+    cpn_store_reset_virtual_stats();
     cpn_dist_reset_stats();
     cpn_fusion_reset_stats();
     cpn_alloc_reset_peak();
@@ -779,6 +811,7 @@ PyMethodDef cpn_module_methods[] = {
      "quantile(a, axes, q, method, flags, index_dtype, compute_dtype, out_dtype): order statistics."},
     {"select", mod_select, METH_VARARGS, "select(cond, a, b, out): out[...] = where(cond, a, b)."},
     {"matmul", mod_matmul, METH_VARARGS, "matmul(a, b, dtype): 2-D product."},
+    {"bincount", mod_bincount, METH_VARARGS, "bincount(a, weights, nbins): int64 counts / float64 sums."},
     {"arange", mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},
     {"random", mod_random, METH_VARARGS, "random(dist, shape, seed, stream, lo, hi)."},
     {"sync", mod_sync, METH_NOARGS, "Execute every queued operation and wait for the device (cupynum.sync())."},

@@ -132,6 +132,56 @@ static bool droppable(const struct cpn_op *op, int i)
     return true;
 }
 
+/* ---- virtual stores ---------------------------------------------------------------------------
+ * A generator op (random draw, arange fill) whose store a Python array still holds need not write
+ * it: the store is left virtual (store.h) and the run's readers take the values from a register;
+ * whoever reads the store through memory later materializes it.  Candidates: the generator is the
+ * first op to name the store in this flush, writes all of it in C order, and the store is an
+ * untiled root without a buffer.  Within the run every other op reads it through the generator's
+ * view and none writes it (after the run, anything goes: it reads memory, which materializes). */
+
+static bool generator(const struct cpn_op *op)
+{
+    return op->kind == CPN_OPK_RANDOM || op->kind == CPN_OPK_ARANGE;
+}
+
+static bool virtualizable(const struct cpn_op *ops, int i)
+{
+    const struct cpn_op *op = &ops[i];
+    if (!generator(op) || op->nout != 1) return false;
+    const struct cpn_view *ov = op->out[0];
+    const struct cpn_store *s = ov->store;
+    if (op->kind == CPN_OPK_RANDOM ? ov->dtype != CPN_DTYPE_FLOAT64
+                                   : cpn_dtype_class(ov->dtype) == CPN_CLASS_COMPLEX)
+        return false;   /* what fused programs generate (pointwise_member) */
+    return !s->root && !s->tiled && !s->virt && !s->data && !s->dev && s->poison == CPN_OK &&
+           s->q_first == i && ov->dtype == s->dtype && cpn_view_is_contiguous(ov) &&
+           cpn_view_size(ov) > 0;
+}
+
+/* Does any op of [from, to) write `s`, or name it through a view other than `v`? */
+static bool touched_otherwise(const struct cpn_op *ops, int from, int to, const struct cpn_store *s,
+                              const struct cpn_view *v)
+{
+    for (int j = from; j < to; j++) {
+        struct cpn_view *vs[OP_MAXVIEWS];
+        bool w[OP_MAXVIEWS];
+        int nv = op_views(&ops[j], vs, w);
+        for (int q = 0; q < nv; q++)
+            if (cpn_store_root(vs[q]->store) == s && (w[q] || !cpn_view_same(vs[q], v))) return true;
+    }
+    return false;
+}
+
+static void make_virtual(const struct cpn_op *op)
+{
+    struct cpn_store_gen g = {.kind = op->kind, .code = op->code, .seed = (uint64_t)op->iparam[0],
+                              .stream = (uint64_t)op->iparam[1], .p0 = op->dparam[0],
+                              .p1 = op->dparam[1], .i0 = op->iparam[0], .i1 = op->iparam[1]};
+    cpn_store_make_virtual(op->out[0]->store, &g);
+    stats.bytes_elided += op->out[0]->store->size * (int64_t)cpn_dtype_size(op->out[0]->dtype);
+}
+
 /* ---- runs ----------------------------------------------------------------------------------- */
 
 static bool same_shape(const struct cpn_view *v, int ndim, const int64_t *shape)
@@ -244,6 +294,29 @@ static bool dist_aligned(const struct cpn_op *op, const struct cpn_dist_work *w0
     return true;
 }
 
+/* Would the last op of the run [start, end) only spill?  It computes a fresh temporary that is
+ * read after the run (so it is written to memory, not kept in a register), and it reads nothing
+ * the run could hold in a register (every input store is held by Python or not written in the
+ * run).  Left out, it starts the next run, where its readers may take it from a register: the
+ * stencil of one CG iteration, `4.0 * pc - north - ...`, no longer writes `4.0 * pc` when the
+ * previous iteration's update of `p` fused in front of it. */
+static bool trailing_spill(const struct cpn_op *ops, int start, int end)
+{
+    const struct cpn_op *op = &ops[end - 1];
+    if ((op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST) || op->nout != 1) return false;
+    const struct cpn_store *s = op->out[0]->store;
+    if (s->root || s->q_owned || s->q_first != end - 1 || s->q_last < end) return false;
+    for (int i = 0; i < op->nin; i++) {
+        if (!op->in[i]) continue;
+        const struct cpn_store *r = cpn_store_root(op->in[i]->store);
+        if (r->q_owned) continue;
+        for (int j = start; j < end - 1; j++)
+            for (int k = 0; k < ops[j].nout; k++)
+                if (cpn_store_root(ops[j].out[k]->store) == r) return false;
+    }
+    return true;
+}
+
 /* ---- plans ---------------------------------------------------------------------------------- */
 
 #define SIG_MAX (CPN_FUSED_MAXINSTR * 12 + 4)
@@ -271,6 +344,13 @@ struct run {
     bool drop[CPN_FUSED_MAXINSTR];
     struct operand in[CPN_FUSED_MAXINSTR][CPN_OP_MAXIN], out[CPN_FUSED_MAXINSTR];
     int nslots;
+    /* Virtual stores the run reads, regenerated into a register just before op `at` reads them
+     * first (the generator's instruction is inserted there). */
+    int nregen;
+    struct regen {
+        int at, slot;
+        const struct cpn_view *v;   /* the reading view: contiguous over the whole store */
+    } regen[CPN_FUSED_MAXINSTR];
 };
 
 static uint64_t sig_hash(const int32_t *s, int n)
@@ -329,6 +409,18 @@ static void instr_template(const struct cpn_op *op, const struct run *r, int k,
     o->kind = r->out[k].kind;
     o->idx = r->out[k].slot;
     o->itemsize = (int)cpn_dtype_size(out->dtype);
+}
+
+/* The instruction regenerating a virtual store's values into register `slot`. */
+static void regen_template(const struct cpn_store *s, int slot, struct cpn_fused_instr *in)
+{
+    memset(in, 0, sizeof *in);
+    in->kind = s->gen.kind == CPN_OPK_RANDOM ? CPN_FI_RANDOM : CPN_FI_ARANGE;
+    in->narg = 1;
+    in->dist = s->gen.code;
+    in->dt = s->dtype;
+    in->arg[0] = (struct cpn_fused_arg){.kind = CPN_FARG_REG, .idx = slot,
+                                         .itemsize = (int)cpn_dtype_size(s->dtype)};
 }
 
 /* ---- a run writing back through an overlapping view, in bands ---------------------------------
@@ -565,6 +657,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
 
     /* The run: as many following ops as fit, a reduction closing it. */
     static struct access acc[CPN_FUSED_MAXINSTR * OP_MAXVIEWS];
+    static int nacc_after[CPN_FUSED_MAXINSTR];   /* accesses of the run's first k+1 ops */
     int nacc = 0, len = 0;
     for (int j = start; j < n && len < CPN_FUSED_MAXINSTR; j++) {
         const struct cpn_op *op = &ops[j];
@@ -577,12 +670,27 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         bool w[OP_MAXVIEWS];
         int nv = op_views(op, vs, w);
         for (int k = 0; k < nv; k++) acc[nacc++] = (struct access){vs[k], w[k]};
-        len++;
+        nacc_after[len++] = nacc;
         if (red) break;
     }
-    if (len < 2) return 0;
+    if (!dist) {
+        band_plan(ops, n, start, start + len, acc, nacc, ndim, shape);
+        const int len0 = len;
+        while (!band.on && len > 1 && trailing_spill(ops, start, start + len)) len--;
+        if (len != len0) {
+            nacc = nacc_after[len - 1];
+            band_plan(ops, n, start, start + len, acc, nacc, ndim, shape);
+        }
+    }
+    if (len < 2) {
+        /* A draw or fill nothing in this flush reads through a run: left virtual. */
+        if (!dist && first->out[0]->store->q_owned && virtualizable(ops, start)) {
+            make_virtual(first);
+            return 1;
+        }
+        return 0;
+    }
     if (dist) band.on = false;
-    else band_plan(ops, n, start, start + len, acc, nacc, ndim, shape);
 
     /* Which stores live in registers: written entirely, first named by the writer, unowned,
      * named by nothing after the run, and always through the writer's view. */
@@ -595,6 +703,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     int slot_free_after[CPN_FUSED_MAXSLOTS];  /* queue index of the slot's last use */
     const struct cpn_store *slot_store[CPN_FUSED_MAXSLOTS];
     int nslots = 0;
+    bool virt[CPN_FUSED_MAXINSTR] = {0};      /* op k's store is left virtual */
     int32_t sig[SIG_MAX];
     int nsig = 0;
     sig[nsig++] = len | dist << 16 | band.on << 17;
@@ -610,6 +719,29 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
                     r.in[k][i] = (struct operand){CPN_FARG_REG, s};
                     break;
                 }
+            const struct cpn_view *iv = op->in[i];
+            const struct cpn_store *vs = iv->store;
+            if (r.in[k][i].kind == CPN_FARG_EXT && !dist && vs->virt && !vs->root &&
+                iv->dtype == vs->dtype && cpn_view_is_contiguous(iv) && len + r.nregen < CPN_FUSED_MAXINSTR &&
+                !touched_otherwise(ops, start, end, vs, iv)) {
+                /* A virtual store read in place: its generator runs again, into a register. */
+                int reg = -1, last = start + k;
+                for (int j = start + k + 1; j < end; j++)
+                    for (int q = 0; q < ops[j].nin; q++)
+                        if (ops[j].in[q] && ops[j].in[q]->store == vs) last = j;
+                for (int q = 0; q < nslots && reg < 0; q++)
+                    if (slot_free_after[q] < start + k) reg = q;
+                if (reg < 0 && nslots < CPN_FUSED_MAXSLOTS) reg = nslots++;
+                if (reg >= 0) {
+                    slot_store[reg] = vs;
+                    slot_free_after[reg] = last;
+                    r.regen[r.nregen++] = (struct regen){k, reg, iv};
+                    r.in[k][i] = (struct operand){CPN_FARG_REG, reg};
+                    sig[nsig++] = 0x7f000000 | k << 12 | reg << 4 | vs->gen.kind;
+                    sig[nsig++] = vs->gen.code | (int)vs->dtype << 8;
+                    stats.virtual_regenerated++;
+                }
+            }
         }
         if (op->kind == CPN_OPK_REDUCE) {
             r.out[k].kind = CPN_FARG_EXT;
@@ -619,8 +751,29 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             int reg = -1;
             for (int q = 0; q < nslots; q++)   /* an in-place update of a register */
                 if (slot_store[q] == s && slot_free_after[q] >= start + k) reg = q;
-            if (reg < 0 && !s->q_owned && s->q_first == start + k && s->q_last < end &&
-                cpn_view_covers_store(ov)) {
+            if (reg < 0 && s->q_owned && virtualizable(ops, start + k) &&
+                !touched_otherwise(ops, start + k + 1, end, s, ov)) {
+                /* Held by Python: left virtual, its readers in the run use a register. */
+                virt[k] = true;
+                int last = start + k;   /* its last reader in the run */
+                for (int j = start + k + 1; j < end; j++)
+                    for (int i = 0; i < ops[j].nin; i++)
+                        if (ops[j].in[i] && ops[j].in[i]->store == s) last = j;
+                if (last == start + k) {
+                    r.drop[k] = true;
+                } else {
+                    for (int q = 0; q < nslots && reg < 0; q++)
+                        if (slot_free_after[q] < start + k) reg = q;
+                    if (reg < 0 && nslots < CPN_FUSED_MAXSLOTS) reg = nslots++;
+                    if (reg >= 0) {
+                        slot_store[reg] = s;
+                        slot_free_after[reg] = last;
+                    } else {
+                        virt[k] = false;   /* no register left: written as usual */
+                    }
+                }
+            } else if (reg < 0 && !s->q_owned && s->q_first == start + k && s->q_last < end &&
+                       cpn_view_covers_store(ov)) {
                 bool same = true;
                 for (int j = start + k + 1; j <= s->q_last && same; j++) {
                     struct cpn_view *vs[OP_MAXVIEWS];
@@ -647,7 +800,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             r.out[k] = reg >= 0 ? (struct operand){CPN_FARG_REG, reg} : (struct operand){CPN_FARG_EXT, 0};
             slot_of[k] = reg;
         }
-        if (r.drop[k]) {
+        if (r.drop[k] && !virt[k]) {
             stats.temporaries_elided++;
             stats.bytes_elided += op->out[0]->store->size * (int64_t)cpn_dtype_size(op->out[0]->dtype);
         }
@@ -684,8 +837,11 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         p->hash = h;
         p->nslots = nslots;
         p->ninstr = 0;
-        for (int k = 0; k < len; k++)
+        for (int k = 0, g = 0; k < len; k++) {
+            for (; g < r.nregen && r.regen[g].at == k; g++)
+                regen_template(r.regen[g].v->store, r.regen[g].slot, &p->instr[p->ninstr++]);
             if (!r.drop[k]) instr_template(&ops[start + k], &r, k, &p->instr[p->ninstr++]);
+        }
         if (cache[cache_next]) cpn_free(cache[cache_next]);
         cache[cache_next] = p;
         cache_next = (cache_next + 1) % CACHE_SIZE;
@@ -713,8 +869,20 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     prog.reduce_out = NULL;
     on_dev = cpn_backend_on_device() && cpn_backend_active()->supports_fused(&prog);
     int pi = 0;
-    for (int k = 0; k < len; k++) {
+    for (int k = 0, g = 0; k < len; k++) {
         struct cpn_op *op = &ops[start + k];
+        for (; g < r.nregen && r.regen[g].at == k; g++) {
+            struct cpn_fused_instr *in = &prog.instr[pi++];
+            const struct cpn_store *vs = r.regen[g].v->store;
+            in->index_ext = add_ext(r.regen[g].v, 0);
+            in->index_size = (int64_t)cpn_dtype_size(vs->dtype);
+            in->seed = vs->gen.seed;
+            in->stream = vs->gen.stream;
+            in->p0 = vs->gen.p0;
+            in->p1 = vs->gen.p1;
+            in->i0 = vs->gen.i0;
+            in->i1 = vs->gen.i1;
+        }
         if (r.drop[k]) continue;
         struct cpn_fused_instr *in = &prog.instr[pi++];
         if (op->kind == CPN_OPK_REDUCE) {
@@ -819,6 +987,8 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             op_hw[k] = in_hw[i];
             op_sw[k] = in_sw[i++];
         }
+    for (int k = 0; k < body && *st == CPN_OK; k++)
+        if (virt[k]) make_virtual(&ops[start + k]);
     stats.runs++;
     stats.ops_fused += len;
     stats.dist_runs += dist;

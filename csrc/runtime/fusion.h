@@ -51,6 +51,7 @@ struct cpn_fusion_stats {
     int64_t plan_hits;           /* fused programs taken from the cache */
     int64_t banded_runs;         /* of the runs, those written back band by band (no temporary) */
     int64_t dist_runs;           /* of the runs, those over tiled stores (exchanges first) */
+    int64_t virtual_regenerated; /* reads of virtual stores computed again in registers */
 };
 void cpn_fusion_stats(struct cpn_fusion_stats *out);
 void cpn_fusion_reset_stats(void);

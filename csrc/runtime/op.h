@@ -116,6 +116,9 @@ enum cpn_opkind {
                             * `axes`; in[1]: the quantiles (float64, contiguous; absent for a
                             * median); iparam[0] = method, iparam[1] = flags (CPN_QF_*),
                             * iparam[2] = index dtype, iparam[3] = compute dtype */
+    CPN_OPK_BINCOUNT,      /* out[0] = bincount of in[0] (int64, 1-D, values in [0, len(out)))
+                            * weighted by in[1] (float64, same length) when nin == 2; out int64
+                            * without weights, float64 with */
     CPN_OPK_COUNT
 };
 

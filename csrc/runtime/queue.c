@@ -12,6 +12,7 @@
 #include "comm.h"
 #include "dist.h"
 #include "fperr.h"
+#include "fused.h"
 #include "fusion.h"
 #include "kernels.h"
 #include "partition.h"
@@ -200,6 +201,18 @@ static enum cpn_status exec_direct(const struct cpn_op *op)
         return cpn_kernel_matmul(op->dtype, ab + ao, as, bb + bo, bs, cb + co, cs, a->shape[0],
                                  a->shape[1], b->shape[1]);
     }
+    case CPN_OPK_BINCOUNT: {
+        const struct cpn_view *in = op->in[0], *w = op->nin > 1 ? op->in[1] : NULL;
+        int64_t ist[CPN_MAXDIM], wst[CPN_MAXDIM] = {0}, ost[CPN_MAXDIM], ioff, woff = 0, ooff;
+        char *ib = cpn_store_data(in->store), *ob = cpn_store_data(out->store);
+        char *wb = w ? cpn_store_data(w->store) : NULL;
+        if (!ib || !ob || (w && !wb)) return CPN_ERR_NOMEM;
+        cpn_view_byte_layout(in, ist, &ioff);
+        cpn_view_byte_layout(out, ost, &ooff);
+        if (w) cpn_view_byte_layout(w, wst, &woff);
+        return cpn_kernel_bincount(ib + ioff, ist[0], w ? wb + woff : NULL, wst[0], in->shape[0],
+                                   ob + ooff, ost[0], out->shape[0]);
+    }
     default:
         return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);
     }
@@ -348,8 +361,8 @@ enum cpn_status cpn_queue_flush(void)
         int used = 0;
         if (fuse && !poisoned_input(op)) {
             /* A fused run (or a dropped op): settle each of its ops alike. */
-            bool hads[64][CPN_OP_MAXOUT];
-            for (int j = i; j < n_ops && j < i + 64; j++)
+            bool hads[CPN_FUSED_MAXINSTR + 1][CPN_OP_MAXOUT];
+            for (int j = i; j < n_ops && j <= i + CPN_FUSED_MAXINSTR; j++)
                 for (int k = 0; k < ops[j].nout; k++)
                     hads[j - i][k] = cpn_store_allocated(ops[j].out[k]->store);
             used = cpn_fusion_execute(ops, n_ops, i, &st);

@@ -5,6 +5,8 @@
 
 #include "alloc.h"
 #include "backend.h"
+#include "kernels.h"
+#include "op.h"
 #include "partition.h"
 
 static uint64_t next_id = 1;
@@ -18,6 +20,7 @@ void cpn_store_transfer_stats(int64_t *to_host, int64_t *to_device)
 
 void cpn_store_reset_transfer_stats(void) { bytes_to_host = bytes_to_device = 0; }
 static int64_t live_count;
+static int64_t virtual_made, virtual_materialized;
 
 /* Store records are recycled like views (see view.c). */
 #define STORE_POOL 256
@@ -56,6 +59,7 @@ static struct cpn_store *store_alloc(enum cpn_dtype dtype, int ndim, const int64
     s->poison = CPN_OK;
     s->poison_msg = NULL;
     s->tiled = false;
+    s->virt = false;
     s->splits = NULL;
     s->refcnt = 1;
     s->id = next_id++;
@@ -171,10 +175,31 @@ void cpn_store_release(struct cpn_store *s)
     else cpn_free(s);
 }
 
+/* Run a virtual store's generator into its new buffer. */
+static void materialize(struct cpn_store *r)
+{
+    const struct cpn_store_gen *g = &r->gen;
+    if (g->kind == CPN_OPK_RANDOM)
+        cpn_kernel_random((enum cpn_random_dist)g->code, g->seed, g->stream, (double *)r->data, 0,
+                          r->size, g->p0, g->p1);
+    else
+        cpn_kernel_arange(r->dtype, r->data, 0, r->size, g->p0, g->p1, g->i0, g->i1);
+    virtual_materialized++;
+}
+
 static void *store_data(struct cpn_store *s, int zero)
 {
     struct cpn_store *r = cpn_store_root(s);
     size_t n = (size_t)r->tsize * cpn_dtype_size(r->dtype);
+    if (r->virt) {
+        /* The values are read: compute them, once.  Overwritten: they never matter. */
+        r->data = cpn_alloc(n ? n : 1);
+        if (!r->data) return NULL;
+        r->virt = false;
+        if (zero) materialize(r);
+        r->dev_state = CPN_WHERE_HOST;
+        return r->data;
+    }
     bool from_dev = r->dev && r->dev_state == CPN_WHERE_DEVICE;
     if (!r->data) r->data = zero && !from_dev ? cpn_alloc_zeroed(n ? n : 1) : cpn_alloc(n ? n : 1);
     if (!r->data) return NULL;
@@ -197,6 +222,8 @@ void *cpn_store_device_data(struct cpn_store *s, bool write, bool overwrite)
         cpn_error(CPN_ERR_INTERNAL, "device buffer requested on the %s backend", be->name);
         return NULL;
     }
+    if (r->virt && !overwrite && !store_data(r, 1)) return NULL;   /* generated on the host */
+    if (r->virt) r->virt = false;
     bool fresh = !r->dev;
     if (fresh && !(r->dev = cpn_alloc_device(n ? n : 1))) return NULL;
     if (r->dev_state == CPN_WHERE_HOST) {
@@ -236,8 +263,27 @@ enum cpn_status cpn_store_read_bytes(const struct cpn_store *s, int64_t off, int
 bool cpn_store_allocated(const struct cpn_store *s)
 {
     const struct cpn_store *r = cpn_store_root(s);
-    return r->data != NULL || r->dev != NULL;
+    return r->data != NULL || r->dev != NULL || r->virt;
 }
+
+void cpn_store_make_virtual(struct cpn_store *s, const struct cpn_store_gen *gen)
+{
+    struct cpn_store *r = cpn_store_root(s);
+    CPN_ASSERT(!r->tiled && !r->data && !r->dev);
+    r->virt = true;
+    r->gen = *gen;
+    virtual_made++;
+}
+
+bool cpn_store_is_virtual(const struct cpn_store *s) { return cpn_store_root(s)->virt; }
+
+void cpn_store_virtual_stats(int64_t *made, int64_t *materialized)
+{
+    *made = virtual_made;
+    *materialized = virtual_materialized;
+}
+
+void cpn_store_reset_virtual_stats(void) { virtual_made = virtual_materialized = 0; }
 
 void *cpn_store_data(struct cpn_store *s) { return store_data(s, 1); }
 void *cpn_store_data_for_overwrite(struct cpn_store *s) { return store_data(s, 0); }

@@ -10,7 +10,16 @@
  * partitioned over a process grid, grid[d] tiles along dimension d cut at split points, tile
  * coordinates c owned by rank sum(c[d] * rank_stride[d]).  The buffer holds only this rank's tile
  * [tlo, thi), in C order with strides tstride (for a replicated store: the whole store, and
- * tstride == stride).  partition.c decides tilings. */
+ * tstride == stride).  partition.c decides tilings.
+ *
+ * Virtual stores.  A root store that a pure generator defined (a random draw, an arange fill:
+ * element i is a function of i and the op's parameters alone) may be left *virtual* by the
+ * executor: the generator is recorded in the store (`gen`) instead of being run into a buffer,
+ * and fused readers compute the values in registers (fusion.c).  The store is materialized --
+ * allocated and the generator run into it, once -- by the first access through cpn_store_data,
+ * cpn_store_device_data or cpn_store_read_bytes (every memory access of the runtime goes through
+ * them); cpn_store_data_for_overwrite drops the generator instead.  Only untiled stores (one
+ * rank, or replicated) are made virtual. */
 #ifndef CPN_STORE_H
 #define CPN_STORE_H
 
@@ -21,6 +30,16 @@
 #include "status.h"
 
 #define CPN_MAXDIM 32
+
+/* The generator of a virtual store's values (op.h: an op of kind CPN_OPK_RANDOM or
+ * CPN_OPK_ARANGE over the whole store in C order, with these parameters). */
+struct cpn_store_gen {
+    int kind;                      /* enum cpn_opkind */
+    int code;                      /* RANDOM: enum cpn_random_dist */
+    uint64_t seed, stream;         /* RANDOM */
+    double p0, p1;                 /* RANDOM lo/hi (or mean/sd); ARANGE start/second */
+    int64_t i0, i1;                /* ARANGE integer start/second */
+};
 
 struct cpn_store {
     int64_t refcnt;
@@ -51,6 +70,9 @@ struct cpn_store {
      * whether anything outside the queue (a Python array, an alias) can still reach it. */
     int32_t q_refs, q_first, q_last, q_views;
     bool q_owned;
+    /* Virtual (root stores): no buffer anywhere; the values are gen's (see the file header). */
+    bool virt;
+    struct cpn_store_gen gen;
 };
 
 /* A new root store of `shape` (ndim <= CPN_MAXDIM, non-negative extents); refcount 1.
@@ -108,6 +130,15 @@ void cpn_store_transfer_stats(int64_t *to_host, int64_t *to_device);
 void cpn_store_reset_transfer_stats(void);
 /* Has the store memory anywhere (host or device)?  Local. */
 bool cpn_store_allocated(const struct cpn_store *s);
+
+/* Make the root store `s` virtual: its values are those `gen` computes.  `s` must be untiled and
+ * have no buffer (host or device).  Local. */
+void cpn_store_make_virtual(struct cpn_store *s, const struct cpn_store_gen *gen);
+/* Is the root of `s` virtual (values defined, no buffer yet)?  Local. */
+bool cpn_store_is_virtual(const struct cpn_store *s);
+/* Stores made virtual and virtual stores materialized since start or the last reset.  Local. */
+void cpn_store_virtual_stats(int64_t *made, int64_t *materialized);
+void cpn_store_reset_virtual_stats(void);
 
 /* Mark a root store as holding the result of a failed op (st != CPN_OK, with its message), or
  * clear the mark (st == CPN_OK).  Local. */
