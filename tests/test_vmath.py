@@ -279,3 +279,14 @@ def test_spacing_reports_as_numpy(dtype):
                     except FloatingPointError as e:
                         outcomes.append(str(e))
             assert outcomes[1] == outcomes[0], (v, n)
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32], ids=["f64", "f32"])
+def test_signbit_override(dtype, n):
+    """signbit's vector loop (the sign-bit mask) against NumPy: zeros and NaNs of both signs,
+    contiguous, strided and offset views, every tail length."""
+    x = spacing_inputs(dtype)[:n] if n <= 4099 else spacing_inputs(dtype)
+    c = cupynum.array(x)
+    for got, src in ((c, x), (c[::2], x[::2]), (c[1:], x[1:])):
+        numpy.testing.assert_array_equal(numpy.asarray(cupynum.signbit(got)), numpy.signbit(src))
