@@ -330,3 +330,42 @@ def test_remainder_by_a_scalar_reports_numpys_errors(b):
         except FloatingPointError as e:
             got = str(e)
     assert got == want
+
+
+@pytest.mark.parametrize("n", LENGTHS)
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32], ids=["f64", "f32"])
+def test_signbit_override(dtype, n):
+    """signbit's vector loop (the sign-bit mask) against NumPy: zeros and NaNs of both signs,
+    contiguous, strided and offset views, every tail length."""
+    x = spacing_inputs(dtype)[:n] if n <= 4099 else spacing_inputs(dtype)
+    c = cupynum.array(x)
+    for got, src in ((c, x), (c[::2], x[::2]), (c[1:], x[1:])):
+        numpy.testing.assert_array_equal(numpy.asarray(cupynum.signbit(got)), numpy.signbit(src))
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32], ids=["f64", "f32"])
+def test_nextafter_bitwise_and_reports(dtype):
+    """nextafter on the bits: every pair of special values (signed zeros, NaNs, infinities,
+    extremes, subnormals) and random bit patterns give NumPy's bits, and each special pair alone
+    NumPy's floating-point report."""
+    sp = spacing_inputs(dtype)[:19]
+    udt = numpy.dtype(f"u{numpy.dtype(dtype).itemsize}")
+    a = numpy.concatenate([numpy.repeat(sp, len(sp)), spacing_inputs(dtype, seed=1)[19:]])
+    b = numpy.concatenate([numpy.tile(sp, len(sp)), spacing_inputs(dtype, seed=2)[19:]])
+    ca, cb = cupynum.array(a), cupynum.array(b)
+    with numpy.errstate(all="ignore"), cupynum.errstate(all="ignore"):
+        for got, x, y in ((cupynum.nextafter(ca, cb), a, b),
+                          (cupynum.nextafter(ca[::3], cb[::3]), a[::3], b[::3]),
+                          (cupynum.nextafter(ca[:37], cb[:37]), a[:37], b[:37])):
+            numpy.testing.assert_array_equal(numpy.asarray(got).view(udt),
+                                             numpy.nextafter(x, y).view(udt))
+    for x, y in zip(numpy.repeat(sp, len(sp)), numpy.tile(sp, len(sp))):
+        outcomes = []
+        for mod in (numpy, cupynum):
+            with mod.errstate(all="raise"):
+                try:
+                    numpy.asarray(mod.nextafter(mod.array(numpy.full(9, x)), mod.array(numpy.full(9, y))))
+                    outcomes.append(None)
+                except FloatingPointError as e:
+                    outcomes.append(str(e))
+        assert outcomes[0] == outcomes[1], (x, y)

@@ -376,9 +376,6 @@ CPN_REAL_LIST(CPN_DEF_REAL)
     CPN_SI T cpn_arctanh_##S(T a) { return (T)atanh##LS((W)a); }
 CPN_REAL_LIST(CPN_DEF_REAL_MATH)
 
-/* nextafter: libm's for float and double. */
-#define CPN_DEF_NEXT(S, T, LS)                                                            \
-    CPN_SI T cpn_nextafter_##S(T a, T b) { return nextafter##LS(a, b); }
 
 /* spacing, NumPy's npy_spacing on the bits: the step from a to its neighbour away from zero
  * (+smallest subnormal at either zero), NaN at the infinities, a NaN passed through (quieted);
@@ -442,8 +439,45 @@ CPN_DEF_SPACING(f64, double, uint64_t, int64_t, 0x7fffffffffffffffull, 0x7feffff
                 0x7ff0000000000000ull, 0x0010000000000000ull, 0x1p-53)
 CPN_DEF_SPACING(f32, float, uint32_t, int32_t, 0x7fffffffu, 0x7f7fffffu, 0x7f800000u,
                 0x00800000u, 0x1p-24f)
-CPN_DEF_NEXT(f32, float, f)
-CPN_DEF_NEXT(f64, double, )
+/* nextafter, glibc's (NumPy's npy_nextafter) on the bits, branch-free as spacing: b where a == b
+ * (either zero for two zeros), a + b where either is NaN (glibc's sum gives b's NaN when both
+ * are, quieted), the smallest subnormal with b's sign
+ * from a zero, else a's bits stepped toward b; "overflow" when the step reaches an infinity,
+ * "underflow" when it lands on a subnormal or zero, or starts from a zero. */
+#define CPN_DEF_NEXTAFTER(S, T, U, I, MAG, EXPM, HALF_EPS)                                  \
+    CPN_SI T cpn_nextafter_##S(T a, T b)                                                  \
+    {                                                                                     \
+        const U ua = CPN_BITS_##S(a), ub = CPN_BITS_##S(b), sgn = ~(U)MAG;                \
+        const I ma = (I)(ua & MAG), mb = (I)(ub & MAG);                                   \
+        const I ka = (ua & sgn) ? -ma : ma, kb = (ub & sgn) ? -mb : mb;   /* the order */   \
+        const U nan_a = (U)0 - (U)(ma > (I)EXPM), nan_b = (U)0 - (U)(mb > (I)EXPM);       \
+        const U isn = nan_a | nan_b;                                                      \
+        const U eq = (U)0 - (U)(ka == kb), zero = (U)0 - (U)(ma == 0);                    \
+        const int up = (ua & sgn) ? kb < ka : kb > ka;    /* away from zero */            \
+        const U step = ua + (up ? (U)1 : (U)0 - (U)1);                                    \
+        const U r = CPN_SEL(zero, (ub & sgn) | 1, step);                                  \
+        const I mr = (I)(r & MAG);                                                        \
+        const U ok = ~(isn | eq);                                                         \
+        const U ovf = ok & ((U)0 - (U)((mr == (I)EXPM) & (ma != (I)EXPM)));                \
+        const U unf = ok & ((U)0 - (U)((mr & (I)EXPM) == 0));                             \
+        const U one = CPN_BITS_##S((T)1);                                                 \
+        const T o = CPN_FROM_BITS_##S(CPN_SEL(ovf, ua, one));   /* a is the largest */     \
+        const T s = CPN_FROM_BITS_##S(CPN_SEL(unf, (r & sgn) | 1, one));                  \
+        const T rf = CPN_FROM_BITS_##S(CPN_SEL(unf, r, (U)0));                            \
+        const T qa = CPN_FROM_BITS_##S(CPN_SEL(nan_a, ua, (U)0));                         \
+        const T qb = CPN_FROM_BITS_##S(CPN_SEL(nan_b, ub, (U)0));                         \
+        const T ov = o + o * (T)HALF_EPS;       /* overflows only where the step did */   \
+        const T un = rf + s * (T)HALF_EPS * (T)0;  /* underflows only where the step did */ \
+        const T na = qa + qa, nb = qb + qb;     /* glibc's a + b: b's NaN, else a's */    \
+        U v = CPN_SEL(ovf, CPN_BITS_##S(ov), r);                                          \
+        v = CPN_SEL(unf, CPN_BITS_##S(un), v);                                            \
+        v = CPN_SEL(eq, ub, v);                                                           \
+        v = CPN_SEL(nan_a, CPN_BITS_##S(na), v);                                          \
+        return CPN_FROM_BITS_##S(CPN_SEL(nan_b, CPN_BITS_##S(nb), v));                    \
+    }
+CPN_DEF_NEXTAFTER(f64, double, uint64_t, int64_t, 0x7fffffffffffffffull, 0x7ff0000000000000ull,
+                  0x1p-53)
+CPN_DEF_NEXTAFTER(f32, float, uint32_t, int32_t, 0x7fffffffu, 0x7f800000u, 0x1p-24f)
 CPN_SI double cpn_float_power_f64(double a, double b) { return cpn_power_f64(a, b); }
 
 #ifndef __CUDACC__

@@ -481,12 +481,53 @@ static void rloop_remainder_f64(char **args, const int64_t *st, int64_t n, struc
     rem_f64_by_scalar((const double *)args[0], b, (double *)args[2], n);
 }
 
+/* signbit: the sign-bit mask of 4 (8) lanes is the answer itself, written as bytes the same way
+ * (NaNs included: their sign bit, as NumPy's).  Reports nothing. */
+static VM_TARGET void signbit_kernel(int f64, const void *pa, _Bool *o, int64_t n)
+{
+    int64_t i = 0;
+    if (f64) {
+        const double *a = pa;
+        for (; i + 4 <= n; i += 4) {
+            uint32_t w = mask_bytes[_mm256_movemask_pd(_mm256_loadu_pd(a + i))];
+            memcpy(o + i, &w, 4);
+        }
+        for (; i < n; i++) o[i] = signbit(a[i]) != 0;
+    } else {
+        const float *a = pa;
+        for (; i + 8 <= n; i += 8) {
+            int m = _mm256_movemask_ps(_mm256_loadu_ps(a + i));
+            uint32_t w[2] = {mask_bytes[m & 15], mask_bytes[m >> 4]};
+            memcpy(o + i, w, 8);
+        }
+        for (; i < n; i++) o[i] = signbit(a[i]) != 0;
+    }
+}
+static void sloop_signbit(char **args, const int64_t *st, int64_t n, struct cpn_kctx *ctx, int f64)
+{
+    if (st[0] != (f64 ? 8 : 4) || st[1] != 1) {
+        enum cpn_dtype dt = f64 ? CPN_DTYPE_FLOAT64 : CPN_DTYPE_FLOAT32;
+        cpn_kernel_elementwise_scalar(CPN_OP_SIGNBIT, dt)(args, st, n, ctx);
+        return;
+    }
+    signbit_kernel(f64, args[0], (_Bool *)args[1], n);
+}
+static void sloop_signbit_f64(char **args, const int64_t *st, int64_t n, struct cpn_kctx *ctx)
+{
+    sloop_signbit(args, st, n, ctx, 1);
+}
+static void sloop_signbit_f32(char **args, const int64_t *st, int64_t n, struct cpn_kctx *ctx)
+{
+    sloop_signbit(args, st, n, ctx, 0);
+}
+
 #pragma GCC pop_options
 
 static const cpn_loop_fn vloop_table[CPN_OP_COUNT][2] = {
 #define CROW(E, FN, OPC, PRED) [CPN_OP_##E] = {cloop_##FN##_f32, cloop_##FN##_f64},
     VMATH_CMP(CROW)
 #undef CROW
+    [CPN_OP_SIGNBIT] = {sloop_signbit_f32, sloop_signbit_f64},
 #define ROW(E, FN, NIN) [CPN_OP_##E] = {vloop_##FN##_f32, vloop_##FN##_f64},
     VMATH_HOOKS(ROW)
 #undef ROW
