@@ -49,15 +49,6 @@ def _report_now(r):
 
 
 @functools.lru_cache(maxsize=None)
-def _int_division(name):
-    """Does op `name` divide integers (the op table's INTDIV flag)?  Reductions and scans of
-    such ops on integers can divide by zero or overflow, which NumPy reports through errstate;
-    the reduce and scan kernels do not report the integer loops' own findings yet, so NumPy
-    computes these."""
-    return _core.op_info(name)["intdiv"]
-
-
-@functools.lru_cache(maxsize=None)
 def _table_identity(name):
     """The op table's reduction identity of `name` (None, 0 or 1): ops that have one reduce
     empty arrays in the kernel, without an initial value."""
@@ -84,7 +75,7 @@ def _numpy_general(npu, method, inputs, kwargs):
         nkw = dict(kwargs)
         nouts = tuple(_core.to_numpy(o) if isinstance(o, ndarray) else o for o in outs)
         nkw["out"] = nouts if isinstance(out, tuple) else nouts[0]
-        r = getattr(npu, method)(*_to_numpy_tree(inputs), **_to_numpy_tree(nkw))
+        getattr(npu, method)(*_to_numpy_tree(inputs), **_to_numpy_tree(nkw))
         for o, no in zip(outs, nouts):
             if isinstance(o, ndarray):
                 _core.assign(o, no)
@@ -354,8 +345,6 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
     if a is None:
         return _numpy_general(npu, "reduce", (array,), kw)
     name = npu.__name__
-    if _int_division(name) and a.dtype.kind in "biu":
-        return _numpy_general(npu, "reduce", (array,), kw)
     axes = _axes(axis, a.ndim)
     try:
         if dtype is not None:
@@ -422,8 +411,6 @@ def accumulate(uf, array, axis=0, dtype=None, out=None):
         return _numpy_general(npu, "accumulate", (array,), kw)
     a = _operand(array)
     if a is None:
-        return _numpy_general(npu, "accumulate", (array,), kw)
-    if _int_division(npu.__name__) and a.dtype.kind in "biu":
         return _numpy_general(npu, "accumulate", (array,), kw)
     if a.ndim == 0:
         raise TypeError("cannot accumulate on a scalar")

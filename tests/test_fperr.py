@@ -13,6 +13,8 @@ import numpy
 import pytest
 
 import cupynum
+import cupynum._ufunc
+from cupynum import _core
 
 F = [numpy.float64, numpy.float32]
 
@@ -433,3 +435,46 @@ def test_remainder_of_nan_is_quiet(dtype):
         with cupynum.errstate(all="raise"):
             got = cupynum.remainder(cupynum.array(x), b if isinstance(b, float) else cupynum.array(b))
         numpy.testing.assert_array_equal(numpy.asarray(got), want)
+
+
+# ---- reductions and scans of the integer divisions: native, NumPy's reports -----------------
+
+INTDIV_NAMES = [n for n in ("floor_divide", "remainder", "fmod", "divmod", "gcd", "lcm")
+                if n in _core.op_names() and _core.op_info(n)["intdiv"] and
+                getattr(numpy, n).nin == 2 and getattr(numpy, n).nout == 1]
+INTDIV_DATA = {"zero": ([12, 0, 5, 7, 3, 1], "int64"), "plain": ([100, 7, 3, -2, 5], "int32"),
+               "minus-one": ([-2 ** 31, -1, 3], "int32"), "uint-zero": ([9, 3, 0, 2], "uint8"),
+               "2d": ([[8, 0, 3], [9, 2, 0], [7, 7, 1]], "int16")}
+
+
+@pytest.mark.parametrize("mode", ["warn", "raise", "ignore"])
+@pytest.mark.parametrize("data", sorted(INTDIV_DATA))
+@pytest.mark.parametrize("method", ["reduce", "accumulate", "reduceat"])
+@pytest.mark.parametrize("name", INTDIV_NAMES)
+def test_integer_division_methods_native_and_reporting(name, method, data, mode, monkeypatch):
+    values, dtype = INTDIV_DATA[data]
+    n = numpy.array(values, dtype=dtype)
+
+    def call(lib, x):
+        u = getattr(lib, name)
+        if method == "reduceat":
+            return u.reduceat(x, [0, 2] if x.ndim == 1 else [0, 1], axis=0)
+        return getattr(u, method)(x, axis=0)
+
+    outcomes = []
+    for lib in (numpy, cupynum):
+        x = lib.array(n)
+        if lib is cupynum:     # native: cupynum does not hand the call to NumPy
+            for helper in ("_numpy_general", "_fallback_call"):
+                monkeypatch.setattr(cupynum._ufunc, helper,
+                                    lambda *a, **k: pytest.fail("NumPy computed it"))
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                with lib.errstate(all=mode):
+                    r = numpy.array(numpy.asarray(call(lib, x)))
+                outcomes.append((r.dtype, r.tolist(),
+                                 [str(m.message) for m in w if m.category is RuntimeWarning]))
+            except FloatingPointError as e:
+                outcomes.append(("raised", str(e)))
+    assert outcomes[1] == outcomes[0]

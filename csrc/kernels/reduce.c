@@ -145,6 +145,7 @@ struct rgeom {
     enum cpn_opcode code;
     const void *initial;           /* NULL or the starting value (acc_dt) */
     int err;                       /* set when the loop met a value error */
+    unsigned fpe;                  /* CPN_FPE_* the loops found themselves (integer division) */
 };
 
 /* acc = op(acc, buf[i]) for i in order.  Ops without a fast fold run their element-wise loop with
@@ -160,6 +161,7 @@ static void do_fold(struct rgeom *g, void *acc, const void *buf, int64_t n)
     struct cpn_kctx ctx = {0};
     g->loop(args, st, n, &ctx);
     if (ctx.err) __atomic_store_n(&g->err, 1, __ATOMIC_RELAXED);
+    if (ctx.fpe) __atomic_fetch_or(&g->fpe, ctx.fpe, __ATOMIC_RELAXED);
 }
 
 static const char *kept_origin(const struct rgeom *g, int64_t o)
@@ -325,11 +327,12 @@ static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
             struct cpn_kctx ctx = {0};
             combine(a, st, len, &ctx);
             if (ctx.err) __atomic_store_n(&g->err, 1, __ATOMIC_RELAXED);
+            if (ctx.fpe) __atomic_fetch_or(&g->fpe, ctx.fpe, __ATOMIC_RELAXED);
         }
     }
     hw |= cpn_kernel_fpe_status();
     }
-    cpn_kernel_fpe_put(hw, 0);
+    cpn_kernel_fpe_put(hw, g->fpe);
 }
 
 enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, enum cpn_dtype acc_dt,
@@ -419,7 +422,7 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
         }
         hw |= cpn_kernel_fpe_status();
         }
-        cpn_kernel_fpe_put(hw, 0);
+        cpn_kernel_fpe_put(hw, g.fpe);
         return g.err ? cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.")
                      : CPN_OK;
     }
