@@ -248,22 +248,81 @@ static bool reduce_member(const struct cpn_op *op, int ndim, const int64_t *shap
 struct access {
     const struct cpn_view *v;
     bool write;
+    const struct cpn_store *root;  /* cpn_store_root(v->store) */
+    int next;                      /* the previous access of the same root, -1 */
 };
+
+/* The run's accesses chained by store root, so that conflicts() looks only at the accesses of
+ * the new op's stores: a run of many small ops, each naming a fresh store, is then linear in its
+ * length, not quadratic.  Open addressing; a generation number empties the table per run. */
+#define ACC_HASH 2048
+_Static_assert(ACC_HASH >= 2 * CPN_FUSED_MAXINSTR * OP_MAXVIEWS && !(ACC_HASH & (ACC_HASH - 1)),
+               "the access table: a power of two, at most half full");
+static struct {
+    const struct cpn_store *root;
+    int head;
+    unsigned gen;
+} acc_tab[ACC_HASH];
+static unsigned acc_gen;
+
+static void acc_reset(void)
+{
+    if (++acc_gen == 0) {
+        memset(acc_tab, 0, sizeof acc_tab);
+        acc_gen = 1;
+    }
+}
+
+static int acc_slot(const struct cpn_store *root)
+{
+    size_t h = (size_t)(((uint64_t)(uintptr_t)root >> 4) * 0x9E3779B97F4A7C15ull >> 53);
+    while (acc_tab[h].gen == acc_gen && acc_tab[h].root != root) h = (h + 1) & (ACC_HASH - 1);
+    return (int)h;
+}
+
+static int acc_head(const struct cpn_store *root)
+{
+    int h = acc_slot(root);
+    return acc_tab[h].gen == acc_gen ? acc_tab[h].head : -1;
+}
+
+/* A view the run already names is not added again (its write flag is merged): conflicts() gives
+ * the same answers, and a loop of `a[i:j] = ...` stays linear. */
+static void acc_add(struct access *acc, int *nacc, const struct cpn_view *v, bool write)
+{
+    const struct cpn_store *root = cpn_store_root(v->store);
+    int h = acc_slot(root);
+    if (acc_tab[h].gen != acc_gen) {
+        acc_tab[h].gen = acc_gen;
+        acc_tab[h].root = root;
+        acc_tab[h].head = -1;
+    }
+    for (int j = acc_tab[h].head; j >= 0; j = acc[j].next)
+        if (acc[j].v == v || cpn_view_same(acc[j].v, v)) {
+            acc[j].write |= write;
+            return;
+        }
+    acc[*nacc] = (struct access){v, write, root, acc_tab[h].head};
+    acc_tab[h].head = (*nacc)++;
+}
 
 /* Would adding op's accesses to the run's make an element read or written through two different
  * overlapping views, one of them a write? */
-static bool conflicts(const struct access *acc, int nacc, const struct cpn_op *op)
+static bool conflicts(const struct access *acc, const struct cpn_op *op)
 {
     struct cpn_view *vs[OP_MAXVIEWS];
     bool w[OP_MAXVIEWS];
     int nv = op_views(op, vs, w);
     for (int k = 0; k < nv; k++) {
-        for (int j = 0; j < nacc + nv; j++) {
-            const struct cpn_view *o = j < nacc ? acc[j].v : vs[j - nacc];
-            bool ow = j < nacc ? acc[j].write : w[j - nacc];
-            if (!(ow || w[k])) continue;
-            if (cpn_store_root(o->store) != cpn_store_root(vs[k]->store)) continue;
-            if (cpn_view_same(o, vs[k]) || !cpn_view_may_overlap(o, vs[k])) continue;
+        const struct cpn_store *root = cpn_store_root(vs[k]->store);
+        for (int j = acc_head(root); j >= 0; j = acc[j].next) {
+            if (!(acc[j].write || w[k])) continue;
+            if (cpn_view_same(acc[j].v, vs[k]) || !cpn_view_may_overlap(acc[j].v, vs[k])) continue;
+            return true;
+        }
+        for (int j = 0; j < nv; j++) {
+            if (!(w[j] || w[k]) || cpn_store_root(vs[j]->store) != root) continue;
+            if (cpn_view_same(vs[j], vs[k]) || !cpn_view_may_overlap(vs[j], vs[k])) continue;
             return true;
         }
     }
@@ -288,7 +347,7 @@ static bool dist_aligned(const struct cpn_op *op, const struct cpn_dist_work *w0
         if (!op->in[i]) continue;
         const struct cpn_store *r = cpn_store_root(op->in[i]->store);
         for (int a = 0; a < nacc; a++)
-            if (acc[a].write && cpn_store_root(acc[a].v->store) == r && (w.moves[i] || w.buffered[i]))
+            if (acc[a].write && acc[a].root == r && (w.moves[i] || w.buffered[i]))
                 return false;
     }
     return true;
@@ -544,7 +603,7 @@ static void band_plan(const struct cpn_op *ops, int n, int start, int end, const
     const int d0 = D->sdim[0];
     if (!band_view_ok(D, d0, ndim)) return;
     for (int a = 0; a < nacc; a++) {
-        if (cpn_store_root(acc[a].v->store) != R) continue;
+        if (acc[a].root != R) continue;
         if (acc[a].write || acc[a].v->store != R || !band_view_ok(acc[a].v, d0, ndim)) return;
     }
     int64_t inner = 1;
@@ -659,17 +718,18 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     static struct access acc[CPN_FUSED_MAXINSTR * OP_MAXVIEWS];
     static int nacc_after[CPN_FUSED_MAXINSTR];   /* accesses of the run's first k+1 ops */
     int nacc = 0, len = 0;
+    acc_reset();
     for (int j = start; j < n && len < CPN_FUSED_MAXINSTR; j++) {
         const struct cpn_op *op = &ops[j];
         bool red = !dist && reduce_member(op, ndim, shape);
         if (!red && !pointwise_member(op, ndim, shape, dist)) break;
-        if (conflicts(acc, nacc, op)) break;
+        if (conflicts(acc, op)) break;
         if (dist && j > start && !dist_aligned(op, &w0, acc, nacc, st)) break;
         if (*st != CPN_OK) return 0;
         struct cpn_view *vs[OP_MAXVIEWS];
         bool w[OP_MAXVIEWS];
         int nv = op_views(op, vs, w);
-        for (int k = 0; k < nv; k++) acc[nacc++] = (struct access){vs[k], w[k]};
+        for (int k = 0; k < nv; k++) acc_add(acc, &nacc, vs[k], w[k]);
         nacc_after[len++] = nacc;
         if (red) break;
     }
