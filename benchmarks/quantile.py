@@ -8,22 +8,12 @@ cupynum spreads over its threads).  Each line gives NumPy's time, cupynum's time
 flush (the result is read back), and the ratio cupynum / NumPy (below 1: cupynum is faster),
 each the median of R runs."""
 import argparse
-import statistics
-import time
 
 import numpy
 
 import cupynum
 
-
-def median_time(f, repeat):
-    f()   # warm-up
-    times = []
-    for _ in range(repeat):
-        t = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+from benchmarks.ufuncs import median_time
 
 
 def main():
@@ -46,6 +36,7 @@ def main():
           f"ranks={info['ranks']}")
     print(f"{'case':30s} {'numpy s':>10s} {'cupynum s':>10s} {'ratio':>7s}")
     for name, f, (xn, xc) in cases:
+        numpy.asarray(f(numpy, xn)), numpy.asarray(f(cupynum, xc))     # warm-up
         tn = median_time(lambda: numpy.asarray(f(numpy, xn)), opt.repeat)
         tc = median_time(lambda: numpy.asarray(f(cupynum, xc)), opt.repeat)
         numpy.testing.assert_array_equal(numpy.asarray(f(cupynum, xc)), f(numpy, xn))
