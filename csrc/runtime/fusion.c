@@ -182,6 +182,25 @@ static void make_virtual(const struct cpn_op *op)
     stats.bytes_elided += op->out[0]->store->size * (int64_t)cpn_dtype_size(op->out[0]->dtype);
 }
 
+/* The register slot a value produced by op k may take: the first whose last use is before k, or
+ * a new one; -1 when all are taken. */
+static int take_slot(const int *slot_free_after, int *nslots, int k)
+{
+    for (int q = 0; q < *nslots; q++)
+        if (slot_free_after[q] < k) return q;
+    return *nslots < CPN_FUSED_MAXSLOTS ? (*nslots)++ : -1;
+}
+
+/* The queue index of the last op of (k, end) that reads store s; k when none does. */
+static int last_reader(const struct cpn_op *ops, int k, int end, const struct cpn_store *s)
+{
+    int last = k;
+    for (int j = k + 1; j < end; j++)
+        for (int q = 0; q < ops[j].nin; q++)
+            if (ops[j].in[q] && ops[j].in[q]->store == s) last = j;
+    return last;
+}
+
 /* ---- runs ----------------------------------------------------------------------------------- */
 
 static bool same_shape(const struct cpn_view *v, int ndim, const int64_t *shape)
@@ -785,13 +804,8 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
                 iv->dtype == vs->dtype && cpn_view_is_contiguous(iv) && len + r.nregen < CPN_FUSED_MAXINSTR &&
                 !touched_otherwise(ops, start, end, vs, iv)) {
                 /* A virtual store read in place: its generator runs again, into a register. */
-                int reg = -1, last = start + k;
-                for (int j = start + k + 1; j < end; j++)
-                    for (int q = 0; q < ops[j].nin; q++)
-                        if (ops[j].in[q] && ops[j].in[q]->store == vs) last = j;
-                for (int q = 0; q < nslots && reg < 0; q++)
-                    if (slot_free_after[q] < start + k) reg = q;
-                if (reg < 0 && nslots < CPN_FUSED_MAXSLOTS) reg = nslots++;
+                int last = last_reader(ops, start + k, end, vs);
+                int reg = take_slot(slot_free_after, &nslots, start + k);
                 if (reg >= 0) {
                     slot_store[reg] = vs;
                     slot_free_after[reg] = last;
@@ -815,16 +829,11 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
                 !touched_otherwise(ops, start + k + 1, end, s, ov)) {
                 /* Held by Python: left virtual, its readers in the run use a register. */
                 virt[k] = true;
-                int last = start + k;   /* its last reader in the run */
-                for (int j = start + k + 1; j < end; j++)
-                    for (int i = 0; i < ops[j].nin; i++)
-                        if (ops[j].in[i] && ops[j].in[i]->store == s) last = j;
+                int last = last_reader(ops, start + k, end, s);
                 if (last == start + k) {
                     r.drop[k] = true;
                 } else {
-                    for (int q = 0; q < nslots && reg < 0; q++)
-                        if (slot_free_after[q] < start + k) reg = q;
-                    if (reg < 0 && nslots < CPN_FUSED_MAXSLOTS) reg = nslots++;
+                    reg = take_slot(slot_free_after, &nslots, start + k);
                     if (reg >= 0) {
                         slot_store[reg] = s;
                         slot_free_after[reg] = last;
@@ -846,9 +855,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
                 if (same && s->q_last == start + k && !cpn_fperr_may_report(op)) {
                     r.drop[k] = true;   /* never read: not computed */
                 } else if (same) {
-                    for (int q = 0; q < nslots && reg < 0; q++)
-                        if (slot_free_after[q] < start + k) reg = q;
-                    if (reg < 0 && nslots < CPN_FUSED_MAXSLOTS) reg = nslots++;
+                    reg = take_slot(slot_free_after, &nslots, start + k);
                     if (reg >= 0) {
                         slot_store[reg] = s;
                         slot_free_after[reg] = s->q_last;
