@@ -6,12 +6,19 @@
  * (or fused program) by codegen.c, compiled for the device's own architecture by NVRTC (cached
  * by source key in memory and on disk), loaded with cudaLibraryLoadData and cached here by key.
  *
- * What runs on the device: element-wise ops and casts over bool, integer, float32 and float64
- * (any strides, broadcasting, inline scalars), random draws, arange fills, fused programs of
- * those closed by an integer/bool full reduction, and float32/float64 matmul (cuBLAS, blas.c).
- * Everything else (float16 and complex dtypes, reductions with axes or float accumulators,
- * integer power, the distributed executor's communication) returns CPN_ERR_UNSUPPORTED or reads
- * host buffers, which brings the data to the host first (store.c): correct, not fast.
+ * What runs on the device: element-wise ops (numpy.where's select and integer power included)
+ * and casts over bool, integer, float32 and float64 (any strides, broadcasting, inline scalars),
+ * random draws, arange fills, fused programs of those closed by an integer/bool full reduction,
+ * and float32/float64 matmul (cuBLAS, blas.c).  Everything else (float16 and complex dtypes,
+ * reductions with axes or float accumulators, the distributed executor's communication) returns
+ * CPN_ERR_UNSUPPORTED or reads host buffers, which brings the data to the host first (store.c):
+ * correct, not fast.
+ *
+ * Floating-point reports (numpy.errstate): a watched program's kernel ORs what fpclass.h finds
+ * per element into device report words (devfpe.h, one per instruction), and its instructions'
+ * findings go to fperr.c as tokens naming the words: read after the flush in one copy, or at
+ * once when the error mode raises.  Integer power's kernel reports a negative exponent in its
+ * word, read right after the launch (the op fails with NumPy's ValueError).
  *
  * A failing CUDA call is reported through CUDA_TRY with the call, file and line. */
 #include <stdio.h>
@@ -24,6 +31,8 @@
 #include "blas.h"
 #include "codegen.h"
 #include "devargs.h"
+#include "devfpe.h"
+#include "fperr.h"
 #include "fused.h"
 #include "rtc.h"
 #include "queue.h"
@@ -194,8 +203,11 @@ static void coalesce(const struct cpn_fused_prog *p, struct cpn_dev_args *a)
     a->ndim = nd;
 }
 
+static int last_words = -1;   /* the report words of the last launch, or -1 */
+
 static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
 {
+    last_words = -1;
     struct cpn_dev_args a;
     memset(&a, 0, sizeof a);
     a.n = 1;
@@ -222,6 +234,12 @@ static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
     }
     cudaKernel_t fn = NULL;
     CPN_TRY(get_kernel(p, &fn));
+    /* Report words (zeroed on the stream before the kernel runs), one per instruction. */
+    int words = -1;
+    if (cpn_cuda_codegen_reports(p)) {
+        CPN_TRY(cpn_devfpe_take(p->ninstr, &words));
+        a.fpe = (uint64_t)cpn_devfpe_word(words);
+    }
     const struct cpn_fused_instr *last = &p->instr[p->ninstr - 1];
     const bool reduce = last->kind == CPN_FI_REDUCE;
     size_t accsize = reduce ? cpn_dtype_size(last->acc_dt) : 0;
@@ -262,6 +280,12 @@ static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
         cpn_free(host);
     }
     cpn_free_device(partials, (size_t)blocks * accsize);
+    if (st == CPN_OK && words >= 0 && p->fpe_hw)
+        for (int k = 0; k < p->ninstr; k++) {   /* each instruction's findings: its word */
+            p->fpe_hw[k] = 0;
+            p->fpe_sw[k] = cpn_devfpe_token(words + k);
+        }
+    last_words = words;
     return st;
 }
 
@@ -276,9 +300,29 @@ static int bind_ext(struct cpn_fused_prog *p, const struct cpn_view *v, char *ba
     return e;
 }
 
+/* Integer power: NumPy's ValueError for a negative exponent.  A scalar exponent is checked here
+ * (nothing launched); an array's elements by the kernel, into its report word. */
+static bool int_power(const struct cpn_op *op)
+{
+    return op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER &&
+           cpn_dtype_class(op->dtype) == CPN_CLASS_INT;
+}
+
+static bool negative_scalar(const struct cpn_op *op)
+{
+    if (op->in[1]) return false;
+    switch (op->dtype) {
+    case CPN_DTYPE_INT8: return op->scalar[1].i8 < 0;
+    case CPN_DTYPE_INT16: return op->scalar[1].i16 < 0;
+    case CPN_DTYPE_INT32: return op->scalar[1].i32 < 0;
+    default: return op->scalar[1].i64 < 0;
+    }
+}
+
 static enum cpn_status cuda_execute_op(const struct cpn_op *op)
 {
     static struct cpn_fused_prog p;
+    static unsigned fpe_hw[1], fpe_sw[1];
     if (dev.index < 0) return CPN_ERR_UNSUPPORTED;
     const struct cpn_view *out = op->out[0];
     memset(&p.instr[0], 0, sizeof p.instr[0]);
@@ -289,11 +333,9 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
     p.ndim = out->ndim;
     memcpy(p.shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
     p.reduce_out = NULL;
+    p.fpe_hw = p.fpe_sw = NULL;
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:
-        /* Integer power may fail on its data (negative exponents): the host loop reports it. */
-        if (op->code == CPN_OP_POWER && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT) return CPN_ERR_UNSUPPORTED;
-        /* fall through */
     case CPN_OPK_CAST:
         in->kind = CPN_FI_LOOP;
         in->code = op->kind == CPN_OPK_CAST ? -1 : op->code;
@@ -317,6 +359,12 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         return CPN_ERR_UNSUPPORTED;   /* reductions with axes or float accumulators: on the host */
     }
     if (!cuda_supports_fused(&p)) return CPN_ERR_UNSUPPORTED;
+    if (int_power(op) && negative_scalar(op)) return cpn_op_loop_error(op);
+    if (cpn_fperr_watches(op)) {   /* the kernel reports; its token goes to fperr.c */
+        fpe_hw[0] = fpe_sw[0] = 0;
+        p.fpe_hw = fpe_hw;
+        p.fpe_sw = fpe_sw;
+    }
     /* Bind: inputs read first, so an output sharing their store sees them current. */
     for (int i = 0; i < in->narg - 1; i++) {
         if (op->in[i]) {
@@ -340,7 +388,14 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         in->i0 = op->iparam[0];
         in->i1 = op->iparam[1];
     }
-    return cuda_execute_fused(&p);
+    CPN_TRY(cuda_execute_fused(&p));
+    if (int_power(op) && last_words >= 0) {   /* a negative exponent among the elements? */
+        uint32_t w = 0;
+        CPN_TRY(cpn_devfpe_read(last_words, 1, &w));
+        if (w & CPN_DEVFPE_VALUE) return cpn_op_loop_error(op);
+    }
+    if (p.fpe_hw && (fpe_hw[0] || fpe_sw[0])) cpn_kernel_fpe_put(fpe_hw[0], fpe_sw[0]);
+    return CPN_OK;
 }
 
 static const struct cpn_backend_i cuda_backend = {

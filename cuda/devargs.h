@@ -21,6 +21,10 @@ struct cpn_dev_args {
     double p0[CPN_DEV_MAXPARAM], p1[CPN_DEV_MAXPARAM];
     int64_t i0[CPN_DEV_MAXPARAM], i1[CPN_DEV_MAXPARAM];
     uint64_t partials;                          /* reduce: one accumulator per block */
+    uint64_t fpe;                               /* reporting kernels (cpn_cuda_codegen_reports):
+                                                 * one uint32 word per instruction (devfpe.h),
+                                                 * zeroed before the launch, that the kernel ORs
+                                                 * its findings into */
 };
 
 #endif
