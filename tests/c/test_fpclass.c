@@ -3,9 +3,13 @@
  * For every element-wise op the device runs (one output, inputs of the loop dtype) on float32
  * and float64, every float -> device dtype cast, and every integer division, over a grid of
  * special values (signed zeros, the smallest subnormal, the smallest normal, +-1, +-2, the
- * largest finite values, the infinities, NaN...), the loop the CPU executes (vmath override
- * included) runs on one element with the status flags cleared; what it raised (fetestexcept)
- * plus what it found itself (ctx.fpe) must equal the classification of its inputs and result.
+ * largest finite values, the infinities, NaN...), the CPU loop runs on one element with the
+ * status flags cleared; what it raised (fetestexcept) plus what it found itself (ctx.fpe) must
+ * equal the classification of its inputs and result.  The operands have stride 0, so the loops
+ * are scalar.h's (the arithmetic the device runs), not vmath.c's vector overrides for contiguous
+ * operands: those scan their results for NumPy's cases and agree with these rules except for
+ * logaddexp/logaddexp2, whose scan misses the 'invalid' of a NaN input and the overflow of
+ * x - y that NumPy (and the scalar loops) report -- a host departure, not the device's.
  * Underflow is masked out: fpclass.h does not classify it (documented there).  No expected
  * values are written here: the CPU loops are the reference. */
 #include <fenv.h>
