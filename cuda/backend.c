@@ -9,7 +9,7 @@
  * What runs on the device: element-wise ops (numpy.where's select and integer power included)
  * and casts over bool, integer, float32 and float64 (any strides, broadcasting, inline scalars),
  * random draws, arange fills, fused programs of those closed by an integer/bool full reduction,
- * and float32/float64 matmul (cuBLAS, blas.c).  Everything else (float16 and complex dtypes,
+ * float32/float64 matmul (cuBLAS, blas.c) and integer/bool matmul (a tiled generated kernel).  Everything else (float16 and complex dtypes,
  * reductions with axes or float accumulators, the distributed executor's communication) returns
  * CPN_ERR_UNSUPPORTED or reads host buffers, which brings the data to the host first (store.c):
  * correct, not fast.
@@ -138,11 +138,9 @@ struct kernel {
 static struct kernel *kernels;
 static char srcbuf[64 << 10];
 
-static enum cpn_status get_kernel(const struct cpn_fused_prog *p, cudaKernel_t *fn)
+/* The kernel compiled from the source in srcbuf (its key names it). */
+static enum cpn_status load_source(cudaKernel_t *fn)
 {
-    int n = cpn_cuda_codegen(p, srcbuf, sizeof srcbuf);
-    if (n < 0 || (size_t)n >= sizeof srcbuf)
-        return cpn_error(CPN_ERR_INTERNAL, "cupynum: no device kernel for this program");
     char key[17];
     cpn_cuda_codegen_key(srcbuf, key);
     for (struct kernel *k = kernels; k; k = k->next)
@@ -167,6 +165,14 @@ static enum cpn_status get_kernel(const struct cpn_fused_prog *p, cudaKernel_t *
     kernels = k;
     *fn = k->fn;
     return CPN_OK;
+}
+
+static enum cpn_status get_kernel(const struct cpn_fused_prog *p, cudaKernel_t *fn)
+{
+    int n = cpn_cuda_codegen(p, srcbuf, sizeof srcbuf);
+    if (n < 0 || (size_t)n >= sizeof srcbuf)
+        return cpn_error(CPN_ERR_INTERNAL, "cupynum: no device kernel for this program");
+    return load_source(fn);
 }
 
 /* ---- executing a bound program ------------------------------------------------------------------ */
@@ -289,6 +295,46 @@ static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
     return st;
 }
 
+/* ---- integer matmul: a tiled kernel (cuBLAS has float gemm only) --------------------------------- */
+
+static enum cpn_status cuda_int_matmul(const struct cpn_op *op)
+{
+    const struct cpn_view *av = op->in[0], *bv = op->in[1], *cv = op->out[0];
+    if (!av || !bv || av->ndim != 2 || bv->ndim != 2 || cv->ndim != 2) return CPN_ERR_UNSUPPORTED;
+    if (av->dtype != op->dtype || bv->dtype != op->dtype || cv->dtype != op->dtype) return CPN_ERR_UNSUPPORTED;
+    const int64_t m = av->shape[0], k = av->shape[1], n = bv->shape[1];
+    const int64_t gx = (n + CPN_DEV_MM_TILE - 1) / CPN_DEV_MM_TILE, gy = (m + CPN_DEV_MM_TILE - 1) / CPN_DEV_MM_TILE;
+    if (gx > 0x7fffffff || gy > 65535) return CPN_ERR_UNSUPPORTED;
+    int len = cpn_cuda_codegen_matmul(op->dtype, srcbuf, sizeof srcbuf);
+    if (len < 0) return CPN_ERR_UNSUPPORTED;   /* not an integer or bool dtype */
+    if ((size_t)len >= sizeof srcbuf) return cpn_error(CPN_ERR_INTERNAL, "cupynum: matmul kernel too long");
+    if (m == 0 || n == 0) return CPN_OK;   /* nothing to write */
+    cudaKernel_t fn = NULL;
+    CPN_TRY(load_source(&fn));
+    struct cpn_dev_args a;
+    memset(&a, 0, sizeof a);
+    a.n = m * n;
+    a.ndim = 3;
+    a.shape[0] = m;
+    a.shape[1] = k;
+    a.shape[2] = n;
+    const struct cpn_view *v[3] = {av, bv, cv};
+    for (int i = 0; i < 3; i++) {
+        /* inputs first, so an output sharing their store sees them current */
+        char *b = cpn_store_device_data(v[i]->store, i == 2, i == 2 && cpn_op_overwrites(op));
+        if (!b) return CPN_ERR_NOMEM;
+        int64_t off;
+        cpn_view_byte_layout(v[i], a.st[i], &off);
+        a.base[i] = (uint64_t)(b + off);
+    }
+    void *args[] = {&a};
+    dim3 grid = {(unsigned)gx, (unsigned)gy, 1}, block = {CPN_DEV_BLOCK, 1, 1};
+    cudaError_t e = cudaLaunchKernel((const void *)fn, grid, block, args, 0, dev.stream);
+    if (e != cudaSuccess)
+        return cpn_error(CPN_ERR_DEVICE, "cupynum: launching the matmul kernel failed: %s", cudaGetErrorString(e));
+    return CPN_OK;
+}
+
 /* ---- single ops: a one-instruction program ------------------------------------------------------ */
 
 static int bind_ext(struct cpn_fused_prog *p, const struct cpn_view *v, char *base)
@@ -353,8 +399,9 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         in->dist = op->code;
         in->dt = out->dtype;
         break;
-    case CPN_OPK_MATMUL:
-        return cpn_cuda_matmul(op, dev.stream);
+    case CPN_OPK_MATMUL:   /* float32/float64: cuBLAS; bool and integers: the tiled kernel */
+        if (cpn_dtype_class(op->dtype) == CPN_CLASS_FLOAT) return cpn_cuda_matmul(op, dev.stream);
+        return cuda_int_matmul(op);
     default:
         return CPN_ERR_UNSUPPORTED;   /* reductions with axes or float accumulators: on the host */
     }

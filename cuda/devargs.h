@@ -9,6 +9,7 @@
 #define CPN_DEV_MAXSCAL 16    /* inline scalars */
 #define CPN_DEV_MAXPARAM 8    /* random draws and arange fills in one program */
 #define CPN_DEV_BLOCK 256     /* threads per block */
+#define CPN_DEV_MM_TILE 16    /* integer matmul: tile edge (CPN_DEV_MM_TILE^2 == CPN_DEV_BLOCK) */
 
 struct cpn_dev_args {
     int64_t n;                                  /* elements in the iteration space */

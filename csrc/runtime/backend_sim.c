@@ -2,8 +2,8 @@
  *
  * CUPYNUM_DEVICE=sim selects it.  Its "device memory" is host memory distinct from the stores'
  * host buffers, and it executes on that memory exactly what the CUDA backend executes on the GPU
- * (element-wise ops and casts, random draws, arange fills, fused programs, float matmul; not
- * reductions with axes), with the CPU kernels.  So the executor's device hooks, the
+ * (element-wise ops and casts, random draws, arange fills, fused programs, matmul of bool,
+ * integers, float32 and float64; not reductions with axes), with the CPU kernels.  So the executor's device hooks, the
  * coherence of host and device copies (store.c), the device pool (alloc.c) and the host fallback
  * of unsupported ops are exercised by the whole test suite on any machine; only the kernels
  * differ on a real GPU (those are generated source, tested by compiling it: tests/c/test_codegen.c).
@@ -129,8 +129,8 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
         return CPN_OK;
     }
     case CPN_OPK_MATMUL: {
-        /* as cuBLAS: float32/float64 only */
-        if (op->dtype != CPN_DTYPE_FLOAT32 && op->dtype != CPN_DTYPE_FLOAT64) return CPN_ERR_UNSUPPORTED;
+        /* as the CUDA backend: float32/float64 (cuBLAS), bool and integers (its tiled kernel) */
+        if (op->dtype == CPN_DTYPE_FLOAT16 || cpn_dtype_class(op->dtype) == CPN_CLASS_COMPLEX) return CPN_ERR_UNSUPPORTED;
         const struct cpn_view *a = op->in[0], *b = op->in[1];
         char *ap = dev_origin(a, false, false, strides[0]);
         char *bp = ap ? dev_origin(b, false, false, strides[1]) : NULL;

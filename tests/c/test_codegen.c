@@ -6,7 +6,8 @@
  * Fused programs with registers, scalars, random draws, arange fills and a closing reduction are
  * compiled one by one through the backend's own path (cpn_nvrtc_compile, with its cache).  Every
  * op x dtype and cast is generated a second time watched (fpe_hw bound): the kernel then ORs
- * fpclass.h's findings into its report word; signed integer power always checks its exponent. */
+ * fpclass.h's findings into its report word; signed integer power always checks its exponent.
+ * The integer/bool matmul kernels are compiled in the same batch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,21 @@ static void test_ops_sweep(void)
             CHECK((strstr(src, "cpn_fpe_") != NULL) == rep);
             if (rep) add_to_batch(src, kernels_in_batch++);
         }
+    /* integer and bool matmul: a tiled kernel each; floats go to cuBLAS */
+    for (int d = 0; d < NDT; d++) {
+        enum cpn_dtype dt = device_dtypes[d];
+        int n = cpn_cuda_codegen_matmul(dt, src, sizeof src);
+        if (cpn_dtype_class(dt) == CPN_CLASS_FLOAT) {
+            CHECK(n == -1);
+            continue;
+        }
+        CHECK(n > 0 && (size_t)n < sizeof src);
+        char call[64];
+        snprintf(call, sizeof call, "acc = cpn_add_%s(acc, cpn_multiply_%s(", suffix(dt), suffix(dt));
+        CHECK(strstr(src, call) != NULL);
+        add_to_batch(src, kernels_in_batch++);
+    }
+    CHECK(cpn_cuda_codegen_matmul(CPN_DTYPE_COMPLEX128, src, sizeof src) == -1);
     /* float16 and complex: no device kernel (the host runs them) */
     one_op(&p, CPN_OP_ADD, CPN_DTYPE_FLOAT16, 0);
     CHECK(!cpn_cuda_codegen_supports(&p, NULL));
