@@ -291,7 +291,13 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
         case CPN_FI_LOOP: {
             const char *ti = ctypes[loop_dt(in)], *to = ctypes[in->out_dt];
             const int nin = in->narg - 1, scal0 = scal;
-            if (in->code < 0) {
+            const int cast_kind = in->code < 0 && cpn_dtype_class(in->in_dt) == CPN_CLASS_FLOAT
+                                      ? cpn_fpc_kind_of(-1, in->in_dt, in->out_dt) : CPN_FPC_NONE;
+            if (cast_kind >= CPN_FPC_CAST_I32) {   /* float -> integer: NumPy's (x86) values */
+                emit(&t, "        const %s v%d = (%s)cpn_fpc_cvt(%d, (double)", to, k, to, cast_kind);
+                operand(&t, &in->arg[0], ti, var, &scal);
+                emit(&t, ")");
+            } else if (in->code < 0) {
                 emit(&t, "        const %s v%d = (%s)", to, k, to);
                 operand(&t, &in->arg[0], ti, var, &scal);
             } else if (in->code == CPN_OP_WHERE) {   /* out = cond ? x : y */

@@ -104,6 +104,17 @@ def test_errstate_casts_and_integer_division(mode):
     _same(lambda lib: _arr(lib, [-(2 ** 31), 3], "int32") // _arr(lib, [-1, 1], "int32"), **_modes(mode))
 
 
+@pytest.mark.parametrize("src", ["float64", "float32"])
+@pytest.mark.parametrize("dst", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64", "uint64", "bool"])
+def test_float_to_integer_cast_values(src, dst):
+    """NaN, infinities, out-of-range and negative values convert as NumPy's loops do (the device's
+    own conversions saturate; the generated casts follow the CPU's)."""
+    vals = [numpy.nan, numpy.inf, -numpy.inf, 1e20, -1e20, 2e19, 9.3e18, -9.3e18, 4294967296.0 * 2,
+            300.0, -300.0, -1.0, -5.5, 0.0, 7.9, 65535.5, 2147483648.0, -2147483649.0]
+    _same(lambda lib: _arr(lib, vals, src).astype(dst), **_modes("ignore"))
+    _same(lambda lib: _arr(lib, vals, src).astype(dst), **_modes("warn"))
+
+
 @pytest.mark.parametrize("mode", ["warn", "raise"])
 def test_errstate_fused_chain(mode):
     """Several watched ops in one flush (a fused run): each op's report, in op order."""

@@ -107,6 +107,29 @@ CPN_SI unsigned cpn_fpe_cast(int kind, double a)
     return a > lo && a < hi ? 0u : CPN_FPC_INVALID;
 }
 
+/* The value of a float -> integer conversion of kind `kind` as the CPU loop computes it (x86-64:
+ * cvttsd2si through int32 for the narrow types, int64 for int64/uint32, GCC's split at 2^63 for
+ * uint64; NaN and out-of-range values give the "integer indefinite" MIN), before truncation to
+ * the target type: what NumPy's casts give on x86-64.  The device's own conversions saturate
+ * instead, so generated casts call this (cuda/codegen.c). */
+CPN_SI int64_t cpn_fpc_cvt_i64(double a)
+{
+    return a > -9223372036854777856.0 && a < 9223372036854775808.0 ? (int64_t)a
+                                                                     : (int64_t)(0 - 9223372036854775807LL - 1);
+}
+CPN_SI int64_t cpn_fpc_cvt(int kind, double a)
+{
+    switch (kind) {
+    case CPN_FPC_CAST_I32:
+        return a > -2147483649.0 && a < 2147483648.0 ? (int64_t)(int32_t)a : (int64_t)(-2147483647 - 1);
+    case CPN_FPC_CAST_U64:
+        if (a < 9223372036854775808.0 || a != a) return cpn_fpc_cvt_i64(a);
+        return (int64_t)((uint64_t)cpn_fpc_cvt_i64(a - 9223372036854775808.0) ^ 0x8000000000000000ull);
+    default:
+        return cpn_fpc_cvt_i64(a);
+    }
+}
+
 /* What an integer division (ops.def's INTDIV) reports: b == 0 divides by zero; with `quot` (a
  * signed quotient) MIN // -1 overflows, `min` being the dtype's MIN. */
 CPN_SI unsigned cpn_fpe_intdiv(int64_t a, int64_t b, int quot, int64_t min)

@@ -157,6 +157,11 @@ static void test_ops_sweep(void)
             one_op(&p, -1, device_dtypes[a], 0);
             p.instr[0].out_dt = device_dtypes[b];
             CHECK(cpn_cuda_codegen(&p, src, sizeof src) > 0);
+            /* float -> integer converts as the CPU does (the device's own conversion saturates) */
+            const bool f2i = cpn_dtype_class(device_dtypes[a]) == CPN_CLASS_FLOAT &&
+                             (cpn_dtype_class(device_dtypes[b]) == CPN_CLASS_INT ||
+                              cpn_dtype_class(device_dtypes[b]) == CPN_CLASS_UINT);
+            CHECK((strstr(src, "cpn_fpc_cvt(") != NULL) == f2i);
             add_to_batch(src, kernels_in_batch++);
             /* watched: casts from a float to another dtype report (bool: nothing to report) */
             static unsigned words[1];
