@@ -126,11 +126,11 @@ enum cpn_status cpn_fperr_collect_device(void)
         uint32_t *w = cpn_alloc((size_t)n * sizeof *w);
         if (!w) return CPN_ERR_NOMEM;
         st = cpn_devfpe_read(0, n, w);
-        for (int i = 0; i < n_reports && st == CPN_OK; i++) {
+        for (int i = 0; i < n_reports; i++) {
             struct cpn_fpe_report *r = &reports[i];
             if (r->dev_word < 0) continue;
             unsigned hw = 0, sw = 0;
-            if (r->dev_word < n) split_word(w[r->dev_word], &hw, &sw);
+            if (st == CPN_OK && r->dev_word < n) split_word(w[r->dev_word], &hw, &sw);
             r->flags |= (sw | (r->dev_float ? hw : 0)) & report_mask_of(r->mode);
             r->dev_word = -1;
         }
@@ -194,9 +194,12 @@ enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, bool dist)
 
 enum cpn_status cpn_fperr_end_flush(bool dist)
 {
-    enum cpn_status st = cpn_fperr_collect_device();
+    /* The device's findings first (a failed read leaves those reports empty; the ranks still
+     * take part in the allreduce below, so none waits for another). */
+    const enum cpn_status dst = cpn_fperr_collect_device();
+    enum cpn_status st = CPN_OK;
     stopped = false;
-    if (st == CPN_OK && dist && n_reports) {
+    if (dist && n_reports) {
         uint32_t *f = cpn_alloc((size_t)n_reports * sizeof *f);
         if (!f) return CPN_ERR_NOMEM;
         for (int i = 0; i < n_reports; i++) f[i] = reports[i].flags;
@@ -208,7 +211,7 @@ enum cpn_status cpn_fperr_end_flush(bool dist)
     for (int i = 0; i < n_reports; i++)
         if (reports[i].flags) reports[k++] = reports[i];
     n_reports = k;
-    return st;
+    return dst != CPN_OK ? dst : st;
 }
 
 int cpn_fperr_count(void) { return n_reports; }
