@@ -110,8 +110,9 @@ CPN_SI unsigned cpn_fpe_cast(int kind, double a)
 /* The value of a float -> integer conversion of kind `kind` as the CPU loop computes it (x86-64:
  * cvttsd2si through int32 for the narrow types, int64 for int64/uint32, GCC's split at 2^63 for
  * uint64; NaN and out-of-range values give the "integer indefinite" MIN), before truncation to
- * the target type: what NumPy's casts give on x86-64.  The device's own conversions saturate
- * instead, so generated casts call this (cuda/codegen.c). */
+ * the target type: what NumPy's casts give on x86-64 (its scalar loops; for values outside the
+ * target's range NumPy's SIMD loop bodies may give others, so those values have no one answer).
+ * The device's own conversions saturate instead, so generated casts call this (cuda/codegen.c). */
 CPN_SI int64_t cpn_fpc_cvt_i64(double a)
 {
     return a > -9223372036854777856.0 && a < 9223372036854775808.0 ? (int64_t)a
