@@ -27,6 +27,7 @@
 #include "fused.h"
 #include "rtc.h"
 #include "queue.h"
+#include "reduce.h"
 
 #define CUDA_TRY(expr)                                                                       \
     do {                                                                                     \
@@ -313,8 +314,12 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         break;
     case CPN_OPK_MATMUL:
         return cpn_cuda_matmul(op, dev.stream);
+    case CPN_OPK_REDUCE:
+    case CPN_OPK_SCAN:
+    case CPN_OPK_ARGREDUCE:
+        return cpn_cuda_reduce_op(op, dev.stream);   /* CUB (reduce.cu) */
     default:
-        return CPN_ERR_UNSUPPORTED;   /* reductions with axes or float accumulators: on the host */
+        return CPN_ERR_UNSUPPORTED;
     }
     if (!cuda_supports_fused(&p)) return CPN_ERR_UNSUPPORTED;
     /* Bind: inputs read first, so an output sharing their store sees them current. */
