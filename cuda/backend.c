@@ -8,10 +8,12 @@
  *
  * What runs on the device: element-wise ops and casts over bool, integer, float32 and float64
  * (any strides, broadcasting, inline scalars), random draws, arange fills, fused programs of
- * those closed by an integer/bool full reduction, and float32/float64 matmul (cuBLAS, blas.c).
- * Everything else (float16 and complex dtypes, reductions with axes or float accumulators,
- * integer power, the distributed executor's communication) returns CPN_ERR_UNSUPPORTED or reads
- * host buffers, which brings the data to the host first (store.c): correct, not fast.
+ * those closed by an integer/bool full reduction, float32/float64 matmul (cuBLAS, blas.c), and
+ * reductions (over axes, float accumulators), scans and argmax/argmin of add, multiply, maximum,
+ * minimum on those dtypes (CUB, reduce.cu; csrc/runtime/devreduce.h says which).
+ * Everything else (float16 and complex dtypes, other reductions, integer power, the distributed
+ * executor's communication) returns CPN_ERR_UNSUPPORTED or reads host buffers, which brings the
+ * data to the host first (store.c): correct, not fast.
  *
  * A failing CUDA call is reported through CUDA_TRY with the call, file and line. */
 #include <stdio.h>
