@@ -14,6 +14,10 @@
  * time) small.  Float sums and scans combine in CUB's tree order, not NumPy's pairwise or
  * sequential order: the same values up to rounding.
  *
+ * With stream CPN_CUB_HOST the entries run on host memory instead, folding each row in order
+ * with the same conversions, work types, operators and starting values (tests/c/test_cub.c
+ * compares that with the CPU kernels: everything but CUB and the launches, checked without a GPU).
+ *
  * Every kernel launch and CUB call is checked; temporaries come from the device pool and go back
  * in stream order (the one stream orders their reuse). */
 #include <cstdint>
@@ -41,7 +45,7 @@ unsigned grid_for(int64_t n)
     return (unsigned)(b < 1 ? 1 : b > (1 << 20) ? (1 << 20) : b);
 }
 
-__device__ __forceinline__ int64_t offset_of(const cpn_cub_layout &l, int64_t i)
+__host__ __device__ __forceinline__ int64_t offset_of(const cpn_cub_layout &l, int64_t i)
 {
     int64_t off = 0;
     for (int d = l.ndim - 1; d >= 0; d--) {
@@ -53,7 +57,7 @@ __device__ __forceinline__ int64_t offset_of(const cpn_cub_layout &l, int64_t i)
 
 /* The value at p (dtype dt) converted to TA as C converts (bool: nonzero). */
 template <typename TA>
-__device__ __forceinline__ TA load_as(const char *p, int dt)
+__host__ __device__ __forceinline__ TA load_as(const char *p, int dt)
 {
     switch (dt) {
     case CPN_CUB_B: return (TA)(*(const uint8_t *)p != 0);
@@ -73,7 +77,7 @@ __device__ __forceinline__ TA load_as(const char *p, int dt)
 /* The value at p (in_dt) cast to the accumulator dtype acc_dt (the CPU's cast), then widened to
  * the work type W. */
 template <typename W>
-__device__ __forceinline__ W load_work(const char *p, int in_dt, int acc_dt)
+__host__ __device__ __forceinline__ W load_work(const char *p, int in_dt, int acc_dt)
 {
     switch (acc_dt) {
     case CPN_CUB_B: return (W)load_as<bool>(p, in_dt);
@@ -92,7 +96,7 @@ __device__ __forceinline__ W load_work(const char *p, int in_dt, int acc_dt)
 
 /* Store work value w as dtype dt at p: integers keep the low bits, bool is nonzero. */
 template <typename W>
-__device__ __forceinline__ void store_as(char *p, int dt, W w)
+__host__ __device__ __forceinline__ void store_as(char *p, int dt, W w)
 {
     switch (dt) {
     case CPN_CUB_B: *(uint8_t *)p = (uint8_t)(w != (W)0); break;
@@ -267,6 +271,14 @@ template <typename W, typename Op>
 cudaError_t reduce_op(Op op, W init, int in_dt, int acc_dt, const char *in, const cpn_cub_layout *il,
                       int64_t nrows, int64_t len, char *out, const cpn_cub_layout *ol, cudaStream_t s)
 {
+    if (s == CPN_CUB_HOST) {   /* host emulation: the same conversions, op and start, folded in order */
+        for (int64_t r = 0; r < nrows; r++) {
+            W acc = init;
+            for (int64_t j = 0; j < len; j++) acc = op(acc, load_work<W>(in + offset_of(*il, r * len + j), in_dt, acc_dt));
+            store_as<W>(out + offset_of(*ol, r), acc_dt, acc);
+        }
+        return cudaSuccess;
+    }
     Temps T;
     const int64_t n = nrows * len;
     ALLOC(buf, W, n);
@@ -311,6 +323,17 @@ template <typename W, typename Op>
 cudaError_t scan_op(Op op, int dt, const char *in, const cpn_cub_layout *il, int64_t nrows, int64_t len,
                     char *out, const cpn_cub_layout *ol, cudaStream_t s)
 {
+    if (s == CPN_CUB_HOST) {   /* host emulation: the inclusive scan of each row in order */
+        for (int64_t r = 0; r < nrows; r++) {
+            W acc = load_work<W>(in + offset_of(*il, r * len), dt, dt);
+            store_as<W>(out + offset_of(*ol, r * len), dt, acc);
+            for (int64_t j = 1; j < len; j++) {
+                acc = op(acc, load_work<W>(in + offset_of(*il, r * len + j), dt, dt));
+                store_as<W>(out + offset_of(*ol, r * len + j), dt, acc);
+            }
+        }
+        return cudaSuccess;
+    }
     Temps T;
     const int64_t n = nrows * len;
     ALLOC(buf, W, n);
@@ -350,18 +373,31 @@ template <typename V>
 cudaError_t arg_v(bool mx, int dt, const char *in, const cpn_cub_layout *il, int64_t nrows, int64_t len,
                   char *out, const cpn_cub_layout *ol, cudaStream_t s)
 {
-    Temps T;
-    const int64_t n = nrows * len;
-    ALLOC(buf, ArgPair<V>, n);
-    ALLOC(res, ArgPair<V>, nrows);
-    k_gather_arg<V><<<grid_for(n), kBlock, 0, s>>>(in, *il, dt, buf, n, len);
-    TRY(cudaGetLastError());
     /* The start loses to every element: the largest index, the weakest value (never NaN). */
     ArgPair<V> init;
     init.k = cuda::std::numeric_limits<int64_t>::max();
     init.v = mx ? lowest<V>() : highest<V>();
     OpArg<V> op;
     op.mx = mx;
+    if (s == CPN_CUB_HOST) {   /* host emulation: the same pairs and operator, folded in order */
+        for (int64_t r = 0; r < nrows; r++) {
+            ArgPair<V> acc = init;
+            for (int64_t j = 0; j < len; j++) {
+                ArgPair<V> a;
+                a.k = j;
+                a.v = load_work<V>(in + offset_of(*il, r * len + j), dt, dt);
+                acc = op(acc, a);
+            }
+            *(int64_t *)(out + offset_of(*ol, r)) = acc.k;
+        }
+        return cudaSuccess;
+    }
+    Temps T;
+    const int64_t n = nrows * len;
+    ALLOC(buf, ArgPair<V>, n);
+    ALLOC(res, ArgPair<V>, nrows);
+    k_gather_arg<V><<<grid_for(n), kBlock, 0, s>>>(in, *il, dt, buf, n, len);
+    TRY(cudaGetLastError());
     TRY(reduce_rows<ArgPair<V>, ArgPair<V>>(T, buf, res, nrows, len, op, init, s));
     k_scatter_arg<V><<<grid_for(nrows), kBlock, 0, s>>>(res, out, *ol, nrows);
     return cudaGetLastError();

@@ -32,6 +32,11 @@ enum cpn_cub_dtype {
 enum cpn_cub_op { CPN_CUB_ADD, CPN_CUB_MUL, CPN_CUB_MAX, CPN_CUB_MIN };
 enum cpn_cub_work { CPN_CUB_W_U64, CPN_CUB_W_I64, CPN_CUB_W_F32, CPN_CUB_W_F64 };
 
+/* As `stream`: run on host memory, sequentially, with the device path's conversions, work types,
+ * operators and starting values (a test of all but CUB and the launches; a real stream handle
+ * is never this value). */
+#define CPN_CUB_HOST ((cudaStream_t)(uintptr_t)1)
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -64,6 +69,8 @@ int cpn_cub_variant_count(void);
 /* Run REDUCE, SCAN or ARGREDUCE op `op` on the device's buffers, queued on `stream`;
  * CPN_ERR_UNSUPPORTED, before touching any buffer, for what devreduce.h does not cover. */
 enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream);
+/* The same on the op's host buffers (stream CPN_CUB_HOST), for tests/c/test_cub.c. */
+enum cpn_status cpn_cuda_reduce_op_host(const struct cpn_op *op);
 #endif
 
 #endif

@@ -104,9 +104,10 @@ enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream)
         for (int d = 0; d < out->ndim; d++) put_dim(&ol, out->shape[d], ost[d]);
     }
     /* Inputs first, so an output sharing their store sees them current. */
-    char *ib = cpn_store_device_data(in->store, false, false);
+    const bool host = stream == CPN_CUB_HOST;
+    char *ib = host ? cpn_store_data(in->store) : cpn_store_device_data(in->store, false, false);
     if (!ib) return CPN_ERR_NOMEM;
-    char *ob = cpn_store_device_data(out->store, true, cpn_op_overwrites(op));
+    char *ob = host ? cpn_store_data(out->store) : cpn_store_device_data(out->store, true, cpn_op_overwrites(op));
     if (!ob) return CPN_ERR_NOMEM;
     ib += ioff;
     ob += ooff;
@@ -129,3 +130,5 @@ enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream)
                          cudaGetErrorString(e));
     return CPN_OK;
 }
+
+enum cpn_status cpn_cuda_reduce_op_host(const struct cpn_op *op) { return cpn_cuda_reduce_op(op, CPN_CUB_HOST); }
