@@ -276,10 +276,29 @@ static enum cpn_status setup(void)
     if (nc.state == -1) return cpn_error(CPN_ERR_DEVICE, "cupynum: the NCCL communicator could not be set up");
     if (nc.state) return CPN_OK;
     nc.state = -1;
-    int64_t have = load() ? 1 : 0;
+    /* NCCL refuses two ranks on one GPU (more ranks than devices on a node): every rank's
+     * device UUID, compared everywhere alike. */
+    int device = 0;
+    struct cudaDeviceProp prop;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    const int P = cpn_comm_size();
+    char *uuids = cpn_alloc((size_t)P * 16);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    enum cpn_status st = uuids && counts ? CPN_OK : CPN_ERR_NOMEM;
+    for (int r = 0; st == CPN_OK && r < P; r++) counts[r] = 16;
+    if (st == CPN_OK) st = cpn_comm_allgatherv(prop.uuid.bytes, uuids, counts);
+    bool shared = false;
+    for (int a = 0; st == CPN_OK && a < P; a++)
+        for (int b = a + 1; b < P; b++) shared |= !memcmp(uuids + 16 * a, uuids + 16 * b, 16);
+    cpn_free(uuids);
+    cpn_free(counts);
+    if (st != CPN_OK) return st;
+    int64_t have = !shared && load() ? 1 : 0;
     CPN_TRY(cpn_comm_allreduce_min(&have));
     if (!have) {
-        if (!nc.why) nc.why = "NCCL is missing on another rank";
+        if (shared) nc.why = "ranks share a GPU";
+        else if (!nc.why) nc.why = "NCCL is missing on another rank";
         nc.state = 2;
         return CPN_OK;
     }

@@ -8,8 +8,9 @@
  * - messages go over NCCL (libnccl.so.2, loaded with dlopen: the build needs neither its header
  *   nor its library), one ncclGroupStart/End per exchange on the backend's stream, with a
  *   communicator bootstrapped over MPI (rank 0's ncclGetUniqueId broadcast by cpn_comm_bcast)
- *   at the first exchange.  Without NCCL on every rank (or with CUPYNUM_NCCL=0) the pieces are
- *   staged through host buffers and sent over MPI: slower, still correct.
+ *   at the first exchange.  Without NCCL on every rank, with ranks sharing a GPU (NCCL refuses
+ *   that) or with CUPYNUM_NCCL=0, the pieces are staged through host buffers and sent over MPI:
+ *   slower, still correct.
  *
  * Everything is queued on the backend's one stream, so it is ordered with the kernels that
  * produce and consume the buffers.  All functions are Local except the exchange's, which are
