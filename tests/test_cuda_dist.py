@@ -124,3 +124,19 @@ def test_distributed_steps_stay_on_the_device(which, fusion):
     for g, w in zip(got, want):
         for c, n in zip(g, w):
             check(c, n)
+
+
+@pytest.mark.parametrize("shape", [(6, 7, 8), (11, 3, 5)])
+def test_3d_halos_transposes_and_complex_parts(shape, fusion):
+    """3-D pieces (region copies over three dimensions), a transposed operand, and the real and
+    imaginary parts of a complex array (views at a byte offset into 16-byte elements)."""
+    rng = numpy.random.default_rng(6)
+    n = rng.standard_normal(shape)
+    z = n + 1j * rng.standard_normal(shape)
+    c, cz = cupynum.array(n), cupynum.array(z)
+    check(c[1:, 1:, 1:] + c[:-1, :-1, :-1] * c[1:, :-1, 1:], n[1:, 1:, 1:] + n[:-1, :-1, :-1] * n[1:, :-1, 1:])
+    t = numpy.ascontiguousarray(n.transpose(2, 1, 0))
+    ct = cupynum.array(t)
+    check(c[:, ::-1, :] - ct.transpose(2, 1, 0), n[:, ::-1, :] - t.transpose(2, 1, 0))
+    check(cz.real[1:, :, :] * cz.imag[:-1, :, :], z.real[1:, :, :] * z.imag[:-1, :, :])
+    check(cz[1:, 1:, :] + cz[:-1, :-1, :], z[1:, 1:, :] + z[:-1, :-1, :])
