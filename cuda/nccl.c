@@ -321,7 +321,7 @@ static enum cpn_status setup(void)
 
 static int nccl_token;   /* the handle of an exchange posted over NCCL */
 
-/* An exchange staged through host buffers: host[0..nrecv) receive, host[nrecv..) were sent. */
+/* An exchange staged through host buffers: msgs[0..nrecv) receive, msgs[nrecv..) were sent. */
 struct staged {
     void *mpi;
     int nrecv, nsend;
