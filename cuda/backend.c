@@ -12,8 +12,10 @@
  * reductions (over axes, float accumulators), scans and argmax/argmin of add, multiply, maximum,
  * minimum on those dtypes (CUB, reduce.cu; csrc/runtime/devreduce.h says which).
  * Everything else (float16 and complex dtypes, other reductions, integer power, the distributed
- * executor's communication) returns CPN_ERR_UNSUPPORTED or reads host buffers, which brings the
- * data to the host first (store.c): correct, not fast.
+ * executor's gather path and reductions' rank partials) returns CPN_ERR_UNSUPPORTED or reads
+ * host buffers, which brings the data to the host first (store.c): correct, not fast.  The
+ * distributed executor's box path runs on device buffers through the device transport (nccl.c:
+ * region copies and computations, NCCL messages).
  *
  * A failing CUDA call is reported through CUDA_TRY with the call, file and line. */
 #include <stdio.h>
@@ -30,6 +32,7 @@
 #include "rtc.h"
 #include "queue.h"
 #include "reduce.h"
+#include "transport.h"
 
 #define CUDA_TRY(expr)                                                                       \
     do {                                                                                     \
@@ -350,6 +353,12 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
     return cuda_execute_fused(&p);
 }
 
+/* ---- for the device transport (nccl.c, transport.h) ------------------------------------------- */
+
+void *cpn_cuda_stream(void) { return dev.stream; }
+bool cpn_cuda_prog_supported(const struct cpn_fused_prog *p) { return cuda_supports_fused(p); }
+enum cpn_status cpn_cuda_run_prog(struct cpn_fused_prog *p) { return cuda_execute_fused(p); }
+
 static const struct cpn_backend_i cuda_backend = {
     .name = "cuda",
     .kind = CPN_BACKEND_CUDA,
@@ -366,6 +375,11 @@ static const struct cpn_backend_i cuda_backend = {
     .supports_fused = cuda_supports_fused,
     .execute_fused = cuda_execute_fused,
     .sync = cuda_sync,
+    .copy_region = cpn_cuda_copy_region,
+    .xchg_post = cpn_cuda_xchg_post,
+    .xchg_wait = cpn_cuda_xchg_wait,
+    .region_supported = cpn_cuda_region_supported,
+    .compute_region = cpn_cuda_compute_region,
 };
 
 const struct cpn_backend_i *cpn_cuda_backend(void) { return &cuda_backend; }

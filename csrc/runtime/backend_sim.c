@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "backend.h"
+#include "comm.h"
 #include "devreduce.h"
 #include "fused.h"
 #include "kernels.h"
@@ -134,6 +135,55 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
     }
 }
 
+/* ---- the distributed executor's device path: MPI on the simulated device buffers -------------- */
+
+static enum cpn_status sim_copy_region(int n, const int64_t *ext, size_t item, void *dst,
+                                       const int64_t *dst_st, const void *src, const int64_t *src_st)
+{
+    int64_t count = 1;
+    for (int d = 0; d < n; d++) count *= ext[d] > 0 ? ext[d] : 0;
+    for (int64_t i = 0; i < count; i++) {   /* element by element: the loops a kernel would run */
+        int64_t q = i, doff = 0, soff = 0;
+        for (int d = n - 1; d >= 0; d--) {
+            int64_t k = q % ext[d];
+            q /= ext[d];
+            doff += k * dst_st[d];
+            soff += k * src_st[d];
+        }
+        memcpy((char *)dst + doff * (int64_t)item, (const char *)src + soff * (int64_t)item, item);
+    }
+    return CPN_OK;
+}
+
+static bool sim_region_supported(const struct cpn_op *op)
+{
+    if (op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST) return false;
+    if (op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT)
+        return false;   /* as sim_execute_op */
+    if (!cpn_op_loop(op)) {
+        cpn_error_clear();
+        return false;
+    }
+    return true;
+}
+
+static enum cpn_status sim_compute_region(const struct cpn_op *op, char *const *ptr, int ndim,
+                                          const int64_t *ext, const int64_t *const *strides)
+{
+    cpn_loop_fn fn = cpn_op_loop(op);
+    if (!fn) return CPN_ERR_TYPE;
+    int64_t st[CPN_MAXARGS][CPN_MAXDIM];
+    char *p[CPN_MAXARGS];
+    for (int k = 0; k <= op->nin; k++) {
+        bool scalar = k < op->nin && !op->in[k];
+        p[k] = scalar ? (char *)op->scalar[k].bytes : ptr[k];
+        for (int d = 0; d < ndim; d++) st[k][d] = scalar ? 0 : strides[k][d];
+    }
+    struct cpn_kctx ctx = {0};
+    cpn_iterate(fn, op->nin + 1, p, ndim, ext, st, &ctx);
+    return ctx.err ? cpn_op_loop_error(op) : CPN_OK;
+}
+
 static const struct cpn_backend_i sim_backend = {
     .name = "sim",
     .kind = CPN_BACKEND_SIM,
@@ -150,6 +200,11 @@ static const struct cpn_backend_i sim_backend = {
     .supports_fused = sim_supports_fused,
     .execute_fused = sim_execute_fused,
     .sync = sim_sync,
+    .copy_region = sim_copy_region,
+    .xchg_post = cpn_comm_post,
+    .xchg_wait = cpn_comm_wait,
+    .region_supported = sim_region_supported,
+    .compute_region = sim_compute_region,
 };
 
 const struct cpn_backend_i *cpn_sim_backend(void) { return &sim_backend; }
