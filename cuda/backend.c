@@ -8,12 +8,14 @@
  *
  * What runs on the device: element-wise ops and casts over bool, integer, float32 and float64
  * (any strides, broadcasting, inline scalars), random draws, arange fills, fused programs of
- * those closed by an integer/bool full reduction, and float32/float64 matmul (cuBLAS, blas.c).
- * Everything else (float16 and complex dtypes, reductions with axes or float accumulators,
- * integer power, the distributed executor's gather path and reductions' rank partials) returns
- * CPN_ERR_UNSUPPORTED or reads host buffers, which brings the data to the host first (store.c):
- * correct, not fast.  The distributed executor's box path runs on device buffers through the
- * device transport (nccl.c: region copies and computations, NCCL messages).
+ * those closed by an integer/bool full reduction, float32/float64 matmul (cuBLAS, blas.c), and
+ * reductions (over axes, float accumulators), scans and argmax/argmin of add, multiply, maximum,
+ * minimum on those dtypes (CUB, reduce.cu; csrc/runtime/devreduce.h says which).
+ * Everything else (float16 and complex dtypes, other reductions, integer power, the distributed
+ * executor's gather path and reductions' rank partials) returns CPN_ERR_UNSUPPORTED or reads
+ * host buffers, which brings the data to the host first (store.c): correct, not fast.  The
+ * distributed executor's box path runs on device buffers through the device transport (nccl.c:
+ * region copies and computations, NCCL messages).
  *
  * A failing CUDA call is reported through CUDA_TRY with the call, file and line. */
 #include <stdio.h>
@@ -29,6 +31,7 @@
 #include "fused.h"
 #include "rtc.h"
 #include "queue.h"
+#include "reduce.h"
 #include "transport.h"
 
 #define CUDA_TRY(expr)                                                                       \
@@ -316,8 +319,12 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         break;
     case CPN_OPK_MATMUL:
         return cpn_cuda_matmul(op, dev.stream);
+    case CPN_OPK_REDUCE:
+    case CPN_OPK_SCAN:
+    case CPN_OPK_ARGREDUCE:
+        return cpn_cuda_reduce_op(op, dev.stream);   /* CUB (reduce.cu) */
     default:
-        return CPN_ERR_UNSUPPORTED;   /* reductions with axes or float accumulators: on the host */
+        return CPN_ERR_UNSUPPORTED;
     }
     if (!cuda_supports_fused(&p)) return CPN_ERR_UNSUPPORTED;
     /* Bind: inputs read first, so an output sharing their store sees them current. */

@@ -23,7 +23,8 @@ $PY -m pytest -q tests "$@"
 # memory): coherence of host and device copies, fused runs and single ops on device buffers,
 # the host fallback of what the device lacks, the device parity tests of tests/test_cuda.py.
 CUPYNUM_DEVICE=sim $PY -m pytest -q -p no:cacheprovider tests/test_cuda.py tests/test_fusion.py \
-    tests/test_views.py tests/test_random.py tests/test_operators.py tests/test_cuda_dist.py
+    tests/test_views.py tests/test_random.py tests/test_operators.py tests/test_cuda_dist.py \
+    tests/test_cuda_reduce.py
 # The same suite distributed: 1, 2, 3 and 4 ranks, every array partitioned (CUPYNUM_MIN_TILE=1),
 # every rank comparing its results with NumPy.
 if command -v mpirun >/dev/null; then

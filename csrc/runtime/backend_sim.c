@@ -2,16 +2,18 @@
  *
  * CUPYNUM_DEVICE=sim selects it.  Its "device memory" is host memory distinct from the stores'
  * host buffers, and it executes on that memory exactly what the CUDA backend executes on the GPU
- * (element-wise ops and casts, random draws, arange fills, fused programs, float matmul; not
- * integer power or reductions with axes), with the CPU kernels.  So the executor's device hooks, the
- * coherence of host and device copies (store.c), the device pool (alloc.c) and the host fallback
- * of unsupported ops are exercised by the whole test suite on any machine; only the kernels
- * differ on a real GPU (those are generated source, tested by compiling it: tests/c/test_codegen.c). */
+ * (element-wise ops and casts, random draws, arange fills, fused programs, float matmul, the
+ * reductions, scans and argmax/argmin devreduce.h plans; not integer power), with the CPU
+ * kernels.  So the executor's device hooks, the coherence of host and device copies (store.c),
+ * the device pool (alloc.c) and the host fallback of unsupported ops are exercised by the whole
+ * test suite on any machine; only the kernels differ on a real GPU (those are generated source,
+ * tested by compiling it: tests/c/test_codegen.c). */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "comm.h"
+#include "devreduce.h"
 #include "fused.h"
 #include "kernels.h"
 #include "queue.h"
@@ -109,6 +111,24 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
         if (!cp) return CPN_ERR_NOMEM;
         return cpn_kernel_matmul(op->dtype, ap, strides[0], bp, strides[1], cp, strides[2], a->shape[0],
                                  a->shape[1], b->shape[1]);
+    }
+    case CPN_OPK_REDUCE:
+    case CPN_OPK_SCAN:
+    case CPN_OPK_ARGREDUCE: {
+        /* as CUB (cuda/reduce.cu): what devreduce.h plans, with the CPU kernels */
+        if (!cpn_devred_plan(op, NULL)) return CPN_ERR_UNSUPPORTED;
+        const struct cpn_view *in = op->in[0];
+        char *ip = dev_origin(in, false, false, strides[0]);
+        char *o = ip ? dev_origin(out, true, cpn_op_overwrites(op), strides[1]) : NULL;
+        if (!o) return CPN_ERR_NOMEM;
+        if (op->kind == CPN_OPK_REDUCE)
+            return cpn_kernel_reduce(op->code, in->dtype, out->dtype, ip, in->ndim, in->shape, strides[0], op->axes,
+                                     o, strides[1], op->iparam[0] ? op->scalar[1].bytes : NULL);
+        if (op->kind == CPN_OPK_SCAN)
+            return cpn_kernel_scan(op->code, out->dtype, ip, strides[0], o, strides[1], out->ndim, out->shape,
+                                   (int)op->iparam[0]);
+        return cpn_kernel_argreduce(op->code, in->dtype, ip, in->ndim, in->shape, strides[0], op->axes, o,
+                                    strides[1]);
     }
     default:
         return CPN_ERR_UNSUPPORTED;
