@@ -9,16 +9,21 @@
  * What runs on the device: element-wise ops (numpy.where's select and integer power included)
  * and casts over bool, integer, float32 and float64 (any strides, broadcasting, inline scalars),
  * random draws, arange fills, fused programs of those closed by an integer/bool full reduction,
- * float32/float64 matmul (cuBLAS, blas.c) and integer/bool matmul (a tiled generated kernel).  Everything else (float16 and complex dtypes,
- * reductions with axes or float accumulators, the distributed executor's communication) returns
- * CPN_ERR_UNSUPPORTED or reads host buffers, which brings the data to the host first (store.c):
- * correct, not fast.
+ * float32/float64 matmul (cuBLAS, blas.c), integer/bool matmul (a tiled generated kernel), and
+ * reductions (over axes, float accumulators), scans and argmax/argmin of add, multiply, maximum,
+ * minimum on those dtypes (CUB, reduce.cu; csrc/runtime/devreduce.h says which).
+ * Everything else (float16 and complex dtypes, other reductions, the distributed executor's
+ * gather path and reductions' rank partials) returns CPN_ERR_UNSUPPORTED or reads host buffers,
+ * which brings the data to the host first (store.c): correct, not fast.  The distributed
+ * executor's box path runs on device buffers through the device transport (nccl.c: region
+ * copies and computations, NCCL messages).
  *
  * Floating-point reports (numpy.errstate): a watched program's kernel ORs what fpclass.h finds
  * per element into device report words (devfpe.h, one per instruction), and its instructions'
  * findings go to fperr.c as tokens naming the words: read after the flush in one copy, or at
  * once when the error mode raises.  Integer power's kernel reports a negative exponent in its
- * word, read right after the launch (the op fails with NumPy's ValueError).
+ * word, read right after the launch (the op fails with NumPy's ValueError).  (The CUB
+ * reductions and scans report nothing yet.)
  *
  * A failing CUDA call is reported through CUDA_TRY with the call, file and line. */
 #include <stdio.h>
@@ -36,6 +41,8 @@
 #include "fused.h"
 #include "rtc.h"
 #include "queue.h"
+#include "reduce.h"
+#include "transport.h"
 
 #define CUDA_TRY(expr)                                                                       \
     do {                                                                                     \
@@ -402,8 +409,12 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
     case CPN_OPK_MATMUL:   /* float32/float64: cuBLAS; bool and integers: the tiled kernel */
         if (cpn_dtype_class(op->dtype) == CPN_CLASS_FLOAT) return cpn_cuda_matmul(op, dev.stream);
         return cuda_int_matmul(op);
+    case CPN_OPK_REDUCE:
+    case CPN_OPK_SCAN:
+    case CPN_OPK_ARGREDUCE:
+        return cpn_cuda_reduce_op(op, dev.stream);   /* CUB (reduce.cu) */
     default:
-        return CPN_ERR_UNSUPPORTED;   /* reductions with axes or float accumulators: on the host */
+        return CPN_ERR_UNSUPPORTED;
     }
     if (!cuda_supports_fused(&p)) return CPN_ERR_UNSUPPORTED;
     if (int_power(op) && negative_scalar(op)) return cpn_op_loop_error(op);
@@ -445,6 +456,12 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
     return CPN_OK;
 }
 
+/* ---- for the device transport (nccl.c, transport.h) ------------------------------------------- */
+
+void *cpn_cuda_stream(void) { return dev.stream; }
+bool cpn_cuda_prog_supported(const struct cpn_fused_prog *p) { return cuda_supports_fused(p); }
+enum cpn_status cpn_cuda_run_prog(struct cpn_fused_prog *p) { return cuda_execute_fused(p); }
+
 static const struct cpn_backend_i cuda_backend = {
     .name = "cuda",
     .kind = CPN_BACKEND_CUDA,
@@ -461,6 +478,11 @@ static const struct cpn_backend_i cuda_backend = {
     .supports_fused = cuda_supports_fused,
     .execute_fused = cuda_execute_fused,
     .sync = cuda_sync,
+    .copy_region = cpn_cuda_copy_region,
+    .xchg_post = cpn_cuda_xchg_post,
+    .xchg_wait = cpn_cuda_xchg_wait,
+    .region_supported = cpn_cuda_region_supported,
+    .compute_region = cpn_cuda_compute_region,
 };
 
 const struct cpn_backend_i *cpn_cuda_backend(void) { return &cuda_backend; }

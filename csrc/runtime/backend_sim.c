@@ -2,22 +2,25 @@
  *
  * CUPYNUM_DEVICE=sim selects it.  Its "device memory" is host memory distinct from the stores'
  * host buffers, and it executes on that memory exactly what the CUDA backend executes on the GPU
- * (element-wise ops and casts, random draws, arange fills, fused programs, matmul of bool,
- * integers, float32 and float64; not reductions with axes), with the CPU kernels.  So the executor's device hooks, the
+ * (element-wise ops and casts, integer power included, random draws, arange fills, fused
+ * programs, matmul of bool, integers, float32 and float64, the reductions, scans and
+ * argmax/argmin devreduce.h plans), with the CPU kernels.  So the executor's device hooks, the
  * coherence of host and device copies (store.c), the device pool (alloc.c) and the host fallback
  * of unsupported ops are exercised by the whole test suite on any machine; only the kernels
  * differ on a real GPU (those are generated source, tested by compiling it: tests/c/test_codegen.c).
  *
- * Floating-point reports travel as on the GPU: what a watched op's CPU loops found (status flags
- * and own findings, exactly NumPy's) is written into a device report word (devfpe.h) and handed
- * to fperr.c as a token, read after the flush or, under 'raise', at once.  (The GPU kernels
- * compute the same bits with fpclass.h instead of status flags; tests/c/test_fpclass.c checks
- * the two agree.) */
+ * Floating-point reports of element-wise ops, casts and fused programs travel as on the GPU: what
+ * a watched op's CPU loops found (status flags and own findings, exactly NumPy's) is written
+ * into a device report word (devfpe.h) and handed to fperr.c as a token, read after the flush
+ * or, under 'raise', at once.  (The GPU kernels compute the same bits with fpclass.h instead of
+ * status flags; tests/c/test_fpclass.c checks the two agree.) */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
+#include "comm.h"
 #include "devfpe.h"
+#include "devreduce.h"
 #include "fperr.h"
 #include "fused.h"
 #include "kernels.h"
@@ -139,9 +142,76 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
         return cpn_kernel_matmul(op->dtype, ap, strides[0], bp, strides[1], cp, strides[2], a->shape[0],
                                  a->shape[1], b->shape[1]);
     }
+    case CPN_OPK_REDUCE:
+    case CPN_OPK_SCAN:
+    case CPN_OPK_ARGREDUCE: {
+        /* as CUB (cuda/reduce.cu): what devreduce.h plans, with the CPU kernels */
+        if (!cpn_devred_plan(op, NULL)) return CPN_ERR_UNSUPPORTED;
+        const struct cpn_view *in = op->in[0];
+        char *ip = dev_origin(in, false, false, strides[0]);
+        char *o = ip ? dev_origin(out, true, cpn_op_overwrites(op), strides[1]) : NULL;
+        if (!o) return CPN_ERR_NOMEM;
+        if (op->kind == CPN_OPK_REDUCE)
+            return cpn_kernel_reduce(op->code, in->dtype, out->dtype, ip, in->ndim, in->shape, strides[0], op->axes,
+                                     o, strides[1], op->iparam[0] ? op->scalar[1].bytes : NULL);
+        if (op->kind == CPN_OPK_SCAN)
+            return cpn_kernel_scan(op->code, out->dtype, ip, strides[0], o, strides[1], out->ndim, out->shape,
+                                   (int)op->iparam[0]);
+        return cpn_kernel_argreduce(op->code, in->dtype, ip, in->ndim, in->shape, strides[0], op->axes, o,
+                                    strides[1]);
+    }
     default:
         return CPN_ERR_UNSUPPORTED;
     }
+}
+
+/* ---- the distributed executor's device path: MPI on the simulated device buffers -------------- */
+
+static enum cpn_status sim_copy_region(int n, const int64_t *ext, size_t item, void *dst,
+                                       const int64_t *dst_st, const void *src, const int64_t *src_st)
+{
+    int64_t count = 1;
+    for (int d = 0; d < n; d++) count *= ext[d] > 0 ? ext[d] : 0;
+    for (int64_t i = 0; i < count; i++) {   /* element by element: the loops a kernel would run */
+        int64_t q = i, doff = 0, soff = 0;
+        for (int d = n - 1; d >= 0; d--) {
+            int64_t k = q % ext[d];
+            q /= ext[d];
+            doff += k * dst_st[d];
+            soff += k * src_st[d];
+        }
+        memcpy((char *)dst + doff * (int64_t)item, (const char *)src + soff * (int64_t)item, item);
+    }
+    return CPN_OK;
+}
+
+static bool sim_region_supported(const struct cpn_op *op)
+{
+    if (op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST) return false;
+    if (op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT)
+        return false;   /* as sim_execute_op */
+    if (!cpn_op_loop(op)) {
+        cpn_error_clear();
+        return false;
+    }
+    return true;
+}
+
+static enum cpn_status sim_compute_region(const struct cpn_op *op, char *const *ptr, int ndim,
+                                          const int64_t *ext, const int64_t *const *strides)
+{
+    cpn_loop_fn fn = cpn_op_loop(op);
+    if (!fn) return CPN_ERR_TYPE;
+    int64_t st[CPN_MAXARGS][CPN_MAXDIM];
+    char *p[CPN_MAXARGS];
+    for (int k = 0; k <= op->nin; k++) {
+        bool scalar = k < op->nin && !op->in[k];
+        p[k] = scalar ? (char *)op->scalar[k].bytes : ptr[k];
+        for (int d = 0; d < ndim; d++) st[k][d] = scalar ? 0 : strides[k][d];
+    }
+    struct cpn_kctx ctx = {0};
+    cpn_iterate(fn, op->nin + 1, p, ndim, ext, st, &ctx);
+    return ctx.err ? cpn_op_loop_error(op) : CPN_OK;
 }
 
 static const struct cpn_backend_i sim_backend = {
@@ -160,6 +230,11 @@ static const struct cpn_backend_i sim_backend = {
     .supports_fused = sim_supports_fused,
     .execute_fused = sim_execute_fused,
     .sync = sim_sync,
+    .copy_region = sim_copy_region,
+    .xchg_post = cpn_comm_post,
+    .xchg_wait = cpn_comm_wait,
+    .region_supported = sim_region_supported,
+    .compute_region = sim_compute_region,
 };
 
 const struct cpn_backend_i *cpn_sim_backend(void) { return &sim_backend; }

@@ -19,6 +19,11 @@ int cpn_comm_size(void) { return cpn_runtime_ranks(); }
 int64_t cpn_comm_bytes_sent(void) { return bytes_sent; }
 int64_t cpn_comm_messages_sent(void) { return messages_sent; }
 void cpn_comm_reset_stats(void) { bytes_sent = messages_sent = 0; }
+void cpn_comm_count_sent(int64_t bytes, int64_t messages)
+{
+    bytes_sent += bytes;
+    messages_sent += messages;
+}
 
 #if CPN_HAVE_MPI
 #define CPN_MPI_TRY(expr)                                                                 \

@@ -48,5 +48,7 @@ void cpn_comm_abort(int code);
 int64_t cpn_comm_bytes_sent(void);
 int64_t cpn_comm_messages_sent(void);
 void cpn_comm_reset_stats(void);
+/* Count traffic another transport sent (the device transport, backend.h).  Local. */
+void cpn_comm_count_sent(int64_t bytes, int64_t messages);
 
 #endif

@@ -5,7 +5,9 @@
  * image of that box is the store box it needs, and the pieces of it that other ranks own are
  * exchanged with non-blocking point-to-point messages.  Receives and sends are posted first, the
  * interior of the work box (whose inputs are all local) is computed while they fly, then the
- * border.  What moves where is the op's plan, cached by the op's signature.  Reductions reduce
+ * border.  What moves where is the op's plan, cached by the op's signature.  On a device backend
+ * with the device transport (backend.h) the same plan runs on the tiles' device copies: packing,
+ * messages and computing go through the backend (struct bpath), so halos move device to device.  Reductions reduce
  * locally and combine the per-rank partials in rank order (the same bytes on every rank).
  * Anything else (matrix products, views through flat aliases, reshapes that split a dimension
  * of the output) is computed on gathered copies and the results are scattered back: correct,
@@ -18,6 +20,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "backend.h"
 #include "comm.h"
 #include "kernels.h"
 #include "partition.h"
@@ -421,22 +424,108 @@ int cpn_dist_plan_info(const struct cpn_op *op, struct cpn_plan_info *info)
 
 /* ---- the box path ---------------------------------------------------------------------------- */
 
+/* Where the box path's buffers live.  Its three buffer-touching steps (region copies: packing,
+ * the local parts, unpacking; the messages; the computation) on host copies with MPI and the CPU
+ * loops, or on device copies with the device backend's hooks.  The plan is the same. */
+struct bpath {
+    bool device;
+    char *(*tile)(struct cpn_store *s);   /* s's tile, current, for reading; NULL: out of memory */
+    void *(*alloc)(size_t n);
+    void (*release)(void *p, size_t n);
+    enum cpn_status (*copy)(int n, const struct box *r, size_t item, char *dst, const int64_t *dlo,
+                            const int64_t *dst_st, const char *src, const int64_t *slo,
+                            const int64_t *src_st);
+    enum cpn_status (*post)(int nrecv, const struct cpn_msg *recvs, int nsend,
+                            const struct cpn_msg *sends, void **handle);
+    enum cpn_status (*wait)(void *handle);
+    enum cpn_status (*compute)(const struct cpn_op *op, cpn_loop_fn fn, char **ptr, int ndim,
+                               const int64_t *ext, int64_t (*strides)[CPN_MAXDIM],
+                               struct cpn_kctx *ctx);
+};
+
+static char *host_tile(struct cpn_store *s) { return cpn_store_data(s) ? cpn_store_root(s)->data : NULL; }
+static void host_release(void *p, size_t n) { (void)n; cpn_free(p); }
+static enum cpn_status host_copy(int n, const struct box *r, size_t item, char *dst, const int64_t *dlo,
+                                 const int64_t *dst_st, const char *src, const int64_t *slo,
+                                 const int64_t *src_st)
+{
+    copy_region(n, r, item, dst, dlo, dst_st, src, slo, src_st);
+    return CPN_OK;
+}
+static enum cpn_status host_compute(const struct cpn_op *op, cpn_loop_fn fn, char **ptr, int ndim,
+                                    const int64_t *ext, int64_t (*strides)[CPN_MAXDIM],
+                                    struct cpn_kctx *ctx)
+{
+    cpn_iterate(fn, op->nin + 1, ptr, ndim, ext, strides, ctx);
+    return CPN_OK;
+}
+
+static char *dev_tile(struct cpn_store *s) { return cpn_store_device_data(s, false, false); }
+static enum cpn_status dev_copy(int n, const struct box *r, size_t item, char *dst, const int64_t *dlo,
+                                const int64_t *dst_st, const char *src, const int64_t *slo,
+                                const int64_t *src_st)
+{
+    int64_t ext[CPN_MAXDIM], doff = 0, soff = 0;
+    for (int d = 0; d < n; d++) {
+        ext[d] = r->hi[d] - r->lo[d];
+        if (ext[d] <= 0) return CPN_OK;
+        doff += (r->lo[d] - dlo[d]) * dst_st[d];
+        soff += (r->lo[d] - slo[d]) * src_st[d];
+    }
+    return cpn_backend_active()->copy_region(n, ext, item, dst + doff * (int64_t)item, dst_st,
+                                             src + soff * (int64_t)item, src_st);
+}
+static enum cpn_status dev_post(int nrecv, const struct cpn_msg *recvs, int nsend,
+                                const struct cpn_msg *sends, void **handle)
+{
+    return cpn_backend_active()->xchg_post(nrecv, recvs, nsend, sends, handle);
+}
+static enum cpn_status dev_wait(void *handle)
+{
+    return handle ? cpn_backend_active()->xchg_wait(handle) : CPN_OK;
+}
+static enum cpn_status dev_compute(const struct cpn_op *op, cpn_loop_fn fn, char **ptr, int ndim,
+                                   const int64_t *ext, int64_t (*strides)[CPN_MAXDIM],
+                                   struct cpn_kctx *ctx)
+{
+    (void)fn;
+    (void)ctx;
+    const int64_t *st[CPN_MAXARGS];
+    for (int k = 0; k <= op->nin; k++) st[k] = strides[k];
+    return cpn_backend_active()->compute_region(op, ptr, ndim, ext, st);
+}
+
+static const struct bpath host_path = {false, host_tile, cpn_alloc, host_release, host_copy,
+                                       cpn_comm_post, cpn_comm_wait, host_compute};
+static const struct bpath dev_path = {true, dev_tile, cpn_alloc_device, cpn_free_device, dev_copy,
+                                      dev_post, dev_wait, dev_compute};
+
+/* The device path when asked for and the active backend has the device transport. */
+static const struct bpath *path_for(bool device)
+{
+    const struct cpn_backend_i *be = cpn_backend_active();
+    bool ok = device && be->device && be->copy_region && be->xchg_post && be->xchg_wait &&
+              be->region_supported && be->compute_region;
+    return ok ? &dev_path : &host_path;
+}
+
 struct exec_bufs {
+    char *tile[CPN_OP_MAXIN];          /* the inputs' tiles (host or device copies) */
     char *buf[CPN_OP_MAXIN];           /* input box buffers (buffered inputs) */
     char **recv[CPN_OP_MAXIN];         /* staging per received piece */
     char **send[CPN_OP_MAXIN];
 };
 
-static void compute_region(const struct cpn_op *op, cpn_loop_fn fn, const struct plan *p,
-                           const struct box *r, char *obase, const struct exec_bufs *eb,
-                           struct cpn_kctx *ctx)
+static enum cpn_status compute_region(const struct bpath *bp, const struct cpn_op *op, cpn_loop_fn fn,
+                                      const struct plan *p, const struct box *r, char *obase,
+                                      const struct exec_bufs *eb, struct cpn_kctx *ctx)
 {
     const struct cpn_view *out = op->out[0];
     int64_t strides[CPN_MAXARGS][CPN_MAXDIM], ext[CPN_MAXDIM];
     char *ptr[CPN_MAXARGS];
     for (int i = 0; i < out->ndim; i++) {
         ext[i] = r->hi[i] - r->lo[i];
-        if (ext[i] <= 0) return;
+        if (ext[i] <= 0) return CPN_OK;
     }
     for (int k = 0; k < op->nin; k++) {
         const struct cpn_view *v = op->in[k];
@@ -452,17 +541,18 @@ static void compute_region(const struct cpn_op *op, cpn_loop_fn fn, const struct
             dense_strides(&ip->need, s->ndim, bst);
             ptr[k] = region_layout(v, r, eb->buf[k], ip->need.lo, bst, strides[k]);
         } else {
-            ptr[k] = region_layout(v, r, cpn_store_root((struct cpn_store *)s)->data, s->tlo, s->tstride, strides[k]);
+            ptr[k] = region_layout(v, r, eb->tile[k], s->tlo, s->tstride, strides[k]);
         }
     }
     ptr[op->nin] = region_layout(out, r, obase, out->store->tlo, out->store->tstride, strides[op->nin]);
-    cpn_iterate(fn, op->nin + 1, ptr, out->ndim, ext, strides, ctx);
+    return bp->compute(op, fn, ptr, out->ndim, ext, strides, ctx);
 }
 
 /* An op's exchange in flight: its input buffers, staging, and the posted messages. */
 struct xchg {
     const struct cpn_op *op;
     const struct plan *p;
+    const struct bpath *bp;
     struct exec_bufs eb;
     struct cpn_msg *recvs, *sends;
     void *handle;
@@ -470,12 +560,22 @@ struct xchg {
 
 static void xchg_free(struct xchg *x)
 {
-    if (x->handle) cpn_comm_wait(x->handle);
+    if (x->handle) x->bp->wait(x->handle);
     x->handle = NULL;
     for (int k = 0; k < CPN_OP_MAXIN; k++) {
-        cpn_free(x->eb.buf[k]);
-        if (x->eb.recv[k]) for (int j = 0; j < x->p->in[k].nrecv; j++) cpn_free(x->eb.recv[k][j]);
-        if (x->eb.send[k]) for (int j = 0; j < x->p->in[k].nsend; j++) cpn_free(x->eb.send[k][j]);
+        const struct in_plan *ip = &x->p->in[k];
+        if (!ip->view) continue;
+        const struct cpn_store *s = x->op->in[k]->store;
+        const int n = s->ndim;
+        size_t item = cpn_dtype_size(s->dtype);
+        size_t bufn = (size_t)box_count(&ip->need, n) * item;
+        if (x->eb.buf[k]) x->bp->release(x->eb.buf[k], bufn ? bufn : 1);
+        if (x->eb.recv[k])
+            for (int j = 0; j < ip->nrecv; j++)
+                if (x->eb.recv[k][j]) x->bp->release(x->eb.recv[k][j], (size_t)box_count(&ip->recv[j].box, n) * item);
+        if (x->eb.send[k])
+            for (int j = 0; j < ip->nsend; j++)
+                if (x->eb.send[k][j]) x->bp->release(x->eb.send[k][j], (size_t)box_count(&ip->send[j].box, n) * item);
         cpn_free(x->eb.recv[k]);
         cpn_free(x->eb.send[k]);
     }
@@ -487,14 +587,16 @@ static void xchg_free(struct xchg *x)
 
 /* Pack and post the op's sends and receives, then copy the local parts of its buffered inputs
  * (before anything is written).  On failure x still needs xchg_free. */
-static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const struct plan *p)
+static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const struct plan *p,
+                                  const struct bpath *bp)
 {
     memset(x, 0, sizeof *x);
     x->op = op;
     x->p = p;
-    for (int k = 0; k < op->nin; k++)
-        if (op->in[k] && !cpn_store_data(op->in[k]->store)) return CPN_ERR_NOMEM;
+    x->bp = bp;
     struct exec_bufs *eb = &x->eb;
+    for (int k = 0; k < op->nin; k++)
+        if (op->in[k] && !(eb->tile[k] = bp->tile(op->in[k]->store))) return CPN_ERR_NOMEM;
     int nr = 0, ns = 0;
     for (int k = 0; k < op->nin; k++) {
         nr += p->in[k].nrecv;
@@ -517,23 +619,23 @@ static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const
         memset(eb->send[k], 0, (size_t)(ip->nsend + 1) * sizeof(char *));
         for (int j = 0; j < ip->nrecv; j++) {
             size_t bytes = (size_t)box_count(&ip->recv[j].box, n) * item;
-            eb->recv[k][j] = cpn_alloc(bytes);
+            eb->recv[k][j] = bp->alloc(bytes);
             if (!eb->recv[k][j]) return CPN_ERR_NOMEM;
             x->recvs[nr++] = (struct cpn_msg){ip->recv[j].rank, k, eb->recv[k][j], bytes};
         }
-        const char *tile = cpn_store_root((struct cpn_store *)s)->data;
+        const char *tile = eb->tile[k];
         for (int j = 0; j < ip->nsend; j++) {
             const struct box *b = &ip->send[j].box;
             size_t bytes = (size_t)box_count(b, n) * item;
             int64_t pst[CPN_MAXDIM];
-            eb->send[k][j] = cpn_alloc(bytes);
+            eb->send[k][j] = bp->alloc(bytes);
             if (!eb->send[k][j]) return CPN_ERR_NOMEM;
             dense_strides(b, n, pst);
-            copy_region(n, b, item, eb->send[k][j], b->lo, pst, tile, s->tlo, s->tstride);
+            CPN_TRY(bp->copy(n, b, item, eb->send[k][j], b->lo, pst, tile, s->tlo, s->tstride));
             x->sends[ns++] = (struct cpn_msg){ip->send[j].rank, k, eb->send[k][j], bytes};
         }
     }
-    enum cpn_status st = cpn_comm_post(nr, x->recvs, ns, x->sends, &x->handle);
+    enum cpn_status st = bp->post(nr, x->recvs, ns, x->sends, &x->handle);
     if (st != CPN_OK) return st;
     for (int k = 0; k < op->nin && p->work; k++) {
         const struct in_plan *ip = &p->in[k];
@@ -541,13 +643,13 @@ static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const
         const struct cpn_store *s = op->in[k]->store;
         size_t item = cpn_dtype_size(s->dtype), bytes = (size_t)box_count(&ip->need, s->ndim) * item;
         int64_t bst[CPN_MAXDIM];
-        eb->buf[k] = cpn_alloc(bytes ? bytes : 1);
+        eb->buf[k] = bp->alloc(bytes ? bytes : 1);
         if (!eb->buf[k]) return CPN_ERR_NOMEM;
         dense_strides(&ip->need, s->ndim, bst);
         struct box chk;
         if (box_intersect(&ip->local, &ip->need, s->ndim, &chk) || s->ndim == 0)
-            copy_region(s->ndim, &ip->local, item, eb->buf[k], ip->need.lo, bst,
-                        cpn_store_root((struct cpn_store *)s)->data, s->tlo, s->tstride);
+            CPN_TRY(bp->copy(s->ndim, &ip->local, item, eb->buf[k], ip->need.lo, bst, eb->tile[k], s->tlo,
+                             s->tstride));
     }
     return CPN_OK;
 }
@@ -555,7 +657,7 @@ static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const
 /* Wait for the op's messages and unpack the received pieces into its input buffers. */
 static enum cpn_status xchg_end(struct xchg *x)
 {
-    enum cpn_status st = cpn_comm_wait(x->handle);
+    enum cpn_status st = x->bp->wait(x->handle);
     x->handle = NULL;
     if (st != CPN_OK) return st;
     const struct cpn_op *op = x->op;
@@ -569,8 +671,8 @@ static enum cpn_status xchg_end(struct xchg *x)
         dense_strides(&ip->need, s->ndim, bst);
         for (int j = 0; j < ip->nrecv; j++) {
             dense_strides(&ip->recv[j].box, s->ndim, pst);
-            copy_region(s->ndim, &ip->recv[j].box, item, x->eb.buf[k], ip->need.lo, bst,
-                        x->eb.recv[k][j], ip->recv[j].box.lo, pst);
+            CPN_TRY(x->bp->copy(s->ndim, &ip->recv[j].box, item, x->eb.buf[k], ip->need.lo, bst,
+                                x->eb.recv[k][j], ip->recv[j].box.lo, pst));
         }
     }
     return CPN_OK;
@@ -581,19 +683,27 @@ static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
     const struct cpn_view *out = op->out[0];
     cpn_loop_fn fn = cpn_op_loop(op);
     if (!fn) return CPN_ERR_TYPE;
-    /* Make sure every buffer exists (a rank with no work still sends). */
-    char *obase = cpn_op_output_buffer(op);
-    if (!obase) return CPN_ERR_NOMEM;
+    const struct bpath *bp = path_for(cpn_backend_active()->region_supported &&
+                                      cpn_backend_active()->region_supported(op));
+    /* Make sure every buffer exists (a rank with no work still sends); on the device the inputs'
+     * copies are made current first, so an output sharing their store sees them. */
+    char *obase = bp->device ? NULL : cpn_op_output_buffer(op);
+    if (!bp->device && !obase) return CPN_ERR_NOMEM;
     struct xchg x;
-    enum cpn_status st = xchg_begin(&x, op, p);
+    enum cpn_status st = xchg_begin(&x, op, p, bp);
     if (st != CPN_OK) goto done;
+    if (bp->device && !(obase = cpn_store_device_data(out->store, true, cpn_op_overwrites(op)))) {
+        st = CPN_ERR_NOMEM;
+        goto done;
+    }
     struct cpn_kctx ctx = {0};
-    if (p->work && p->interior) compute_region(op, fn, p, &p->wint, obase, &x.eb, &ctx);
-    st = xchg_end(&x);
+    if (p->work && p->interior) st = compute_region(bp, op, fn, p, &p->wint, obase, &x.eb, &ctx);
+    enum cpn_status st2 = xchg_end(&x);   /* completed even after a failure: the peers wait */
+    if (st == CPN_OK) st = st2;
     if (st != CPN_OK) goto done;
     if (p->work) {
         if (!p->interior) {
-            compute_region(op, fn, p, &p->w, obase, &x.eb, &ctx);
+            st = compute_region(bp, op, fn, p, &p->w, obase, &x.eb, &ctx);
         } else {
             /* The border: the work box minus the interior, as slabs. */
             struct box rest = p->w;
@@ -601,14 +711,14 @@ static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
                 struct box lo = rest, hi = rest;
                 lo.hi[d] = p->wint.lo[d];
                 hi.lo[d] = p->wint.hi[d];
-                compute_region(op, fn, p, &lo, obase, &x.eb, &ctx);
-                compute_region(op, fn, p, &hi, obase, &x.eb, &ctx);
+                if (st == CPN_OK) st = compute_region(bp, op, fn, p, &lo, obase, &x.eb, &ctx);
+                if (st == CPN_OK) st = compute_region(bp, op, fn, p, &hi, obase, &x.eb, &ctx);
                 rest.lo[d] = p->wint.lo[d];
                 rest.hi[d] = p->wint.hi[d];
             }
         }
     }
-    if (ctx.err) st = cpn_op_loop_error(op);
+    if (st == CPN_OK && ctx.err) st = cpn_op_loop_error(op);
 done:
     xchg_free(&x);
     return st;
@@ -648,7 +758,7 @@ int cpn_dist_run_info(const struct cpn_op *op, struct cpn_dist_work *w, enum cpn
     return 1;
 }
 
-enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, struct cpn_dist_xchg **out)
+enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, bool device, struct cpn_dist_xchg **out)
 {
     *out = NULL;
     enum cpn_status st;
@@ -657,7 +767,7 @@ enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, struct cpn_dist_xch
     struct cpn_dist_xchg *x = cpn_alloc(sizeof *x);
     if (!x) return CPN_ERR_NOMEM;
     *out = x;
-    return xchg_begin(&x->x, op, p);
+    return xchg_begin(&x->x, op, p, path_for(device));
 }
 
 enum cpn_status cpn_dist_xchg_end(struct cpn_dist_xchg *x) { return xchg_end(&x->x); }
@@ -680,8 +790,7 @@ char *cpn_dist_xchg_input(const struct cpn_dist_xchg *x, int k, int64_t *byte_st
         dense_strides(&p->in[k].need, s->ndim, bst);
         return region_layout(v, &p->w, x->x.eb.buf[k], p->in[k].need.lo, bst, byte_strides);
     }
-    return region_layout(v, &p->w, cpn_store_root((struct cpn_store *)s)->data, s->tlo, s->tstride,
-                         byte_strides);
+    return region_layout(v, &p->w, x->x.eb.tile[k], s->tlo, s->tstride, byte_strides);
 }
 
 char *cpn_dist_tile_layout(const struct cpn_view *v, const int64_t *wlo, char *base,

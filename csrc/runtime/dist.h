@@ -40,8 +40,10 @@ struct cpn_dist_work {
 int cpn_dist_run_info(const struct cpn_op *op, struct cpn_dist_work *w, enum cpn_status *st);
 struct cpn_dist_xchg;
 /* Post op's exchanges (a box-path op) and copy the local parts of its buffered inputs; *x is set
- * (free it with cpn_dist_xchg_free, also on failure).  Collective (with the peers). */
-enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, struct cpn_dist_xchg **x);
+ * (free it with cpn_dist_xchg_free, also on failure).  With `device` (and a device backend with
+ * the device transport, backend.h) the buffers and cpn_dist_xchg_input's addresses are device
+ * memory, else host memory; every rank passes the same.  Collective (with the peers). */
+enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, bool device, struct cpn_dist_xchg **x);
 /* Wait for the exchange and unpack what arrived.  Collective (with the peers). */
 enum cpn_status cpn_dist_xchg_end(struct cpn_dist_xchg *x);
 void cpn_dist_xchg_free(struct cpn_dist_xchg *x);

@@ -915,14 +915,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         stats.plans_built++;
     }
 
-    /* Distributed: every op's exchange posted (dropped ops' too: the peers expect them), then
-     * completed; the run is evaluated on the work box. */
     struct cpn_dist_xchg *xs[CPN_FUSED_MAXINSTR] = {0};
-    if (dist) {
-        for (int k = 0; k < len && *st == CPN_OK; k++) *st = cpn_dist_xchg_begin(&ops[start + k], &xs[k]);
-        for (int k = 0; k < len && *st == CPN_OK; k++) *st = cpn_dist_xchg_end(xs[k]);
-        if (*st != CPN_OK) goto out;
-    }
 
     /* Bind: buffers, strides, scalars, parameters. */
     prog.ninstr = p->ninstr;
@@ -935,6 +928,14 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         for (int d = 0; d < ndim; d++) prog.shape[d] = w0.work ? w0.hi[d] - w0.lo[d] : 0;
     prog.reduce_out = NULL;
     on_dev = cpn_backend_on_device() && cpn_backend_active()->supports_fused(&prog);
+    /* Distributed: every op's exchange posted (dropped ops' too: the peers expect them), then
+     * completed, its buffers where the run executes; the run is evaluated on the work box. */
+    if (dist) {
+        for (int k = 0; k < len && *st == CPN_OK; k++)
+            *st = cpn_dist_xchg_begin(&ops[start + k], on_dev, &xs[k]);
+        for (int k = 0; k < len && *st == CPN_OK; k++) *st = cpn_dist_xchg_end(xs[k]);
+        if (*st != CPN_OK) goto out;
+    }
     int pi = 0;
     for (int k = 0, g = 0; k < len; k++) {
         struct cpn_op *op = &ops[start + k];

@@ -4,18 +4,21 @@
  * function the CPU loop uses, keys are stable and distinct, and the source COMPILES with NVRTC
  * (all kernels batched into one program, renamed) and, when nvcc is on PATH, with nvcc -ptx.
  * Fused programs with registers, scalars, random draws, arange fills and a closing reduction are
- * compiled one by one through the backend's own path (cpn_nvrtc_compile, with its cache).  Every
- * op x dtype and cast is generated a second time watched (fpe_hw bound): the kernel then ORs
- * fpclass.h's findings into its report word; signed integer power always checks its exponent.
- * The integer/bool matmul kernels are compiled in the same batch. */
+ * compiled one by one through the backend's own path (cpn_nvrtc_compile, with its cache), and the
+ * distributed executor's device region copies (nccl.c).  Every op x dtype and cast is generated a
+ * second time watched (fpe_hw bound): the kernel then ORs fpclass.h's findings into its report
+ * word; signed integer power always checks its exponent.  The integer/bool matmul kernels are
+ * compiled in the same batch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "codegen.h"
+#include "devargs.h"
 #include "rtc.h"
 #include "op.h"
+#include "transport.h"
 
 #include "check.h"
 
@@ -348,6 +351,42 @@ static void test_fused_programs(void)
     CHECK(s3.disk_hits == s2.disk_hits + 1 && s3.compiles == s2.compiles);
 }
 
+/* The distributed executor's device region copies (nccl.c): one program per element size, the
+ * same source (key) whatever the addresses and strides, compiled to a cubin. */
+static void test_copy_programs(void)
+{
+    static struct cpn_fused_prog p;
+    char src[32768], key[17], key2[17];
+    const size_t items[] = {1, 2, 4, 8, 16};
+    const int64_t ext[CPN_DEV_MAXDIM] = {3, 4, 5, 2, 2, 2, 2, 2};
+    const int64_t dst_st[CPN_DEV_MAXDIM] = {20, 5, 1, 1, 1, 1, 1, 1};
+    const int64_t src_st[CPN_DEV_MAXDIM] = {70, 7, 1, 1, 1, 1, 1, 1};
+    for (int i = 0; i < 5; i++) {
+        CHECK(cpn_cuda_copy_prog(&p, 3, ext, items[i], (void *)0x10000, dst_st, (void *)0x20000, src_st));
+        CHECK(p.ndim == 3 + (items[i] == 16) && p.next == 2);
+        CHECK(p.ext_st[0][0] == 70 * (int64_t)items[i] && p.ext_st[1][1] == 5 * (int64_t)items[i]);
+        CHECK(cpn_cuda_codegen_supports(&p, NULL));
+        int n = cpn_cuda_codegen(&p, src, sizeof src);
+        CHECK(n > 0 && (size_t)n < sizeof src);
+        cpn_cuda_codegen_key(src, key);
+        const void *img;
+        size_t size;
+        enum cpn_status st = cpn_nvrtc_compile(src, 90, false, &img, &size);
+        if (st != CPN_OK) printf("%s\n%s\n", cpn_error_message(), src);
+        CHECK(st == CPN_OK && size > 0);
+        /* other addresses and strides: the same kernel */
+        CHECK(cpn_cuda_copy_prog(&p, 3, ext, items[i], (void *)0x30000, src_st, (void *)0x40000, dst_st));
+        cpn_cuda_codegen(&p, src, sizeof src);
+        cpn_cuda_codegen_key(src, key2);
+        CHECK(!strcmp(key, key2));
+    }
+    /* element sizes without a word type, and the dimension limit */
+    CHECK(!cpn_cuda_copy_prog(&p, 2, ext, 3, (void *)0x10000, dst_st, (void *)0x20000, src_st));
+    CHECK(cpn_cuda_copy_prog(&p, CPN_DEV_MAXDIM - 1, ext, 16, (void *)0x10000, dst_st, (void *)0x20000, src_st));
+    CHECK(!cpn_cuda_copy_prog(&p, CPN_DEV_MAXDIM, ext, 16, (void *)0x10000, dst_st, (void *)0x20000, src_st));
+    CHECK(cpn_cuda_copy_prog(&p, CPN_DEV_MAXDIM, ext, 8, (void *)0x10000, dst_st, (void *)0x20000, src_st));
+}
+
 /* The whole op x dtype batch through NVRTC at once, and through nvcc -ptx when available. */
 static void test_batch_compiles(const char *dir)
 {
@@ -398,6 +437,7 @@ int main(void)
     setenv("CUPYNUM_CACHE_DIR", cache, 1);
     test_ops_sweep();
     test_fused_programs();
+    test_copy_programs();
     test_batch_compiles(dir);
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);

@@ -1,0 +1,134 @@
+/* reduce_op.c: REDUCE, SCAN and ARGREDUCE ops on the device (reduce.h): the op's views become
+ * the strided layouts of reduce.cu's entries, rows outer and the reduced or scanned positions
+ * inner, each layout's dimensions merged where they nest contiguously. */
+#include "reduce.h"
+
+#include <string.h>
+
+#include "devreduce.h"
+#include "queue.h"
+#include "store.h"
+#include "view.h"
+
+_Static_assert(CPN_CUB_MAXDIM >= CPN_MAXDIM, "layouts hold every view");
+_Static_assert((int)CPN_CUB_B == (int)CPN_DTYPE_BOOL && (int)CPN_CUB_I8 == (int)CPN_DTYPE_INT8
+                   && (int)CPN_CUB_U8 == (int)CPN_DTYPE_UINT8 && (int)CPN_CUB_I16 == (int)CPN_DTYPE_INT16
+                   && (int)CPN_CUB_U16 == (int)CPN_DTYPE_UINT16 && (int)CPN_CUB_I32 == (int)CPN_DTYPE_INT32
+                   && (int)CPN_CUB_U32 == (int)CPN_DTYPE_UINT32 && (int)CPN_CUB_I64 == (int)CPN_DTYPE_INT64
+                   && (int)CPN_CUB_U64 == (int)CPN_DTYPE_UINT64 && (int)CPN_CUB_F32 == (int)CPN_DTYPE_FLOAT32
+                   && (int)CPN_CUB_F64 == (int)CPN_DTYPE_FLOAT64,
+               "reduce.h's dtype codes are enum cpn_dtype's");
+_Static_assert((int)CPN_CUB_ADD == (int)CPN_DRO_ADD && (int)CPN_CUB_MUL == (int)CPN_DRO_MUL
+                   && (int)CPN_CUB_MAX == (int)CPN_DRO_MAX && (int)CPN_CUB_MIN == (int)CPN_DRO_MIN,
+               "reduce.h's ops are devreduce.h's");
+_Static_assert((int)CPN_CUB_W_U64 == (int)CPN_DRW_U64 && (int)CPN_CUB_W_I64 == (int)CPN_DRW_I64
+                   && (int)CPN_CUB_W_F32 == (int)CPN_DRW_F32 && (int)CPN_CUB_W_F64 == (int)CPN_DRW_F64,
+               "reduce.h's work types are devreduce.h's");
+
+/* Append a dimension (outer to inner) to l: unit dimensions dropped, one that nests contiguously
+ * inside the previous merged with it (the C-order enumeration is unchanged). */
+static void put_dim(struct cpn_cub_layout *l, int64_t shape, int64_t stride)
+{
+    if (shape == 1) return;
+    if (l->ndim > 0 && l->stride[l->ndim - 1] == stride * shape) {
+        l->shape[l->ndim - 1] *= shape;
+        l->stride[l->ndim - 1] = stride;
+        return;
+    }
+    l->shape[l->ndim] = shape;
+    l->stride[l->ndim++] = stride;
+}
+
+/* The initial value (one acc_dt value) as the work type, into w. */
+static void initial_as_work(const union cpn_scalar *s, enum cpn_dtype acc_dt, enum cpn_devred_work work, void *w)
+{
+    uint64_t u = 0;
+    int64_t i = 0;
+    switch (acc_dt) {
+    case CPN_DTYPE_BOOL: u = s->b ? 1 : 0; i = (int64_t)u; break;
+    case CPN_DTYPE_INT8: i = s->i8; break;
+    case CPN_DTYPE_UINT8: u = s->u8; break;
+    case CPN_DTYPE_INT16: i = s->i16; break;
+    case CPN_DTYPE_UINT16: u = s->u16; break;
+    case CPN_DTYPE_INT32: i = s->i32; break;
+    case CPN_DTYPE_UINT32: u = s->u32; break;
+    case CPN_DTYPE_INT64: i = s->i64; break;
+    case CPN_DTYPE_UINT64: u = s->u64; break;
+    default: break;
+    }
+    if (cpn_dtype_class(acc_dt) == CPN_CLASS_INT) u = (uint64_t)i;   /* sign-extended, wrapping */
+    switch (work) {
+    case CPN_DRW_U64: memcpy(w, &u, sizeof u); break;
+    case CPN_DRW_I64: memcpy(w, &i, sizeof i); break;
+    case CPN_DRW_F32: memcpy(w, &s->f32, sizeof s->f32); break;
+    case CPN_DRW_F64: memcpy(w, &s->f64, sizeof s->f64); break;
+    }
+}
+
+enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream)
+{
+    struct cpn_devred_plan pl;
+    if (!cpn_devred_plan(op, &pl)) return CPN_ERR_UNSUPPORTED;
+    const struct cpn_view *in = op->in[0], *out = op->out[0];
+    int64_t ist[CPN_MAXDIM], ost[CPN_MAXDIM], ioff, ooff;
+    cpn_view_byte_layout(in, ist, &ioff);
+    cpn_view_byte_layout(out, ost, &ooff);
+    struct cpn_cub_layout il, ol;
+    memset(&il, 0, sizeof il);
+    memset(&ol, 0, sizeof ol);
+    int64_t nrows = 1, len = 1;
+    if (op->kind == CPN_OPK_SCAN) {
+        const int ax = (int)op->iparam[0];
+        for (int d = 0; d < in->ndim; d++) {
+            if (d == ax) continue;
+            put_dim(&il, in->shape[d], ist[d]);
+            put_dim(&ol, out->shape[d], ost[d]);
+            nrows *= in->shape[d];
+        }
+        put_dim(&il, in->shape[ax], ist[ax]);
+        put_dim(&ol, out->shape[ax], ost[ax]);
+        len = in->shape[ax];
+    } else {
+        for (int d = 0; d < in->ndim; d++)
+            if (!(op->axes >> d & 1)) {
+                put_dim(&il, in->shape[d], ist[d]);
+                nrows *= in->shape[d];
+            }
+        for (int d = 0; d < in->ndim; d++)
+            if (op->axes >> d & 1) {
+                put_dim(&il, in->shape[d], ist[d]);
+                len *= in->shape[d];
+            }
+        /* The output's elements in C order are the kept positions in C order (whatever unit
+         * dimensions keepdims added). */
+        for (int d = 0; d < out->ndim; d++) put_dim(&ol, out->shape[d], ost[d]);
+    }
+    /* Inputs first, so an output sharing their store sees them current. */
+    const bool host = stream == CPN_CUB_HOST;
+    char *ib = host ? cpn_store_data(in->store) : cpn_store_device_data(in->store, false, false);
+    if (!ib) return CPN_ERR_NOMEM;
+    char *ob = host ? cpn_store_data(out->store) : cpn_store_device_data(out->store, true, cpn_op_overwrites(op));
+    if (!ob) return CPN_ERR_NOMEM;
+    ib += ioff;
+    ob += ooff;
+    cudaError_t e;
+    if (op->kind == CPN_OPK_REDUCE) {
+        _Alignas(8) unsigned char init[8];
+        if (op->iparam[0]) initial_as_work(&op->scalar[1], out->dtype, pl.work, init);
+        e = cpn_cub_reduce(pl.op, pl.work, in->dtype, out->dtype, ib, &il, nrows, len, ob, &ol,
+                           op->iparam[0] ? init : NULL, stream);
+    } else if (op->kind == CPN_OPK_SCAN) {
+        e = cpn_cub_scan(pl.op, pl.work, out->dtype, ib, &il, nrows, len, ob, &ol, stream);
+    } else {
+        /* argmax/argmin compare float32 values as float64 (exactly). */
+        const int work = pl.work == CPN_DRW_F32 ? CPN_DRW_F64 : pl.work;
+        e = cpn_cub_argreduce(pl.op == CPN_DRO_MAX, work, in->dtype, ib, &il, nrows, len, ob, &ol, stream);
+    }
+    if (e == cudaErrorMemoryAllocation) return CPN_ERR_NOMEM;
+    if (e != cudaSuccess)
+        return cpn_error(CPN_ERR_DEVICE, "cupynum: %s on the device failed: %s", cpn_op_describe(op),
+                         cudaGetErrorString(e));
+    return CPN_OK;
+}
+
+enum cpn_status cpn_cuda_reduce_op_host(const struct cpn_op *op) { return cpn_cuda_reduce_op(op, CPN_CUB_HOST); }
