@@ -189,7 +189,7 @@ static bool sim_region_supported(const struct cpn_op *op)
 {
     if (op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST) return false;
     if (op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT)
-        return false;   /* as sim_execute_op */
+        return false;   /* as the CUDA region path (nccl.c): its failure is the host loop's */
     if (!cpn_op_loop(op)) {
         cpn_error_clear();
         return false;
