@@ -1,5 +1,7 @@
 /* devfpe.c: the device report words (see devfpe.h).  One array per process, allocated from the
- * active backend on first use and kept. */
+ * active backend on first use and kept for the process's life: taken with the backend's
+ * raw_alloc, outside the pool and its accounting, like the runtime's own state rather than an
+ * array's buffer. */
 #include "devfpe.h"
 
 #include "backend.h"
