@@ -6,16 +6,24 @@
  * (or fused program) by codegen.c, compiled for the device's own architecture by NVRTC (cached
  * by source key in memory and on disk), loaded with cudaLibraryLoadData and cached here by key.
  *
- * What runs on the device: element-wise ops and casts over bool, integer, float32 and float64
- * (any strides, broadcasting, inline scalars), random draws, arange fills, fused programs of
- * those closed by an integer/bool full reduction, float32/float64 matmul (cuBLAS, blas.c), and
+ * What runs on the device: element-wise ops (numpy.where's select and integer power included)
+ * and casts over bool, integer, float32 and float64 (any strides, broadcasting, inline scalars),
+ * random draws, arange fills, fused programs of those closed by an integer/bool full reduction,
+ * float32/float64 matmul (cuBLAS, blas.c), integer/bool matmul (a tiled generated kernel), and
  * reductions (over axes, float accumulators), scans and argmax/argmin of add, multiply, maximum,
  * minimum on those dtypes (CUB, reduce.cu; csrc/runtime/devreduce.h says which).
- * Everything else (float16 and complex dtypes, other reductions, integer power, the distributed
- * executor's gather path and reductions' rank partials) returns CPN_ERR_UNSUPPORTED or reads
- * host buffers, which brings the data to the host first (store.c): correct, not fast.  The
- * distributed executor's box path runs on device buffers through the device transport (nccl.c:
- * region copies and computations, NCCL messages).
+ * Everything else (float16 and complex dtypes, other reductions, the distributed executor's
+ * gather path and reductions' rank partials) returns CPN_ERR_UNSUPPORTED or reads host buffers,
+ * which brings the data to the host first (store.c): correct, not fast.  The distributed
+ * executor's box path runs on device buffers through the device transport (nccl.c: region
+ * copies and computations, NCCL messages).
+ *
+ * Floating-point reports (numpy.errstate): a watched program's kernel ORs what fpclass.h finds
+ * per element into device report words (devfpe.h, one per instruction), and its instructions'
+ * findings go to fperr.c as tokens naming the words: read after the flush in one copy, or at
+ * once when the error mode raises.  Integer power's kernel reports a negative exponent in its
+ * word, read right after the launch (the op fails with NumPy's ValueError).  (The CUB
+ * reductions and scans report nothing yet.)
  *
  * A failing CUDA call is reported through CUDA_TRY with the call, file and line. */
 #include <stdio.h>
@@ -28,6 +36,8 @@
 #include "blas.h"
 #include "codegen.h"
 #include "devargs.h"
+#include "devfpe.h"
+#include "fperr.h"
 #include "fused.h"
 #include "rtc.h"
 #include "queue.h"
@@ -135,11 +145,9 @@ struct kernel {
 static struct kernel *kernels;
 static char srcbuf[64 << 10];
 
-static enum cpn_status get_kernel(const struct cpn_fused_prog *p, cudaKernel_t *fn)
+/* The kernel compiled from the source in srcbuf (its key names it). */
+static enum cpn_status load_source(cudaKernel_t *fn)
 {
-    int n = cpn_cuda_codegen(p, srcbuf, sizeof srcbuf);
-    if (n < 0 || (size_t)n >= sizeof srcbuf)
-        return cpn_error(CPN_ERR_INTERNAL, "cupynum: no device kernel for this program");
     char key[17];
     cpn_cuda_codegen_key(srcbuf, key);
     for (struct kernel *k = kernels; k; k = k->next)
@@ -164,6 +172,14 @@ static enum cpn_status get_kernel(const struct cpn_fused_prog *p, cudaKernel_t *
     kernels = k;
     *fn = k->fn;
     return CPN_OK;
+}
+
+static enum cpn_status get_kernel(const struct cpn_fused_prog *p, cudaKernel_t *fn)
+{
+    int n = cpn_cuda_codegen(p, srcbuf, sizeof srcbuf);
+    if (n < 0 || (size_t)n >= sizeof srcbuf)
+        return cpn_error(CPN_ERR_INTERNAL, "cupynum: no device kernel for this program");
+    return load_source(fn);
 }
 
 /* ---- executing a bound program ------------------------------------------------------------------ */
@@ -200,8 +216,11 @@ static void coalesce(const struct cpn_fused_prog *p, struct cpn_dev_args *a)
     a->ndim = nd;
 }
 
+static int last_words = -1;   /* the report words of the last launch, or -1 */
+
 static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
 {
+    last_words = -1;
     struct cpn_dev_args a;
     memset(&a, 0, sizeof a);
     a.n = 1;
@@ -228,6 +247,12 @@ static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
     }
     cudaKernel_t fn = NULL;
     CPN_TRY(get_kernel(p, &fn));
+    /* Report words (zeroed on the stream before the kernel runs), one per instruction. */
+    int words = -1;
+    if (cpn_cuda_codegen_reports(p)) {
+        CPN_TRY(cpn_devfpe_take(p->ninstr, &words));
+        a.fpe = (uint64_t)cpn_devfpe_word(words);
+    }
     const struct cpn_fused_instr *last = &p->instr[p->ninstr - 1];
     const bool reduce = last->kind == CPN_FI_REDUCE;
     size_t accsize = reduce ? cpn_dtype_size(last->acc_dt) : 0;
@@ -268,7 +293,53 @@ static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
         cpn_free(host);
     }
     cpn_free_device(partials, (size_t)blocks * accsize);
+    if (st == CPN_OK && words >= 0 && p->fpe_hw)
+        for (int k = 0; k < p->ninstr; k++) {   /* each instruction's findings: its word */
+            p->fpe_hw[k] = 0;
+            p->fpe_sw[k] = cpn_devfpe_token(words + k);
+        }
+    last_words = words;
     return st;
+}
+
+/* ---- integer matmul: a tiled kernel (cuBLAS has float gemm only) --------------------------------- */
+
+static enum cpn_status cuda_int_matmul(const struct cpn_op *op)
+{
+    const struct cpn_view *av = op->in[0], *bv = op->in[1], *cv = op->out[0];
+    if (!av || !bv || av->ndim != 2 || bv->ndim != 2 || cv->ndim != 2) return CPN_ERR_UNSUPPORTED;
+    if (av->dtype != op->dtype || bv->dtype != op->dtype || cv->dtype != op->dtype) return CPN_ERR_UNSUPPORTED;
+    const int64_t m = av->shape[0], k = av->shape[1], n = bv->shape[1];
+    const int64_t gx = (n + CPN_DEV_MM_TILE - 1) / CPN_DEV_MM_TILE, gy = (m + CPN_DEV_MM_TILE - 1) / CPN_DEV_MM_TILE;
+    if (gx > 0x7fffffff || gy > 65535) return CPN_ERR_UNSUPPORTED;
+    int len = cpn_cuda_codegen_matmul(op->dtype, srcbuf, sizeof srcbuf);
+    if (len < 0) return CPN_ERR_UNSUPPORTED;   /* not an integer or bool dtype */
+    if ((size_t)len >= sizeof srcbuf) return cpn_error(CPN_ERR_INTERNAL, "cupynum: matmul kernel too long");
+    if (m == 0 || n == 0) return CPN_OK;   /* nothing to write */
+    cudaKernel_t fn = NULL;
+    CPN_TRY(load_source(&fn));
+    struct cpn_dev_args a;
+    memset(&a, 0, sizeof a);
+    a.n = m * n;
+    a.ndim = 3;
+    a.shape[0] = m;
+    a.shape[1] = k;
+    a.shape[2] = n;
+    const struct cpn_view *v[3] = {av, bv, cv};
+    for (int i = 0; i < 3; i++) {
+        /* inputs first, so an output sharing their store sees them current */
+        char *b = cpn_store_device_data(v[i]->store, i == 2, i == 2 && cpn_op_overwrites(op));
+        if (!b) return CPN_ERR_NOMEM;
+        int64_t off;
+        cpn_view_byte_layout(v[i], a.st[i], &off);
+        a.base[i] = (uint64_t)(b + off);
+    }
+    void *args[] = {&a};
+    dim3 grid = {(unsigned)gx, (unsigned)gy, 1}, block = {CPN_DEV_BLOCK, 1, 1};
+    cudaError_t e = cudaLaunchKernel((const void *)fn, grid, block, args, 0, dev.stream);
+    if (e != cudaSuccess)
+        return cpn_error(CPN_ERR_DEVICE, "cupynum: launching the matmul kernel failed: %s", cudaGetErrorString(e));
+    return CPN_OK;
 }
 
 /* ---- single ops: a one-instruction program ------------------------------------------------------ */
@@ -282,9 +353,29 @@ static int bind_ext(struct cpn_fused_prog *p, const struct cpn_view *v, char *ba
     return e;
 }
 
+/* Integer power: NumPy's ValueError for a negative exponent.  A scalar exponent is checked here
+ * (nothing launched); an array's elements by the kernel, into its report word. */
+static bool int_power(const struct cpn_op *op)
+{
+    return op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER &&
+           cpn_dtype_class(op->dtype) == CPN_CLASS_INT;
+}
+
+static bool negative_scalar(const struct cpn_op *op)
+{
+    if (op->in[1]) return false;
+    switch (op->dtype) {
+    case CPN_DTYPE_INT8: return op->scalar[1].i8 < 0;
+    case CPN_DTYPE_INT16: return op->scalar[1].i16 < 0;
+    case CPN_DTYPE_INT32: return op->scalar[1].i32 < 0;
+    default: return op->scalar[1].i64 < 0;
+    }
+}
+
 static enum cpn_status cuda_execute_op(const struct cpn_op *op)
 {
     static struct cpn_fused_prog p;
+    static unsigned fpe_hw[1], fpe_sw[1];
     if (dev.index < 0) return CPN_ERR_UNSUPPORTED;
     const struct cpn_view *out = op->out[0];
     memset(&p.instr[0], 0, sizeof p.instr[0]);
@@ -295,11 +386,9 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
     p.ndim = out->ndim;
     memcpy(p.shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
     p.reduce_out = NULL;
+    p.fpe_hw = p.fpe_sw = NULL;
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:
-        /* Integer power may fail on its data (negative exponents): the host loop reports it. */
-        if (op->code == CPN_OP_POWER && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT) return CPN_ERR_UNSUPPORTED;
-        /* fall through */
     case CPN_OPK_CAST:
         in->kind = CPN_FI_LOOP;
         in->code = op->kind == CPN_OPK_CAST ? -1 : op->code;
@@ -317,8 +406,9 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         in->dist = op->code;
         in->dt = out->dtype;
         break;
-    case CPN_OPK_MATMUL:
-        return cpn_cuda_matmul(op, dev.stream);
+    case CPN_OPK_MATMUL:   /* float32/float64: cuBLAS; bool and integers: the tiled kernel */
+        if (cpn_dtype_class(op->dtype) == CPN_CLASS_FLOAT) return cpn_cuda_matmul(op, dev.stream);
+        return cuda_int_matmul(op);
     case CPN_OPK_REDUCE:
     case CPN_OPK_SCAN:
     case CPN_OPK_ARGREDUCE:
@@ -327,6 +417,12 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         return CPN_ERR_UNSUPPORTED;
     }
     if (!cuda_supports_fused(&p)) return CPN_ERR_UNSUPPORTED;
+    if (int_power(op) && negative_scalar(op)) return cpn_op_loop_error(op);
+    if (cpn_fperr_watches(op)) {   /* the kernel reports; its token goes to fperr.c */
+        fpe_hw[0] = fpe_sw[0] = 0;
+        p.fpe_hw = fpe_hw;
+        p.fpe_sw = fpe_sw;
+    }
     /* Bind: inputs read first, so an output sharing their store sees them current. */
     for (int i = 0; i < in->narg - 1; i++) {
         if (op->in[i]) {
@@ -350,7 +446,14 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         in->i0 = op->iparam[0];
         in->i1 = op->iparam[1];
     }
-    return cuda_execute_fused(&p);
+    CPN_TRY(cuda_execute_fused(&p));
+    if (int_power(op) && last_words >= 0) {   /* a negative exponent among the elements? */
+        uint32_t w = 0;
+        CPN_TRY(cpn_devfpe_read(last_words, 1, &w));
+        if (w & CPN_DEVFPE_VALUE) return cpn_op_loop_error(op);
+    }
+    if (p.fpe_hw && (fpe_hw[0] || fpe_sw[0])) cpn_kernel_fpe_put(fpe_hw[0], fpe_sw[0]);
+    return CPN_OK;
 }
 
 /* ---- for the device transport (nccl.c, transport.h) ------------------------------------------- */

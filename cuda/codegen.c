@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "devargs.h"
+#include "devfpe.h"
+#include "fpclass.h"
 #include "op.h"
 
 static const char *const ctypes[CPN_DTYPE_COUNT] = {
@@ -37,9 +39,18 @@ static bool op_has_dtype(int code, enum cpn_dtype dt)
 {
     if (code < 0 || code >= CPN_OP_COUNT) return false;
     const struct cpn_op_info *info = cpn_op_info((enum cpn_opcode)code);
-    /* One output, inputs of the loop dtype: the form the generated call takes. */
-    if (info->nout != 1 || info->nin > 2 || info->in1 != CPN_RESULT_SAME) return false;
+    /* One output, inputs of the loop dtype: the form the generated call takes; where's select
+     * (its bool condition first) is written inline. */
+    if (info->nout != 1 || (info->nin > 2 && code != CPN_OP_WHERE) || info->in1 != CPN_RESULT_SAME)
+        return false;
     return (info->dtypes >> dt) & 1u;
+}
+
+/* The loop dtype of a LOOP instruction: its inputs'; where's first input is its bool condition
+ * (fusion.c's in_dt names it), its loop dtype the output's. */
+static enum cpn_dtype loop_dt(const struct cpn_fused_instr *in)
+{
+    return in->code == CPN_OP_WHERE ? in->out_dt : in->in_dt;
 }
 
 static bool fail(const char **why, const char *msg)
@@ -58,7 +69,7 @@ bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why)
         case CPN_FI_LOOP:
             if (!cpn_cuda_ctype(in->in_dt) || !cpn_cuda_ctype(in->out_dt))
                 return fail(why, "float16 and complex have no device kernels");
-            if (in->code >= 0 && !op_has_dtype(in->code, in->in_dt))
+            if (in->code >= 0 && !op_has_dtype(in->code, loop_dt(in)))
                 return fail(why, "the op has no loop for this dtype");
             break;
         case CPN_FI_RANDOM:
@@ -132,6 +143,100 @@ static void store(struct text *t, const struct cpn_fused_arg *o, const char *ty,
     else if (o->kind == CPN_FARG_REG) var[o->idx] = k;
 }
 
+/* ---- reports: what an instruction finds per element (fpclass.h), into its device word ------- */
+
+/* The fpclass.h kind of a LOOP instruction's float arithmetic (CPN_FPC_NONE: none). */
+static int fpe_kind(const struct cpn_fused_instr *in)
+{
+    if (in->kind != CPN_FI_LOOP) return CPN_FPC_NONE;
+    if (in->code < 0)
+        return cpn_dtype_class(in->in_dt) == CPN_CLASS_FLOAT ? cpn_fpc_kind_of(-1, in->in_dt, in->out_dt)
+                                                              : CPN_FPC_NONE;
+    const enum cpn_dtype ldt = loop_dt(in);
+    return cpn_dtype_class(ldt) == CPN_CLASS_FLOAT ? cpn_fpc_kind_of(in->code, ldt, ldt) : CPN_FPC_NONE;
+}
+
+/* An integer division of ops.def's INTDIV (reports division by zero itself). */
+static bool fpe_intdiv(const struct cpn_fused_instr *in)
+{
+    return in->kind == CPN_FI_LOOP && in->code >= 0 && cpn_dtype_class(loop_dt(in)) != CPN_CLASS_FLOAT &&
+           loop_dt(in) != CPN_DTYPE_BOOL && (cpn_op_info((enum cpn_opcode)in->code)->flags & CPN_OPF_INTDIV);
+}
+
+/* Signed integer power: a negative exponent is NumPy's ValueError, whatever the error mode. */
+static bool value_check(const struct cpn_fused_instr *in)
+{
+    return in->kind == CPN_FI_LOOP && in->code == CPN_OP_POWER && (cpn_dtype_class(loop_dt(in)) == CPN_CLASS_INT);
+}
+
+/* Does instruction k write its report word?  Floating-point findings only when the program is
+ * watched (p->fpe_hw bound); value errors always. */
+static bool reports(const struct cpn_fused_prog *p, const struct cpn_fused_instr *in)
+{
+    return value_check(in) || (p->fpe_hw && (fpe_kind(in) != CPN_FPC_NONE || fpe_intdiv(in)));
+}
+
+bool cpn_cuda_codegen_reports(const struct cpn_fused_prog *p)
+{
+    for (int k = 0; k < p->ninstr; k++)
+        if (reports(p, &p->instr[k])) return true;
+    return false;
+}
+
+static const char *int_min(enum cpn_dtype dt)
+{
+    switch (dt) {
+    case CPN_DTYPE_INT8: return "(-127 - 1)";
+    case CPN_DTYPE_INT16: return "(-32767 - 1)";
+    case CPN_DTYPE_INT32: return "(-2147483647 - 1)";
+    case CPN_DTYPE_INT64: return "(-9223372036854775807LL - 1)";
+    default: return "0";
+    }
+}
+
+/* Fold instruction k's findings for this element into f<k>: after v<k> is computed and before
+ * it is stored (the output may be an input).  The operands are read again (same values; the
+ * compiler keeps the first loads), scalars from index scal0. */
+static void emit_reports(struct text *t, const struct cpn_fused_prog *p, const struct cpn_fused_instr *in,
+                         int k, int scal0, const int *var)
+{
+    if (!reports(p, in)) return;
+    const int kind = fpe_kind(in);
+    const char *ti = ctypes[in->code < 0 ? in->in_dt : loop_dt(in)];
+    int sc = scal0;
+    if (p->fpe_hw && kind >= CPN_FPC_CAST_I32) {
+        emit(t, "        f%d |= cpn_fpe_cast(%d, (double)", k, kind);
+        operand(t, &in->arg[0], ti, var, &sc);
+        emit(t, ");\n");
+    } else if (p->fpe_hw && kind != CPN_FPC_NONE) {
+        emit(t, "        f%d |= cpn_fpe_classify(%d, (double)", k, kind);
+        operand(t, &in->arg[0], ti, var, &sc);
+        emit(t, ", ");
+        if (in->narg - 1 == 2) {
+            emit(t, "(double)");
+            operand(t, &in->arg[1], ti, var, &sc);
+        } else {
+            emit(t, "0.0");
+        }
+        emit(t, ", (double)v%d);\n", k);
+    } else if (p->fpe_hw && fpe_intdiv(in)) {
+        const bool quot = (cpn_dtype_class(loop_dt(in)) == CPN_CLASS_INT) &&
+                          (cpn_op_info((enum cpn_opcode)in->code)->flags & CPN_OPF_QUOTIENT);
+        emit(t, "        f%d |= cpn_fpe_intdiv((int64_t)", k);
+        operand(t, &in->arg[0], ti, var, &sc);
+        emit(t, ", (int64_t)");
+        operand(t, &in->arg[1], ti, var, &sc);
+        emit(t, ", %d, (int64_t)%s) << %d;\n", quot, int_min(loop_dt(in)), CPN_DEVFPE_SW_SHIFT);
+    }
+    if (value_check(in)) {
+        sc = scal0;
+        if (in->arg[0].kind == CPN_FARG_SCALAR) sc++;
+        emit(t, "        if (");
+        operand(t, &in->arg[1], ti, var, &sc);
+        emit(t, " < 0) f%d |= %#xu;\n", k, CPN_DEVFPE_VALUE);
+    }
+}
+
 int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
 {
     if (!cpn_cuda_codegen_supports(p, NULL)) return -1;
@@ -158,6 +263,8 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
     emit(&t, "extern \"C\" __global__ void __launch_bounds__(%d) cpn_k(const struct cpn_dev_args a)\n{\n",
          CPN_DEV_BLOCK);
     if (reduce) emit(&t, "    %s acc = 0;\n    bool has = false;\n", acc_t);
+    for (int k = 0; k < p->ninstr; k++)
+        if (reports(p, &p->instr[k])) emit(&t, "    unsigned f%d = 0;\n", k);
     /* Rows (every dimension but the innermost) over blockIdx.y, the innermost dimension over
      * blockIdx.x and the threads: no division per element, one unravel per row. */
     emit(&t, "    const int64_t inner = a.shape[a.ndim - 1], outer = a.n / inner;\n");
@@ -182,11 +289,24 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
         const struct cpn_fused_instr *in = &p->instr[k];
         switch (in->kind) {
         case CPN_FI_LOOP: {
-            const char *ti = ctypes[in->in_dt], *to = ctypes[in->out_dt];
-            const int nin = in->narg - 1;
-            if (in->code < 0) {
+            const char *ti = ctypes[loop_dt(in)], *to = ctypes[in->out_dt];
+            const int nin = in->narg - 1, scal0 = scal;
+            const int cast_kind = in->code < 0 && cpn_dtype_class(in->in_dt) == CPN_CLASS_FLOAT
+                                      ? cpn_fpc_kind_of(-1, in->in_dt, in->out_dt) : CPN_FPC_NONE;
+            if (cast_kind >= CPN_FPC_CAST_I32) {   /* float -> integer: NumPy's (x86) values */
+                emit(&t, "        const %s v%d = (%s)cpn_fpc_cvt(%d, (double)", to, k, to, cast_kind);
+                operand(&t, &in->arg[0], ti, var, &scal);
+                emit(&t, ")");
+            } else if (in->code < 0) {
                 emit(&t, "        const %s v%d = (%s)", to, k, to);
                 operand(&t, &in->arg[0], ti, var, &scal);
+            } else if (in->code == CPN_OP_WHERE) {   /* out = cond ? x : y */
+                emit(&t, "        const %s v%d = ", to, k);
+                operand(&t, &in->arg[0], "bool", var, &scal);
+                emit(&t, " ? ");
+                operand(&t, &in->arg[1], ti, var, &scal);
+                emit(&t, " : ");
+                operand(&t, &in->arg[2], ti, var, &scal);
             } else {
                 emit(&t, "        const %s v%d = (%s)cpn_%s_%s(", to, k, to,
                      cpn_op_info((enum cpn_opcode)in->code)->name, suffixes[in->in_dt]);
@@ -197,6 +317,7 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
                 emit(&t, ")");
             }
             emit(&t, ";\n");
+            emit_reports(&t, p, in, k, scal0, var);
             store(&t, &in->arg[nin], to, k, var);
             break;
         }
@@ -229,6 +350,13 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
         }
     }
     emit(&t, "    }\n    }\n");
+    /* Reports: OR over the warp (every thread of the block gets here: blocks are whole warps and
+     * nothing returns early), one atomicOr per warp that found something. */
+    for (int k = 0; k < p->ninstr; k++) {
+        if (!reports(p, &p->instr[k])) continue;
+        emit(&t, "    for (int s = 16; s > 0; s >>= 1) f%d |= __shfl_xor_sync(0xffffffffu, f%d, s);\n", k, k);
+        emit(&t, "    if ((threadIdx.x & 31u) == 0 && f%d) atomicOr((unsigned *)a.fpe + %d, f%d);\n", k, k, k);
+    }
     if (reduce) {
         /* Every block holds at least one element (grid.y <= rows, grid.x <= ceil(inner /
          * block)); thread 0 folds the block's partials in thread order. */
@@ -242,6 +370,41 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
         emit(&t, "        ((%s *)a.partials)[(int64_t)blockIdx.y * gridDim.x + blockIdx.x] = r;\n    }\n", acc_t);
     }
     emit(&t, "}\n");
+    return (int)t.len;
+}
+
+/* ---- integer matmul ---------------------------------------------------------------------------- */
+
+int cpn_cuda_codegen_matmul(enum cpn_dtype dt, char *buf, size_t cap)
+{
+    const enum cpn_dtype_class c = cpn_dtype_class(dt);
+    if (!cpn_cuda_ctype(dt) || (c != CPN_CLASS_BOOL && c != CPN_CLASS_INT && c != CPN_CLASS_UINT)) return -1;
+    struct text t = {buf, cap, 0};
+    if (cap) buf[0] = 0;
+    const char *ty = ctypes[dt], *s = suffixes[dt];
+    emit(&t, "/* generated by cupynum (cuda/codegen.c): %s matmul */\n", cpn_dtype_name(dt));
+    emit(&t, "#include \"cpn_device.h\"\n\n");
+    emit(&t, "extern \"C\" __global__ void __launch_bounds__(%d) cpn_k(const struct cpn_dev_args a)\n{\n",
+         CPN_DEV_BLOCK);
+    emit(&t, "    __shared__ %s sa[%d][%d], sb[%d][%d];\n", ty, CPN_DEV_MM_TILE, CPN_DEV_MM_TILE,
+         CPN_DEV_MM_TILE, CPN_DEV_MM_TILE);
+    emit(&t, "    const int64_t m = a.shape[0], kk = a.shape[1], n = a.shape[2];\n");
+    emit(&t, "    const int tx = (int)(threadIdx.x %% %d), ty = (int)(threadIdx.x / %d);\n", CPN_DEV_MM_TILE,
+         CPN_DEV_MM_TILE);
+    emit(&t, "    const int64_t row = (int64_t)blockIdx.y * %d + ty, col = (int64_t)blockIdx.x * %d + tx;\n",
+         CPN_DEV_MM_TILE, CPN_DEV_MM_TILE);
+    emit(&t, "    %s acc = 0;\n", ty);
+    emit(&t, "    for (int64_t p0 = 0; p0 < kk; p0 += %d) {\n", CPN_DEV_MM_TILE);
+    emit(&t, "        const int64_t pa = p0 + tx, pb = p0 + ty;\n");
+    emit(&t, "        sa[ty][tx] = row < m && pa < kk ? *(const %s *)(a.base[0] + row * a.st[0][0] + pa * a.st[0][1]) : (%s)0;\n",
+         ty, ty);
+    emit(&t, "        sb[ty][tx] = pb < kk && col < n ? *(const %s *)(a.base[1] + pb * a.st[1][0] + col * a.st[1][1]) : (%s)0;\n",
+         ty, ty);
+    emit(&t, "        __syncthreads();\n");
+    emit(&t, "        for (int q = 0; q < %d; q++) acc = cpn_add_%s(acc, cpn_multiply_%s(sa[ty][q], sb[q][tx]));\n",
+         CPN_DEV_MM_TILE, s, s);
+    emit(&t, "        __syncthreads();\n    }\n");
+    emit(&t, "    if (row < m && col < n) *(%s *)(a.base[2] + row * a.st[2][0] + col * a.st[2][1]) = acc;\n}\n", ty);
     return (int)t.len;
 }
 

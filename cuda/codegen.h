@@ -30,6 +30,19 @@ bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why)
  * "cpn_device.h". */
 int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap);
 
+/* Does the kernel of `p` write report words (devargs.h's a.fpe, one per instruction, devfpe.h's
+ * layout)?  A bound program with fpe_hw set (watched by the error mode) reports
+ * fpclass.h's classification of its float loops and casts and its integer divisions; signed
+ * integer power always reports a negative exponent (CPN_DEVFPE_VALUE). */
+bool cpn_cuda_codegen_reports(const struct cpn_fused_prog *p);
+
+/* The kernel of an integer or bool matmul C = A @ B (NumPy's: wrapping sums of products; bool:
+ * OR of ANDs), tiles of CPN_DEV_MM_TILE squared in shared memory, one thread per element of C:
+ * a.shape = {m, k, n}, a.base[0..2] = A, B, C, a.st[0..2][0..1] their byte strides (any).
+ * The grid is (ceil(n / tile), ceil(m / tile)) blocks of CPN_DEV_BLOCK threads.  Returns the
+ * length needed, or -1 for another dtype. */
+int cpn_cuda_codegen_matmul(enum cpn_dtype dt, char *buf, size_t cap);
+
 /* A key for generated source: 16 hex digits of a 64-bit FNV-1a hash of the text, which
  * determines the compiled code.  `out` holds at least 17 bytes. */
 void cpn_cuda_codegen_key(const char *src, char out[17]);

@@ -23,6 +23,7 @@ typedef unsigned long long uint64_t;
 #endif
 
 #include "scalar.h"
+#include "fpclass.h"
 #include "philox.h"
 #include "devargs.h"
 

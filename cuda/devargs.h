@@ -9,6 +9,7 @@
 #define CPN_DEV_MAXSCAL 16    /* inline scalars */
 #define CPN_DEV_MAXPARAM 8    /* random draws and arange fills in one program */
 #define CPN_DEV_BLOCK 256     /* threads per block */
+#define CPN_DEV_MM_TILE 16    /* integer matmul: tile edge (CPN_DEV_MM_TILE^2 == CPN_DEV_BLOCK) */
 
 struct cpn_dev_args {
     int64_t n;                                  /* elements in the iteration space */
@@ -21,6 +22,10 @@ struct cpn_dev_args {
     double p0[CPN_DEV_MAXPARAM], p1[CPN_DEV_MAXPARAM];
     int64_t i0[CPN_DEV_MAXPARAM], i1[CPN_DEV_MAXPARAM];
     uint64_t partials;                          /* reduce: one accumulator per block */
+    uint64_t fpe;                               /* reporting kernels (cpn_cuda_codegen_reports):
+                                                 * one uint32 word per instruction (devfpe.h),
+                                                 * zeroed before the launch, that the kernel ORs
+                                                 * its findings into */
 };
 
 #endif

@@ -2,18 +2,26 @@
  *
  * CUPYNUM_DEVICE=sim selects it.  Its "device memory" is host memory distinct from the stores'
  * host buffers, and it executes on that memory exactly what the CUDA backend executes on the GPU
- * (element-wise ops and casts, random draws, arange fills, fused programs, float matmul, the
- * reductions, scans and argmax/argmin devreduce.h plans; not integer power), with the CPU
- * kernels.  So the executor's device hooks, the coherence of host and device copies (store.c),
- * the device pool (alloc.c) and the host fallback of unsupported ops are exercised by the whole
- * test suite on any machine; only the kernels differ on a real GPU (those are generated source,
- * tested by compiling it: tests/c/test_codegen.c). */
+ * (element-wise ops and casts, integer power included, random draws, arange fills, fused
+ * programs, matmul of bool, integers, float32 and float64, the reductions, scans and
+ * argmax/argmin devreduce.h plans), with the CPU kernels.  So the executor's device hooks, the
+ * coherence of host and device copies (store.c), the device pool (alloc.c) and the host fallback
+ * of unsupported ops are exercised by the whole test suite on any machine; only the kernels
+ * differ on a real GPU (those are generated source, tested by compiling it: tests/c/test_codegen.c).
+ *
+ * Floating-point reports of element-wise ops, casts and fused programs travel as on the GPU: what
+ * a watched op's CPU loops found (status flags and own findings, exactly NumPy's) is written
+ * into a device report word (devfpe.h) and handed to fperr.c as a token, read after the flush
+ * or, under 'raise', at once.  (The GPU kernels compute the same bits with fpclass.h instead of
+ * status flags; tests/c/test_fpclass.c checks the two agree.) */
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend.h"
 #include "comm.h"
+#include "devfpe.h"
 #include "devreduce.h"
+#include "fperr.h"
 #include "fused.h"
 #include "kernels.h"
 #include "queue.h"
@@ -43,11 +51,28 @@ static enum cpn_status sim_sync(void) { return CPN_OK; }
 
 static bool sim_supports_fused(const struct cpn_fused_prog *p) { (void)p; return true; }
 
+/* Findings hw, sw into a device report word of its own; the token naming it. */
+static enum cpn_status to_word(unsigned hw, unsigned sw, unsigned *token)
+{
+    int w;
+    CPN_TRY(cpn_devfpe_take(1, &w));
+    *cpn_devfpe_word(w) |= (hw & CPN_DEVFPE_HW_MASK) | ((sw & CPN_DEVFPE_HW_MASK) << CPN_DEVFPE_SW_SHIFT);
+    *token = cpn_devfpe_token(w);
+    return CPN_OK;
+}
+
 static enum cpn_status sim_execute_fused(struct cpn_fused_prog *p)
 {
     struct cpn_kctx ctx = {0};
     enum cpn_status st = cpn_kernel_fused(p, &ctx);
     if (st == CPN_OK && ctx.err) st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
+    /* Watched: each instruction's findings through the device words. */
+    for (int k = 0; st == CPN_OK && p->fpe_hw && k < p->ninstr; k++) {
+        unsigned token = 0;
+        st = to_word(p->fpe_hw[k], p->fpe_sw[k], &token);
+        p->fpe_hw[k] = 0;
+        p->fpe_sw[k] = token;
+    }
     return st;
 }
 
@@ -66,9 +91,7 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
     int64_t strides[CPN_MAXARGS][CPN_MAXDIM];
     char *ptr[CPN_MAXARGS];
     switch (op->kind) {
-    case CPN_OPK_ELEMENTWISE:
-        if (op->code == CPN_OP_POWER && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT) return CPN_ERR_UNSUPPORTED;
-        /* fall through */
+    case CPN_OPK_ELEMENTWISE:   /* integer power too: a negative exponent fails like the host's */
     case CPN_OPK_CAST: {
         cpn_loop_fn fn = cpn_op_loop(op);
         if (!fn) {
@@ -86,7 +109,14 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
         if (!(ptr[op->nin] = dev_origin(out, true, cpn_op_overwrites(op), strides[op->nin]))) return CPN_ERR_NOMEM;
         struct cpn_kctx ctx = {0};
         cpn_iterate(fn, op->nin + 1, ptr, out->ndim, out->shape, strides, &ctx);
-        return ctx.err ? cpn_op_loop_error(op) : CPN_OK;
+        if (ctx.err) return cpn_op_loop_error(op);
+        if (cpn_fperr_watches(op)) {   /* the findings through a device word */
+            unsigned hw, sw, token;
+            cpn_kernel_fpe_take(&hw, &sw);
+            CPN_TRY(to_word(hw, sw, &token));
+            cpn_kernel_fpe_put(0, token);
+        }
+        return CPN_OK;
     }
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE: {
@@ -102,8 +132,8 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
         return CPN_OK;
     }
     case CPN_OPK_MATMUL: {
-        /* as cuBLAS: float32/float64 only */
-        if (op->dtype != CPN_DTYPE_FLOAT32 && op->dtype != CPN_DTYPE_FLOAT64) return CPN_ERR_UNSUPPORTED;
+        /* as the CUDA backend: float32/float64 (cuBLAS), bool and integers (its tiled kernel) */
+        if (op->dtype == CPN_DTYPE_FLOAT16 || cpn_dtype_class(op->dtype) == CPN_CLASS_COMPLEX) return CPN_ERR_UNSUPPORTED;
         const struct cpn_view *a = op->in[0], *b = op->in[1];
         char *ap = dev_origin(a, false, false, strides[0]);
         char *bp = ap ? dev_origin(b, false, false, strides[1]) : NULL;
@@ -159,7 +189,7 @@ static bool sim_region_supported(const struct cpn_op *op)
 {
     if (op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST) return false;
     if (op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT)
-        return false;   /* as sim_execute_op */
+        return false;   /* as the CUDA region path (nccl.c): its failure is the host loop's */
     if (!cpn_op_loop(op)) {
         cpn_error_clear();
         return false;

@@ -9,6 +9,7 @@
 
 #include "alloc.h"
 #include "comm.h"
+#include "devfpe.h"
 #include "kernels.h"
 
 static struct cpn_fpe_report *reports;
@@ -79,7 +80,7 @@ void cpn_fperr_begin_op(void)
     cpn_kernel_fpe_take(&hw, &sw);   /* forget what earlier, unwatched ops left */
 }
 
-static enum cpn_status add_report(const struct cpn_op *op, unsigned flags)
+static enum cpn_status add_report(const struct cpn_op *op, unsigned flags, int dev_word)
 {
     if (n_reports == cap_reports) {
         int ncap = cap_reports ? 2 * cap_reports : 64;
@@ -91,8 +92,52 @@ static enum cpn_status add_report(const struct cpn_op *op, unsigned flags)
         cap_reports = ncap;
     }
     reports[n_reports++] = (struct cpn_fpe_report){.code = op->code, .name = cpn_fperr_op_name(op),
-                                                   .flags = flags, .mode = op->fpmode};
+                                                   .flags = flags, .mode = op->fpmode,
+                                                   .dev_word = dev_word,
+                                                   .dev_float = float_like(flag_dtype(op))};
     return CPN_OK;
+}
+
+/* The categories of `mode` that are reported (not ignored, not raised). */
+static unsigned report_mask_of(uint16_t mode)
+{
+    unsigned m = 0;
+    for (int c = 0; c < CPN_FPCAT_COUNT; c++) {
+        enum cpn_fpmode f = cpn_fpmode_of(mode, (enum cpn_fpcat)c);
+        if (f != CPN_FPMODE_IGNORE && f != CPN_FPMODE_RAISE) m |= 1u << c;
+    }
+    return m;
+}
+
+/* A device report word as status-flag and own-finding bits. */
+static void split_word(uint32_t w, unsigned *hw, unsigned *sw)
+{
+    *hw |= w & CPN_DEVFPE_HW_MASK;
+    *sw |= (w >> CPN_DEVFPE_SW_SHIFT) & CPN_DEVFPE_HW_MASK;
+}
+
+enum cpn_status cpn_fperr_collect_device(void)
+{
+    const int n = cpn_devfpe_used();
+    bool pending = false;
+    for (int i = 0; i < n_reports && !pending; i++) pending = reports[i].dev_word >= 0;
+    enum cpn_status st = CPN_OK;
+    if (pending) {
+        uint32_t *w = cpn_alloc((size_t)n * sizeof *w);
+        if (!w) return CPN_ERR_NOMEM;
+        st = cpn_devfpe_read(0, n, w);
+        for (int i = 0; i < n_reports; i++) {
+            struct cpn_fpe_report *r = &reports[i];
+            if (r->dev_word < 0) continue;
+            unsigned hw = 0, sw = 0;
+            if (st == CPN_OK && r->dev_word < n) split_word(w[r->dev_word], &hw, &sw);
+            r->flags |= (sw | (r->dev_float ? hw : 0)) & report_mask_of(r->mode);
+            r->dev_word = -1;
+        }
+        cpn_free(w);
+    }
+    cpn_devfpe_reset();
+    return st;
 }
 
 enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, bool dist)
@@ -100,6 +145,11 @@ enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, bool dist)
     unsigned hw, sw, raise_mask = 0, report_mask = 0;
     cpn_kernel_fpe_take(&hw, &sw);
     if (stopped) return CPN_OK;
+    int dev_word = -1;   /* the findings are on the device (devfpe.h) */
+    if (cpn_devfpe_is_token(sw)) {
+        dev_word = cpn_devfpe_token_word(sw);
+        sw = 0;
+    }
     if (op->kind == CPN_OPK_REDUCE && (op->iparam[1] & CPN_REDUCEAT_SEGMENT)) {
         /* One reduceat, one report: gather the segments' findings until the last one. */
         if (op->iparam[1] & CPN_REDUCEAT_FIRST) segment_hw = segment_sw = 0;
@@ -119,24 +169,34 @@ enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, bool dist)
         if (m == CPN_FPMODE_RAISE) raise_mask |= 1u << c;
         else if (m != CPN_FPMODE_IGNORE) report_mask |= 1u << c;
     }
+    if (dev_word >= 0 && raise_mask) {   /* needed now: wait for the device */
+        uint32_t w = 0;
+        CPN_TRY(cpn_devfpe_read(dev_word, 1, &w));
+        split_word(w, &hw, &sw);
+        flags = sw | (float_like(flag_dtype(op)) ? hw : 0);
+        dev_word = -1;
+    }
     if (dist && raise_mask) CPN_TRY(cpn_comm_allreduce_or(&flags, 1));
     /* NumPy handles the categories in order: reports up to the first raising one, then raise. */
     for (int c = 0; c < CPN_FPCAT_COUNT; c++) {
         if (!(flags & raise_mask & (1u << c))) continue;
         unsigned before = flags & report_mask & ((1u << c) - 1);
         /* Agreed already; the flush's OR leaves a value every rank holds unchanged. */
-        if (before) CPN_TRY(add_report(op, before));
+        if (before) CPN_TRY(add_report(op, before, -1));
         stopped = true;
         return cpn_error(CPN_ERR_FLOAT, "%s encountered in %s", cpn_fpcat_name((enum cpn_fpcat)c),
                          cpn_fperr_op_name(op));
     }
-    if ((flags & report_mask) || (dist && report_mask))
-        CPN_TRY(add_report(op, flags & report_mask));
+    if ((flags & report_mask) || ((dist || dev_word >= 0) && report_mask))
+        CPN_TRY(add_report(op, flags & report_mask, dev_word));
     return CPN_OK;
 }
 
 enum cpn_status cpn_fperr_end_flush(bool dist)
 {
+    /* The device's findings first (a failed read leaves those reports empty; the ranks still
+     * take part in the allreduce below, so none waits for another). */
+    const enum cpn_status dst = cpn_fperr_collect_device();
     enum cpn_status st = CPN_OK;
     stopped = false;
     if (dist && n_reports) {
@@ -151,7 +211,7 @@ enum cpn_status cpn_fperr_end_flush(bool dist)
     for (int i = 0; i < n_reports; i++)
         if (reports[i].flags) reports[k++] = reports[i];
     n_reports = k;
-    return st;
+    return dst != CPN_OK ? dst : st;
 }
 
 int cpn_fperr_count(void) { return n_reports; }

@@ -8,6 +8,8 @@
  *   - categories in 'warn', 'call', 'print' or 'log' become a report (op, categories, mode)
  *     that the module turns into NumPy's RuntimeWarning, callback or log line after the flush.
  * Reports of ops after a failed op are dropped (NumPy would not have run them).
+ * A device op's findings may arrive as a token naming a device report word (devfpe.h): read at
+ * once under 'raise', else after the flush (the report waits in the list with dev_word set).
  *
  * Several ranks: each rank finds errors in its own tile; the ranks OR them so every rank raises
  * and reports the same thing: right after an op whose mode has a 'raise' category (one small
@@ -44,6 +46,8 @@ struct cpn_fpe_report {
     const char *name;   /* NumPy's word for where: the ufunc's name, "cast", "reduce"... */
     unsigned flags;
     uint16_t mode;
+    int dev_word;       /* a device report word (devfpe.h) still to be read into flags, or -1 */
+    bool dev_float;     /* its loops are floating-point: the word's status-flag bits count */
 };
 
 /* NumPy's name of what op reports, as its messages say: the ufunc name of an element-wise op,
@@ -62,6 +66,9 @@ bool cpn_fperr_watches(const struct cpn_op *op);
 void cpn_fperr_begin_op(void);
 enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, bool dist);
 enum cpn_status cpn_fperr_end_flush(bool dist);
+/* Read the device report words of this flush's reports (devfpe.h: one copy, a synchronisation)
+ * and free the words.  end_flush calls it; devfpe.c too when a flush runs out of words. */
+enum cpn_status cpn_fperr_collect_device(void);
 
 /* The reports collected since the last cpn_fperr_clear, in op order.  Local. */
 int cpn_fperr_count(void);

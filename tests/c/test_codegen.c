@@ -5,7 +5,10 @@
  * (all kernels batched into one program, renamed) and, when nvcc is on PATH, with nvcc -ptx.
  * Fused programs with registers, scalars, random draws, arange fills and a closing reduction are
  * compiled one by one through the backend's own path (cpn_nvrtc_compile, with its cache), and the
- * distributed executor's device region copies (nccl.c). */
+ * distributed executor's device region copies (nccl.c).  Every op x dtype and cast is generated a
+ * second time watched (fpe_hw bound): the kernel then ORs fpclass.h's findings into its report
+ * word; signed integer power always checks its exponent.  The integer/bool matmul kernels are
+ * compiled in the same batch. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,10 +89,10 @@ static void test_ops_sweep(void)
         const struct cpn_op_info *info = cpn_op_info((enum cpn_opcode)code);
         for (int d = 0; d < NDT; d++) {
             enum cpn_dtype dt = device_dtypes[d];
-            /* The generated call's form: one output, inputs of the loop dtype (two-output ops,
-             * ldexp's int64 exponent and the ternary select run on the host). */
-            bool has = info->nout == 1 && info->nin <= 2 && info->in1 == CPN_RESULT_SAME &&
-                       ((info->dtypes >> dt) & 1u);
+            /* The generated call's form: one output, inputs of the loop dtype, or where's select
+             * (two-output ops and ldexp's int64 exponent run on the host). */
+            bool has = info->nout == 1 && (info->nin <= 2 || code == CPN_OP_WHERE) &&
+                       info->in1 == CPN_RESULT_SAME && ((info->dtypes >> dt) & 1u);
             one_op(&p, code, dt, 0);
             CHECK(cpn_cuda_codegen_supports(&p, NULL) == has);
             if (!has) {
@@ -99,7 +102,11 @@ static void test_ops_sweep(void)
             int n = cpn_cuda_codegen(&p, src, sizeof src);
             CHECK(n > 0 && (size_t)n < sizeof src);
             char call[96];
-            snprintf(call, sizeof call, "cpn_%s_%s(", info->name, suffix(dt));
+            if (code == CPN_OP_WHERE)
+                snprintf(call, sizeof call, "= (*(const bool *)(a.base[0] + o0)) ? (*(const %s *)",
+                         cpn_cuda_ctype(dt));
+            else
+                snprintf(call, sizeof call, "cpn_%s_%s(", info->name, suffix(dt));
             if (!strstr(src, call)) printf("missing %s in:\n%s\n", call, src);
             CHECK(strstr(src, call) != NULL);
             CHECK(strstr(src, "#include \"cpn_device.h\"") != NULL);
@@ -113,14 +120,37 @@ static void test_ops_sweep(void)
             for (int k = 0; k < nkeys; k++) CHECK(strcmp(keys[k], key) != 0);
             memcpy(keys[nkeys++], key, 17);
             add_to_batch(src, kernels_in_batch++);
+            /* signed integer power checks its exponent, watched or not */
+            const bool negpow = code == CPN_OP_POWER && cpn_dtype_class(dt) == CPN_CLASS_INT;
+            CHECK(cpn_cuda_codegen_reports(&p) == negpow);
+            CHECK((strstr(src, "atomicOr") != NULL) == negpow);
             /* with a scalar operand: another kernel */
-            if (info->nin == 2) {
+            if (info->nin >= 2) {
                 one_op(&p, code, dt, 2u);
                 cpn_cuda_codegen(&p, src, sizeof src);
                 CHECK(strstr(src, "a.scal[0]") != NULL);
                 cpn_cuda_codegen_key(src, key2);
                 CHECK(strcmp(key, key2) != 0);
                 add_to_batch(src, kernels_in_batch++);
+            }
+            /* watched: float loops classify, integer divisions check, others are unchanged */
+            static unsigned words[CPN_FUSED_MAXINSTR];
+            for (unsigned mask = 0; mask < (info->nin >= 2 ? 3u : 1u); mask++) {
+                one_op(&p, code, dt, mask ? 1u : 0u);
+                p.fpe_hw = p.fpe_sw = words;
+                const bool fl = cpn_dtype_class(dt) == CPN_CLASS_FLOAT;
+                const bool rep = negpow || (fl && !(info->flags & CPN_OPF_SILENT) && code != CPN_OP_WHERE &&
+                                            cpn_op_out_dtype((enum cpn_opcode)code, 0, dt) == dt) ||
+                                 (!fl && dt != CPN_DTYPE_BOOL && (info->flags & CPN_OPF_INTDIV));
+                CHECK(cpn_cuda_codegen_reports(&p) == rep);
+                CHECK(cpn_cuda_codegen(&p, src, sizeof src) > 0);
+                CHECK((strstr(src, "atomicOr((unsigned *)a.fpe + 0, f0)") != NULL) == rep);
+                if (fl && rep) CHECK(strstr(src, "cpn_fpe_classify(") != NULL);
+                if (!fl && rep && !negpow) CHECK(strstr(src, "cpn_fpe_intdiv(") != NULL);
+                if (negpow) CHECK(strstr(src, " < 0) f0 |= 0x100u;") != NULL);
+                cpn_cuda_codegen_key(src, key2);
+                CHECK(mask || (strcmp(key, key2) != 0) == (rep && !negpow));
+                if (rep) add_to_batch(src, kernels_in_batch++);
             }
         }
     }
@@ -130,8 +160,37 @@ static void test_ops_sweep(void)
             one_op(&p, -1, device_dtypes[a], 0);
             p.instr[0].out_dt = device_dtypes[b];
             CHECK(cpn_cuda_codegen(&p, src, sizeof src) > 0);
+            /* float -> integer converts as the CPU does (the device's own conversion saturates) */
+            const bool f2i = cpn_dtype_class(device_dtypes[a]) == CPN_CLASS_FLOAT &&
+                             (cpn_dtype_class(device_dtypes[b]) == CPN_CLASS_INT ||
+                              cpn_dtype_class(device_dtypes[b]) == CPN_CLASS_UINT);
+            CHECK((strstr(src, "cpn_fpc_cvt(") != NULL) == f2i);
             add_to_batch(src, kernels_in_batch++);
+            /* watched: casts from a float to another dtype report (bool: nothing to report) */
+            static unsigned words[1];
+            p.fpe_hw = p.fpe_sw = words;
+            const bool rep = cpn_dtype_class(device_dtypes[a]) == CPN_CLASS_FLOAT && a != b &&
+                             device_dtypes[b] != CPN_DTYPE_BOOL;
+            CHECK(cpn_cuda_codegen_reports(&p) == rep);
+            CHECK(cpn_cuda_codegen(&p, src, sizeof src) > 0);
+            CHECK((strstr(src, "cpn_fpe_") != NULL) == rep);
+            if (rep) add_to_batch(src, kernels_in_batch++);
         }
+    /* integer and bool matmul: a tiled kernel each; floats go to cuBLAS */
+    for (int d = 0; d < NDT; d++) {
+        enum cpn_dtype dt = device_dtypes[d];
+        int n = cpn_cuda_codegen_matmul(dt, src, sizeof src);
+        if (cpn_dtype_class(dt) == CPN_CLASS_FLOAT) {
+            CHECK(n == -1);
+            continue;
+        }
+        CHECK(n > 0 && (size_t)n < sizeof src);
+        char call[64];
+        snprintf(call, sizeof call, "acc = cpn_add_%s(acc, cpn_multiply_%s(", suffix(dt), suffix(dt));
+        CHECK(strstr(src, call) != NULL);
+        add_to_batch(src, kernels_in_batch++);
+    }
+    CHECK(cpn_cuda_codegen_matmul(CPN_DTYPE_COMPLEX128, src, sizeof src) == -1);
     /* float16 and complex: no device kernel (the host runs them) */
     one_op(&p, CPN_OP_ADD, CPN_DTYPE_FLOAT16, 0);
     CHECK(!cpn_cuda_codegen_supports(&p, NULL));
