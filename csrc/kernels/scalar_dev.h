@@ -93,7 +93,15 @@ CPN_SI uint16_t cpn_double_to_half_bits(double d)
  * BIG selects the double (1) or float (0) thresholds. */
 #define CPN_SCPLX_K(R, dbl, flt) ((R)(sizeof(R) == 8 ? (dbl) : (flt)))
 #define CPN_DEF_SCPLX_FN(S, T, R, LS)                                                     \
-    /* exp(x) * (cos y + i sin y) for x past exp's overflow: exp(x - k ln2) scaled by 2^k. */ \
+    /* m 2^ex t with one rounding: t scaled into the normal range first (exactly). */       \
+    CPN_SI R cpn_scale_##S(R m, int ex, R t)                                              \
+    {                                                                                     \
+        const int prec = sizeof(R) == 8 ? 53 : 24;                                        \
+        if (fabs##LS(t) < CPN_SCPLX_K(R, 2.2250738585072014e-308, 1.1754943508222875e-38f)) \
+            return ldexp##LS(m * ldexp##LS(t, prec), ex - prec);                          \
+        return ldexp##LS(m * t, ex);                                                      \
+    }                                                                                     \
+    /* exp(x) * (cos y + i sin y) 2^expt for x past exp's overflow: exp(x - k ln2) 2^k. */  \
     CPN_SI T cpn_ldexp_cexp_##S(R x, R y, int expt)                                       \
     {                                                                                     \
         const int k = sizeof(R) == 8 ? 1799 : 235;                                        \
@@ -101,7 +109,7 @@ CPN_SI uint16_t cpn_double_to_half_bits(double d)
         int ex = 0;                                                                       \
         R m = frexp##LS(exp##LS(x - kln2), &ex);                                          \
         ex += k + expt;                                                                   \
-        return cpn_mk_##S(ldexp##LS(m * cos##LS(y), ex), ldexp##LS(m * sin##LS(y), ex));  \
+        return cpn_mk_##S(cpn_scale_##S(m, ex, cos##LS(y)), cpn_scale_##S(m, ex, sin##LS(y))); \
     }                                                                                     \
     CPN_SI T cpn_sexp_##S(T z)                                                            \
     {                                                                                     \
@@ -113,7 +121,7 @@ CPN_SI uint16_t cpn_double_to_half_bits(double d)
             if (x < 0) return cpn_mk_##S(0, 0);                                           \
             return cpn_mk_##S(x, y - y);                                                  \
         }                                                                                 \
-        if (x > CPN_SCPLX_K(R, 709.0, 88.0f) && x < CPN_SCPLX_K(R, 1455.0, 193.0f))       \
+        if (x > CPN_SCPLX_K(R, 709.782712893384, 88.7228394f) && x < CPN_SCPLX_K(R, 1455.0, 193.0f))       \
             return cpn_ldexp_cexp_##S(x, y, 0);                                           \
         R e = exp##LS(x);                                                                 \
         return cpn_mk_##S(e * cos##LS(y), e * sin##LS(y));                                \
@@ -144,36 +152,38 @@ CPN_SI uint16_t cpn_double_to_half_bits(double d)
         }                                                                                 \
         return cpn_mk_##S(rr, atan2##LS(z.im, z.re));                                     \
     }                                                                                     \
-    /* npy_csqrt: Algorithm 312 (CACM 10, 1967) with the special cases of C99 Annex G. */ \
+    /* npy_csqrt: Algorithm 312 (CACM 10, 1967) with the special cases of C99 Annex G, the  \
+     * scalings of FreeBSD's s_csqrt.c; in double for both types (as FreeBSD's csqrtf).  */ \
     CPN_SI T cpn_ssqrt_##S(T z)                                                           \
     {                                                                                     \
-        R a = z.re, b = z.im, t;                                                          \
-        if (a == 0 && b == 0) return cpn_mk_##S(0, b);                                    \
-        if (isinf(b)) return cpn_mk_##S((R)INFINITY, b);                                  \
-        if (isnan(a)) return cpn_mk_##S(a, (b - b) / (b - b));                            \
+        double a = z.re, b = z.im, t, scale = 1, re, im;                                  \
+        if (a == 0 && b == 0) return cpn_mk_##S(0, z.im);                                 \
+        if (isinf(b)) return cpn_mk_##S((R)INFINITY, z.im);                               \
+        if (isnan(a)) return cpn_mk_##S(z.re, (R)((b - b) / (b - b)));                    \
         if (isinf(a)) {                                                                   \
-            if (signbit(a)) return cpn_mk_##S(fabs##LS(b - b), copysign##LS(a, b));       \
-            return cpn_mk_##S(a, copysign##LS(b - b, b));                                 \
+            if (signbit(a)) return cpn_mk_##S((R)fabs(b - b), (R)copysign(a, b));         \
+            return cpn_mk_##S(z.re, (R)copysign(b - b, b));                               \
         }                                                                                 \
-        const R thresh = CPN_SCPLX_K(R, 7.446288774449766e307, 1.4091e38f);               \
-        int scale = 0;                                                                    \
-        if (fabs##LS(a) >= thresh || fabs##LS(b) >= thresh) {                             \
-            a *= (R)0.25;                                                                 \
-            b *= (R)0.25;                                                                 \
-            scale = 1;                                                                    \
+        if (fabs(a) >= 0x1.a827999fcef32p+1022 || fabs(b) >= 0x1.a827999fcef32p+1022) {  \
+            if (fabs(a) >= 0x1p-1020) a *= 0.25;                                          \
+            if (fabs(b) >= 0x1p-1020) b *= 0.25;                                          \
+            scale = 2;                                                                    \
         }                                                                                 \
-        R re, im;                                                                         \
+        if (fabs(a) < 2.2250738585072014e-308 && fabs(b) < 2.2250738585072014e-308) {     \
+            a *= 0x1p54;                                                                  \
+            b *= 0x1p54;                                                                  \
+            scale = 0x1p-27;                                                              \
+        }                                                                                 \
         if (a >= 0) {                                                                     \
-            t = sqrt##LS((a + hypot##LS(a, b)) * (R)0.5);                                 \
-            re = t;                                                                       \
-            im = b / (2 * t);                                                             \
+            t = sqrt((a + hypot(a, b)) * 0.5);                                            \
+            re = scale * t;                                                               \
+            im = scale * b / (2 * t);                                                     \
         } else {                                                                          \
-            t = sqrt##LS((-a + hypot##LS(a, b)) * (R)0.5);                                \
-            re = fabs##LS(b) / (2 * t);                                                   \
-            im = copysign##LS(t, b);                                                      \
+            t = sqrt((-a + hypot(a, b)) * 0.5);                                           \
+            re = scale * fabs(b) / (2 * t);                                               \
+            im = copysign(scale * t, b);                                                  \
         }                                                                                 \
-        if (scale) return cpn_mk_##S(re * 2, im * 2);                                     \
-        return cpn_mk_##S(re, im);                                                        \
+        return cpn_mk_##S((R)re, (R)im);                                                  \
     }                                                                                     \
     /* npy_csinh / npy_ccosh (FreeBSD s_csinh.c, s_ccosh.c). */                           \
     CPN_SI T cpn_ssinh_##S(T z)                                                           \
@@ -183,7 +193,7 @@ CPN_SI uint16_t cpn_double_to_half_bits(double d)
             if (y == 0) return cpn_mk_##S(sinh##LS(x), y);                                \
             if (ax < CPN_SCPLX_K(R, 22.0, 9.0f))                                          \
                 return cpn_mk_##S(sinh##LS(x) * cos##LS(y), cosh##LS(x) * sin##LS(y));    \
-            if (ax < CPN_SCPLX_K(R, 709.0, 88.0f)) {                                      \
+            if (ax < CPN_SCPLX_K(R, 709.782712893384, 88.7228394f)) {                                      \
                 R h = exp##LS(ax) * (R)0.5;                                               \
                 return cpn_mk_##S(copysign##LS(h, x) * cos##LS(y), h * sin##LS(y));       \
             }                                                                             \
@@ -210,7 +220,7 @@ CPN_SI uint16_t cpn_double_to_half_bits(double d)
             if (y == 0) return cpn_mk_##S(cosh##LS(x), x * y);                            \
             if (ax < CPN_SCPLX_K(R, 22.0, 9.0f))                                          \
                 return cpn_mk_##S(cosh##LS(x) * cos##LS(y), sinh##LS(x) * sin##LS(y));    \
-            if (ax < CPN_SCPLX_K(R, 709.0, 88.0f)) {                                      \
+            if (ax < CPN_SCPLX_K(R, 709.782712893384, 88.7228394f)) {                                      \
                 R h = exp##LS(ax) * (R)0.5;                                               \
                 return cpn_mk_##S(h * cos##LS(y), copysign##LS(h, x) * sin##LS(y));       \
             }                                                                             \
