@@ -6,12 +6,14 @@
  * (or fused program) by codegen.c, compiled for the device's own architecture by NVRTC (cached
  * by source key in memory and on disk), loaded with cudaLibraryLoadData and cached here by key.
  *
- * What runs on the device: element-wise ops and casts over bool, integer, float32 and float64
- * (any strides, broadcasting, inline scalars), random draws, arange fills, fused programs of
+ * What runs on the device: element-wise ops and casts over every dtype (bool, integers, float16
+ * as scalar_dev.h's cpn_half, float32/64, complex64/128 as {re, im} structs; any strides,
+ * broadcasting, inline scalars), random draws, arange fills (not complex), fused programs of
  * those closed by an integer/bool full reduction, and float32/float64 matmul (cuBLAS, blas.c).
- * Everything else (float16 and complex dtypes, reductions with axes or float accumulators,
- * integer power, the distributed executor's communication) returns CPN_ERR_UNSUPPORTED or reads
- * host buffers, which brings the data to the host first (store.c): correct, not fast.
+ * Everything else (the complex inverse trigonometric functions, reductions with axes or float
+ * accumulators, integer power, the distributed executor's communication) returns
+ * CPN_ERR_UNSUPPORTED or reads host buffers, which brings the data to the host first (store.c):
+ * correct, not fast.
  *
  * A failing CUDA call is reported through CUDA_TRY with the call, file and line. */
 #include <stdio.h>
@@ -292,7 +294,9 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:
         /* Integer power may fail on its data (negative exponents): the host loop reports it. */
-        if (op->code == CPN_OP_POWER && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT) return CPN_ERR_UNSUPPORTED;
+        if (op->code == CPN_OP_POWER && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT &&
+            cpn_dtype_class(op->dtype) != CPN_CLASS_COMPLEX)
+            return CPN_ERR_UNSUPPORTED;
         /* fall through */
     case CPN_OPK_CAST:
         in->kind = CPN_FI_LOOP;

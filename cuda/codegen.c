@@ -4,7 +4,11 @@
  * instructions; here every instruction's result is a fresh local variable v<k>, and a slot names
  * the variable that last wrote it, so the compiler sees plain dataflow.  External operand e is
  * addressed as a.base[e] + o<e>, with o<e> its byte offset for the element: b<e> (the row's
- * offset, unravelled once per row) plus the innermost index times its stride. */
+ * offset, unravelled once per row) plus the innermost index times its stride.
+ *
+ * Every dtype has a device type: float16 and complex are scalar_dev.h's cpn_half and {re, im}
+ * structs, of the host types' layout, so memory, inline scalars (16 bytes each) and reduction
+ * partials are read and written as on the host.  Casts follow NumPy's unsafe casts (cast_open). */
 #include "codegen.h"
 
 #include <stdarg.h>
