@@ -567,21 +567,21 @@ CPN_SI cpn_half cpn_spacing_f16(cpn_half a)
     /* NumPy's order: a NaN in either imaginary part makes a real-part comparison false. */  \
     CPN_SI _Bool cpn_less_##S(T a, T b)                                                   \
     {                                                                                     \
-        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b);     \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b); \
         return (ar < br && ai == ai && bi == bi) || (ar == br && ai < bi);                \
     }                                                                                     \
     CPN_SI _Bool cpn_less_equal_##S(T a, T b)                                             \
     {                                                                                     \
-        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b);     \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b); \
         return (ar < br && ai == ai && bi == bi) || (ar == br && ai <= bi);               \
     }                                                                                     \
     CPN_SI _Bool cpn_greater_##S(T a, T b) { return cpn_less_##S(b, a); }                 \
     CPN_SI _Bool cpn_greater_equal_##S(T a, T b) { return cpn_less_equal_##S(b, a); }     \
     CPN_SI _Bool cpn_equal_##S(T a, T b)                                                  \
     {                                                                                     \
-        return CPN_RE_##S(a) == CPN_RE_##S(b) && CPN_IM_##S(a) == CPN_IM_##S(b);         \
+        return CPN_RE_##S(a) == CPN_RE_##S(b) && CPN_IM_##S(a) == CPN_IM_##S(b);          \
     }                                                                                     \
-    CPN_SI _Bool cpn_not_equal_##S(T a, T b) { return !cpn_equal_##S(a, b); }            \
+    CPN_SI _Bool cpn_not_equal_##S(T a, T b) { return !cpn_equal_##S(a, b); }             \
     CPN_SI _Bool cpn_cnan_##S(T a) { return isnan(CPN_RE_##S(a)) || isnan(CPN_IM_##S(a)); } \
     CPN_SI T cpn_maximum_##S(T a, T b)                                                    \
     {                                                                                     \
@@ -593,12 +593,12 @@ CPN_SI cpn_half cpn_spacing_f16(cpn_half a)
     }                                                                                     \
     CPN_SI T cpn_cmul_##S(T a, T b)                                                       \
     {                                                                                     \
-        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b);     \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b); \
         return CPN_CPX_##S(ar * br - ai * bi, ar * bi + ai * br);                         \
     }                                                                                     \
     CPN_SI T cpn_divide_##S(T a, T b)                                                     \
     {                                                                                     \
-        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b);     \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b); \
         R abr = fabs##LS(br), abi = fabs##LS(bi);                                         \
         if (abr >= abi) {                                                                 \
             if (abr == 0 && abi == 0) return CPN_CPX_##S(ar / abr, ai / abi);             \
@@ -610,12 +610,12 @@ CPN_SI cpn_half cpn_spacing_f16(cpn_half a)
     }                                                                                     \
     CPN_SI T cpn_square_##S(T a)                                                          \
     {                                                                                     \
-        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a);                                           \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a);                                         \
         return CPN_CPX_##S(ar * ar - ai * ai, ar * ai + ai * ar);                         \
     }                                                                                     \
     CPN_SI T cpn_reciprocal_##S(T a)                                                      \
     {                                                                                     \
-        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a);                                           \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a);                                         \
         if (fabs##LS(ai) <= fabs##LS(ar)) {                                               \
             R r = ai / ar, d = ar + ai * r;                                               \
             return CPN_CPX_##S((R)1 / d, -r / d);                                         \
@@ -626,7 +626,7 @@ CPN_SI cpn_half cpn_spacing_f16(cpn_half a)
     /* max(|re|, |im|) * sqrt(fma(r, r, 1)), r = min/max: NumPy's vectorised hypot. */     \
     CPN_SI R cpn_absolute_##S(T a)                                                        \
     {                                                                                     \
-        R re = fabs##LS(CPN_RE_##S(a)), im = fabs##LS(CPN_IM_##S(a));                       \
+        R re = fabs##LS(CPN_RE_##S(a)), im = fabs##LS(CPN_IM_##S(a));                     \
         if (isinf(re) || isinf(im)) return (R)INFINITY;                                   \
         if (isnan(re) || isnan(im)) return (R)NAN;                                        \
         R big = re > im ? re : im, small = re > im ? im : re;                             \
@@ -637,7 +637,7 @@ CPN_SI cpn_half cpn_spacing_f16(cpn_half a)
     /* NumPy's npy_cpow: exact small integer powers by repeated squaring. */              \
     CPN_SI T cpn_power_##S(T a, T b)                                                      \
     {                                                                                     \
-        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b);     \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b); \
         if (br == 0 && bi == 0) return CPN_CPX_##S(1, 0);                                 \
         if (ar == 0 && ai == 0) {                                                         \
             if (br > 0) return CPN_CPX_##S(0, 0);                                         \
@@ -658,13 +658,13 @@ CPN_SI cpn_half cpn_spacing_f16(cpn_half a)
             }                                                                             \
             return n < 0 ? cpn_divide_##S(CPN_CPX_##S(1, 0), acc) : acc;                  \
         }                                                                                 \
-        return CPN_CF_##S(pow)(a, b);                                                            \
+        return CPN_CF_##S(pow)(a, b);                                                     \
     }                                                                                     \
-    CPN_SI T cpn_sqrt_##S(T a) { return CPN_CF_##S(sqrt)(a); }                                   \
-    CPN_SI T cpn_exp_##S(T a) { return CPN_CF_##S(exp)(a); }                                     \
-    CPN_SI T cpn_log_##S(T a) { return CPN_CF_##S(log)(a); }                                     \
-    CPN_SI T cpn_sin_##S(T a) { return CPN_CF_##S(sin)(a); }                                     \
-    CPN_SI T cpn_cos_##S(T a) { return CPN_CF_##S(cos)(a); }                                     \
+    CPN_SI T cpn_sqrt_##S(T a) { return CPN_CF_##S(sqrt)(a); }                            \
+    CPN_SI T cpn_exp_##S(T a) { return CPN_CF_##S(exp)(a); }                              \
+    CPN_SI T cpn_log_##S(T a) { return CPN_CF_##S(log)(a); }                              \
+    CPN_SI T cpn_sin_##S(T a) { return CPN_CF_##S(sin)(a); }                              \
+    CPN_SI T cpn_cos_##S(T a) { return CPN_CF_##S(cos)(a); }                              \
     CPN_SI T cpn_tanh_##S(T a) { return CPN_CF_##S(tanh)(a); }
 CPN_CPLX_LIST(CPN_DEF_CPLX)
 #define CPN_DEF_CPLX_MUL(S, T, R, LS) \
@@ -682,22 +682,22 @@ CPN_CPLX_LIST(CPN_DEF_CPLX_MUL)
     {                                                                                     \
         return (cpn_less_equal_##S(a, b) || cpn_cnan_##S(b)) ? a : b;                     \
     }                                                                                     \
-    CPN_SI _Bool cpn_logical_and_##S(T a, T b) { return CPN_NZ_##S(a) && CPN_NZ_##S(b); }             \
-    CPN_SI _Bool cpn_logical_or_##S(T a, T b) { return CPN_NZ_##S(a) || CPN_NZ_##S(b); }               \
-    CPN_SI _Bool cpn_logical_xor_##S(T a, T b) { return (CPN_NZ_##S(a)) != (CPN_NZ_##S(b)); }          \
-    CPN_SI _Bool cpn_logical_not_##S(T a) { return !CPN_NZ_##S(a); }                              \
+    CPN_SI _Bool cpn_logical_and_##S(T a, T b) { return CPN_NZ_##S(a) && CPN_NZ_##S(b); } \
+    CPN_SI _Bool cpn_logical_or_##S(T a, T b) { return CPN_NZ_##S(a) || CPN_NZ_##S(b); }  \
+    CPN_SI _Bool cpn_logical_xor_##S(T a, T b) { return (CPN_NZ_##S(a)) != (CPN_NZ_##S(b)); } \
+    CPN_SI _Bool cpn_logical_not_##S(T a) { return !CPN_NZ_##S(a); }                      \
     CPN_SI _Bool cpn_isnan_##S(T a) { return cpn_cnan_##S(a); }                           \
     CPN_SI _Bool cpn_isinf_##S(T a) { return isinf(CPN_RE_##S(a)) || isinf(CPN_IM_##S(a)); } \
     CPN_SI _Bool cpn_isfinite_##S(T a)                                                    \
     {                                                                                     \
-        return isfinite(CPN_RE_##S(a)) && isfinite(CPN_IM_##S(a));                          \
+        return isfinite(CPN_RE_##S(a)) && isfinite(CPN_IM_##S(a));                        \
     }                                                                                     \
-    CPN_SI T cpn_conjugate_##S(T a) { return CPN_CPX_##S(CPN_RE_##S(a), -CPN_IM_##S(a)); }                               \
+    CPN_SI T cpn_conjugate_##S(T a) { return CPN_CPX_##S(CPN_RE_##S(a), -CPN_IM_##S(a)); } \
     CPN_SI T cpn_rint_##S(T a) { return CPN_CPX_##S(rint##LS(CPN_RE_##S(a)), rint##LS(CPN_IM_##S(a))); } \
     /* NumPy 2: a / |a|; NaN when |a| is NaN or both parts are infinite. */               \
     CPN_SI T cpn_sign_##S(T a)                                                            \
     {                                                                                     \
-        R re = CPN_RE_##S(a), im = CPN_IM_##S(a), m = hypot##LS(re, im);                    \
+        R re = CPN_RE_##S(a), im = CPN_IM_##S(a), m = hypot##LS(re, im);                  \
         if (isnan(m)) return CPN_CPX_##S(NAN, NAN);                                       \
         if (isinf(m)) {                                                                   \
             if (isinf(re)) {                                                              \
@@ -715,36 +715,36 @@ CPN_CPLX_LIST(CPN_DEF_CPLX_MUL)
     }                                                                                     \
     CPN_SI T cpn_expm1_##S(T a)                                                           \
     {                                                                                     \
-        R re = CPN_RE_##S(a), im = CPN_IM_##S(a), h = sin##LS(im / 2);                      \
+        R re = CPN_RE_##S(a), im = CPN_IM_##S(a), h = sin##LS(im / 2);                    \
         return CPN_CPX_##S(expm1##LS(re) * cos##LS(im) - 2 * h * h, exp##LS(re) * sin##LS(im)); \
     }                                                                                     \
     CPN_SI T cpn_log2_##S(T a)                                                            \
     {                                                                                     \
-        T l = CPN_CF_##S(log)(a);                                                                \
-        return CPN_CPX_##S(CPN_RE_##S(l) * (R)CPN_LOG2E, CPN_IM_##S(l) * (R)CPN_LOG2E);     \
+        T l = CPN_CF_##S(log)(a);                                                         \
+        return CPN_CPX_##S(CPN_RE_##S(l) * (R)CPN_LOG2E, CPN_IM_##S(l) * (R)CPN_LOG2E);   \
     }                                                                                     \
     CPN_SI T cpn_log10_##S(T a)                                                           \
     {                                                                                     \
-        T l = CPN_CF_##S(log)(a);                                                                \
-        return CPN_CPX_##S(CPN_RE_##S(l) * (R)CPN_LOG10E, CPN_IM_##S(l) * (R)CPN_LOG10E);   \
+        T l = CPN_CF_##S(log)(a);                                                         \
+        return CPN_CPX_##S(CPN_RE_##S(l) * (R)CPN_LOG10E, CPN_IM_##S(l) * (R)CPN_LOG10E); \
     }                                                                                     \
     CPN_SI T cpn_log1p_##S(T a)                                                           \
     {                                                                                     \
-        R re = CPN_RE_##S(a) + 1, im = CPN_IM_##S(a);                                       \
+        R re = CPN_RE_##S(a) + 1, im = CPN_IM_##S(a);                                     \
         return CPN_CPX_##S(log##LS(hypot##LS(re, im)), atan2##LS(im, re));                \
     }                                                                                     \
-    CPN_SI T cpn_tan_##S(T a) { return CPN_CF_##S(tan)(a); }                                     \
-    CPN_SI T cpn_sinh_##S(T a) { return CPN_CF_##S(sinh)(a); }                                   \
+    CPN_SI T cpn_tan_##S(T a) { return CPN_CF_##S(tan)(a); }                              \
+    CPN_SI T cpn_sinh_##S(T a) { return CPN_CF_##S(sinh)(a); }                            \
     CPN_SI T cpn_cosh_##S(T a) { return CPN_CF_##S(cosh)(a); }
 CPN_CPLX_LIST(CPN_DEF_CPLX_MATH)
 /* The inverse functions have no device form yet (cuda/codegen.c declines them). */
 #ifndef __CUDACC__
 #define CPN_DEF_CPLX_ATRIG(S, T, R, LS)                                                   \
-    CPN_SI T cpn_arcsin_##S(T a) { return casin##LS(a); } \
-    CPN_SI T cpn_arccos_##S(T a) { return cacos##LS(a); } \
-    CPN_SI T cpn_arctan_##S(T a) { return catan##LS(a); } \
-    CPN_SI T cpn_arcsinh_##S(T a) { return casinh##LS(a); } \
-    CPN_SI T cpn_arccosh_##S(T a) { return cacosh##LS(a); } \
+    CPN_SI T cpn_arcsin_##S(T a) { return casin##LS(a); }                                 \
+    CPN_SI T cpn_arccos_##S(T a) { return cacos##LS(a); }                                 \
+    CPN_SI T cpn_arctan_##S(T a) { return catan##LS(a); }                                 \
+    CPN_SI T cpn_arcsinh_##S(T a) { return casinh##LS(a); }                               \
+    CPN_SI T cpn_arccosh_##S(T a) { return cacosh##LS(a); }                               \
     CPN_SI T cpn_arctanh_##S(T a) { return catanh##LS(a); }
 CPN_CPLX_LIST(CPN_DEF_CPLX_ATRIG)
 #endif
