@@ -326,9 +326,10 @@ def _hc_data(dtype, shape, seed, special=False):
 def _close(got, ref, dtype):
     rtol = {"float16": 2e-3, "complex64": 2e-5, "complex128": 1e-12}[numpy.dtype(dtype).name]
     assert got.dtype == ref.dtype
-    if ref.dtype.kind == "c":
-        numpy.testing.assert_allclose(got.real, ref.real, rtol=rtol, atol=rtol * numpy.abs(ref).max())
-        numpy.testing.assert_allclose(got.imag, ref.imag, rtol=rtol, atol=rtol * numpy.abs(ref).max())
+    if ref.dtype.kind == "c":   # a part much smaller than |ref| carries |ref|'s absolute error
+        big = numpy.abs(ref[numpy.isfinite(ref)]).max(initial=0.0)
+        numpy.testing.assert_allclose(got.real, ref.real, rtol=rtol, atol=rtol * big)
+        numpy.testing.assert_allclose(got.imag, ref.imag, rtol=rtol, atol=rtol * big)
     elif ref.dtype.kind == "f":
         numpy.testing.assert_allclose(got, ref, rtol=rtol)
     else:
@@ -370,7 +371,9 @@ def test_half_complex_casts(dtype):
     x = cupynum.asarray(a)
     with warnings.catch_warnings(), numpy.errstate(all="ignore"):
         warnings.simplefilter("ignore")   # NumPy's ComplexWarning for complex -> real
-        for dt in ["bool", "int8", "uint16", "int64", "float16", "float32", "float64", "complex64", "complex128"]:
+        # (no unsigned targets: a negative float's conversion to them is undefined in C, and the
+        # GPU's saturates where the CPU's wraps)
+        for dt in ["bool", "int8", "int16", "int64", "float16", "float32", "float64", "complex64", "complex128"]:
             ref = a.astype(dt)
             got = numpy.asarray(x.astype(dt))
             if numpy.dtype(dt).kind in "iu":   # NaN and infinities convert to unspecified integers
