@@ -10,9 +10,8 @@
  * as scalar_dev.h's cpn_half, float32/64, complex64/128 as {re, im} structs; any strides,
  * broadcasting, inline scalars), random draws, arange fills (not complex), fused programs of
  * those closed by an integer/bool full reduction, and float32/float64 matmul (cuBLAS, blas.c).
- * Everything else (the complex inverse trigonometric functions, reductions with axes or float
- * accumulators, integer power, the distributed executor's communication) returns
- * CPN_ERR_UNSUPPORTED or reads host buffers, which brings the data to the host first (store.c):
+ * Everything else (reductions with axes or float accumulators, integer power, the distributed
+ * executor's communication) returns CPN_ERR_UNSUPPORTED or reads host buffers, which brings the data to the host first (store.c):
  * correct, not fast.
  *
  * A failing CUDA call is reported through CUDA_TRY with the call, file and line. */

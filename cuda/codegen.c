@@ -51,19 +51,6 @@ static bool op_has_dtype(int code, enum cpn_dtype dt)
 
 static bool is_complex(enum cpn_dtype dt) { return cpn_dtype_class(dt) == CPN_CLASS_COMPLEX; }
 
-/* The complex inverse trigonometric and hyperbolic functions: C99's on the host, no device form
- * in scalar_dev.h yet (their special values and branch cuts need FreeBSD's long algorithms). */
-static bool no_device_form(int code, enum cpn_dtype dt)
-{
-    switch (code) {
-    case CPN_OP_ARCSIN: case CPN_OP_ARCCOS: case CPN_OP_ARCTAN:
-    case CPN_OP_ARCSINH: case CPN_OP_ARCCOSH: case CPN_OP_ARCTANH:
-        return is_complex(dt);
-    default:
-        return false;
-    }
-}
-
 static bool fail(const char **why, const char *msg)
 {
     if (why) *why = msg;
@@ -81,8 +68,6 @@ bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why)
             if (!cpn_cuda_ctype(in->in_dt) || !cpn_cuda_ctype(in->out_dt)) return fail(why, "unknown dtype");
             if (in->code >= 0 && !op_has_dtype(in->code, in->in_dt))
                 return fail(why, "the op has no loop for this dtype");
-            if (in->code >= 0 && no_device_form(in->code, in->in_dt))
-                return fail(why, "complex inverse trigonometric functions have no device form");
             break;
         case CPN_FI_RANDOM:
             nparam++;

@@ -18,9 +18,8 @@
 
 #include "fused.h"
 
-/* Can the device run `p` (a program template; externals need not be bound)?  False for the
- * complex inverse trigonometric and hyperbolic functions and complex arange fills (no device
- * form), more than CPN_DEV_MAXEXT externals, CPN_DEV_MAXSCAL scalars, CPN_DEV_MAXPARAM
+/* Can the device run `p` (a program template; externals need not be bound)?  False for complex
+ * arange fills (run on the host), more than CPN_DEV_MAXEXT externals, CPN_DEV_MAXSCAL scalars, CPN_DEV_MAXPARAM
  * draws/fills, or an op without a definition for its dtype.  With `why`, a reason is written
  * there on false. */
 bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why);

@@ -303,7 +303,8 @@ HC_EXACT = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax
             "less", "greater_equal", "logical_and", "negative", "conjugate", "square", "absolute",
             "isnan", "isinf", "logical_not"]
 HC_CLOSE = ["power", "sqrt", "exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "exp2",
-            "expm1", "log2", "log10", "log1p", "reciprocal", "sign", "arcsin", "arctanh"]
+            "expm1", "log2", "log10", "log1p", "reciprocal", "sign", "arcsin", "arccos", "arctan", "arcsinh",
+            "arccosh", "arctanh"]
 
 
 def _hc_data(dtype, shape, seed, special=False):

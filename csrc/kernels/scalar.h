@@ -737,17 +737,14 @@ CPN_CPLX_LIST(CPN_DEF_CPLX_MUL)
     CPN_SI T cpn_sinh_##S(T a) { return CPN_CF_##S(sinh)(a); }                            \
     CPN_SI T cpn_cosh_##S(T a) { return CPN_CF_##S(cosh)(a); }
 CPN_CPLX_LIST(CPN_DEF_CPLX_MATH)
-/* The inverse functions have no device form yet (cuda/codegen.c declines them). */
-#ifndef __CUDACC__
 #define CPN_DEF_CPLX_ATRIG(S, T, R, LS)                                                   \
-    CPN_SI T cpn_arcsin_##S(T a) { return casin##LS(a); }                                 \
-    CPN_SI T cpn_arccos_##S(T a) { return cacos##LS(a); }                                 \
-    CPN_SI T cpn_arctan_##S(T a) { return catan##LS(a); }                                 \
-    CPN_SI T cpn_arcsinh_##S(T a) { return casinh##LS(a); }                               \
-    CPN_SI T cpn_arccosh_##S(T a) { return cacosh##LS(a); }                               \
-    CPN_SI T cpn_arctanh_##S(T a) { return catanh##LS(a); }
+    CPN_SI T cpn_arcsin_##S(T a) { return CPN_CF_##S(asin)(a); }                          \
+    CPN_SI T cpn_arccos_##S(T a) { return CPN_CF_##S(acos)(a); }                          \
+    CPN_SI T cpn_arctan_##S(T a) { return CPN_CF_##S(atan)(a); }                          \
+    CPN_SI T cpn_arcsinh_##S(T a) { return CPN_CF_##S(asinh)(a); }                        \
+    CPN_SI T cpn_arccosh_##S(T a) { return CPN_CF_##S(acosh)(a); }                        \
+    CPN_SI T cpn_arctanh_##S(T a) { return CPN_CF_##S(atanh)(a); }
 CPN_CPLX_LIST(CPN_DEF_CPLX_ATRIG)
-#endif
 CPN_SI cpn_c128 cpn_float_power_c128(cpn_c128 a, cpn_c128 b)
 {
     return cpn_power_c128(a, b);

@@ -11,10 +11,11 @@
  *              sign, expm1, log1p, log2/log10 and exp2 are scalar.h's shared definitions.  The
  *              functions NumPy takes from C99 (cexp, clog, csqrt, csin, ccos, ctan, csinh, ccosh,
  *              ctanh, cpow) are written here from NumPy's own fallbacks (npy_math_complex.c.src,
- *              FreeBSD msun's special-value handling): CPN_DEF_SCPLX_FN below, plain C over any
- *              struct with .re/.im, so a host C test (tests/c/test_scalar_dev.c) checks them
- *              against the C99 functions the CPU loops call.  The inverse trigonometric and
- *              hyperbolic functions have no device form yet (cuda/codegen.c declines them).
+ *              FreeBSD msun's special-value handling), the inverse ones (casin, cacos, catan,
+ *              casinh, cacosh, catanh) from Kahan's formulas with C99 Annex G's special values:
+ *              CPN_DEF_SCPLX_FN below, plain C over any struct with .re/.im, so a host C test
+ *              (tests/c/test_scalar_dev.c) checks them against the C99 functions the CPU loops
+ *              call.
  *
  * Every function is CPN_SI (scalar.h): static inline, __host__ __device__ under nvcc/NVRTC. */
 #ifndef CPN_SCALAR_DEV_H
@@ -267,6 +268,98 @@ CPN_SI uint16_t cpn_double_to_half_bits(double d)
     CPN_SI T cpn_stan_##S(T z)                                                            \
     {                                                                                     \
         T w = cpn_stanh_##S(cpn_mk_##S(-z.im, z.re));                                     \
+        return cpn_mk_##S(w.im, -w.re);                                                   \
+    }                                                                                     \
+    /* The inverse functions: Kahan's formulas ("Branch cuts for complex elementary        \
+     * functions", 1987) through csqrt, C99 Annex G's values for infinite and NaN parts. */ \
+    CPN_SI T cpn_sasinh_##S(T z)                                                          \
+    {                                                                                     \
+        const R pi2 = (R)(CPN_PI / 2);                                                    \
+        R x = z.re, y = z.im;                                                             \
+        if (isinf(x)) {                                                                   \
+            if (isnan(y)) return z;                                                       \
+            return cpn_mk_##S(x, copysign##LS(isinf(y) ? (R)(CPN_PI / 4) : (R)0, y));     \
+        }                                                                                 \
+        if (isinf(y)) {                                                                   \
+            if (isnan(x)) return cpn_mk_##S(y, x);                                        \
+            return cpn_mk_##S(copysign##LS((R)INFINITY, x), copysign##LS(pi2, y));        \
+        }                                                                                 \
+        if (isnan(x)) return cpn_mk_##S(x, y == 0 ? y : x);                               \
+        if (isnan(y)) return cpn_mk_##S(y, y);                                            \
+        if (fabs##LS(x) > CPN_SCPLX_K(R, 1e150, 1e18f) || fabs##LS(y) > CPN_SCPLX_K(R, 1e150, 1e18f)) { \
+            T l = cpn_slog_##S(cpn_mk_##S(fabs##LS(x), fabs##LS(y)));  /* log 2|z|, odd */    \
+            return cpn_mk_##S(copysign##LS(l.re + (R)CPN_LN2, x), copysign##LS(l.im, y));  \
+        }                                                                                 \
+        /* asinh z = -i asin(iz); asin w = atan2(re w, re(s1 s2)) + i asinh(im(conj(s1) s2)), \
+         * s1 = sqrt(1 - w), s2 = sqrt(1 + w), w = iz = -y + ix */                         \
+        T s1 = cpn_ssqrt_##S(cpn_mk_##S(1 + y, -x)), s2 = cpn_ssqrt_##S(cpn_mk_##S(1 - y, x)); \
+        R a = atan2##LS(-y, s1.re * s2.re - s1.im * s2.im);                               \
+        R b = asinh##LS(s1.re * s2.im - s1.im * s2.re);                                   \
+        return cpn_mk_##S(b, -a);                                                         \
+    }                                                                                     \
+    CPN_SI T cpn_sasin_##S(T z)                                                           \
+    {                                                                                     \
+        T w = cpn_sasinh_##S(cpn_mk_##S(-z.im, z.re));                                    \
+        return cpn_mk_##S(w.im, -w.re);                                                   \
+    }                                                                                     \
+    CPN_SI T cpn_sacos_##S(T z)                                                           \
+    {                                                                                     \
+        const R pi2 = (R)(CPN_PI / 2);                                                    \
+        R x = z.re, y = z.im;                                                             \
+        if (isinf(y)) {                                                                   \
+            if (isnan(x)) return cpn_mk_##S(x, -y);                                       \
+            if (isinf(x)) return cpn_mk_##S(x < 0 ? (R)(3 * CPN_PI / 4) : (R)(CPN_PI / 4), -y); \
+            return cpn_mk_##S(pi2, -y);                                                   \
+        }                                                                                 \
+        if (isinf(x)) {                                                                   \
+            if (isnan(y)) return cpn_mk_##S(y, x);                                        \
+            return cpn_mk_##S(x < 0 ? (R)CPN_PI : (R)0, -copysign##LS((R)INFINITY, y));   \
+        }                                                                                 \
+        if (isnan(x)) return cpn_mk_##S(x, x);                                            \
+        if (isnan(y)) return cpn_mk_##S(x == 0 ? pi2 : y, y);                             \
+        if (fabs##LS(x) > CPN_SCPLX_K(R, 1e150, 1e18f) || fabs##LS(y) > CPN_SCPLX_K(R, 1e150, 1e18f)) { \
+            R l = cpn_slog_##S(z).re + (R)CPN_LN2;   /* acos z = arg z - i log 2z */        \
+            return cpn_mk_##S(atan2##LS(fabs##LS(y), x), -copysign##LS(l, y));            \
+        }                                                                                 \
+        /* acos z = 2 atan2(re s1, re s2) + i asinh(im(conj(s2) s1)), s1 = sqrt(1 - z),    \
+         * s2 = sqrt(1 + z) */                                                            \
+        T s1 = cpn_ssqrt_##S(cpn_mk_##S(1 - x, -y)), s2 = cpn_ssqrt_##S(cpn_mk_##S(1 + x, y)); \
+        return cpn_mk_##S(2 * atan2##LS(s1.re, s2.re), asinh##LS(s2.re * s1.im - s2.im * s1.re)); \
+    }                                                                                     \
+    /* acosh z = +-i acos z, the sign making the real part non-negative */                \
+    CPN_SI T cpn_sacosh_##S(T z)                                                          \
+    {                                                                                     \
+        T w = cpn_sacos_##S(z);                                                           \
+        return cpn_mk_##S(fabs##LS(w.im), copysign##LS(w.re, z.im));                      \
+    }                                                                                     \
+    /* atanh on |x|, |y| (odd in both): re = log1p(4x / ((1-x)^2 + y^2)) / 4, or for huge  \
+     * |z| x / |z|^2, or near z = 1 the difference of logs; im = atan2(2y, (1-x)(1+x) - y^2) / 2 */ \
+    CPN_SI T cpn_satanh_##S(T z)                                                          \
+    {                                                                                     \
+        const R pi2 = (R)(CPN_PI / 2);                                                    \
+        R x = z.re, y = z.im;                                                             \
+        if (isinf(y)) return cpn_mk_##S(copysign##LS((R)0, x), copysign##LS(pi2, y));     \
+        if (isinf(x)) return cpn_mk_##S(copysign##LS((R)0, x), isnan(y) ? y : copysign##LS(pi2, y)); \
+        if (isnan(x)) return cpn_mk_##S(x, x);                                            \
+        if (isnan(y)) return cpn_mk_##S(x == 0 ? x : y, y);                               \
+        R ax = fabs##LS(x), ay = fabs##LS(y), re, im;                                     \
+        if (ax > CPN_SCPLX_K(R, 1e150, 1e18f) || ay > CPN_SCPLX_K(R, 1e150, 1e18f)) {     \
+            R hx = ax / 2, h = hypot##LS(hx, ay / 2);   /* |z| / 2: no overflow */          \
+            re = (hx / h) / h / 2;                                                        \
+            im = pi2;                                                                     \
+        } else {                                                                          \
+            R d = (1 - ax) * (1 - ax) + ay * ay;                                          \
+            if (d < (R)1e-8)                                                              \
+                re = (log##LS(hypot##LS(1 + ax, ay)) - log##LS(hypot##LS(1 - ax, ay))) / 2; \
+            else                                                                          \
+                re = log1p##LS(4 * ax / d) / 4;                                           \
+            im = atan2##LS(2 * ay, (1 - ax) * (1 + ax) - ay * ay) / 2;                    \
+        }                                                                                 \
+        return cpn_mk_##S(copysign##LS(re, x), copysign##LS(im, y));                      \
+    }                                                                                     \
+    CPN_SI T cpn_satan_##S(T z)                                                           \
+    {                                                                                     \
+        T w = cpn_satanh_##S(cpn_mk_##S(-z.im, z.re));                                    \
         return cpn_mk_##S(w.im, -w.re);                                                   \
     }                                                                                     \
     /* C's cpow as glibc writes it: exp(b log a). */                                      \

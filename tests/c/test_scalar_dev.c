@@ -7,9 +7,11 @@
  *     cvt.rn instructions share): every half to float, and floats and doubles around every
  *     half-way point, against C's _Float16 conversions;
  *   - the struct-complex functions (CPN_DEF_SCPLX_FN: exp, log, sqrt, sin, cos, tan, sinh, cosh,
- *     tanh; pow on a smaller grid), instantiated for test structs, against scalar.h's host functions
+ *     tanh, the inverse arcsin, arccos, arctan, arcsinh, arccosh, arctanh; pow on a smaller
+ *     grid), instantiated for test structs, against scalar.h's host functions
  *     (cpn_exp_c128, ... over C99's cexp, ...) on a grid of special values: signed zeros,
- *     subnormals, values near exp's overflow, huge values, infinities and NaN.  NaN must match
+ *     subnormals, values near exp's overflow, huge values, infinities and NaN, then random
+ *     values of every magnitude and values near the branch points +-1, +-i.  NaN must match
  *     NaN and infinities exactly; finite parts agree within a few ulp (the formulas are
  *     NumPy's/FreeBSD's, C99's are glibc's: both within an ulp or two of the exact value).
  *     Where C99 leaves a sign unspecified the comparison says so. */
@@ -134,6 +136,12 @@ static int unspecified(double x, double y) { return !isfinite(x) || !isfinite(y)
                 CMP(S, T, T, R, "sin", cpn_ssin_##TS(cpn_mk_##TS(x, y)), cpn_sin_##S(z), x, y, 4, u_); \
                 CMP(S, T, T, R, "cos", cpn_scos_##TS(cpn_mk_##TS(x, y)), cpn_cos_##S(z), x, y, 4, u_); \
                 CMP(S, T, T, R, "tan", cpn_stan_##TS(cpn_mk_##TS(x, y)), cpn_tan_##S(z), x, y, 4, u_); \
+                CMP(S, T, T, R, "arcsinh", cpn_sasinh_##TS(cpn_mk_##TS(x, y)), cpn_arcsinh_##S(z), x, y, 8, u_); \
+                CMP(S, T, T, R, "arcsin", cpn_sasin_##TS(cpn_mk_##TS(x, y)), cpn_arcsin_##S(z), x, y, 8, u_); \
+                CMP(S, T, T, R, "arccos", cpn_sacos_##TS(cpn_mk_##TS(x, y)), cpn_arccos_##S(z), x, y, 8, u_); \
+                CMP(S, T, T, R, "arccosh", cpn_sacosh_##TS(cpn_mk_##TS(x, y)), cpn_arccosh_##S(z), x, y, 8, u_); \
+                CMP(S, T, T, R, "arctanh", cpn_satanh_##TS(cpn_mk_##TS(x, y)), cpn_arctanh_##S(z), x, y, 8, u_); \
+                CMP(S, T, T, R, "arctan", cpn_satan_##TS(cpn_mk_##TS(x, y)), cpn_arctan_##S(z), x, y, 8, u_); \
             }                                                                             \
     } while (0)
 
@@ -160,6 +168,19 @@ static void test_complex(void)
                                  1e30, -3e38, INFINITY, -INFINITY, NAN};
     SWEEP(c128, t128, cpn_c128, double, v128);
     SWEEP(c64, t64, cpn_c64, float, v64);
+    /* random points of every magnitude, and near the branch points +-1, +-i */
+    static double r128[64];
+    static float r64[64];
+    uint64_t st = 12345;
+    for (int k = 0; k < 64; k++) {
+        st = st * 6364136223846793005ull + 1442695040888963407ull;
+        double u = (double)(st >> 11) * 0x1p-53, m = k < 48 ? ldexp(0.5 + u, (int)(st % 120) - 60)
+                                                          : 1 + ldexp(u, -(int)(st % 40));
+        r128[k] = (st >> 7) & 1 ? -m : m;
+        r64[k] = (float)r128[k];
+    }
+    SWEEP(c128, t128, cpn_c128, double, r128);
+    SWEEP(c64, t64, cpn_c64, float, r64);
     /* pow: C's cpow (glibc: exp(b log a)) for finite operands of moderate size, where neither
      * form loses more than exp's amplification of log's rounding: within 64 ulp of |a ** b|
      * (a part much smaller than the other carries the other's absolute error). */
