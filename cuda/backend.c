@@ -7,23 +7,24 @@
  * by source key in memory and on disk), loaded with cudaLibraryLoadData and cached here by key.
  *
  * What runs on the device: element-wise ops (numpy.where's select and integer power included)
- * and casts over bool, integer, float32 and float64 (any strides, broadcasting, inline scalars),
- * random draws, arange fills, fused programs of those closed by an integer/bool full reduction,
+ * and casts over every dtype (bool, integers, float16 as scalar_dev.h's cpn_half, float32/64,
+ * complex64/128 as {re, im} structs; any strides, broadcasting, inline scalars), random draws,
+ * arange fills (not complex), fused programs of those closed by an integer/bool full reduction,
  * float32/float64 matmul (cuBLAS, blas.c), integer/bool matmul (a tiled generated kernel), and
  * reductions (over axes, float accumulators), scans and argmax/argmin of add, multiply, maximum,
- * minimum on those dtypes (CUB, reduce.cu; csrc/runtime/devreduce.h says which).
- * Everything else (float16 and complex dtypes, other reductions, the distributed executor's
- * gather path and reductions' rank partials) returns CPN_ERR_UNSUPPORTED or reads host buffers,
- * which brings the data to the host first (store.c): correct, not fast.  The distributed
- * executor's box path runs on device buffers through the device transport (nccl.c: region
- * copies and computations, NCCL messages).
+ * minimum on bool, integers, float32 and float64 (CUB, reduce.cu; csrc/runtime/devreduce.h says
+ * which).  Everything else (float16/complex reductions with axes, other reductions, the
+ * distributed executor's gather path and reductions' rank partials) returns CPN_ERR_UNSUPPORTED
+ * or reads host buffers, which brings the data to the host first (store.c): correct, not fast.
+ * The distributed executor's box path runs on device buffers through the device transport
+ * (nccl.c: region copies and computations, NCCL messages).
  *
  * Floating-point reports (numpy.errstate): a watched program's kernel ORs what fpclass.h finds
  * per element into device report words (devfpe.h, one per instruction), and its instructions'
  * findings go to fperr.c as tokens naming the words: read after the flush in one copy, or at
  * once when the error mode raises.  Integer power's kernel reports a negative exponent in its
  * word, read right after the launch (the op fails with NumPy's ValueError).  (The CUB
- * reductions and scans report nothing yet.)
+ * reductions and scans report nothing yet; complex arithmetic reports nothing on the device.)
  *
  * A failing CUDA call is reported through CUDA_TRY with the call, file and line. */
 #include <stdio.h>

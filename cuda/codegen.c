@@ -4,7 +4,11 @@
  * instructions; here every instruction's result is a fresh local variable v<k>, and a slot names
  * the variable that last wrote it, so the compiler sees plain dataflow.  External operand e is
  * addressed as a.base[e] + o<e>, with o<e> its byte offset for the element: b<e> (the row's
- * offset, unravelled once per row) plus the innermost index times its stride. */
+ * offset, unravelled once per row) plus the innermost index times its stride.
+ *
+ * Every dtype has a device type: float16 and complex are scalar_dev.h's cpn_half and {re, im}
+ * structs, of the host types' layout, so memory, inline scalars (16 bytes each) and reduction
+ * partials are read and written as on the host.  Casts follow NumPy's unsafe casts (cast_open). */
 #include "codegen.h"
 
 #include <stdarg.h>
@@ -22,6 +26,9 @@ static const char *const ctypes[CPN_DTYPE_COUNT] = {
     [CPN_DTYPE_INT32] = "int32_t",   [CPN_DTYPE_UINT32] = "uint32_t",
     [CPN_DTYPE_INT64] = "int64_t",   [CPN_DTYPE_UINT64] = "uint64_t",
     [CPN_DTYPE_FLOAT32] = "float",   [CPN_DTYPE_FLOAT64] = "double",
+    /* scalar_dev.h's device types, of the host types' layout */
+    [CPN_DTYPE_FLOAT16] = "cpn_half", [CPN_DTYPE_COMPLEX64] = "cpn_c64",
+    [CPN_DTYPE_COMPLEX128] = "cpn_c128",
 };
 
 static const char *const suffixes[CPN_DTYPE_COUNT] = {
@@ -53,6 +60,8 @@ static enum cpn_dtype loop_dt(const struct cpn_fused_instr *in)
     return in->code == CPN_OP_WHERE ? in->out_dt : in->in_dt;
 }
 
+static bool is_complex(enum cpn_dtype dt) { return cpn_dtype_class(dt) == CPN_CLASS_COMPLEX; }
+
 static bool fail(const char **why, const char *msg)
 {
     if (why) *why = msg;
@@ -67,8 +76,7 @@ bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why)
         const struct cpn_fused_instr *in = &p->instr[k];
         switch (in->kind) {
         case CPN_FI_LOOP:
-            if (!cpn_cuda_ctype(in->in_dt) || !cpn_cuda_ctype(in->out_dt))
-                return fail(why, "float16 and complex have no device kernels");
+            if (!cpn_cuda_ctype(in->in_dt) || !cpn_cuda_ctype(in->out_dt)) return fail(why, "unknown dtype");
             if (in->code >= 0 && !op_has_dtype(in->code, loop_dt(in)))
                 return fail(why, "the op has no loop for this dtype");
             break;
@@ -77,14 +85,14 @@ bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why)
             next++;
             break;
         case CPN_FI_ARANGE:
-            if (!cpn_cuda_ctype(in->dt)) return fail(why, "float16 and complex have no device kernels");
+            if (!cpn_cuda_ctype(in->dt)) return fail(why, "unknown dtype");
+            if (is_complex(in->dt)) return fail(why, "complex arange fills run on the host");
             nparam++;
             next++;
             break;
         case CPN_FI_REDUCE:
             if (k != p->ninstr - 1) return fail(why, "a reduction must close the program");
-            if (!cpn_cuda_ctype(in->dt) || !cpn_cuda_ctype(in->acc_dt))
-                return fail(why, "float16 and complex have no device kernels");
+            if (!cpn_cuda_ctype(in->dt) || !cpn_cuda_ctype(in->acc_dt)) return fail(why, "unknown dtype");
             if (!op_has_dtype(in->rcode, in->acc_dt)) return fail(why, "the reduction has no loop for this dtype");
             break;
         default:
@@ -136,6 +144,23 @@ static void operand(struct text *t, const struct cpn_fused_arg *a, const char *t
     }
 }
 
+/* A conversion of an expression from dtype `from` to `to`, as NumPy's unsafe cast (and the host's
+ * cast.c): emitted as cast_open, the expression, cast_close.  To complex: the value as the real
+ * part; from complex: the real part, or for bool whether either part is non-zero. */
+static void cast_open(struct text *t, enum cpn_dtype from, enum cpn_dtype to)
+{
+    if (is_complex(to)) emit(t, "cpn_to_%s(", suffixes[to]);
+    else if (is_complex(from) && to == CPN_DTYPE_BOOL) emit(t, "!cpn_logical_not_%s(", suffixes[from]);
+    else if (is_complex(from)) emit(t, "(%s)(", ctypes[to]);
+    else emit(t, "(%s)", ctypes[to]);
+}
+
+static void cast_close(struct text *t, enum cpn_dtype from, enum cpn_dtype to)
+{
+    if (is_complex(to) || (is_complex(from) && to == CPN_DTYPE_BOOL)) emit(t, ")");
+    else if (is_complex(from)) emit(t, ").re");
+}
+
 /* Store the value of v<k> (type ty) to output operand `o`: memory or a register slot. */
 static void store(struct text *t, const struct cpn_fused_arg *o, const char *ty, int k, int *var)
 {
@@ -149,9 +174,11 @@ static void store(struct text *t, const struct cpn_fused_arg *o, const char *ty,
 static int fpe_kind(const struct cpn_fused_instr *in)
 {
     if (in->kind != CPN_FI_LOOP) return CPN_FPC_NONE;
+    /* Casts from a real float (float16 through its float value); not to complex, whose value
+     * the rules do not take (float -> complex64 narrowing is unreported on the device). */
     if (in->code < 0)
-        return cpn_dtype_class(in->in_dt) == CPN_CLASS_FLOAT ? cpn_fpc_kind_of(-1, in->in_dt, in->out_dt)
-                                                              : CPN_FPC_NONE;
+        return cpn_dtype_class(in->in_dt) == CPN_CLASS_FLOAT && !is_complex(in->out_dt)
+                   ? cpn_fpc_kind_of(-1, in->in_dt, in->out_dt) : CPN_FPC_NONE;
     const enum cpn_dtype ldt = loop_dt(in);
     return cpn_dtype_class(ldt) == CPN_CLASS_FLOAT ? cpn_fpc_kind_of(in->code, ldt, ldt) : CPN_FPC_NONE;
 }
@@ -262,7 +289,7 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
     emit(&t, "#include \"cpn_device.h\"\n\n");
     emit(&t, "extern \"C\" __global__ void __launch_bounds__(%d) cpn_k(const struct cpn_dev_args a)\n{\n",
          CPN_DEV_BLOCK);
-    if (reduce) emit(&t, "    %s acc = 0;\n    bool has = false;\n", acc_t);
+    if (reduce) emit(&t, "    %s acc{};\n    bool has = false;\n", acc_t);
     for (int k = 0; k < p->ninstr; k++)
         if (reports(p, &p->instr[k])) emit(&t, "    unsigned f%d = 0;\n", k);
     /* Rows (every dimension but the innermost) over blockIdx.y, the innermost dimension over
@@ -298,8 +325,10 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
                 operand(&t, &in->arg[0], ti, var, &scal);
                 emit(&t, ")");
             } else if (in->code < 0) {
-                emit(&t, "        const %s v%d = (%s)", to, k, to);
+                emit(&t, "        const %s v%d = ", to, k);
+                cast_open(&t, in->in_dt, in->out_dt);
                 operand(&t, &in->arg[0], ti, var, &scal);
+                cast_close(&t, in->in_dt, in->out_dt);
             } else if (in->code == CPN_OP_WHERE) {   /* out = cond ? x : y */
                 emit(&t, "        const %s v%d = ", to, k);
                 operand(&t, &in->arg[0], "bool", var, &scal);
@@ -341,8 +370,10 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
             break;
         }
         default: {   /* REDUCE: fold into this thread's accumulator, in the accumulator dtype */
-            emit(&t, "        {\n            const %s x = (%s)", acc_t, acc_t);
+            emit(&t, "        {\n            const %s x = ", acc_t);
+            cast_open(&t, in->dt, in->acc_dt);
             operand(&t, &in->arg[0], ctypes[in->dt], var, &scal);
+            cast_close(&t, in->dt, in->acc_dt);
             emit(&t, ";\n            acc = has ? cpn_%s_%s(acc, x) : x;\n            has = true;\n        }\n",
                  cpn_op_info(in->rcode)->name, suffixes[in->acc_dt]);
             break;
@@ -362,7 +393,7 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
          * block)); thread 0 folds the block's partials in thread order. */
         emit(&t, "    __shared__ %s sv[%d];\n    __shared__ bool sh[%d];\n", acc_t, CPN_DEV_BLOCK, CPN_DEV_BLOCK);
         emit(&t, "    sv[threadIdx.x] = acc;\n    sh[threadIdx.x] = has;\n    __syncthreads();\n");
-        emit(&t, "    if (threadIdx.x == 0) {\n        %s r = 0;\n        bool h = false;\n", acc_t);
+        emit(&t, "    if (threadIdx.x == 0) {\n        %s r{};\n        bool h = false;\n", acc_t);
         emit(&t, "        for (unsigned t = 0; t < blockDim.x; t++)\n");
         emit(&t, "            if (sh[t]) {\n                r = h ? cpn_%s_%s(r, sv[t]) : sv[t];\n"
                  "                h = true;\n            }\n",

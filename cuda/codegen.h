@@ -18,10 +18,10 @@
 
 #include "fused.h"
 
-/* Can the device run `p` (a program template; externals need not be bound)?  False for float16
- * and complex dtypes, more than CPN_DEV_MAXEXT externals, CPN_DEV_MAXSCAL scalars,
- * CPN_DEV_MAXPARAM draws/fills, or an op without a definition for its dtype.  With `why`, a
- * reason is written there on false. */
+/* Can the device run `p` (a program template; externals need not be bound)?  False for complex
+ * arange fills (run on the host), more than CPN_DEV_MAXEXT externals, CPN_DEV_MAXSCAL scalars, CPN_DEV_MAXPARAM
+ * draws/fills, or an op without a definition for its dtype.  With `why`, a reason is written
+ * there on false. */
 bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why);
 
 /* Write the kernel source for the bound (or template) program `p` into buf[0..cap) with a
@@ -47,7 +47,8 @@ int cpn_cuda_codegen_matmul(enum cpn_dtype dt, char *buf, size_t cap);
  * determines the compiled code.  `out` holds at least 17 bytes. */
 void cpn_cuda_codegen_key(const char *src, char out[17]);
 
-/* The C type of `dt` in generated code ("double"), or NULL when the device lacks it. */
+/* The C type of `dt` in generated code ("double"; float16 and complex: scalar_dev.h's cpn_half,
+ * cpn_c64, cpn_c128), or NULL for an unknown dtype. */
 const char *cpn_cuda_ctype(enum cpn_dtype dt);
 
 /* The prelude headers (cpn_device.h and what it includes), embedded at build time: names and

@@ -35,5 +35,12 @@ static __device__ __forceinline__ T cpn_arange(int64_t i, P start, P second)
     const T d = (T)((T)second - s);
     return i == 0 ? s : i == 1 ? (T)second : (T)(s + (T)i * d);
 }
+/* float16 as fill.c computes it: in float from the rounded start, the step not rounded. */
+template <>
+__device__ __forceinline__ cpn_half cpn_arange<cpn_half, double>(int64_t i, double start, double second)
+{
+    const float s = (float)(cpn_half)start, d = (float)(cpn_half)second - s;
+    return i == 0 ? (cpn_half)s : i == 1 ? (cpn_half)second : (cpn_half)(s + (float)i * d);
+}
 
 #endif

@@ -289,3 +289,113 @@ def test_matmul_parity(dtype):
     close(x @ y, a @ b)
     close(y.T @ x.T, b.T @ a.T)
     close((x * 2) @ y[:, ::2], (a * 2) @ b[:, ::2])
+
+
+# ---- float16 and complex on the device ---------------------------------------------------------------
+# scalar_dev.h's cpn_half and {re, im} structs (tests/c/test_scalar_dev.c checks their arithmetic on
+# the host).  Arithmetic, comparisons and casts are bit for bit NumPy's (no FMA contraction; float16
+# computes in float and rounds once), except complex multiply and square, whose CPU loops (and so
+# the device, the same formula) round ar*br - ai*bi twice where NumPy's SIMD loops may fuse; the
+# transcendental functions are NumPy's formulas over the device's libm: close, not bitwise.
+
+HC_DTYPES = ["float16", "complex64", "complex128"]
+HC_EXACT = ["add", "subtract", "multiply", "divide", "maximum", "minimum", "fmax", "equal", "not_equal",
+            "less", "greater_equal", "logical_and", "negative", "conjugate", "square", "absolute",
+            "isnan", "isinf", "logical_not"]
+HC_CLOSE = ["power", "sqrt", "exp", "log", "sin", "cos", "tan", "sinh", "cosh", "tanh", "exp2",
+            "expm1", "log2", "log10", "log1p", "reciprocal", "sign", "arcsin", "arccos", "arctan", "arcsinh",
+            "arccosh", "arctanh"]
+
+
+def _hc_data(dtype, shape, seed, special=False):
+    rng = numpy.random.default_rng(seed)
+    a = rng.random(shape) * 6 - 3
+    if numpy.dtype(dtype).kind == "c":
+        a = a + 1j * (rng.random(shape) * 6 - 3)
+    a = a.astype(dtype)
+    if special:   # signed zeros, infinities and NaN in both parts
+        vals = [0.0, -0.0, numpy.inf, -numpy.inf, numpy.nan, 1.5]
+        flat = a.reshape(-1)
+        for k, v in enumerate(vals):
+            flat[k] = v
+            if a.dtype.kind == "c":
+                for m, w in enumerate(vals):
+                    flat[len(vals) * (k + 1) + m] = complex(v, w)
+    return a
+
+
+def _close(got, ref, dtype):
+    rtol = {"float16": 2e-3, "complex64": 2e-5, "complex128": 1e-12}[numpy.dtype(dtype).name]
+    assert got.dtype == ref.dtype
+    if ref.dtype.kind == "c":   # a part much smaller than |ref| carries |ref|'s absolute error
+        big = numpy.abs(ref[numpy.isfinite(ref)]).max(initial=0.0)
+        numpy.testing.assert_allclose(got.real, ref.real, rtol=rtol, atol=rtol * big)
+        numpy.testing.assert_allclose(got.imag, ref.imag, rtol=rtol, atol=rtol * big)
+    elif ref.dtype.kind == "f":
+        numpy.testing.assert_allclose(got, ref, rtol=rtol)
+    else:
+        numpy.testing.assert_array_equal(got, ref)
+
+
+@on_device
+@pytest.mark.parametrize("dtype", HC_DTYPES)
+@pytest.mark.parametrize("name", HC_EXACT + HC_CLOSE)
+def test_half_complex_ops_parity(name, dtype):
+    nf = getattr(numpy, name)
+    exact = name in HC_EXACT and not (dtype != "float16" and name in ("multiply", "square"))
+    a, b = _hc_data(dtype, (13, 17), 5, special=exact), _hc_data(dtype, (13, 17), 6)
+    args = (a,) if nf.nin == 1 else (a, b)
+    with numpy.errstate(all="ignore"):
+        ref = nf(*args)
+        got = numpy.asarray(getattr(cupynum, name)(*[cupynum.asarray(x) for x in args]))
+        # with a scalar operand (an inline scalar of the kernel)
+        if nf.nin == 2:
+            s = a.dtype.type(1.25 - 0.5j) if a.dtype.kind == "c" else a.dtype.type(1.25)
+            ref_s = nf(a, s)
+            got_s = numpy.asarray(getattr(cupynum, name)(cupynum.asarray(a), s))
+    if exact:
+        numpy.testing.assert_array_equal(got, ref)
+        assert got.dtype == ref.dtype
+        if nf.nin == 2:
+            numpy.testing.assert_array_equal(got_s, ref_s)
+    else:
+        _close(got, ref, dtype)
+        if nf.nin == 2:
+            _close(got_s, ref_s, dtype)
+
+
+@on_device
+@pytest.mark.parametrize("dtype", HC_DTYPES)
+def test_half_complex_casts(dtype):
+    import warnings
+    a = _hc_data(dtype, (7, 9), 7, special=True)
+    x = cupynum.asarray(a)
+    with warnings.catch_warnings(), numpy.errstate(all="ignore"):
+        warnings.simplefilter("ignore")   # NumPy's ComplexWarning for complex -> real
+        # (no unsigned targets: a negative float's conversion to them is undefined in C, and the
+        # GPU's saturates where the CPU's wraps)
+        for dt in ["bool", "int8", "int16", "int64", "float16", "float32", "float64", "complex64", "complex128"]:
+            ref = a.astype(dt)
+            got = numpy.asarray(x.astype(dt))
+            if numpy.dtype(dt).kind in "iu":   # NaN and infinities convert to unspecified integers
+                ok = numpy.isfinite(a.real)
+                got, ref = got[ok], ref[ok]
+            numpy.testing.assert_array_equal(got, ref)
+            # and back from every dtype
+            b = _data("float64", (7, 9), 8).astype(dt) if dt != "bool" else _data("bool", (7, 9), 8)
+            numpy.testing.assert_array_equal(numpy.asarray(cupynum.asarray(b).astype(dtype)), b.astype(dtype))
+
+
+@on_device
+def test_half_complex_fused_and_fills():
+    a, c = _hc_data("float16", (40, 30), 9), _hc_data("complex128", (40, 30), 10)
+    x, z = cupynum.asarray(a), cupynum.asarray(c)
+    with numpy.errstate(all="ignore"):
+        numpy.testing.assert_array_equal(numpy.asarray(x * x + x - 1), a * a + a - 1)
+        _close(numpy.asarray(z * z - z / (z + 2j)), c * c - c / (c + 2j), "complex128")
+        numpy.testing.assert_array_equal(numpy.asarray((z * 3 > z).astype("int64") + 1), (c * 3 > c).astype("int64") + 1)
+        _close(numpy.asarray(cupynum.sum(z * z)), numpy.asarray(numpy.sum(c * c)), "complex128")
+    numpy.testing.assert_array_equal(numpy.asarray(cupynum.arange(0, 20, 0.75, dtype="float16")),
+                                     numpy.arange(0, 20, 0.75, dtype="float16"))
+    numpy.testing.assert_array_equal(numpy.asarray(cupynum.arange(1, 9, 2, dtype="complex128")),
+                                     numpy.arange(1, 9, 2, dtype="complex128"))

@@ -6,8 +6,10 @@
  * shifts past the width give 0 (or -1), integer division by zero gives 0, NaN propagates through
  * maximum/minimum, complex numbers order lexicographically.  Signed overflow wraps (-fwrapv).
  *
- * float16 and complex are host-only here (_Float16 and C99 complex); the CUDA backend brings
- * their device forms. */
+ * float16 and complex: on the host C's _Float16 and C99 complex; on the device (nvcc, NVRTC) types
+ * of the same layout from scalar_dev.h (cpn_half computing in float; {re, im} structs).  The
+ * definitions below serve both through cpn_half/cpn_c64/cpn_c128 and the CPN_RE/CPN_IM/CPN_CPX
+ * accessors; only the functions C99 provides (cexp, clog, ...) have a separate device form. */
 #ifndef CPN_SCALAR_H
 #define CPN_SCALAR_H
 
@@ -46,16 +48,38 @@
 #define CPN_LOG2E 1.442695040888963407359924681001892137
 #define CPN_LOG10E 0.434294481903251827651128918916605082
 
+#include "scalar_dev.h"
+#ifndef __CUDACC__
+typedef _Float16 cpn_half;
+typedef float _Complex cpn_c64;
+typedef double _Complex cpn_c128;
+/* Parts, construction, and the C99 function `fn` (exp: cexpf, cexp) of each complex type. */
+#define CPN_RE_c64(a) crealf(a)
+#define CPN_IM_c64(a) cimagf(a)
+#define CPN_CPX_c64(r, i) CMPLXF(r, i)
+#define CPN_CF_c64(fn) c##fn##f
+#define CPN_RE_c128(a) creal(a)
+#define CPN_IM_c128(a) cimag(a)
+#define CPN_CPX_c128(r, i) CMPLX(r, i)
+#define CPN_CF_c128(fn) c##fn
+#else   /* the device: scalar_dev.h's structs and NumPy-formula functions (cpn_sexp_c64, ...) */
+#define CPN_RE_c64(a) ((a).re)
+#define CPN_IM_c64(a) ((a).im)
+#define CPN_CPX_c64(r, i) cpn_mk_c64(r, i)
+#define CPN_CF_c64(fn) cpn_s##fn##_c64
+#define CPN_RE_c128(a) ((a).re)
+#define CPN_IM_c128(a) ((a).im)
+#define CPN_CPX_c128(r, i) cpn_mk_c128(r, i)
+#define CPN_CF_c128(fn) cpn_s##fn##_c128
+#endif
+#define CPN_NZ_c64(a) (CPN_RE_c64(a) != 0 || CPN_IM_c64(a) != 0)
+#define CPN_NZ_c128(a) (CPN_RE_c128(a) != 0 || CPN_IM_c128(a) != 0)
+
 /* Type lists.  M(suffix, type) or, for math, M(suffix, type, compute type, libm suffix). */
 #define CPN_SINT_LIST(M) M(i8, int8_t) M(i16, int16_t) M(i32, int32_t) M(i64, int64_t)
 #define CPN_UINT_LIST(M) M(u8, uint8_t) M(u16, uint16_t) M(u32, uint32_t) M(u64, uint64_t)
-#ifdef __CUDACC__
-#define CPN_REAL_LIST(M) M(f32, float, float, f) M(f64, double, double, )
-#define CPN_CPLX_LIST(M)
-#else
-#define CPN_REAL_LIST(M) M(f16, _Float16, float, f) M(f32, float, float, f) M(f64, double, double, )
-#define CPN_CPLX_LIST(M) M(c64, float _Complex, float, f) M(c128, double _Complex, double, )
-#endif
+#define CPN_REAL_LIST(M) M(f16, cpn_half, float, f) M(f32, float, float, f) M(f64, double, double, )
+#define CPN_CPLX_LIST(M) M(c64, cpn_c64, float, f) M(c128, cpn_c128, double, )
 
 /* ---- bool ---------------------------------------------------------------------------------- */
 CPN_SI _Bool cpn_add_b(_Bool a, _Bool b) { return a || b; }
@@ -108,11 +132,19 @@ CPN_REAL_LIST(CPN_DEF_CMP)
     CPN_SI T cpn_negative_##S(T a) { return -a; }                      \
     CPN_SI T cpn_positive_##S(T a) { return +a; }                      \
     CPN_SI T cpn_square_##S(T a) { return a * a; }
+#ifndef __CUDACC__
 #define CPN_DEF_CPLX_ARITH(S, T, ...)                                  \
     CPN_SI T cpn_add_##S(T a, T b) { return a + b; }                   \
     CPN_SI T cpn_subtract_##S(T a, T b) { return a - b; }              \
     CPN_SI T cpn_negative_##S(T a) { return -a; }                      \
     CPN_SI T cpn_positive_##S(T a) { return +a; }
+#else   /* the same, part by part, on the device's structs */
+#define CPN_DEF_CPLX_ARITH(S, T, ...)                                                     \
+    CPN_SI T cpn_add_##S(T a, T b) { return CPN_CPX_##S(a.re + b.re, a.im + b.im); }      \
+    CPN_SI T cpn_subtract_##S(T a, T b) { return CPN_CPX_##S(a.re - b.re, a.im - b.im); } \
+    CPN_SI T cpn_negative_##S(T a) { return CPN_CPX_##S(-a.re, -a.im); }                  \
+    CPN_SI T cpn_positive_##S(T a) { return a; }
+#endif
 CPN_SINT_LIST(CPN_DEF_ARITH)
 CPN_UINT_LIST(CPN_DEF_ARITH)
 CPN_REAL_LIST(CPN_DEF_ARITH)
@@ -480,10 +512,13 @@ CPN_DEF_NEXTAFTER(f64, double, uint64_t, int64_t, 0x7fffffffffffffffull, 0x7ff00
 CPN_DEF_NEXTAFTER(f32, float, uint32_t, int32_t, 0x7fffffffu, 0x7f800000u, 0x1p-24f)
 CPN_SI double cpn_float_power_f64(double a, double b) { return cpn_power_f64(a, b); }
 
-#ifndef __CUDACC__
 /* float16 nextafter and spacing work on the bits, as NumPy's npy_half_nextafter and
  * npy_half_spacing do (NumPy's half spacing is always positive: the gap above |a|, or below it
- * at a power of two for negative a). */
+ * at a power of two for negative a).  The device has no status flags to raise. */
+#ifdef __CUDACC__
+#define CPN_FERAISE(e) ((void)0)
+#else
+#define CPN_FERAISE(e) feraiseexcept(e)
 CPN_SI uint16_t cpn_half_bits(_Float16 h)
 {
     union { _Float16 h; uint16_t u; } c = {.h = h};
@@ -494,7 +529,8 @@ CPN_SI _Float16 cpn_half_from_bits(uint16_t u)
     union { uint16_t u; _Float16 h; } c = {.u = u};
     return c.h;
 }
-CPN_SI _Float16 cpn_nextafter_f16(_Float16 a, _Float16 b)
+#endif
+CPN_SI cpn_half cpn_nextafter_f16(cpn_half a, cpn_half b)
 {
     uint16_t x = cpn_half_bits(a), y = cpn_half_bits(b);
     if (isnan((float)a) || isnan((float)b)) return cpn_half_from_bits(0x7e00u);
@@ -504,15 +540,15 @@ CPN_SI _Float16 cpn_nextafter_f16(_Float16 a, _Float16 b)
     if (!(y & 0x8000u) || (x & 0x7fffu) > (y & 0x7fffu)) return cpn_half_from_bits((uint16_t)(x - 1));
     return cpn_half_from_bits((uint16_t)(x + 1));
 }
-CPN_SI _Float16 cpn_spacing_f16(_Float16 a)
+CPN_SI cpn_half cpn_spacing_f16(cpn_half a)
 {
     uint16_t h = cpn_half_bits(a), e = h & 0x7c00u, sig = h & 0x03ffu, r;
     if (e == 0x7c00u) {
         r = 0x7e00u;
-        feraiseexcept(FE_INVALID);   /* NumPy's npy_half_spacing reports these two */
+        CPN_FERAISE(FE_INVALID);   /* NumPy's npy_half_spacing reports these two */
     } else if (h == 0x7bffu) {
         r = 0x7c00u;
-        feraiseexcept(FE_OVERFLOW);
+        CPN_FERAISE(FE_OVERFLOW);
     }
     else if ((h & 0x8000u) && sig == 0) {
         if (e > 0x2c00u) r = (uint16_t)(e - 0x2c00u);
@@ -523,31 +559,30 @@ CPN_SI _Float16 cpn_spacing_f16(_Float16 a)
     else r = 0x0001u;
     return cpn_half_from_bits(r);
 }
-#endif
 
 /* ---- complex: lexicographic order, NaN-propagating maximum/minimum --------------------------
  * Multiply, divide (Smith's algorithm), square, power and absolute follow NumPy's loops exactly
  * (not C's Annex G forms), so results match NumPy bit for bit.  CPX(S) builds a value. */
-#ifndef __CUDACC__
-#define CPN_CPX_c64(r, i) CMPLXF(r, i)
-#define CPN_CPX_c128(r, i) CMPLX(r, i)
 #define CPN_DEF_CPLX(S, T, R, LS)                                                         \
     /* NumPy's order: a NaN in either imaginary part makes a real-part comparison false. */  \
     CPN_SI _Bool cpn_less_##S(T a, T b)                                                   \
     {                                                                                     \
-        R ar = creal##LS(a), ai = cimag##LS(a), br = creal##LS(b), bi = cimag##LS(b);     \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b); \
         return (ar < br && ai == ai && bi == bi) || (ar == br && ai < bi);                \
     }                                                                                     \
     CPN_SI _Bool cpn_less_equal_##S(T a, T b)                                             \
     {                                                                                     \
-        R ar = creal##LS(a), ai = cimag##LS(a), br = creal##LS(b), bi = cimag##LS(b);     \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b); \
         return (ar < br && ai == ai && bi == bi) || (ar == br && ai <= bi);               \
     }                                                                                     \
     CPN_SI _Bool cpn_greater_##S(T a, T b) { return cpn_less_##S(b, a); }                 \
     CPN_SI _Bool cpn_greater_equal_##S(T a, T b) { return cpn_less_equal_##S(b, a); }     \
-    CPN_SI _Bool cpn_equal_##S(T a, T b) { return a == b; }                               \
-    CPN_SI _Bool cpn_not_equal_##S(T a, T b) { return a != b; }                           \
-    CPN_SI _Bool cpn_cnan_##S(T a) { return isnan(creal##LS(a)) || isnan(cimag##LS(a)); } \
+    CPN_SI _Bool cpn_equal_##S(T a, T b)                                                  \
+    {                                                                                     \
+        return CPN_RE_##S(a) == CPN_RE_##S(b) && CPN_IM_##S(a) == CPN_IM_##S(b);          \
+    }                                                                                     \
+    CPN_SI _Bool cpn_not_equal_##S(T a, T b) { return !cpn_equal_##S(a, b); }             \
+    CPN_SI _Bool cpn_cnan_##S(T a) { return isnan(CPN_RE_##S(a)) || isnan(CPN_IM_##S(a)); } \
     CPN_SI T cpn_maximum_##S(T a, T b)                                                    \
     {                                                                                     \
         return (cpn_greater_equal_##S(a, b) || cpn_cnan_##S(a)) ? a : b;                  \
@@ -558,12 +593,12 @@ CPN_SI _Float16 cpn_spacing_f16(_Float16 a)
     }                                                                                     \
     CPN_SI T cpn_cmul_##S(T a, T b)                                                       \
     {                                                                                     \
-        R ar = creal##LS(a), ai = cimag##LS(a), br = creal##LS(b), bi = cimag##LS(b);     \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b); \
         return CPN_CPX_##S(ar * br - ai * bi, ar * bi + ai * br);                         \
     }                                                                                     \
     CPN_SI T cpn_divide_##S(T a, T b)                                                     \
     {                                                                                     \
-        R ar = creal##LS(a), ai = cimag##LS(a), br = creal##LS(b), bi = cimag##LS(b);     \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b); \
         R abr = fabs##LS(br), abi = fabs##LS(bi);                                         \
         if (abr >= abi) {                                                                 \
             if (abr == 0 && abi == 0) return CPN_CPX_##S(ar / abr, ai / abi);             \
@@ -575,12 +610,12 @@ CPN_SI _Float16 cpn_spacing_f16(_Float16 a)
     }                                                                                     \
     CPN_SI T cpn_square_##S(T a)                                                          \
     {                                                                                     \
-        R ar = creal##LS(a), ai = cimag##LS(a);                                           \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a);                                         \
         return CPN_CPX_##S(ar * ar - ai * ai, ar * ai + ai * ar);                         \
     }                                                                                     \
     CPN_SI T cpn_reciprocal_##S(T a)                                                      \
     {                                                                                     \
-        R ar = creal##LS(a), ai = cimag##LS(a);                                           \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a);                                         \
         if (fabs##LS(ai) <= fabs##LS(ar)) {                                               \
             R r = ai / ar, d = ar + ai * r;                                               \
             return CPN_CPX_##S((R)1 / d, -r / d);                                         \
@@ -591,7 +626,7 @@ CPN_SI _Float16 cpn_spacing_f16(_Float16 a)
     /* max(|re|, |im|) * sqrt(fma(r, r, 1)), r = min/max: NumPy's vectorised hypot. */     \
     CPN_SI R cpn_absolute_##S(T a)                                                        \
     {                                                                                     \
-        R re = fabs##LS(creal##LS(a)), im = fabs##LS(cimag##LS(a));                       \
+        R re = fabs##LS(CPN_RE_##S(a)), im = fabs##LS(CPN_IM_##S(a));                     \
         if (isinf(re) || isinf(im)) return (R)INFINITY;                                   \
         if (isnan(re) || isnan(im)) return (R)NAN;                                        \
         R big = re > im ? re : im, small = re > im ? im : re;                             \
@@ -602,7 +637,7 @@ CPN_SI _Float16 cpn_spacing_f16(_Float16 a)
     /* NumPy's npy_cpow: exact small integer powers by repeated squaring. */              \
     CPN_SI T cpn_power_##S(T a, T b)                                                      \
     {                                                                                     \
-        R ar = creal##LS(a), ai = cimag##LS(a), br = creal##LS(b), bi = cimag##LS(b);     \
+        R ar = CPN_RE_##S(a), ai = CPN_IM_##S(a), br = CPN_RE_##S(b), bi = CPN_IM_##S(b); \
         if (br == 0 && bi == 0) return CPN_CPX_##S(1, 0);                                 \
         if (ar == 0 && ai == 0) {                                                         \
             if (br > 0) return CPN_CPX_##S(0, 0);                                         \
@@ -623,14 +658,14 @@ CPN_SI _Float16 cpn_spacing_f16(_Float16 a)
             }                                                                             \
             return n < 0 ? cpn_divide_##S(CPN_CPX_##S(1, 0), acc) : acc;                  \
         }                                                                                 \
-        return cpow##LS(a, b);                                                            \
+        return CPN_CF_##S(pow)(a, b);                                                     \
     }                                                                                     \
-    CPN_SI T cpn_sqrt_##S(T a) { return csqrt##LS(a); }                                   \
-    CPN_SI T cpn_exp_##S(T a) { return cexp##LS(a); }                                     \
-    CPN_SI T cpn_log_##S(T a) { return clog##LS(a); }                                     \
-    CPN_SI T cpn_sin_##S(T a) { return csin##LS(a); }                                     \
-    CPN_SI T cpn_cos_##S(T a) { return ccos##LS(a); }                                     \
-    CPN_SI T cpn_tanh_##S(T a) { return ctanh##LS(a); }
+    CPN_SI T cpn_sqrt_##S(T a) { return CPN_CF_##S(sqrt)(a); }                            \
+    CPN_SI T cpn_exp_##S(T a) { return CPN_CF_##S(exp)(a); }                              \
+    CPN_SI T cpn_log_##S(T a) { return CPN_CF_##S(log)(a); }                              \
+    CPN_SI T cpn_sin_##S(T a) { return CPN_CF_##S(sin)(a); }                              \
+    CPN_SI T cpn_cos_##S(T a) { return CPN_CF_##S(cos)(a); }                              \
+    CPN_SI T cpn_tanh_##S(T a) { return CPN_CF_##S(tanh)(a); }
 CPN_CPLX_LIST(CPN_DEF_CPLX)
 #define CPN_DEF_CPLX_MUL(S, T, R, LS) \
     CPN_SI T cpn_multiply_##S(T a, T b) { return cpn_cmul_##S(a, b); }
@@ -647,22 +682,22 @@ CPN_CPLX_LIST(CPN_DEF_CPLX_MUL)
     {                                                                                     \
         return (cpn_less_equal_##S(a, b) || cpn_cnan_##S(b)) ? a : b;                     \
     }                                                                                     \
-    CPN_SI _Bool cpn_logical_and_##S(T a, T b) { return a != 0 && b != 0; }             \
-    CPN_SI _Bool cpn_logical_or_##S(T a, T b) { return a != 0 || b != 0; }               \
-    CPN_SI _Bool cpn_logical_xor_##S(T a, T b) { return (a != 0) != (b != 0); }          \
-    CPN_SI _Bool cpn_logical_not_##S(T a) { return a == 0; }                              \
+    CPN_SI _Bool cpn_logical_and_##S(T a, T b) { return CPN_NZ_##S(a) && CPN_NZ_##S(b); } \
+    CPN_SI _Bool cpn_logical_or_##S(T a, T b) { return CPN_NZ_##S(a) || CPN_NZ_##S(b); }  \
+    CPN_SI _Bool cpn_logical_xor_##S(T a, T b) { return (CPN_NZ_##S(a)) != (CPN_NZ_##S(b)); } \
+    CPN_SI _Bool cpn_logical_not_##S(T a) { return !CPN_NZ_##S(a); }                      \
     CPN_SI _Bool cpn_isnan_##S(T a) { return cpn_cnan_##S(a); }                           \
-    CPN_SI _Bool cpn_isinf_##S(T a) { return isinf(creal##LS(a)) || isinf(cimag##LS(a)); } \
+    CPN_SI _Bool cpn_isinf_##S(T a) { return isinf(CPN_RE_##S(a)) || isinf(CPN_IM_##S(a)); } \
     CPN_SI _Bool cpn_isfinite_##S(T a)                                                    \
     {                                                                                     \
-        return isfinite(creal##LS(a)) && isfinite(cimag##LS(a));                          \
+        return isfinite(CPN_RE_##S(a)) && isfinite(CPN_IM_##S(a));                        \
     }                                                                                     \
-    CPN_SI T cpn_conjugate_##S(T a) { return conj##LS(a); }                               \
-    CPN_SI T cpn_rint_##S(T a) { return CPN_CPX_##S(rint##LS(creal##LS(a)), rint##LS(cimag##LS(a))); } \
+    CPN_SI T cpn_conjugate_##S(T a) { return CPN_CPX_##S(CPN_RE_##S(a), -CPN_IM_##S(a)); } \
+    CPN_SI T cpn_rint_##S(T a) { return CPN_CPX_##S(rint##LS(CPN_RE_##S(a)), rint##LS(CPN_IM_##S(a))); } \
     /* NumPy 2: a / |a|; NaN when |a| is NaN or both parts are infinite. */               \
     CPN_SI T cpn_sign_##S(T a)                                                            \
     {                                                                                     \
-        R re = creal##LS(a), im = cimag##LS(a), m = hypot##LS(re, im);                    \
+        R re = CPN_RE_##S(a), im = CPN_IM_##S(a), m = hypot##LS(re, im);                  \
         if (isnan(m)) return CPN_CPX_##S(NAN, NAN);                                       \
         if (isinf(m)) {                                                                   \
             if (isinf(re)) {                                                              \
@@ -676,42 +711,43 @@ CPN_CPLX_LIST(CPN_DEF_CPLX_MUL)
     }                                                                                     \
     CPN_SI T cpn_exp2_##S(T a)                                                            \
     {                                                                                     \
-        return cexp##LS(CPN_CPX_##S(creal##LS(a) * (R)CPN_LN2, cimag##LS(a) * (R)CPN_LN2)); \
+        return CPN_CF_##S(exp)(CPN_CPX_##S(CPN_RE_##S(a) * (R)CPN_LN2, CPN_IM_##S(a) * (R)CPN_LN2)); \
     }                                                                                     \
     CPN_SI T cpn_expm1_##S(T a)                                                           \
     {                                                                                     \
-        R re = creal##LS(a), im = cimag##LS(a), h = sin##LS(im / 2);                      \
+        R re = CPN_RE_##S(a), im = CPN_IM_##S(a), h = sin##LS(im / 2);                    \
         return CPN_CPX_##S(expm1##LS(re) * cos##LS(im) - 2 * h * h, exp##LS(re) * sin##LS(im)); \
     }                                                                                     \
     CPN_SI T cpn_log2_##S(T a)                                                            \
     {                                                                                     \
-        T l = clog##LS(a);                                                                \
-        return CPN_CPX_##S(creal##LS(l) * (R)CPN_LOG2E, cimag##LS(l) * (R)CPN_LOG2E);     \
+        T l = CPN_CF_##S(log)(a);                                                         \
+        return CPN_CPX_##S(CPN_RE_##S(l) * (R)CPN_LOG2E, CPN_IM_##S(l) * (R)CPN_LOG2E);   \
     }                                                                                     \
     CPN_SI T cpn_log10_##S(T a)                                                           \
     {                                                                                     \
-        T l = clog##LS(a);                                                                \
-        return CPN_CPX_##S(creal##LS(l) * (R)CPN_LOG10E, cimag##LS(l) * (R)CPN_LOG10E);   \
+        T l = CPN_CF_##S(log)(a);                                                         \
+        return CPN_CPX_##S(CPN_RE_##S(l) * (R)CPN_LOG10E, CPN_IM_##S(l) * (R)CPN_LOG10E); \
     }                                                                                     \
     CPN_SI T cpn_log1p_##S(T a)                                                           \
     {                                                                                     \
-        R re = creal##LS(a) + 1, im = cimag##LS(a);                                       \
+        R re = CPN_RE_##S(a) + 1, im = CPN_IM_##S(a);                                     \
         return CPN_CPX_##S(log##LS(hypot##LS(re, im)), atan2##LS(im, re));                \
     }                                                                                     \
-    CPN_SI T cpn_tan_##S(T a) { return ctan##LS(a); }                                     \
-    CPN_SI T cpn_arcsin_##S(T a) { return casin##LS(a); }                                 \
-    CPN_SI T cpn_arccos_##S(T a) { return cacos##LS(a); }                                 \
-    CPN_SI T cpn_arctan_##S(T a) { return catan##LS(a); }                                 \
-    CPN_SI T cpn_sinh_##S(T a) { return csinh##LS(a); }                                   \
-    CPN_SI T cpn_cosh_##S(T a) { return ccosh##LS(a); }                                   \
-    CPN_SI T cpn_arcsinh_##S(T a) { return casinh##LS(a); }                               \
-    CPN_SI T cpn_arccosh_##S(T a) { return cacosh##LS(a); }                               \
-    CPN_SI T cpn_arctanh_##S(T a) { return catanh##LS(a); }
+    CPN_SI T cpn_tan_##S(T a) { return CPN_CF_##S(tan)(a); }                              \
+    CPN_SI T cpn_sinh_##S(T a) { return CPN_CF_##S(sinh)(a); }                            \
+    CPN_SI T cpn_cosh_##S(T a) { return CPN_CF_##S(cosh)(a); }
 CPN_CPLX_LIST(CPN_DEF_CPLX_MATH)
-CPN_SI double _Complex cpn_float_power_c128(double _Complex a, double _Complex b)
+#define CPN_DEF_CPLX_ATRIG(S, T, R, LS)                                                   \
+    CPN_SI T cpn_arcsin_##S(T a) { return CPN_CF_##S(asin)(a); }                          \
+    CPN_SI T cpn_arccos_##S(T a) { return CPN_CF_##S(acos)(a); }                          \
+    CPN_SI T cpn_arctan_##S(T a) { return CPN_CF_##S(atan)(a); }                          \
+    CPN_SI T cpn_arcsinh_##S(T a) { return CPN_CF_##S(asinh)(a); }                        \
+    CPN_SI T cpn_arccosh_##S(T a) { return CPN_CF_##S(acosh)(a); }                        \
+    CPN_SI T cpn_arctanh_##S(T a) { return CPN_CF_##S(atanh)(a); }
+CPN_CPLX_LIST(CPN_DEF_CPLX_ATRIG)
+CPN_SI cpn_c128 cpn_float_power_c128(cpn_c128 a, cpn_c128 b)
 {
     return cpn_power_c128(a, b);
 }
-#endif
 
 #endif

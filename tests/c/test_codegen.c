@@ -24,8 +24,8 @@
 
 static const enum cpn_dtype device_dtypes[] = {
     CPN_DTYPE_BOOL, CPN_DTYPE_INT8, CPN_DTYPE_UINT8, CPN_DTYPE_INT16, CPN_DTYPE_UINT16,
-    CPN_DTYPE_INT32, CPN_DTYPE_UINT32, CPN_DTYPE_INT64, CPN_DTYPE_UINT64, CPN_DTYPE_FLOAT32,
-    CPN_DTYPE_FLOAT64};
+    CPN_DTYPE_INT32, CPN_DTYPE_UINT32, CPN_DTYPE_INT64, CPN_DTYPE_UINT64, CPN_DTYPE_FLOAT16,
+    CPN_DTYPE_FLOAT32, CPN_DTYPE_FLOAT64, CPN_DTYPE_COMPLEX64, CPN_DTYPE_COMPLEX128};
 #define NDT (int)(sizeof device_dtypes / sizeof device_dtypes[0])
 
 static const char *suffix(enum cpn_dtype dt)
@@ -170,7 +170,8 @@ static void test_ops_sweep(void)
             static unsigned words[1];
             p.fpe_hw = p.fpe_sw = words;
             const bool rep = cpn_dtype_class(device_dtypes[a]) == CPN_CLASS_FLOAT && a != b &&
-                             device_dtypes[b] != CPN_DTYPE_BOOL;
+                             device_dtypes[b] != CPN_DTYPE_BOOL &&
+                             cpn_dtype_class(device_dtypes[b]) != CPN_CLASS_COMPLEX;
             CHECK(cpn_cuda_codegen_reports(&p) == rep);
             CHECK(cpn_cuda_codegen(&p, src, sizeof src) > 0);
             CHECK((strstr(src, "cpn_fpe_") != NULL) == rep);
@@ -180,7 +181,7 @@ static void test_ops_sweep(void)
     for (int d = 0; d < NDT; d++) {
         enum cpn_dtype dt = device_dtypes[d];
         int n = cpn_cuda_codegen_matmul(dt, src, sizeof src);
-        if (cpn_dtype_class(dt) == CPN_CLASS_FLOAT) {
+        if (cpn_dtype_class(dt) == CPN_CLASS_FLOAT || cpn_dtype_class(dt) == CPN_CLASS_COMPLEX) {
             CHECK(n == -1);
             continue;
         }
@@ -191,11 +192,6 @@ static void test_ops_sweep(void)
         add_to_batch(src, kernels_in_batch++);
     }
     CHECK(cpn_cuda_codegen_matmul(CPN_DTYPE_COMPLEX128, src, sizeof src) == -1);
-    /* float16 and complex: no device kernel (the host runs them) */
-    one_op(&p, CPN_OP_ADD, CPN_DTYPE_FLOAT16, 0);
-    CHECK(!cpn_cuda_codegen_supports(&p, NULL));
-    one_op(&p, CPN_OP_ADD, CPN_DTYPE_COMPLEX128, 0);
-    CHECK(!cpn_cuda_codegen_supports(&p, NULL));
     printf("generated %d kernels (%d op x dtype keys)\n", kernels_in_batch, nkeys);
 }
 
@@ -303,18 +299,88 @@ static void arange_program(struct cpn_fused_prog *p)
     p->next = 2;
 }
 
+/* sum(complex128(a) * b): a complex64 external cast up, a complex128 scalar, a complex sum. */
+static void complex_program(struct cpn_fused_prog *p)
+{
+    memset(p, 0, sizeof *p);
+    p->ndim = 2;
+    struct cpn_fused_instr *in = p->instr;
+    in[0].kind = CPN_FI_LOOP;
+    in[0].code = -1;
+    in[0].in_dt = CPN_DTYPE_COMPLEX64;
+    in[0].out_dt = CPN_DTYPE_COMPLEX128;
+    in[0].narg = 2;
+    in[0].arg[0] = (struct cpn_fused_arg){CPN_FARG_EXT, 0, 8, NULL};
+    in[0].arg[1] = (struct cpn_fused_arg){CPN_FARG_REG, 0, 16, NULL};
+    in[1].kind = CPN_FI_LOOP;
+    in[1].code = CPN_OP_MULTIPLY;
+    in[1].in_dt = in[1].out_dt = CPN_DTYPE_COMPLEX128;
+    in[1].narg = 3;
+    in[1].arg[0] = (struct cpn_fused_arg){CPN_FARG_REG, 0, 16, NULL};
+    in[1].arg[1] = (struct cpn_fused_arg){CPN_FARG_SCALAR, 0, 16, NULL};
+    in[1].arg[2] = (struct cpn_fused_arg){CPN_FARG_REG, 1, 16, NULL};
+    in[2].kind = CPN_FI_REDUCE;
+    in[2].narg = 1;
+    in[2].arg[0] = (struct cpn_fused_arg){CPN_FARG_REG, 1, 16, NULL};
+    in[2].dt = in[2].acc_dt = CPN_DTYPE_COMPLEX128;
+    in[2].rcode = CPN_OP_ADD;
+    p->ninstr = 3;
+    p->next = 1;
+}
+
+/* arange (float16), its exp, cast to bool (from complex64 via the cast of the half). */
+static void half_program(struct cpn_fused_prog *p)
+{
+    memset(p, 0, sizeof *p);
+    p->ndim = 1;
+    struct cpn_fused_instr *in = p->instr;
+    in[0].kind = CPN_FI_ARANGE;
+    in[0].narg = 1;
+    in[0].dt = CPN_DTYPE_FLOAT16;
+    in[0].arg[0] = (struct cpn_fused_arg){CPN_FARG_REG, 0, 2, NULL};
+    in[0].index_ext = 0;
+    in[0].index_size = 2;
+    in[1].kind = CPN_FI_LOOP;
+    in[1].code = CPN_OP_EXP;
+    in[1].in_dt = in[1].out_dt = CPN_DTYPE_FLOAT16;
+    in[1].narg = 2;
+    in[1].arg[0] = (struct cpn_fused_arg){CPN_FARG_REG, 0, 2, NULL};
+    in[1].arg[1] = (struct cpn_fused_arg){CPN_FARG_EXT, 1, 2, NULL};
+    in[2].kind = CPN_FI_LOOP;
+    in[2].code = -1;
+    in[2].in_dt = CPN_DTYPE_FLOAT16;
+    in[2].out_dt = CPN_DTYPE_COMPLEX64;
+    in[2].narg = 2;
+    in[2].arg[0] = (struct cpn_fused_arg){CPN_FARG_REG, 0, 2, NULL};
+    in[2].arg[1] = (struct cpn_fused_arg){CPN_FARG_REG, 1, 8, NULL};
+    in[3].kind = CPN_FI_LOOP;
+    in[3].code = -1;
+    in[3].in_dt = CPN_DTYPE_COMPLEX64;
+    in[3].out_dt = CPN_DTYPE_BOOL;
+    in[3].narg = 2;
+    in[3].arg[0] = (struct cpn_fused_arg){CPN_FARG_REG, 1, 8, NULL};
+    in[3].arg[1] = (struct cpn_fused_arg){CPN_FARG_EXT, 2, 1, NULL};
+    p->ninstr = 4;
+    p->next = 3;
+}
+
 static void test_fused_programs(void)
 {
     char src[32768], key[17];
     struct cpn_fused_prog p;
-    void (*builders[])(struct cpn_fused_prog *) = {pi_program, stencil_program, arange_program};
+    void (*builders[])(struct cpn_fused_prog *) = {pi_program, stencil_program, arange_program,
+                                                   complex_program, half_program};
     const char *expect[][3] = {
         {"cpn_philox_uniform(", "cpn_less_f64(", "acc = has ? cpn_add_i64(acc, x) : x"},
         {"cpn_add_f64(", "cpn_multiply_f64((*(const double *)&a.scal[0][0]), v3)", "a.base[5] + o5"},
-        {"cpn_arange<int32_t>(", "(float)v0", "cpn_multiply_f32("}};
+        {"cpn_arange<int32_t>(", "(float)v0", "cpn_multiply_f32("},
+        {"cpn_to_c128((*(const cpn_c64 *)", "cpn_multiply_c128(v0, (*(const cpn_c128 *)&a.scal[0][0]))",
+         "acc = has ? cpn_add_c128(acc, x) : x"},
+        {"cpn_arange<cpn_half>(", "cpn_to_c64(v0)", "!cpn_logical_not_c64(v2)"}};
+    const int nb = (int)(sizeof builders / sizeof builders[0]);
     struct cpn_nvrtc_stats s0, s1;
     cpn_nvrtc_stats(&s0);
-    for (int b = 0; b < 3; b++) {
+    for (int b = 0; b < nb; b++) {
         builders[b](&p);
         CHECK(cpn_cuda_codegen_supports(&p, NULL));
         int n = cpn_cuda_codegen(&p, src, sizeof src);
@@ -337,7 +403,7 @@ static void test_fused_programs(void)
         if (size2 > 0) CHECK(strstr((const char *)img2, ".entry cpn_k") != NULL);
     }
     cpn_nvrtc_stats(&s1);
-    CHECK(s1.memory_hits - s0.memory_hits == 3);
+    CHECK(s1.memory_hits - s0.memory_hits == nb);
     /* the disk cache: forget the memory, compile again, nothing recompiled */
     cpn_nvrtc_forget();
     pi_program(&p);
