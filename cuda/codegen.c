@@ -186,8 +186,9 @@ static int fpe_kind(const struct cpn_fused_instr *in)
 /* An integer division of ops.def's INTDIV (reports division by zero itself). */
 static bool fpe_intdiv(const struct cpn_fused_instr *in)
 {
-    return in->kind == CPN_FI_LOOP && in->code >= 0 && cpn_dtype_class(loop_dt(in)) != CPN_CLASS_FLOAT &&
-           loop_dt(in) != CPN_DTYPE_BOOL && (cpn_op_info((enum cpn_opcode)in->code)->flags & CPN_OPF_INTDIV);
+    const enum cpn_dtype_class c = in->kind == CPN_FI_LOOP ? cpn_dtype_class(loop_dt(in)) : CPN_CLASS_FLOAT;
+    return in->kind == CPN_FI_LOOP && in->code >= 0 && (c == CPN_CLASS_INT || c == CPN_CLASS_UINT) &&
+           (cpn_op_info((enum cpn_opcode)in->code)->flags & CPN_OPF_INTDIV);
 }
 
 /* Signed integer power: a negative exponent is NumPy's ValueError, whatever the error mode. */

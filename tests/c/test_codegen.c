@@ -141,7 +141,8 @@ static void test_ops_sweep(void)
                 const bool fl = cpn_dtype_class(dt) == CPN_CLASS_FLOAT;
                 const bool rep = negpow || (fl && !(info->flags & CPN_OPF_SILENT) && code != CPN_OP_WHERE &&
                                             cpn_op_out_dtype((enum cpn_opcode)code, 0, dt) == dt) ||
-                                 (!fl && dt != CPN_DTYPE_BOOL && (info->flags & CPN_OPF_INTDIV));
+                                 ((cpn_dtype_class(dt) == CPN_CLASS_INT || cpn_dtype_class(dt) == CPN_CLASS_UINT) &&
+                                  (info->flags & CPN_OPF_INTDIV));
                 CHECK(cpn_cuda_codegen_reports(&p) == rep);
                 CHECK(cpn_cuda_codegen(&p, src, sizeof src) > 0);
                 CHECK((strstr(src, "atomicOr((unsigned *)a.fpe + 0, f0)") != NULL) == rep);
