@@ -4,7 +4,9 @@
 # already be installed.
 #
 #   1. build with meson -Dcuda=enabled -Dmpi=disabled + ninja (no pip), stage the package;
-#   2. the device tests: tests/test_cuda.py, test_cuda_reduce.py and test_fusion.py on the GPU backend;
+#   2. the device tests on the GPU backend: tests/test_cuda.py, test_cuda_reduce.py,
+#      test_cuda_fperr.py, test_cuda_dist.py (one rank: the device box path is not taken; the
+#      NCCL transport needs an MPI build and two GPUs) and test_fusion.py;
 #   3. benchmarks (benchmarks/gpu_bench.py): the device copy bandwidth, then stencil (N=16384),
 #      pi (10^9 points) and Black-Scholes on cupynum-GPU, CuPy and NumPy, with the achieved
 #      bandwidth of each against the copy bandwidth measured in this run.
@@ -46,8 +48,10 @@ $PY -c "import cupynum; print(cupynum.runtime_info())" || { echo "IMPORT ON THE 
 # ---- 2. device tests -------------------------------------------------------------------------
 elapsed "device tests (CUPYNUM_DEVICE=$CUPYNUM_DEVICE)"
 if $PY -c "import pytest" 2>/dev/null; then
-    (timeout 180 $PY -m pytest -q -p no:cacheprovider -x --rootdir "$ROOT/tests" \
-        "$ROOT/tests/test_cuda.py" "$ROOT/tests/test_cuda_reduce.py" "$ROOT/tests/test_fusion.py" 2>&1 | tail -25)
+    (timeout 240 $PY -m pytest -q -p no:cacheprovider --maxfail=20 --rootdir "$ROOT/tests" \
+        "$ROOT/tests/test_cuda.py" "$ROOT/tests/test_cuda_reduce.py" "$ROOT/tests/test_cuda_fperr.py" \
+        "$ROOT/tests/test_cuda_dist.py" "$ROOT/tests/test_fusion.py" >"$LOG/device-tests.log" 2>&1; \
+     echo "pytest exit status $?"; grep -E "^(FAILED|ERROR)" "$LOG/device-tests.log" | head -40; tail -3 "$LOG/device-tests.log")
 else
     echo "pytest not installed: device tests skipped"
 fi
