@@ -48,14 +48,17 @@ static void one_op(struct cpn_fused_prog *p, int code, enum cpn_dtype dt, unsign
     in->in_dt = dt;
     in->out_dt = code >= 0 ? cpn_op_out_dtype((enum cpn_opcode)code, 0, dt) : CPN_DTYPE_FLOAT64;
     int nin = code >= 0 ? cpn_op_info((enum cpn_opcode)code)->nin : 1;
-    in->narg = nin + 1;
+    int nout = code >= 0 ? cpn_op_info((enum cpn_opcode)code)->nout : 1;   /* divmod, modf, frexp: 2 */
+    in->narg = nin + nout;
     int e = 0;
     for (int i = 0; i < nin; i++) {
         in->arg[i].kind = (scalar_mask >> i) & 1 ? CPN_FARG_SCALAR : CPN_FARG_EXT;
         if (in->arg[i].kind == CPN_FARG_EXT) in->arg[i].idx = e++;
     }
-    in->arg[nin].kind = CPN_FARG_EXT;
-    in->arg[nin].idx = e++;
+    for (int k = 0; k < nout; k++) {
+        in->arg[nin + k].kind = CPN_FARG_EXT;
+        in->arg[nin + k].idx = e++;
+    }
     p->next = e;
 }
 
@@ -89,10 +92,9 @@ static void test_ops_sweep(void)
         const struct cpn_op_info *info = cpn_op_info((enum cpn_opcode)code);
         for (int d = 0; d < NDT; d++) {
             enum cpn_dtype dt = device_dtypes[d];
-            /* The generated call's form: one output, inputs of the loop dtype, or where's select
-             * (two-output ops and ldexp's int64 exponent run on the host). */
-            bool has = info->nout == 1 && (info->nin <= 2 || code == CPN_OP_WHERE) &&
-                       info->in1 == CPN_RESULT_SAME && ((info->dtypes >> dt) & 1u);
+            /* Every op of the table on every dtype it has: one or two outputs (output 1 through
+             * the pointer argument), ldexp's int64 exponent, where's select. */
+            bool has = (info->nin <= 2 || code == CPN_OP_WHERE) && ((info->dtypes >> dt) & 1u);
             one_op(&p, code, dt, 0);
             CHECK(cpn_cuda_codegen_supports(&p, NULL) == has);
             if (!has) {
@@ -110,6 +112,18 @@ static void test_ops_sweep(void)
             if (!strstr(src, call)) printf("missing %s in:\n%s\n", call, src);
             CHECK(strstr(src, call) != NULL);
             CHECK(strstr(src, "#include \"cpn_device.h\"") != NULL);
+            if (info->nout == 2) {   /* output 1: a local through the pointer, stored to external nin + 1 */
+                char store1[96];
+                snprintf(store1, sizeof store1, "*(%s *)(a.base[%d] + o%d) = w0;",
+                         cpn_cuda_ctype(cpn_op_out_dtype((enum cpn_opcode)code, 1, dt)), info->nin + 1, info->nin + 1);
+                CHECK(strstr(src, ", &w0)") != NULL);
+                CHECK(strstr(src, store1) != NULL);
+                /* as output 1 of a fused run (a register), it stays on the host */
+                p.instr[0].arg[info->nin + 1].kind = CPN_FARG_REG;
+                CHECK(!cpn_cuda_codegen_supports(&p, NULL));
+                one_op(&p, code, dt, 0);
+            }
+            if (info->in1 == CPN_RESULT_I64) CHECK(strstr(src, "(*(const int64_t *)(a.base[1] + o1))") != NULL);
             cpn_cuda_codegen_key(src, key);
             /* stable: the same program gives the same text and key */
             char again[16384];
@@ -129,6 +143,7 @@ static void test_ops_sweep(void)
                 one_op(&p, code, dt, 2u);
                 cpn_cuda_codegen(&p, src, sizeof src);
                 CHECK(strstr(src, "a.scal[0]") != NULL);
+                if (info->in1 == CPN_RESULT_I64) CHECK(strstr(src, "(*(const int64_t *)&a.scal[0][0])") != NULL);
                 cpn_cuda_codegen_key(src, key2);
                 CHECK(strcmp(key, key2) != 0);
                 add_to_batch(src, kernels_in_batch++);
@@ -147,6 +162,10 @@ static void test_ops_sweep(void)
                 CHECK(cpn_cuda_codegen(&p, src, sizeof src) > 0);
                 CHECK((strstr(src, "atomicOr((unsigned *)a.fpe + 0, f0)") != NULL) == rep);
                 if (fl && rep) CHECK(strstr(src, "cpn_fpe_classify(") != NULL);
+                /* a float output 1 (divmod's remainder, modf's integral part) is classified too */
+                if (fl && rep && info->nout == 2)
+                    CHECK((strstr(src, ", (double)w0);") != NULL) ==
+                          (cpn_dtype_class(cpn_op_out_dtype((enum cpn_opcode)code, 1, dt)) == CPN_CLASS_FLOAT));
                 if (!fl && rep && !negpow) CHECK(strstr(src, "cpn_fpe_intdiv(") != NULL);
                 if (negpow) CHECK(strstr(src, " < 0) f0 |= 0x100u;") != NULL);
                 cpn_cuda_codegen_key(src, key2);
