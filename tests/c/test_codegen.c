@@ -384,19 +384,53 @@ static void half_program(struct cpn_fused_prog *p)
     p->next = 3;
 }
 
+/* ldexp in a fused run: its int64 exponent from a register (an int32 external cast), the
+ * result scaled by a float32 scalar. */
+static void ldexp_program(struct cpn_fused_prog *p)
+{
+    memset(p, 0, sizeof *p);
+    p->ndim = 2;
+    struct cpn_fused_instr *in = p->instr;
+    in[0].kind = CPN_FI_LOOP;
+    in[0].code = -1;
+    in[0].in_dt = CPN_DTYPE_INT32;
+    in[0].out_dt = CPN_DTYPE_INT64;
+    in[0].narg = 2;
+    in[0].arg[0] = (struct cpn_fused_arg){CPN_FARG_EXT, 0, 4, NULL};
+    in[0].arg[1] = (struct cpn_fused_arg){CPN_FARG_REG, 0, 8, NULL};
+    in[1].kind = CPN_FI_LOOP;
+    in[1].code = CPN_OP_LDEXP;
+    in[1].in_dt = in[1].out_dt = CPN_DTYPE_FLOAT32;
+    in[1].narg = 3;
+    in[1].arg[0] = (struct cpn_fused_arg){CPN_FARG_EXT, 1, 4, NULL};
+    in[1].arg[1] = (struct cpn_fused_arg){CPN_FARG_REG, 0, 8, NULL};
+    in[1].arg[2] = (struct cpn_fused_arg){CPN_FARG_REG, 1, 4, NULL};
+    in[2].kind = CPN_FI_LOOP;
+    in[2].code = CPN_OP_MULTIPLY;
+    in[2].in_dt = in[2].out_dt = CPN_DTYPE_FLOAT32;
+    in[2].narg = 3;
+    in[2].arg[0] = (struct cpn_fused_arg){CPN_FARG_REG, 1, 4, NULL};
+    in[2].arg[1] = (struct cpn_fused_arg){CPN_FARG_SCALAR, 0, 4, NULL};
+    in[2].arg[2] = (struct cpn_fused_arg){CPN_FARG_EXT, 2, 4, NULL};
+    p->ninstr = 3;
+    p->next = 3;
+}
+
 static void test_fused_programs(void)
 {
     char src[32768], key[17];
     struct cpn_fused_prog p;
     void (*builders[])(struct cpn_fused_prog *) = {pi_program, stencil_program, arange_program,
-                                                   complex_program, half_program};
+                                                   complex_program, half_program, ldexp_program};
     const char *expect[][3] = {
         {"cpn_philox_uniform(", "cpn_less_f64(", "acc = has ? cpn_add_i64(acc, x) : x"},
         {"cpn_add_f64(", "cpn_multiply_f64((*(const double *)&a.scal[0][0]), v3)", "a.base[5] + o5"},
         {"cpn_arange<int32_t>(", "(float)v0", "cpn_multiply_f32("},
         {"cpn_to_c128((*(const cpn_c64 *)", "cpn_multiply_c128(v0, (*(const cpn_c128 *)&a.scal[0][0]))",
          "acc = has ? cpn_add_c128(acc, x) : x"},
-        {"cpn_arange<cpn_half>(", "cpn_to_c64(v0)", "!cpn_logical_not_c64(v2)"}};
+        {"cpn_arange<cpn_half>(", "cpn_to_c64(v0)", "!cpn_logical_not_c64(v2)"},
+        {"const int64_t v0 = (int64_t)(*(const int32_t *)(a.base[0] + o0))",
+         "cpn_ldexp_f32((*(const float *)(a.base[1] + o1)), v0)", "cpn_multiply_f32(v1, "}};
     const int nb = (int)(sizeof builders / sizeof builders[0]);
     struct cpn_nvrtc_stats s0, s1;
     cpn_nvrtc_stats(&s0);
