@@ -193,7 +193,7 @@ def _to_host():
 
 
 @single
-@pytest.mark.parametrize("name", ["divmod", "modf", "frexp", "ldexp", "divmod int"])
+@pytest.mark.parametrize("name", ["divmod", "modf", "frexp", "ldexp", "ldexp alone", "divmod int"])
 def test_stays_on_device(name):
     a = _floats("float64", 200, 17, special=False)
     e = (numpy.arange(200) % 11 - 5).astype(numpy.int64)
@@ -209,8 +209,10 @@ def test_stays_on_device(name):
         if name == "frexp":
             m, ee = lib.frexp(x)
             return m * 3.0 + ee
-        if name == "ldexp":
+        if name == "ldexp":                 # fused with the multiply
             return lib.ldexp(x, ex) * 1.0
+        if name == "ldexp alone":           # a single op
+            return lib.ldexp(x, ex)
         q, r = lib.divmod(xi, 7)
         return q * 3 + r
 
