@@ -23,8 +23,9 @@
  * per element into device report words (devfpe.h, one per instruction), and its instructions'
  * findings go to fperr.c as tokens naming the words: read after the flush in one copy, or at
  * once when the error mode raises.  Integer power's kernel reports a negative exponent in its
- * word, read right after the launch (the op fails with NumPy's ValueError).  (The CUB
- * reductions and scans report nothing yet; complex arithmetic reports nothing on the device.)
+ * word, read right after the launch (the op fails with NumPy's ValueError).  The CUB
+ * reductions and scans classify their rows' results (reduce.cu).  Complex arithmetic reports
+ * nothing on the device.
  *
  * A failing CUDA call is reported through CUDA_TRY with the call, file and line. */
 #include <stdio.h>
@@ -218,10 +219,13 @@ static void coalesce(const struct cpn_fused_prog *p, struct cpn_dev_args *a)
 }
 
 static int last_words = -1;   /* the report words of the last launch, or -1 */
+static int into_words = -1;   /* cpn_cuda_run_prog_into: the next launch's report words, or -1 */
 
 static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
 {
     last_words = -1;
+    const int into = into_words;
+    into_words = -1;
     struct cpn_dev_args a;
     memset(&a, 0, sizeof a);
     a.n = 1;
@@ -251,7 +255,8 @@ static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
     /* Report words (zeroed on the stream before the kernel runs), one per instruction. */
     int words = -1;
     if (cpn_cuda_codegen_reports(p)) {
-        CPN_TRY(cpn_devfpe_take(p->ninstr, &words));
+        if (into >= 0) words = into;   /* ORed into words already handed out */
+        else CPN_TRY(cpn_devfpe_take(p->ninstr, &words));
         a.fpe = (uint64_t)cpn_devfpe_word(words);
     }
     const struct cpn_fused_instr *last = &p->instr[p->ninstr - 1];
@@ -468,6 +473,11 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
 void *cpn_cuda_stream(void) { return dev.stream; }
 bool cpn_cuda_prog_supported(const struct cpn_fused_prog *p) { return cuda_supports_fused(p); }
 enum cpn_status cpn_cuda_run_prog(struct cpn_fused_prog *p) { return cuda_execute_fused(p); }
+enum cpn_status cpn_cuda_run_prog_into(struct cpn_fused_prog *p, int words)
+{
+    into_words = words;
+    return cuda_execute_fused(p);
+}
 
 static const struct cpn_backend_i cuda_backend = {
     .name = "cuda",

@@ -10,6 +10,9 @@
 #include "alloc.h"
 #include "comm.h"
 #include "devargs.h"
+#include "devfpe.h"
+#include "fperr.h"
+#include "kernels.h"
 #include "queue.h"
 
 #define CUDA_CHECK(expr)                                                                     \
@@ -170,8 +173,23 @@ enum cpn_status cpn_cuda_compute_region(const struct cpn_op *op, char *const *pt
                                         const int64_t *const *strides)
 {
     static struct cpn_fused_prog p;
+    static unsigned fpe_hw[1], fpe_sw[1];
     if (!region_prog(op, &p, ndim, ext))
         return cpn_error(CPN_ERR_INTERNAL, "cupynum: a region of an op the device cannot run");
+    /* Floating-point reports as cuda_execute_op's: the kernel classifies into a report word whose
+     * token goes to fperr.c.  An op computes several regions (interior, border slabs): the first
+     * one's word (its token already handed over) takes the others' findings too, so the op has
+     * one word and one token. */
+    const bool watch = cpn_fperr_watches(op);
+    unsigned prev_hw = 0, prev_sw = 0;
+    int words = -1;
+    if (watch) {
+        cpn_kernel_fpe_take(&prev_hw, &prev_sw);
+        if (cpn_devfpe_is_token(prev_sw)) words = cpn_devfpe_token_word(prev_sw);
+        fpe_hw[0] = fpe_sw[0] = 0;
+        p.fpe_hw = fpe_hw;
+        p.fpe_sw = fpe_sw;
+    }
     struct cpn_fused_instr *in = &p.instr[0];
     for (int i = 0; i <= op->nin; i++) {
         if (i < op->nin && !op->in[i]) {
@@ -183,7 +201,10 @@ enum cpn_status cpn_cuda_compute_region(const struct cpn_op *op, char *const *pt
         for (int d = 0; d < ndim; d++) p.ext_st[e][d] = strides[i][d];
         in->arg[i].idx = e;
     }
-    return cpn_cuda_run_prog(&p);
+    enum cpn_status st = cpn_cuda_run_prog_into(&p, words);
+    /* The token (the same one when the word was reused), and what was there before. */
+    if (watch) cpn_kernel_fpe_put(prev_hw | fpe_hw[0], st == CPN_OK && fpe_sw[0] ? fpe_sw[0] : prev_sw);
+    return st;
 }
 
 /* ---- NCCL --------------------------------------------------------------------------------------- */

@@ -18,6 +18,22 @@
  * with the same conversions, work types, operators and starting values (tests/c/test_cub.c
  * compares that with the CPU kernels: everything but CUB and the launches, checked without a GPU).
  *
+ * Floating-point reports (numpy.errstate; `fpe` not NULL: one report word, devfpe.h's layout,
+ * ORed with atomicOr).  The CPU loops' status flags are stated as rules on values, as fpclass.h
+ * does for the generated kernels, by the same functions on the host path and the device path:
+ *   reduce: the gather notes per row whether a value was NaN or non-finite (and reports the
+ *           accumulator cast's overflow, float64 -> float32); the scatter classifies each row's
+ *           result: infinite from finite values: overflow; NaN from finite values: overflow and
+ *           invalid (an infinity only arises by overflow); NaN from non-NaN values with an
+ *           infinity among them: invalid;
+ *   scan:   the scatter classifies each element as the sequential step NumPy's loop takes,
+ *           res[j] = res[j-1] op in[j] (fpclass.h's arithmetic rule on those three values).
+ * These are exact for a CPU fold of the same values in any order, except for rows holding a
+ * non-finite value, where the CPU's flags depend on the order it met the values in: a row
+ * holding a NaN reports nothing (the CPU reports the overflow or invalid its order raised before
+ * meeting the NaN: inf - inf, 0 * inf), and a row holding an infinity does not report an overflow
+ * among its finite values.  Underflow is never reported (as for the generated kernels).
+ *
  * Every kernel launch and CUB call is checked; temporaries come from the device pool and go back
  * in stream order (the one stream orders their reuse). */
 #include <cstdint>
@@ -32,6 +48,7 @@
 extern "C" {
 #include "alloc.h"
 }
+#include "fpclass.h"
 #include "reduce.h"
 
 namespace {
@@ -113,17 +130,72 @@ __host__ __device__ __forceinline__ void store_as(char *p, int dt, W w)
     }
 }
 
+/* ---- floating-point classification (shared by the host and device paths) ---------------------- */
+
+constexpr unsigned kRowNaN = 1, kRowNonFinite = 2;   /* row status bits */
+
+/* The row status bits of one work value: NaN, or non-finite (NaN or an infinity).  For a float,
+ * w - w is 0 exactly when w is finite; for an integer it is always 0. */
+template <typename W>
+__host__ __device__ __forceinline__ unsigned value_status(W w)
+{
+    if (w != w) return kRowNaN | kRowNonFinite;
+    return w - w != (W)0 ? kRowNonFinite : 0u;
+}
+
+/* What converting the value at p (in_dt) to the accumulator dtype acc_dt reported (its result w):
+ * only float64 -> float32 can, overflowing to an infinity (a NaN converts silently). */
+template <typename W>
+__host__ __device__ __forceinline__ unsigned cast_flags(const char *p, int in_dt, int acc_dt, W w)
+{
+    if (in_dt != CPN_CUB_F64 || acc_dt != CPN_CUB_F32) return 0;
+    const double a = *(const double *)p;
+    return cpn_fpc_finite(a) && cpn_fpc_isinf((double)w) ? CPN_FPC_OVERFLOW : 0u;
+}
+
+/* What a row's add or multiply reported, from its result r and the status of its values (the
+ * starting value included).  Only an overflow makes an infinity from finite values, and a NaN
+ * from non-NaN values is invalid (inf - inf, 0 * inf). */
+template <typename W>
+__host__ __device__ __forceinline__ unsigned row_flags(W r, unsigned st)
+{
+    const unsigned rs = value_status(r);
+    if (rs & kRowNaN) {
+        if (st & kRowNaN) return 0;
+        return st & kRowNonFinite ? CPN_FPC_INVALID : CPN_FPC_OVERFLOW | CPN_FPC_INVALID;
+    }
+    return (rs & kRowNonFinite) && !(st & kRowNonFinite) ? CPN_FPC_OVERFLOW : 0u;
+}
+
+/* What the scan's step res = prev op x reported (fpclass.h's rule for arithmetic). */
+template <typename W>
+__host__ __device__ __forceinline__ unsigned step_flags(W prev, W x, W res)
+{
+    return cpn_fpe_classify(CPN_FPC_ARITH, (double)prev, (double)x, (double)res);
+}
+
 template <typename V>
 struct ArgPair {
     int64_t k;
     V v;
 };
 
+/* rowst (nrows words, zeroed; NULL: not watched): each row's value_status bits; fpe: the
+ * accumulator cast's findings. */
 template <typename W>
-__global__ void k_gather(const char *in, const cpn_cub_layout l, int in_dt, int acc_dt, W *dst, int64_t n)
+__global__ void k_gather(const char *in, const cpn_cub_layout l, int in_dt, int acc_dt, W *dst, int64_t n,
+                         int64_t len, unsigned *rowst, uint32_t *fpe)
 {
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
-        dst[i] = load_work<W>(in + offset_of(l, i), in_dt, acc_dt);
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        const char *p = in + offset_of(l, i);
+        const W w = load_work<W>(p, in_dt, acc_dt);
+        dst[i] = w;
+        if (rowst) {   /* non-finite values are rare: an atomic only for them */
+            const unsigned s = value_status(w), c = cast_flags(p, in_dt, acc_dt, w);
+            if (s) atomicOr(&rowst[i / len], s);
+            if (c) atomicOr(fpe, c);
+        }
+    }
 }
 
 template <typename V>
@@ -138,11 +210,33 @@ __global__ void k_gather_arg(const char *in, const cpn_cub_layout l, int dt, Arg
     }
 }
 
+/* rowst (NULL: not watched): the gather's row status, init_st the starting value's. */
 template <typename W>
-__global__ void k_scatter(const W *src, char *out, const cpn_cub_layout l, int dt, int64_t n)
+__global__ void k_scatter(const W *src, char *out, const cpn_cub_layout l, int dt, int64_t n,
+                          const unsigned *rowst, unsigned init_st, uint32_t *fpe)
 {
-    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
         store_as<W>(out + offset_of(l, i), dt, src[i]);
+        if (rowst) {
+            const unsigned f = row_flags(src[i], rowst[i] | init_st);
+            if (f) atomicOr(fpe, f);
+        }
+    }
+}
+
+/* The scan's results res (rows of len) with their inputs buf; fpe (NULL: not watched) gets
+ * each step's findings. */
+template <typename W>
+__global__ void k_scatter_scan(const W *res, const W *buf, char *out, const cpn_cub_layout l, int dt, int64_t n,
+                               int64_t len, uint32_t *fpe)
+{
+    for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x) {
+        store_as<W>(out + offset_of(l, i), dt, res[i]);
+        if (fpe && i % len != 0) {
+            const unsigned f = step_flags(res[i - 1], buf[i], res[i]);
+            if (f) atomicOr(fpe, f);
+        }
+    }
 }
 
 template <typename V>
@@ -217,12 +311,12 @@ __host__ W highest()
 
 /* Temporaries of one call, back to the pool when it returns. */
 struct Temps {
-    void *p[6] = {};
-    size_t n[6] = {};
+    void *p[8] = {};
+    size_t n[8] = {};
     int k = 0;
     void *get(size_t bytes)
     {
-        if (k == 6) return nullptr;
+        if (k == 8) return nullptr;
         if (bytes == 0) bytes = 1;
         void *q = cpn_alloc_device(bytes);
         if (q) {
@@ -269,13 +363,28 @@ cudaError_t reduce_rows(Temps &T, const In *buf, Acc *res, int64_t nrows, int64_
 
 template <typename W, typename Op>
 cudaError_t reduce_op(Op op, W init, int in_dt, int acc_dt, const char *in, const cpn_cub_layout *il,
-                      int64_t nrows, int64_t len, char *out, const cpn_cub_layout *ol, cudaStream_t s)
+                      int64_t nrows, int64_t len, char *out, const cpn_cub_layout *ol, uint32_t *fpe,
+                      cudaStream_t s)
 {
-    if (s == CPN_CUB_HOST) {   /* host emulation: the same conversions, op and start, folded in order */
+    const unsigned init_st = value_status(init);
+    if (s == CPN_CUB_HOST) {
+        /* host emulation: the same conversions and op, each row folded in order and the start
+         * combined last, op(init, row), as CUB does (and NumPy: init + the row's sum) */
         for (int64_t r = 0; r < nrows; r++) {
             W acc = init;
-            for (int64_t j = 0; j < len; j++) acc = op(acc, load_work<W>(in + offset_of(*il, r * len + j), in_dt, acc_dt));
+            unsigned st = 0;
+            for (int64_t j = 0; j < len; j++) {
+                const char *p = in + offset_of(*il, r * len + j);
+                const W w = load_work<W>(p, in_dt, acc_dt);
+                if (fpe) {
+                    st |= value_status(w);
+                    *fpe |= cast_flags(p, in_dt, acc_dt, w);
+                }
+                acc = j == 0 ? w : op(acc, w);
+            }
+            acc = op(init, acc);
             store_as<W>(out + offset_of(*ol, r), acc_dt, acc);
+            if (fpe) *fpe |= row_flags(acc, st | init_st);
         }
         return cudaSuccess;
     }
@@ -283,10 +392,16 @@ cudaError_t reduce_op(Op op, W init, int in_dt, int acc_dt, const char *in, cons
     const int64_t n = nrows * len;
     ALLOC(buf, W, n);
     ALLOC(res, W, nrows);
-    k_gather<W><<<grid_for(n), kBlock, 0, s>>>(in, *il, in_dt, acc_dt, buf, n);
+    unsigned *rowst = nullptr;
+    if (fpe) {
+        rowst = (unsigned *)T.get((size_t)nrows * sizeof(unsigned));
+        if (!rowst) return cudaErrorMemoryAllocation;
+        TRY(cudaMemsetAsync(rowst, 0, (size_t)nrows * sizeof(unsigned), s));
+    }
+    k_gather<W><<<grid_for(n), kBlock, 0, s>>>(in, *il, in_dt, acc_dt, buf, n, len, rowst, fpe);
     TRY(cudaGetLastError());
     TRY(reduce_rows<W, W>(T, buf, res, nrows, len, op, init, s));
-    k_scatter<W><<<grid_for(nrows), kBlock, 0, s>>>(res, out, *ol, acc_dt, nrows);
+    k_scatter<W><<<grid_for(nrows), kBlock, 0, s>>>(res, out, *ol, acc_dt, nrows, rowst, init_st, fpe);
     return cudaGetLastError();
 }
 
@@ -302,34 +417,37 @@ W init_or(const void *init, W dflt)
 /* add and multiply (integers in uint64, floats), maximum and minimum: all work types. */
 template <typename W, bool Arith>
 cudaError_t reduce_w(int op, int in_dt, int acc_dt, const char *in, const cpn_cub_layout *il, int64_t nrows,
-                     int64_t len, char *out, const cpn_cub_layout *ol, const void *init, cudaStream_t s)
+                     int64_t len, char *out, const cpn_cub_layout *ol, const void *init, uint32_t *fpe,
+                     cudaStream_t s)
 {
     switch (op) {
     case CPN_CUB_ADD:
-        if constexpr (Arith) return reduce_op<W>(OpAdd<W>(), init_or<W>(init, (W)0), in_dt, acc_dt, in, il, nrows, len, out, ol, s);
+        if constexpr (Arith) return reduce_op<W>(OpAdd<W>(), init_or<W>(init, (W)0), in_dt, acc_dt, in, il, nrows, len, out, ol, fpe, s);
         break;
     case CPN_CUB_MUL:
-        if constexpr (Arith) return reduce_op<W>(OpMul<W>(), init_or<W>(init, (W)1), in_dt, acc_dt, in, il, nrows, len, out, ol, s);
+        if constexpr (Arith) return reduce_op<W>(OpMul<W>(), init_or<W>(init, (W)1), in_dt, acc_dt, in, il, nrows, len, out, ol, fpe, s);
         break;
     case CPN_CUB_MAX:
-        return reduce_op<W>(OpMax<W>(), init_or<W>(init, lowest<W>()), in_dt, acc_dt, in, il, nrows, len, out, ol, s);
+        return reduce_op<W>(OpMax<W>(), init_or<W>(init, lowest<W>()), in_dt, acc_dt, in, il, nrows, len, out, ol, fpe, s);
     case CPN_CUB_MIN:
-        return reduce_op<W>(OpMin<W>(), init_or<W>(init, highest<W>()), in_dt, acc_dt, in, il, nrows, len, out, ol, s);
+        return reduce_op<W>(OpMin<W>(), init_or<W>(init, highest<W>()), in_dt, acc_dt, in, il, nrows, len, out, ol, fpe, s);
     }
     return cudaErrorInvalidValue;
 }
 
 template <typename W, typename Op>
 cudaError_t scan_op(Op op, int dt, const char *in, const cpn_cub_layout *il, int64_t nrows, int64_t len,
-                    char *out, const cpn_cub_layout *ol, cudaStream_t s)
+                    char *out, const cpn_cub_layout *ol, uint32_t *fpe, cudaStream_t s)
 {
     if (s == CPN_CUB_HOST) {   /* host emulation: the inclusive scan of each row in order */
         for (int64_t r = 0; r < nrows; r++) {
             W acc = load_work<W>(in + offset_of(*il, r * len), dt, dt);
             store_as<W>(out + offset_of(*ol, r * len), dt, acc);
             for (int64_t j = 1; j < len; j++) {
-                acc = op(acc, load_work<W>(in + offset_of(*il, r * len + j), dt, dt));
+                const W x = load_work<W>(in + offset_of(*il, r * len + j), dt, dt), prev = acc;
+                acc = op(acc, x);
                 store_as<W>(out + offset_of(*ol, r * len + j), dt, acc);
+                if (fpe) *fpe |= step_flags(prev, x, acc);
             }
         }
         return cudaSuccess;
@@ -339,7 +457,7 @@ cudaError_t scan_op(Op op, int dt, const char *in, const cpn_cub_layout *il, int
     ALLOC(buf, W, n);
     ALLOC(res, W, n);
     ALLOC(keys, uint32_t, n);
-    k_gather<W><<<grid_for(n), kBlock, 0, s>>>(in, *il, dt, dt, buf, n);
+    k_gather<W><<<grid_for(n), kBlock, 0, s>>>(in, *il, dt, dt, buf, n, len, nullptr, nullptr);
     TRY(cudaGetLastError());
     k_keys<<<grid_for(n), kBlock, 0, s>>>(keys, n, len);
     TRY(cudaGetLastError());
@@ -348,23 +466,23 @@ cudaError_t scan_op(Op op, int dt, const char *in, const cpn_cub_layout *il, int
     void *tmp = T.get(bytes);
     if (!tmp) return cudaErrorMemoryAllocation;
     TRY(cub::DeviceScan::InclusiveScanByKey(tmp, bytes, keys, buf, res, op, n, cuda::std::equal_to<uint32_t>(), s));
-    k_scatter<W><<<grid_for(n), kBlock, 0, s>>>(res, out, *ol, dt, n);
+    k_scatter_scan<W><<<grid_for(n), kBlock, 0, s>>>(res, buf, out, *ol, dt, n, len, fpe);
     return cudaGetLastError();
 }
 
 template <typename W, bool Arith>
 cudaError_t scan_w(int op, int dt, const char *in, const cpn_cub_layout *il, int64_t nrows, int64_t len,
-                   char *out, const cpn_cub_layout *ol, cudaStream_t s)
+                   char *out, const cpn_cub_layout *ol, uint32_t *fpe, cudaStream_t s)
 {
     switch (op) {
     case CPN_CUB_ADD:
-        if constexpr (Arith) return scan_op<W>(OpAdd<W>(), dt, in, il, nrows, len, out, ol, s);
+        if constexpr (Arith) return scan_op<W>(OpAdd<W>(), dt, in, il, nrows, len, out, ol, fpe, s);
         break;
     case CPN_CUB_MUL:
-        if constexpr (Arith) return scan_op<W>(OpMul<W>(), dt, in, il, nrows, len, out, ol, s);
+        if constexpr (Arith) return scan_op<W>(OpMul<W>(), dt, in, il, nrows, len, out, ol, fpe, s);
         break;
-    case CPN_CUB_MAX: return scan_op<W>(OpMax<W>(), dt, in, il, nrows, len, out, ol, s);
-    case CPN_CUB_MIN: return scan_op<W>(OpMin<W>(), dt, in, il, nrows, len, out, ol, s);
+    case CPN_CUB_MAX: return scan_op<W>(OpMax<W>(), dt, in, il, nrows, len, out, ol, fpe, s);
+    case CPN_CUB_MIN: return scan_op<W>(OpMin<W>(), dt, in, il, nrows, len, out, ol, fpe, s);
     }
     return cudaErrorInvalidValue;
 }
@@ -407,28 +525,29 @@ cudaError_t arg_v(bool mx, int dt, const char *in, const cpn_cub_layout *il, int
 
 extern "C" cudaError_t cpn_cub_reduce(int op, int work, int in_dt, int acc_dt, const char *in,
                                       const struct cpn_cub_layout *il, int64_t nrows, int64_t len, char *out,
-                                      const struct cpn_cub_layout *ol, const void *init, cudaStream_t stream)
+                                      const struct cpn_cub_layout *ol, const void *init, uint32_t *fpe,
+                                      cudaStream_t stream)
 {
     if (nrows <= 0 || len <= 0) return cudaErrorInvalidValue;
     switch (work) {
-    case CPN_CUB_W_U64: return reduce_w<uint64_t, true>(op, in_dt, acc_dt, in, il, nrows, len, out, ol, init, stream);
-    case CPN_CUB_W_I64: return reduce_w<int64_t, false>(op, in_dt, acc_dt, in, il, nrows, len, out, ol, init, stream);
-    case CPN_CUB_W_F32: return reduce_w<float, true>(op, in_dt, acc_dt, in, il, nrows, len, out, ol, init, stream);
-    case CPN_CUB_W_F64: return reduce_w<double, true>(op, in_dt, acc_dt, in, il, nrows, len, out, ol, init, stream);
+    case CPN_CUB_W_U64: return reduce_w<uint64_t, true>(op, in_dt, acc_dt, in, il, nrows, len, out, ol, init, fpe, stream);
+    case CPN_CUB_W_I64: return reduce_w<int64_t, false>(op, in_dt, acc_dt, in, il, nrows, len, out, ol, init, fpe, stream);
+    case CPN_CUB_W_F32: return reduce_w<float, true>(op, in_dt, acc_dt, in, il, nrows, len, out, ol, init, fpe, stream);
+    case CPN_CUB_W_F64: return reduce_w<double, true>(op, in_dt, acc_dt, in, il, nrows, len, out, ol, init, fpe, stream);
     default: return cudaErrorInvalidValue;
     }
 }
 
 extern "C" cudaError_t cpn_cub_scan(int op, int work, int dt, const char *in, const struct cpn_cub_layout *il,
                                     int64_t nrows, int64_t len, char *out, const struct cpn_cub_layout *ol,
-                                    cudaStream_t stream)
+                                    uint32_t *fpe, cudaStream_t stream)
 {
     if (nrows <= 0 || len <= 0) return cudaErrorInvalidValue;
     switch (work) {
-    case CPN_CUB_W_U64: return scan_w<uint64_t, true>(op, dt, in, il, nrows, len, out, ol, stream);
-    case CPN_CUB_W_I64: return scan_w<int64_t, false>(op, dt, in, il, nrows, len, out, ol, stream);
-    case CPN_CUB_W_F32: return scan_w<float, true>(op, dt, in, il, nrows, len, out, ol, stream);
-    case CPN_CUB_W_F64: return scan_w<double, true>(op, dt, in, il, nrows, len, out, ol, stream);
+    case CPN_CUB_W_U64: return scan_w<uint64_t, true>(op, dt, in, il, nrows, len, out, ol, fpe, stream);
+    case CPN_CUB_W_I64: return scan_w<int64_t, false>(op, dt, in, il, nrows, len, out, ol, fpe, stream);
+    case CPN_CUB_W_F32: return scan_w<float, true>(op, dt, in, il, nrows, len, out, ol, fpe, stream);
+    case CPN_CUB_W_F64: return scan_w<double, true>(op, dt, in, il, nrows, len, out, ol, fpe, stream);
     default: return cudaErrorInvalidValue;
     }
 }

@@ -44,15 +44,19 @@ extern "C" {
 /* out[row] = reduce `op` (enum cpn_devred_op) over row `row` of the input (nrows rows of len
  * elements, in_dt values converted to acc_dt, computed in `work`: enum cpn_devred_work), stored as
  * acc_dt.  `init`: NULL (the op's identity, or the extreme for maximum/minimum) or one value of
- * the work type that starts every row.  Returns cudaSuccess, cudaErrorMemoryAllocation when a
- * temporary could not be allocated (cpn_alloc_device recorded it), or the failing call's error. */
+ * the work type that starts every row.  `fpe`: NULL, or a report word (devfpe.h's layout; device
+ * memory, host memory with CPN_CUB_HOST) into which the floating-point errors NumPy's loops
+ * would report are ORed (reduce.cu states the rules; for float work types).  Returns
+ * cudaSuccess, cudaErrorMemoryAllocation when a temporary could not be allocated
+ * (cpn_alloc_device recorded it), or the failing call's error. */
 cudaError_t cpn_cub_reduce(int op, int work, int in_dt, int acc_dt, const char *in,
                            const struct cpn_cub_layout *il, int64_t nrows, int64_t len, char *out,
-                           const struct cpn_cub_layout *ol, const void *init, cudaStream_t stream);
-/* The inclusive scan of `op` along each row (nrows rows of len elements, dtype dt in and out). */
+                           const struct cpn_cub_layout *ol, const void *init, uint32_t *fpe, cudaStream_t stream);
+/* The inclusive scan of `op` along each row (nrows rows of len elements, dtype dt in and out);
+ * `fpe` as for cpn_cub_reduce. */
 cudaError_t cpn_cub_scan(int op, int work, int dt, const char *in, const struct cpn_cub_layout *il,
                          int64_t nrows, int64_t len, char *out, const struct cpn_cub_layout *ol,
-                         cudaStream_t stream);
+                         uint32_t *fpe, cudaStream_t stream);
 /* out[row] (int64) = the index within its row of the row's first maximum (mx) or minimum, a NaN
  * counting as the extreme (NumPy's argmax/argmin).  work: CPN_DRW_I64, _U64 or _F64. */
 cudaError_t cpn_cub_argreduce(int mx, int work, int dt, const char *in, const struct cpn_cub_layout *il,
@@ -67,9 +71,12 @@ int cpn_cub_variant_count(void);
 #include "op.h"
 #include "status.h"
 /* Run REDUCE, SCAN or ARGREDUCE op `op` on the device's buffers, queued on `stream`;
- * CPN_ERR_UNSUPPORTED, before touching any buffer, for what devreduce.h does not cover. */
+ * CPN_ERR_UNSUPPORTED, before touching any buffer, for what devreduce.h does not cover.  A
+ * watched float reduction or scan (cpn_fperr_watches) reports into a device report word whose
+ * token goes to fperr.c (cpn_kernel_fpe_put), as the generated kernels' do. */
 enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream);
-/* The same on the op's host buffers (stream CPN_CUB_HOST), for tests/c/test_cub.c. */
+/* The same on the op's host buffers (stream CPN_CUB_HOST), for tests/c/test_cub.c; a watched
+ * op's findings go to cpn_kernel_fpe_put as status-flag bits (no device word). */
 enum cpn_status cpn_cuda_reduce_op_host(const struct cpn_op *op);
 #endif
 

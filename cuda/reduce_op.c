@@ -5,7 +5,10 @@
 
 #include <string.h>
 
+#include "devfpe.h"
 #include "devreduce.h"
+#include "fperr.h"
+#include "kernels.h"
 #include "queue.h"
 #include "store.h"
 #include "view.h"
@@ -103,8 +106,21 @@ enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream)
          * dimensions keepdims added). */
         for (int d = 0; d < out->ndim; d++) put_dim(&ol, out->shape[d], ost[d]);
     }
-    /* Inputs first, so an output sharing their store sees them current. */
+    /* Floating-point reports of a watched float reduction or scan: one report word (argmax and
+     * argmin report nothing; integers only what their loops find, which add and multiply never
+     * do).  Taken before the buffers: taking may collect the flush's words so far. */
     const bool host = stream == CPN_CUB_HOST;
+    const bool watch = op->kind != CPN_OPK_ARGREDUCE && cpn_fperr_watches(op)
+                       && (pl.work == CPN_DRW_F32 || pl.work == CPN_DRW_F64);
+    uint32_t host_word = 0, *fpe = NULL;
+    int word = -1;
+    if (watch && host) {
+        fpe = &host_word;
+    } else if (watch) {
+        CPN_TRY(cpn_devfpe_take(1, &word));
+        fpe = cpn_devfpe_word(word);
+    }
+    /* Inputs first, so an output sharing their store sees them current. */
     char *ib = host ? cpn_store_data(in->store) : cpn_store_device_data(in->store, false, false);
     if (!ib) return CPN_ERR_NOMEM;
     char *ob = host ? cpn_store_data(out->store) : cpn_store_device_data(out->store, true, cpn_op_overwrites(op));
@@ -116,9 +132,9 @@ enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream)
         _Alignas(8) unsigned char init[8];
         if (op->iparam[0]) initial_as_work(&op->scalar[1], out->dtype, pl.work, init);
         e = cpn_cub_reduce(pl.op, pl.work, in->dtype, out->dtype, ib, &il, nrows, len, ob, &ol,
-                           op->iparam[0] ? init : NULL, stream);
+                           op->iparam[0] ? init : NULL, fpe, stream);
     } else if (op->kind == CPN_OPK_SCAN) {
-        e = cpn_cub_scan(pl.op, pl.work, out->dtype, ib, &il, nrows, len, ob, &ol, stream);
+        e = cpn_cub_scan(pl.op, pl.work, out->dtype, ib, &il, nrows, len, ob, &ol, fpe, stream);
     } else {
         /* argmax/argmin compare float32 values as float64 (exactly). */
         const int work = pl.work == CPN_DRW_F32 ? CPN_DRW_F64 : pl.work;
@@ -128,6 +144,8 @@ enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream)
     if (e != cudaSuccess)
         return cpn_error(CPN_ERR_DEVICE, "cupynum: %s on the device failed: %s", cpn_op_describe(op),
                          cudaGetErrorString(e));
+    if (host && watch) cpn_kernel_fpe_put(host_word & CPN_DEVFPE_HW_MASK, 0);
+    else if (watch) cpn_kernel_fpe_put(0, cpn_devfpe_token(word));   /* read after the flush */
     return CPN_OK;
 }
 

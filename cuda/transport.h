@@ -49,5 +49,8 @@ bool cpn_cuda_copy_prog(struct cpn_fused_prog *p, int n, const int64_t *ext, siz
 void *cpn_cuda_stream(void);
 bool cpn_cuda_prog_supported(const struct cpn_fused_prog *p);
 enum cpn_status cpn_cuda_run_prog(struct cpn_fused_prog *p);
+/* The same, its kernel reporting into the report words from `words` on (devfpe.h; handed out
+ * for an earlier launch of the same op, whose findings these join), or new ones when -1. */
+enum cpn_status cpn_cuda_run_prog_into(struct cpn_fused_prog *p, int words);
 
 #endif

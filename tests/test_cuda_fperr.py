@@ -233,3 +233,128 @@ def test_integer_matmul_parity(dtype):
         b = rng.integers(0, 100, (k, n)).astype(dtype)
         numpy.testing.assert_array_equal(cupynum.array(a) @ cupynum.array(b), a @ b)   # wraps
         numpy.testing.assert_array_equal(cupynum.array(a.T.copy()).T @ cupynum.array(b), a @ b)
+
+
+# ---- reductions and scans (CUB on the GPU: cuda/reduce.cu classifies rows and scan steps) -------
+
+def _big(dtype):
+    return 1e308 if dtype == "float64" else 3e38
+
+
+def _fp_matrices(dtype):
+    """Matrices whose reductions and scans report the same in any order of combination (the
+    GPU's CUB order is not NumPy's; reduce.cu's rules are exact for such data)."""
+    big, inf, nan = _big(dtype), numpy.inf, numpy.nan
+    return {
+        # overflow: same-signed big values overflow in any order; no cancellation between bigs
+        # along axis 1 or in the columns
+        "over": [[big, big, big, 1.0], [1.0, 2.0, 3.0, 4.0], [-big, -big, 1.0, 2.0]],
+        # invalid: inf + -inf, 0 * inf, with no NaN anywhere
+        "invalid": [[inf, -inf, 1.0, 2.0], [0.0, inf, 1.0, 1.0], [1.0, 2.0, 3.0, 4.0]],
+        # NaN (and infinities of one sign): nothing
+        "nan": [[nan, 1.0, inf, 2.0], [3.0, nan, 4.0, inf], [1.0, 2.0, 3.0, 4.0]],
+    }
+
+
+RED_FUNCS = [
+    ("sum1", lambda lib, x: lib.sum(x, axis=1)),
+    ("prod1", lambda lib, x: lib.prod(x, axis=1)),
+    ("sum0", lambda lib, x: lib.sum(x, axis=0)),
+    ("prod0", lambda lib, x: lib.prod(x, axis=0)),
+    ("sum0_keepdims", lambda lib, x: x.sum(axis=0, keepdims=True)),
+    ("sum_t", lambda lib, x: lib.sum(x.T, axis=1)),
+    ("cumsum1", lambda lib, x: lib.cumsum(x, axis=1)),
+    ("cumprod1", lambda lib, x: lib.cumprod(x, axis=1)),
+    ("cumsum0", lambda lib, x: lib.cumsum(x, axis=0)),
+    ("accumulate0", lambda lib, x: lib.multiply.accumulate(x, axis=0)),
+    ("max1", lambda lib, x: lib.max(x, axis=1)),   # NumPy's maximum reports nothing
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("data", ["over", "invalid", "nan"])
+@pytest.mark.parametrize("func", RED_FUNCS, ids=[f[0] for f in RED_FUNCS])
+@pytest.mark.parametrize("mode", ["warn", "raise", "ignore"])
+def test_errstate_reductions_and_scans(func, data, dtype, mode):
+    """Reductions along axes ("... encountered in reduce") and scans ("... in accumulate") report
+    as NumPy's under every mode."""
+    m = _fp_matrices(dtype)[data]
+    _same(lambda lib: func[1](lib, _arr(lib, m, dtype)), **_modes(mode))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_errstate_whole_reductions_and_mixed_modes(dtype):
+    big, inf = _big(dtype), numpy.inf
+    over = [[big, big, 1.0, 2.0], [1.0, 2.0, 3.0, 4.0]]
+    invalid = [[inf, -inf, 1.0, 2.0], [0.0, inf, 1.0, 1.0]]
+    for m in (over, invalid):
+        _same(lambda lib: _arr(lib, m, dtype).sum(), **_modes("warn"))
+        _same(lambda lib: _arr(lib, m, dtype).prod(), **_modes("warn"))
+        _same(lambda lib: lib.cumsum(_arr(lib, m, dtype)), **_modes("warn"))
+        _same(lambda lib: lib.sum(_arr(lib, m, dtype), axis=1), over="raise", invalid="warn", divide="warn",
+              under="ignore")
+        _same(lambda lib: lib.cumprod(_arr(lib, m, dtype), axis=1), over="warn", invalid="raise", divide="warn",
+              under="ignore")
+    # a 3-d reduction over two axes
+    cube = numpy.ones((3, 4, 5))
+    cube[1, 2, :] = big
+    _same(lambda lib: lib.sum(_arr(lib, cube, dtype), axis=(0, 2)), **_modes("warn"))
+    _same(lambda lib: lib.prod(_arr(lib, cube, dtype), axis=(1, 2)), **_modes("raise"))
+
+
+@pytest.mark.parametrize("mode", ["warn", "raise"])
+def test_errstate_reduction_starts_and_accumulator_casts(mode):
+    """initial= joins a row's values; a float64 -> float32 accumulator overflows in the cast."""
+    big = _big("float64")
+    _same(lambda lib: lib.sum(_arr(lib, [[big, 1.0], [1.0, 2.0]], "float64"), axis=1, initial=big), **_modes(mode))
+    _same(lambda lib: lib.sum(_arr(lib, [[-numpy.inf, 1.0], [1.0, 2.0]], "float64"), axis=1, initial=numpy.inf),
+          **_modes(mode))
+    _same(lambda lib: lib.prod(_arr(lib, [[numpy.inf, 1.0], [1.0, 2.0]], "float64"), axis=1, initial=0.0),
+          **_modes(mode))
+    _same(lambda lib: lib.sum(_arr(lib, [[1e300, 1.0], [1.0, 2.0]], "float64"), axis=1, dtype="float32"),
+          **_modes(mode))
+    _same(lambda lib: lib.sum(_arr(lib, [[1.0, 2.0], [3.0, 4.0]], "float64"), axis=1, dtype="float32"),
+          **_modes(mode))
+
+
+def test_errstate_reductions_in_one_flush():
+    """Several reductions and scans queued in one flush: each one's report, in op order."""
+    def fn(lib):
+        x = _arr(lib, [[_big("float64"), _big("float64")], [numpy.inf, -numpy.inf]], "float64")
+        a = lib.sum(x, axis=1)        # overflow, invalid
+        b = lib.cumprod(x, axis=0)    # overflow
+        c = a * 0.0                   # invalid (inf * 0)
+        return a + b[1] + c
+    _same(fn, **_modes("warn"))
+
+
+# ---- the distributed box path on device buffers (cuda/nccl.c's region computations) -----------
+
+@pytest.mark.parametrize("mode", ["warn", "raise"])
+@pytest.mark.parametrize("where", [(0, 5), (1, 30), (19, 20), (20, 40), (39, 58), (41, 21), (59, 1)])
+def test_errstate_box_path_regions(where, mode):
+    """Ops on shifted slices of distributed arrays (halos): under several ranks each rank computes
+    its tile as an interior and border regions on the device, and every region's findings reach
+    the op's one report (and every rank).  A zero divisor at one position and an overflowing
+    value at another put the two categories in different regions or tiles."""
+    was = cupynum._core._set_fusion(False)
+    try:
+        def fn(lib):
+            n = numpy.linspace(1.0, 2.0, 61)
+            n[where[0]] = 0.0
+            n[where[1]] = 1e300
+            a = _arr(lib, n, "float64")
+            q = a[1:] / a[:-1]                      # divide by zero (x / 0), maybe 0 / x
+            p = a[1:] * a[:-1]                      # overflow
+            r = (a[2:] - a[:-2]).astype("float32")  # the cast overflows
+            return q[1:] + p[1:] + r.astype("float64")
+        _same(fn, **_modes(mode))
+        m = numpy.linspace(1.0, 2.0, 24 * 5).reshape(24, 5)
+        m[where[0] % 24, where[1] % 5] = 0.0
+
+        def fn2(lib):
+            b = _arr(lib, m, "float64")
+            return b[1:, 1:] / b[:-1, :-1] + lib.log(b[:-1, 1:])   # divide by zero, log(0)
+        _same(fn2, **_modes(mode))
+    finally:
+        cupynum._core._set_fusion(was)

@@ -154,14 +154,23 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
         char *ip = dev_origin(in, false, false, strides[0]);
         char *o = ip ? dev_origin(out, true, cpn_op_overwrites(op), strides[1]) : NULL;
         if (!o) return CPN_ERR_NOMEM;
+        enum cpn_status st;
         if (op->kind == CPN_OPK_REDUCE)
-            return cpn_kernel_reduce(op->code, in->dtype, out->dtype, ip, in->ndim, in->shape, strides[0], op->axes,
-                                     o, strides[1], op->iparam[0] ? op->scalar[1].bytes : NULL);
-        if (op->kind == CPN_OPK_SCAN)
-            return cpn_kernel_scan(op->code, out->dtype, ip, strides[0], o, strides[1], out->ndim, out->shape,
-                                   (int)op->iparam[0]);
-        return cpn_kernel_argreduce(op->code, in->dtype, ip, in->ndim, in->shape, strides[0], op->axes, o,
+            st = cpn_kernel_reduce(op->code, in->dtype, out->dtype, ip, in->ndim, in->shape, strides[0], op->axes,
+                                   o, strides[1], op->iparam[0] ? op->scalar[1].bytes : NULL);
+        else if (op->kind == CPN_OPK_SCAN)
+            st = cpn_kernel_scan(op->code, out->dtype, ip, strides[0], o, strides[1], out->ndim, out->shape,
+                                 (int)op->iparam[0]);
+        else
+            return cpn_kernel_argreduce(op->code, in->dtype, ip, in->ndim, in->shape, strides[0], op->axes, o,
                                     strides[1]);
+        if (st == CPN_OK && cpn_fperr_watches(op)) {   /* as reduce.cu: the findings through a device word */
+            unsigned hw, sw, token;
+            cpn_kernel_fpe_take(&hw, &sw);
+            CPN_TRY(to_word(hw, sw, &token));
+            cpn_kernel_fpe_put(0, token);
+        }
+        return st;
     }
     default:
         return CPN_ERR_UNSUPPORTED;
@@ -205,6 +214,11 @@ static enum cpn_status sim_compute_region(const struct cpn_op *op, char *const *
 {
     cpn_loop_fn fn = cpn_op_loop(op);
     if (!fn) return CPN_ERR_TYPE;
+    /* Watched: the findings through a device word, as nccl.c's: one word per op, the first
+     * region's (its token already handed over) taking the later regions' findings too. */
+    const bool watch = cpn_fperr_watches(op);
+    unsigned prev_hw = 0, prev_sw = 0;
+    if (watch) cpn_kernel_fpe_take(&prev_hw, &prev_sw);
     int64_t st[CPN_MAXARGS][CPN_MAXDIM];
     char *p[CPN_MAXARGS];
     for (int k = 0; k <= op->nin; k++) {
@@ -214,7 +228,25 @@ static enum cpn_status sim_compute_region(const struct cpn_op *op, char *const *
     }
     struct cpn_kctx ctx = {0};
     cpn_iterate(fn, op->nin + 1, p, ndim, ext, st, &ctx);
-    return ctx.err ? cpn_op_loop_error(op) : CPN_OK;
+    if (ctx.err) {
+        if (watch) {   /* the failure is what counts; what came before stays */
+            unsigned hw, sw;
+            cpn_kernel_fpe_take(&hw, &sw);
+            cpn_kernel_fpe_put(prev_hw, prev_sw);
+        }
+        return cpn_op_loop_error(op);
+    }
+    if (watch) {
+        unsigned hw, sw, token = prev_sw;
+        cpn_kernel_fpe_take(&hw, &sw);
+        if (cpn_devfpe_is_token(prev_sw))
+            *cpn_devfpe_word(cpn_devfpe_token_word(prev_sw)) |=
+                (hw & CPN_DEVFPE_HW_MASK) | ((sw & CPN_DEVFPE_HW_MASK) << CPN_DEVFPE_SW_SHIFT);
+        else
+            CPN_TRY(to_word(hw, sw, &token));
+        cpn_kernel_fpe_put(prev_hw, token);
+    }
+    return CPN_OK;
 }
 
 static const struct cpn_backend_i sim_backend = {

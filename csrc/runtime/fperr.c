@@ -151,7 +151,15 @@ enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, bool dist)
         sw = 0;
     }
     if (op->kind == CPN_OPK_REDUCE && (op->iparam[1] & CPN_REDUCEAT_SEGMENT)) {
-        /* One reduceat, one report: gather the segments' findings until the last one. */
+        /* One reduceat, one report: gather the segments' findings until the last one.  A
+         * segment run on the device (its own report word) is read now: words do not merge on
+         * the host (a synchronisation per segment; the last one's word is read as any op's). */
+        if (dev_word >= 0 && !(op->iparam[1] & CPN_REDUCEAT_LAST)) {
+            uint32_t w = 0;
+            CPN_TRY(cpn_devfpe_read(dev_word, 1, &w));
+            split_word(w, &hw, &sw);
+            dev_word = -1;
+        }
         if (op->iparam[1] & CPN_REDUCEAT_FIRST) segment_hw = segment_sw = 0;
         hw |= segment_hw;
         sw |= segment_sw;
