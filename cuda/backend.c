@@ -400,9 +400,9 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         in->code = op->kind == CPN_OPK_CAST ? -1 : op->code;
         in->in_dt = op->in[0] ? op->in[0]->dtype : op->dtype;
         in->out_dt = out->dtype;
-        in->narg = op->nin + 1;
+        in->narg = op->nin + op->nout;   /* two-output ops (divmod, modf, frexp): both outputs last */
         for (int i = 0; i < op->nin; i++) in->arg[i].kind = op->in[i] ? CPN_FARG_EXT : CPN_FARG_SCALAR;
-        in->arg[op->nin].kind = CPN_FARG_EXT;
+        for (int k = 0; k < op->nout; k++) in->arg[op->nin + k].kind = CPN_FARG_EXT;
         break;
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE:
@@ -430,7 +430,8 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         p.fpe_sw = fpe_sw;
     }
     /* Bind: inputs read first, so an output sharing their store sees them current. */
-    for (int i = 0; i < in->narg - 1; i++) {
+    const int nin = in->kind == CPN_FI_LOOP ? op->nin : 0;
+    for (int i = 0; i < nin; i++) {
         if (op->in[i]) {
             char *b = cpn_store_device_data(op->in[i]->store, false, false);
             if (!b) return CPN_ERR_NOMEM;
@@ -441,7 +442,12 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
     }
     char *ob = cpn_store_device_data(out->store, true, cpn_op_overwrites(op));
     if (!ob) return CPN_ERR_NOMEM;
-    in->arg[in->narg - 1].idx = bind_ext(&p, out, ob);
+    in->arg[nin].idx = bind_ext(&p, out, ob);
+    if (in->kind == CPN_FI_LOOP && op->nout == 2) {   /* output 1 */
+        char *ob1 = cpn_store_device_data(op->out[1]->store, true, cpn_op_overwrites_out(op, 1));
+        if (!ob1) return CPN_ERR_NOMEM;
+        in->arg[nin + 1].idx = bind_ext(&p, op->out[1], ob1);
+    }
     if (in->kind == CPN_FI_RANDOM || in->kind == CPN_FI_ARANGE) {
         in->index_ext = bind_ext(&p, out, NULL);
         in->index_size = (int64_t)cpn_dtype_size(out->dtype);

@@ -53,6 +53,29 @@ static bool op_has_dtype(int code, enum cpn_dtype dt)
     return (info->dtypes >> dt) & 1u;
 }
 
+/* A LOOP instruction's op in the other forms scalar.h writes: two outputs (divmod, modf, frexp:
+ * the function returns output 0 and writes output 1 through its last, pointer, argument) or a
+ * second input of another dtype (ldexp's int64 exponent).  Not for reductions. */
+static bool op_has_dtype_loop(int code, enum cpn_dtype dt)
+{
+    if (op_has_dtype(code, dt)) return true;
+    if (code < 0 || code >= CPN_OP_COUNT) return false;
+    const struct cpn_op_info *info = cpn_op_info((enum cpn_opcode)code);
+    return info->nin <= 2 && info->nout <= 2 && (info->dtypes >> dt) & 1u;
+}
+
+/* Outputs of a LOOP instruction (its last arguments). */
+static int loop_nout(const struct cpn_fused_instr *in)
+{
+    return in->code >= 0 && in->code < CPN_OP_COUNT ? cpn_op_info((enum cpn_opcode)in->code)->nout : 1;
+}
+
+/* The dtype input i of a LOOP instruction is read as: the loop dtype, but ldexp's int64. */
+static enum cpn_dtype input_dt(const struct cpn_fused_instr *in, enum cpn_dtype ldt, int i)
+{
+    return in->code >= 0 && in->code != CPN_OP_WHERE ? cpn_op_in_dtype((enum cpn_opcode)in->code, i, ldt) : ldt;
+}
+
 /* The loop dtype of a LOOP instruction: its inputs'; where's first input is its bool condition
  * (fusion.c's in_dt names it), its loop dtype the output's. */
 static enum cpn_dtype loop_dt(const struct cpn_fused_instr *in)
@@ -77,8 +100,11 @@ bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why)
         switch (in->kind) {
         case CPN_FI_LOOP:
             if (!cpn_cuda_ctype(in->in_dt) || !cpn_cuda_ctype(in->out_dt)) return fail(why, "unknown dtype");
-            if (in->code >= 0 && !op_has_dtype(in->code, loop_dt(in)))
+            if (in->code >= 0 && !op_has_dtype_loop(in->code, loop_dt(in)))
                 return fail(why, "the op has no loop for this dtype");
+            if (loop_nout(in) == 2 && (in->narg < 2 || in->arg[in->narg - 2].kind != CPN_FARG_EXT ||
+                                       in->arg[in->narg - 1].kind != CPN_FARG_EXT))
+                return fail(why, "two-output ops write memory only");
             break;
         case CPN_FI_RANDOM:
             nparam++;
@@ -231,6 +257,8 @@ static void emit_reports(struct text *t, const struct cpn_fused_prog *p, const s
     if (!reports(p, in)) return;
     const int kind = fpe_kind(in);
     const char *ti = ctypes[in->code < 0 ? in->in_dt : loop_dt(in)];
+    const char *ti1 = in->code < 0 ? ti : ctypes[input_dt(in, loop_dt(in), 1)];   /* ldexp's int64 */
+    const int nin = in->narg - loop_nout(in);
     int sc = scal0;
     if (p->fpe_hw && kind >= CPN_FPC_CAST_I32) {
         emit(t, "        f%d |= cpn_fpe_cast(%d, (double)", k, kind);
@@ -240,13 +268,28 @@ static void emit_reports(struct text *t, const struct cpn_fused_prog *p, const s
         emit(t, "        f%d |= cpn_fpe_classify(%d, (double)", k, kind);
         operand(t, &in->arg[0], ti, var, &sc);
         emit(t, ", ");
-        if (in->narg - 1 == 2) {
+        if (nin == 2) {
             emit(t, "(double)");
-            operand(t, &in->arg[1], ti, var, &sc);
+            operand(t, &in->arg[1], ti1, var, &sc);
         } else {
             emit(t, "0.0");
         }
         emit(t, ", (double)v%d);\n", k);
+        /* A float output 1 (divmod's remainder, modf's integral part): the ARITH rule on it */
+        if (loop_nout(in) == 2 && cpn_dtype_class(cpn_op_out_dtype((enum cpn_opcode)in->code, 1, loop_dt(in))) ==
+                                      CPN_CLASS_FLOAT) {
+            sc = scal0;
+            emit(t, "        f%d |= cpn_fpe_classify(%d, (double)", k, CPN_FPC_ARITH);
+            operand(t, &in->arg[0], ti, var, &sc);
+            emit(t, ", ");
+            if (nin == 2) {
+                emit(t, "(double)");
+                operand(t, &in->arg[1], ti1, var, &sc);
+            } else {
+                emit(t, "0.0");
+            }
+            emit(t, ", (double)w%d);\n", k);
+        }
     } else if (p->fpe_hw && fpe_intdiv(in)) {
         const bool quot = (cpn_dtype_class(loop_dt(in)) == CPN_CLASS_INT) &&
                           (cpn_op_info((enum cpn_opcode)in->code)->flags & CPN_OPF_QUOTIENT);
@@ -318,7 +361,7 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
         switch (in->kind) {
         case CPN_FI_LOOP: {
             const char *ti = ctypes[loop_dt(in)], *to = ctypes[in->out_dt];
-            const int nin = in->narg - 1, scal0 = scal;
+            const int nout = loop_nout(in), nin = in->narg - nout, scal0 = scal;
             const int cast_kind = in->code < 0 && cpn_dtype_class(in->in_dt) == CPN_CLASS_FLOAT
                                       ? cpn_fpc_kind_of(-1, in->in_dt, in->out_dt) : CPN_FPC_NONE;
             if (cast_kind >= CPN_FPC_CAST_I32) {   /* float -> integer: NumPy's (x86) values */
@@ -338,17 +381,26 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
                 emit(&t, " : ");
                 operand(&t, &in->arg[2], ti, var, &scal);
             } else {
-                emit(&t, "        const %s v%d = (%s)cpn_%s_%s(", to, k, to,
-                     cpn_op_info((enum cpn_opcode)in->code)->name, suffixes[in->in_dt]);
+                /* two outputs: output 1 (w<k>, of its own dtype) through the last argument */
+                const enum cpn_opcode code = (enum cpn_opcode)in->code;
+                if (nout == 2) emit(&t, "        %s w%d;\n", ctypes[cpn_op_out_dtype(code, 1, loop_dt(in))], k);
+                emit(&t, "        const %s v%d = (%s)cpn_%s_%s(", to, k, to, cpn_op_info(code)->name,
+                     suffixes[in->in_dt]);
                 for (int i = 0; i < nin; i++) {
                     if (i) emit(&t, ", ");
-                    operand(&t, &in->arg[i], ti, var, &scal);
+                    operand(&t, &in->arg[i], ctypes[input_dt(in, loop_dt(in), i)], var, &scal);
                 }
+                if (nout == 2) emit(&t, ", &w%d", k);
                 emit(&t, ")");
             }
             emit(&t, ";\n");
             emit_reports(&t, p, in, k, scal0, var);
             store(&t, &in->arg[nin], to, k, var);
+            if (nout == 2) {   /* supports(): an external */
+                const struct cpn_fused_arg *o1 = &in->arg[nin + 1];
+                emit(&t, "        *(%s *)(a.base[%d] + o%d) = w%d;\n",
+                     ctypes[cpn_op_out_dtype((enum cpn_opcode)in->code, 1, loop_dt(in))], o1->idx, o1->idx, k);
+            }
             break;
         }
         case CPN_FI_RANDOM:

@@ -5,7 +5,8 @@
  * walks elements of the iteration space, evaluates the instructions in program order on values
  * held in registers, and stores the external outputs; a closing reduction folds per thread, then
  * per block (partials combined on the host, in block order).  Each instruction is a call of the
- * scalar function of scalar.h the CPU loop uses (cpn_<op>_<dtype>), a C cast, philox.h's draw or
+ * scalar function of scalar.h the CPU loop uses (cpn_<op>_<dtype>; a two-output op's output 1
+ * through its pointer argument, ldexp's exponent as int64), a C cast, philox.h's draw or
  * cpn_arange: one source of arithmetic.  Addresses, strides, shapes, scalars and seeds are kernel
  * arguments (struct cpn_dev_args), so the source, and its key, depend only on the expression and
  * the dtypes.  Pure C; no CUDA needed to generate.  All functions are Local. */
@@ -19,7 +20,8 @@
 #include "fused.h"
 
 /* Can the device run `p` (a program template; externals need not be bound)?  False for complex
- * arange fills (run on the host), more than CPN_DEV_MAXEXT externals, CPN_DEV_MAXSCAL scalars, CPN_DEV_MAXPARAM
+ * arange fills (run on the host), a two-output op (divmod, modf, frexp) whose outputs are not
+ * both externals, more than CPN_DEV_MAXEXT externals, CPN_DEV_MAXSCAL scalars, CPN_DEV_MAXPARAM
  * draws/fills, or an op without a definition for its dtype.  With `why`, a reason is written
  * there on false. */
 bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why);

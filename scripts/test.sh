@@ -22,10 +22,11 @@ $PY -m pytest -q tests "$@"
 # The device paths of the executor on the simulated device (host memory standing in for GPU
 # memory): coherence of host and device copies, fused runs and single ops on device buffers,
 # the host fallback of what the device lacks, the device parity tests of tests/test_cuda.py,
-# floating-point reports through device report words (tests/test_fperr.py, test_cuda_fperr.py).
+# floating-point reports through device report words (tests/test_fperr.py, test_cuda_fperr.py),
+# two-output ops and ldexp (test_cuda_ops2.py).
 CUPYNUM_DEVICE=sim $PY -m pytest -q -p no:cacheprovider tests/test_cuda.py tests/test_fusion.py \
     tests/test_views.py tests/test_random.py tests/test_operators.py tests/test_cuda_dist.py \
-    tests/test_cuda_reduce.py tests/test_fperr.py tests/test_cuda_fperr.py
+    tests/test_cuda_reduce.py tests/test_fperr.py tests/test_cuda_fperr.py tests/test_cuda_ops2.py
 # The same suite distributed: 1, 2, 3 and 4 ranks, every array partitioned (CUPYNUM_MIN_TILE=1),
 # every rank comparing its results with NumPy.
 if command -v mpirun >/dev/null; then

@@ -21,6 +21,10 @@
  *                 values outside the range it converts through: int32 for the narrow integer
  *                 types, int64 for int64 and uint32, [-2^63, 2^64) for uint64); float -> bool
  *                 reports nothing;
+ *   - two outputs (divmod, modf, frexp): the op's kind classifies output 0 (divmod's quotient
+ *                 as floor_divide), the ARITH rule a float output 1 (divmod's remainder, modf's
+ *                 integral part; frexp's int32 exponent reports nothing); ldexp is ARITH on its
+ *                 result (the exponent converted to double);
  *   - integer division (INTDIV ops): divide by zero at b == 0, overflow at MIN // -1
  *                 (cpn_fpe_intdiv; these go to the loops' own findings, not the status flags).
  * Not classified: underflow (the flag depends on whether a tiny result was rounded, which the
@@ -161,7 +165,7 @@ static inline int cpn_fpc_kind_of(int code, enum cpn_dtype from, enum cpn_dtype 
     switch (code) {
     case CPN_OP_WHERE: return CPN_FPC_NONE;
     case CPN_OP_TRUE_DIVIDE: return CPN_FPC_DIV;
-    case CPN_OP_FLOOR_DIVIDE: return CPN_FPC_FLOORDIV;
+    case CPN_OP_FLOOR_DIVIDE: case CPN_OP_DIVMOD: return CPN_FPC_FLOORDIV;   /* divmod: its quotient */
     case CPN_OP_LOGADDEXP: case CPN_OP_LOGADDEXP2: return from == CPN_DTYPE_FLOAT32 ? CPN_FPC_LAE32 : CPN_FPC_LAE64;
     case CPN_OP_NEXTAFTER: return CPN_FPC_NEXTAFTER;
     case CPN_OP_SPACING: return CPN_FPC_SPACING;

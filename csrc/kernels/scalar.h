@@ -382,9 +382,14 @@ CPN_REAL_LIST(CPN_DEF_REAL)
         *ip = (T)i;                                                                       \
         return (T)f;                                                                      \
     }                                                                                     \
+    /* zeros, infinities, NaN: glibc's (x + x, exponent 0), which CUDA leaves unspecified */ \
     CPN_SI T cpn_frexp_##S(T a, int32_t *e)                                               \
     {                                                                                     \
         int x = 0;                                                                        \
+        if ((W)a == 0 || !isfinite((W)a)) {                                               \
+            *e = 0;                                                                       \
+            return (T)((W)a + (W)a);                                                      \
+        }                                                                                 \
         W m = frexp##LS((W)a, &x);                                                        \
         *e = x;                                                                           \
         return (T)m;                                                                      \

@@ -2,7 +2,7 @@
  *
  * CUPYNUM_DEVICE=sim selects it.  Its "device memory" is host memory distinct from the stores'
  * host buffers, and it executes on that memory exactly what the CUDA backend executes on the GPU
- * (element-wise ops and casts, integer power included, random draws, arange fills, fused
+ * (element-wise ops and casts, integer power and the two-output ops included, random draws, arange fills, fused
  * programs, matmul of bool, integers, float32 and float64, the reductions, scans and
  * argmax/argmin devreduce.h plans), with the CPU kernels.  So the executor's device hooks, the
  * coherence of host and device copies (store.c), the device pool (alloc.c) and the host fallback
@@ -106,9 +106,12 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
                 for (int d = 0; d < out->ndim; d++) strides[i][d] = 0;
             }
         }
-        if (!(ptr[op->nin] = dev_origin(out, true, cpn_op_overwrites(op), strides[op->nin]))) return CPN_ERR_NOMEM;
+        /* every output (two-output ops: divmod, modf, frexp, as the CUDA backend's kernels) */
+        for (int k = 0; k < op->nout; k++)
+            if (!(ptr[op->nin + k] = dev_origin(op->out[k], true, cpn_op_overwrites_out(op, k), strides[op->nin + k])))
+                return CPN_ERR_NOMEM;
         struct cpn_kctx ctx = {0};
-        cpn_iterate(fn, op->nin + 1, ptr, out->ndim, out->shape, strides, &ctx);
+        cpn_iterate(fn, op->nin + op->nout, ptr, out->ndim, out->shape, strides, &ctx);
         if (ctx.err) return cpn_op_loop_error(op);
         if (cpn_fperr_watches(op)) {   /* the findings through a device word */
             unsigned hw, sw, token;

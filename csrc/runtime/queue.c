@@ -65,6 +65,18 @@ bool cpn_op_overwrites(const struct cpn_op *op)
     return overwrite;
 }
 
+bool cpn_op_overwrites_out(const struct cpn_op *op, int k)
+{
+    if (k == 0) return cpn_op_overwrites(op);
+    const struct cpn_view *out = op->out[k];
+    bool overwrite = cpn_view_covers_store(out);
+    for (int i = 0; i < op->nin; i++)
+        if (op->in[i] && cpn_store_root(op->in[i]->store) == cpn_store_root(out->store)) overwrite = false;
+    for (int j = 0; j < k; j++)   /* written first by an earlier output */
+        if (cpn_store_root(op->out[j]->store) == cpn_store_root(out->store)) overwrite = false;
+    return overwrite;
+}
+
 char *cpn_op_output_buffer(const struct cpn_op *op)
 {
     const struct cpn_view *out = op->out[0];

@@ -40,6 +40,8 @@ enum cpn_status cpn_op_loop_error(const struct cpn_op *op);
 char *cpn_op_output_buffer(const struct cpn_op *op);
 /* Does op write every element of its output store while reading none of it?  Local. */
 bool cpn_op_overwrites(const struct cpn_op *op);
+/* The same for output k (two-output ops); k = 0 is cpn_op_overwrites.  Local. */
+bool cpn_op_overwrites_out(const struct cpn_op *op, int k);
 
 /* Counters since the last reset.  Local. */
 struct cpn_queue_stats {

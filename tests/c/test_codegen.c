@@ -48,14 +48,17 @@ static void one_op(struct cpn_fused_prog *p, int code, enum cpn_dtype dt, unsign
     in->in_dt = dt;
     in->out_dt = code >= 0 ? cpn_op_out_dtype((enum cpn_opcode)code, 0, dt) : CPN_DTYPE_FLOAT64;
     int nin = code >= 0 ? cpn_op_info((enum cpn_opcode)code)->nin : 1;
-    in->narg = nin + 1;
+    int nout = code >= 0 ? cpn_op_info((enum cpn_opcode)code)->nout : 1;   /* divmod, modf, frexp: 2 */
+    in->narg = nin + nout;
     int e = 0;
     for (int i = 0; i < nin; i++) {
         in->arg[i].kind = (scalar_mask >> i) & 1 ? CPN_FARG_SCALAR : CPN_FARG_EXT;
         if (in->arg[i].kind == CPN_FARG_EXT) in->arg[i].idx = e++;
     }
-    in->arg[nin].kind = CPN_FARG_EXT;
-    in->arg[nin].idx = e++;
+    for (int k = 0; k < nout; k++) {
+        in->arg[nin + k].kind = CPN_FARG_EXT;
+        in->arg[nin + k].idx = e++;
+    }
     p->next = e;
 }
 
@@ -89,10 +92,9 @@ static void test_ops_sweep(void)
         const struct cpn_op_info *info = cpn_op_info((enum cpn_opcode)code);
         for (int d = 0; d < NDT; d++) {
             enum cpn_dtype dt = device_dtypes[d];
-            /* The generated call's form: one output, inputs of the loop dtype, or where's select
-             * (two-output ops and ldexp's int64 exponent run on the host). */
-            bool has = info->nout == 1 && (info->nin <= 2 || code == CPN_OP_WHERE) &&
-                       info->in1 == CPN_RESULT_SAME && ((info->dtypes >> dt) & 1u);
+            /* Every op of the table on every dtype it has: one or two outputs (output 1 through
+             * the pointer argument), ldexp's int64 exponent, where's select. */
+            bool has = (info->nin <= 2 || code == CPN_OP_WHERE) && ((info->dtypes >> dt) & 1u);
             one_op(&p, code, dt, 0);
             CHECK(cpn_cuda_codegen_supports(&p, NULL) == has);
             if (!has) {
@@ -110,6 +112,18 @@ static void test_ops_sweep(void)
             if (!strstr(src, call)) printf("missing %s in:\n%s\n", call, src);
             CHECK(strstr(src, call) != NULL);
             CHECK(strstr(src, "#include \"cpn_device.h\"") != NULL);
+            if (info->nout == 2) {   /* output 1: a local through the pointer, stored to external nin + 1 */
+                char store1[96];
+                snprintf(store1, sizeof store1, "*(%s *)(a.base[%d] + o%d) = w0;",
+                         cpn_cuda_ctype(cpn_op_out_dtype((enum cpn_opcode)code, 1, dt)), info->nin + 1, info->nin + 1);
+                CHECK(strstr(src, ", &w0)") != NULL);
+                CHECK(strstr(src, store1) != NULL);
+                /* as output 1 of a fused run (a register), it stays on the host */
+                p.instr[0].arg[info->nin + 1].kind = CPN_FARG_REG;
+                CHECK(!cpn_cuda_codegen_supports(&p, NULL));
+                one_op(&p, code, dt, 0);
+            }
+            if (info->in1 == CPN_RESULT_I64) CHECK(strstr(src, "(*(const int64_t *)(a.base[1] + o1))") != NULL);
             cpn_cuda_codegen_key(src, key);
             /* stable: the same program gives the same text and key */
             char again[16384];
@@ -129,6 +143,7 @@ static void test_ops_sweep(void)
                 one_op(&p, code, dt, 2u);
                 cpn_cuda_codegen(&p, src, sizeof src);
                 CHECK(strstr(src, "a.scal[0]") != NULL);
+                if (info->in1 == CPN_RESULT_I64) CHECK(strstr(src, "(*(const int64_t *)&a.scal[0][0])") != NULL);
                 cpn_cuda_codegen_key(src, key2);
                 CHECK(strcmp(key, key2) != 0);
                 add_to_batch(src, kernels_in_batch++);
@@ -147,6 +162,10 @@ static void test_ops_sweep(void)
                 CHECK(cpn_cuda_codegen(&p, src, sizeof src) > 0);
                 CHECK((strstr(src, "atomicOr((unsigned *)a.fpe + 0, f0)") != NULL) == rep);
                 if (fl && rep) CHECK(strstr(src, "cpn_fpe_classify(") != NULL);
+                /* a float output 1 (divmod's remainder, modf's integral part) is classified too */
+                if (fl && rep && info->nout == 2)
+                    CHECK((strstr(src, ", (double)w0);") != NULL) ==
+                          (cpn_dtype_class(cpn_op_out_dtype((enum cpn_opcode)code, 1, dt)) == CPN_CLASS_FLOAT));
                 if (!fl && rep && !negpow) CHECK(strstr(src, "cpn_fpe_intdiv(") != NULL);
                 if (negpow) CHECK(strstr(src, " < 0) f0 |= 0x100u;") != NULL);
                 cpn_cuda_codegen_key(src, key2);
@@ -365,19 +384,53 @@ static void half_program(struct cpn_fused_prog *p)
     p->next = 3;
 }
 
+/* ldexp in a fused run: its int64 exponent from a register (an int32 external cast), the
+ * result scaled by a float32 scalar. */
+static void ldexp_program(struct cpn_fused_prog *p)
+{
+    memset(p, 0, sizeof *p);
+    p->ndim = 2;
+    struct cpn_fused_instr *in = p->instr;
+    in[0].kind = CPN_FI_LOOP;
+    in[0].code = -1;
+    in[0].in_dt = CPN_DTYPE_INT32;
+    in[0].out_dt = CPN_DTYPE_INT64;
+    in[0].narg = 2;
+    in[0].arg[0] = (struct cpn_fused_arg){CPN_FARG_EXT, 0, 4, NULL};
+    in[0].arg[1] = (struct cpn_fused_arg){CPN_FARG_REG, 0, 8, NULL};
+    in[1].kind = CPN_FI_LOOP;
+    in[1].code = CPN_OP_LDEXP;
+    in[1].in_dt = in[1].out_dt = CPN_DTYPE_FLOAT32;
+    in[1].narg = 3;
+    in[1].arg[0] = (struct cpn_fused_arg){CPN_FARG_EXT, 1, 4, NULL};
+    in[1].arg[1] = (struct cpn_fused_arg){CPN_FARG_REG, 0, 8, NULL};
+    in[1].arg[2] = (struct cpn_fused_arg){CPN_FARG_REG, 1, 4, NULL};
+    in[2].kind = CPN_FI_LOOP;
+    in[2].code = CPN_OP_MULTIPLY;
+    in[2].in_dt = in[2].out_dt = CPN_DTYPE_FLOAT32;
+    in[2].narg = 3;
+    in[2].arg[0] = (struct cpn_fused_arg){CPN_FARG_REG, 1, 4, NULL};
+    in[2].arg[1] = (struct cpn_fused_arg){CPN_FARG_SCALAR, 0, 4, NULL};
+    in[2].arg[2] = (struct cpn_fused_arg){CPN_FARG_EXT, 2, 4, NULL};
+    p->ninstr = 3;
+    p->next = 3;
+}
+
 static void test_fused_programs(void)
 {
     char src[32768], key[17];
     struct cpn_fused_prog p;
     void (*builders[])(struct cpn_fused_prog *) = {pi_program, stencil_program, arange_program,
-                                                   complex_program, half_program};
+                                                   complex_program, half_program, ldexp_program};
     const char *expect[][3] = {
         {"cpn_philox_uniform(", "cpn_less_f64(", "acc = has ? cpn_add_i64(acc, x) : x"},
         {"cpn_add_f64(", "cpn_multiply_f64((*(const double *)&a.scal[0][0]), v3)", "a.base[5] + o5"},
         {"cpn_arange<int32_t>(", "(float)v0", "cpn_multiply_f32("},
         {"cpn_to_c128((*(const cpn_c64 *)", "cpn_multiply_c128(v0, (*(const cpn_c128 *)&a.scal[0][0]))",
          "acc = has ? cpn_add_c128(acc, x) : x"},
-        {"cpn_arange<cpn_half>(", "cpn_to_c64(v0)", "!cpn_logical_not_c64(v2)"}};
+        {"cpn_arange<cpn_half>(", "cpn_to_c64(v0)", "!cpn_logical_not_c64(v2)"},
+        {"const int64_t v0 = (int64_t)(*(const int32_t *)(a.base[0] + o0))",
+         "cpn_ldexp_f32((*(const float *)(a.base[1] + o1)), v0)", "cpn_multiply_f32(v1, "}};
     const int nb = (int)(sizeof builders / sizeof builders[0]);
     struct cpn_nvrtc_stats s0, s1;
     cpn_nvrtc_stats(&s0);

@@ -1,7 +1,7 @@
 /* test_fpclass.c: fpclass.h's rules against what the CPU loops actually raise.
  *
- * For every element-wise op the device runs (one output, inputs of the loop dtype) on float32
- * and float64, every float -> device dtype cast, and every integer division, over a grid of
+ * For every element-wise op the device runs (one output, inputs of the loop dtype; two outputs
+ * and ldexp's int64 exponent in test_two_out) on float32 and float64, every float -> device dtype cast, and every integer division, over a grid of
  * special values (signed zeros, the smallest subnormal, the smallest normal, +-1, +-2, the
  * largest finite values, the infinities, NaN...), the CPU loop runs on one element with the
  * status flags cleared; what it raised (fetestexcept) plus what it found itself (ctx.fpe) must
@@ -112,6 +112,61 @@ static void test_ops(void)
     printf("ops: %d cases\n", cases);
 }
 
+/* The other forms the device runs (cuda/codegen.c): two outputs (divmod, modf, frexp) report
+ * the op's rule on output 0 plus, for a float output 1 (divmod's remainder, modf's integral
+ * part), the ARITH rule on it; ldexp (an int64 exponent) the ARITH rule on its result. */
+static void test_two_out(void)
+{
+    const enum cpn_dtype fdts[] = {CPN_DTYPE_FLOAT32, CPN_DTYPE_FLOAT64};
+    const int64_t exps[] = {0, 1, -1, 2, 100, -100, 127, 128, -149, -150, 1023, 1024, -1074, -1075,
+                            2000, -2000, INT32_MAX, INT32_MIN, (int64_t)INT32_MAX + 1, INT64_MAX, INT64_MIN};
+    const int nexp = (int)(sizeof exps / sizeof exps[0]);
+    int cases = 0;
+    for (int code = 0; code < CPN_OP_COUNT; code++) {
+        const struct cpn_op_info *info = cpn_op_info((enum cpn_opcode)code);
+        if (info->nout != 2 && info->in1 == CPN_RESULT_SAME) continue;
+        for (int d = 0; d < 2; d++) {
+            const enum cpn_dtype dt = fdts[d];
+            if (!((info->dtypes >> dt) & 1u)) continue;
+            cpn_loop_fn fn = cpn_kernel_elementwise((enum cpn_opcode)code, dt);
+            CHECK(fn != NULL);
+            if (!fn) continue;
+            const int kind = cpn_fpc_kind_of(code, dt, dt);
+            const enum cpn_dtype dt1 = info->nout == 2 ? cpn_op_out_dtype((enum cpn_opcode)code, 1, dt) : CPN_DTYPE_BOOL;
+            double g[NGRID];
+            grid(dt, g);
+            const bool i64 = info->in1 == CPN_RESULT_I64;
+            for (int i = 0; i < NGRID; i++)
+                for (int j = 0; j < (i64 ? nexp : info->nin == 2 ? NGRID : 1); j++) {
+                    char out0[16] = {0}, out1[16] = {0};
+                    double a = g[i], b = i64 ? (double)exps[j] : info->nin == 2 ? g[j] : 0.0;
+                    float fa = (float)a, fb = (float)b;
+                    int64_t n = i64 ? exps[j] : 0;
+                    char *args[4];
+                    const int64_t st[4] = {0, 0, 0, 0};
+                    int na = 0;
+                    args[na++] = dt == CPN_DTYPE_FLOAT32 ? (char *)&fa : (char *)&a;
+                    if (i64) args[na++] = (char *)&n;
+                    else if (info->nin == 2) args[na++] = dt == CPN_DTYPE_FLOAT32 ? (char *)&fb : (char *)&b;
+                    args[na++] = out0;
+                    args[na++] = out1;
+                    struct cpn_kctx ctx = {0};
+                    feclearexcept(FE_ALL_EXCEPT);
+                    fn(args, st, 1, &ctx);
+                    unsigned got = (hw_flags() | ctx.fpe) & ~(unsigned)CPN_FPE_UNDERFLOW;
+                    feclearexcept(FE_ALL_EXCEPT);
+                    unsigned want = cpn_fpe_classify(kind, a, b, as_double(dt, out0));
+                    if (info->nout == 2 && cpn_dtype_class(dt1) == CPN_CLASS_FLOAT)
+                        want |= cpn_fpe_classify(CPN_FPC_ARITH, a, b, as_double(dt, out1));
+                    if (got != want) report(info->name, dt, a, b, got, want);
+                    CHECK(got == want);
+                    cases++;
+                }
+        }
+    }
+    printf("two outputs and ldexp: %d cases\n", cases);
+}
+
 static void test_casts(void)
 {
     const enum cpn_dtype fdts[] = {CPN_DTYPE_FLOAT32, CPN_DTYPE_FLOAT64};
@@ -204,6 +259,7 @@ static void test_intdiv(void)
 int main(void)
 {
     test_ops();
+    test_two_out();
     test_casts();
     test_intdiv();
     printf("%s\n", failures ? "FAILED" : "ok");
