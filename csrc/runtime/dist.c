@@ -1030,10 +1030,11 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
             k--;
         }
         for (int k = 0; k < nk; k++) ost[k] = kept_st[k];
-        /* On a device backend the tile's partial is computed there; only the partial comes over. */
+        /* A tile current on the device is reduced there; only the partial comes over (a tile
+         * current only on the host is reduced there, not uploaded for it). */
         const struct cpn_backend_i *be = cpn_backend_active();
         st = CPN_ERR_UNSUPPORTED;
-        if (be->device && be->reduce_region) {
+        if (be->device && be->reduce_region && s->dev && s->dev_state != CPN_WHERE_HOST) {
             char *db = cpn_store_device_data((struct cpn_store *)s, false, false);
             if (!db) { st = CPN_ERR_NOMEM; goto done; }
             st = be->reduce_region(op, region_layout(in, &w, db, s->tlo, s->tstride, ist), in->ndim, ext, ist,
