@@ -146,10 +146,11 @@ def test_3d_halos_transposes_and_complex_parts(shape, fusion):
 @pytest.mark.parametrize("reduce,axis", [("sum", None), ("sum", 0), ("sum", 1), ("max", None), ("max", 0),
                                          ("min", 1), ("prod", None), ("prod", 1), ("sum", (0, 2)),
                                          ("max", 2), ("sum", "view")])
-def test_distributed_reduction_partial_on_the_device(dtype, reduce, axis):
-    """sum/max/min/prod of a device-resident tiled array: every rank gets NumPy's values, and on a
-    device backend only the rank partials come to the host, not the tile (backend.h's
-    reduce_region)."""
+@pytest.mark.parametrize("resident", ["device", "host"])
+def test_distributed_reduction_partial_on_the_device(dtype, reduce, axis, resident):
+    """sum/max/min/prod of a tiled array (device- or host-resident): every rank gets NumPy's
+    values, and on a device backend only the rank partials come to the host, not the tile
+    (backend.h's reduce_region; a host-current tile is reduced on the host)."""
     rng = numpy.random.default_rng(7)
     three = axis in ((0, 2), 2)
     shape = (4 * max(RANKS, 2) + 1, 6, 9) if three else (8 * max(RANKS, 2) + 2, 40)
@@ -158,9 +159,13 @@ def test_distributed_reduction_partial_on_the_device(dtype, reduce, axis):
     else:
         n = rng.standard_normal(shape) * 50 if dtype.startswith("float") else rng.integers(0, 100, shape)
     n = n.astype(dtype)
-    c = cupynum.array(n)
-    c = c + c.dtype.type(1)            # computed on the device: its tiles are device-resident
-    n = n + n.dtype.type(1)
+    if resident == "device":
+        c = cupynum.array(n)
+        c = c + c.dtype.type(1)        # computed on the device: its tiles are device-resident
+        n = n + n.dtype.type(1)
+    else:                              # current on the host only: reduced there, not uploaded
+        n = n + n.dtype.type(1)
+        c = cupynum.array(n)
     cupynum.sync()
     before = cupynum.runtime_stats()["bytes_to_host"]
     if axis == "view":
