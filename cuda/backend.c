@@ -500,6 +500,7 @@ static const struct cpn_backend_i cuda_backend = {
     .xchg_wait = cpn_cuda_xchg_wait,
     .region_supported = cpn_cuda_region_supported,
     .compute_region = cpn_cuda_compute_region,
+    .reduce_region = cpn_cuda_reduce_region,
 };
 
 const struct cpn_backend_i *cpn_cuda_backend(void) { return &cuda_backend; }

@@ -5,12 +5,14 @@
 
 #include <string.h>
 
+#include "alloc.h"
 #include "devfpe.h"
 #include "devreduce.h"
 #include "fperr.h"
 #include "kernels.h"
 #include "queue.h"
 #include "store.h"
+#include "transport.h"
 #include "view.h"
 
 _Static_assert(CPN_CUB_MAXDIM >= CPN_MAXDIM, "layouts hold every view");
@@ -150,3 +152,65 @@ enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream)
 }
 
 enum cpn_status cpn_cuda_reduce_op_host(const struct cpn_op *op) { return cpn_cuda_reduce_op(op, CPN_CUB_HOST); }
+
+/* backend.h's reduce_region: the region's rows (kept positions, C order) reduced by CUB into a
+ * temporary device buffer, one acc_dt value a row, copied to the host (after a stream sync) and
+ * scattered to the kept positions of `part`.  No floating-point reports: the partial's findings
+ * are not collected on this path (docs/architecture.md). */
+enum cpn_status cpn_cuda_reduce_region(const struct cpn_op *op, const char *in, int ndim, const int64_t *ext,
+                                       const int64_t *in_st, char *part, const int64_t *part_st)
+{
+    struct cpn_devred_plan pl;
+    if (op->kind != CPN_OPK_REDUCE || !cpn_devred_plan(op, &pl) || ndim < 0 || ndim > CPN_MAXDIM)
+        return CPN_ERR_UNSUPPORTED;
+    struct cpn_cub_layout il, ol;
+    memset(&il, 0, sizeof il);
+    memset(&ol, 0, sizeof ol);
+    int64_t nrows = 1, len = 1, kext[CPN_MAXDIM];
+    int nk = 0;
+    for (int d = 0; d < ndim; d++)
+        if (!(op->axes >> d & 1)) {
+            put_dim(&il, ext[d], in_st[d]);
+            nrows *= ext[d];
+            kext[nk++] = ext[d];
+        }
+    for (int d = 0; d < ndim; d++)
+        if (op->axes >> d & 1) {
+            put_dim(&il, ext[d], in_st[d]);
+            len *= ext[d];
+        }
+    if (nrows <= 0 || len <= 0) return CPN_ERR_UNSUPPORTED;
+    const enum cpn_dtype acc = op->out[0]->dtype;
+    const size_t item = cpn_dtype_size(acc), bytes = (size_t)nrows * item;
+    put_dim(&ol, nrows, (int64_t)item);   /* contiguous rows (ndim 0 for one row) */
+    char *dtmp = cpn_alloc_device(bytes);
+    if (!dtmp) return CPN_ERR_NOMEM;
+    char *htmp = cpn_alloc(bytes);
+    if (!htmp) {
+        cpn_free_device(dtmp, bytes);
+        return CPN_ERR_NOMEM;
+    }
+    cudaStream_t stream = (cudaStream_t)cpn_cuda_stream();
+    cudaError_t e = cpn_cub_reduce(pl.op, pl.work, op->in[0]->dtype, acc, in, &il, nrows, len, dtmp, &ol, NULL,
+                                   NULL, stream);
+    if (e == cudaSuccess) e = cudaMemcpyAsync(htmp, dtmp, bytes, cudaMemcpyDeviceToHost, stream);
+    if (e == cudaSuccess) e = cudaStreamSynchronize(stream);
+    cpn_free_device(dtmp, bytes);
+    if (e != cudaSuccess) {
+        cpn_free(htmp);
+        if (e == cudaErrorMemoryAllocation) return CPN_ERR_NOMEM;
+        return cpn_error(CPN_ERR_DEVICE, "cupynum: the partial of %s on the device failed: %s", cpn_op_describe(op),
+                         cudaGetErrorString(e));
+    }
+    /* Row r (C order over the kept extents) to its kept position in part. */
+    for (int64_t r = 0; r < nrows; r++) {
+        int64_t rem = r, off = 0;
+        for (int k = nk - 1; k >= 0; k--) {
+            off += (rem % kext[k]) * part_st[k];
+            rem /= kext[k];
+        }
+        memcpy(part + off, htmp + (size_t)r * item, item);
+    }
+    cpn_free(htmp);
+    return CPN_OK;
+}

@@ -140,3 +140,43 @@ def test_3d_halos_transposes_and_complex_parts(shape, fusion):
     check(c[:, ::-1, :] - ct.transpose(2, 1, 0), n[:, ::-1, :] - t.transpose(2, 1, 0))
     check(cz.real[1:, :, :] * cz.imag[:-1, :, :], z.real[1:, :, :] * z.imag[:-1, :, :])
     check(cz[1:, 1:, :] + cz[:-1, :-1, :], z[1:, 1:, :] + z[:-1, :-1, :])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "uint8"])
+@pytest.mark.parametrize("reduce,axis", [("sum", None), ("sum", 0), ("sum", 1), ("max", None), ("max", 0),
+                                         ("min", 1), ("prod", None), ("prod", 1), ("sum", (0, 2)),
+                                         ("max", 2), ("sum", "view")])
+@pytest.mark.parametrize("resident", ["device", "host"])
+def test_distributed_reduction_partial_on_the_device(dtype, reduce, axis, resident):
+    """sum/max/min/prod of a tiled array (device- or host-resident): every rank gets NumPy's
+    values, and on a device backend only the rank partials come to the host, not the tile
+    (backend.h's reduce_region; a host-current tile is reduced on the host)."""
+    rng = numpy.random.default_rng(7)
+    three = axis in ((0, 2), 2)
+    shape = (4 * max(RANKS, 2) + 1, 6, 9) if three else (8 * max(RANKS, 2) + 2, 40)
+    if reduce == "prod":
+        n = rng.uniform(-0.5, 0.5, shape) if dtype.startswith("float") else rng.integers(0, 2, shape)
+    else:
+        n = rng.standard_normal(shape) * 50 if dtype.startswith("float") else rng.integers(0, 100, shape)
+    n = n.astype(dtype)
+    if resident == "device":
+        c = cupynum.array(n)
+        c = c + c.dtype.type(1)        # computed on the device: its tiles are device-resident
+        n = n + n.dtype.type(1)
+    else:                              # current on the host only: reduced there, not uploaded
+        n = n + n.dtype.type(1)
+        c = cupynum.array(n)
+    cupynum.sync()
+    before = cupynum.runtime_stats()["bytes_to_host"]
+    if axis == "view":
+        got, want = c[1:, ::3].sum(axis=0), n[1:, ::3].sum(axis=0)
+    else:
+        got, want = getattr(c, reduce)(axis=axis), getattr(n, reduce)(axis=axis)
+    cupynum.sync()
+    grown = cupynum.runtime_stats()["bytes_to_host"] - before
+    t = cupynum._core._tiling(c)
+    tile_bytes = int(numpy.prod([h - l for l, h in zip(t["lo"], t["hi"])])) * n.itemsize if t["tiled"] else 0
+    if ON_DEVICE and tile_bytes > 2 * numpy.asarray(want).nbytes:
+        assert grown < tile_bytes // 2, (grown, tile_bytes)
+    float_ = dtype.startswith("float")
+    check(got, want, rtol=1e-3 if dtype == "float32" else 1e-10 if float_ else 0.0)

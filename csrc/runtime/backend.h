@@ -75,6 +75,15 @@ struct cpn_backend_i {
      * inline scalar is ignored), strides[k] their byte strides. */
     enum cpn_status (*compute_region)(const struct cpn_op *op, char *const *ptr, int ndim,
                                       const int64_t *ext, const int64_t *const *strides);
+    /* A distributed REDUCE's rank partial (dist.c), NULL: none.  Reduce the ndim-dimensional
+     * device region ext (every ext[d] > 0) at `in` (byte strides in_st) over the dimensions set in
+     * op->axes, op's input dtype into its output dtype, without op's initial value, into the HOST
+     * buffer `part` at the region's kept positions (byte strides part_st over the kept dimensions,
+     * in order), overwriting them (cpn_kernel_reduce's contract).  Returns after the results are
+     * on the host.  CPN_ERR_UNSUPPORTED (nothing written): what devreduce.h does not cover, the
+     * caller reduces a host copy. */
+    enum cpn_status (*reduce_region)(const struct cpn_op *op, const char *in, int ndim, const int64_t *ext,
+                                     const int64_t *in_st, char *part, const int64_t *part_st);
 };
 
 /* The registered backends (cpu first) and their number. */

@@ -249,6 +249,16 @@ static enum cpn_status sim_compute_region(const struct cpn_op *op, char *const *
     return CPN_OK;
 }
 
+/* The rank partial of a distributed reduction (dist.c), on the simulated device buffer: what
+ * devreduce.h covers, with the CPU kernel, as the CUDA backend's CUB path. */
+static enum cpn_status sim_reduce_region(const struct cpn_op *op, const char *in, int ndim, const int64_t *ext,
+                                         const int64_t *in_st, char *part, const int64_t *part_st)
+{
+    if (op->kind != CPN_OPK_REDUCE || !cpn_devred_plan(op, NULL)) return CPN_ERR_UNSUPPORTED;
+    return cpn_kernel_reduce(op->code, op->in[0]->dtype, op->out[0]->dtype, in, ndim, ext, in_st, op->axes, part,
+                             part_st, NULL);
+}
+
 static const struct cpn_backend_i sim_backend = {
     .name = "sim",
     .kind = CPN_BACKEND_SIM,
@@ -270,6 +280,7 @@ static const struct cpn_backend_i sim_backend = {
     .xchg_wait = cpn_comm_wait,
     .region_supported = sim_region_supported,
     .compute_region = sim_compute_region,
+    .reduce_region = sim_reduce_region,
 };
 
 const struct cpn_backend_i *cpn_sim_backend(void) { return &sim_backend; }

@@ -8,7 +8,8 @@
  * border.  What moves where is the op's plan, cached by the op's signature.  On a device backend
  * with the device transport (backend.h) the same plan runs on the tiles' device copies: packing,
  * messages and computing go through the backend (struct bpath), so halos move device to device.  Reductions reduce
- * locally and combine the per-rank partials in rank order (the same bytes on every rank).
+ * locally (on a device backend on the device, backend.h's reduce_region) and combine the per-rank
+ * partials in rank order on the host (the same bytes on every rank).
  * Anything else (matrix products, views through flat aliases, reshapes that split a dimension
  * of the output) is computed on gathered copies and the results are scattered back: correct,
  * not fast.  Inputs that alias the output are read into buffers before anything is written, so
@@ -1010,11 +1011,10 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
     char *part = cpn_alloc(bytes ? bytes : 1), *all = cpn_alloc((size_t)P * bytes + 1);
     char *dst = cpn_store_data_for_overwrite(out->store);
     enum cpn_status st = CPN_OK;
-    if (!part || !all || !dst || !cpn_store_data((struct cpn_store *)s)) { st = CPN_ERR_NOMEM; goto done; }
+    if (!part || !all || !dst) { st = CPN_ERR_NOMEM; goto done; }
     for (int64_t i = 0; i < nout; i++) reduce_identity(op->code, acc, part + i * (int64_t)item);
     if (rc > 0) {
         int64_t ist[CPN_MAXDIM], ext[CPN_MAXDIM], ost[CPN_MAXDIM], kept_st[CPN_MAXDIM];
-        char *ip = region_layout(in, &w, cpn_store_root((struct cpn_store *)s)->data, s->tlo, s->tstride, ist);
         /* Output strides over the kept dimensions, and the origin of w's kept part. */
         int nk = 0;
         for (int d = 0; d < in->ndim; d++) {
@@ -1030,8 +1030,22 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
             k--;
         }
         for (int k = 0; k < nk; k++) ost[k] = kept_st[k];
-        st = cpn_kernel_reduce(op->code, in->dtype, acc, ip, in->ndim, ext, ist, op->axes, part + opos, ost,
-                               NULL);
+        /* A tile current on the device is reduced there; only the partial comes over (a tile
+         * current only on the host is reduced there, not uploaded for it). */
+        const struct cpn_backend_i *be = cpn_backend_active();
+        st = CPN_ERR_UNSUPPORTED;
+        if (be->device && be->reduce_region && s->dev && s->dev_state != CPN_WHERE_HOST) {
+            char *db = cpn_store_device_data((struct cpn_store *)s, false, false);
+            if (!db) { st = CPN_ERR_NOMEM; goto done; }
+            st = be->reduce_region(op, region_layout(in, &w, db, s->tlo, s->tstride, ist), in->ndim, ext, ist,
+                                   part + opos, ost);
+        }
+        if (st == CPN_ERR_UNSUPPORTED) {
+            if (!cpn_store_data((struct cpn_store *)s)) { st = CPN_ERR_NOMEM; goto done; }
+            char *ip = region_layout(in, &w, cpn_store_root((struct cpn_store *)s)->data, s->tlo, s->tstride, ist);
+            st = cpn_kernel_reduce(op->code, in->dtype, acc, ip, in->ndim, ext, ist, op->axes, part + opos, ost,
+                                   NULL);
+        }
         if (st != CPN_OK) goto done;
     }
     size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
