@@ -49,7 +49,7 @@ if command -v mpirun >/dev/null; then
     if ! CUPYNUM_DEVICE=sim mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 -x CUPYNUM_MIN_TILE \
             -x CUPYNUM_DEVICE "$(command -v "$PY")" -m pytest -q -p no:cacheprovider --color=no \
             tests/test_distributed.py tests/test_cuda.py tests/test_cuda_dist.py tests/test_cuda_fperr.py \
-            >"$log" 2>&1; then
+            tests/test_cuda_reduce.py tests/test_cuda_ops2.py >"$log" 2>&1; then
         grep -E "FAILED|Error|passed|failed" "$log" | sort | uniq | tail -40
         exit 1
     fi
