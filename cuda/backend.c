@@ -37,6 +37,7 @@
 #include "backend.h"
 #include "blas.h"
 #include "codegen.h"
+#include "cuda_try.h"
 #include "devargs.h"
 #include "devfpe.h"
 #include "fperr.h"
@@ -45,14 +46,6 @@
 #include "queue.h"
 #include "reduce.h"
 #include "transport.h"
-
-#define CUDA_TRY(expr)                                                                       \
-    do {                                                                                     \
-        cudaError_t cpn_cuda_err_ = (expr);                                                  \
-        if (cpn_cuda_err_ != cudaSuccess)                                                    \
-            return cpn_error(CPN_ERR_DEVICE, "cupynum: %s failed: %s (%s:%d)", #expr,        \
-                             cudaGetErrorString(cpn_cuda_err_), __FILE__, __LINE__);         \
-    } while (0)
 
 static struct {
     int index, count, arch, sms;

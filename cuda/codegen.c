@@ -248,6 +248,24 @@ static const char *int_min(enum cpn_dtype dt)
     }
 }
 
+/* f<k> |= fpclass.h's rule `kind` on the instruction's operands (read again, scalars from index
+ * scal0; a missing second operand is 0.0) and its output <res><k> (v: output 0, w: output 1). */
+static void emit_classify(struct text *t, const struct cpn_fused_instr *in, int k, int kind, const char *ti,
+                          const char *ti1, const int *var, int scal0, char res)
+{
+    int sc = scal0;
+    emit(t, "        f%d |= cpn_fpe_classify(%d, (double)", k, kind);
+    operand(t, &in->arg[0], ti, var, &sc);
+    emit(t, ", ");
+    if (in->narg - loop_nout(in) == 2) {
+        emit(t, "(double)");
+        operand(t, &in->arg[1], ti1, var, &sc);
+    } else {
+        emit(t, "0.0");
+    }
+    emit(t, ", (double)%c%d);\n", res, k);
+}
+
 /* Fold instruction k's findings for this element into f<k>: after v<k> is computed and before
  * it is stored (the output may be an input).  The operands are read again (same values; the
  * compiler keeps the first loads), scalars from index scal0. */
@@ -258,38 +276,17 @@ static void emit_reports(struct text *t, const struct cpn_fused_prog *p, const s
     const int kind = fpe_kind(in);
     const char *ti = ctypes[in->code < 0 ? in->in_dt : loop_dt(in)];
     const char *ti1 = in->code < 0 ? ti : ctypes[input_dt(in, loop_dt(in), 1)];   /* ldexp's int64 */
-    const int nin = in->narg - loop_nout(in);
     int sc = scal0;
     if (p->fpe_hw && kind >= CPN_FPC_CAST_I32) {
         emit(t, "        f%d |= cpn_fpe_cast(%d, (double)", k, kind);
         operand(t, &in->arg[0], ti, var, &sc);
         emit(t, ");\n");
     } else if (p->fpe_hw && kind != CPN_FPC_NONE) {
-        emit(t, "        f%d |= cpn_fpe_classify(%d, (double)", k, kind);
-        operand(t, &in->arg[0], ti, var, &sc);
-        emit(t, ", ");
-        if (nin == 2) {
-            emit(t, "(double)");
-            operand(t, &in->arg[1], ti1, var, &sc);
-        } else {
-            emit(t, "0.0");
-        }
-        emit(t, ", (double)v%d);\n", k);
+        emit_classify(t, in, k, kind, ti, ti1, var, scal0, 'v');
         /* A float output 1 (divmod's remainder, modf's integral part): the ARITH rule on it */
         if (loop_nout(in) == 2 && cpn_dtype_class(cpn_op_out_dtype((enum cpn_opcode)in->code, 1, loop_dt(in))) ==
-                                      CPN_CLASS_FLOAT) {
-            sc = scal0;
-            emit(t, "        f%d |= cpn_fpe_classify(%d, (double)", k, CPN_FPC_ARITH);
-            operand(t, &in->arg[0], ti, var, &sc);
-            emit(t, ", ");
-            if (nin == 2) {
-                emit(t, "(double)");
-                operand(t, &in->arg[1], ti1, var, &sc);
-            } else {
-                emit(t, "0.0");
-            }
-            emit(t, ", (double)w%d);\n", k);
-        }
+                                      CPN_CLASS_FLOAT)
+            emit_classify(t, in, k, CPN_FPC_ARITH, ti, ti1, var, scal0, 'w');
     } else if (p->fpe_hw && fpe_intdiv(in)) {
         const bool quot = (cpn_dtype_class(loop_dt(in)) == CPN_CLASS_INT) &&
                           (cpn_op_info((enum cpn_opcode)in->code)->flags & CPN_OPF_QUOTIENT);

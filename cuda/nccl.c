@@ -9,19 +9,12 @@
 
 #include "alloc.h"
 #include "comm.h"
+#include "cuda_try.h"
 #include "devargs.h"
 #include "devfpe.h"
 #include "fperr.h"
 #include "kernels.h"
 #include "queue.h"
-
-#define CUDA_CHECK(expr)                                                                     \
-    do {                                                                                     \
-        cudaError_t cpn_cuda_err_ = (expr);                                                  \
-        if (cpn_cuda_err_ != cudaSuccess)                                                    \
-            return cpn_error(CPN_ERR_DEVICE, "cupynum: %s failed: %s (%s:%d)", #expr,        \
-                             cudaGetErrorString(cpn_cuda_err_), __FILE__, __LINE__);         \
-    } while (0)
 
 static cudaStream_t stream(void) { return (cudaStream_t)cpn_cuda_stream(); }
 
@@ -111,18 +104,18 @@ enum cpn_status cpn_cuda_copy_region(int n, const int64_t *ext_in, size_t item, 
         nd++;
     }
     if (nd == 0) {
-        CUDA_CHECK(cudaMemcpyAsync(dst, src, item, cudaMemcpyDeviceToDevice, stream()));
+        CUDA_TRY(cudaMemcpyAsync(dst, src, item, cudaMemcpyDeviceToDevice, stream()));
         return CPN_OK;
     }
     if (nd == 1 && dst_st[0] == 1 && src_st[0] == 1) {
-        CUDA_CHECK(cudaMemcpyAsync(dst, src, (size_t)ext[0] * item, cudaMemcpyDeviceToDevice, stream()));
+        CUDA_TRY(cudaMemcpyAsync(dst, src, (size_t)ext[0] * item, cudaMemcpyDeviceToDevice, stream()));
         return CPN_OK;
     }
     const int64_t max_pitch = (int64_t)1 << 30;   /* well below cudaDeviceProp.memPitch */
     if (nd == 2 && dst_st[1] == 1 && src_st[1] == 1 && dst_st[0] >= ext[1] && src_st[0] >= ext[1] &&
         dst_st[0] * (int64_t)item < max_pitch && src_st[0] * (int64_t)item < max_pitch) {
         /* rows of a box: pitched */
-        CUDA_CHECK(cudaMemcpy2DAsync(dst, (size_t)dst_st[0] * item, src, (size_t)src_st[0] * item,
+        CUDA_TRY(cudaMemcpy2DAsync(dst, (size_t)dst_st[0] * item, src, (size_t)src_st[0] * item,
                                      (size_t)ext[1] * item, (size_t)ext[0], cudaMemcpyDeviceToDevice, stream()));
         return CPN_OK;
     }
@@ -301,8 +294,8 @@ static enum cpn_status setup(void)
      * device UUID, compared everywhere alike. */
     int device = 0;
     struct cudaDeviceProp prop;
-    CUDA_CHECK(cudaGetDevice(&device));
-    CUDA_CHECK(cudaGetDeviceProperties(&prop, device));
+    CUDA_TRY(cudaGetDevice(&device));
+    CUDA_TRY(cudaGetDeviceProperties(&prop, device));
     const int P = cpn_comm_size();
     char *uuids = cpn_alloc((size_t)P * 16);
     size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
