@@ -51,13 +51,31 @@ static enum cpn_status sim_sync(void) { return CPN_OK; }
 
 static bool sim_supports_fused(const struct cpn_fused_prog *p) { (void)p; return true; }
 
+/* Findings hw, sw ORed into device report word w. */
+static void or_word(int w, unsigned hw, unsigned sw)
+{
+    *cpn_devfpe_word(w) |= (hw & CPN_DEVFPE_HW_MASK) | ((sw & CPN_DEVFPE_HW_MASK) << CPN_DEVFPE_SW_SHIFT);
+}
+
 /* Findings hw, sw into a device report word of its own; the token naming it. */
 static enum cpn_status to_word(unsigned hw, unsigned sw, unsigned *token)
 {
     int w;
     CPN_TRY(cpn_devfpe_take(1, &w));
-    *cpn_devfpe_word(w) |= (hw & CPN_DEVFPE_HW_MASK) | ((sw & CPN_DEVFPE_HW_MASK) << CPN_DEVFPE_SW_SHIFT);
+    or_word(w, hw, sw);
     *token = cpn_devfpe_token(w);
+    return CPN_OK;
+}
+
+/* A watched single op's findings (the CPU kernels' status) handed over through a device word,
+ * as the CUDA backend's kernels hand theirs. */
+static enum cpn_status findings_to_word(const struct cpn_op *op)
+{
+    if (!cpn_fperr_watches(op)) return CPN_OK;
+    unsigned hw, sw, token;
+    cpn_kernel_fpe_take(&hw, &sw);
+    CPN_TRY(to_word(hw, sw, &token));
+    cpn_kernel_fpe_put(0, token);
     return CPN_OK;
 }
 
@@ -113,13 +131,7 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
         struct cpn_kctx ctx = {0};
         cpn_iterate(fn, op->nin + op->nout, ptr, out->ndim, out->shape, strides, &ctx);
         if (ctx.err) return cpn_op_loop_error(op);
-        if (cpn_fperr_watches(op)) {   /* the findings through a device word */
-            unsigned hw, sw, token;
-            cpn_kernel_fpe_take(&hw, &sw);
-            CPN_TRY(to_word(hw, sw, &token));
-            cpn_kernel_fpe_put(0, token);
-        }
-        return CPN_OK;
+        return findings_to_word(op);
     }
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE: {
@@ -164,13 +176,7 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
         else
             return cpn_kernel_argreduce(op->code, in->dtype, ip, in->ndim, in->shape, strides[0], op->axes, o,
                                     strides[1]);
-        if (st == CPN_OK && cpn_fperr_watches(op)) {   /* as reduce.cu: the findings through a device word */
-            unsigned hw, sw, token;
-            cpn_kernel_fpe_take(&hw, &sw);
-            CPN_TRY(to_word(hw, sw, &token));
-            cpn_kernel_fpe_put(0, token);
-        }
-        return st;
+        return st == CPN_OK ? findings_to_word(op) : st;   /* as reduce.cu's */
     }
     default:
         return CPN_ERR_UNSUPPORTED;
@@ -240,8 +246,7 @@ static enum cpn_status sim_compute_region(const struct cpn_op *op, char *const *
         unsigned hw, sw, token = prev_sw;
         cpn_kernel_fpe_take(&hw, &sw);
         if (cpn_devfpe_is_token(prev_sw))
-            *cpn_devfpe_word(cpn_devfpe_token_word(prev_sw)) |=
-                (hw & CPN_DEVFPE_HW_MASK) | ((sw & CPN_DEVFPE_HW_MASK) << CPN_DEVFPE_SW_SHIFT);
+            or_word(cpn_devfpe_token_word(prev_sw), hw, sw);
         else
             CPN_TRY(to_word(hw, sw, &token));
         cpn_kernel_fpe_put(prev_hw, token);

@@ -56,18 +56,10 @@ static enum cpn_status arg_layout(const struct cpn_view *v, const union cpn_scal
 
 static enum cpn_dtype view_dtype(const struct cpn_view *v) { return v->dtype; }
 
-bool cpn_op_overwrites(const struct cpn_op *op)
-{
-    const struct cpn_view *out = op->out[0];
-    bool overwrite = cpn_view_covers_store(out);
-    for (int i = 0; i < op->nin; i++)
-        if (op->in[i] && cpn_store_root(op->in[i]->store) == cpn_store_root(out->store)) overwrite = false;
-    return overwrite;
-}
+bool cpn_op_overwrites(const struct cpn_op *op) { return cpn_op_overwrites_out(op, 0); }
 
 bool cpn_op_overwrites_out(const struct cpn_op *op, int k)
 {
-    if (k == 0) return cpn_op_overwrites(op);
     const struct cpn_view *out = op->out[k];
     bool overwrite = cpn_view_covers_store(out);
     for (int i = 0; i < op->nin; i++)
