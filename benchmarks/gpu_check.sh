@@ -4,9 +4,9 @@
 # already be installed.
 #
 #   1. build with meson -Dcuda=enabled -Dmpi=disabled + ninja (no pip), stage the package;
-#   2. the device tests on the GPU backend: tests/test_cuda.py, test_cuda_reduce.py,
-#      test_cuda_fperr.py, test_cuda_dist.py (one rank: the device box path is not taken; the
-#      NCCL transport needs an MPI build and two GPUs), test_fusion.py and test_cuda_ops2.py;
+#   2. the device tests on the GPU backend: the test files marked `gpu` (pyproject.toml: the
+#      tests/test_device*.py files and test_fusion.py; one rank: the device box path is not taken,
+#      the NCCL transport needs an MPI build and two GPUs);
 #   3. benchmarks (benchmarks/gpu_bench.py): the device copy bandwidth, then stencil (N=16384),
 #      pi (10^9 points) and Black-Scholes on cupynum-GPU, CuPy and NumPy, with the achieved
 #      bandwidth of each against the copy bandwidth measured in this run.
@@ -49,8 +49,7 @@ $PY -c "import cupynum; print(cupynum.runtime_info())" || { echo "IMPORT ON THE 
 elapsed "device tests (CUPYNUM_DEVICE=$CUPYNUM_DEVICE)"
 if $PY -c "import pytest" 2>/dev/null; then
     (timeout 240 $PY -m pytest -q -p no:cacheprovider --maxfail=20 --rootdir "$ROOT/tests" \
-        "$ROOT/tests/test_cuda.py" "$ROOT/tests/test_cuda_reduce.py" "$ROOT/tests/test_cuda_fperr.py" \
-        "$ROOT/tests/test_cuda_dist.py" "$ROOT/tests/test_fusion.py" "$ROOT/tests/test_cuda_ops2.py" >"$LOG/device-tests.log" 2>&1; \
+        -c "$ROOT/pyproject.toml" -m gpu "$ROOT/tests" >"$LOG/device-tests.log" 2>&1; \
      echo "pytest exit status $?"; grep -E "^(FAILED|ERROR)" "$LOG/device-tests.log" | head -40; tail -3 "$LOG/device-tests.log")
 else
     echo "pytest not installed: device tests skipped"

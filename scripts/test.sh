@@ -21,12 +21,9 @@ fi
 $PY -m pytest -q tests "$@"
 # The device paths of the executor on the simulated device (host memory standing in for GPU
 # memory): coherence of host and device copies, fused runs and single ops on device buffers,
-# the host fallback of what the device lacks, the device parity tests of tests/test_cuda.py,
-# floating-point reports through device report words (tests/test_fperr.py, test_cuda_fperr.py),
-# two-output ops and ldexp (test_cuda_ops2.py).
-CUPYNUM_DEVICE=sim $PY -m pytest -q -p no:cacheprovider tests/test_cuda.py tests/test_fusion.py \
-    tests/test_views.py tests/test_random.py tests/test_operators.py tests/test_cuda_dist.py \
-    tests/test_cuda_reduce.py tests/test_fperr.py tests/test_cuda_fperr.py tests/test_cuda_ops2.py
+# the host fallback of what the device lacks, device parity, floating-point reports through
+# device report words, two-output ops and ldexp: the test files marked `device` (pyproject.toml).
+CUPYNUM_DEVICE=sim $PY -m pytest -q -p no:cacheprovider -m device tests
 # The same suite distributed: 1, 2, 3 and 4 ranks, every array partitioned (CUPYNUM_MIN_TILE=1),
 # every rank comparing its results with NumPy.
 if command -v mpirun >/dev/null; then
@@ -43,13 +40,13 @@ if command -v mpirun >/dev/null; then
         grep -E "[0-9]+ passed" "$log" | sort | uniq -c
     done
     # The device paths under distribution (the box path on device buffers with the device
-    # transport, the gather path executing on the device): 3 ranks on the simulated device.
+    # transport, the gather path executing on the device): 3 ranks on the simulated device, the
+    # test files marked `mpi_device`.
     log="build/tests-mpi-sim.log"
     echo "== device paths on 3 MPI ranks, simulated device (log: $log)"
     if ! CUPYNUM_DEVICE=sim mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 -x CUPYNUM_MIN_TILE \
             -x CUPYNUM_DEVICE "$(command -v "$PY")" -m pytest -q -p no:cacheprovider --color=no \
-            tests/test_distributed.py tests/test_cuda.py tests/test_cuda_dist.py tests/test_cuda_fperr.py \
-            tests/test_cuda_reduce.py tests/test_cuda_ops2.py >"$log" 2>&1; then
+            -m mpi_device tests >"$log" 2>&1; then
         grep -E "FAILED|Error|passed|failed" "$log" | sort | uniq | tail -40
         exit 1
     fi

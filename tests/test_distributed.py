@@ -15,6 +15,8 @@ import pytest
 import cupynum
 from conftest import both, check, stencil
 
+pytestmark = [pytest.mark.mpi_device]
+
 INFO = cupynum.runtime_info()
 RANKS = INFO["ranks"]
 MIN_TILE = int(os.environ.get("CUPYNUM_MIN_TILE", "16384"))

@@ -16,6 +16,8 @@ import cupynum
 import cupynum._ufunc
 from cupynum import _core
 
+pytestmark = [pytest.mark.device]
+
 F = [numpy.float64, numpy.float32]
 
 # (ufunc name, inputs as lists): each raises at least one category in NumPy.

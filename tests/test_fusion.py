@@ -15,6 +15,8 @@ from cupynum import _core
 
 from conftest import check
 
+pytestmark = [pytest.mark.device, pytest.mark.gpu]
+
 
 def one_rank():
     return cupynum.runtime_info()["ranks"] == 1

@@ -11,6 +11,8 @@ import pytest
 import cupynum
 from conftest import ALL_DTYPES, both, check, dtype_id, sample
 
+pytestmark = [pytest.mark.device]
+
 # Values chosen so that no divisor is zero and no power is negative; float results are compared
 # exactly too, because NumPy computes each element with one correctly-rounded IEEE operation.
 LEFT = {"b": [True, False, True, True, False, False, True, False],

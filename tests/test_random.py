@@ -10,6 +10,8 @@ import pytest
 import cupynum
 import cupynum.random as cr
 
+pytestmark = [pytest.mark.device]
+
 N = 200_000  # large enough for tight-ish moment bounds, small enough to be fast
 
 

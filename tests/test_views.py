@@ -8,6 +8,8 @@ import pytest
 import cupynum
 from conftest import ALL_DTYPES, both, check, dtype_id, same_outcome, sample
 
+pytestmark = [pytest.mark.device]
+
 S = slice
 E = Ellipsis
 

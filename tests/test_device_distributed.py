@@ -13,6 +13,8 @@ import pytest
 import cupynum
 from conftest import check
 
+pytestmark = [pytest.mark.device, pytest.mark.mpi_device, pytest.mark.gpu]
+
 INFO = cupynum.runtime_info()
 RANKS = INFO["ranks"]
 ON_DEVICE = INFO["backend"] in ("cuda", "sim")

@@ -16,7 +16,7 @@ import cupynum
 INFO = cupynum.runtime_info()
 on_device = pytest.mark.skipif(INFO["backend"] not in ("cuda", "sim"),
                                reason="no CUDA device (CUPYNUM_DEVICE=sim runs these on the simulated device)")
-pytestmark = on_device
+pytestmark = [on_device, pytest.mark.device, pytest.mark.mpi_device, pytest.mark.gpu]
 
 
 def _record(fn, lib, **state):

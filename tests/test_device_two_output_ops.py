@@ -24,7 +24,7 @@ INFO = cupynum.runtime_info()
 on_device = pytest.mark.skipif(INFO["backend"] not in ("cuda", "sim"),
                                reason="no CUDA device (CUPYNUM_DEVICE=sim runs these on the simulated device)")
 single = pytest.mark.skipif(INFO["ranks"] > 1, reason="residency of a single process's arrays")
-pytestmark = on_device
+pytestmark = [on_device, pytest.mark.device, pytest.mark.mpi_device, pytest.mark.gpu]
 
 FLOATS = ["float16", "float32", "float64"]
 INTS = ["int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]

@@ -14,6 +14,8 @@ import pytest
 
 import cupynum
 
+pytestmark = [pytest.mark.device, pytest.mark.mpi_device, pytest.mark.gpu]
+
 INFO = cupynum.runtime_info()
 BACKEND = INFO["backend"]
 on_device = pytest.mark.skipif(BACKEND not in ("cuda", "sim"),
