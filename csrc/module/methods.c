@@ -11,6 +11,7 @@
 #include "fusion.h"
 #include "kernels.h"
 #include "runtime.h"
+#include "stats.h"
 #include "vmath.h"
 
 static PyObject *helpers_module;
@@ -651,51 +652,29 @@ fail:
     return NULL;
 }
 
+/* runtime_stats(): cpn_stats (stats.h) as a dict, one key per field, in the list's order. */
 static PyObject *mod_runtime_stats(PyObject *m, PyObject *noargs)
 {
-    struct cpn_queue_stats s;
-    struct cpn_fusion_stats f;
-    int64_t to_host, to_device;
-    cpn_queue_stats(&s);
-    cpn_fusion_stats(&f);
-    cpn_store_transfer_stats(&to_host, &to_device);
-    int64_t vmade, vmat;
-    cpn_store_virtual_stats(&vmade, &vmat);
-    return Py_BuildValue("{s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:i,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L,s:L}",
-                         "bytes_to_host", (long long)to_host, "bytes_to_device", (long long)to_device,
-                         "ops_executed", (long long)s.ops_executed, "flushes", (long long)s.flushes,
-                         "temporaries", (long long)s.temporaries,
-                         "bytes_allocated", (long long)cpn_alloc_total_bytes(),
-                         "bytes_live", (long long)cpn_alloc_live_bytes(),
-                         "queued", cpn_queue_length(),
-                         "bytes_sent", (long long)cpn_comm_bytes_sent(),
-                         "messages_sent", (long long)cpn_comm_messages_sent(),
-                         "plans_cached", (long long)cpn_dist_plans_built(),
-                         "plan_hits", (long long)cpn_dist_plan_hits(),
-                         "stores_live", (long long)cpn_store_live_count(),
-                         "bytes_peak", (long long)cpn_alloc_peak_bytes(),
-                         "fused_runs", (long long)f.runs, "fused_ops", (long long)f.ops_fused,
-                         "temporaries_elided", (long long)f.temporaries_elided,
-                         "bytes_elided", (long long)f.bytes_elided,
-                         "ops_dropped", (long long)f.ops_dropped,
-                         "fusion_plans", (long long)f.plans_built,
-                         "fusion_plan_hits", (long long)f.plan_hits,
-                         "fused_runs_dist", (long long)f.dist_runs,
-                         "fused_runs_banded", (long long)f.banded_runs,
-                         "stores_virtual", (long long)vmade,
-                         "virtual_materialized", (long long)vmat,
-                         "virtual_regenerated", (long long)f.virtual_regenerated);
+    struct cpn_stats s;
+    cpn_stats_read(&s);
+    PyObject *d = PyDict_New(), *v = NULL;
+    if (!d) return NULL;
+#define PUT(name, kind)                                                                         \
+    v = PyLong_FromLongLong(s.name);                                                            \
+    if (!v || PyDict_SetItemString(d, #name, v) < 0) goto fail;                                 \
+    Py_CLEAR(v);
+    CPN_STATS(PUT)
+#undef PUT
+    return d;
+fail:
+    Py_XDECREF(v);
+    Py_DECREF(d);
+    return NULL;
 }
 
 static PyObject *mod_reset_stats(PyObject *m, PyObject *noargs)
 {
-    cpn_queue_reset_stats();
-    cpn_comm_reset_stats();
-    cpn_store_reset_transfer_stats();
-    cpn_store_reset_virtual_stats();
-    cpn_dist_reset_stats();
-    cpn_fusion_reset_stats();
-    cpn_alloc_reset_peak();
+    cpn_stats_reset();
     Py_RETURN_NONE;
 }
 

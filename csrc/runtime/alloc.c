@@ -13,12 +13,12 @@
 #include <string.h>
 
 #include "backend.h"
+#include "stats.h"
 #include "status.h"
 
 #define HEADER 64
 
 static int64_t fail_countdown;
-static int64_t live_bytes, total_bytes, peak_bytes;
 
 #define CACHE_MIN ((size_t)64 << 10)
 #define CACHE_SLOTS 16
@@ -114,10 +114,10 @@ static void *alloc_impl(size_t n, int zero)
     }
     if (zero) memset(raw, 0, total);
     *(size_t *)raw = n;
-    int64_t now = __atomic_add_fetch(&live_bytes, (int64_t)n, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&total_bytes, (int64_t)n, __ATOMIC_RELAXED);
-    int64_t peak = __atomic_load_n(&peak_bytes, __ATOMIC_RELAXED);
-    while (now > peak && !__atomic_compare_exchange_n(&peak_bytes, &peak, now, 1, __ATOMIC_RELAXED,
+    int64_t now = __atomic_add_fetch(&cpn_stats.bytes_live, (int64_t)n, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&cpn_stats.bytes_allocated, (int64_t)n, __ATOMIC_RELAXED);
+    int64_t peak = __atomic_load_n(&cpn_stats.bytes_peak, __ATOMIC_RELAXED);
+    while (now > peak && !__atomic_compare_exchange_n(&cpn_stats.bytes_peak, &peak, now, 1, __ATOMIC_RELAXED,
                                                       __ATOMIC_RELAXED)) {
     }
     return (char *)raw + HEADER;
@@ -131,7 +131,7 @@ void cpn_free(void *p)
     if (!p) return;
     char *raw = (char *)p - HEADER;
     size_t n = *(size_t *)raw, total = HEADER + ((n + HEADER - 1) / HEADER) * HEADER;
-    __atomic_sub_fetch(&live_bytes, (int64_t)n, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&cpn_stats.bytes_live, (int64_t)n, __ATOMIC_RELAXED);
     int sc = small_class(total);
     if (sc >= 0 && small_n[sc] < SMALL_KEEP) small_free[sc][small_n[sc]++] = raw;
     else if (sc < 0 && total >= CACHE_MIN) cache_put(raw, total);
@@ -175,16 +175,16 @@ void *cpn_alloc_device(size_t n)
         cpn_error(CPN_ERR_NOMEM, "cupynum: unable to allocate %zu bytes of device memory", n);
         return NULL;
     }
-    int64_t now = __atomic_add_fetch(&live_bytes, (int64_t)n, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&total_bytes, (int64_t)n, __ATOMIC_RELAXED);
-    if (now > peak_bytes) peak_bytes = now;
+    int64_t now = __atomic_add_fetch(&cpn_stats.bytes_live, (int64_t)n, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&cpn_stats.bytes_allocated, (int64_t)n, __ATOMIC_RELAXED);
+    if (now > cpn_stats.bytes_peak) cpn_stats.bytes_peak = now;
     return p;
 }
 
 void cpn_free_device(void *p, size_t n)
 {
     if (!p) return;
-    __atomic_sub_fetch(&live_bytes, (int64_t)n, __ATOMIC_RELAXED);
+    __atomic_sub_fetch(&cpn_stats.bytes_live, (int64_t)n, __ATOMIC_RELAXED);
     size_t total = dev_round(n);
     const struct cpn_backend_i *be = cpn_backend_active();
     if (dev_n == DEV_SLOTS) {
@@ -207,7 +207,3 @@ void cpn_alloc_trim(void)
 }
 
 void cpn_alloc_fail_after(int64_t n) { fail_countdown = n > 0 ? n : 0; }
-int64_t cpn_alloc_live_bytes(void) { return live_bytes; }
-int64_t cpn_alloc_total_bytes(void) { return total_bytes; }
-int64_t cpn_alloc_peak_bytes(void) { return peak_bytes; }
-void cpn_alloc_reset_peak(void) { peak_bytes = live_bytes; }

@@ -27,12 +27,7 @@ void cpn_alloc_trim(void);
 
 /* Test hook: the `n`-th allocation from now fails (n >= 1); 0 disarms.  Local. */
 void cpn_alloc_fail_after(int64_t n);
-/* Bytes currently allocated through this allocator, and the total ever allocated.  Local. */
-int64_t cpn_alloc_live_bytes(void);
-int64_t cpn_alloc_total_bytes(void);
-/* The most bytes live at once since start or the last cpn_alloc_reset_peak (which sets it to the
- * bytes live now).  Local. */
-int64_t cpn_alloc_peak_bytes(void);
-void cpn_alloc_reset_peak(void);
+/* Bytes live now, ever allocated and at most live at once: cpn_stats (stats.h) bytes_live,
+ * bytes_allocated, bytes_peak. */
 
 #endif

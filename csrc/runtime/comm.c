@@ -8,21 +8,17 @@
 #include "alloc.h"
 #include "cpn_config.h"
 #include "runtime.h"
+#include "stats.h"
 #if CPN_HAVE_MPI
 #include <mpi.h>
 #endif
 
-static int64_t bytes_sent, messages_sent;
-
 int cpn_comm_rank(void) { return cpn_runtime_rank(); }
 int cpn_comm_size(void) { return cpn_runtime_ranks(); }
-int64_t cpn_comm_bytes_sent(void) { return bytes_sent; }
-int64_t cpn_comm_messages_sent(void) { return messages_sent; }
-void cpn_comm_reset_stats(void) { bytes_sent = messages_sent = 0; }
 void cpn_comm_count_sent(int64_t bytes, int64_t messages)
 {
-    bytes_sent += bytes;
-    messages_sent += messages;
+    cpn_stats.bytes_sent += bytes;
+    cpn_stats.messages_sent += messages;
 }
 
 #if CPN_HAVE_MPI
@@ -74,9 +70,9 @@ enum cpn_status cpn_comm_post(int nrecv, const struct cpn_msg *recvs, int nsend,
             size_t len = sends[i].bytes - off < CHUNK ? sends[i].bytes - off : CHUNK;
             CPN_MPI_TRY(MPI_Isend((char *)sends[i].buf + off, (int)len, MPI_BYTE, sends[i].peer,
                                   sends[i].tag, MPI_COMM_WORLD, &h->req[h->n++]));
-            messages_sent++;
+            cpn_stats.messages_sent++;
         }
-        bytes_sent += (int64_t)sends[i].bytes;
+        cpn_stats.bytes_sent += (int64_t)sends[i].bytes;
     }
     return CPN_OK;
 }
@@ -113,8 +109,8 @@ enum cpn_status cpn_comm_allgatherv(const void *mine, void *all, const size_t *c
         int rc = MPI_Allgatherv(mine, cnt[me], MPI_BYTE, all, cnt, disp, MPI_BYTE, MPI_COMM_WORLD);
         cpn_free(cnt);
         CPN_MPI_TRY(rc);
-        bytes_sent += (int64_t)counts[me] * (p - 1);
-        messages_sent += p - 1;
+        cpn_stats.bytes_sent += (int64_t)counts[me] * (p - 1);
+        cpn_stats.messages_sent += p - 1;
         return CPN_OK;
     }
     /* Huge gathers: one broadcast per rank, in chunks. */
@@ -135,8 +131,8 @@ enum cpn_status cpn_comm_bcast(void *buf, size_t bytes, int root)
         CPN_MPI_TRY(MPI_Bcast((char *)buf + off, (int)len, MPI_BYTE, root, MPI_COMM_WORLD));
     }
     if (cpn_comm_rank() == root) {
-        bytes_sent += (int64_t)bytes;
-        messages_sent++;
+        cpn_stats.bytes_sent += (int64_t)bytes;
+        cpn_stats.messages_sent++;
     }
     return CPN_OK;
 }

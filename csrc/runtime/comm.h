@@ -44,11 +44,8 @@ enum cpn_status cpn_comm_bcast(void *buf, size_t bytes, int root);
 /* Terminate every rank (after an uncaught error on one).  Local, does not return. */
 void cpn_comm_abort(int code);
 
-/* Traffic counters of this rank. */
-int64_t cpn_comm_bytes_sent(void);
-int64_t cpn_comm_messages_sent(void);
-void cpn_comm_reset_stats(void);
-/* Count traffic another transport sent (the device transport, backend.h).  Local. */
+/* Count traffic another transport sent (the device transport, backend.h) in cpn_stats' bytes_sent
+ * and messages_sent, beside what this file sends.  Local. */
 void cpn_comm_count_sent(int64_t bytes, int64_t messages);
 
 #endif

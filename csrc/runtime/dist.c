@@ -26,6 +26,7 @@
 #include "kernels.h"
 #include "partition.h"
 #include "queue.h"
+#include "stats.h"
 #include "store.h"
 
 struct box {
@@ -196,11 +197,6 @@ struct plan {
 
 #define PLAN_SLOTS 512
 static struct plan *plans[PLAN_SLOTS];
-static int64_t plans_built, plan_hits;
-
-int64_t cpn_dist_plans_built(void) { return plans_built; }
-int64_t cpn_dist_plan_hits(void) { return plan_hits; }
-void cpn_dist_reset_stats(void) { plans_built = plan_hits = 0; }
 
 struct keybuf {
     unsigned char *p;
@@ -376,7 +372,7 @@ static struct plan *plan_get(const struct cpn_op *op, enum cpn_status *st)
     struct plan **slot = &plans[h % PLAN_SLOTS];
     if (*slot && (*slot)->hash == h && (*slot)->keylen == k.n && !memcmp((*slot)->key, k.p, k.n)) {
         cpn_free(k.p);
-        plan_hits++;
+        cpn_stats.plan_hits++;
         return *slot;
     }
     bool expressible;
@@ -391,7 +387,7 @@ static struct plan *plan_get(const struct cpn_op *op, enum cpn_status *st)
     p->keylen = k.n;
     plan_free(*slot);
     *slot = p;
-    plans_built++;
+    cpn_stats.plans_cached++;
     return p;
 }
 

@@ -68,9 +68,4 @@ struct cpn_plan_info {
 };
 int cpn_dist_plan_info(const struct cpn_op *op, struct cpn_plan_info *info);
 
-/* Plan cache counters. */
-int64_t cpn_dist_plans_built(void);
-int64_t cpn_dist_plan_hits(void);
-void cpn_dist_reset_stats(void);
-
 #endif

@@ -28,9 +28,9 @@
 #include "kernels.h"
 #include "partition.h"
 #include "queue.h"
+#include "stats.h"
 
 static int enabled = -1;
-static struct cpn_fusion_stats stats;
 
 bool cpn_fusion_enabled(void)
 {
@@ -47,9 +47,6 @@ bool cpn_fusion_set_enabled(bool on)
     enabled = on;
     return was;
 }
-
-void cpn_fusion_stats(struct cpn_fusion_stats *out) { *out = stats; }
-void cpn_fusion_reset_stats(void) { memset(&stats, 0, sizeof stats); }
 
 /* ---- liveness ------------------------------------------------------------------------------- */
 
@@ -179,7 +176,7 @@ static void make_virtual(const struct cpn_op *op)
                               .stream = (uint64_t)op->iparam[1], .p0 = op->dparam[0],
                               .p1 = op->dparam[1], .i0 = op->iparam[0], .i1 = op->iparam[1]};
     cpn_store_make_virtual(op->out[0]->store, &g);
-    stats.bytes_elided += op->out[0]->store->size * (int64_t)cpn_dtype_size(op->out[0]->dtype);
+    cpn_stats.bytes_elided += op->out[0]->store->size * (int64_t)cpn_dtype_size(op->out[0]->dtype);
 }
 
 /* The register slot a value produced by op k may take: the first whose last use is before k, or
@@ -717,10 +714,10 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     if (droppable(first, start)) {
         for (int k = 0; k < first->nout; k++) {
             const struct cpn_store *s = first->out[k]->store;
-            stats.temporaries_elided += s->data == NULL;
-            stats.bytes_elided += s->data == NULL ? s->size * (int64_t)cpn_dtype_size(s->dtype) : 0;
+            cpn_stats.temporaries_elided += s->data == NULL;
+            cpn_stats.bytes_elided += s->data == NULL ? s->size * (int64_t)cpn_dtype_size(s->dtype) : 0;
         }
-        stats.ops_dropped++;
+        cpn_stats.ops_dropped++;
         return 1;
     }
     if (first->nout != 1 || cpn_view_size(first->out[0]) == 0) return 0;
@@ -813,7 +810,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
                     r.in[k][i] = (struct operand){CPN_FARG_REG, reg};
                     sig[nsig++] = 0x7f000000 | k << 12 | reg << 4 | vs->gen.kind;
                     sig[nsig++] = vs->gen.code | (int)vs->dtype << 8;
-                    stats.virtual_regenerated++;
+                    cpn_stats.virtual_regenerated++;
                 }
             }
         }
@@ -859,8 +856,8 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
                     if (reg >= 0) {
                         slot_store[reg] = s;
                         slot_free_after[reg] = s->q_last;
-                        stats.temporaries_elided++;
-                        stats.bytes_elided += s->size * (int64_t)cpn_dtype_size(s->dtype);
+                        cpn_stats.temporaries_elided++;
+                        cpn_stats.bytes_elided += s->size * (int64_t)cpn_dtype_size(s->dtype);
                     }
                 }
             }
@@ -868,8 +865,8 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             slot_of[k] = reg;
         }
         if (r.drop[k] && !virt[k]) {
-            stats.temporaries_elided++;
-            stats.bytes_elided += op->out[0]->store->size * (int64_t)cpn_dtype_size(op->out[0]->dtype);
+            cpn_stats.temporaries_elided++;
+            cpn_stats.bytes_elided += op->out[0]->store->size * (int64_t)cpn_dtype_size(op->out[0]->dtype);
         }
         sig[nsig++] = op->kind | op->code << 4 | (int)op->dtype << 20 | r.drop[k] << 28;
         sig[nsig++] = op->nin | (int)op->out[0]->dtype << 4;
@@ -892,7 +889,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             break;
         }
     if (p) {
-        stats.plan_hits++;
+        cpn_stats.fusion_plan_hits++;
     } else {
         p = cpn_alloc(sizeof *p);
         if (!p) {
@@ -912,7 +909,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         if (cache[cache_next]) cpn_free(cache[cache_next]);
         cache[cache_next] = p;
         cache_next = (cache_next + 1) % CACHE_SIZE;
-        stats.plans_built++;
+        cpn_stats.fusion_plans++;
     }
 
     struct cpn_dist_xchg *xs[CPN_FUSED_MAXINSTR] = {0};
@@ -1040,9 +1037,9 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             op_sw[len] = 0;   /* casts report through the status flags only */
         }
         if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
-        stats.temporaries_elided++;
-        stats.bytes_elided += P->size * (int64_t)cpn_dtype_size(P->dtype);
-        stats.banded_runs++;
+        cpn_stats.temporaries_elided++;
+        cpn_stats.bytes_elided += P->size * (int64_t)cpn_dtype_size(P->dtype);
+        cpn_stats.fused_runs_banded++;
         len++;   /* the copy ran too */
     } else if (prog.ninstr > 0 && (!dist || w0.work)) {
         struct cpn_kctx ctx = {0};
@@ -1057,9 +1054,9 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         }
     for (int k = 0; k < body && *st == CPN_OK; k++)
         if (virt[k]) make_virtual(&ops[start + k]);
-    stats.runs++;
-    stats.ops_fused += len;
-    stats.dist_runs += dist;
+    cpn_stats.fused_runs++;
+    cpn_stats.fused_ops += len;
+    cpn_stats.fused_runs_dist += dist;
 out:
     for (int k = 0; k < len; k++) cpn_dist_xchg_free(xs[k]);
     return len;

@@ -41,19 +41,8 @@ void cpn_fusion_op_fpe(int k, unsigned *hw, unsigned *sw);
 bool cpn_fusion_set_enabled(bool on);
 bool cpn_fusion_enabled(void);
 
-struct cpn_fusion_stats {
-    int64_t runs;                /* fused runs executed */
-    int64_t ops_fused;           /* ops executed inside fused runs */
-    int64_t temporaries_elided;  /* stores never allocated (registers or dropped ops) */
-    int64_t bytes_elided;        /* their sizes */
-    int64_t ops_dropped;         /* ops not executed: nothing could read their results */
-    int64_t plans_built;         /* fused programs built */
-    int64_t plan_hits;           /* fused programs taken from the cache */
-    int64_t banded_runs;         /* of the runs, those written back band by band (no temporary) */
-    int64_t dist_runs;           /* of the runs, those over tiled stores (exchanges first) */
-    int64_t virtual_regenerated; /* reads of virtual stores computed again in registers */
-};
-void cpn_fusion_stats(struct cpn_fusion_stats *out);
-void cpn_fusion_reset_stats(void);
+/* Counted in cpn_stats (stats.h): fused_runs, fused_ops, temporaries_elided, bytes_elided,
+ * ops_dropped, fusion_plans, fusion_plan_hits, fused_runs_banded, fused_runs_dist,
+ * virtual_regenerated. */
 
 #endif

@@ -16,12 +16,12 @@
 #include "fusion.h"
 #include "kernels.h"
 #include "partition.h"
+#include "stats.h"
 
 #define QUEUE_BOUND 512
 
 static struct cpn_op *ops;
 static int n_ops, cap_ops;
-static struct cpn_queue_stats stats;
 
 static void op_retain(const struct cpn_op *op)
 {
@@ -266,7 +266,7 @@ enum cpn_status cpn_op_execute_local(const struct cpn_op *op)
         copy.out[0] = out;
         st = exec_direct(&copy);
     }
-    stats.temporaries++;
+    cpn_stats.temporaries++;
     cpn_view_release(tv);
     return st;
 }
@@ -352,7 +352,7 @@ enum cpn_status cpn_queue_flush(void)
     enum cpn_status first = CPN_OK;
     char first_msg[512] = "";
     if (n_ops == 0) return CPN_OK;
-    stats.flushes++;
+    cpn_stats.flushes++;
     const bool fuse = cpn_fusion_enabled();
     if (fuse) cpn_fusion_prepare(ops, n_ops);
     for (int i = 0; i < n_ops; i++) {
@@ -390,7 +390,7 @@ enum cpn_status cpn_queue_flush(void)
                 }
                 name_failure(&ops[j], sj);
                 settle(&ops[j], sj, hads[j - i]);
-                if (sj == CPN_OK) stats.ops_executed++;
+                if (sj == CPN_OK) cpn_stats.ops_executed++;
             }
             if (used > 0) {
                 for (int j = i; j < i + used; j++) op_release(&ops[j]);
@@ -419,7 +419,7 @@ enum cpn_status cpn_queue_flush(void)
             first = st;
             snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());
         }
-        if (st == CPN_OK) stats.ops_executed++;
+        if (st == CPN_OK) cpn_stats.ops_executed++;
         op_release(op);   /* now: a temporary dies as soon as its last reader has run */
     }
     n_ops = 0;
@@ -431,5 +431,3 @@ enum cpn_status cpn_queue_flush(void)
 
 int cpn_queue_length(void) { return n_ops; }
 
-void cpn_queue_stats(struct cpn_queue_stats *out) { *out = stats; }
-void cpn_queue_reset_stats(void) { memset(&stats, 0, sizeof stats); }

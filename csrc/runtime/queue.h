@@ -43,13 +43,6 @@ bool cpn_op_overwrites(const struct cpn_op *op);
 /* The same for output k (two-output ops); k = 0 is cpn_op_overwrites.  Local. */
 bool cpn_op_overwrites_out(const struct cpn_op *op, int k);
 
-/* Counters since the last reset.  Local. */
-struct cpn_queue_stats {
-    int64_t ops_executed;
-    int64_t flushes;
-    int64_t temporaries;   /* aliasing temporaries made */
-};
-void cpn_queue_stats(struct cpn_queue_stats *out);
-void cpn_queue_reset_stats(void);
+/* Counted in cpn_stats (stats.h): ops_executed, flushes, temporaries (aliasing temporaries made). */
 
 #endif

@@ -8,19 +8,9 @@
 #include "kernels.h"
 #include "op.h"
 #include "partition.h"
+#include "stats.h"
 
 static uint64_t next_id = 1;
-static int64_t bytes_to_host, bytes_to_device;   /* transfers between the copies */
-
-void cpn_store_transfer_stats(int64_t *to_host, int64_t *to_device)
-{
-    *to_host = bytes_to_host;
-    *to_device = bytes_to_device;
-}
-
-void cpn_store_reset_transfer_stats(void) { bytes_to_host = bytes_to_device = 0; }
-static int64_t live_count;
-static int64_t virtual_made, virtual_materialized;
 
 /* Store records are recycled like views (see view.c). */
 #define STORE_POOL 256
@@ -102,7 +92,7 @@ static struct cpn_store *store_new(enum cpn_dtype dtype, int ndim, const int64_t
 {
     struct cpn_store *s = store_alloc(dtype, ndim, shape);
     if (!s) return NULL;
-    live_count++;
+    cpn_stats.stores_live++;
     enum cpn_status st = CPN_OK;
     if (mode == TILE_LIKE) st = cpn_partition_like(s, like);
     else if (mode == TILE_DEFAULT) st = cpn_partition_default(s);
@@ -169,7 +159,7 @@ void cpn_store_release(struct cpn_store *s)
         s->dev = NULL;
         cpn_free(s->poison_msg);
         cpn_free(s->splits);
-        live_count--;
+        cpn_stats.stores_live--;
     }
     if (pool_n < STORE_POOL) pool[pool_n++] = s;
     else cpn_free(s);
@@ -184,7 +174,7 @@ static void materialize(struct cpn_store *r)
                           r->size, g->p0, g->p1);
     else
         cpn_kernel_arange(r->dtype, r->data, 0, r->size, g->p0, g->p1, g->i0, g->i1);
-    virtual_materialized++;
+    cpn_stats.virtual_materialized++;
 }
 
 static void *store_data(struct cpn_store *s, int zero)
@@ -206,7 +196,7 @@ static void *store_data(struct cpn_store *s, int zero)
     if (from_dev) {
         enum cpn_status st = cpn_backend_active()->to_host(r->data, r->dev, n);
         if (st != CPN_OK) return NULL;
-        bytes_to_host += (int64_t)n;
+        cpn_stats.bytes_to_host += (int64_t)n;
     }
     /* The caller may write through the pointer: the host copy is now the current one. */
     r->dev_state = CPN_WHERE_HOST;
@@ -231,7 +221,7 @@ void *cpn_store_device_data(struct cpn_store *s, bool write, bool overwrite)
             enum cpn_status st = r->data ? be->to_device(r->dev, r->data, n)
                                          : fresh ? be->fill_zero(r->dev, n) : CPN_OK;
             if (st != CPN_OK) return NULL;
-            if (r->data) bytes_to_device += (int64_t)n;
+            if (r->data) cpn_stats.bytes_to_device += (int64_t)n;
         }
         r->dev_state = CPN_WHERE_BOTH;
     }
@@ -251,7 +241,7 @@ enum cpn_status cpn_store_read_bytes(const struct cpn_store *s, int64_t off, int
     struct cpn_store *r = cpn_store_root(s);
     if (n <= 0) return CPN_OK;
     if (cpn_store_device_only(r)) {
-        bytes_to_host += n;
+        cpn_stats.bytes_to_host += n;
         return cpn_backend_active()->to_host(dst, (const char *)r->dev + off, (size_t)n);
     }
     const char *h = cpn_store_data(r);
@@ -272,18 +262,10 @@ void cpn_store_make_virtual(struct cpn_store *s, const struct cpn_store_gen *gen
     CPN_ASSERT(!r->tiled && !r->data && !r->dev);
     r->virt = true;
     r->gen = *gen;
-    virtual_made++;
+    cpn_stats.stores_virtual++;
 }
 
 bool cpn_store_is_virtual(const struct cpn_store *s) { return cpn_store_root(s)->virt; }
-
-void cpn_store_virtual_stats(int64_t *made, int64_t *materialized)
-{
-    *made = virtual_made;
-    *materialized = virtual_materialized;
-}
-
-void cpn_store_reset_virtual_stats(void) { virtual_made = virtual_materialized = 0; }
 
 void *cpn_store_data(struct cpn_store *s) { return store_data(s, 1); }
 void *cpn_store_data_for_overwrite(struct cpn_store *s) { return store_data(s, 0); }
@@ -301,4 +283,3 @@ void cpn_store_poison(struct cpn_store *s, enum cpn_status st, const char *msg)
     }
 }
 
-int64_t cpn_store_live_count(void) { return live_count; }

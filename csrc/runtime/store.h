@@ -125,9 +125,6 @@ bool cpn_store_device_only(const struct cpn_store *s);
 /* Copy n bytes at byte offset `off` of the root's buffer to dst from the current copy, without
  * moving the rest of the store (a scalar read of a device array moves one element).  Local. */
 enum cpn_status cpn_store_read_bytes(const struct cpn_store *s, int64_t off, int64_t n, void *dst);
-/* Bytes moved from device copies to host copies and back since start or the last reset.  Local. */
-void cpn_store_transfer_stats(int64_t *to_host, int64_t *to_device);
-void cpn_store_reset_transfer_stats(void);
 /* Has the store memory anywhere (host or device)?  Local. */
 bool cpn_store_allocated(const struct cpn_store *s);
 
@@ -136,15 +133,12 @@ bool cpn_store_allocated(const struct cpn_store *s);
 void cpn_store_make_virtual(struct cpn_store *s, const struct cpn_store_gen *gen);
 /* Is the root of `s` virtual (values defined, no buffer yet)?  Local. */
 bool cpn_store_is_virtual(const struct cpn_store *s);
-/* Stores made virtual and virtual stores materialized since start or the last reset.  Local. */
-void cpn_store_virtual_stats(int64_t *made, int64_t *materialized);
-void cpn_store_reset_virtual_stats(void);
 
 /* Mark a root store as holding the result of a failed op (st != CPN_OK, with its message), or
  * clear the mark (st == CPN_OK).  Local. */
 void cpn_store_poison(struct cpn_store *s, enum cpn_status st, const char *msg);
 
-/* Number of root stores currently alive (for leak tests).  Local. */
-int64_t cpn_store_live_count(void);
+/* Counted in cpn_stats (stats.h): bytes_to_host, bytes_to_device (moves between the copies),
+ * stores_live (root stores alive), stores_virtual, virtual_materialized. */
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "stats.h"
 #include "view.h"
 
 #include "check.h"
@@ -198,7 +199,7 @@ int main(void)
     test_broadcast_newaxis();
     test_reshape();
     test_overlap();
-    CHECK(cpn_store_live_count() == 0);
+    CHECK(cpn_stats.stores_live == 0);
     printf("%s\n", failures ? "view tests FAILED" : "view tests passed");
     return failures != 0;
 }
