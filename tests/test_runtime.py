@@ -67,6 +67,30 @@ def test_runtime_stats_and_reset():
     check(c, (numpy.ones(1000) + 1) * 2)
 
 
+# Every key runtime_stats() returns (csrc/runtime/stats.h), by what reset_stats() does with it.
+STAT_COUNTS = ["bytes_to_host", "bytes_to_device", "ops_executed", "flushes", "temporaries",
+               "bytes_sent", "messages_sent", "plans_cached", "plan_hits", "fused_runs",
+               "fused_ops", "temporaries_elided", "bytes_elided", "ops_dropped", "fusion_plans",
+               "fusion_plan_hits", "fused_runs_dist", "fused_runs_banded", "stores_virtual",
+               "virtual_materialized", "virtual_regenerated"]
+STAT_LEVELS = ["bytes_allocated", "bytes_live", "queued", "stores_live"]
+
+
+def test_runtime_stats_every_key_and_what_reset_does():
+    keep = cupynum.arange(5000.0) * 2   # a live store, so the levels are not all zero
+    cupynum.sync()
+    s = cupynum.runtime_stats()
+    assert sorted(s) == sorted(STAT_COUNTS + STAT_LEVELS + ["bytes_peak"])
+    assert all(type(v) is int and v >= 0 for v in s.values()), s
+    assert s["ops_executed"] > 0 and s["stores_live"] > 0 and s["bytes_live"] > 0
+    cupynum.reset_stats()
+    r = cupynum.runtime_stats()
+    assert all(r[k] == 0 for k in STAT_COUNTS), r
+    assert all(r[k] == s[k] for k in STAT_LEVELS), (s, r)   # levels and the running total kept
+    assert r["bytes_peak"] == r["bytes_live"]                # the high-water mark starts again
+    check(keep, numpy.arange(5000.0) * 2)
+
+
 def test_deferred_execution_queues_until_read():
     a = cupynum.arange(100.0)
     cupynum.sync()
