@@ -292,11 +292,9 @@ static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
         cpn_free(host);
     }
     cpn_free_device(partials, (size_t)blocks * accsize);
-    if (st == CPN_OK && words >= 0 && p->fpe_hw)
-        for (int k = 0; k < p->ninstr; k++) {   /* each instruction's findings: its word */
-            p->fpe_hw[k] = 0;
-            p->fpe_sw[k] = cpn_devfpe_token(words + k);
-        }
+    if (st == CPN_OK && words >= 0 && p->fpe)
+        for (int k = 0; k < p->ninstr; k++)   /* each instruction's findings: its word */
+            cpn_devfpe_report(&p->fpe[k], words + k);
     last_words = words;
     return st;
 }
@@ -371,10 +369,10 @@ static bool negative_scalar(const struct cpn_op *op)
     }
 }
 
-static enum cpn_status cuda_execute_op(const struct cpn_op *op)
+static enum cpn_status cuda_execute_op(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     static struct cpn_fused_prog p;
-    static unsigned fpe_hw[1], fpe_sw[1];
+    struct cpn_fpreport found[1] = {{0}};
     if (dev.index < 0) return CPN_ERR_UNSUPPORTED;
     const struct cpn_view *out = op->out[0];
     memset(&p.instr[0], 0, sizeof p.instr[0]);
@@ -385,7 +383,7 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
     p.ndim = out->ndim;
     memcpy(p.shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
     p.reduce_out = NULL;
-    p.fpe_hw = p.fpe_sw = NULL;
+    p.fpe = NULL;
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:
     case CPN_OPK_CAST:
@@ -411,17 +409,13 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
     case CPN_OPK_REDUCE:
     case CPN_OPK_SCAN:
     case CPN_OPK_ARGREDUCE:
-        return cpn_cuda_reduce_op(op, dev.stream);   /* CUB (reduce.cu) */
+        return cpn_cuda_reduce_op(op, dev.stream, fp);   /* CUB (reduce.cu) */
     default:
         return CPN_ERR_UNSUPPORTED;
     }
     if (!cuda_supports_fused(&p)) return CPN_ERR_UNSUPPORTED;
     if (int_power(op) && negative_scalar(op)) return cpn_op_loop_error(op);
-    if (cpn_fperr_watches(op)) {   /* the kernel reports; its token goes to fperr.c */
-        fpe_hw[0] = fpe_sw[0] = 0;
-        p.fpe_hw = fpe_hw;
-        p.fpe_sw = fpe_sw;
-    }
+    if (cpn_fperr_watches(op)) p.fpe = found;   /* the kernel reports into a word *fp names */
     /* Bind: inputs read first, so an output sharing their store sees them current. */
     const int nin = in->kind == CPN_FI_LOOP ? op->nin : 0;
     for (int i = 0; i < nin; i++) {
@@ -451,13 +445,16 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         in->i0 = op->iparam[0];
         in->i1 = op->iparam[1];
     }
-    CPN_TRY(cuda_execute_fused(&p));
+    enum cpn_status st = cuda_execute_fused(&p);
+    const bool watched = p.fpe != NULL;
+    p.fpe = NULL;
+    CPN_TRY(st);
     if (int_power(op) && last_words >= 0) {   /* a negative exponent among the elements? */
         uint32_t w = 0;
         CPN_TRY(cpn_devfpe_read(last_words, 1, &w));
         if (w & CPN_DEVFPE_VALUE) return cpn_op_loop_error(op);
     }
-    if (p.fpe_hw && (fpe_hw[0] || fpe_sw[0])) cpn_kernel_fpe_put(fpe_hw[0], fpe_sw[0]);
+    if (watched) cpn_fpreport_or(fp, &found[0]);
     return CPN_OK;
 }
 

@@ -47,7 +47,7 @@ bool cpn_cuda_copy_prog(struct cpn_fused_prog *p, int n, const int64_t *ext, siz
     in->arg[1].idx = 1;
     p->ninstr = 1;
     p->nslots = 0;
-    p->fpe_hw = p->fpe_sw = NULL;
+    p->fpe = NULL;
     p->reduce_out = NULL;
     p->next = 2;
     p->ext_base[0] = (intptr_t)src;
@@ -148,7 +148,7 @@ static bool region_prog(const struct cpn_op *op, struct cpn_fused_prog *p, int n
     in->arg[op->nin].kind = CPN_FARG_EXT;
     p->ninstr = 1;
     p->nslots = 0;
-    p->fpe_hw = p->fpe_sw = NULL;
+    p->fpe = NULL;
     p->reduce_out = NULL;
     p->next = 0;
     p->ndim = ndim;
@@ -163,26 +163,18 @@ bool cpn_cuda_region_supported(const struct cpn_op *op)
 }
 
 enum cpn_status cpn_cuda_compute_region(const struct cpn_op *op, char *const *ptr, int ndim, const int64_t *ext,
-                                        const int64_t *const *strides)
+                                        const int64_t *const *strides, struct cpn_fpreport *fp)
 {
     static struct cpn_fused_prog p;
-    static unsigned fpe_hw[1], fpe_sw[1];
+    struct cpn_fpreport found[1] = {{0}};
     if (!region_prog(op, &p, ndim, ext))
         return cpn_error(CPN_ERR_INTERNAL, "cupynum: a region of an op the device cannot run");
-    /* Floating-point reports as cuda_execute_op's: the kernel classifies into a report word whose
-     * token goes to fperr.c.  An op computes several regions (interior, border slabs): the first
-     * one's word (its token already handed over) takes the others' findings too, so the op has
-     * one word and one token. */
+    /* Floating-point reports as cuda_execute_op's: the kernel classifies into a report word that
+     * the op's report names.  An op computes several regions (interior, border slabs): the first
+     * one's word (*fp names it already) takes the others' findings too, so the op has one word. */
     const bool watch = cpn_fperr_watches(op);
-    unsigned prev_hw = 0, prev_sw = 0;
-    int words = -1;
-    if (watch) {
-        cpn_kernel_fpe_take(&prev_hw, &prev_sw);
-        if (cpn_devfpe_is_token(prev_sw)) words = cpn_devfpe_token_word(prev_sw);
-        fpe_hw[0] = fpe_sw[0] = 0;
-        p.fpe_hw = fpe_hw;
-        p.fpe_sw = fpe_sw;
-    }
+    const int words = watch && fp->dev ? fp->dev_word : -1;
+    if (watch) p.fpe = found;
     struct cpn_fused_instr *in = &p.instr[0];
     for (int i = 0; i <= op->nin; i++) {
         if (i < op->nin && !op->in[i]) {
@@ -195,8 +187,8 @@ enum cpn_status cpn_cuda_compute_region(const struct cpn_op *op, char *const *pt
         in->arg[i].idx = e;
     }
     enum cpn_status st = cpn_cuda_run_prog_into(&p, words);
-    /* The token (the same one when the word was reused), and what was there before. */
-    if (watch) cpn_kernel_fpe_put(prev_hw | fpe_hw[0], st == CPN_OK && fpe_sw[0] ? fpe_sw[0] : prev_sw);
+    if (watch && st == CPN_OK) cpn_fpreport_or(fp, &found[0]);   /* the word (the same when reused) */
+    p.fpe = NULL;
     return st;
 }
 

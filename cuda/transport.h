@@ -36,10 +36,11 @@ enum cpn_status cpn_cuda_xchg_post(int nrecv, const struct cpn_msg *recvs, int n
 enum cpn_status cpn_cuda_xchg_wait(void *handle);
 bool cpn_cuda_region_supported(const struct cpn_op *op);
 enum cpn_status cpn_cuda_compute_region(const struct cpn_op *op, char *const *ptr, int ndim, const int64_t *ext,
-                                        const int64_t *const *strides);
+                                        const int64_t *const *strides, struct cpn_fpreport *fp);
 /* backend.h's reduce_region (reduce_op.c): CUB into a temporary device buffer, then to the host. */
 enum cpn_status cpn_cuda_reduce_region(const struct cpn_op *op, const char *in, int ndim, const int64_t *ext,
-                                       const int64_t *in_st, char *part, const int64_t *part_st);
+                                       const int64_t *in_st, char *part, const int64_t *part_st,
+                                       struct cpn_fpreport *fp);
 
 /* The program that copies an n-dimensional region of `item`-byte elements (n <= CPN_DEV_MAXDIM - 1;
  * element strides), bound to dst and src: false when `item` is not 1, 2, 4, 8 or 16.  For the

@@ -33,7 +33,12 @@ static enum cpn_status cpu_fill_zero(void *dst, size_t n)
     return CPN_OK;
 }
 /* The host executor runs ops itself (queue.c, fusion.c); nothing is delegated. */
-static enum cpn_status cpu_execute_op(const struct cpn_op *op) { (void)op; return CPN_ERR_UNSUPPORTED; }
+static enum cpn_status cpu_execute_op(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    (void)op;
+    (void)fp;
+    return CPN_ERR_UNSUPPORTED;
+}
 static bool cpu_supports_fused(const struct cpn_fused_prog *p) { (void)p; return false; }
 static enum cpn_status cpu_execute_fused(struct cpn_fused_prog *p) { (void)p; return CPN_ERR_UNSUPPORTED; }
 static enum cpn_status cpu_sync(void) { return CPN_OK; }

@@ -23,6 +23,7 @@
 #include "status.h"
 
 struct cpn_op;
+struct cpn_fpreport;
 struct cpn_fused_prog;
 struct cpn_msg;
 
@@ -46,12 +47,15 @@ struct cpn_backend_i {
     enum cpn_status (*to_device)(void *dst, const void *src, size_t n);
     enum cpn_status (*to_host)(void *dst, const void *src, size_t n);
     enum cpn_status (*fill_zero)(void *dst, size_t n);
-    /* Execute one op on device buffers.  CPN_ERR_UNSUPPORTED (no status message needed): the
-     * caller runs it on the host instead.  Nothing has been written then. */
-    enum cpn_status (*execute_op)(const struct cpn_op *op);
+    /* Execute one op on device buffers; what its kernels found goes into *fp (kernels.h: host
+     * findings ORed in, or a device report word named, devfpe.h), when the op is watched
+     * (cpn_fperr_watches).  CPN_ERR_UNSUPPORTED (no status message needed): the caller runs it
+     * on the host instead.  Nothing has been written then. */
+    enum cpn_status (*execute_op)(const struct cpn_op *op, struct cpn_fpreport *fp);
     /* Can a fused program with this template run here?  (Consulted before binding.) */
     bool (*supports_fused)(const struct cpn_fused_prog *p);
-    /* Execute a bound fused program whose externals are device addresses. */
+    /* Execute a bound fused program whose externals are device addresses; watched (p->fpe),
+     * each instruction's findings go to its p->fpe entry. */
     enum cpn_status (*execute_fused)(struct cpn_fused_prog *p);
     /* Wait for all queued device work. */
     enum cpn_status (*sync)(void);
@@ -72,18 +76,21 @@ struct cpn_backend_i {
     bool (*region_supported)(const struct cpn_op *op);
     /* Run the op's loop over the ndim-dimensional region ext: ptr[0..nin] are the operands'
      * device addresses at the region's origin (ptr[nin] the output; an input the op holds as an
-     * inline scalar is ignored), strides[k] their byte strides. */
+     * inline scalar is ignored), strides[k] their byte strides.  Findings into *fp as
+     * execute_op's; the regions of one op share one report (and its device word). */
     enum cpn_status (*compute_region)(const struct cpn_op *op, char *const *ptr, int ndim,
-                                      const int64_t *ext, const int64_t *const *strides);
+                                      const int64_t *ext, const int64_t *const *strides,
+                                      struct cpn_fpreport *fp);
     /* A distributed REDUCE's rank partial (dist.c), NULL: none.  Reduce the ndim-dimensional
      * device region ext (every ext[d] > 0) at `in` (byte strides in_st) over the dimensions set in
      * op->axes, op's input dtype into its output dtype, without op's initial value, into the HOST
      * buffer `part` at the region's kept positions (byte strides part_st over the kept dimensions,
      * in order), overwriting them (cpn_kernel_reduce's contract).  Returns after the results are
-     * on the host.  CPN_ERR_UNSUPPORTED (nothing written): what devreduce.h does not cover, the
-     * caller reduces a host copy. */
+     * on the host.  Findings into *fp as execute_op's.  CPN_ERR_UNSUPPORTED (nothing written):
+     * what devreduce.h does not cover, the caller reduces a host copy. */
     enum cpn_status (*reduce_region)(const struct cpn_op *op, const char *in, int ndim, const int64_t *ext,
-                                     const int64_t *in_st, char *part, const int64_t *part_st);
+                                     const int64_t *in_st, char *part, const int64_t *part_st,
+                                     struct cpn_fpreport *fp);
 };
 
 /* The registered backends (cpu first) and their number. */

@@ -11,8 +11,8 @@
  *
  * Floating-point reports of element-wise ops, casts and fused programs travel as on the GPU: what
  * a watched op's CPU loops found (status flags and own findings, exactly NumPy's) is written
- * into a device report word (devfpe.h) and handed to fperr.c as a token, read after the flush
- * or, under 'raise', at once.  (The GPU kernels compute the same bits with fpclass.h instead of
+ * into a device report word (devfpe.h) that the op's report names, read after the flush or,
+ * under 'raise', at once.  (The GPU kernels compute the same bits with fpclass.h instead of
  * status flags; tests/c/test_fpclass.c checks the two agree.) */
 #include <stdlib.h>
 #include <string.h>
@@ -57,26 +57,25 @@ static void or_word(int w, unsigned hw, unsigned sw)
     *cpn_devfpe_word(w) |= (hw & CPN_DEVFPE_HW_MASK) | ((sw & CPN_DEVFPE_HW_MASK) << CPN_DEVFPE_SW_SHIFT);
 }
 
-/* Findings hw, sw into a device report word of its own; the token naming it. */
-static enum cpn_status to_word(unsigned hw, unsigned sw, unsigned *token)
+/* What the CPU kernels found (`found`) handed over through a device word, as the CUDA backend's
+ * kernels hand theirs: into the word *fp names already (the regions of one op), else a word of
+ * its own that *fp then names. */
+static enum cpn_status to_word(struct cpn_fpreport found, struct cpn_fpreport *fp)
 {
-    int w;
-    CPN_TRY(cpn_devfpe_take(1, &w));
-    or_word(w, hw, sw);
-    *token = cpn_devfpe_token(w);
+    if (!fp->dev) {
+        int w;
+        CPN_TRY(cpn_devfpe_take(1, &w));
+        cpn_devfpe_report(fp, w);
+    }
+    or_word(fp->dev_word, found.hw, found.sw);
     return CPN_OK;
 }
 
-/* A watched single op's findings (the CPU kernels' status) handed over through a device word,
- * as the CUDA backend's kernels hand theirs. */
-static enum cpn_status findings_to_word(const struct cpn_op *op)
+/* A single op's findings, when it is watched. */
+static enum cpn_status findings_to_word(const struct cpn_op *op, struct cpn_fpreport found,
+                                        struct cpn_fpreport *fp)
 {
-    if (!cpn_fperr_watches(op)) return CPN_OK;
-    unsigned hw, sw, token;
-    cpn_kernel_fpe_take(&hw, &sw);
-    CPN_TRY(to_word(hw, sw, &token));
-    cpn_kernel_fpe_put(0, token);
-    return CPN_OK;
+    return cpn_fperr_watches(op) ? to_word(found, fp) : CPN_OK;
 }
 
 static enum cpn_status sim_execute_fused(struct cpn_fused_prog *p)
@@ -85,11 +84,10 @@ static enum cpn_status sim_execute_fused(struct cpn_fused_prog *p)
     enum cpn_status st = cpn_kernel_fused(p, &ctx);
     if (st == CPN_OK && ctx.err) st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
     /* Watched: each instruction's findings through the device words. */
-    for (int k = 0; st == CPN_OK && p->fpe_hw && k < p->ninstr; k++) {
-        unsigned token = 0;
-        st = to_word(p->fpe_hw[k], p->fpe_sw[k], &token);
-        p->fpe_hw[k] = 0;
-        p->fpe_sw[k] = token;
+    for (int k = 0; st == CPN_OK && p->fpe && k < p->ninstr; k++) {
+        const struct cpn_fpreport found = p->fpe[k];
+        p->fpe[k] = (struct cpn_fpreport){0};
+        st = to_word(found, &p->fpe[k]);
     }
     return st;
 }
@@ -103,7 +101,7 @@ static char *dev_origin(const struct cpn_view *v, bool write, bool overwrite, in
     return b + off;
 }
 
-static enum cpn_status sim_execute_op(const struct cpn_op *op)
+static enum cpn_status sim_execute_op(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     const struct cpn_view *out = op->out[0];
     int64_t strides[CPN_MAXARGS][CPN_MAXDIM];
@@ -131,7 +129,7 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
         struct cpn_kctx ctx = {0};
         cpn_iterate(fn, op->nin + op->nout, ptr, out->ndim, out->shape, strides, &ctx);
         if (ctx.err) return cpn_op_loop_error(op);
-        return findings_to_word(op);
+        return findings_to_word(op, cpn_kctx_report(&ctx), fp);
     }
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE: {
@@ -167,16 +165,17 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
         char *o = ip ? dev_origin(out, true, cpn_op_overwrites(op), strides[1]) : NULL;
         if (!o) return CPN_ERR_NOMEM;
         enum cpn_status st;
+        struct cpn_fpreport found = {0};
         if (op->kind == CPN_OPK_REDUCE)
             st = cpn_kernel_reduce(op->code, in->dtype, out->dtype, ip, in->ndim, in->shape, strides[0], op->axes,
-                                   o, strides[1], op->iparam[0] ? op->scalar[1].bytes : NULL);
+                                   o, strides[1], op->iparam[0] ? op->scalar[1].bytes : NULL, &found);
         else if (op->kind == CPN_OPK_SCAN)
             st = cpn_kernel_scan(op->code, out->dtype, ip, strides[0], o, strides[1], out->ndim, out->shape,
-                                 (int)op->iparam[0]);
+                                 (int)op->iparam[0], &found);
         else
             return cpn_kernel_argreduce(op->code, in->dtype, ip, in->ndim, in->shape, strides[0], op->axes, o,
                                     strides[1]);
-        return st == CPN_OK ? findings_to_word(op) : st;   /* as reduce.cu's */
+        return st == CPN_OK ? findings_to_word(op, found, fp) : st;   /* as reduce.cu's */
     }
     default:
         return CPN_ERR_UNSUPPORTED;
@@ -216,15 +215,11 @@ static bool sim_region_supported(const struct cpn_op *op)
 }
 
 static enum cpn_status sim_compute_region(const struct cpn_op *op, char *const *ptr, int ndim,
-                                          const int64_t *ext, const int64_t *const *strides)
+                                          const int64_t *ext, const int64_t *const *strides,
+                                          struct cpn_fpreport *fp)
 {
     cpn_loop_fn fn = cpn_op_loop(op);
     if (!fn) return CPN_ERR_TYPE;
-    /* Watched: the findings through a device word, as nccl.c's: one word per op, the first
-     * region's (its token already handed over) taking the later regions' findings too. */
-    const bool watch = cpn_fperr_watches(op);
-    unsigned prev_hw = 0, prev_sw = 0;
-    if (watch) cpn_kernel_fpe_take(&prev_hw, &prev_sw);
     int64_t st[CPN_MAXARGS][CPN_MAXDIM];
     char *p[CPN_MAXARGS];
     for (int k = 0; k <= op->nin; k++) {
@@ -234,34 +229,21 @@ static enum cpn_status sim_compute_region(const struct cpn_op *op, char *const *
     }
     struct cpn_kctx ctx = {0};
     cpn_iterate(fn, op->nin + 1, p, ndim, ext, st, &ctx);
-    if (ctx.err) {
-        if (watch) {   /* the failure is what counts; what came before stays */
-            unsigned hw, sw;
-            cpn_kernel_fpe_take(&hw, &sw);
-            cpn_kernel_fpe_put(prev_hw, prev_sw);
-        }
-        return cpn_op_loop_error(op);
-    }
-    if (watch) {
-        unsigned hw, sw, token = prev_sw;
-        cpn_kernel_fpe_take(&hw, &sw);
-        if (cpn_devfpe_is_token(prev_sw))
-            or_word(cpn_devfpe_token_word(prev_sw), hw, sw);
-        else
-            CPN_TRY(to_word(hw, sw, &token));
-        cpn_kernel_fpe_put(prev_hw, token);
-    }
-    return CPN_OK;
+    if (ctx.err) return cpn_op_loop_error(op);   /* the failure is what counts */
+    /* Watched: the findings through a device word, as nccl.c's: one word per op, the first
+     * region's (*fp names it already) taking the later regions' findings too. */
+    return findings_to_word(op, cpn_kctx_report(&ctx), fp);
 }
 
 /* The rank partial of a distributed reduction (dist.c), on the simulated device buffer: what
  * devreduce.h covers, with the CPU kernel, as the CUDA backend's CUB path. */
 static enum cpn_status sim_reduce_region(const struct cpn_op *op, const char *in, int ndim, const int64_t *ext,
-                                         const int64_t *in_st, char *part, const int64_t *part_st)
+                                         const int64_t *in_st, char *part, const int64_t *part_st,
+                                         struct cpn_fpreport *fp)
 {
     if (op->kind != CPN_OPK_REDUCE || !cpn_devred_plan(op, NULL)) return CPN_ERR_UNSUPPORTED;
     return cpn_kernel_reduce(op->code, op->in[0]->dtype, op->out[0]->dtype, in, ndim, ext, in_st, op->axes, part,
-                             part_st, NULL);
+                             part_st, NULL, fp);
 }
 
 static const struct cpn_backend_i sim_backend = {

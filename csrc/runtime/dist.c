@@ -441,7 +441,7 @@ struct bpath {
     enum cpn_status (*wait)(void *handle);
     enum cpn_status (*compute)(const struct cpn_op *op, cpn_loop_fn fn, char **ptr, int ndim,
                                const int64_t *ext, int64_t (*strides)[CPN_MAXDIM],
-                               struct cpn_kctx *ctx);
+                               struct cpn_kctx *ctx, struct cpn_fpreport *fp);
 };
 
 static char *host_tile(struct cpn_store *s) { return cpn_store_data(s) ? cpn_store_root(s)->data : NULL; }
@@ -455,8 +455,9 @@ static enum cpn_status host_copy(int n, const struct box *r, size_t item, char *
 }
 static enum cpn_status host_compute(const struct cpn_op *op, cpn_loop_fn fn, char **ptr, int ndim,
                                     const int64_t *ext, int64_t (*strides)[CPN_MAXDIM],
-                                    struct cpn_kctx *ctx)
+                                    struct cpn_kctx *ctx, struct cpn_fpreport *fp)
 {
+    (void)fp;   /* the findings collect in ctx */
     cpn_iterate(fn, op->nin + 1, ptr, ndim, ext, strides, ctx);
     return CPN_OK;
 }
@@ -487,13 +488,13 @@ static enum cpn_status dev_wait(void *handle)
 }
 static enum cpn_status dev_compute(const struct cpn_op *op, cpn_loop_fn fn, char **ptr, int ndim,
                                    const int64_t *ext, int64_t (*strides)[CPN_MAXDIM],
-                                   struct cpn_kctx *ctx)
+                                   struct cpn_kctx *ctx, struct cpn_fpreport *fp)
 {
     (void)fn;
     (void)ctx;
     const int64_t *st[CPN_MAXARGS];
     for (int k = 0; k <= op->nin; k++) st[k] = strides[k];
-    return cpn_backend_active()->compute_region(op, ptr, ndim, ext, st);
+    return cpn_backend_active()->compute_region(op, ptr, ndim, ext, st, fp);
 }
 
 static const struct bpath host_path = {false, host_tile, cpn_alloc, host_release, host_copy,
@@ -519,7 +520,8 @@ struct exec_bufs {
 
 static enum cpn_status compute_region(const struct bpath *bp, const struct cpn_op *op, cpn_loop_fn fn,
                                       const struct plan *p, const struct box *r, char *obase,
-                                      const struct exec_bufs *eb, struct cpn_kctx *ctx)
+                                      const struct exec_bufs *eb, struct cpn_kctx *ctx,
+                                      struct cpn_fpreport *fp)
 {
     const struct cpn_view *out = op->out[0];
     int64_t strides[CPN_MAXARGS][CPN_MAXDIM], ext[CPN_MAXDIM];
@@ -546,7 +548,7 @@ static enum cpn_status compute_region(const struct bpath *bp, const struct cpn_o
         }
     }
     ptr[op->nin] = region_layout(out, r, obase, out->store->tlo, out->store->tstride, strides[op->nin]);
-    return bp->compute(op, fn, ptr, out->ndim, ext, strides, ctx);
+    return bp->compute(op, fn, ptr, out->ndim, ext, strides, ctx, fp);
 }
 
 /* An op's exchange in flight: its input buffers, staging, and the posted messages. */
@@ -679,7 +681,7 @@ static enum cpn_status xchg_end(struct xchg *x)
     return CPN_OK;
 }
 
-static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
+static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p, struct cpn_fpreport *fp)
 {
     const struct cpn_view *out = op->out[0];
     cpn_loop_fn fn = cpn_op_loop(op);
@@ -698,13 +700,13 @@ static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
         goto done;
     }
     struct cpn_kctx ctx = {0};
-    if (p->work && p->interior) st = compute_region(bp, op, fn, p, &p->wint, obase, &x.eb, &ctx);
+    if (p->work && p->interior) st = compute_region(bp, op, fn, p, &p->wint, obase, &x.eb, &ctx, fp);
     enum cpn_status st2 = xchg_end(&x);   /* completed even after a failure: the peers wait */
     if (st == CPN_OK) st = st2;
     if (st != CPN_OK) goto done;
     if (p->work) {
         if (!p->interior) {
-            st = compute_region(bp, op, fn, p, &p->w, obase, &x.eb, &ctx);
+            st = compute_region(bp, op, fn, p, &p->w, obase, &x.eb, &ctx, fp);
         } else {
             /* The border: the work box minus the interior, as slabs. */
             struct box rest = p->w;
@@ -712,14 +714,15 @@ static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
                 struct box lo = rest, hi = rest;
                 lo.hi[d] = p->wint.lo[d];
                 hi.lo[d] = p->wint.hi[d];
-                if (st == CPN_OK) st = compute_region(bp, op, fn, p, &lo, obase, &x.eb, &ctx);
-                if (st == CPN_OK) st = compute_region(bp, op, fn, p, &hi, obase, &x.eb, &ctx);
+                if (st == CPN_OK) st = compute_region(bp, op, fn, p, &lo, obase, &x.eb, &ctx, fp);
+                if (st == CPN_OK) st = compute_region(bp, op, fn, p, &hi, obase, &x.eb, &ctx, fp);
                 rest.lo[d] = p->wint.lo[d];
                 rest.hi[d] = p->wint.hi[d];
             }
         }
     }
     if (st == CPN_OK && ctx.err) st = cpn_op_loop_error(op);
+    cpn_fpreport_add(fp, ctx.hw, ctx.fpe);
 done:
     xchg_free(&x);
     return st;
@@ -877,7 +880,7 @@ static struct cpn_view *rebase(const struct cpn_view *v, struct cpn_store *root)
 }
 
 /* Compute on gathered copies, then keep this rank's tiles of the outputs. */
-static enum cpn_status exec_gathered(const struct cpn_op *op)
+static enum cpn_status exec_gathered(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     struct cpn_store *roots[CPN_OP_MAXIN + CPN_OP_MAXOUT], *shadows[CPN_OP_MAXIN + CPN_OP_MAXOUT];
     int nroots = 0;
@@ -920,7 +923,7 @@ static enum cpn_status exec_gathered(const struct cpn_op *op)
             if (pass) local.out[i] = nvw; else local.in[i] = nvw;
         }
     }
-    st = cpn_op_execute_local(&local);
+    st = cpn_op_execute_local(&local, fp);
     for (int i = 0; st == CPN_OK && i < op->nout; i++) {
         struct cpn_store *r = cpn_store_root(op->out[i]->store);
         if (!r->tiled) continue;
@@ -990,7 +993,7 @@ static void reduce_identity(enum cpn_opcode code, enum cpn_dtype dt, void *dst)
     }
 }
 
-static enum cpn_status exec_reduce(const struct cpn_op *op)
+static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     const struct cpn_view *in = op->in[0], *out = op->out[0];
     const struct cpn_store *s = in->store;
@@ -998,12 +1001,12 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
      * ops (subtract, bitwise...) reduce on the gathered input. */
     bool fast = op->code == CPN_OP_ADD || op->code == CPN_OP_MULTIPLY || op->code == CPN_OP_MAXIMUM ||
                 op->code == CPN_OP_MINIMUM;
-    if (!fast || s->root || out->store->tiled || !cpn_view_is_contiguous(out)) return exec_gathered(op);
+    if (!fast || s->root || out->store->tiled || !cpn_view_is_contiguous(out)) return exec_gathered(op, fp);
     const int P = cpn_partition_ranks();
     struct box t, w;
     tile_of(s, cpn_partition_rank(), &t);
     int rc = preimage(in, &t, &w);
-    if (rc < 0) return exec_gathered(op);
+    if (rc < 0) return exec_gathered(op, fp);
     enum cpn_dtype acc = out->dtype;
     size_t item = cpn_dtype_size(acc);
     int64_t nout = cpn_view_size(out);
@@ -1038,13 +1041,13 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
             char *db = cpn_store_device_data((struct cpn_store *)s, false, false);
             if (!db) { st = CPN_ERR_NOMEM; goto done; }
             st = be->reduce_region(op, region_layout(in, &w, db, s->tlo, s->tstride, ist), in->ndim, ext, ist,
-                                   part + opos, ost);
+                                   part + opos, ost, fp);
         }
         if (st == CPN_ERR_UNSUPPORTED) {
             if (!cpn_store_data((struct cpn_store *)s)) { st = CPN_ERR_NOMEM; goto done; }
             char *ip = region_layout(in, &w, cpn_store_root((struct cpn_store *)s)->data, s->tlo, s->tstride, ist);
             st = cpn_kernel_reduce(op->code, in->dtype, acc, ip, in->ndim, ext, ist, op->axes, part + opos, ost,
-                                   NULL);
+                                   NULL, fp);
         }
         if (st != CPN_OK) goto done;
     }
@@ -1067,7 +1070,7 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
         int64_t cst[3] = {0, (int64_t)item, (int64_t)item};
         combine(args, cst, nout, NULL);
     }
-    cpn_kernel_fpe_put(cpn_kernel_fpe_status(), 0);
+    cpn_fpreport_add(fp, cpn_kernel_fpe_status(), 0);
     memcpy(dst, all, bytes);
 done:
     cpn_free(part);
@@ -1076,11 +1079,11 @@ done:
 }
 
 /* Generators: each rank fills its tile; values depend on the global element index only. */
-static enum cpn_status exec_generate(const struct cpn_op *op)
+static enum cpn_status exec_generate(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     const struct cpn_view *out = op->out[0];
     struct cpn_store *s = out->store;
-    if (s->root || !cpn_view_is_contiguous(out)) return exec_gathered(op);
+    if (s->root || !cpn_view_is_contiguous(out)) return exec_gathered(op, fp);
     char *tile = cpn_store_data_for_overwrite(s);
     if (!tile) return CPN_ERR_NOMEM;
     const int n = s->ndim;
@@ -1124,9 +1127,9 @@ bool cpn_dist_op_is_local(const struct cpn_op *op)
     return true;
 }
 
-enum cpn_status cpn_dist_execute(const struct cpn_op *op)
+enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
-    if (cpn_dist_op_is_local(op)) return cpn_op_execute_local(op);
+    if (cpn_dist_op_is_local(op)) return cpn_op_execute_local(op, fp);
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:
     case CPN_OPK_CAST: {
@@ -1136,15 +1139,15 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op)
         if (plain) {
             enum cpn_status st;
             struct plan *p = plan_get(op, &st);
-            if (p) return exec_box(op, p);
+            if (p) return exec_box(op, p, fp);
             if (st != CPN_OK) return st;
         }
-        return exec_gathered(op);
+        return exec_gathered(op, fp);
     }
-    case CPN_OPK_REDUCE: return exec_reduce(op);
+    case CPN_OPK_REDUCE: return exec_reduce(op, fp);
     case CPN_OPK_RANDOM:
-    case CPN_OPK_ARANGE: return exec_generate(op);
-    default: return exec_gathered(op);
+    case CPN_OPK_ARANGE: return exec_generate(op, fp);
+    default: return exec_gathered(op, fp);
     }
 }
 

@@ -95,7 +95,7 @@ enum cpn_status cpn_op_loop_error(const struct cpn_op *op)
     return cpn_error(CPN_ERR_VALUE, "invalid value in %s", cpn_op_describe(op));
 }
 
-static enum cpn_status exec_loop(const struct cpn_op *op)
+static enum cpn_status exec_loop(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     cpn_loop_fn fn = cpn_op_loop(op);
     if (!fn) return CPN_ERR_TYPE;
@@ -108,21 +108,22 @@ static enum cpn_status exec_loop(const struct cpn_op *op)
         CPN_TRY(arg_layout(op->out[k], NULL, out->ndim, &ptr[op->nin + k], strides[op->nin + k]));
     struct cpn_kctx ctx = {0};
     cpn_iterate(fn, op->nin + op->nout, ptr, out->ndim, out->shape, strides, &ctx);
+    cpn_fpreport_add(fp, ctx.hw, ctx.fpe);
     return ctx.err ? cpn_op_loop_error(op) : CPN_OK;
 }
 
-static enum cpn_status exec_direct(const struct cpn_op *op)
+static enum cpn_status exec_direct(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     struct cpn_view *out = op->out[0];
     if (cpn_backend_on_device()) {   /* the device runs what it supports, on device buffers */
-        enum cpn_status st = cpn_backend_active()->execute_op(op);
+        enum cpn_status st = cpn_backend_active()->execute_op(op, fp);
         if (st != CPN_ERR_UNSUPPORTED) return st;
     }
     if (!cpn_op_output_buffer(op)) return CPN_ERR_NOMEM;
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:
     case CPN_OPK_CAST:
-        return exec_loop(op);
+        return exec_loop(op, fp);
     case CPN_OPK_ARANGE: {
         char *o = cpn_view_origin(out);
         if (!o) return CPN_ERR_NOMEM;
@@ -149,7 +150,7 @@ static enum cpn_status exec_direct(const struct cpn_op *op)
         cpn_view_byte_layout(out, ost, &ooff);
         return cpn_kernel_reduce(op->code, view_dtype(in), view_dtype(out), ib + ioff, in->ndim,
                                  in->shape, ist, op->axes, ob + ooff, ost,
-                                 op->iparam[0] ? op->scalar[1].bytes : NULL);
+                                 op->iparam[0] ? op->scalar[1].bytes : NULL, fp);
     }
     case CPN_OPK_ARGREDUCE:
     case CPN_OPK_SCAN: {
@@ -161,7 +162,7 @@ static enum cpn_status exec_direct(const struct cpn_op *op)
         cpn_view_byte_layout(out, ost, &ooff);
         if (op->kind == CPN_OPK_SCAN)
             return cpn_kernel_scan(op->code, view_dtype(out), ib + ioff, ist, ob + ooff, ost,
-                                   out->ndim, out->shape, (int)op->iparam[0]);
+                                   out->ndim, out->shape, (int)op->iparam[0], fp);
         return cpn_kernel_argreduce(op->code, view_dtype(in), ib + ioff, in->ndim, in->shape, ist,
                                     op->axes, ob + ooff, ost);
     }
@@ -239,17 +240,17 @@ static bool needs_temporary(const struct cpn_op *op)
     return false;
 }
 
-enum cpn_status cpn_op_execute(const struct cpn_op *op)
+enum cpn_status cpn_op_execute(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     if (op->nout == 0 || cpn_view_size(op->out[0]) == 0) return CPN_OK;
-    if (cpn_partition_ranks() > 1 && !cpn_dist_op_is_local(op)) return cpn_dist_execute(op);
-    return cpn_op_execute_local(op);
+    if (cpn_partition_ranks() > 1 && !cpn_dist_op_is_local(op)) return cpn_dist_execute(op, fp);
+    return cpn_op_execute_local(op, fp);
 }
 
-enum cpn_status cpn_op_execute_local(const struct cpn_op *op)
+enum cpn_status cpn_op_execute_local(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     if (op->nout == 0 || cpn_view_size(op->out[0]) == 0) return CPN_OK;
-    if (!needs_temporary(op)) return exec_direct(op);
+    if (!needs_temporary(op)) return exec_direct(op, fp);
 
     struct cpn_view *out = op->out[0];
     struct cpn_store *ts = cpn_store_new(view_dtype(out), out->ndim, out->shape);
@@ -259,12 +260,13 @@ enum cpn_status cpn_op_execute_local(const struct cpn_op *op)
     if (!tv) return CPN_ERR_NOMEM;
     struct cpn_op tmp = *op;
     tmp.out[0] = tv;
-    enum cpn_status st = exec_direct(&tmp);
-    if (st == CPN_OK) {
+    enum cpn_status st = exec_direct(&tmp, fp);
+    if (st == CPN_OK) {   /* a plain copy: unwatched, it finds nothing */
         struct cpn_op copy = {.kind = CPN_OPK_CAST, .nin = 1, .nout = 1};
         copy.in[0] = tv;
         copy.out[0] = out;
-        st = exec_direct(&copy);
+        struct cpn_fpreport none = {0};
+        st = exec_direct(&copy, &none);
     }
     stats.temporaries++;
     cpn_view_release(tv);
@@ -369,7 +371,8 @@ enum cpn_status cpn_queue_flush(void)
             for (int j = i; j < n_ops && j <= i + CPN_FUSED_MAXINSTR; j++)
                 for (int k = 0; k < ops[j].nout; k++)
                     hads[j - i][k] = cpn_store_allocated(ops[j].out[k]->store);
-            used = cpn_fusion_execute(ops, n_ops, i, &st);
+            struct cpn_fpreport run_fp[CPN_FUSED_MAXINSTR + 1];
+            used = cpn_fusion_execute(ops, n_ops, i, &st, run_fp);
             if (used > 0 && st != CPN_OK && first == CPN_OK) {
                 first = st;
                 snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());
@@ -378,11 +381,7 @@ enum cpn_status cpn_queue_flush(void)
                 enum cpn_status sj = st;
                 /* What each op's loops found inside the run, reported as if it ran alone. */
                 if (sj == CPN_OK && first == CPN_OK && cpn_fperr_watches(&ops[j])) {
-                    unsigned hw, sw;
-                    cpn_fusion_op_fpe(j - i, &hw, &sw);
-                    cpn_fperr_begin_op();
-                    cpn_kernel_fpe_put(hw, sw);
-                    sj = cpn_fperr_end_op(&ops[j], dist);
+                    sj = cpn_fperr_end_op(&ops[j], &run_fp[j - i], dist);
                     if (sj != CPN_OK) {
                         first = sj;
                         snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());
@@ -406,12 +405,12 @@ enum cpn_status cpn_queue_flush(void)
             cpn_error(st, "%s", bad->poison_msg);
         } else {
             bool watched = cpn_fperr_watches(op);
-            if (watched) cpn_fperr_begin_op();
-            st = cpn_op_execute(op);
+            struct cpn_fpreport fp = {0};
+            st = cpn_op_execute(op, &fp);
             if (dist && may_fail_on_data(op)) st = agree(st);
             /* After a failure ops report nothing, so the collective in end_op is skipped by every
              * rank alike (failures are agreed). */
-            if (watched && st == CPN_OK && first == CPN_OK) st = cpn_fperr_end_op(op, dist);
+            if (watched && st == CPN_OK && first == CPN_OK) st = cpn_fperr_end_op(op, &fp, dist);
             name_failure(op, st);
         }
         settle(op, st, had);
