@@ -45,7 +45,7 @@
 #include "rtc.h"
 #include "queue.h"
 #include "reduce.h"
-#include "transport.h"
+#include "cuda_transport.h"
 
 static struct {
     int index, count, arch, sms;
@@ -485,12 +485,7 @@ static const struct cpn_backend_i cuda_backend = {
     .supports_fused = cuda_supports_fused,
     .execute_fused = cuda_execute_fused,
     .sync = cuda_sync,
-    .copy_region = cpn_cuda_copy_region,
-    .xchg_post = cpn_cuda_xchg_post,
-    .xchg_wait = cpn_cuda_xchg_wait,
-    .region_supported = cpn_cuda_region_supported,
-    .compute_region = cpn_cuda_compute_region,
-    .reduce_region = cpn_cuda_reduce_region,
+    .transport = &cpn_cuda_transport,
 };
 
 const struct cpn_backend_i *cpn_cuda_backend(void) { return &cuda_backend; }

@@ -1,5 +1,5 @@
-/* nccl.c: the CUDA backend's device transport for the distributed executor (see transport.h). */
-#include "transport.h"
+/* nccl.c: the CUDA backend's device transport for the distributed executor (see cuda_transport.h; the interface: csrc/runtime/transport.h). */
+#include "cuda_transport.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -15,6 +15,7 @@
 #include "fperr.h"
 #include "kernels.h"
 #include "queue.h"
+#include "transport.h"
 
 static cudaStream_t stream(void) { return (cudaStream_t)cpn_cuda_stream(); }
 
@@ -440,3 +441,16 @@ enum cpn_status cpn_cuda_xchg_wait(void *handle)
     if (async) return nccl_error("an NCCL exchange", async);
     return CPN_OK;
 }
+
+const struct cpn_transport_i cpn_cuda_transport = {
+    .device = true,
+    .tile = cpn_transport_device_tile,
+    .alloc = cpn_alloc_device,
+    .release = cpn_free_device,
+    .copy_region = cpn_cuda_copy_region,
+    .xchg_post = cpn_cuda_xchg_post,
+    .xchg_wait = cpn_cuda_xchg_wait,
+    .region_supported = cpn_cuda_region_supported,
+    .compute_region = cpn_cuda_compute_region,
+    .reduce_region = cpn_cuda_reduce_region,
+};

@@ -12,7 +12,7 @@
 #include "kernels.h"
 #include "queue.h"
 #include "store.h"
-#include "transport.h"
+#include "cuda_transport.h"
 #include "view.h"
 
 _Static_assert(CPN_CUB_MAXDIM >= CPN_MAXDIM, "layouts hold every view");

@@ -25,7 +25,7 @@
 struct cpn_op;
 struct cpn_fpreport;
 struct cpn_fused_prog;
-struct cpn_msg;
+struct cpn_transport_i;
 
 enum cpn_backend_kind { CPN_BACKEND_CPU, CPN_BACKEND_CUDA, CPN_BACKEND_SIM, CPN_BACKEND_COUNT };
 
@@ -60,37 +60,10 @@ struct cpn_backend_i {
     /* Wait for all queued device work. */
     enum cpn_status (*sync)(void);
 
-    /* The distributed executor's device path (dist.c's box path on device buffers); NULL: none,
-     * that executor works on host copies.  All are queued in order with the backend's other work.
-     * copy_region: an n-dimensional box of ext[0..n) elements of `item` bytes (n == 0: one
-     * element) from src to dst, each pointing at the box's first element, with element strides. */
-    enum cpn_status (*copy_region)(int n, const int64_t *ext, size_t item, void *dst,
-                                   const int64_t *dst_st, const void *src, const int64_t *src_st);
-    /* One exchange's messages on device buffers, cpn_comm_post's and cpn_comm_wait's contracts
-     * (every rank posts an exchange's messages in the same order; a peer's messages are matched in
-     * that order).  After xchg_wait the received bytes are visible to later device work. */
-    enum cpn_status (*xchg_post)(int nrecv, const struct cpn_msg *recvs, int nsend,
-                                 const struct cpn_msg *sends, void **handle);
-    enum cpn_status (*xchg_wait)(void *handle);
-    /* Can compute_region run this element-wise op or cast?  (The same answer on every rank.) */
-    bool (*region_supported)(const struct cpn_op *op);
-    /* Run the op's loop over the ndim-dimensional region ext: ptr[0..nin] are the operands'
-     * device addresses at the region's origin (ptr[nin] the output; an input the op holds as an
-     * inline scalar is ignored), strides[k] their byte strides.  Findings into *fp as
-     * execute_op's; the regions of one op share one report (and its device word). */
-    enum cpn_status (*compute_region)(const struct cpn_op *op, char *const *ptr, int ndim,
-                                      const int64_t *ext, const int64_t *const *strides,
-                                      struct cpn_fpreport *fp);
-    /* A distributed REDUCE's rank partial (dist.c), NULL: none.  Reduce the ndim-dimensional
-     * device region ext (every ext[d] > 0) at `in` (byte strides in_st) over the dimensions set in
-     * op->axes, op's input dtype into its output dtype, without op's initial value, into the HOST
-     * buffer `part` at the region's kept positions (byte strides part_st over the kept dimensions,
-     * in order), overwriting them (cpn_kernel_reduce's contract).  Returns after the results are
-     * on the host.  Findings into *fp as execute_op's.  CPN_ERR_UNSUPPORTED (nothing written):
-     * what devreduce.h does not cover, the caller reduces a host copy. */
-    enum cpn_status (*reduce_region)(const struct cpn_op *op, const char *in, int ndim, const int64_t *ext,
-                                     const int64_t *in_st, char *part, const int64_t *part_st,
-                                     struct cpn_fpreport *fp);
+    /* The distributed executor's device transport (transport.h: piece buffers, box copies,
+     * exchanges and region computations on device buffers); NULL: none, dist.c then works on
+     * host copies with the host transport. */
+    const struct cpn_transport_i *transport;
 };
 
 /* The registered backends (cpu first) and their number. */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "backend.h"
 #include "comm.h"
 #include "devfpe.h"
@@ -25,6 +26,7 @@
 #include "fused.h"
 #include "kernels.h"
 #include "queue.h"
+#include "transport.h"
 
 static int sim_device_count(const char **why) { (void)why; return 1; }
 static enum cpn_status sim_init(int index) { (void)index; return CPN_OK; }
@@ -182,7 +184,7 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op, struct cpn_fprepo
     }
 }
 
-/* ---- the distributed executor's device path: MPI on the simulated device buffers -------------- */
+/* ---- the device transport (transport.h): MPI on the simulated device buffers ------------------ */
 
 static enum cpn_status sim_copy_region(int n, const int64_t *ext, size_t item, void *dst,
                                        const int64_t *dst_st, const void *src, const int64_t *src_st)
@@ -246,6 +248,19 @@ static enum cpn_status sim_reduce_region(const struct cpn_op *op, const char *in
                              part_st, NULL, fp);
 }
 
+static const struct cpn_transport_i sim_transport = {
+    .device = true,
+    .tile = cpn_transport_device_tile,
+    .alloc = cpn_alloc_device,
+    .release = cpn_free_device,
+    .copy_region = sim_copy_region,
+    .xchg_post = cpn_comm_post,
+    .xchg_wait = cpn_comm_wait,
+    .region_supported = sim_region_supported,
+    .compute_region = sim_compute_region,
+    .reduce_region = sim_reduce_region,
+};
+
 static const struct cpn_backend_i sim_backend = {
     .name = "sim",
     .kind = CPN_BACKEND_SIM,
@@ -262,12 +277,7 @@ static const struct cpn_backend_i sim_backend = {
     .supports_fused = sim_supports_fused,
     .execute_fused = sim_execute_fused,
     .sync = sim_sync,
-    .copy_region = sim_copy_region,
-    .xchg_post = cpn_comm_post,
-    .xchg_wait = cpn_comm_wait,
-    .region_supported = sim_region_supported,
-    .compute_region = sim_compute_region,
-    .reduce_region = sim_reduce_region,
+    .transport = &sim_transport,
 };
 
 const struct cpn_backend_i *cpn_sim_backend(void) { return &sim_backend; }

@@ -18,7 +18,7 @@
 #include "devargs.h"
 #include "rtc.h"
 #include "op.h"
-#include "transport.h"
+#include "cuda_transport.h"
 
 #include "check.h"
 
