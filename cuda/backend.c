@@ -40,6 +40,7 @@
 #include "cuda_try.h"
 #include "devargs.h"
 #include "devfpe.h"
+#include "devreduce.h"
 #include "fperr.h"
 #include "fused.h"
 #include "rtc.h"
@@ -369,21 +370,20 @@ static bool negative_scalar(const struct cpn_op *op)
     }
 }
 
-static enum cpn_status cuda_execute_op(const struct cpn_op *op, struct cpn_fpreport *fp)
+/* The one-instruction program template of an element-wise op, cast, random draw or arange fill
+ * (false: another kind). */
+static bool op_template(const struct cpn_op *op, struct cpn_fused_prog *p)
 {
-    static struct cpn_fused_prog p;
-    struct cpn_fpreport found[1] = {{0}};
-    if (dev.index < 0) return CPN_ERR_UNSUPPORTED;
     const struct cpn_view *out = op->out[0];
-    memset(&p.instr[0], 0, sizeof p.instr[0]);
-    struct cpn_fused_instr *in = &p.instr[0];
-    p.ninstr = 1;
-    p.nslots = 0;
-    p.next = 0;
-    p.ndim = out->ndim;
-    memcpy(p.shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
-    p.reduce_out = NULL;
-    p.fpe = NULL;
+    memset(&p->instr[0], 0, sizeof p->instr[0]);
+    struct cpn_fused_instr *in = &p->instr[0];
+    p->ninstr = 1;
+    p->nslots = 0;
+    p->next = 0;
+    p->ndim = out->ndim;
+    memcpy(p->shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
+    p->reduce_out = NULL;
+    p->fpe = NULL;
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:
     case CPN_OPK_CAST:
@@ -394,7 +394,7 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op, struct cpn_fprep
         in->narg = op->nin + op->nout;   /* two-output ops (divmod, modf, frexp): both outputs last */
         for (int i = 0; i < op->nin; i++) in->arg[i].kind = op->in[i] ? CPN_FARG_EXT : CPN_FARG_SCALAR;
         for (int k = 0; k < op->nout; k++) in->arg[op->nin + k].kind = CPN_FARG_EXT;
-        break;
+        return true;
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE:
         in->kind = op->kind == CPN_OPK_RANDOM ? CPN_FI_RANDOM : CPN_FI_ARANGE;
@@ -402,42 +402,71 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op, struct cpn_fprep
         in->arg[0].kind = CPN_FARG_EXT;
         in->dist = op->code;
         in->dt = out->dtype;
-        break;
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool cuda_supports(const struct cpn_op *op)
+{
+    if (dev.index < 0) return false;
+    switch (op->kind) {
     case CPN_OPK_MATMUL:   /* float32/float64: cuBLAS; bool and integers: the tiled kernel */
+        return op->dtype != CPN_DTYPE_FLOAT16 && cpn_dtype_class(op->dtype) != CPN_CLASS_COMPLEX;
+    case CPN_OPK_REDUCE:
+    case CPN_OPK_SCAN:
+    case CPN_OPK_ARGREDUCE:
+        return cpn_devred_plan(op, NULL);   /* CUB (reduce.cu) */
+    default: {
+        static struct cpn_fused_prog p;
+        return op_template(op, &p) && cuda_supports_fused(&p);
+    }
+    }
+}
+
+/* A bound op's operand as the program's next external. */
+static int bind_arg(struct cpn_fused_prog *p, const struct cpn_bound_arg *a, intptr_t base)
+{
+    int e = p->next++;
+    memcpy(p->ext_st[e], a->st, (size_t)a->ndim * sizeof *a->st);
+    p->ext_base[e] = base;
+    return e;
+}
+
+static enum cpn_status cuda_compute(const struct cpn_bound_op *b, struct cpn_fpreport *fp)
+{
+    static struct cpn_fused_prog p;
+    struct cpn_fpreport found[1] = {{0}};
+    const struct cpn_op *op = b->op;
+    if (dev.index < 0) return CPN_ERR_UNSUPPORTED;
+    switch (op->kind) {   /* these bind the views themselves (their layouts are their own) */
+    case CPN_OPK_MATMUL:
         if (cpn_dtype_class(op->dtype) == CPN_CLASS_FLOAT) return cpn_cuda_matmul(op, dev.stream);
         return cuda_int_matmul(op);
     case CPN_OPK_REDUCE:
     case CPN_OPK_SCAN:
     case CPN_OPK_ARGREDUCE:
-        return cpn_cuda_reduce_op(op, dev.stream, fp);   /* CUB (reduce.cu) */
+        return cpn_cuda_reduce_op(op, dev.stream, fp);
     default:
-        return CPN_ERR_UNSUPPORTED;
+        break;
     }
-    if (!cuda_supports_fused(&p)) return CPN_ERR_UNSUPPORTED;
+    if (!op_template(op, &p) || !cuda_supports_fused(&p)) return CPN_ERR_UNSUPPORTED;
+    struct cpn_fused_instr *in = &p.instr[0];
     if (int_power(op) && negative_scalar(op)) return cpn_op_loop_error(op);
     if (cpn_fperr_watches(op)) p.fpe = found;   /* the kernel reports into a word *fp names */
-    /* Bind: inputs read first, so an output sharing their store sees them current. */
     const int nin = in->kind == CPN_FI_LOOP ? op->nin : 0;
     for (int i = 0; i < nin; i++) {
-        if (op->in[i]) {
-            char *b = cpn_store_device_data(op->in[i]->store, false, false);
-            if (!b) return CPN_ERR_NOMEM;
-            in->arg[i].idx = bind_ext(&p, op->in[i], b);
-        } else {
-            in->arg[i].scalar = (const char *)op->scalar[i].bytes;
-        }
+        if (op->in[i]) in->arg[i].idx = bind_arg(&p, &b->in[i], (intptr_t)b->in[i].ptr);
+        else in->arg[i].scalar = (const char *)op->scalar[i].bytes;
     }
-    char *ob = cpn_store_device_data(out->store, true, cpn_op_overwrites(op));
-    if (!ob) return CPN_ERR_NOMEM;
-    in->arg[nin].idx = bind_ext(&p, out, ob);
-    if (in->kind == CPN_FI_LOOP && op->nout == 2) {   /* output 1 */
-        char *ob1 = cpn_store_device_data(op->out[1]->store, true, cpn_op_overwrites_out(op, 1));
-        if (!ob1) return CPN_ERR_NOMEM;
-        in->arg[nin + 1].idx = bind_ext(&p, op->out[1], ob1);
-    }
+    in->arg[nin].idx = bind_arg(&p, &b->out[0], (intptr_t)b->out[0].ptr);
+    if (in->kind == CPN_FI_LOOP && op->nout == 2)   /* output 1 */
+        in->arg[nin + 1].idx = bind_arg(&p, &b->out[1], (intptr_t)b->out[1].ptr);
     if (in->kind == CPN_FI_RANDOM || in->kind == CPN_FI_ARANGE) {
-        in->index_ext = bind_ext(&p, out, NULL);
-        in->index_size = (int64_t)cpn_dtype_size(out->dtype);
+        /* the element index: the output's byte offset in its store */
+        in->index_ext = bind_ext(&p, op->out[0], NULL);
+        in->index_size = (int64_t)cpn_dtype_size(op->out[0]->dtype);
         in->seed = (uint64_t)op->iparam[0];
         in->stream = (uint64_t)op->iparam[1];
         in->p0 = op->dparam[0];
@@ -481,7 +510,8 @@ static const struct cpn_backend_i cuda_backend = {
     .to_device = cuda_to_device,
     .to_host = cuda_to_host,
     .fill_zero = cuda_fill_zero,
-    .execute_op = cuda_execute_op,
+    .supports = cuda_supports,
+    .compute = cuda_compute,
     .supports_fused = cuda_supports_fused,
     .execute_fused = cuda_execute_fused,
     .sync = cuda_sync,

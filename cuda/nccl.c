@@ -142,7 +142,7 @@ static bool region_prog(const struct cpn_op *op, struct cpn_fused_prog *p, int n
     memset(in, 0, sizeof *in);
     in->kind = CPN_FI_LOOP;
     in->code = op->kind == CPN_OPK_CAST ? -1 : op->code;
-    in->in_dt = op->in[0] ? op->in[0]->dtype : op->dtype;   /* as cuda_execute_op */
+    in->in_dt = op->in[0] ? op->in[0]->dtype : op->dtype;   /* as cuda_compute */
     in->out_dt = op->out[0]->dtype;
     in->narg = op->nin + 1;
     for (int i = 0; i < op->nin; i++) in->arg[i].kind = op->in[i] ? CPN_FARG_EXT : CPN_FARG_SCALAR;
@@ -170,7 +170,7 @@ enum cpn_status cpn_cuda_compute_region(const struct cpn_op *op, char *const *pt
     struct cpn_fpreport found[1] = {{0}};
     if (!region_prog(op, &p, ndim, ext))
         return cpn_error(CPN_ERR_INTERNAL, "cupynum: a region of an op the device cannot run");
-    /* Floating-point reports as cuda_execute_op's: the kernel classifies into a report word that
+    /* Floating-point reports as cuda_compute's: the kernel classifies into a report word that
      * the op's report names.  An op computes several regions (interior, border slabs): the first
      * one's word (*fp names it already) takes the others' findings too, so the op has one word. */
     const bool watch = cpn_fperr_watches(op);

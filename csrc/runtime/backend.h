@@ -6,11 +6,17 @@
  * per process, chosen once at runtime initialisation: CUPYNUM_DEVICE=cpu|gpu|sim forces one; by
  * default the GPU when a device is present, else the CPU.
  *
- * The CPU backend is the existing executor; its buffers are the store buffers.  A device backend
- * holds a second copy of a store's buffer in device memory (store.c keeps the two coherent:
- * `cpn_store_data` returns valid host memory, `cpn_store_device_data` valid device memory), and
- * executes the ops it supports on device buffers; everything else runs on the host after the
- * data moved there.  So data moves to the host only when a host path needs it.
+ * Every backend executes ops the same way (ggml's backend): it answers `supports(op)`, and
+ * `compute` runs an op whose operands the runtime has bound once to {address, shape, byte
+ * strides} in the backend's memory (struct cpn_bound_op).  One dispatcher (queue.c's
+ * exec_direct) hands each op to the active backend when it is a device backend that supports
+ * it, else binds the host buffers and hands it to the CPU backend (backend_cpu.c, the CPU
+ * kernels).  So a new op kind is one compute case per backend.  The CPU backend's buffers are
+ * the store buffers.  A device backend holds a second copy of a store's buffer in device memory
+ * (store.c keeps the two coherent: `cpn_store_data` returns valid host memory,
+ * `cpn_store_device_data` valid device memory); what it does not support runs on the CPU
+ * backend after the data moved to the host.  So data moves to the host only when a host path
+ * needs it.  The distributed executor's piece exchange is a separate interface (transport.h).
  *
  * All functions are Local. */
 #ifndef CPN_BACKEND_H
@@ -20,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "op.h"
 #include "status.h"
 
 struct cpn_op;
@@ -28,6 +35,24 @@ struct cpn_fused_prog;
 struct cpn_transport_i;
 
 enum cpn_backend_kind { CPN_BACKEND_CPU, CPN_BACKEND_CUDA, CPN_BACKEND_SIM, CPN_BACKEND_COUNT };
+
+/* One operand of a bound op: its origin in the backend's memory, its shape and byte strides.  An
+ * input the op holds as an inline scalar is bound to the scalar's bytes with zero strides over
+ * the op's output shape. */
+struct cpn_bound_arg {
+    char *ptr;
+    int ndim;
+    const int64_t *shape;
+    int64_t st[CPN_MAXDIM];
+};
+
+/* An op bound by the runtime for a backend's compute: the op record (kind, code, dtypes,
+ * parameters, scalars) and its operands, in[i] for i < op->nin (absent optional inputs: ptr
+ * NULL), out[k] for k < op->nout. */
+struct cpn_bound_op {
+    const struct cpn_op *op;
+    struct cpn_bound_arg in[CPN_OP_MAXIN], out[CPN_OP_MAXOUT];
+};
 
 struct cpn_backend_i {
     const char *name;                    /* "cpu", "cuda" */
@@ -47,11 +72,13 @@ struct cpn_backend_i {
     enum cpn_status (*to_device)(void *dst, const void *src, size_t n);
     enum cpn_status (*to_host)(void *dst, const void *src, size_t n);
     enum cpn_status (*fill_zero)(void *dst, size_t n);
-    /* Execute one op on device buffers; what its kernels found goes into *fp (kernels.h: host
-     * findings ORed in, or a device report word named, devfpe.h), when the op is watched
-     * (cpn_fperr_watches).  CPN_ERR_UNSUPPORTED (no status message needed): the caller runs it
-     * on the host instead.  Nothing has been written then. */
-    enum cpn_status (*execute_op)(const struct cpn_op *op, struct cpn_fpreport *fp);
+    /* Can compute run this op here?  (Consulted before binding; the CPU backend runs every op.) */
+    bool (*supports)(const struct cpn_op *op);
+    /* Run a bound op; what its kernels found goes into *fp (kernels.h: host findings ORed in, or
+     * a device report word named, devfpe.h), when the op is watched (cpn_fperr_watches).  A
+     * device backend may still answer CPN_ERR_UNSUPPORTED (no status message needed, nothing
+     * written): the dispatcher then runs the op on the CPU backend. */
+    enum cpn_status (*compute)(const struct cpn_bound_op *b, struct cpn_fpreport *fp);
     /* Can a fused program with this template run here?  (Consulted before binding.) */
     bool (*supports_fused)(const struct cpn_fused_prog *p);
     /* Execute a bound fused program whose externals are device addresses; watched (p->fpe),
@@ -65,6 +92,13 @@ struct cpn_backend_i {
      * host copies with the host transport. */
     const struct cpn_transport_i *transport;
 };
+
+/* Bind a region of an element-wise op or cast (the distributed executor's, transport.h): ptr[k]
+ * (k <= nin; ptr[nin] the output) at the region's origin with byte strides strides[k] over the
+ * ndim-dimensional extent ext; inline scalars as bind_op binds them.  *b holds pointers into ext
+ * and op only.  Local. */
+void cpn_bind_region(const struct cpn_op *op, char *const *ptr, int ndim, const int64_t *ext,
+                     const int64_t *const *strides, struct cpn_bound_op *b);
 
 /* The registered backends (cpu first) and their number. */
 int cpn_backend_count(void);

@@ -94,94 +94,40 @@ static enum cpn_status sim_execute_fused(struct cpn_fused_prog *p)
     return st;
 }
 
-static char *dev_origin(const struct cpn_view *v, bool write, bool overwrite, int64_t *strides)
+/* What the CUDA backend executes (cuda/backend.c), decided before binding. */
+static bool sim_supports(const struct cpn_op *op)
 {
-    char *b = cpn_store_device_data(v->store, write, overwrite);
-    if (!b) return NULL;
-    int64_t off;
-    cpn_view_byte_layout(v, strides, &off);
-    return b + off;
-}
-
-static enum cpn_status sim_execute_op(const struct cpn_op *op, struct cpn_fpreport *fp)
-{
-    const struct cpn_view *out = op->out[0];
-    int64_t strides[CPN_MAXARGS][CPN_MAXDIM];
-    char *ptr[CPN_MAXARGS];
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:   /* integer power too: a negative exponent fails like the host's */
-    case CPN_OPK_CAST: {
-        cpn_loop_fn fn = cpn_op_loop(op);
-        if (!fn) {
+    case CPN_OPK_CAST:
+        if (!cpn_op_loop(op)) {
             cpn_error_clear();
-            return CPN_ERR_UNSUPPORTED;   /* the host path reports it */
+            return false;   /* the host path reports it */
         }
-        for (int i = 0; i < op->nin; i++) {
-            if (op->in[i]) {
-                if (!(ptr[i] = dev_origin(op->in[i], false, false, strides[i]))) return CPN_ERR_NOMEM;
-            } else {
-                ptr[i] = (char *)op->scalar[i].bytes;
-                for (int d = 0; d < out->ndim; d++) strides[i][d] = 0;
-            }
-        }
-        /* every output (two-output ops: divmod, modf, frexp, as the CUDA backend's kernels) */
-        for (int k = 0; k < op->nout; k++)
-            if (!(ptr[op->nin + k] = dev_origin(op->out[k], true, cpn_op_overwrites_out(op, k), strides[op->nin + k])))
-                return CPN_ERR_NOMEM;
-        struct cpn_kctx ctx = {0};
-        cpn_iterate(fn, op->nin + op->nout, ptr, out->ndim, out->shape, strides, &ctx);
-        if (ctx.err) return cpn_op_loop_error(op);
-        return findings_to_word(op, cpn_kctx_report(&ctx), fp);
-    }
+        return true;
     case CPN_OPK_RANDOM:
-    case CPN_OPK_ARANGE: {
-        if (!cpn_view_is_contiguous(out)) return CPN_ERR_UNSUPPORTED;
-        char *o = dev_origin(out, true, cpn_op_overwrites(op), strides[0]);
-        if (!o) return CPN_ERR_NOMEM;
-        if (op->kind == CPN_OPK_RANDOM)
-            cpn_kernel_random((enum cpn_random_dist)op->code, (uint64_t)op->iparam[0], (uint64_t)op->iparam[1],
-                              (double *)o, 0, cpn_view_size(out), op->dparam[0], op->dparam[1]);
-        else
-            cpn_kernel_arange(out->dtype, o, 0, cpn_view_size(out), op->dparam[0], op->dparam[1],
-                              op->iparam[0], op->iparam[1]);
-        return CPN_OK;
-    }
-    case CPN_OPK_MATMUL: {
+    case CPN_OPK_ARANGE:
+        return cpn_view_is_contiguous(op->out[0]);
+    case CPN_OPK_MATMUL:
         /* as the CUDA backend: float32/float64 (cuBLAS), bool and integers (its tiled kernel) */
-        if (op->dtype == CPN_DTYPE_FLOAT16 || cpn_dtype_class(op->dtype) == CPN_CLASS_COMPLEX) return CPN_ERR_UNSUPPORTED;
-        const struct cpn_view *a = op->in[0], *b = op->in[1];
-        char *ap = dev_origin(a, false, false, strides[0]);
-        char *bp = ap ? dev_origin(b, false, false, strides[1]) : NULL;
-        char *cp = bp ? dev_origin(out, true, cpn_op_overwrites(op), strides[2]) : NULL;
-        if (!cp) return CPN_ERR_NOMEM;
-        return cpn_kernel_matmul(op->dtype, ap, strides[0], bp, strides[1], cp, strides[2], a->shape[0],
-                                 a->shape[1], b->shape[1]);
-    }
+        return op->dtype != CPN_DTYPE_FLOAT16 && cpn_dtype_class(op->dtype) != CPN_CLASS_COMPLEX;
     case CPN_OPK_REDUCE:
     case CPN_OPK_SCAN:
-    case CPN_OPK_ARGREDUCE: {
-        /* as CUB (cuda/reduce.cu): what devreduce.h plans, with the CPU kernels */
-        if (!cpn_devred_plan(op, NULL)) return CPN_ERR_UNSUPPORTED;
-        const struct cpn_view *in = op->in[0];
-        char *ip = dev_origin(in, false, false, strides[0]);
-        char *o = ip ? dev_origin(out, true, cpn_op_overwrites(op), strides[1]) : NULL;
-        if (!o) return CPN_ERR_NOMEM;
-        enum cpn_status st;
-        struct cpn_fpreport found = {0};
-        if (op->kind == CPN_OPK_REDUCE)
-            st = cpn_kernel_reduce(op->code, in->dtype, out->dtype, ip, in->ndim, in->shape, strides[0], op->axes,
-                                   o, strides[1], op->iparam[0] ? op->scalar[1].bytes : NULL, &found);
-        else if (op->kind == CPN_OPK_SCAN)
-            st = cpn_kernel_scan(op->code, out->dtype, ip, strides[0], o, strides[1], out->ndim, out->shape,
-                                 (int)op->iparam[0], &found);
-        else
-            return cpn_kernel_argreduce(op->code, in->dtype, ip, in->ndim, in->shape, strides[0], op->axes, o,
-                                    strides[1]);
-        return st == CPN_OK ? findings_to_word(op, found, fp) : st;   /* as reduce.cu's */
-    }
+    case CPN_OPK_ARGREDUCE:
+        /* as CUB (cuda/reduce.cu): what devreduce.h plans */
+        return cpn_devred_plan(op, NULL);
     default:
-        return CPN_ERR_UNSUPPORTED;
+        return false;
     }
+}
+
+/* The CPU backend's kernels on the simulated device memory; a watched op's findings through a
+ * device word, as the CUDA backend's kernels (and reduce.cu's) hand theirs. */
+static enum cpn_status sim_compute(const struct cpn_bound_op *b, struct cpn_fpreport *fp)
+{
+    struct cpn_fpreport found = {0};
+    CPN_TRY(cpn_cpu_backend()->compute(b, &found));
+    return findings_to_word(b->op, found, fp);
 }
 
 /* ---- the device transport (transport.h): MPI on the simulated device buffers ------------------ */
@@ -216,25 +162,16 @@ static bool sim_region_supported(const struct cpn_op *op)
     return true;
 }
 
+/* The region bound as an op of its own, computed as any other (sim_compute).  Watched: the
+ * findings through a device word, as nccl.c's: one word per op, the first region's (*fp names it
+ * already) taking the later regions' findings too. */
 static enum cpn_status sim_compute_region(const struct cpn_op *op, char *const *ptr, int ndim,
                                           const int64_t *ext, const int64_t *const *strides,
                                           struct cpn_fpreport *fp)
 {
-    cpn_loop_fn fn = cpn_op_loop(op);
-    if (!fn) return CPN_ERR_TYPE;
-    int64_t st[CPN_MAXARGS][CPN_MAXDIM];
-    char *p[CPN_MAXARGS];
-    for (int k = 0; k <= op->nin; k++) {
-        bool scalar = k < op->nin && !op->in[k];
-        p[k] = scalar ? (char *)op->scalar[k].bytes : ptr[k];
-        for (int d = 0; d < ndim; d++) st[k][d] = scalar ? 0 : strides[k][d];
-    }
-    struct cpn_kctx ctx = {0};
-    cpn_iterate(fn, op->nin + 1, p, ndim, ext, st, &ctx);
-    if (ctx.err) return cpn_op_loop_error(op);   /* the failure is what counts */
-    /* Watched: the findings through a device word, as nccl.c's: one word per op, the first
-     * region's (*fp names it already) taking the later regions' findings too. */
-    return findings_to_word(op, cpn_kctx_report(&ctx), fp);
+    struct cpn_bound_op b;
+    cpn_bind_region(op, ptr, ndim, ext, strides, &b);
+    return sim_compute(&b, fp);
 }
 
 /* The rank partial of a distributed reduction (dist.c), on the simulated device buffer: what
@@ -273,7 +210,8 @@ static const struct cpn_backend_i sim_backend = {
     .to_device = sim_copy,
     .to_host = sim_copy,
     .fill_zero = sim_fill_zero,
-    .execute_op = sim_execute_op,
+    .supports = sim_supports,
+    .compute = sim_compute,
     .supports_fused = sim_supports_fused,
     .execute_fused = sim_execute_fused,
     .sync = sim_sync,

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "alloc.h"
+#include "backend.h"
 #include "comm.h"
 #include "kernels.h"
 #include "queue.h"
@@ -50,23 +51,14 @@ static enum cpn_status host_copy(int n, const int64_t *ext, size_t item, void *d
 
 static bool host_region_supported(const struct cpn_op *op) { (void)op; return true; }
 
+/* The region bound as an op of its own, computed by the CPU backend. */
 static enum cpn_status host_compute_region(const struct cpn_op *op, char *const *ptr, int ndim,
                                            const int64_t *ext, const int64_t *const *strides,
                                            struct cpn_fpreport *fp)
 {
-    cpn_loop_fn fn = cpn_op_loop(op);
-    if (!fn) return CPN_ERR_TYPE;
-    int64_t st[CPN_MAXARGS][CPN_MAXDIM];
-    char *p[CPN_MAXARGS];
-    for (int k = 0; k <= op->nin; k++) {
-        const bool scalar = k < op->nin && !op->in[k];
-        p[k] = scalar ? (char *)op->scalar[k].bytes : ptr[k];
-        for (int d = 0; d < ndim; d++) st[k][d] = scalar ? 0 : strides[k][d];
-    }
-    struct cpn_kctx ctx = {0};
-    cpn_iterate(fn, op->nin + 1, p, ndim, ext, st, &ctx);
-    cpn_fpreport_add(fp, ctx.hw, ctx.fpe);
-    return ctx.err ? cpn_op_loop_error(op) : CPN_OK;
+    struct cpn_bound_op b;
+    cpn_bind_region(op, ptr, ndim, ext, strides, &b);
+    return cpn_cpu_backend()->compute(&b, fp);
 }
 
 static enum cpn_status host_reduce_region(const struct cpn_op *op, const char *in, int ndim, const int64_t *ext,
