@@ -213,7 +213,7 @@ static void coalesce(const struct cpn_fused_prog *p, struct cpn_dev_args *a)
 }
 
 static int last_words = -1;   /* the report words of the last launch, or -1 */
-static int into_words = -1;   /* cpn_cuda_run_prog_into: the next launch's report words, or -1 */
+static int into_words = -1;   /* the next launch's report words (a region's op ran before), or -1 */
 
 static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
 {
@@ -434,7 +434,7 @@ static int bind_arg(struct cpn_fused_prog *p, const struct cpn_bound_arg *a, int
     return e;
 }
 
-static enum cpn_status cuda_compute(const struct cpn_bound_op *b, struct cpn_fpreport *fp)
+enum cpn_status cpn_cuda_compute(const struct cpn_bound_op *b, struct cpn_fpreport *fp)
 {
     static struct cpn_fused_prog p;
     struct cpn_fpreport found[1] = {{0}};
@@ -451,10 +451,18 @@ static enum cpn_status cuda_compute(const struct cpn_bound_op *b, struct cpn_fpr
     default:
         break;
     }
-    if (!op_template(op, &p) || !cuda_supports_fused(&p)) return CPN_ERR_UNSUPPORTED;
+    if (!op_template(op, &p)) return CPN_ERR_UNSUPPORTED;
+    p.ndim = b->out[0].ndim;   /* the bound space: the output's, or a region of it (nccl.c) */
+    memcpy(p.shape, b->out[0].shape, (size_t)p.ndim * sizeof *p.shape);
+    if (!cuda_supports_fused(&p)) return CPN_ERR_UNSUPPORTED;
     struct cpn_fused_instr *in = &p.instr[0];
     if (int_power(op) && negative_scalar(op)) return cpn_op_loop_error(op);
-    if (cpn_fperr_watches(op)) p.fpe = found;   /* the kernel reports into a word *fp names */
+    /* The kernel reports into a word *fp then names: the one it names already when the op ran
+     * before (the regions of one op), so the op has one word. */
+    if (cpn_fperr_watches(op)) {
+        p.fpe = found;
+        into_words = fp->dev ? fp->dev_word : -1;
+    }
     const int nin = in->kind == CPN_FI_LOOP ? op->nin : 0;
     for (int i = 0; i < nin; i++) {
         if (op->in[i]) in->arg[i].idx = bind_arg(&p, &b->in[i], (intptr_t)b->in[i].ptr);
@@ -492,11 +500,6 @@ static enum cpn_status cuda_compute(const struct cpn_bound_op *b, struct cpn_fpr
 void *cpn_cuda_stream(void) { return dev.stream; }
 bool cpn_cuda_prog_supported(const struct cpn_fused_prog *p) { return cuda_supports_fused(p); }
 enum cpn_status cpn_cuda_run_prog(struct cpn_fused_prog *p) { return cuda_execute_fused(p); }
-enum cpn_status cpn_cuda_run_prog_into(struct cpn_fused_prog *p, int words)
-{
-    into_words = words;
-    return cuda_execute_fused(p);
-}
 
 static const struct cpn_backend_i cuda_backend = {
     .name = "cuda",
@@ -511,7 +514,7 @@ static const struct cpn_backend_i cuda_backend = {
     .to_host = cuda_to_host,
     .fill_zero = cuda_fill_zero,
     .supports = cuda_supports,
-    .compute = cuda_compute,
+    .compute = cpn_cuda_compute,
     .supports_fused = cuda_supports_fused,
     .execute_fused = cuda_execute_fused,
     .sync = cuda_sync,

@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include "alloc.h"
+#include "backend.h"
 #include "comm.h"
 #include "cuda_try.h"
 #include "devargs.h"
@@ -142,7 +143,7 @@ static bool region_prog(const struct cpn_op *op, struct cpn_fused_prog *p, int n
     memset(in, 0, sizeof *in);
     in->kind = CPN_FI_LOOP;
     in->code = op->kind == CPN_OPK_CAST ? -1 : op->code;
-    in->in_dt = op->in[0] ? op->in[0]->dtype : op->dtype;   /* as cuda_compute */
+    in->in_dt = op->in[0] ? op->in[0]->dtype : op->dtype;   /* as cpn_cuda_compute */
     in->out_dt = op->out[0]->dtype;
     in->narg = op->nin + 1;
     for (int i = 0; i < op->nin; i++) in->arg[i].kind = op->in[i] ? CPN_FARG_EXT : CPN_FARG_SCALAR;
@@ -163,34 +164,18 @@ bool cpn_cuda_region_supported(const struct cpn_op *op)
     return region_prog(op, &p, op->out[0]->ndim, op->out[0]->shape);
 }
 
+/* The region bound as an op of its own, computed as any other (cpn_cuda_compute).  Floating-point
+ * reports as there: an op computes several regions (interior, border slabs); the first one's word
+ * (*fp names it already) takes the others' findings too, so the op has one word. */
 enum cpn_status cpn_cuda_compute_region(const struct cpn_op *op, char *const *ptr, int ndim, const int64_t *ext,
                                         const int64_t *const *strides, struct cpn_fpreport *fp)
 {
     static struct cpn_fused_prog p;
-    struct cpn_fpreport found[1] = {{0}};
     if (!region_prog(op, &p, ndim, ext))
         return cpn_error(CPN_ERR_INTERNAL, "cupynum: a region of an op the device cannot run");
-    /* Floating-point reports as cuda_compute's: the kernel classifies into a report word that
-     * the op's report names.  An op computes several regions (interior, border slabs): the first
-     * one's word (*fp names it already) takes the others' findings too, so the op has one word. */
-    const bool watch = cpn_fperr_watches(op);
-    const int words = watch && fp->dev ? fp->dev_word : -1;
-    if (watch) p.fpe = found;
-    struct cpn_fused_instr *in = &p.instr[0];
-    for (int i = 0; i <= op->nin; i++) {
-        if (i < op->nin && !op->in[i]) {
-            in->arg[i].scalar = (const char *)op->scalar[i].bytes;
-            continue;
-        }
-        int e = p.next++;
-        p.ext_base[e] = (intptr_t)ptr[i];
-        for (int d = 0; d < ndim; d++) p.ext_st[e][d] = strides[i][d];
-        in->arg[i].idx = e;
-    }
-    enum cpn_status st = cpn_cuda_run_prog_into(&p, words);
-    if (watch && st == CPN_OK) cpn_fpreport_or(fp, &found[0]);   /* the word (the same when reused) */
-    p.fpe = NULL;
-    return st;
+    struct cpn_bound_op b;
+    cpn_bind_region(op, ptr, ndim, ext, strides, &b);
+    return cpn_cuda_compute(&b, fp);
 }
 
 /* ---- NCCL --------------------------------------------------------------------------------------- */
