@@ -40,12 +40,13 @@
 #include "cuda_try.h"
 #include "devargs.h"
 #include "devfpe.h"
+#include "devreduce.h"
 #include "fperr.h"
 #include "fused.h"
 #include "rtc.h"
 #include "queue.h"
 #include "reduce.h"
-#include "transport.h"
+#include "cuda_transport.h"
 
 static struct {
     int index, count, arch, sms;
@@ -212,7 +213,7 @@ static void coalesce(const struct cpn_fused_prog *p, struct cpn_dev_args *a)
 }
 
 static int last_words = -1;   /* the report words of the last launch, or -1 */
-static int into_words = -1;   /* cpn_cuda_run_prog_into: the next launch's report words, or -1 */
+static int into_words = -1;   /* the next launch's report words (a region's op ran before), or -1 */
 
 static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
 {
@@ -292,11 +293,9 @@ static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
         cpn_free(host);
     }
     cpn_free_device(partials, (size_t)blocks * accsize);
-    if (st == CPN_OK && words >= 0 && p->fpe_hw)
-        for (int k = 0; k < p->ninstr; k++) {   /* each instruction's findings: its word */
-            p->fpe_hw[k] = 0;
-            p->fpe_sw[k] = cpn_devfpe_token(words + k);
-        }
+    if (st == CPN_OK && words >= 0 && p->fpe)
+        for (int k = 0; k < p->ninstr; k++)   /* each instruction's findings: its word */
+            cpn_devfpe_report(&p->fpe[k], words + k);
     last_words = words;
     return st;
 }
@@ -371,21 +370,20 @@ static bool negative_scalar(const struct cpn_op *op)
     }
 }
 
-static enum cpn_status cuda_execute_op(const struct cpn_op *op)
+/* The one-instruction program template of an element-wise op, cast, random draw or arange fill
+ * (false: another kind). */
+static bool op_template(const struct cpn_op *op, struct cpn_fused_prog *p)
 {
-    static struct cpn_fused_prog p;
-    static unsigned fpe_hw[1], fpe_sw[1];
-    if (dev.index < 0) return CPN_ERR_UNSUPPORTED;
     const struct cpn_view *out = op->out[0];
-    memset(&p.instr[0], 0, sizeof p.instr[0]);
-    struct cpn_fused_instr *in = &p.instr[0];
-    p.ninstr = 1;
-    p.nslots = 0;
-    p.next = 0;
-    p.ndim = out->ndim;
-    memcpy(p.shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
-    p.reduce_out = NULL;
-    p.fpe_hw = p.fpe_sw = NULL;
+    memset(&p->instr[0], 0, sizeof p->instr[0]);
+    struct cpn_fused_instr *in = &p->instr[0];
+    p->ninstr = 1;
+    p->nslots = 0;
+    p->next = 0;
+    p->ndim = out->ndim;
+    memcpy(p->shape, out->shape, (size_t)out->ndim * sizeof *out->shape);
+    p->reduce_out = NULL;
+    p->fpe = NULL;
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:
     case CPN_OPK_CAST:
@@ -396,7 +394,7 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         in->narg = op->nin + op->nout;   /* two-output ops (divmod, modf, frexp): both outputs last */
         for (int i = 0; i < op->nin; i++) in->arg[i].kind = op->in[i] ? CPN_FARG_EXT : CPN_FARG_SCALAR;
         for (int k = 0; k < op->nout; k++) in->arg[op->nin + k].kind = CPN_FARG_EXT;
-        break;
+        return true;
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE:
         in->kind = op->kind == CPN_OPK_RANDOM ? CPN_FI_RANDOM : CPN_FI_ARANGE;
@@ -404,46 +402,79 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         in->arg[0].kind = CPN_FARG_EXT;
         in->dist = op->code;
         in->dt = out->dtype;
-        break;
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool cuda_supports(const struct cpn_op *op)
+{
+    if (dev.index < 0) return false;
+    switch (op->kind) {
     case CPN_OPK_MATMUL:   /* float32/float64: cuBLAS; bool and integers: the tiled kernel */
+        return op->dtype != CPN_DTYPE_FLOAT16 && cpn_dtype_class(op->dtype) != CPN_CLASS_COMPLEX;
+    case CPN_OPK_REDUCE:
+    case CPN_OPK_SCAN:
+    case CPN_OPK_ARGREDUCE:
+        return cpn_devred_plan(op, NULL);   /* CUB (reduce.cu) */
+    default: {
+        static struct cpn_fused_prog p;
+        return op_template(op, &p) && cuda_supports_fused(&p);
+    }
+    }
+}
+
+/* A bound op's operand as the program's next external. */
+static int bind_arg(struct cpn_fused_prog *p, const struct cpn_bound_arg *a, intptr_t base)
+{
+    int e = p->next++;
+    memcpy(p->ext_st[e], a->st, (size_t)a->ndim * sizeof *a->st);
+    p->ext_base[e] = base;
+    return e;
+}
+
+enum cpn_status cpn_cuda_compute(const struct cpn_bound_op *b, struct cpn_fpreport *fp)
+{
+    static struct cpn_fused_prog p;
+    struct cpn_fpreport found[1] = {{0}};
+    const struct cpn_op *op = b->op;
+    if (dev.index < 0) return CPN_ERR_UNSUPPORTED;
+    switch (op->kind) {   /* these bind the views themselves (their layouts are their own) */
+    case CPN_OPK_MATMUL:
         if (cpn_dtype_class(op->dtype) == CPN_CLASS_FLOAT) return cpn_cuda_matmul(op, dev.stream);
         return cuda_int_matmul(op);
     case CPN_OPK_REDUCE:
     case CPN_OPK_SCAN:
     case CPN_OPK_ARGREDUCE:
-        return cpn_cuda_reduce_op(op, dev.stream);   /* CUB (reduce.cu) */
+        return cpn_cuda_reduce_op(op, dev.stream, fp);
     default:
-        return CPN_ERR_UNSUPPORTED;
+        break;
     }
+    if (!op_template(op, &p)) return CPN_ERR_UNSUPPORTED;
+    p.ndim = b->out[0].ndim;   /* the bound space: the output's, or a region of it (nccl.c) */
+    memcpy(p.shape, b->out[0].shape, (size_t)p.ndim * sizeof *p.shape);
     if (!cuda_supports_fused(&p)) return CPN_ERR_UNSUPPORTED;
+    struct cpn_fused_instr *in = &p.instr[0];
     if (int_power(op) && negative_scalar(op)) return cpn_op_loop_error(op);
-    if (cpn_fperr_watches(op)) {   /* the kernel reports; its token goes to fperr.c */
-        fpe_hw[0] = fpe_sw[0] = 0;
-        p.fpe_hw = fpe_hw;
-        p.fpe_sw = fpe_sw;
+    /* The kernel reports into a word *fp then names: the one it names already when the op ran
+     * before (the regions of one op), so the op has one word. */
+    if (cpn_fperr_watches(op)) {
+        p.fpe = found;
+        into_words = fp->dev ? fp->dev_word : -1;
     }
-    /* Bind: inputs read first, so an output sharing their store sees them current. */
     const int nin = in->kind == CPN_FI_LOOP ? op->nin : 0;
     for (int i = 0; i < nin; i++) {
-        if (op->in[i]) {
-            char *b = cpn_store_device_data(op->in[i]->store, false, false);
-            if (!b) return CPN_ERR_NOMEM;
-            in->arg[i].idx = bind_ext(&p, op->in[i], b);
-        } else {
-            in->arg[i].scalar = (const char *)op->scalar[i].bytes;
-        }
+        if (op->in[i]) in->arg[i].idx = bind_arg(&p, &b->in[i], (intptr_t)b->in[i].ptr);
+        else in->arg[i].scalar = (const char *)op->scalar[i].bytes;
     }
-    char *ob = cpn_store_device_data(out->store, true, cpn_op_overwrites(op));
-    if (!ob) return CPN_ERR_NOMEM;
-    in->arg[nin].idx = bind_ext(&p, out, ob);
-    if (in->kind == CPN_FI_LOOP && op->nout == 2) {   /* output 1 */
-        char *ob1 = cpn_store_device_data(op->out[1]->store, true, cpn_op_overwrites_out(op, 1));
-        if (!ob1) return CPN_ERR_NOMEM;
-        in->arg[nin + 1].idx = bind_ext(&p, op->out[1], ob1);
-    }
+    in->arg[nin].idx = bind_arg(&p, &b->out[0], (intptr_t)b->out[0].ptr);
+    if (in->kind == CPN_FI_LOOP && op->nout == 2)   /* output 1 */
+        in->arg[nin + 1].idx = bind_arg(&p, &b->out[1], (intptr_t)b->out[1].ptr);
     if (in->kind == CPN_FI_RANDOM || in->kind == CPN_FI_ARANGE) {
-        in->index_ext = bind_ext(&p, out, NULL);
-        in->index_size = (int64_t)cpn_dtype_size(out->dtype);
+        /* the element index: the output's byte offset in its store */
+        in->index_ext = bind_ext(&p, op->out[0], NULL);
+        in->index_size = (int64_t)cpn_dtype_size(op->out[0]->dtype);
         in->seed = (uint64_t)op->iparam[0];
         in->stream = (uint64_t)op->iparam[1];
         in->p0 = op->dparam[0];
@@ -451,13 +482,16 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
         in->i0 = op->iparam[0];
         in->i1 = op->iparam[1];
     }
-    CPN_TRY(cuda_execute_fused(&p));
+    enum cpn_status st = cuda_execute_fused(&p);
+    const bool watched = p.fpe != NULL;
+    p.fpe = NULL;
+    CPN_TRY(st);
     if (int_power(op) && last_words >= 0) {   /* a negative exponent among the elements? */
         uint32_t w = 0;
         CPN_TRY(cpn_devfpe_read(last_words, 1, &w));
         if (w & CPN_DEVFPE_VALUE) return cpn_op_loop_error(op);
     }
-    if (p.fpe_hw && (fpe_hw[0] || fpe_sw[0])) cpn_kernel_fpe_put(fpe_hw[0], fpe_sw[0]);
+    if (watched) cpn_fpreport_or(fp, &found[0]);
     return CPN_OK;
 }
 
@@ -466,11 +500,6 @@ static enum cpn_status cuda_execute_op(const struct cpn_op *op)
 void *cpn_cuda_stream(void) { return dev.stream; }
 bool cpn_cuda_prog_supported(const struct cpn_fused_prog *p) { return cuda_supports_fused(p); }
 enum cpn_status cpn_cuda_run_prog(struct cpn_fused_prog *p) { return cuda_execute_fused(p); }
-enum cpn_status cpn_cuda_run_prog_into(struct cpn_fused_prog *p, int words)
-{
-    into_words = words;
-    return cuda_execute_fused(p);
-}
 
 static const struct cpn_backend_i cuda_backend = {
     .name = "cuda",
@@ -484,16 +513,12 @@ static const struct cpn_backend_i cuda_backend = {
     .to_device = cuda_to_device,
     .to_host = cuda_to_host,
     .fill_zero = cuda_fill_zero,
-    .execute_op = cuda_execute_op,
+    .supports = cuda_supports,
+    .compute = cpn_cuda_compute,
     .supports_fused = cuda_supports_fused,
     .execute_fused = cuda_execute_fused,
     .sync = cuda_sync,
-    .copy_region = cpn_cuda_copy_region,
-    .xchg_post = cpn_cuda_xchg_post,
-    .xchg_wait = cpn_cuda_xchg_wait,
-    .region_supported = cpn_cuda_region_supported,
-    .compute_region = cpn_cuda_compute_region,
-    .reduce_region = cpn_cuda_reduce_region,
+    .transport = &cpn_cuda_transport,
 };
 
 const struct cpn_backend_i *cpn_cuda_backend(void) { return &cuda_backend; }

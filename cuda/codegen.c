@@ -224,10 +224,10 @@ static bool value_check(const struct cpn_fused_instr *in)
 }
 
 /* Does instruction k write its report word?  Floating-point findings only when the program is
- * watched (p->fpe_hw bound); value errors always. */
+ * watched (p->fpe bound); value errors always. */
 static bool reports(const struct cpn_fused_prog *p, const struct cpn_fused_instr *in)
 {
-    return value_check(in) || (p->fpe_hw && (fpe_kind(in) != CPN_FPC_NONE || fpe_intdiv(in)));
+    return value_check(in) || (p->fpe && (fpe_kind(in) != CPN_FPC_NONE || fpe_intdiv(in)));
 }
 
 bool cpn_cuda_codegen_reports(const struct cpn_fused_prog *p)
@@ -277,17 +277,17 @@ static void emit_reports(struct text *t, const struct cpn_fused_prog *p, const s
     const char *ti = ctypes[in->code < 0 ? in->in_dt : loop_dt(in)];
     const char *ti1 = in->code < 0 ? ti : ctypes[input_dt(in, loop_dt(in), 1)];   /* ldexp's int64 */
     int sc = scal0;
-    if (p->fpe_hw && kind >= CPN_FPC_CAST_I32) {
+    if (p->fpe && kind >= CPN_FPC_CAST_I32) {
         emit(t, "        f%d |= cpn_fpe_cast(%d, (double)", k, kind);
         operand(t, &in->arg[0], ti, var, &sc);
         emit(t, ");\n");
-    } else if (p->fpe_hw && kind != CPN_FPC_NONE) {
+    } else if (p->fpe && kind != CPN_FPC_NONE) {
         emit_classify(t, in, k, kind, ti, ti1, var, scal0, 'v');
         /* A float output 1 (divmod's remainder, modf's integral part): the ARITH rule on it */
         if (loop_nout(in) == 2 && cpn_dtype_class(cpn_op_out_dtype((enum cpn_opcode)in->code, 1, loop_dt(in))) ==
                                       CPN_CLASS_FLOAT)
             emit_classify(t, in, k, CPN_FPC_ARITH, ti, ti1, var, scal0, 'w');
-    } else if (p->fpe_hw && fpe_intdiv(in)) {
+    } else if (p->fpe && fpe_intdiv(in)) {
         const bool quot = (cpn_dtype_class(loop_dt(in)) == CPN_CLASS_INT) &&
                           (cpn_op_info((enum cpn_opcode)in->code)->flags & CPN_OPF_QUOTIENT);
         emit(t, "        f%d |= cpn_fpe_intdiv((int64_t)", k);

@@ -33,7 +33,7 @@ bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why)
 int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap);
 
 /* Does the kernel of `p` write report words (devargs.h's a.fpe, one per instruction, devfpe.h's
- * layout)?  A bound program with fpe_hw set (watched by the error mode) reports
+ * layout)?  A bound program with fpe set (watched by the error mode) reports
  * fpclass.h's classification of its float loops and casts and its integer divisions; signed
  * integer power always reports a negative exponent (CPN_DEVFPE_VALUE). */
 bool cpn_cuda_codegen_reports(const struct cpn_fused_prog *p);

@@ -1,5 +1,5 @@
-/* nccl.c: the CUDA backend's device transport for the distributed executor (see transport.h). */
-#include "transport.h"
+/* nccl.c: the CUDA backend's device transport for the distributed executor (see cuda_transport.h; the interface: csrc/runtime/transport.h). */
+#include "cuda_transport.h"
 
 #include <dlfcn.h>
 #include <stdlib.h>
@@ -8,6 +8,7 @@
 #include <cuda_runtime_api.h>
 
 #include "alloc.h"
+#include "backend.h"
 #include "comm.h"
 #include "cuda_try.h"
 #include "devargs.h"
@@ -15,6 +16,7 @@
 #include "fperr.h"
 #include "kernels.h"
 #include "queue.h"
+#include "transport.h"
 
 static cudaStream_t stream(void) { return (cudaStream_t)cpn_cuda_stream(); }
 
@@ -47,7 +49,7 @@ bool cpn_cuda_copy_prog(struct cpn_fused_prog *p, int n, const int64_t *ext, siz
     in->arg[1].idx = 1;
     p->ninstr = 1;
     p->nslots = 0;
-    p->fpe_hw = p->fpe_sw = NULL;
+    p->fpe = NULL;
     p->reduce_out = NULL;
     p->next = 2;
     p->ext_base[0] = (intptr_t)src;
@@ -141,14 +143,14 @@ static bool region_prog(const struct cpn_op *op, struct cpn_fused_prog *p, int n
     memset(in, 0, sizeof *in);
     in->kind = CPN_FI_LOOP;
     in->code = op->kind == CPN_OPK_CAST ? -1 : op->code;
-    in->in_dt = op->in[0] ? op->in[0]->dtype : op->dtype;   /* as cuda_execute_op */
+    in->in_dt = op->in[0] ? op->in[0]->dtype : op->dtype;   /* as cpn_cuda_compute */
     in->out_dt = op->out[0]->dtype;
     in->narg = op->nin + 1;
     for (int i = 0; i < op->nin; i++) in->arg[i].kind = op->in[i] ? CPN_FARG_EXT : CPN_FARG_SCALAR;
     in->arg[op->nin].kind = CPN_FARG_EXT;
     p->ninstr = 1;
     p->nslots = 0;
-    p->fpe_hw = p->fpe_sw = NULL;
+    p->fpe = NULL;
     p->reduce_out = NULL;
     p->next = 0;
     p->ndim = ndim;
@@ -162,42 +164,18 @@ bool cpn_cuda_region_supported(const struct cpn_op *op)
     return region_prog(op, &p, op->out[0]->ndim, op->out[0]->shape);
 }
 
+/* The region bound as an op of its own, computed as any other (cpn_cuda_compute).  Floating-point
+ * reports as there: an op computes several regions (interior, border slabs); the first one's word
+ * (*fp names it already) takes the others' findings too, so the op has one word. */
 enum cpn_status cpn_cuda_compute_region(const struct cpn_op *op, char *const *ptr, int ndim, const int64_t *ext,
-                                        const int64_t *const *strides)
+                                        const int64_t *const *strides, struct cpn_fpreport *fp)
 {
     static struct cpn_fused_prog p;
-    static unsigned fpe_hw[1], fpe_sw[1];
     if (!region_prog(op, &p, ndim, ext))
         return cpn_error(CPN_ERR_INTERNAL, "cupynum: a region of an op the device cannot run");
-    /* Floating-point reports as cuda_execute_op's: the kernel classifies into a report word whose
-     * token goes to fperr.c.  An op computes several regions (interior, border slabs): the first
-     * one's word (its token already handed over) takes the others' findings too, so the op has
-     * one word and one token. */
-    const bool watch = cpn_fperr_watches(op);
-    unsigned prev_hw = 0, prev_sw = 0;
-    int words = -1;
-    if (watch) {
-        cpn_kernel_fpe_take(&prev_hw, &prev_sw);
-        if (cpn_devfpe_is_token(prev_sw)) words = cpn_devfpe_token_word(prev_sw);
-        fpe_hw[0] = fpe_sw[0] = 0;
-        p.fpe_hw = fpe_hw;
-        p.fpe_sw = fpe_sw;
-    }
-    struct cpn_fused_instr *in = &p.instr[0];
-    for (int i = 0; i <= op->nin; i++) {
-        if (i < op->nin && !op->in[i]) {
-            in->arg[i].scalar = (const char *)op->scalar[i].bytes;
-            continue;
-        }
-        int e = p.next++;
-        p.ext_base[e] = (intptr_t)ptr[i];
-        for (int d = 0; d < ndim; d++) p.ext_st[e][d] = strides[i][d];
-        in->arg[i].idx = e;
-    }
-    enum cpn_status st = cpn_cuda_run_prog_into(&p, words);
-    /* The token (the same one when the word was reused), and what was there before. */
-    if (watch) cpn_kernel_fpe_put(prev_hw | fpe_hw[0], st == CPN_OK && fpe_sw[0] ? fpe_sw[0] : prev_sw);
-    return st;
+    struct cpn_bound_op b;
+    cpn_bind_region(op, ptr, ndim, ext, strides, &b);
+    return cpn_cuda_compute(&b, fp);
 }
 
 /* ---- NCCL --------------------------------------------------------------------------------------- */
@@ -448,3 +426,16 @@ enum cpn_status cpn_cuda_xchg_wait(void *handle)
     if (async) return nccl_error("an NCCL exchange", async);
     return CPN_OK;
 }
+
+const struct cpn_transport_i cpn_cuda_transport = {
+    .device = true,
+    .tile = cpn_transport_device_tile,
+    .alloc = cpn_alloc_device,
+    .release = cpn_free_device,
+    .copy_region = cpn_cuda_copy_region,
+    .xchg_post = cpn_cuda_xchg_post,
+    .xchg_wait = cpn_cuda_xchg_wait,
+    .region_supported = cpn_cuda_region_supported,
+    .compute_region = cpn_cuda_compute_region,
+    .reduce_region = cpn_cuda_reduce_region,
+};

@@ -72,12 +72,13 @@ int cpn_cub_variant_count(void);
 #include "status.h"
 /* Run REDUCE, SCAN or ARGREDUCE op `op` on the device's buffers, queued on `stream`;
  * CPN_ERR_UNSUPPORTED, before touching any buffer, for what devreduce.h does not cover.  A
- * watched float reduction or scan (cpn_fperr_watches) reports into a device report word whose
- * token goes to fperr.c (cpn_kernel_fpe_put), as the generated kernels' do. */
-enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream);
+ * watched float reduction or scan (cpn_fperr_watches) reports into a device report word that
+ * *fp then names (kernels.h, devfpe.h), as the generated kernels' do. */
+struct cpn_fpreport;
+enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream, struct cpn_fpreport *fp);
 /* The same on the op's host buffers (stream CPN_CUB_HOST), for tests/c/test_cub.c; a watched
- * op's findings go to cpn_kernel_fpe_put as status-flag bits (no device word). */
-enum cpn_status cpn_cuda_reduce_op_host(const struct cpn_op *op);
+ * op's findings are ORed into *fp as status-flag bits (no device word). */
+enum cpn_status cpn_cuda_reduce_op_host(const struct cpn_op *op, struct cpn_fpreport *fp);
 #endif
 
 #endif

@@ -12,7 +12,7 @@
 #include "kernels.h"
 #include "queue.h"
 #include "store.h"
-#include "transport.h"
+#include "cuda_transport.h"
 #include "view.h"
 
 _Static_assert(CPN_CUB_MAXDIM >= CPN_MAXDIM, "layouts hold every view");
@@ -70,7 +70,7 @@ static void initial_as_work(const union cpn_scalar *s, enum cpn_dtype acc_dt, en
     }
 }
 
-enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream)
+enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream, struct cpn_fpreport *fp)
 {
     struct cpn_devred_plan pl;
     if (!cpn_devred_plan(op, &pl)) return CPN_ERR_UNSUPPORTED;
@@ -146,20 +146,25 @@ enum cpn_status cpn_cuda_reduce_op(const struct cpn_op *op, cudaStream_t stream)
     if (e != cudaSuccess)
         return cpn_error(CPN_ERR_DEVICE, "cupynum: %s on the device failed: %s", cpn_op_describe(op),
                          cudaGetErrorString(e));
-    if (host && watch) cpn_kernel_fpe_put(host_word & CPN_DEVFPE_HW_MASK, 0);
-    else if (watch) cpn_kernel_fpe_put(0, cpn_devfpe_token(word));   /* read after the flush */
+    if (host && watch) cpn_fpreport_add(fp, host_word & CPN_DEVFPE_HW_MASK, 0);
+    else if (watch) cpn_devfpe_report(fp, word);   /* read after the flush */
     return CPN_OK;
 }
 
-enum cpn_status cpn_cuda_reduce_op_host(const struct cpn_op *op) { return cpn_cuda_reduce_op(op, CPN_CUB_HOST); }
+enum cpn_status cpn_cuda_reduce_op_host(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    return cpn_cuda_reduce_op(op, CPN_CUB_HOST, fp);
+}
 
 /* backend.h's reduce_region: the region's rows (kept positions, C order) reduced by CUB into a
  * temporary device buffer, one acc_dt value a row, copied to the host (after a stream sync) and
  * scattered to the kept positions of `part`.  No floating-point reports: the partial's findings
  * are not collected on this path (docs/architecture.md). */
 enum cpn_status cpn_cuda_reduce_region(const struct cpn_op *op, const char *in, int ndim, const int64_t *ext,
-                                       const int64_t *in_st, char *part, const int64_t *part_st)
+                                       const int64_t *in_st, char *part, const int64_t *part_st,
+                                       struct cpn_fpreport *fp)
 {
+    (void)fp;   /* nothing found on this path */
     struct cpn_devred_plan pl;
     if (op->kind != CPN_OPK_REDUCE || !cpn_devred_plan(op, &pl) || ndim < 0 || ndim > CPN_MAXDIM)
         return CPN_ERR_UNSUPPORTED;

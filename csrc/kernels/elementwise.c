@@ -206,22 +206,7 @@ int cpn_kernel_threads(void)
 
 void cpn_kernel_set_threads(int n) { n_threads = n > 0 ? n : 1; }
 
-/* The floating-point reports of cpn_iterate since the last take (main thread only). */
-static unsigned fpe_hw, fpe_sw;
 static unsigned fpe_from_status(void);
-
-void cpn_kernel_fpe_take(unsigned *hw, unsigned *sw)
-{
-    *hw = fpe_hw;
-    *sw = fpe_sw;
-    fpe_hw = fpe_sw = 0;
-}
-
-void cpn_kernel_fpe_put(unsigned hw, unsigned sw)
-{
-    fpe_hw |= hw;
-    fpe_sw |= sw;
-}
 
 unsigned cpn_kernel_fpe_status(void) { return fpe_from_status(); }
 
@@ -312,6 +297,5 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
         hw |= fpe_from_status();
     }
 done:
-    fpe_hw |= hw;
-    fpe_sw |= __atomic_load_n(&ctx->fpe, __ATOMIC_RELAXED);
+    ctx->hw |= hw;
 }

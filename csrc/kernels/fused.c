@@ -100,17 +100,17 @@ static enum cpn_status run_task(const struct cpn_fused_prog *p, const struct geo
         }
         switch (in->kind) {
         case CPN_FI_LOOP:
-            if (p->fpe_hw) {
+            if (p->fpe) {
                 /* The flags are clear here (cleared when the thread started and after any
                  * instruction that raised one): reading them is cheap, clearing is not. */
                 struct cpn_kctx lc = {0};
                 in->fn(args, st, cnt, &lc);
                 unsigned hw = cpn_kernel_fpe_status();
                 if (hw) {
-                    __atomic_fetch_or(&p->fpe_hw[k], hw, __ATOMIC_RELAXED);
+                    __atomic_fetch_or(&p->fpe[k].hw, hw, __ATOMIC_RELAXED);
                     feclearexcept(FE_ALL_EXCEPT);
                 }
-                if (lc.fpe) __atomic_fetch_or(&p->fpe_sw[k], lc.fpe, __ATOMIC_RELAXED);
+                if (lc.fpe) __atomic_fetch_or(&p->fpe[k].sw, lc.fpe, __ATOMIC_RELAXED);
                 if (lc.err) __atomic_store_n(&ctx->err, 1, __ATOMIC_RELAXED);
             } else {
                 in->fn(args, st, cnt, ctx);
@@ -128,7 +128,7 @@ static enum cpn_status run_task(const struct cpn_fused_prog *p, const struct geo
             _Alignas(16) unsigned char part[16];
             int64_t dummy[1] = {0};
             enum cpn_status s = cpn_kernel_reduce(in->rcode, in->dt, in->acc_dt, args[0], 1, &cnt,
-                                                  &st[0], 1, (char *)part, dummy, NULL);
+                                                  &st[0], 1, (char *)part, dummy, NULL, NULL);
             if (s != CPN_OK) return s;
             if (!*has) {
                 memcpy(acc, part, 16);
@@ -144,7 +144,7 @@ static enum cpn_status run_task(const struct cpn_fused_prog *p, const struct geo
             return cpn_error(CPN_ERR_INTERNAL, "unknown fused instruction %d", in->kind);
         }
         /* What draws, fills and folds raise is nobody's to report: keep the flags clear. */
-        if (in->kind != CPN_FI_LOOP && p->fpe_hw && cpn_kernel_fpe_status()) feclearexcept(FE_ALL_EXCEPT);
+        if (in->kind != CPN_FI_LOOP && p->fpe && cpn_kernel_fpe_status()) feclearexcept(FE_ALL_EXCEPT);
     }
     return CPN_OK;
 }
@@ -164,7 +164,7 @@ enum cpn_status cpn_kernel_fused_serial(struct cpn_fused_prog *p, char *regs, st
     int has = 0;
     enum cpn_status status = CPN_OK;
     const int64_t ntasks = g.outer * g.nchunks;
-    if (p->fpe_hw) feclearexcept(FE_ALL_EXCEPT);
+    if (p->fpe) feclearexcept(FE_ALL_EXCEPT);
     for (int64_t t = 0; t < ntasks && status == CPN_OK; t++)
         status = run_task(p, &g, t, regs, acc, &has, ctx);
     if (status == CPN_OK && has && p->instr[p->ninstr - 1].kind == CPN_FI_REDUCE)
@@ -193,7 +193,7 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
     int has[64] = {0};
     enum cpn_status status = CPN_OK;
     if (nth == 1) {
-        if (p->fpe_hw) feclearexcept(FE_ALL_EXCEPT);
+        if (p->fpe) feclearexcept(FE_ALL_EXCEPT);
         for (int64_t t = 0; t < ntasks && status == CPN_OK; t++)
             status = run_task(p, &g, t, regs, acc[0], &has[0], ctx);
     } else {
@@ -206,7 +206,7 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
             me = omp_get_thread_num();
 #endif
             char *mine = regs + (int64_t)me * nslots * REG_BYTES;
-            if (p->fpe_hw) feclearexcept(FE_ALL_EXCEPT);
+            if (p->fpe) feclearexcept(FE_ALL_EXCEPT);
 #pragma omp for schedule(dynamic, grain)
             for (int64_t t = 0; t < ntasks; t++) {
                 enum cpn_status s = run_task(p, &g, t, mine, acc[me], &has[me], ctx);

@@ -62,9 +62,9 @@ struct cpn_fused_prog {
     struct cpn_fused_instr instr[CPN_FUSED_MAXINSTR];
     int nslots;
     /* bound per execution */
-    unsigned *fpe_hw, *fpe_sw;   /* per instruction: what its loops found (CPN_FPE_* bits:
-                                  * status flags, the loops' own findings), ORed; NULL: not
-                                  * watched */
+    struct cpn_fpreport *fpe;    /* per instruction: what its loops found (kernels.h), ORed;
+                                  * a device backend may name a report word instead; NULL:
+                                  * not watched */
     int next;
     intptr_t ext_base[CPN_FUSED_MAXEXT];   /* an address, or a byte offset for index externals */
     int64_t ext_st[CPN_FUSED_MAXEXT][CPN_MAXDIM];

@@ -3,10 +3,17 @@
  * Element-wise work is a 1-D inner loop with NumPy's signature (argument pointers, byte strides,
  * count) driven over an n-d strided space by cpn_iterate, which coalesces dimensions and splits
  * the work over OpenMP threads.  Kernels write no status; a loop that meets a value error (an
- * integer raised to a negative power) sets ctx->err, and the executor reports it. */
+ * integer raised to a negative power) sets ctx->err, and the executor reports it.
+ *
+ * Floating-point findings are values, never kernel state: cpn_iterate leaves what its threads'
+ * status flags showed in ctx->hw (each thread clears its flags before its share, reads them
+ * after, and the threads' bits are ORed), the loops leave their own findings in ctx->fpe, and
+ * every other entry point that runs loops ORs what it found into a `struct cpn_fpreport` its
+ * caller passes (NULL: not wanted).  The executor hands the report of each op to fperr.c. */
 #ifndef CPN_KERNELS_H
 #define CPN_KERNELS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "op.h"
@@ -16,7 +23,43 @@
 struct cpn_kctx {
     int err;            /* set (atomically) by a loop that met a value error */
     unsigned fpe;       /* CPN_FPE_* bits a loop found itself (ORed atomically) */
+    unsigned hw;        /* CPN_FPE_* bits of the status flags, ORed by cpn_iterate */
 };
+
+/* What running an op's loops found, in CPN_FPE_* bits: `hw` from the status flags (meaningful
+ * for floating-point arithmetic only), `sw` from the loops' own findings (integer division).
+ * A device backend's kernels leave theirs in a device report word instead (runtime/devfpe.h):
+ * `dev` is set and `dev_word` names it; fperr.c reads it.  Zero-initialised: nothing found. */
+struct cpn_fpreport {
+    unsigned hw, sw;
+    bool dev;
+    int dev_word;
+};
+
+/* OR findings hw, sw into *fp (nothing when fp is NULL). */
+static inline void cpn_fpreport_add(struct cpn_fpreport *fp, unsigned hw, unsigned sw)
+{
+    if (!fp) return;
+    fp->hw |= hw;
+    fp->sw |= sw;
+}
+
+/* OR report *b into *a; b's device word, when it names one, becomes a's (an op has at most one). */
+static inline void cpn_fpreport_or(struct cpn_fpreport *a, const struct cpn_fpreport *b)
+{
+    a->hw |= b->hw;
+    a->sw |= b->sw;
+    if (b->dev) {
+        a->dev = true;
+        a->dev_word = b->dev_word;
+    }
+}
+
+/* The report of one cpn_iterate call (or several with one ctx), read after it returned. */
+static inline struct cpn_fpreport cpn_kctx_report(const struct cpn_kctx *ctx)
+{
+    return (struct cpn_fpreport){.hw = ctx->hw, .sw = ctx->fpe};
+}
 
 /* Floating-point error categories, NumPy's bit values (the second argument of a seterrcall
  * function).  Hardware status flags and the loops' own findings are both reported in these. */
@@ -40,17 +83,11 @@ cpn_loop_fn cpn_kernel_cast(enum cpn_dtype from, enum cpn_dtype to);
 
 /* Run `fn` over the n-d space `shape` for `narg` arrays with origins base[a] and byte strides
  * strides[a][d], threaded when the space is large.  Each thread clears the floating-point status
- * flags before its work and reads them after; what they show is ORed into the accumulator that
- * cpn_kernel_fpe_take returns, together with ctx->fpe.  Local. */
+ * flags before its work and reads them after; what they show is ORed into ctx->hw (the loops add
+ * theirs to ctx->fpe).  Local. */
 void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t *shape,
                  int64_t (*strides)[CPN_MAXDIM], struct cpn_kctx *ctx);
 
-/* The CPN_FPE_* bits accumulated by cpn_iterate since the last call: *hw from the status flags
- * (meaningful for floating-point arithmetic only), *sw from the loops' own findings (ctx->fpe);
- * both are reset.  Local, main thread. */
-void cpn_kernel_fpe_take(unsigned *hw, unsigned *sw);
-/* Add to that accumulator what a fused run found for one op (fusion.c).  Local, main thread. */
-void cpn_kernel_fpe_put(unsigned hw, unsigned sw);
 /* This thread's floating-point status flags as CPN_FPE_* bits.  Local. */
 unsigned cpn_kernel_fpe_status(void);
 
@@ -83,11 +120,13 @@ void cpn_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t ou
  * every accumulator; without it add/multiply start from 0/1 and other ops from the first element,
  * folding in C order (so non-reorderable ops such as subtract reduce as NumPy's along one axis).
  * Empty reductions without `initial` write 0/1 for add/multiply; the caller rejects the others.
- * Returns CPN_ERR_VALUE when the op's loop met a value error (integer negative power).  Local. */
+ * What the loops found is ORed into *fp (NULL: not wanted).  Returns CPN_ERR_VALUE when the op's
+ * loop met a value error (integer negative power).  Local. */
 enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, enum cpn_dtype acc_dt,
                                   const char *in, int ndim, const int64_t *shape,
                                   const int64_t *strides, uint64_t axes, char *out,
-                                  const int64_t *ostrides, const void *initial);
+                                  const int64_t *ostrides, const void *initial,
+                                  struct cpn_fpreport *fp);
 
 /* argmax (code MAXIMUM) or argmin (MINIMUM) of `in` over the dimensions set in `axes`: the int64
  * C-order index over the reduced dimensions of the first extreme element, the first NaN where
@@ -99,11 +138,12 @@ enum cpn_status cpn_kernel_argreduce(enum cpn_opcode code, enum cpn_dtype dt, co
 
 /* Inclusive scan (ufunc.accumulate) of binary op `code` along dimension `axis`:
  * out[..., i, ...] = code(out[..., i-1, ...], in[..., i, ...]), out[..., 0, ...] = in[..., 0, ...].
- * in and out have dtype dt and the same shape (byte strides each); in may be out.  Returns
- * CPN_ERR_VALUE when the loop met a value error.  Local. */
+ * in and out have dtype dt and the same shape (byte strides each); in may be out.  What the loops
+ * found is ORed into *fp (NULL: not wanted).  Returns CPN_ERR_VALUE when the loop met a value
+ * error.  Local. */
 enum cpn_status cpn_kernel_scan(enum cpn_opcode code, enum cpn_dtype dt, const char *in,
                                 const int64_t *istrides, char *out, const int64_t *ostrides,
-                                int ndim, const int64_t *shape, int axis);
+                                int ndim, const int64_t *shape, int axis, struct cpn_fpreport *fp);
 
 /* How cpn_kernel_quantile computes, decided by the caller from NumPy's type rules. */
 struct cpn_quantile_args {

@@ -9,9 +9,9 @@
  * in a fixed order (deterministic for a given thread count).
  *
  * Floating-point status: every worker clears its thread's flags before its share and reads them
- * after; what they show goes to the kernels' accumulator (cpn_kernel_fpe_put), as cpn_iterate
- * does for element-wise loops, so the executor reports a reduction's overflow or invalid value
- * under numpy.errstate. */
+ * after; the workers' bits are ORed (an OpenMP reduction) into the caller's report, with the
+ * loops' own findings, as cpn_iterate does for element-wise loops, so the executor reports a
+ * reduction's overflow or invalid value under numpy.errstate. */
 #include <fenv.h>
 #include <string.h>
 #ifdef _OPENMP
@@ -146,6 +146,7 @@ struct rgeom {
     const void *initial;           /* NULL or the starting value (acc_dt) */
     int err;                       /* set when the loop met a value error */
     unsigned fpe;                  /* CPN_FPE_* the loops found themselves (integer division) */
+    unsigned hw;                   /* CPN_FPE_* of the workers' status flags (reduce_rows) */
 };
 
 /* acc = op(acc, buf[i]) for i in order.  Ops without a fast fold run their element-wise loop with
@@ -332,13 +333,14 @@ static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
     }
     hw |= cpn_kernel_fpe_status();
     }
-    cpn_kernel_fpe_put(hw, g->fpe);
+    g->hw = hw;
 }
 
 enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, enum cpn_dtype acc_dt,
                                   const char *in, int ndim, const int64_t *shape,
                                   const int64_t *strides, uint64_t axes, char *out,
-                                  const int64_t *ostrides, const void *initial)
+                                  const int64_t *ostrides, const void *initial,
+                                  struct cpn_fpreport *fp)
 {
     struct rgeom g;
     memset(&g, 0, sizeof g);
@@ -399,6 +401,7 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
         }
         if (rows) {
             reduce_rows(code, &g, out, okstride);
+            cpn_fpreport_add(fp, g.hw, g.fpe);
             return g.err ? cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.")
                          : CPN_OK;
         }
@@ -422,7 +425,7 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
         }
         hw |= cpn_kernel_fpe_status();
         }
-        cpn_kernel_fpe_put(hw, g.fpe);
+        cpn_fpreport_add(fp, hw, g.fpe);
         return g.err ? cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.")
                      : CPN_OK;
     }
@@ -449,7 +452,7 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
         hw |= cpn_kernel_fpe_status();
         memcpy(kept_output(&g, out, okstride, o), acc, g.acc_size);
     }
-    cpn_kernel_fpe_put(hw, 0);
+    cpn_fpreport_add(fp, hw, 0);
     return CPN_OK;
 }
 

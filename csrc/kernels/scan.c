@@ -7,7 +7,8 @@
  * (sequential along the axis), so results match to rounding.
  *
  * Floating-point status: the slab path goes through cpn_iterate, which collects the flags; the
- * lane path runs the loops itself on this thread and hands its flags to the same accumulator. */
+ * lane path runs the loops itself on this thread and reads its flags after; both go to the
+ * caller's report. */
 #include <fenv.h>
 #include <string.h>
 
@@ -16,7 +17,7 @@
 
 enum cpn_status cpn_kernel_scan(enum cpn_opcode code, enum cpn_dtype dt, const char *in,
                                 const int64_t *istrides, char *out, const int64_t *ostrides,
-                                int ndim, const int64_t *shape, int axis)
+                                int ndim, const int64_t *shape, int axis, struct cpn_fpreport *fp)
 {
     cpn_loop_fn loop = cpn_kernel_elementwise(code, dt), copy = cpn_kernel_cast(dt, dt);
     cpn_loop_fn seq = cpn_kernel_elementwise_scalar(code, dt);
@@ -68,8 +69,9 @@ enum cpn_status cpn_kernel_scan(enum cpn_opcode code, enum cpn_dtype dt, const c
              * order (the vector overrides load a whole vector of inputs before storing). */
             seq(p, s3, n - 1, &ctx);
         }
-        cpn_kernel_fpe_put(cpn_kernel_fpe_status(), __atomic_load_n(&ctx.fpe, __ATOMIC_RELAXED));
+        ctx.hw |= cpn_kernel_fpe_status();
     }
+    cpn_fpreport_add(fp, ctx.hw, ctx.fpe);
     return ctx.err ? cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.")
                    : CPN_OK;
 }

@@ -100,15 +100,13 @@ PyObject *cpn_fast_full_reduce(PyObject *self, enum cpn_opcode code)
     cpn_view_byte_layout(v, st, &off);
     _Alignas(16) unsigned char out[16] = {0};
     uint64_t axes = v->ndim ? (((uint64_t)1 << v->ndim) - 1) : 0;
-    unsigned hw, sw;
-    cpn_kernel_fpe_take(&hw, &sw);        /* empty after the flush */
+    struct cpn_fpreport fp = {0};
     enum cpn_status s = cpn_kernel_reduce(code, v->dtype, acc, o, v->ndim, v->shape, st, axes,
-                                          (char *)out, ost, NULL);
+                                          (char *)out, ost, NULL, &fp);
     if (s != CPN_OK) return cpn_raise(s);
-    cpn_kernel_fpe_take(&hw, &sw);
     /* A floating-point finding (overflow, invalid...) is reported under the error mode by the
      * queued reduction: recompute there, which is rare and keeps one reporting path. */
-    if (hw | sw) return Py_NewRef(Py_NotImplemented);
+    if (fp.hw | fp.sw) return Py_NewRef(Py_NotImplemented);
     return PyArray_Scalar(out, cpn_descr(acc), NULL);
 }
 

@@ -1,4 +1,4 @@
-/* backend.c: the backend registry, device selection, and the CPU backend.
+/* backend.c: the backend registry and device selection (the CPU backend: backend_cpu.c).
  *
  * The registry is a fixed list built at compile time: the CPU backend always, the CUDA backend
  * when cuda/ was compiled (its one #if).  Selection happens once, at runtime initialisation, and
@@ -14,49 +14,6 @@
 #include "cpn_config.h"
 #include "store.h"
 #include "view.h"
-
-/* ---- the CPU backend: the host executor as it is -------------------------------------------- */
-
-static int cpu_device_count(const char **why) { (void)why; return 1; }
-static enum cpn_status cpu_init(int index) { (void)index; return CPN_OK; }
-static const char *cpu_describe(void) { return "cpu"; }
-static void *cpu_raw_alloc(size_t n) { return malloc(n ? n : 1); }
-static void cpu_raw_free(void *p) { free(p); }
-static enum cpn_status cpu_copy(void *dst, const void *src, size_t n)
-{
-    if (n) memcpy(dst, src, n);
-    return CPN_OK;
-}
-static enum cpn_status cpu_fill_zero(void *dst, size_t n)
-{
-    if (n) memset(dst, 0, n);
-    return CPN_OK;
-}
-/* The host executor runs ops itself (queue.c, fusion.c); nothing is delegated. */
-static enum cpn_status cpu_execute_op(const struct cpn_op *op) { (void)op; return CPN_ERR_UNSUPPORTED; }
-static bool cpu_supports_fused(const struct cpn_fused_prog *p) { (void)p; return false; }
-static enum cpn_status cpu_execute_fused(struct cpn_fused_prog *p) { (void)p; return CPN_ERR_UNSUPPORTED; }
-static enum cpn_status cpu_sync(void) { return CPN_OK; }
-
-static const struct cpn_backend_i cpu_backend = {
-    .name = "cpu",
-    .kind = CPN_BACKEND_CPU,
-    .device = false,
-    .device_count = cpu_device_count,
-    .init = cpu_init,
-    .describe = cpu_describe,
-    .raw_alloc = cpu_raw_alloc,
-    .raw_free = cpu_raw_free,
-    .to_device = cpu_copy,
-    .to_host = cpu_copy,
-    .fill_zero = cpu_fill_zero,
-    .execute_op = cpu_execute_op,
-    .supports_fused = cpu_supports_fused,
-    .execute_fused = cpu_execute_fused,
-    .sync = cpu_sync,
-};
-
-const struct cpn_backend_i *cpn_cpu_backend(void) { return &cpu_backend; }
 
 /* ---- the registry ----------------------------------------------------------------------------- */
 

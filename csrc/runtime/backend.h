@@ -6,11 +6,17 @@
  * per process, chosen once at runtime initialisation: CUPYNUM_DEVICE=cpu|gpu|sim forces one; by
  * default the GPU when a device is present, else the CPU.
  *
- * The CPU backend is the existing executor; its buffers are the store buffers.  A device backend
- * holds a second copy of a store's buffer in device memory (store.c keeps the two coherent:
- * `cpn_store_data` returns valid host memory, `cpn_store_device_data` valid device memory), and
- * executes the ops it supports on device buffers; everything else runs on the host after the
- * data moved there.  So data moves to the host only when a host path needs it.
+ * Every backend executes ops the same way (ggml's backend): it answers `supports(op)`, and
+ * `compute` runs an op whose operands the runtime has bound once to {address, shape, byte
+ * strides} in the backend's memory (struct cpn_bound_op).  One dispatcher (queue.c's
+ * exec_direct) hands each op to the active backend when it is a device backend that supports
+ * it, else binds the host buffers and hands it to the CPU backend (backend_cpu.c, the CPU
+ * kernels).  So a new op kind is one compute case per backend.  The CPU backend's buffers are
+ * the store buffers.  A device backend holds a second copy of a store's buffer in device memory
+ * (store.c keeps the two coherent: `cpn_store_data` returns valid host memory,
+ * `cpn_store_device_data` valid device memory); what it does not support runs on the CPU
+ * backend after the data moved to the host.  So data moves to the host only when a host path
+ * needs it.  The distributed executor's piece exchange is a separate interface (transport.h).
  *
  * All functions are Local. */
 #ifndef CPN_BACKEND_H
@@ -20,13 +26,33 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "op.h"
 #include "status.h"
 
 struct cpn_op;
+struct cpn_fpreport;
 struct cpn_fused_prog;
-struct cpn_msg;
+struct cpn_transport_i;
 
 enum cpn_backend_kind { CPN_BACKEND_CPU, CPN_BACKEND_CUDA, CPN_BACKEND_SIM, CPN_BACKEND_COUNT };
+
+/* One operand of a bound op: its origin in the backend's memory, its shape and byte strides.  An
+ * input the op holds as an inline scalar is bound to the scalar's bytes with zero strides over
+ * the op's output shape. */
+struct cpn_bound_arg {
+    char *ptr;
+    int ndim;
+    const int64_t *shape;
+    int64_t st[CPN_MAXDIM];
+};
+
+/* An op bound by the runtime for a backend's compute: the op record (kind, code, dtypes,
+ * parameters, scalars) and its operands, in[i] for i < op->nin (absent optional inputs: ptr
+ * NULL), out[k] for k < op->nout. */
+struct cpn_bound_op {
+    const struct cpn_op *op;
+    struct cpn_bound_arg in[CPN_OP_MAXIN], out[CPN_OP_MAXOUT];
+};
 
 struct cpn_backend_i {
     const char *name;                    /* "cpu", "cuda" */
@@ -46,45 +72,33 @@ struct cpn_backend_i {
     enum cpn_status (*to_device)(void *dst, const void *src, size_t n);
     enum cpn_status (*to_host)(void *dst, const void *src, size_t n);
     enum cpn_status (*fill_zero)(void *dst, size_t n);
-    /* Execute one op on device buffers.  CPN_ERR_UNSUPPORTED (no status message needed): the
-     * caller runs it on the host instead.  Nothing has been written then. */
-    enum cpn_status (*execute_op)(const struct cpn_op *op);
+    /* Can compute run this op here?  (Consulted before binding; the CPU backend runs every op.) */
+    bool (*supports)(const struct cpn_op *op);
+    /* Run a bound op; what its kernels found goes into *fp (kernels.h: host findings ORed in, or
+     * a device report word named, devfpe.h), when the op is watched (cpn_fperr_watches).  A
+     * device backend may still answer CPN_ERR_UNSUPPORTED (no status message needed, nothing
+     * written): the dispatcher then runs the op on the CPU backend. */
+    enum cpn_status (*compute)(const struct cpn_bound_op *b, struct cpn_fpreport *fp);
     /* Can a fused program with this template run here?  (Consulted before binding.) */
     bool (*supports_fused)(const struct cpn_fused_prog *p);
-    /* Execute a bound fused program whose externals are device addresses. */
+    /* Execute a bound fused program whose externals are device addresses; watched (p->fpe),
+     * each instruction's findings go to its p->fpe entry. */
     enum cpn_status (*execute_fused)(struct cpn_fused_prog *p);
     /* Wait for all queued device work. */
     enum cpn_status (*sync)(void);
 
-    /* The distributed executor's device path (dist.c's box path on device buffers); NULL: none,
-     * that executor works on host copies.  All are queued in order with the backend's other work.
-     * copy_region: an n-dimensional box of ext[0..n) elements of `item` bytes (n == 0: one
-     * element) from src to dst, each pointing at the box's first element, with element strides. */
-    enum cpn_status (*copy_region)(int n, const int64_t *ext, size_t item, void *dst,
-                                   const int64_t *dst_st, const void *src, const int64_t *src_st);
-    /* One exchange's messages on device buffers, cpn_comm_post's and cpn_comm_wait's contracts
-     * (every rank posts an exchange's messages in the same order; a peer's messages are matched in
-     * that order).  After xchg_wait the received bytes are visible to later device work. */
-    enum cpn_status (*xchg_post)(int nrecv, const struct cpn_msg *recvs, int nsend,
-                                 const struct cpn_msg *sends, void **handle);
-    enum cpn_status (*xchg_wait)(void *handle);
-    /* Can compute_region run this element-wise op or cast?  (The same answer on every rank.) */
-    bool (*region_supported)(const struct cpn_op *op);
-    /* Run the op's loop over the ndim-dimensional region ext: ptr[0..nin] are the operands'
-     * device addresses at the region's origin (ptr[nin] the output; an input the op holds as an
-     * inline scalar is ignored), strides[k] their byte strides. */
-    enum cpn_status (*compute_region)(const struct cpn_op *op, char *const *ptr, int ndim,
-                                      const int64_t *ext, const int64_t *const *strides);
-    /* A distributed REDUCE's rank partial (dist.c), NULL: none.  Reduce the ndim-dimensional
-     * device region ext (every ext[d] > 0) at `in` (byte strides in_st) over the dimensions set in
-     * op->axes, op's input dtype into its output dtype, without op's initial value, into the HOST
-     * buffer `part` at the region's kept positions (byte strides part_st over the kept dimensions,
-     * in order), overwriting them (cpn_kernel_reduce's contract).  Returns after the results are
-     * on the host.  CPN_ERR_UNSUPPORTED (nothing written): what devreduce.h does not cover, the
-     * caller reduces a host copy. */
-    enum cpn_status (*reduce_region)(const struct cpn_op *op, const char *in, int ndim, const int64_t *ext,
-                                     const int64_t *in_st, char *part, const int64_t *part_st);
+    /* The distributed executor's device transport (transport.h: piece buffers, box copies,
+     * exchanges and region computations on device buffers); NULL: none, dist.c then works on
+     * host copies with the host transport. */
+    const struct cpn_transport_i *transport;
 };
+
+/* Bind a region of an element-wise op or cast (the distributed executor's, transport.h): ptr[k]
+ * (k <= nin; ptr[nin] the output) at the region's origin with byte strides strides[k] over the
+ * ndim-dimensional extent ext; inline scalars as bind_op binds them.  *b holds pointers into ext
+ * and op only.  Local. */
+void cpn_bind_region(const struct cpn_op *op, char *const *ptr, int ndim, const int64_t *ext,
+                     const int64_t *const *strides, struct cpn_bound_op *b);
 
 /* The registered backends (cpu first) and their number. */
 int cpn_backend_count(void);

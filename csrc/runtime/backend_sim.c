@@ -11,12 +11,13 @@
  *
  * Floating-point reports of element-wise ops, casts and fused programs travel as on the GPU: what
  * a watched op's CPU loops found (status flags and own findings, exactly NumPy's) is written
- * into a device report word (devfpe.h) and handed to fperr.c as a token, read after the flush
- * or, under 'raise', at once.  (The GPU kernels compute the same bits with fpclass.h instead of
+ * into a device report word (devfpe.h) that the op's report names, read after the flush or,
+ * under 'raise', at once.  (The GPU kernels compute the same bits with fpclass.h instead of
  * status flags; tests/c/test_fpclass.c checks the two agree.) */
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "backend.h"
 #include "comm.h"
 #include "devfpe.h"
@@ -25,6 +26,7 @@
 #include "fused.h"
 #include "kernels.h"
 #include "queue.h"
+#include "transport.h"
 
 static int sim_device_count(const char **why) { (void)why; return 1; }
 static enum cpn_status sim_init(int index) { (void)index; return CPN_OK; }
@@ -57,26 +59,25 @@ static void or_word(int w, unsigned hw, unsigned sw)
     *cpn_devfpe_word(w) |= (hw & CPN_DEVFPE_HW_MASK) | ((sw & CPN_DEVFPE_HW_MASK) << CPN_DEVFPE_SW_SHIFT);
 }
 
-/* Findings hw, sw into a device report word of its own; the token naming it. */
-static enum cpn_status to_word(unsigned hw, unsigned sw, unsigned *token)
+/* What the CPU kernels found (`found`) handed over through a device word, as the CUDA backend's
+ * kernels hand theirs: into the word *fp names already (the regions of one op), else a word of
+ * its own that *fp then names. */
+static enum cpn_status to_word(struct cpn_fpreport found, struct cpn_fpreport *fp)
 {
-    int w;
-    CPN_TRY(cpn_devfpe_take(1, &w));
-    or_word(w, hw, sw);
-    *token = cpn_devfpe_token(w);
+    if (!fp->dev) {
+        int w;
+        CPN_TRY(cpn_devfpe_take(1, &w));
+        cpn_devfpe_report(fp, w);
+    }
+    or_word(fp->dev_word, found.hw, found.sw);
     return CPN_OK;
 }
 
-/* A watched single op's findings (the CPU kernels' status) handed over through a device word,
- * as the CUDA backend's kernels hand theirs. */
-static enum cpn_status findings_to_word(const struct cpn_op *op)
+/* A single op's findings, when it is watched. */
+static enum cpn_status findings_to_word(const struct cpn_op *op, struct cpn_fpreport found,
+                                        struct cpn_fpreport *fp)
 {
-    if (!cpn_fperr_watches(op)) return CPN_OK;
-    unsigned hw, sw, token;
-    cpn_kernel_fpe_take(&hw, &sw);
-    CPN_TRY(to_word(hw, sw, &token));
-    cpn_kernel_fpe_put(0, token);
-    return CPN_OK;
+    return cpn_fperr_watches(op) ? to_word(found, fp) : CPN_OK;
 }
 
 static enum cpn_status sim_execute_fused(struct cpn_fused_prog *p)
@@ -85,105 +86,51 @@ static enum cpn_status sim_execute_fused(struct cpn_fused_prog *p)
     enum cpn_status st = cpn_kernel_fused(p, &ctx);
     if (st == CPN_OK && ctx.err) st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
     /* Watched: each instruction's findings through the device words. */
-    for (int k = 0; st == CPN_OK && p->fpe_hw && k < p->ninstr; k++) {
-        unsigned token = 0;
-        st = to_word(p->fpe_hw[k], p->fpe_sw[k], &token);
-        p->fpe_hw[k] = 0;
-        p->fpe_sw[k] = token;
+    for (int k = 0; st == CPN_OK && p->fpe && k < p->ninstr; k++) {
+        const struct cpn_fpreport found = p->fpe[k];
+        p->fpe[k] = (struct cpn_fpreport){0};
+        st = to_word(found, &p->fpe[k]);
     }
     return st;
 }
 
-static char *dev_origin(const struct cpn_view *v, bool write, bool overwrite, int64_t *strides)
+/* What the CUDA backend executes (cuda/backend.c), decided before binding. */
+static bool sim_supports(const struct cpn_op *op)
 {
-    char *b = cpn_store_device_data(v->store, write, overwrite);
-    if (!b) return NULL;
-    int64_t off;
-    cpn_view_byte_layout(v, strides, &off);
-    return b + off;
-}
-
-static enum cpn_status sim_execute_op(const struct cpn_op *op)
-{
-    const struct cpn_view *out = op->out[0];
-    int64_t strides[CPN_MAXARGS][CPN_MAXDIM];
-    char *ptr[CPN_MAXARGS];
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:   /* integer power too: a negative exponent fails like the host's */
-    case CPN_OPK_CAST: {
-        cpn_loop_fn fn = cpn_op_loop(op);
-        if (!fn) {
+    case CPN_OPK_CAST:
+        if (!cpn_op_loop(op)) {
             cpn_error_clear();
-            return CPN_ERR_UNSUPPORTED;   /* the host path reports it */
+            return false;   /* the host path reports it */
         }
-        for (int i = 0; i < op->nin; i++) {
-            if (op->in[i]) {
-                if (!(ptr[i] = dev_origin(op->in[i], false, false, strides[i]))) return CPN_ERR_NOMEM;
-            } else {
-                ptr[i] = (char *)op->scalar[i].bytes;
-                for (int d = 0; d < out->ndim; d++) strides[i][d] = 0;
-            }
-        }
-        /* every output (two-output ops: divmod, modf, frexp, as the CUDA backend's kernels) */
-        for (int k = 0; k < op->nout; k++)
-            if (!(ptr[op->nin + k] = dev_origin(op->out[k], true, cpn_op_overwrites_out(op, k), strides[op->nin + k])))
-                return CPN_ERR_NOMEM;
-        struct cpn_kctx ctx = {0};
-        cpn_iterate(fn, op->nin + op->nout, ptr, out->ndim, out->shape, strides, &ctx);
-        if (ctx.err) return cpn_op_loop_error(op);
-        return findings_to_word(op);
-    }
+        return true;
     case CPN_OPK_RANDOM:
-    case CPN_OPK_ARANGE: {
-        if (!cpn_view_is_contiguous(out)) return CPN_ERR_UNSUPPORTED;
-        char *o = dev_origin(out, true, cpn_op_overwrites(op), strides[0]);
-        if (!o) return CPN_ERR_NOMEM;
-        if (op->kind == CPN_OPK_RANDOM)
-            cpn_kernel_random((enum cpn_random_dist)op->code, (uint64_t)op->iparam[0], (uint64_t)op->iparam[1],
-                              (double *)o, 0, cpn_view_size(out), op->dparam[0], op->dparam[1]);
-        else
-            cpn_kernel_arange(out->dtype, o, 0, cpn_view_size(out), op->dparam[0], op->dparam[1],
-                              op->iparam[0], op->iparam[1]);
-        return CPN_OK;
-    }
-    case CPN_OPK_MATMUL: {
+    case CPN_OPK_ARANGE:
+        return cpn_view_is_contiguous(op->out[0]);
+    case CPN_OPK_MATMUL:
         /* as the CUDA backend: float32/float64 (cuBLAS), bool and integers (its tiled kernel) */
-        if (op->dtype == CPN_DTYPE_FLOAT16 || cpn_dtype_class(op->dtype) == CPN_CLASS_COMPLEX) return CPN_ERR_UNSUPPORTED;
-        const struct cpn_view *a = op->in[0], *b = op->in[1];
-        char *ap = dev_origin(a, false, false, strides[0]);
-        char *bp = ap ? dev_origin(b, false, false, strides[1]) : NULL;
-        char *cp = bp ? dev_origin(out, true, cpn_op_overwrites(op), strides[2]) : NULL;
-        if (!cp) return CPN_ERR_NOMEM;
-        return cpn_kernel_matmul(op->dtype, ap, strides[0], bp, strides[1], cp, strides[2], a->shape[0],
-                                 a->shape[1], b->shape[1]);
-    }
+        return op->dtype != CPN_DTYPE_FLOAT16 && cpn_dtype_class(op->dtype) != CPN_CLASS_COMPLEX;
     case CPN_OPK_REDUCE:
     case CPN_OPK_SCAN:
-    case CPN_OPK_ARGREDUCE: {
-        /* as CUB (cuda/reduce.cu): what devreduce.h plans, with the CPU kernels */
-        if (!cpn_devred_plan(op, NULL)) return CPN_ERR_UNSUPPORTED;
-        const struct cpn_view *in = op->in[0];
-        char *ip = dev_origin(in, false, false, strides[0]);
-        char *o = ip ? dev_origin(out, true, cpn_op_overwrites(op), strides[1]) : NULL;
-        if (!o) return CPN_ERR_NOMEM;
-        enum cpn_status st;
-        if (op->kind == CPN_OPK_REDUCE)
-            st = cpn_kernel_reduce(op->code, in->dtype, out->dtype, ip, in->ndim, in->shape, strides[0], op->axes,
-                                   o, strides[1], op->iparam[0] ? op->scalar[1].bytes : NULL);
-        else if (op->kind == CPN_OPK_SCAN)
-            st = cpn_kernel_scan(op->code, out->dtype, ip, strides[0], o, strides[1], out->ndim, out->shape,
-                                 (int)op->iparam[0]);
-        else
-            return cpn_kernel_argreduce(op->code, in->dtype, ip, in->ndim, in->shape, strides[0], op->axes, o,
-                                    strides[1]);
-        return st == CPN_OK ? findings_to_word(op) : st;   /* as reduce.cu's */
-    }
+    case CPN_OPK_ARGREDUCE:
+        /* as CUB (cuda/reduce.cu): what devreduce.h plans */
+        return cpn_devred_plan(op, NULL);
     default:
-        return CPN_ERR_UNSUPPORTED;
+        return false;
     }
 }
 
-/* ---- the distributed executor's device path: MPI on the simulated device buffers -------------- */
+/* The CPU backend's kernels on the simulated device memory; a watched op's findings through a
+ * device word, as the CUDA backend's kernels (and reduce.cu's) hand theirs. */
+static enum cpn_status sim_compute(const struct cpn_bound_op *b, struct cpn_fpreport *fp)
+{
+    struct cpn_fpreport found = {0};
+    CPN_TRY(cpn_cpu_backend()->compute(b, &found));
+    return findings_to_word(b->op, found, fp);
+}
+
+/* ---- the device transport (transport.h): MPI on the simulated device buffers ------------------ */
 
 static enum cpn_status sim_copy_region(int n, const int64_t *ext, size_t item, void *dst,
                                        const int64_t *dst_st, const void *src, const int64_t *src_st)
@@ -215,54 +162,41 @@ static bool sim_region_supported(const struct cpn_op *op)
     return true;
 }
 
+/* The region bound as an op of its own, computed as any other (sim_compute).  Watched: the
+ * findings through a device word, as nccl.c's: one word per op, the first region's (*fp names it
+ * already) taking the later regions' findings too. */
 static enum cpn_status sim_compute_region(const struct cpn_op *op, char *const *ptr, int ndim,
-                                          const int64_t *ext, const int64_t *const *strides)
+                                          const int64_t *ext, const int64_t *const *strides,
+                                          struct cpn_fpreport *fp)
 {
-    cpn_loop_fn fn = cpn_op_loop(op);
-    if (!fn) return CPN_ERR_TYPE;
-    /* Watched: the findings through a device word, as nccl.c's: one word per op, the first
-     * region's (its token already handed over) taking the later regions' findings too. */
-    const bool watch = cpn_fperr_watches(op);
-    unsigned prev_hw = 0, prev_sw = 0;
-    if (watch) cpn_kernel_fpe_take(&prev_hw, &prev_sw);
-    int64_t st[CPN_MAXARGS][CPN_MAXDIM];
-    char *p[CPN_MAXARGS];
-    for (int k = 0; k <= op->nin; k++) {
-        bool scalar = k < op->nin && !op->in[k];
-        p[k] = scalar ? (char *)op->scalar[k].bytes : ptr[k];
-        for (int d = 0; d < ndim; d++) st[k][d] = scalar ? 0 : strides[k][d];
-    }
-    struct cpn_kctx ctx = {0};
-    cpn_iterate(fn, op->nin + 1, p, ndim, ext, st, &ctx);
-    if (ctx.err) {
-        if (watch) {   /* the failure is what counts; what came before stays */
-            unsigned hw, sw;
-            cpn_kernel_fpe_take(&hw, &sw);
-            cpn_kernel_fpe_put(prev_hw, prev_sw);
-        }
-        return cpn_op_loop_error(op);
-    }
-    if (watch) {
-        unsigned hw, sw, token = prev_sw;
-        cpn_kernel_fpe_take(&hw, &sw);
-        if (cpn_devfpe_is_token(prev_sw))
-            or_word(cpn_devfpe_token_word(prev_sw), hw, sw);
-        else
-            CPN_TRY(to_word(hw, sw, &token));
-        cpn_kernel_fpe_put(prev_hw, token);
-    }
-    return CPN_OK;
+    struct cpn_bound_op b;
+    cpn_bind_region(op, ptr, ndim, ext, strides, &b);
+    return sim_compute(&b, fp);
 }
 
 /* The rank partial of a distributed reduction (dist.c), on the simulated device buffer: what
  * devreduce.h covers, with the CPU kernel, as the CUDA backend's CUB path. */
 static enum cpn_status sim_reduce_region(const struct cpn_op *op, const char *in, int ndim, const int64_t *ext,
-                                         const int64_t *in_st, char *part, const int64_t *part_st)
+                                         const int64_t *in_st, char *part, const int64_t *part_st,
+                                         struct cpn_fpreport *fp)
 {
     if (op->kind != CPN_OPK_REDUCE || !cpn_devred_plan(op, NULL)) return CPN_ERR_UNSUPPORTED;
     return cpn_kernel_reduce(op->code, op->in[0]->dtype, op->out[0]->dtype, in, ndim, ext, in_st, op->axes, part,
-                             part_st, NULL);
+                             part_st, NULL, fp);
 }
+
+static const struct cpn_transport_i sim_transport = {
+    .device = true,
+    .tile = cpn_transport_device_tile,
+    .alloc = cpn_alloc_device,
+    .release = cpn_free_device,
+    .copy_region = sim_copy_region,
+    .xchg_post = cpn_comm_post,
+    .xchg_wait = cpn_comm_wait,
+    .region_supported = sim_region_supported,
+    .compute_region = sim_compute_region,
+    .reduce_region = sim_reduce_region,
+};
 
 static const struct cpn_backend_i sim_backend = {
     .name = "sim",
@@ -276,16 +210,12 @@ static const struct cpn_backend_i sim_backend = {
     .to_device = sim_copy,
     .to_host = sim_copy,
     .fill_zero = sim_fill_zero,
-    .execute_op = sim_execute_op,
+    .supports = sim_supports,
+    .compute = sim_compute,
     .supports_fused = sim_supports_fused,
     .execute_fused = sim_execute_fused,
     .sync = sim_sync,
-    .copy_region = sim_copy_region,
-    .xchg_post = cpn_comm_post,
-    .xchg_wait = cpn_comm_wait,
-    .region_supported = sim_region_supported,
-    .compute_region = sim_compute_region,
-    .reduce_region = sim_reduce_region,
+    .transport = &sim_transport,
 };
 
 const struct cpn_backend_i *cpn_sim_backend(void) { return &sim_backend; }

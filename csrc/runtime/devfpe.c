@@ -6,6 +6,7 @@
 
 #include "backend.h"
 #include "fperr.h"
+#include "kernels.h"
 
 static uint32_t *words;   /* device memory: CPN_DEVFPE_WORDS words */
 static int used;
@@ -35,3 +36,9 @@ enum cpn_status cpn_devfpe_read(int first, int n, uint32_t *out)
 
 int cpn_devfpe_used(void) { return used; }
 void cpn_devfpe_reset(void) { used = 0; }
+
+void cpn_devfpe_report(struct cpn_fpreport *fp, int i)
+{
+    fp->dev = true;
+    fp->dev_word = i;
+}

@@ -3,10 +3,10 @@
  * element with fpclass.h and OR the findings into a word per instruction).
  *
  * A flush hands out words in order from one device array (zeroed by one fill when the first word
- * of a flush is taken).  A device op's findings reach fperr.c as a *token* in place of its flags
- * (cpn_kernel_fpe_put(0, token)): fperr.c reads the word at once when the op's error mode raises
- * (a synchronisation, only then), and otherwise after the flush, all words in one copy
- * (cpn_fperr_end_flush), so watched ops cost the device no synchronisation.  Word layout: the
+ * of a flush is taken).  A device op's findings reach fperr.c as the word's index in its report
+ * (kernels.h's struct cpn_fpreport: dev set, dev_word): fperr.c reads the word at once when the
+ * op's error mode raises (a synchronisation, only then), and otherwise after the flush, all words
+ * in one copy (cpn_fperr_end_flush), so watched ops cost the device no synchronisation.  Word layout: the
  * status-flag bits (CPN_FPE_*) in bits 0-3, the loops' own findings (integer division) in bits
  * 4-7, bit 8 a value error (an integer raised to a negative power).
  *
@@ -24,7 +24,6 @@
 #define CPN_DEVFPE_HW_MASK 0xfu
 #define CPN_DEVFPE_SW_SHIFT 4
 #define CPN_DEVFPE_VALUE 0x100u
-#define CPN_DEVFPE_TOKEN 0x80000000u   /* a token: CPN_DEVFPE_TOKEN | word index */
 
 /* Reserve n consecutive words (n <= CPN_FUSED_MAXINSTR) for one launch; *first gets the index of
  * the first.  When the flush's words are used up, the findings so far are collected first
@@ -39,8 +38,9 @@ int cpn_devfpe_used(void);
 /* Every word free again (after fperr.c collected them). */
 void cpn_devfpe_reset(void);
 
-static inline unsigned cpn_devfpe_token(int i) { return CPN_DEVFPE_TOKEN | (unsigned)i; }
-static inline bool cpn_devfpe_is_token(unsigned sw) { return (sw & CPN_DEVFPE_TOKEN) != 0; }
-static inline int cpn_devfpe_token_word(unsigned sw) { return (int)(sw & ~CPN_DEVFPE_TOKEN); }
+/* Name device word i in report *fp (kernels.h; its host findings stay): what the op's device
+ * kernels found is there. */
+struct cpn_fpreport;
+void cpn_devfpe_report(struct cpn_fpreport *fp, int i);
 
 #endif

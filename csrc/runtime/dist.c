@@ -6,9 +6,10 @@
  * exchanged with non-blocking point-to-point messages.  Receives and sends are posted first, the
  * interior of the work box (whose inputs are all local) is computed while they fly, then the
  * border.  What moves where is the op's plan, cached by the op's signature.  On a device backend
- * with the device transport (backend.h) the same plan runs on the tiles' device copies: packing,
- * messages and computing go through the backend (struct bpath), so halos move device to device.  Reductions reduce
- * locally (on a device backend on the device, backend.h's reduce_region) and combine the per-rank
+ * with a device transport the same plan runs on the tiles' device copies: packing, messages and
+ * computing go through the transport (transport.h: the host's or the device backend's), so halos
+ * move device to device.  Reductions reduce locally (on a device backend on the device, the
+ * transport's reduce_region) and combine the per-rank
  * partials in rank order on the host (the same bytes on every rank).
  * Anything else (matrix products, views through flat aliases, reshapes that split a dimension
  * of the output) is computed on gathered copies and the results are scattered back: correct,
@@ -28,6 +29,7 @@
 #include "queue.h"
 #include "stats.h"
 #include "store.h"
+#include "transport.h"
 
 struct box {
     int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];
@@ -65,41 +67,29 @@ static void tile_of(const struct cpn_store *s, int rank, struct box *b)
     cpn_store_tile_box(s, rank, b->lo, b->hi);
 }
 
-/* Copy store region r between two buffers, each holding a store box starting at *lo with element
- * strides *st. */
+/* Box r (store indices) from src (its box's lower corner slo, element strides src_st) to dst (dlo,
+ * dst_st) with transport t. */
+static enum cpn_status tcopy(const struct cpn_transport_i *t, int n, const struct box *r, size_t item, char *dst,
+                             const int64_t *dlo, const int64_t *dst_st, const char *src, const int64_t *slo,
+                             const int64_t *src_st)
+{
+    int64_t ext[CPN_MAXDIM], doff = 0, soff = 0;
+    for (int d = 0; d < n; d++) {
+        ext[d] = r->hi[d] - r->lo[d];
+        if (ext[d] <= 0) return CPN_OK;
+        doff += (r->lo[d] - dlo[d]) * dst_st[d];
+        soff += (r->lo[d] - slo[d]) * src_st[d];
+    }
+    return t->copy_region(n, ext, item, dst + doff * (int64_t)item, dst_st, src + soff * (int64_t)item, src_st);
+}
+
+/* Copy store region r between two host buffers, each holding a store box starting at *lo with
+ * element strides *st. */
 static void copy_region(int n, const struct box *r, size_t item, char *dst, const int64_t *dlo,
                         const int64_t *dst_st, const char *src, const int64_t *slo,
                         const int64_t *src_st)
 {
-    if (n == 0) {
-        memcpy(dst, src, item);
-        return;
-    }
-    int64_t ext[CPN_MAXDIM], rows = 1;
-    for (int d = 0; d < n; d++) {
-        ext[d] = r->hi[d] - r->lo[d];
-        if (ext[d] <= 0) return;
-        if (d < n - 1) rows *= ext[d];
-    }
-    const int last = n - 1;
-    for (int64_t row = 0; row < rows; row++) {
-        int64_t q = row, doff = 0, soff = 0;
-        for (int d = last - 1; d >= 0; d--) {
-            int64_t i = r->lo[d] + q % ext[d];
-            q /= ext[d];
-            doff += (i - dlo[d]) * dst_st[d];
-            soff += (i - slo[d]) * src_st[d];
-        }
-        doff += (r->lo[last] - dlo[last]) * dst_st[last];
-        soff += (r->lo[last] - slo[last]) * src_st[last];
-        if (dst_st[last] == 1 && src_st[last] == 1) {
-            memcpy(dst + doff * (int64_t)item, src + soff * (int64_t)item, (size_t)ext[last] * item);
-        } else {
-            for (int64_t k = 0; k < ext[last]; k++)
-                memcpy(dst + (doff + k * dst_st[last]) * (int64_t)item,
-                       src + (soff + k * src_st[last]) * (int64_t)item, item);
-        }
-    }
+    (void)tcopy(cpn_transport_host(), n, r, item, dst, dlo, dst_st, src, slo, src_st);   /* cannot fail */
 }
 
 static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
@@ -421,89 +411,12 @@ int cpn_dist_plan_info(const struct cpn_op *op, struct cpn_plan_info *info)
 
 /* ---- the box path ---------------------------------------------------------------------------- */
 
-/* Where the box path's buffers live.  Its three buffer-touching steps (region copies: packing,
- * the local parts, unpacking; the messages; the computation) on host copies with MPI and the CPU
- * loops, or on device copies with the device backend's hooks.  The plan is the same. */
-struct bpath {
-    bool device;
-    char *(*tile)(struct cpn_store *s);   /* s's tile, current, for reading; NULL: out of memory */
-    void *(*alloc)(size_t n);
-    void (*release)(void *p, size_t n);
-    enum cpn_status (*copy)(int n, const struct box *r, size_t item, char *dst, const int64_t *dlo,
-                            const int64_t *dst_st, const char *src, const int64_t *slo,
-                            const int64_t *src_st);
-    enum cpn_status (*post)(int nrecv, const struct cpn_msg *recvs, int nsend,
-                            const struct cpn_msg *sends, void **handle);
-    enum cpn_status (*wait)(void *handle);
-    enum cpn_status (*compute)(const struct cpn_op *op, cpn_loop_fn fn, char **ptr, int ndim,
-                               const int64_t *ext, int64_t (*strides)[CPN_MAXDIM],
-                               struct cpn_kctx *ctx);
-};
-
-static char *host_tile(struct cpn_store *s) { return cpn_store_data(s) ? cpn_store_root(s)->data : NULL; }
-static void host_release(void *p, size_t n) { (void)n; cpn_free(p); }
-static enum cpn_status host_copy(int n, const struct box *r, size_t item, char *dst, const int64_t *dlo,
-                                 const int64_t *dst_st, const char *src, const int64_t *slo,
-                                 const int64_t *src_st)
-{
-    copy_region(n, r, item, dst, dlo, dst_st, src, slo, src_st);
-    return CPN_OK;
-}
-static enum cpn_status host_compute(const struct cpn_op *op, cpn_loop_fn fn, char **ptr, int ndim,
-                                    const int64_t *ext, int64_t (*strides)[CPN_MAXDIM],
-                                    struct cpn_kctx *ctx)
-{
-    cpn_iterate(fn, op->nin + 1, ptr, ndim, ext, strides, ctx);
-    return CPN_OK;
-}
-
-static char *dev_tile(struct cpn_store *s) { return cpn_store_device_data(s, false, false); }
-static enum cpn_status dev_copy(int n, const struct box *r, size_t item, char *dst, const int64_t *dlo,
-                                const int64_t *dst_st, const char *src, const int64_t *slo,
-                                const int64_t *src_st)
-{
-    int64_t ext[CPN_MAXDIM], doff = 0, soff = 0;
-    for (int d = 0; d < n; d++) {
-        ext[d] = r->hi[d] - r->lo[d];
-        if (ext[d] <= 0) return CPN_OK;
-        doff += (r->lo[d] - dlo[d]) * dst_st[d];
-        soff += (r->lo[d] - slo[d]) * src_st[d];
-    }
-    return cpn_backend_active()->copy_region(n, ext, item, dst + doff * (int64_t)item, dst_st,
-                                             src + soff * (int64_t)item, src_st);
-}
-static enum cpn_status dev_post(int nrecv, const struct cpn_msg *recvs, int nsend,
-                                const struct cpn_msg *sends, void **handle)
-{
-    return cpn_backend_active()->xchg_post(nrecv, recvs, nsend, sends, handle);
-}
-static enum cpn_status dev_wait(void *handle)
-{
-    return handle ? cpn_backend_active()->xchg_wait(handle) : CPN_OK;
-}
-static enum cpn_status dev_compute(const struct cpn_op *op, cpn_loop_fn fn, char **ptr, int ndim,
-                                   const int64_t *ext, int64_t (*strides)[CPN_MAXDIM],
-                                   struct cpn_kctx *ctx)
-{
-    (void)fn;
-    (void)ctx;
-    const int64_t *st[CPN_MAXARGS];
-    for (int k = 0; k <= op->nin; k++) st[k] = strides[k];
-    return cpn_backend_active()->compute_region(op, ptr, ndim, ext, st);
-}
-
-static const struct bpath host_path = {false, host_tile, cpn_alloc, host_release, host_copy,
-                                       cpn_comm_post, cpn_comm_wait, host_compute};
-static const struct bpath dev_path = {true, dev_tile, cpn_alloc_device, cpn_free_device, dev_copy,
-                                      dev_post, dev_wait, dev_compute};
-
-/* The device path when asked for and the active backend has the device transport. */
-static const struct bpath *path_for(bool device)
+/* The transport the box path runs with (transport.h): the active backend's device transport when
+ * asked for and it has one, else the host transport.  The plan is the same. */
+static const struct cpn_transport_i *transport_for(bool device)
 {
     const struct cpn_backend_i *be = cpn_backend_active();
-    bool ok = device && be->device && be->copy_region && be->xchg_post && be->xchg_wait &&
-              be->region_supported && be->compute_region;
-    return ok ? &dev_path : &host_path;
+    return device && be->device && be->transport ? be->transport : cpn_transport_host();
 }
 
 struct exec_bufs {
@@ -513,9 +426,9 @@ struct exec_bufs {
     char **send[CPN_OP_MAXIN];
 };
 
-static enum cpn_status compute_region(const struct bpath *bp, const struct cpn_op *op, cpn_loop_fn fn,
+static enum cpn_status compute_region(const struct cpn_transport_i *t, const struct cpn_op *op,
                                       const struct plan *p, const struct box *r, char *obase,
-                                      const struct exec_bufs *eb, struct cpn_kctx *ctx)
+                                      const struct exec_bufs *eb, struct cpn_fpreport *fp)
 {
     const struct cpn_view *out = op->out[0];
     int64_t strides[CPN_MAXARGS][CPN_MAXDIM], ext[CPN_MAXDIM];
@@ -542,14 +455,16 @@ static enum cpn_status compute_region(const struct bpath *bp, const struct cpn_o
         }
     }
     ptr[op->nin] = region_layout(out, r, obase, out->store->tlo, out->store->tstride, strides[op->nin]);
-    return bp->compute(op, fn, ptr, out->ndim, ext, strides, ctx);
+    const int64_t *st[CPN_MAXARGS];
+    for (int k = 0; k <= op->nin; k++) st[k] = strides[k];
+    return t->compute_region(op, ptr, out->ndim, ext, st, fp);
 }
 
 /* An op's exchange in flight: its input buffers, staging, and the posted messages. */
 struct xchg {
     const struct cpn_op *op;
     const struct plan *p;
-    const struct bpath *bp;
+    const struct cpn_transport_i *t;
     struct exec_bufs eb;
     struct cpn_msg *recvs, *sends;
     void *handle;
@@ -557,7 +472,7 @@ struct xchg {
 
 static void xchg_free(struct xchg *x)
 {
-    if (x->handle) x->bp->wait(x->handle);
+    if (x->handle) x->t->xchg_wait(x->handle);
     x->handle = NULL;
     for (int k = 0; k < CPN_OP_MAXIN; k++) {
         const struct in_plan *ip = &x->p->in[k];
@@ -566,13 +481,13 @@ static void xchg_free(struct xchg *x)
         const int n = s->ndim;
         size_t item = cpn_dtype_size(s->dtype);
         size_t bufn = (size_t)box_count(&ip->need, n) * item;
-        if (x->eb.buf[k]) x->bp->release(x->eb.buf[k], bufn ? bufn : 1);
+        if (x->eb.buf[k]) x->t->release(x->eb.buf[k], bufn ? bufn : 1);
         if (x->eb.recv[k])
             for (int j = 0; j < ip->nrecv; j++)
-                if (x->eb.recv[k][j]) x->bp->release(x->eb.recv[k][j], (size_t)box_count(&ip->recv[j].box, n) * item);
+                if (x->eb.recv[k][j]) x->t->release(x->eb.recv[k][j], (size_t)box_count(&ip->recv[j].box, n) * item);
         if (x->eb.send[k])
             for (int j = 0; j < ip->nsend; j++)
-                if (x->eb.send[k][j]) x->bp->release(x->eb.send[k][j], (size_t)box_count(&ip->send[j].box, n) * item);
+                if (x->eb.send[k][j]) x->t->release(x->eb.send[k][j], (size_t)box_count(&ip->send[j].box, n) * item);
         cpn_free(x->eb.recv[k]);
         cpn_free(x->eb.send[k]);
     }
@@ -585,15 +500,15 @@ static void xchg_free(struct xchg *x)
 /* Pack and post the op's sends and receives, then copy the local parts of its buffered inputs
  * (before anything is written).  On failure x still needs xchg_free. */
 static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const struct plan *p,
-                                  const struct bpath *bp)
+                                  const struct cpn_transport_i *t)
 {
     memset(x, 0, sizeof *x);
     x->op = op;
     x->p = p;
-    x->bp = bp;
+    x->t = t;
     struct exec_bufs *eb = &x->eb;
     for (int k = 0; k < op->nin; k++)
-        if (op->in[k] && !(eb->tile[k] = bp->tile(op->in[k]->store))) return CPN_ERR_NOMEM;
+        if (op->in[k] && !(eb->tile[k] = t->tile(op->in[k]->store))) return CPN_ERR_NOMEM;
     int nr = 0, ns = 0;
     for (int k = 0; k < op->nin; k++) {
         nr += p->in[k].nrecv;
@@ -616,7 +531,7 @@ static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const
         memset(eb->send[k], 0, (size_t)(ip->nsend + 1) * sizeof(char *));
         for (int j = 0; j < ip->nrecv; j++) {
             size_t bytes = (size_t)box_count(&ip->recv[j].box, n) * item;
-            eb->recv[k][j] = bp->alloc(bytes);
+            eb->recv[k][j] = t->alloc(bytes);
             if (!eb->recv[k][j]) return CPN_ERR_NOMEM;
             x->recvs[nr++] = (struct cpn_msg){ip->recv[j].rank, k, eb->recv[k][j], bytes};
         }
@@ -625,14 +540,14 @@ static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const
             const struct box *b = &ip->send[j].box;
             size_t bytes = (size_t)box_count(b, n) * item;
             int64_t pst[CPN_MAXDIM];
-            eb->send[k][j] = bp->alloc(bytes);
+            eb->send[k][j] = t->alloc(bytes);
             if (!eb->send[k][j]) return CPN_ERR_NOMEM;
             dense_strides(b, n, pst);
-            CPN_TRY(bp->copy(n, b, item, eb->send[k][j], b->lo, pst, tile, s->tlo, s->tstride));
+            CPN_TRY(tcopy(t, n, b, item, eb->send[k][j], b->lo, pst, tile, s->tlo, s->tstride));
             x->sends[ns++] = (struct cpn_msg){ip->send[j].rank, k, eb->send[k][j], bytes};
         }
     }
-    enum cpn_status st = bp->post(nr, x->recvs, ns, x->sends, &x->handle);
+    enum cpn_status st = t->xchg_post(nr, x->recvs, ns, x->sends, &x->handle);
     if (st != CPN_OK) return st;
     for (int k = 0; k < op->nin && p->work; k++) {
         const struct in_plan *ip = &p->in[k];
@@ -640,12 +555,12 @@ static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const
         const struct cpn_store *s = op->in[k]->store;
         size_t item = cpn_dtype_size(s->dtype), bytes = (size_t)box_count(&ip->need, s->ndim) * item;
         int64_t bst[CPN_MAXDIM];
-        eb->buf[k] = bp->alloc(bytes ? bytes : 1);
+        eb->buf[k] = t->alloc(bytes ? bytes : 1);
         if (!eb->buf[k]) return CPN_ERR_NOMEM;
         dense_strides(&ip->need, s->ndim, bst);
         struct box chk;
         if (box_intersect(&ip->local, &ip->need, s->ndim, &chk) || s->ndim == 0)
-            CPN_TRY(bp->copy(s->ndim, &ip->local, item, eb->buf[k], ip->need.lo, bst, eb->tile[k], s->tlo,
+            CPN_TRY(tcopy(t, s->ndim, &ip->local, item, eb->buf[k], ip->need.lo, bst, eb->tile[k], s->tlo,
                              s->tstride));
     }
     return CPN_OK;
@@ -654,7 +569,7 @@ static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const
 /* Wait for the op's messages and unpack the received pieces into its input buffers. */
 static enum cpn_status xchg_end(struct xchg *x)
 {
-    enum cpn_status st = x->bp->wait(x->handle);
+    enum cpn_status st = x->t->xchg_wait(x->handle);
     x->handle = NULL;
     if (st != CPN_OK) return st;
     const struct cpn_op *op = x->op;
@@ -668,39 +583,37 @@ static enum cpn_status xchg_end(struct xchg *x)
         dense_strides(&ip->need, s->ndim, bst);
         for (int j = 0; j < ip->nrecv; j++) {
             dense_strides(&ip->recv[j].box, s->ndim, pst);
-            CPN_TRY(x->bp->copy(s->ndim, &ip->recv[j].box, item, x->eb.buf[k], ip->need.lo, bst,
+            CPN_TRY(tcopy(x->t, s->ndim, &ip->recv[j].box, item, x->eb.buf[k], ip->need.lo, bst,
                                 x->eb.recv[k][j], ip->recv[j].box.lo, pst));
         }
     }
     return CPN_OK;
 }
 
-static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
+static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p, struct cpn_fpreport *fp)
 {
     const struct cpn_view *out = op->out[0];
-    cpn_loop_fn fn = cpn_op_loop(op);
-    if (!fn) return CPN_ERR_TYPE;
-    const struct bpath *bp = path_for(cpn_backend_active()->region_supported &&
-                                      cpn_backend_active()->region_supported(op));
+    if (!cpn_op_loop(op)) return CPN_ERR_TYPE;
+    const struct cpn_transport_i *dt = cpn_backend_active()->transport;
+    const struct cpn_transport_i *t = transport_for(dt && dt->region_supported(op));
     /* Make sure every buffer exists (a rank with no work still sends); on the device the inputs'
      * copies are made current first, so an output sharing their store sees them. */
-    char *obase = bp->device ? NULL : cpn_op_output_buffer(op);
-    if (!bp->device && !obase) return CPN_ERR_NOMEM;
+    char *obase = t->device ? NULL : cpn_op_output_buffer(op);
+    if (!t->device && !obase) return CPN_ERR_NOMEM;
     struct xchg x;
-    enum cpn_status st = xchg_begin(&x, op, p, bp);
+    enum cpn_status st = xchg_begin(&x, op, p, t);
     if (st != CPN_OK) goto done;
-    if (bp->device && !(obase = cpn_store_device_data(out->store, true, cpn_op_overwrites(op)))) {
+    if (t->device && !(obase = cpn_store_device_data(out->store, true, cpn_op_overwrites(op)))) {
         st = CPN_ERR_NOMEM;
         goto done;
     }
-    struct cpn_kctx ctx = {0};
-    if (p->work && p->interior) st = compute_region(bp, op, fn, p, &p->wint, obase, &x.eb, &ctx);
+    if (p->work && p->interior) st = compute_region(t, op, p, &p->wint, obase, &x.eb, fp);
     enum cpn_status st2 = xchg_end(&x);   /* completed even after a failure: the peers wait */
     if (st == CPN_OK) st = st2;
     if (st != CPN_OK) goto done;
     if (p->work) {
         if (!p->interior) {
-            st = compute_region(bp, op, fn, p, &p->w, obase, &x.eb, &ctx);
+            st = compute_region(t, op, p, &p->w, obase, &x.eb, fp);
         } else {
             /* The border: the work box minus the interior, as slabs. */
             struct box rest = p->w;
@@ -708,14 +621,13 @@ static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p)
                 struct box lo = rest, hi = rest;
                 lo.hi[d] = p->wint.lo[d];
                 hi.lo[d] = p->wint.hi[d];
-                if (st == CPN_OK) st = compute_region(bp, op, fn, p, &lo, obase, &x.eb, &ctx);
-                if (st == CPN_OK) st = compute_region(bp, op, fn, p, &hi, obase, &x.eb, &ctx);
+                if (st == CPN_OK) st = compute_region(t, op, p, &lo, obase, &x.eb, fp);
+                if (st == CPN_OK) st = compute_region(t, op, p, &hi, obase, &x.eb, fp);
                 rest.lo[d] = p->wint.lo[d];
                 rest.hi[d] = p->wint.hi[d];
             }
         }
     }
-    if (st == CPN_OK && ctx.err) st = cpn_op_loop_error(op);
 done:
     xchg_free(&x);
     return st;
@@ -764,7 +676,7 @@ enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, bool device, struct
     struct cpn_dist_xchg *x = cpn_alloc(sizeof *x);
     if (!x) return CPN_ERR_NOMEM;
     *out = x;
-    return xchg_begin(&x->x, op, p, path_for(device));
+    return xchg_begin(&x->x, op, p, transport_for(device));
 }
 
 enum cpn_status cpn_dist_xchg_end(struct cpn_dist_xchg *x) { return xchg_end(&x->x); }
@@ -873,7 +785,7 @@ static struct cpn_view *rebase(const struct cpn_view *v, struct cpn_store *root)
 }
 
 /* Compute on gathered copies, then keep this rank's tiles of the outputs. */
-static enum cpn_status exec_gathered(const struct cpn_op *op)
+static enum cpn_status exec_gathered(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     struct cpn_store *roots[CPN_OP_MAXIN + CPN_OP_MAXOUT], *shadows[CPN_OP_MAXIN + CPN_OP_MAXOUT];
     int nroots = 0;
@@ -916,7 +828,7 @@ static enum cpn_status exec_gathered(const struct cpn_op *op)
             if (pass) local.out[i] = nvw; else local.in[i] = nvw;
         }
     }
-    st = cpn_op_execute_local(&local);
+    st = cpn_op_execute_local(&local, fp);
     for (int i = 0; st == CPN_OK && i < op->nout; i++) {
         struct cpn_store *r = cpn_store_root(op->out[i]->store);
         if (!r->tiled) continue;
@@ -986,7 +898,7 @@ static void reduce_identity(enum cpn_opcode code, enum cpn_dtype dt, void *dst)
     }
 }
 
-static enum cpn_status exec_reduce(const struct cpn_op *op)
+static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     const struct cpn_view *in = op->in[0], *out = op->out[0];
     const struct cpn_store *s = in->store;
@@ -994,12 +906,12 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
      * ops (subtract, bitwise...) reduce on the gathered input. */
     bool fast = op->code == CPN_OP_ADD || op->code == CPN_OP_MULTIPLY || op->code == CPN_OP_MAXIMUM ||
                 op->code == CPN_OP_MINIMUM;
-    if (!fast || s->root || out->store->tiled || !cpn_view_is_contiguous(out)) return exec_gathered(op);
+    if (!fast || s->root || out->store->tiled || !cpn_view_is_contiguous(out)) return exec_gathered(op, fp);
     const int P = cpn_partition_ranks();
     struct box t, w;
     tile_of(s, cpn_partition_rank(), &t);
     int rc = preimage(in, &t, &w);
-    if (rc < 0) return exec_gathered(op);
+    if (rc < 0) return exec_gathered(op, fp);
     enum cpn_dtype acc = out->dtype;
     size_t item = cpn_dtype_size(acc);
     int64_t nout = cpn_view_size(out);
@@ -1028,19 +940,20 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
         for (int k = 0; k < nk; k++) ost[k] = kept_st[k];
         /* A tile current on the device is reduced there; only the partial comes over (a tile
          * current only on the host is reduced there, not uploaded for it). */
-        const struct cpn_backend_i *be = cpn_backend_active();
+        const struct cpn_transport_i *dt = transport_for(true);
         st = CPN_ERR_UNSUPPORTED;
-        if (be->device && be->reduce_region && s->dev && s->dev_state != CPN_WHERE_HOST) {
-            char *db = cpn_store_device_data((struct cpn_store *)s, false, false);
+        if (dt->device && dt->reduce_region && s->dev && s->dev_state != CPN_WHERE_HOST) {
+            char *db = dt->tile((struct cpn_store *)s);
             if (!db) { st = CPN_ERR_NOMEM; goto done; }
-            st = be->reduce_region(op, region_layout(in, &w, db, s->tlo, s->tstride, ist), in->ndim, ext, ist,
-                                   part + opos, ost);
+            st = dt->reduce_region(op, region_layout(in, &w, db, s->tlo, s->tstride, ist), in->ndim, ext, ist,
+                                   part + opos, ost, fp);
         }
         if (st == CPN_ERR_UNSUPPORTED) {
-            if (!cpn_store_data((struct cpn_store *)s)) { st = CPN_ERR_NOMEM; goto done; }
-            char *ip = region_layout(in, &w, cpn_store_root((struct cpn_store *)s)->data, s->tlo, s->tstride, ist);
-            st = cpn_kernel_reduce(op->code, in->dtype, acc, ip, in->ndim, ext, ist, op->axes, part + opos, ost,
-                                   NULL);
+            const struct cpn_transport_i *ht = cpn_transport_host();
+            char *hb = ht->tile((struct cpn_store *)s);
+            if (!hb) { st = CPN_ERR_NOMEM; goto done; }
+            st = ht->reduce_region(op, region_layout(in, &w, hb, s->tlo, s->tstride, ist), in->ndim, ext, ist,
+                                   part + opos, ost, fp);
         }
         if (st != CPN_OK) goto done;
     }
@@ -1063,7 +976,7 @@ static enum cpn_status exec_reduce(const struct cpn_op *op)
         int64_t cst[3] = {0, (int64_t)item, (int64_t)item};
         combine(args, cst, nout, NULL);
     }
-    cpn_kernel_fpe_put(cpn_kernel_fpe_status(), 0);
+    cpn_fpreport_add(fp, cpn_kernel_fpe_status(), 0);
     memcpy(dst, all, bytes);
 done:
     cpn_free(part);
@@ -1072,11 +985,11 @@ done:
 }
 
 /* Generators: each rank fills its tile; values depend on the global element index only. */
-static enum cpn_status exec_generate(const struct cpn_op *op)
+static enum cpn_status exec_generate(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     const struct cpn_view *out = op->out[0];
     struct cpn_store *s = out->store;
-    if (s->root || !cpn_view_is_contiguous(out)) return exec_gathered(op);
+    if (s->root || !cpn_view_is_contiguous(out)) return exec_gathered(op, fp);
     char *tile = cpn_store_data_for_overwrite(s);
     if (!tile) return CPN_ERR_NOMEM;
     const int n = s->ndim;
@@ -1120,9 +1033,9 @@ bool cpn_dist_op_is_local(const struct cpn_op *op)
     return true;
 }
 
-enum cpn_status cpn_dist_execute(const struct cpn_op *op)
+enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
-    if (cpn_dist_op_is_local(op)) return cpn_op_execute_local(op);
+    if (cpn_dist_op_is_local(op)) return cpn_op_execute_local(op, fp);
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:
     case CPN_OPK_CAST: {
@@ -1132,15 +1045,15 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op)
         if (plain) {
             enum cpn_status st;
             struct plan *p = plan_get(op, &st);
-            if (p) return exec_box(op, p);
+            if (p) return exec_box(op, p, fp);
             if (st != CPN_OK) return st;
         }
-        return exec_gathered(op);
+        return exec_gathered(op, fp);
     }
-    case CPN_OPK_REDUCE: return exec_reduce(op);
+    case CPN_OPK_REDUCE: return exec_reduce(op, fp);
     case CPN_OPK_RANDOM:
-    case CPN_OPK_ARANGE: return exec_generate(op);
-    default: return exec_gathered(op);
+    case CPN_OPK_ARANGE: return exec_generate(op, fp);
+    default: return exec_gathered(op, fp);
     }
 }
 

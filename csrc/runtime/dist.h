@@ -11,8 +11,9 @@
 #include "op.h"
 
 /* Execute `op` on this rank's part of its output, exchanging the halo pieces its inputs need.
- * Collective. */
-enum cpn_status cpn_dist_execute(const struct cpn_op *op);
+ * What this rank's loops found goes into *fp (queue.h's cpn_op_execute).  Collective. */
+struct cpn_fpreport;
+enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *fp);
 
 /* Copy the elements of view `v` into `dst` (byte strides dst_strides per view dimension) on every
  * rank, gathering from the owners.  Collective. */

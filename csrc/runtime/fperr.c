@@ -74,12 +74,6 @@ const char *cpn_fperr_op_name(const struct cpn_op *op)
     }
 }
 
-void cpn_fperr_begin_op(void)
-{
-    unsigned hw, sw;
-    cpn_kernel_fpe_take(&hw, &sw);   /* forget what earlier, unwatched ops left */
-}
-
 static enum cpn_status add_report(const struct cpn_op *op, unsigned flags, int dev_word)
 {
     if (n_reports == cap_reports) {
@@ -140,16 +134,11 @@ enum cpn_status cpn_fperr_collect_device(void)
     return st;
 }
 
-enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, bool dist)
+enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, const struct cpn_fpreport *found, bool dist)
 {
-    unsigned hw, sw, raise_mask = 0, report_mask = 0;
-    cpn_kernel_fpe_take(&hw, &sw);
+    unsigned hw = found->hw, sw = found->sw, raise_mask = 0, report_mask = 0;
     if (stopped) return CPN_OK;
-    int dev_word = -1;   /* the findings are on the device (devfpe.h) */
-    if (cpn_devfpe_is_token(sw)) {
-        dev_word = cpn_devfpe_token_word(sw);
-        sw = 0;
-    }
+    int dev_word = found->dev ? found->dev_word : -1;   /* the findings are on the device */
     if (op->kind == CPN_OPK_REDUCE && (op->iparam[1] & CPN_REDUCEAT_SEGMENT)) {
         /* One reduceat, one report: gather the segments' findings until the last one.  A
          * segment run on the device (its own report word) is read now: words do not merge on

@@ -1,15 +1,16 @@
 /* fperr.h: NumPy's floating-point error state (numpy.errstate / seterr) in the deferred runtime.
  *
  * The module captures NumPy's error mode when an element-wise op, cast, reduction or scan is
- * submitted (op->fpmode: three bits per category, NumPy's own layout and mode numbers).  At execution the queue asks here
- * what the op's loops found (kernels.h: status flags and the loops' own findings) and:
+ * submitted (op->fpmode: three bits per category, NumPy's own layout and mode numbers).  Executing
+ * an op fills a report of what its loops found (kernels.h's struct cpn_fpreport: status flags and
+ * the loops' own findings); the queue hands it here and:
  *   - a category in mode 'raise' fails the op with CPN_ERR_FLOAT and NumPy's message
  *     ("divide by zero encountered in divide"), poisoning its result like any failed op;
  *   - categories in 'warn', 'call', 'print' or 'log' become a report (op, categories, mode)
  *     that the module turns into NumPy's RuntimeWarning, callback or log line after the flush.
  * Reports of ops after a failed op are dropped (NumPy would not have run them).
- * A device op's findings may arrive as a token naming a device report word (devfpe.h): read at
- * once under 'raise', else after the flush (the report waits in the list with dev_word set).
+ * A device op's report may name a device report word instead (devfpe.h): read at once under
+ * 'raise', else after the flush (the report waits in the list with dev_word set).
  *
  * Several ranks: each rank finds errors in its own tile; the ranks OR them so every rank raises
  * and reports the same thing: right after an op whose mode has a 'raise' category (one small
@@ -59,12 +60,12 @@ const char *cpn_fperr_op_name(const struct cpn_op *op);
 bool cpn_fperr_may_report(const struct cpn_op *op);
 
 /* The queue's calls, in flush order.  cpn_fperr_watches: does the op's result need checking?
- * begin_op before executing it, end_op after it succeeded (returns CPN_ERR_FLOAT under 'raise';
+ * end_op after it succeeded, with what its execution found (returns CPN_ERR_FLOAT under 'raise';
  * Collective when op's mode has a 'raise' category and `dist`), end_flush after the flush
  * (Collective when `dist`). */
+struct cpn_fpreport;
 bool cpn_fperr_watches(const struct cpn_op *op);
-void cpn_fperr_begin_op(void);
-enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, bool dist);
+enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, const struct cpn_fpreport *found, bool dist);
 enum cpn_status cpn_fperr_end_flush(bool dist);
 /* Read the device report words of this flush's reports (devfpe.h: one copy, a synchronisation)
  * and free the words.  end_flush calls it; devfpe.c too when a flush runs out of words. */

@@ -693,22 +693,11 @@ static int add_ext(const struct cpn_view *v, intptr_t base)
     return e;
 }
 
-/* Per op of the last run: what its loops found; per instruction while it runs. */
-static unsigned op_hw[CPN_FUSED_MAXINSTR + 1], op_sw[CPN_FUSED_MAXINSTR + 1];
-static unsigned in_hw[CPN_FUSED_MAXINSTR], in_sw[CPN_FUSED_MAXINSTR];
-
-void cpn_fusion_op_fpe(int k, unsigned *hw, unsigned *sw)
-{
-    bool ok = k >= 0 && k <= CPN_FUSED_MAXINSTR;
-    *hw = ok ? op_hw[k] : 0;
-    *sw = ok ? op_sw[k] : 0;
-}
-
-int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st)
+int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st,
+                       struct cpn_fpreport *op_fp)
 {
     *st = CPN_OK;
-    memset(op_hw, 0, sizeof op_hw);
-    memset(op_sw, 0, sizeof op_sw);
+    memset(op_fp, 0, (CPN_FUSED_MAXINSTR + 1) * sizeof *op_fp);
     if (!cpn_fusion_enabled()) return 0;
     struct cpn_op *first = &ops[start];
     if (droppable(first, start)) {
@@ -1019,12 +1008,9 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     /* Floating-point findings per instruction, when some op's error mode asks for them. */
     bool watch = false;
     for (int k = 0; k < len; k++) watch |= !r.drop[k] && cpn_fperr_watches(&ops[start + k]);
-    prog.fpe_hw = watch ? in_hw : NULL;
-    prog.fpe_sw = watch ? in_sw : NULL;
-    if (watch) {
-        memset(in_hw, 0, sizeof in_hw);
-        memset(in_sw, 0, sizeof in_sw);
-    }
+    struct cpn_fpreport in_fp[CPN_FUSED_MAXINSTR];   /* per instruction while it runs */
+    prog.fpe = watch ? in_fp : NULL;
+    if (watch) memset(in_fp, 0, sizeof in_fp);
     const int body = len;
     if (band.on) {
         struct cpn_kctx ctx = {0};
@@ -1033,8 +1019,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         const bool wb_watch = cpn_fperr_watches(&ops[start + len]);
         *st = band_execute(&ops[start + len], wb_watch, &ctx, &wb_hw);
         if (wb_watch) {   /* the copy's own findings, reported as if it ran alone */
-            op_hw[len] = wb_hw;
-            op_sw[len] = 0;   /* casts report through the status flags only */
+            op_fp[len].hw = wb_hw;   /* casts report through the status flags only */
         }
         if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
         cpn_stats.temporaries_elided++;
@@ -1049,8 +1034,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     if (watch)
         for (int k = 0, i = 0; k < body; k++) {
             if (r.drop[k]) continue;
-            op_hw[k] = in_hw[i];
-            op_sw[k] = in_sw[i++];
+            op_fp[k] = in_fp[i++];
         }
     for (int k = 0; k < body && *st == CPN_OK; k++)
         if (virt[k]) make_virtual(&ops[start + k]);

@@ -23,21 +23,21 @@
 #include "op.h"
 #include "status.h"
 
+struct cpn_fpreport;
+
 /* Record the lifetimes of the stores named by ops[0..n) (store.h q_* fields) before they run.
  * Local. */
 void cpn_fusion_prepare(struct cpn_op *ops, int n);
 
 /* Execute ops[start..] as one fused run, or drop ops[start] when its results are unreachable.
  * Returns the number of ops consumed (0: the caller executes ops[start] alone), with the run's
- * status in *st (on failure every op of the run failed with it).  The caller still releases the
- * consumed ops.  Local. */
-int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st);
+ * status in *st (on failure every op of the run failed with it), and in op_fp[k] (an array of
+ * CPN_FUSED_MAXINSTR + 1) what the loops of op start+k found (kernels.h; nothing for ops that
+ * were dropped or are not element-wise).  The caller still releases the consumed ops.  Local. */
+int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st,
+                       struct cpn_fpreport *op_fp);
 
 /* Fusion on/off (initially on unless CUPYNUM_FUSION=0); returns the previous setting.  Local. */
-/* What the loops of op start+k of the last executed run found (CPN_FPE_* bits: status flags,
- * the loops' own findings); 0 for ops that were dropped or are not element-wise.  Local. */
-void cpn_fusion_op_fpe(int k, unsigned *hw, unsigned *sw);
-
 bool cpn_fusion_set_enabled(bool on);
 bool cpn_fusion_enabled(void);
 

@@ -36,24 +36,6 @@ static void op_release(struct cpn_op *op)
     memset(op, 0, sizeof *op);
 }
 
-/* Origin pointer and byte strides of argument `v`, or of an inline scalar broadcast to ndim. */
-static enum cpn_status arg_layout(const struct cpn_view *v, const union cpn_scalar *sc, int ndim,
-                                  char **ptr, int64_t *strides)
-{
-    if (!v) {
-        *ptr = (char *)sc->bytes;
-        for (int d = 0; d < ndim; d++) strides[d] = 0;
-        return CPN_OK;
-    }
-    int64_t off;
-    CPN_ASSERT(v->ndim == ndim);
-    char *base = cpn_store_data(v->store);
-    if (!base) return CPN_ERR_NOMEM;
-    cpn_view_byte_layout(v, strides, &off);
-    *ptr = base + off;
-    return CPN_OK;
-}
-
 static enum cpn_dtype view_dtype(const struct cpn_view *v) { return v->dtype; }
 
 bool cpn_op_overwrites(const struct cpn_op *op) { return cpn_op_overwrites_out(op, 0); }
@@ -95,131 +77,76 @@ enum cpn_status cpn_op_loop_error(const struct cpn_op *op)
     return cpn_error(CPN_ERR_VALUE, "invalid value in %s", cpn_op_describe(op));
 }
 
-static enum cpn_status exec_loop(const struct cpn_op *op)
+/* Bind operand v of op in the host (device false) or device memory: its origin, shape and byte
+ * strides.  Outputs are bound for writing (out[0] uninitialised where the op overwrites it, as
+ * cpn_op_output_buffer).  NULL out of memory. */
+static char *bind_view(const struct cpn_op *op, const struct cpn_view *v, int out, bool device,
+                       struct cpn_bound_arg *a)
 {
-    cpn_loop_fn fn = cpn_op_loop(op);
-    if (!fn) return CPN_ERR_TYPE;
-    const struct cpn_view *out = op->out[0];
-    int64_t strides[CPN_MAXARGS][CPN_MAXDIM];
-    char *ptr[CPN_MAXARGS];
-    for (int i = 0; i < op->nin; i++)
-        CPN_TRY(arg_layout(op->in[i], &op->scalar[i], out->ndim, &ptr[i], strides[i]));
-    for (int k = 0; k < op->nout; k++)
-        CPN_TRY(arg_layout(op->out[k], NULL, out->ndim, &ptr[op->nin + k], strides[op->nin + k]));
-    struct cpn_kctx ctx = {0};
-    cpn_iterate(fn, op->nin + op->nout, ptr, out->ndim, out->shape, strides, &ctx);
-    return ctx.err ? cpn_op_loop_error(op) : CPN_OK;
+    char *base;
+    if (device)
+        base = cpn_store_device_data(v->store, out >= 0, out >= 0 && cpn_op_overwrites_out(op, out));
+    else
+        base = out == 0 ? cpn_op_output_buffer(op) : cpn_store_data(v->store);
+    if (!base) return NULL;
+    int64_t off;
+    cpn_view_byte_layout(v, a->st, &off);
+    a->ndim = v->ndim;
+    a->shape = v->shape;
+    a->ptr = base + off;
+    return a->ptr;
 }
 
-static enum cpn_status exec_direct(const struct cpn_op *op)
+/* Bind every operand of op once (inputs first, so an output sharing their store sees them
+ * current): views to {address, shape, byte strides}, inline scalars to their bytes broadcast
+ * over the output's shape. */
+static enum cpn_status bind_op(const struct cpn_op *op, bool device, struct cpn_bound_op *b)
 {
-    struct cpn_view *out = op->out[0];
-    if (cpn_backend_on_device()) {   /* the device runs what it supports, on device buffers */
-        enum cpn_status st = cpn_backend_active()->execute_op(op);
+    const struct cpn_view *out = op->out[0];
+    b->op = op;
+    for (int i = 0; i < op->nin; i++) {
+        struct cpn_bound_arg *a = &b->in[i];
+        if (op->in[i]) {
+            if (!bind_view(op, op->in[i], -1, device, a)) return CPN_ERR_NOMEM;
+        } else {
+            a->ptr = (char *)op->scalar[i].bytes;
+            a->ndim = out->ndim;
+            a->shape = out->shape;
+            memset(a->st, 0, sizeof a->st);
+        }
+    }
+    for (int k = 0; k < op->nout; k++)
+        if (!bind_view(op, op->out[k], k, device, &b->out[k])) return CPN_ERR_NOMEM;
+    return CPN_OK;
+}
+
+void cpn_bind_region(const struct cpn_op *op, char *const *ptr, int ndim, const int64_t *ext,
+                     const int64_t *const *strides, struct cpn_bound_op *b)
+{
+    b->op = op;
+    for (int k = 0; k <= op->nin; k++) {
+        const bool scalar = k < op->nin && !op->in[k];
+        struct cpn_bound_arg *a = k < op->nin ? &b->in[k] : &b->out[0];
+        a->ptr = scalar ? (char *)op->scalar[k].bytes : ptr[k];
+        a->ndim = ndim;
+        a->shape = ext;
+        for (int d = 0; d < ndim; d++) a->st[d] = scalar ? 0 : strides[k][d];
+    }
+}
+
+/* The one dispatcher: the active device backend computes what it supports on its buffers;
+ * everything else runs on the CPU backend, on host buffers (the data move there). */
+static enum cpn_status exec_direct(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const struct cpn_backend_i *be = cpn_backend_active();
+    struct cpn_bound_op b;
+    if (be->device && be->supports(op)) {
+        CPN_TRY(bind_op(op, true, &b));
+        enum cpn_status st = be->compute(&b, fp);
         if (st != CPN_ERR_UNSUPPORTED) return st;
     }
-    if (!cpn_op_output_buffer(op)) return CPN_ERR_NOMEM;
-    switch (op->kind) {
-    case CPN_OPK_ELEMENTWISE:
-    case CPN_OPK_CAST:
-        return exec_loop(op);
-    case CPN_OPK_ARANGE: {
-        char *o = cpn_view_origin(out);
-        if (!o) return CPN_ERR_NOMEM;
-        CPN_ASSERT(cpn_view_is_contiguous(out));
-        cpn_kernel_arange(view_dtype(out), o, 0, cpn_view_size(out), op->dparam[0], op->dparam[1],
-                          op->iparam[0], op->iparam[1]);
-        return CPN_OK;
-    }
-    case CPN_OPK_RANDOM: {
-        char *o = cpn_view_origin(out);
-        if (!o) return CPN_ERR_NOMEM;
-        CPN_ASSERT(cpn_view_is_contiguous(out) && view_dtype(out) == CPN_DTYPE_FLOAT64);
-        cpn_kernel_random((enum cpn_random_dist)op->code, (uint64_t)op->iparam[0],
-                          (uint64_t)op->iparam[1], (double *)o, 0, cpn_view_size(out),
-                          op->dparam[0], op->dparam[1]);
-        return CPN_OK;
-    }
-    case CPN_OPK_REDUCE: {
-        const struct cpn_view *in = op->in[0];
-        int64_t ist[CPN_MAXDIM], ost[CPN_MAXDIM], ioff, ooff;
-        char *ib = cpn_store_data(in->store), *ob = cpn_store_data(out->store);
-        if (!ib || !ob) return CPN_ERR_NOMEM;
-        cpn_view_byte_layout(in, ist, &ioff);
-        cpn_view_byte_layout(out, ost, &ooff);
-        return cpn_kernel_reduce(op->code, view_dtype(in), view_dtype(out), ib + ioff, in->ndim,
-                                 in->shape, ist, op->axes, ob + ooff, ost,
-                                 op->iparam[0] ? op->scalar[1].bytes : NULL);
-    }
-    case CPN_OPK_ARGREDUCE:
-    case CPN_OPK_SCAN: {
-        const struct cpn_view *in = op->in[0];
-        int64_t ist[CPN_MAXDIM], ost[CPN_MAXDIM], ioff, ooff;
-        char *ib = cpn_store_data(in->store), *ob = cpn_store_data(out->store);
-        if (!ib || !ob) return CPN_ERR_NOMEM;
-        cpn_view_byte_layout(in, ist, &ioff);
-        cpn_view_byte_layout(out, ost, &ooff);
-        if (op->kind == CPN_OPK_SCAN)
-            return cpn_kernel_scan(op->code, view_dtype(out), ib + ioff, ist, ob + ooff, ost,
-                                   out->ndim, out->shape, (int)op->iparam[0]);
-        return cpn_kernel_argreduce(op->code, view_dtype(in), ib + ioff, in->ndim, in->shape, ist,
-                                    op->axes, ob + ooff, ost);
-    }
-    case CPN_OPK_QUANTILE: {
-        const struct cpn_view *in = op->in[0];
-        int64_t ist[CPN_MAXDIM], ioff;
-        char *ib = cpn_store_data(in->store), *ob = cpn_view_origin(out);
-        if (!ib || !ob) return CPN_ERR_NOMEM;
-        CPN_ASSERT(cpn_view_is_contiguous(out));
-        cpn_view_byte_layout(in, ist, &ioff);
-        struct cpn_quantile_args qa = {
-            .method = (enum cpn_quantile_method)op->iparam[0],
-            .skip_nan = (op->iparam[1] & CPN_QF_SKIP_NAN) != 0,
-            .take = (op->iparam[1] & CPN_QF_TAKE) != 0,
-            .weak = (op->iparam[1] & CPN_QF_WEAK) != 0,
-            .ma_mean = (op->iparam[1] & CPN_QF_MA_MEAN) != 0,
-            .gdt = (enum cpn_dtype)op->iparam[2],
-            .cdt = (enum cpn_dtype)op->iparam[3],
-            .odt = view_dtype(out),
-            .nq = 1,
-        };
-        if (op->nin > 1 && op->in[1]) {
-            const struct cpn_view *q = op->in[1];
-            CPN_ASSERT(cpn_view_is_contiguous(q) && view_dtype(q) == CPN_DTYPE_FLOAT64);
-            qa.q = (const double *)cpn_view_origin(q);
-            if (!qa.q) return CPN_ERR_NOMEM;
-            qa.nq = cpn_view_size(q);
-        }
-        return cpn_kernel_quantile(&qa, view_dtype(in), ib + ioff, in->ndim, in->shape, ist,
-                                   op->axes, ob);
-    }
-    case CPN_OPK_MATMUL: {
-        const struct cpn_view *a = op->in[0], *b = op->in[1];
-        int64_t as[CPN_MAXDIM], bs[CPN_MAXDIM], cs[CPN_MAXDIM], ao, bo, co;
-        char *ab = cpn_store_data(a->store), *bb = cpn_store_data(b->store),
-             *cb = cpn_store_data(out->store);
-        if (!ab || !bb || !cb) return CPN_ERR_NOMEM;
-        cpn_view_byte_layout(a, as, &ao);
-        cpn_view_byte_layout(b, bs, &bo);
-        cpn_view_byte_layout(out, cs, &co);
-        return cpn_kernel_matmul(op->dtype, ab + ao, as, bb + bo, bs, cb + co, cs, a->shape[0],
-                                 a->shape[1], b->shape[1]);
-    }
-    case CPN_OPK_BINCOUNT: {
-        const struct cpn_view *in = op->in[0], *w = op->nin > 1 ? op->in[1] : NULL;
-        int64_t ist[CPN_MAXDIM], wst[CPN_MAXDIM] = {0}, ost[CPN_MAXDIM], ioff, woff = 0, ooff;
-        char *ib = cpn_store_data(in->store), *ob = cpn_store_data(out->store);
-        char *wb = w ? cpn_store_data(w->store) : NULL;
-        if (!ib || !ob || (w && !wb)) return CPN_ERR_NOMEM;
-        cpn_view_byte_layout(in, ist, &ioff);
-        cpn_view_byte_layout(out, ost, &ooff);
-        if (w) cpn_view_byte_layout(w, wst, &woff);
-        return cpn_kernel_bincount(ib + ioff, ist[0], w ? wb + woff : NULL, wst[0], in->shape[0],
-                                   ob + ooff, ost[0], out->shape[0]);
-    }
-    default:
-        return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);
-    }
+    CPN_TRY(bind_op(op, false, &b));
+    return cpn_cpu_backend()->compute(&b, fp);
 }
 
 /* Must the op be evaluated into a temporary?  Element-wise ops may write the very view they read
@@ -239,17 +166,17 @@ static bool needs_temporary(const struct cpn_op *op)
     return false;
 }
 
-enum cpn_status cpn_op_execute(const struct cpn_op *op)
+enum cpn_status cpn_op_execute(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     if (op->nout == 0 || cpn_view_size(op->out[0]) == 0) return CPN_OK;
-    if (cpn_partition_ranks() > 1 && !cpn_dist_op_is_local(op)) return cpn_dist_execute(op);
-    return cpn_op_execute_local(op);
+    if (cpn_partition_ranks() > 1 && !cpn_dist_op_is_local(op)) return cpn_dist_execute(op, fp);
+    return cpn_op_execute_local(op, fp);
 }
 
-enum cpn_status cpn_op_execute_local(const struct cpn_op *op)
+enum cpn_status cpn_op_execute_local(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     if (op->nout == 0 || cpn_view_size(op->out[0]) == 0) return CPN_OK;
-    if (!needs_temporary(op)) return exec_direct(op);
+    if (!needs_temporary(op)) return exec_direct(op, fp);
 
     struct cpn_view *out = op->out[0];
     struct cpn_store *ts = cpn_store_new(view_dtype(out), out->ndim, out->shape);
@@ -259,12 +186,13 @@ enum cpn_status cpn_op_execute_local(const struct cpn_op *op)
     if (!tv) return CPN_ERR_NOMEM;
     struct cpn_op tmp = *op;
     tmp.out[0] = tv;
-    enum cpn_status st = exec_direct(&tmp);
-    if (st == CPN_OK) {
+    enum cpn_status st = exec_direct(&tmp, fp);
+    if (st == CPN_OK) {   /* a plain copy: unwatched, it finds nothing */
         struct cpn_op copy = {.kind = CPN_OPK_CAST, .nin = 1, .nout = 1};
         copy.in[0] = tv;
         copy.out[0] = out;
-        st = exec_direct(&copy);
+        struct cpn_fpreport none = {0};
+        st = exec_direct(&copy, &none);
     }
     cpn_stats.temporaries++;
     cpn_view_release(tv);
@@ -369,7 +297,8 @@ enum cpn_status cpn_queue_flush(void)
             for (int j = i; j < n_ops && j <= i + CPN_FUSED_MAXINSTR; j++)
                 for (int k = 0; k < ops[j].nout; k++)
                     hads[j - i][k] = cpn_store_allocated(ops[j].out[k]->store);
-            used = cpn_fusion_execute(ops, n_ops, i, &st);
+            struct cpn_fpreport run_fp[CPN_FUSED_MAXINSTR + 1];
+            used = cpn_fusion_execute(ops, n_ops, i, &st, run_fp);
             if (used > 0 && st != CPN_OK && first == CPN_OK) {
                 first = st;
                 snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());
@@ -378,11 +307,7 @@ enum cpn_status cpn_queue_flush(void)
                 enum cpn_status sj = st;
                 /* What each op's loops found inside the run, reported as if it ran alone. */
                 if (sj == CPN_OK && first == CPN_OK && cpn_fperr_watches(&ops[j])) {
-                    unsigned hw, sw;
-                    cpn_fusion_op_fpe(j - i, &hw, &sw);
-                    cpn_fperr_begin_op();
-                    cpn_kernel_fpe_put(hw, sw);
-                    sj = cpn_fperr_end_op(&ops[j], dist);
+                    sj = cpn_fperr_end_op(&ops[j], &run_fp[j - i], dist);
                     if (sj != CPN_OK) {
                         first = sj;
                         snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());
@@ -406,12 +331,12 @@ enum cpn_status cpn_queue_flush(void)
             cpn_error(st, "%s", bad->poison_msg);
         } else {
             bool watched = cpn_fperr_watches(op);
-            if (watched) cpn_fperr_begin_op();
-            st = cpn_op_execute(op);
+            struct cpn_fpreport fp = {0};
+            st = cpn_op_execute(op, &fp);
             if (dist && may_fail_on_data(op)) st = agree(st);
             /* After a failure ops report nothing, so the collective in end_op is skipped by every
              * rank alike (failures are agreed). */
-            if (watched && st == CPN_OK && first == CPN_OK) st = cpn_fperr_end_op(op, dist);
+            if (watched && st == CPN_OK && first == CPN_OK) st = cpn_fperr_end_op(op, &fp, dist);
             name_failure(op, st);
         }
         settle(op, st, had);

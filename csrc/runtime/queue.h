@@ -25,11 +25,13 @@ enum cpn_status cpn_queue_flush(void);
 int cpn_queue_length(void);
 
 /* Execute one op now, ignoring the queue (used by the queue and by C tests); on several ranks
- * through the distributed executor (dist.h).  Collective. */
-enum cpn_status cpn_op_execute(const struct cpn_op *op);
+ * through the distributed executor (dist.h).  What its loops found goes into *fp (kernels.h's
+ * report, zeroed by the caller; this rank's findings only): host findings are ORed in, or a
+ * device backend names its device report word.  Collective. */
+enum cpn_status cpn_op_execute(const struct cpn_op *op, struct cpn_fpreport *fp);
 /* Execute one op on this rank's buffers as if they were whole stores: the single-process path,
- * also used for ops whose stores are all replicated.  Local. */
-enum cpn_status cpn_op_execute_local(const struct cpn_op *op);
+ * also used for ops whose stores are all replicated.  *fp as cpn_op_execute's.  Local. */
+enum cpn_status cpn_op_execute_local(const struct cpn_op *op, struct cpn_fpreport *fp);
 
 /* The inner loop of an element-wise or cast op; NULL with CPN_ERR_TYPE recorded.  Local. */
 cpn_loop_fn cpn_op_loop(const struct cpn_op *op);

@@ -125,11 +125,37 @@ static void test_sim_coherence(void)
     cpn_backend_use(was);
 }
 
+/* The CPU backend computes a bound op: a strided view and an inline scalar, each bound to
+ * {address, shape, byte strides}, with the findings in the report it is given. */
+static void test_cpu_compute(void)
+{
+    const struct cpn_backend_i *cpu = cpn_cpu_backend();
+    struct cpn_op op = {.kind = CPN_OPK_ELEMENTWISE, .code = CPN_OP_TRUE_DIVIDE, .dtype = CPN_DTYPE_FLOAT64,
+                        .nin = 2, .nout = 1};
+    CHECK(cpu->supports(&op));
+    double x[6] = {1, -1, 2, -2, 3, -3}, out[3] = {0, 0, 0}, zero = 0.0;   /* every other: positive */
+    const int64_t shape[1] = {3};
+    struct cpn_bound_op b = {.op = &op};
+    b.in[0] = (struct cpn_bound_arg){.ptr = (char *)x, .ndim = 1, .shape = shape, .st = {2 * sizeof(double)}};
+    b.in[1] = (struct cpn_bound_arg){.ptr = (char *)&zero, .ndim = 1, .shape = shape, .st = {0}};
+    b.out[0] = (struct cpn_bound_arg){.ptr = (char *)out, .ndim = 1, .shape = shape, .st = {sizeof(double)}};
+    struct cpn_fpreport fp = {0};
+    CHECK(cpu->compute(&b, &fp) == CPN_OK);
+    for (int i = 0; i < 3; i++) CHECK(out[i] > 1e308);   /* x[2i] / 0: +inf (x[i] / 0 would be -inf at 1) */
+    CHECK(fp.hw & CPN_FPE_DIVIDE);
+    CHECK(!fp.dev);
+    /* The simulated device answers the same op (and declines what the CUDA backend lacks). */
+    CHECK(cpn_sim_backend()->supports(&op));
+    struct cpn_op q = {.kind = CPN_OPK_QUANTILE, .nin = 1, .nout = 1};
+    CHECK(cpu->supports(&q) && !cpn_sim_backend()->supports(&q));
+}
+
 int main(void)
 {
     test_registry();
     test_philox_shared();
     test_sim_coherence();
+    test_cpu_compute();
     printf("%s\n", failures ? "FAILED" : "ok");
     return failures != 0;
 }

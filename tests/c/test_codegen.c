@@ -6,7 +6,7 @@
  * Fused programs with registers, scalars, random draws, arange fills and a closing reduction are
  * compiled one by one through the backend's own path (cpn_nvrtc_compile, with its cache), and the
  * distributed executor's device region copies (nccl.c).  Every op x dtype and cast is generated a
- * second time watched (fpe_hw bound): the kernel then ORs fpclass.h's findings into its report
+ * second time watched (fpe bound): the kernel then ORs fpclass.h's findings into its report
  * word; signed integer power always checks its exponent.  The integer/bool matmul kernels are
  * compiled in the same batch. */
 #include <stdio.h>
@@ -18,7 +18,7 @@
 #include "devargs.h"
 #include "rtc.h"
 #include "op.h"
-#include "transport.h"
+#include "cuda_transport.h"
 
 #include "check.h"
 
@@ -149,10 +149,10 @@ static void test_ops_sweep(void)
                 add_to_batch(src, kernels_in_batch++);
             }
             /* watched: float loops classify, integer divisions check, others are unchanged */
-            static unsigned words[CPN_FUSED_MAXINSTR];
+            static struct cpn_fpreport words[CPN_FUSED_MAXINSTR];
             for (unsigned mask = 0; mask < (info->nin >= 2 ? 3u : 1u); mask++) {
                 one_op(&p, code, dt, mask ? 1u : 0u);
-                p.fpe_hw = p.fpe_sw = words;
+                p.fpe = words;
                 const bool fl = cpn_dtype_class(dt) == CPN_CLASS_FLOAT;
                 const bool rep = negpow || (fl && !(info->flags & CPN_OPF_SILENT) && code != CPN_OP_WHERE &&
                                             cpn_op_out_dtype((enum cpn_opcode)code, 0, dt) == dt) ||
@@ -187,8 +187,8 @@ static void test_ops_sweep(void)
             CHECK((strstr(src, "cpn_fpc_cvt(") != NULL) == f2i);
             add_to_batch(src, kernels_in_batch++);
             /* watched: casts from a float to another dtype report (bool: nothing to report) */
-            static unsigned words[1];
-            p.fpe_hw = p.fpe_sw = words;
+            static struct cpn_fpreport words[1];
+            p.fpe = words;
             const bool rep = cpn_dtype_class(device_dtypes[a]) == CPN_CLASS_FLOAT && a != b &&
                              device_dtypes[b] != CPN_DTYPE_BOOL &&
                              cpn_dtype_class(device_dtypes[b]) != CPN_CLASS_COMPLEX;

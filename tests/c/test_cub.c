@@ -179,7 +179,8 @@ static void run_reduce(enum cpn_opkind kind, int code, enum cpn_dtype in_dt, enu
              cpn_op_info(code)->name, cpn_dtype_name(in_dt), cpn_dtype_name(acc_dt), (unsigned long long)axes, layout,
              strided_out ? " strided out" : "", initial ? " initial" : "");
     CHECK(cpn_devred_plan(&op, NULL));
-    enum cpn_status st = cpn_cuda_reduce_op_host(&op);
+    struct cpn_fpreport fp = {0};
+    enum cpn_status st = cpn_cuda_reduce_op_host(&op, &fp);
     if (st != CPN_OK) printf("FAIL %s: %s\n", what, cpn_error_message());
     CHECK(st == CPN_OK);
     int64_t ist[CPN_MAXDIM], rst[CPN_MAXDIM];
@@ -190,7 +191,7 @@ static void run_reduce(enum cpn_opkind kind, int code, enum cpn_dtype in_dt, enu
         st = cpn_kernel_argreduce(code, in_dt, ip, 3, in->shape, ist, axes, rp, rst);
     else
         st = cpn_kernel_reduce(code, in_dt, acc_dt, ip, 3, in->shape, ist, axes, rp, rst,
-                               initial ? initial->bytes : NULL);
+                               initial ? initial->bytes : NULL, NULL);
     CHECK(st == CPN_OK);
     compare(out, ref, odt, what);
     cpn_view_release(in);
@@ -216,14 +217,15 @@ static void run_scan(int code, enum cpn_dtype dt, int axis, int layout, bool str
     snprintf(what, sizeof what, "scan %s %s axis %d layout %d%s", cpn_op_info(code)->name, cpn_dtype_name(dt), axis,
              layout, strided_out ? " strided out" : "");
     CHECK(cpn_devred_plan(&op, NULL));
-    enum cpn_status st = cpn_cuda_reduce_op_host(&op);
+    struct cpn_fpreport fp = {0};
+    enum cpn_status st = cpn_cuda_reduce_op_host(&op, &fp);
     if (st != CPN_OK) printf("FAIL %s: %s\n", what, cpn_error_message());
     CHECK(st == CPN_OK);
     int64_t ist[CPN_MAXDIM], rst[CPN_MAXDIM];
     char *ip, *rp;
     in_layout(in, ist, &ip);
     in_layout(ref, rst, &rp);
-    CHECK(cpn_kernel_scan(code, dt, ip, ist, rp, rst, 3, in->shape, axis) == CPN_OK);
+    CHECK(cpn_kernel_scan(code, dt, ip, ist, rp, rst, 3, in->shape, axis, NULL) == CPN_OK);
     compare(out, ref, dt, what);
     cpn_view_release(in);
     cpn_view_release(out);
@@ -304,7 +306,8 @@ static void test_plan_declines(void)
     CHECK(cpn_devred_plan(&op, &pl) && pl.op == CPN_DRO_ADD && pl.work == CPN_DRW_F64);
     op.out[0] = vi;                       /* float -> int accumulator */
     CHECK(!cpn_devred_plan(&op, NULL));
-    CHECK(cpn_cuda_reduce_op_host(&op) == CPN_ERR_UNSUPPORTED);
+    struct cpn_fpreport none = {0};
+    CHECK(cpn_cuda_reduce_op_host(&op, &none) == CPN_ERR_UNSUPPORTED);
     op.out[0] = vf1;
     op.code = CPN_OP_BITWISE_OR;
     CHECK(!cpn_devred_plan(&op, NULL));

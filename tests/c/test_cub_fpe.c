@@ -2,8 +2,8 @@
  * against the status flags the CPU kernels raise, without a GPU.
  *
  * cpn_cuda_reduce_op_host runs a watched op through reduce.cu's own classification (the functions
- * its gather and scatter kernels call) on host memory and hands the findings to
- * cpn_kernel_fpe_put; the CPU kernels (cpn_kernel_reduce / _scan) raise the status flags NumPy's
+ * its gather and scatter kernels call) on host memory and ORs the findings into the report it is
+ * given; the CPU kernels (cpn_kernel_reduce / _scan) raise the status flags NumPy's
  * loops raise.  Every row of 3 values drawn from a set of special values (zeros, ones, values
  * whose sum or product overflows, values that overflow the float64 -> float32 accumulator cast,
  * infinities, NaN, tiny values) is reduced and scanned with add and multiply on float32, float64
@@ -73,22 +73,15 @@ static bool finite_row(const double *x, int n)
 /* The flags of one watched op run by the device path (host mode), and by the CPU kernels. */
 static unsigned device_flags(struct cpn_op *op)
 {
-    unsigned hw, sw;
-    cpn_kernel_fpe_take(&hw, &sw);
-    enum cpn_status st = cpn_cuda_reduce_op_host(op);
+    struct cpn_fpreport fp = {0};
+    enum cpn_status st = cpn_cuda_reduce_op_host(op, &fp);
     if (st != CPN_OK) printf("FAIL: %s\n", cpn_error_message());
     CHECK(st == CPN_OK);
-    cpn_kernel_fpe_take(&hw, &sw);
-    CHECK(sw == 0);
-    return hw & REPORTED;
+    CHECK(fp.sw == 0 && !fp.dev);
+    return fp.hw & REPORTED;
 }
 
-static unsigned take_cpu_flags(void)
-{
-    unsigned hw, sw;
-    cpn_kernel_fpe_take(&hw, &sw);
-    return (hw | sw) & REPORTED;
-}
+static unsigned cpu_flags(const struct cpn_fpreport *fp) { return (fp->hw | fp->sw) & REPORTED; }
 
 static void check_flags(const char *what, const double *x, int n, const double *init, unsigned dev, unsigned cpu,
                         bool reduce)
@@ -149,10 +142,10 @@ static void run(int code, enum cpn_dtype in_dt, enum cpn_dtype acc_dt)
                     }
                     const unsigned dev = device_flags(&op);
                     const double got = acc_dt == CPN_DTYPE_FLOAT32 ? *(float *)op_ : *(double *)op_;
-                    take_cpu_flags();
+                    struct cpn_fpreport fp = {0};
                     CHECK(cpn_kernel_reduce(code, in_dt, acc_dt, ip, 1, shape, ist, 1, rp, ost,
-                                            k >= 0 ? init.bytes : NULL) == CPN_OK);
-                    const unsigned cpu = take_cpu_flags();
+                                            k >= 0 ? init.bytes : NULL, &fp) == CPN_OK);
+                    const unsigned cpu = cpu_flags(&fp);
                     const double want = acc_dt == CPN_DTYPE_FLOAT32 ? *(float *)rp : *(double *)rp;
                     if (!(got == want || (isnan(got) && isnan(want)))) {
                         /* NumPy multiplies the start in first, CUB (and its emulation) last:
@@ -178,9 +171,9 @@ static void run(int code, enum cpn_dtype in_dt, enum cpn_dtype acc_dt)
                 op.iparam[0] = 0;
                 CHECK(cpn_devred_plan(&op, NULL));
                 const unsigned dev = device_flags(&op);
-                take_cpu_flags();
-                CHECK(cpn_kernel_scan(code, acc_dt, ip, ist, rp, sst, 1, shape, 0) == CPN_OK);
-                const unsigned cpu = take_cpu_flags();
+                struct cpn_fpreport fp = {0};
+                CHECK(cpn_kernel_scan(code, acc_dt, ip, ist, rp, sst, 1, shape, 0, &fp) == CPN_OK);
+                const unsigned cpu = cpu_flags(&fp);
                 for (int i = 0; i < ROW; i++) {   /* the same values, so the same computation */
                     const double g = acc_dt == CPN_DTYPE_FLOAT32 ? ((float *)sp)[i] : ((double *)sp)[i];
                     const double w = acc_dt == CPN_DTYPE_FLOAT32 ? ((float *)rp)[i] : ((double *)rp)[i];

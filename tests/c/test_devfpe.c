@@ -20,11 +20,11 @@ static uint16_t mode_all(enum cpn_fpmode m) { return (uint16_t)(m | m << 3 | m <
 static enum cpn_status run_op(struct cpn_op *op, uint32_t word)
 {
     int w;
-    cpn_fperr_begin_op();
     CHECK(cpn_devfpe_take(1, &w) == CPN_OK);
     *cpn_devfpe_word(w) |= word;   /* the simulated device's memory is the host's */
-    cpn_kernel_fpe_put(0, cpn_devfpe_token(w));
-    return cpn_fperr_end_op(op, false);
+    struct cpn_fpreport fp = {0};
+    cpn_devfpe_report(&fp, w);
+    return cpn_fperr_end_op(op, &fp, false);
 }
 
 static void test_deferred_reports(void)

@@ -78,7 +78,8 @@ static void test_reduce(void)
                         .nin = 1, .nout = 1, .axes = 1};
     op.in[0] = av;
     op.out[0] = ov;
-    CHECK(cpn_op_execute(&op) == CPN_OK);
+    struct cpn_fpreport fp = {0};
+    CHECK(cpn_op_execute(&op, &fp) == CPN_OK);
     int64_t *od = cpn_store_data(o);
     for (int j = 0; j < 4; j++) {
         int64_t expect = 0;

@@ -23,7 +23,7 @@ static void test_reduce_subtract_in_order(void)
     int64_t shape[3] = {A, B, C}, st[3] = {B * C * 8, C * 8, 8}, ost[2] = {C * 8, 8};
     /* subtract over axis 1: ((x0 - x1) - x2) - x3 */
     CHECK(cpn_kernel_reduce(CPN_OP_SUBTRACT, CPN_DTYPE_FLOAT64, CPN_DTYPE_FLOAT64, (char *)x, 3, shape,
-                            st, 2, (char *)out, ost, NULL) == CPN_OK);
+                            st, 2, (char *)out, ost, NULL, NULL) == CPN_OK);
     for (int i = 0; i < A; i++)
         for (int k = 0; k < C; k++) {
             double r = x[i * B * C + k];
@@ -34,7 +34,7 @@ static void test_reduce_subtract_in_order(void)
     double init = 100.0, o2[B];
     int64_t ost2[1] = {8};
     CHECK(cpn_kernel_reduce(CPN_OP_ADD, CPN_DTYPE_FLOAT64, CPN_DTYPE_FLOAT64, (char *)x, 3, shape, st,
-                            5, (char *)o2, ost2, &init) == CPN_OK);
+                            5, (char *)o2, ost2, &init, NULL) == CPN_OK);
     for (int j = 0; j < B; j++) {
         double r = 100.0;
         for (int i = 0; i < A; i++)
@@ -46,7 +46,7 @@ static void test_reduce_subtract_in_order(void)
     for (int i = 0; i < A * B * C; i++) { iv[i] = i * 37 % 101; ir ^= iv[i]; }
     int64_t ist[3] = {B * C * 8, C * 8, 8};
     CHECK(cpn_kernel_reduce(CPN_OP_BITWISE_XOR, CPN_DTYPE_INT64, CPN_DTYPE_INT64, (char *)iv, 3, shape,
-                            ist, 7, (char *)&io, ost2, NULL) == CPN_OK);
+                            ist, 7, (char *)&io, ost2, NULL, NULL) == CPN_OK);
     CHECK(io == ir);
 }
 
@@ -78,7 +78,7 @@ static void test_scan(void)
     int64_t shape[3] = {A, B, C}, st[3] = {B * C * 8, C * 8, 8};
     for (int axis = 0; axis < 3; axis++) {
         CHECK(cpn_kernel_scan(CPN_OP_ADD, CPN_DTYPE_FLOAT64, (char *)x, st, (char *)out, st, 3, shape,
-                              axis) == CPN_OK);
+                              axis, NULL) == CPN_OK);
         for (int i = 0; i < A; i++)
             for (int j = 0; j < B; j++)
                 for (int k = 0; k < C; k++) {
@@ -96,8 +96,8 @@ static void test_scan(void)
     double y[1000];
     for (int i = 0; i < 1000; i++) y[i] = i % 3;
     int64_t n = 1000, s1 = 8;
-    CHECK(cpn_kernel_scan(CPN_OP_MAXIMUM, CPN_DTYPE_FLOAT64, (char *)y, &s1, (char *)y, &s1, 1, &n, 0)
-          == CPN_OK);
+    CHECK(cpn_kernel_scan(CPN_OP_MAXIMUM, CPN_DTYPE_FLOAT64, (char *)y, &s1, (char *)y, &s1, 1, &n, 0,
+                          NULL) == CPN_OK);
     CHECK(y[0] == 0 && y[1] == 1 && y[999] == 2);
 }
 

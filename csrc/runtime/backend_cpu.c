@@ -1,0 +1,150 @@
+/* backend_cpu.c: the CPU backend, a backend like the others (backend.h): it supports every op and
+ * computes bound ops with the CPU kernels (kernels.h) on host buffers.  The dispatcher (queue.c)
+ * hands it every op a device backend does not take; the simulated device (backend_sim.c) runs
+ * the same compute on its own memory. */
+#include "backend.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernels.h"
+#include "queue.h"
+#include "view.h"
+
+static int cpu_device_count(const char **why) { (void)why; return 1; }
+static enum cpn_status cpu_init(int index) { (void)index; return CPN_OK; }
+static const char *cpu_describe(void) { return "cpu"; }
+static void *cpu_raw_alloc(size_t n) { return malloc(n ? n : 1); }
+static void cpu_raw_free(void *p) { free(p); }
+static enum cpn_status cpu_copy(void *dst, const void *src, size_t n)
+{
+    if (n) memcpy(dst, src, n);
+    return CPN_OK;
+}
+static enum cpn_status cpu_fill_zero(void *dst, size_t n)
+{
+    if (n) memset(dst, 0, n);
+    return CPN_OK;
+}
+static bool cpu_supports(const struct cpn_op *op) { (void)op; return true; }
+/* Fused programs run on the CPU through cpn_kernel_fused directly (fusion.c). */
+static bool cpu_supports_fused(const struct cpn_fused_prog *p) { (void)p; return false; }
+static enum cpn_status cpu_execute_fused(struct cpn_fused_prog *p) { (void)p; return CPN_ERR_UNSUPPORTED; }
+static enum cpn_status cpu_sync(void) { return CPN_OK; }
+
+/* Element-wise ops and casts: the op's loop over the output's shape, every operand's strides. */
+static enum cpn_status compute_loop(const struct cpn_bound_op *b, struct cpn_fpreport *fp)
+{
+    const struct cpn_op *op = b->op;
+    cpn_loop_fn fn = cpn_op_loop(op);
+    if (!fn) return CPN_ERR_TYPE;
+    int64_t strides[CPN_MAXARGS][CPN_MAXDIM];
+    char *ptr[CPN_MAXARGS];
+    const int nd = b->out[0].ndim;
+    for (int i = 0; i < op->nin; i++) {
+        ptr[i] = b->in[i].ptr;
+        memcpy(strides[i], b->in[i].st, (size_t)nd * sizeof *strides[i]);
+    }
+    for (int k = 0; k < op->nout; k++) {
+        ptr[op->nin + k] = b->out[k].ptr;
+        memcpy(strides[op->nin + k], b->out[k].st, (size_t)nd * sizeof *strides[0]);
+    }
+    struct cpn_kctx ctx = {0};
+    cpn_iterate(fn, op->nin + op->nout, ptr, nd, b->out[0].shape, strides, &ctx);
+    cpn_fpreport_add(fp, ctx.hw, ctx.fpe);
+    return ctx.err ? cpn_op_loop_error(op) : CPN_OK;
+}
+
+static enum cpn_status compute_quantile(const struct cpn_bound_op *b)
+{
+    const struct cpn_op *op = b->op;
+    const struct cpn_bound_arg *in = &b->in[0];
+    CPN_ASSERT(cpn_view_is_contiguous(op->out[0]));
+    struct cpn_quantile_args qa = {
+        .method = (enum cpn_quantile_method)op->iparam[0],
+        .skip_nan = (op->iparam[1] & CPN_QF_SKIP_NAN) != 0,
+        .take = (op->iparam[1] & CPN_QF_TAKE) != 0,
+        .weak = (op->iparam[1] & CPN_QF_WEAK) != 0,
+        .ma_mean = (op->iparam[1] & CPN_QF_MA_MEAN) != 0,
+        .gdt = (enum cpn_dtype)op->iparam[2],
+        .cdt = (enum cpn_dtype)op->iparam[3],
+        .odt = op->out[0]->dtype,
+        .nq = 1,
+    };
+    if (op->nin > 1 && op->in[1]) {
+        CPN_ASSERT(cpn_view_is_contiguous(op->in[1]) && op->in[1]->dtype == CPN_DTYPE_FLOAT64);
+        qa.q = (const double *)b->in[1].ptr;
+        qa.nq = cpn_view_size(op->in[1]);
+    }
+    return cpn_kernel_quantile(&qa, op->in[0]->dtype, in->ptr, in->ndim, in->shape, in->st, op->axes,
+                               b->out[0].ptr);
+}
+
+/* One case per op kind: the kernel that computes it. */
+static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpreport *fp)
+{
+    const struct cpn_op *op = b->op;
+    const struct cpn_bound_arg *in = &b->in[0], *out = &b->out[0];
+    const struct cpn_view *ov = op->out[0];
+    switch (op->kind) {
+    case CPN_OPK_ELEMENTWISE:
+    case CPN_OPK_CAST:
+        return compute_loop(b, fp);
+    case CPN_OPK_ARANGE:
+        CPN_ASSERT(cpn_view_is_contiguous(ov));
+        cpn_kernel_arange(ov->dtype, out->ptr, 0, cpn_view_size(ov), op->dparam[0], op->dparam[1],
+                          op->iparam[0], op->iparam[1]);
+        return CPN_OK;
+    case CPN_OPK_RANDOM:
+        CPN_ASSERT(cpn_view_is_contiguous(ov) && ov->dtype == CPN_DTYPE_FLOAT64);
+        cpn_kernel_random((enum cpn_random_dist)op->code, (uint64_t)op->iparam[0],
+                          (uint64_t)op->iparam[1], (double *)out->ptr, 0, cpn_view_size(ov),
+                          op->dparam[0], op->dparam[1]);
+        return CPN_OK;
+    case CPN_OPK_REDUCE:
+        return cpn_kernel_reduce(op->code, op->in[0]->dtype, ov->dtype, in->ptr, in->ndim, in->shape,
+                                 in->st, op->axes, out->ptr, out->st,
+                                 op->iparam[0] ? op->scalar[1].bytes : NULL, fp);
+    case CPN_OPK_SCAN:
+        return cpn_kernel_scan(op->code, ov->dtype, in->ptr, in->st, out->ptr, out->st, out->ndim,
+                               out->shape, (int)op->iparam[0], fp);
+    case CPN_OPK_ARGREDUCE:
+        return cpn_kernel_argreduce(op->code, op->in[0]->dtype, in->ptr, in->ndim, in->shape, in->st,
+                                    op->axes, out->ptr, out->st);
+    case CPN_OPK_QUANTILE:
+        return compute_quantile(b);
+    case CPN_OPK_MATMUL:
+        return cpn_kernel_matmul(op->dtype, b->in[0].ptr, b->in[0].st, b->in[1].ptr, b->in[1].st,
+                                 out->ptr, out->st, b->in[0].shape[0], b->in[0].shape[1],
+                                 b->in[1].shape[1]);
+    case CPN_OPK_BINCOUNT: {
+        const struct cpn_bound_arg *w = &b->in[1];
+        const bool weights = op->nin > 1 && op->in[1];
+        return cpn_kernel_bincount(in->ptr, in->st[0], weights ? w->ptr : NULL, weights ? w->st[0] : 0,
+                                   in->shape[0], out->ptr, out->st[0], out->shape[0]);
+    }
+    default:
+        return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);
+    }
+}
+
+static const struct cpn_backend_i cpu_backend = {
+    .name = "cpu",
+    .kind = CPN_BACKEND_CPU,
+    .device = false,
+    .device_count = cpu_device_count,
+    .init = cpu_init,
+    .describe = cpu_describe,
+    .raw_alloc = cpu_raw_alloc,
+    .raw_free = cpu_raw_free,
+    .to_device = cpu_copy,
+    .to_host = cpu_copy,
+    .fill_zero = cpu_fill_zero,
+    .supports = cpu_supports,
+    .compute = cpu_compute,
+    .supports_fused = cpu_supports_fused,
+    .execute_fused = cpu_execute_fused,
+    .sync = cpu_sync,
+};
+
+const struct cpn_backend_i *cpn_cpu_backend(void) { return &cpu_backend; }
