@@ -1,0 +1,187 @@
+"""Reliability (issue #22): no crash, no hang, no state left behind, under mpirun too.
+
+Run on one rank and under `mpirun -np 2, 3, 4` with CUPYNUM_MIN_TILE=1 (every array partitioned);
+every case compares with NumPy on the same data.
+
+The first part is a generator of writes through reshaped arrays: a reshape that merges dimensions
+(a view of the store's flat alias) or splits one, written in place or through a view that overlaps
+what the op reads.  Under MPI these ops take the gathered path, whose local execution evaluated an
+overlapping write into a temporary made with the default tiling: only this rank's tile was
+allocated and the loop wrote the whole array into it (heap overflow)."""
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import textwrap
+
+import numpy
+import pytest
+
+import cupynum
+from conftest import check
+
+RANKS = cupynum.runtime_info()["ranks"]
+
+# (shape made, shape reshaped to): merges (flat alias), splits, both.
+RESHAPES = [
+    ((7, 3, 3), (63,)),
+    ((63,), (7, 9)),
+    ((891,), (33, 27)),
+    ((33, 27), (891,)),
+    ((7, 9), (21, 3)),
+    ((5, 12), (3, 4, 5)),
+    ((2, 3, 4), (4, 6)),
+    ((24,), (2, 3, 4)),
+    ((6, 5), (30,)),
+]
+
+DTYPES = [numpy.float64, numpy.int32, numpy.complex128]
+
+
+def _rev_last(xp, b):
+    b[..., ::-1] = b
+
+
+def _rev_first(xp, b):
+    b[::-1] = b
+
+
+def _rev_all(xp, b):
+    b[...] = b[tuple(slice(None, None, -1) for _ in range(b.ndim))]
+
+
+def _shift_fwd(xp, b):
+    b[1:] = b[:-1]
+
+
+def _shift_back(xp, b):
+    b[:-1] = b[1:]
+
+
+def _shift_last(xp, b):
+    b[..., 1:] = b[..., :-1]
+
+
+def _iadd(xp, b):
+    b += 1
+
+
+def _imul_self(xp, b):
+    b *= b
+
+
+def _add_rev_out(xp, b):
+    xp.add(b[::-1], b, out=b)
+
+
+def _sub_rev_last_out(xp, b):
+    xp.subtract(b, b[..., ::-1], out=b)
+
+
+def _negative_out(xp, b):
+    xp.negative(b, out=b)
+
+
+def _cast_back(xp, b):
+    b[...] = (b[::-1].real % 1000 * 2).astype(numpy.int16)
+
+
+def _strided_step(xp, b):
+    m = b.shape[0] // 2
+    b[: 2 * m : 2] = b[1 : 2 * m : 2]
+
+
+def _minus_mean(xp, b):
+    b -= b.sum(axis=0)
+
+
+WRITES = {f.__name__.lstrip("_"): f for f in (
+    _rev_last, _rev_first, _rev_all, _shift_fwd, _shift_back, _shift_last, _iadd, _imul_self,
+    _add_rev_out, _sub_rev_last_out, _negative_out, _cast_back, _strided_step, _minus_mean)}
+
+
+def _start(xp, shape, dtype):
+    n = int(numpy.prod(shape))
+    a = xp.arange(n * 1.0).astype(dtype).reshape(shape)
+    if numpy.dtype(dtype).kind == "c":
+        a = a - 1j * a
+    return a
+
+
+def _outcome(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001  (NumPy's outcome is the oracle)
+        return type(e)
+    return None
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: numpy.dtype(d).name)
+@pytest.mark.parametrize("write", list(WRITES), ids=str)
+@pytest.mark.parametrize("shapes", RESHAPES, ids=lambda s: "x".join(map(str, s[0])) + "-" + "x".join(map(str, s[1])))
+def test_write_through_reshape_overlapping_what_it_reads(shapes, write, dtype):
+    src, dst = shapes
+    na, ca = _start(numpy, src, dtype), _start(cupynum, src, dtype)
+    check(ca, na)
+    nb, cb = na.reshape(dst), ca.reshape(dst)
+    fn = WRITES[write]
+    e = _outcome(lambda: fn(numpy, nb))
+    if e is not None:
+        with pytest.raises(e):
+            fn(cupynum, cb)
+    else:
+        fn(cupynum, cb)
+    check(cb, nb)
+    check(ca, na)
+
+
+def test_issue_reproducers():
+    a = cupynum.ones((7, 3, 3))
+    b = a.reshape(63)
+    b += 1
+    check(a, numpy.full((7, 3, 3), 2.0))
+    x = cupynum.arange(33 * 27.0).reshape(33, 27)
+    x[:, ::-1] = x
+    y = numpy.arange(33 * 27.0).reshape(33, 27)
+    y[:, ::-1] = y
+    check(x, y)
+
+
+def _views(xp, a, b, rng):
+    """A random view of one of the two arrays sharing a store, the same for NumPy and cupynum."""
+    base = a if rng.random() < 0.5 else b
+    k = rng.randrange(5)
+    if k == 0:
+        return base
+    if k == 1:
+        return base[::-1]
+    if k == 2:
+        return base.reshape(-1)
+    if k == 3:
+        return base[1:] if base.shape[0] > 1 else base
+    return base.reshape(-1)[::-1].reshape(base.shape)   # a copy (negative-stride reshape)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_programs_of_writes_through_views_of_one_store(seed):
+    """Random sequences of in-place and overlapping writes through views of views (reshapes,
+    reversals, slices) of one store; ranks draw the same program from the seed."""
+    rng = random.Random(seed)
+    src, dst = RESHAPES[rng.randrange(len(RESHAPES))]
+    dtype = DTYPES[rng.randrange(2)]
+    arrays = {}
+    for xp in (numpy, cupynum):
+        r = random.Random(seed * 7919 + 1)
+        a = _start(xp, src, dtype)
+        b = a.reshape(dst)
+        for _ in range(4):
+            v = _views(xp, a, b, r)
+            w = list(WRITES)[r.randrange(len(WRITES))]
+            arrays.setdefault(xp.__name__, []).append(_outcome(lambda: WRITES[w](xp, v)))
+        arrays[xp.__name__ + ".a"] = a
+        arrays[xp.__name__ + ".b"] = b
+    assert arrays["numpy"] == arrays["cupynum"]
+    check(arrays["cupynum.a"], arrays["numpy.a"])
+    check(arrays["cupynum.b"], arrays["numpy.b"])
