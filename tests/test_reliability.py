@@ -185,3 +185,70 @@ def test_random_programs_of_writes_through_views_of_one_store(seed):
     assert arrays["numpy"] == arrays["cupynum"]
     check(arrays["cupynum.a"], arrays["numpy.a"])
     check(arrays["cupynum.b"], arrays["numpy.b"])
+
+
+# ---- a rank that leaves early ends the job (launched from a plain process) --------------------
+
+LAUNCHED = any(k in os.environ for k in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"))
+needs_launcher = pytest.mark.skipif(
+    LAUNCHED or not __import__("shutil").which("mpirun"),
+    reason="launches its own mpirun job: runs from a plain (non-MPI) pytest process")
+
+
+def _job(code, ranks, timeout=60):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", CUPYNUM_MIN_TILE="1")
+    cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",
+           "-x", "CUPYNUM_MIN_TILE", sys.executable, "-c", code]
+    # a hang times out (TimeoutExpired fails the test) instead of blocking the suite
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+_WORK = ("    a = np.arange(4000.0)\n"
+         "    for i in range(20):\n"
+         "        a = a[::-1] + 1\n"
+         "    print(float(a.sum()))\n")
+
+
+@needs_launcher
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_sys_exit_nonzero_on_one_rank_aborts_the_job_with_its_status(ranks):
+    code = ("import sys, cupynum as np\n"
+            "if np.runtime_info()['rank'] == 1:\n"
+            "    sys.exit(3)\n"
+            "if True:\n" + _WORK)
+    out = _job(code, ranks)
+    assert out.returncode == 3, (out.returncode, out.stderr[-2000:])
+    assert "rank 1 exits with status 3" in out.stderr
+
+
+@needs_launcher
+@pytest.mark.parametrize("ranks", [2, 3, 4])
+def test_rank_returning_early_while_others_work_ends_the_job(ranks):
+    code = ("import cupynum as np\n"
+            "def main():\n"
+            "    if np.runtime_info()['rank'] == 1:\n"
+            "        return\n" + _WORK +
+            "main()\n")
+    out = _job(code, ranks)
+    assert out.returncode != 0, out.stderr[-2000:]
+    assert "rank 1 left the program" in out.stderr, out.stderr[-2000:]
+
+
+@needs_launcher
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_ranks_ending_at_different_times_end_normally(ranks):
+    """Local work after the last collective (rank 0 sleeps, writes...) is not a rank leaving:
+    the others wait for it at exit and the job ends with status 0; so does sys.exit(0)."""
+    code = ("import sys, time, cupynum as np\n"
+            "import numpy\n"
+            "a = np.arange(4000.0)\n"
+            "s = float((a[::-1] + 1).sum())\n"
+            "assert s == float((numpy.arange(4000.0)[::-1] + 1).sum())\n"
+            "if np.runtime_info()['rank'] == 0:\n"
+            "    time.sleep(6)\n"
+            "    print('<rank 0 late>', flush=True)\n"
+            "sys.exit(0)\n")
+    out = _job(code, ranks)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "<rank 0 late>" in out.stdout
