@@ -252,3 +252,38 @@ def test_ranks_ending_at_different_times_end_normally(ranks):
     out = _job(code, ranks)
     assert out.returncode == 0, out.stderr[-2000:]
     assert "<rank 0 late>" in out.stdout
+
+
+# ---- a failed operation leaves nothing behind ----------------------------------------------
+
+_FAILING = {
+    "add": lambda xp, a, b: a + b,
+    "add_out": lambda xp, a, b: xp.add(a, a, out=b),
+    "setitem": lambda xp, a, b: a.__setitem__(Ellipsis, b),
+    "setitem_slice": lambda xp, a, b: a.__setitem__((slice(1, None),), b),
+    "where": lambda xp, a, b: xp.where(a > 0, a, b),
+    "matmul": lambda xp, a, b: a.reshape(20, 6) @ b,
+    "reshape": lambda xp, a, b: a.reshape(7, 7),
+    "sum_out": lambda xp, a, b: xp.sum(a, axis=0, out=b),
+    "mean_out": lambda xp, a, b: xp.mean(a, axis=1, out=b),
+    "fancy": lambda xp, a, b: a.__setitem__(([0, 1],), b),
+    "reshaped_iadd": lambda xp, a, b: a.reshape(-1).__iadd__(b),
+    "cast_add": lambda xp, a, b: a.astype(numpy.int8) + b.astype(numpy.float32),
+}
+
+
+@pytest.mark.parametrize("name", list(_FAILING))
+def test_failed_op_on_every_rank_leaves_no_state(name):
+    """A broadcast (or shape) error raised at the call on every rank: the operands are unchanged
+    and the arrays made afterwards, of any shape (zero-size too), read back right."""
+    out = {}
+    for xp in (numpy, cupynum):
+        a = xp.arange(120.0).reshape(4, 5, 6)
+        b = xp.ones((3, 5))
+        with pytest.raises(ValueError):
+            _FAILING[name](xp, a, b)
+        later = [xp.zeros((2, 3, 4)) + 1, xp.zeros((0, 0, 0)), xp.arange(63.0).reshape(7, 3, 3),
+                 a.reshape(-1)[::-1] * 2]
+        out[xp] = [a, b] + later
+    for c, n in zip(out[cupynum], out[numpy]):
+        check(c, n)
