@@ -26,8 +26,8 @@ from . import _functions
 from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, copy, empty,
                         empty_like, eye, full, full_like, identity, linspace, ones, ones_like,
                         zeros, zeros_like)
-from ._functions import (broadcast_to, dot, matmul, ndim, ravel, reshape, shape, size,
-                         transpose)
+from ._functions import (broadcast_to, dot, matmul, may_share_memory, ndim, ravel, reshape,
+                         shape, shares_memory, size, transpose)
 from ._where import where
 from ._bincount import bincount
 from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero,

@@ -312,6 +312,9 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
                 if (!c) goto fail;
                 Py_SETREF(ops[i].arr, c);
             }
+        } else if (np_dt == CPN_DTYPE_BOOL && ops[i].tok == TOK_WEAK_INT &&
+                   PyLong_AsLong(ops[i].obj) == -1 && PyErr_Occurred()) {
+            goto fail;   /* NumPy takes a Python int into a bool loop (logical_and) as a C long */
         } else if (cpn_pack_scalar(ops[i].obj, np_dt, &op.scalar[i]) < 0) {
             if (info->out[0] == CPN_RESULT_BOOL && nin == 2 && PyErr_ExceptionMatches(PyExc_OverflowError)) {
                 PyErr_Clear();
