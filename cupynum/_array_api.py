@@ -47,6 +47,16 @@ def _numpy_call(func, args, kwargs):
     return _wrap_tree(func(*_to_numpy_tree(args), **_to_numpy_tree(kwargs)))
 
 
+def _any_negative(a):
+    """Does the integer array hold a negative value?  (Flushes; collective under MPI.)"""
+    if a.size == 0:
+        return False
+    r = _core.full_reduce(a, "minimum")
+    if r is None:
+        r = _core.to_scalar(_core.reduce("minimum", a, tuple(range(a.ndim)), a.dtype, None))
+    return bool(r < 0)
+
+
 def _ufunc_fallback(name, args, out):
     """What the op table cannot do natively: NumPy computes (or raises its own error)."""
     f = getattr(_np, name)

@@ -417,3 +417,37 @@ def test_logical_ops_with_python_ints_beyond_64_bits(name, value, dtype):
                                         ("max", numpy.int8)])
 def test_initial_python_int_out_of_range_raises_as_numpy(name, dtype, initial):
     _same(lambda xp: getattr(xp, name)(xp.arange(1, 4, dtype=dtype), initial=initial))
+
+
+# ---- errors at the call --------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda xp: xp.zeros((1, 2**35), dtype=numpy.complex128),
+    lambda xp: xp.empty((2**20, 2**20)),
+    lambda xp: xp.ones((2**40,), dtype=numpy.int8),
+    lambda xp: xp.full((2**22, 2**22, 3), 1.5, dtype=numpy.float32),
+], ids=["zeros", "empty", "ones", "full"])
+def test_impossible_allocation_raises_memory_error_at_the_call(make):
+    """Larger than any machine's memory: NumPy's MemoryError and message at the creation, not at
+    the first use of a lazily allocated buffer."""
+    with pytest.raises(MemoryError) as en:
+        make(numpy)
+    with pytest.raises(MemoryError) as ec:
+        make(cupynum)
+    assert str(ec.value) == str(en.value)
+    check(cupynum.zeros(3) + 1, numpy.zeros(3) + 1)     # the runtime goes on
+
+
+def test_failed_power_at_the_call_leaves_no_error_for_a_later_read():
+    a = cupynum.arange(3)
+    with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed."):
+        a ** cupynum.array([-3, 1, 2], dtype=numpy.int8)
+    check(cupynum.power(a, cupynum.array([3, 1, 2], dtype=numpy.int8)).tolist(),
+          numpy.power(numpy.arange(3), numpy.array([3, 1, 2], dtype=numpy.int8)).tolist())
+
+
+def test_errstate_raise_comes_from_the_call():
+    for xp in (numpy, cupynum):
+        with xp.errstate(divide="raise"):
+            with pytest.raises(FloatingPointError, match="divide by zero encountered in divide"):
+                xp.arange(3.0) / 0

@@ -331,6 +331,19 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
         PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
         goto fail;
     }
+    if (rc == 0 && code == CPN_OP_POWER && ops[1].arr && cpn_dtype_class(op.dtype) == CPN_CLASS_INT) {
+        /* A signed integer exponent array: NumPy's error depends on its values and comes from
+         * the call, so look at them now (this op alone pays the flush). */
+        PyObject *h = cpn_py_helper("_any_negative");
+        PyObject *neg = h ? PyObject_CallOneArg(h, ops[1].arr) : NULL;
+        int yes = neg ? PyObject_IsTrue(neg) : -1;
+        Py_XDECREF(neg);
+        if (yes) {
+            if (yes > 0)
+                PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+            goto fail;
+        }
+    }
     if (rc == 1) {
         result = fallback(code, args, out);
         goto fail;  /* not a failure: the common exit */
