@@ -114,8 +114,9 @@ static void size_string(char *buf, size_t n, uint64_t bytes)
     else snprintf(buf, n, "%#.0f %s", v, units[u]);
 }
 
-/* A buffer larger than the machine's memory and swap can never be allocated: NumPy fails at the
- * call (MemoryError, its message), not at the first use of a lazily allocated buffer. */
+/* A buffer (this rank's tile) larger than the machine's memory and swap can never be allocated:
+ * NumPy fails at the call (MemoryError, its message about the whole array), not at the first use
+ * of a lazily allocated buffer. */
 static enum cpn_status check_allocatable(const struct cpn_store *s)
 {
     uint64_t bytes = (uint64_t)s->tsize * cpn_dtype_size(s->dtype);
@@ -124,7 +125,7 @@ static enum cpn_status check_allocatable(const struct cpn_store *s)
     uint64_t limit = ((uint64_t)si.totalram + si.totalswap) * si.mem_unit;
     if (bytes <= limit) return CPN_OK;
     char size[64], shape[CPN_MAXDIM * 22 + 4];
-    size_string(size, sizeof size, bytes);
+    size_string(size, sizeof size, (uint64_t)s->size * cpn_dtype_size(s->dtype));   /* the array's */
     int k = snprintf(shape, sizeof shape, "(");
     for (int i = 0; i < s->ndim; i++)
         k += snprintf(shape + k, sizeof shape - (size_t)k, i ? ", %lld" : "%lld", (long long)s->shape[i]);
