@@ -96,9 +96,22 @@ def _minus_mean(xp, b):
     b -= b.sum(axis=0)
 
 
+def _cumsum_out(xp, b):
+    xp.cumsum(b, axis=0, out=b)
+
+
+def _sum_into_first(xp, b):
+    xp.sum(b[::-1], axis=0, out=b[0])
+
+
+def _max_into_last(xp, b):
+    xp.max(b.real if b.dtype.kind == "c" else b, axis=0, out=b[-1].real if b.dtype.kind == "c" else b[-1])
+
+
 WRITES = {f.__name__.lstrip("_"): f for f in (
     _rev_last, _rev_first, _rev_all, _shift_fwd, _shift_back, _shift_last, _iadd, _imul_self,
-    _add_rev_out, _sub_rev_last_out, _negative_out, _cast_back, _strided_step, _minus_mean)}
+    _add_rev_out, _sub_rev_last_out, _negative_out, _cast_back, _strided_step, _minus_mean,
+    _cumsum_out, _sum_into_first, _max_into_last)}
 
 
 def _start(xp, shape, dtype):
