@@ -26,8 +26,8 @@ from . import _functions
 from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, copy, empty,
                         empty_like, eye, full, full_like, identity, linspace, ones, ones_like,
                         zeros, zeros_like)
-from ._functions import (broadcast_to, dot, matmul, ndim, ravel, reshape, shape, size,
-                         transpose)
+from ._functions import (broadcast_to, dot, matmul, may_share_memory, ndim, ravel, reshape,
+                         shape, shares_memory, size, transpose)
 from ._where import where
 from ._bincount import bincount
 from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero,
@@ -69,7 +69,9 @@ _atexit.register(_core._finalize)
 
 def _install_mpi_excepthook():
     """Under MPI an uncaught exception on one rank would leave the others waiting in a
-    collective forever: print the traceback, then abort the whole job."""
+    collective forever: print the traceback, then abort the whole job.  So does sys.exit with
+    a non-zero status (a rank that ends with status 0 tells the others at exit instead, and one
+    still waiting for it aborts the job: comm.c)."""
     import sys
     previous = sys.excepthook
 
@@ -77,6 +79,19 @@ def _install_mpi_excepthook():
         previous(exc_type, exc, tb)
         _core._abort(1)
     sys.excepthook = hook
+    plain_exit = sys.exit
+
+    def exit(status=None):
+        code = status if isinstance(status, int) or status is None else 1
+        if code:
+            if not isinstance(status, int):
+                print(status, file=sys.stderr)
+            print(f"cupynum: rank {runtime_info()['rank']} exits with status {code}: "
+                  "aborting the job", file=sys.stderr, flush=True)
+            _core._abort(code)
+        plain_exit(status)
+    exit.__doc__ = plain_exit.__doc__
+    sys.exit = exit
 
 
 if runtime_info()["ranks"] > 1:

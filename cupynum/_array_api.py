@@ -47,6 +47,16 @@ def _numpy_call(func, args, kwargs):
     return _wrap_tree(func(*_to_numpy_tree(args), **_to_numpy_tree(kwargs)))
 
 
+def _any_negative(a):
+    """Does the integer array hold a negative value?  (Flushes; collective under MPI.)"""
+    if a.size == 0:
+        return False
+    r = _core.full_reduce(a, "minimum")
+    if r is None:
+        r = _core.to_scalar(_core.reduce("minimum", a, tuple(range(a.ndim)), a.dtype, None))
+    return bool(r < 0)
+
+
 def _ufunc_fallback(name, args, out):
     """What the op table cannot do natively: NumPy computes (or raises its own error)."""
     f = getattr(_np, name)
@@ -107,7 +117,8 @@ def _get_real(self):
 def _get_imag(self):
     if self.dtype.kind == "c":
         return _core.component(self, 2)
-    return _core.empty(self.shape, self.dtype)
+    # NumPy: zeros, read-only (a write into the imaginary part of a real array is refused)
+    return _core.broadcast_to(_core.empty((), self.dtype), self.shape)
 
 
 def _set_real(self, value):
@@ -263,10 +274,34 @@ def _memory_order(a):
     return _core.transpose(a, tuple(perm))
 
 
+def _is_contiguous(a, order="C"):
+    """NumPy's C_CONTIGUOUS (or F_CONTIGUOUS) flag of the view: unit dimensions ignored."""
+    st = _core.layout(a)
+    dims = range(a.ndim - 1, -1, -1) if order == "C" else range(a.ndim)
+    expect = a.dtype.itemsize
+    for i in dims:
+        n = a.shape[i]
+        if n == 0:
+            return True
+        if n != 1:
+            if st[i] != expect:
+                return False
+            expect *= n
+    return True
+
+
 def _ravel(self, order="C"):
+    """NumPy's ravel: a view of an array contiguous in that order, a copy otherwise (the ravel
+    of a reversed view is a copy: writes into it do not reach the array)."""
     order = order.upper() if isinstance(order, str) else order
+    if order == "A":
+        order = "F" if _is_contiguous(self, "F") and not _is_contiguous(self, "C") else "C"
     if order == "K":
-        return _reshape(_memory_order(self), (-1,))
+        if _is_contiguous(self, "C") or _is_contiguous(self, "F"):
+            return _reshape(_memory_order(self), (-1,))
+        return _flatten(self, "K")
+    if order in ("C", "F") and not _is_contiguous(self, order):
+        return _flatten(self, order)
     return _reshape(self, (-1,), order=order)
 
 

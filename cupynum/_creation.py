@@ -129,6 +129,14 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
         return _core.from_any(_np.arange(start, stop, step, dtype=dtype))
     n = math.ceil((stop - start) / step)
     n = max(int(n), 0)
+    if dtype.kind in "iu":
+        # NumPy fills from start and start + step in the dtype: a Python int that does not fit
+        # raises its OverflowError (NEP 50), e.g. arange(-5, 5, 3, dtype=uint64).
+        for v in (start, start + step)[:min(n, 2)]:
+            if type(v) is float and v.is_integer():
+                v = int(v)
+            if type(v) is int:
+                _np.array(v, dtype=dtype)
     return _core.arange(n, dtype, start, start + step)
 
 

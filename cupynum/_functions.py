@@ -154,11 +154,44 @@ def _ufunc_dispatch(ufunc, method, inputs, kwargs):
 _IMPLEMENTED = {}
 
 
+class _Memory:
+    """A NumPy array interface at a fake address: a view's bytes within its root store, for
+    NumPy's own overlap solver (which computes with addresses and never reads them)."""
+
+    def __init__(self, a):
+        self.__array_interface__ = {
+            "shape": a.shape, "typestr": a.dtype.str, "version": 3,
+            "strides": tuple(_core.layout(a)),
+            "data": ((1 << 44) + _core._byte_offset(a), False)}
+
+
+def _overlap(fn, a, b, max_work):
+    mine = isinstance(a, ndarray), isinstance(b, ndarray)
+    if not any(mine):
+        return fn(a, b) if max_work is None else fn(a, b, max_work=max_work)
+    if not all(mine) or not _core._shares_store(a, b):
+        return False          # distinct stores (or NumPy memory) never overlap
+    if a.size == 0 or b.size == 0:
+        return False
+    na, nb = _np.asarray(_Memory(a)), _np.asarray(_Memory(b))
+    return fn(na, nb) if max_work is None else fn(na, nb, max_work=max_work)
+
+
+def shares_memory(a, b, max_work=None):
+    """NumPy's shares_memory: exact, for views of one store."""
+    return _overlap(_np.shares_memory, a, b, max_work)
+
+
+def may_share_memory(a, b, max_work=None):
+    """NumPy's may_share_memory: the views' memory bounds overlap."""
+    return _overlap(_np.may_share_memory, a, b, max_work)
+
+
 def _register_array_functions(namespace):
     """Map NumPy's functions to cupynum's where cupynum implements them natively."""
     names = ("reshape ravel transpose broadcast_to shape ndim size "
              "matmul dot copy zeros_like ones_like empty_like full_like array asarray "
-             "ascontiguousarray where bincount").split() + list(_reductions.NAMES) + list(_quantile.NAMES)
+             "ascontiguousarray where bincount shares_memory may_share_memory").split() + list(_reductions.NAMES) + list(_quantile.NAMES)
     for n in names:
         npf = getattr(_np, n, None)
         if npf is not None and n in namespace:

@@ -219,9 +219,22 @@ def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     if n == 0 if isinstance(n, int) else _any_true(_core.ufunc("equal", (n, 0))):
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
     acc, back = _mean_dtype(a, dtype)
+    if out is not None:
+        # NumPy's _mean: the sum goes into out (the reduction's out rule picks the accumulator:
+        # float32 into a float64 out sums in float64), then out is divided in place.
+        if dtype is None and a.dtype.kind not in "biu" and a.dtype != _np.float16:
+            acc = None
+        s = _reduce("add", a, axis, acc, out, keepdims, _NoValue, where)
+        return _divide_into(s, n)
     s = _reduce("add", a, axis, acc, None, keepdims, _NoValue, where)
     r = _divide(s, n, back)
     return _store(r, out)
+
+
+def _divide_into(s, n):
+    """NumPy's true_divide(s, n, out=s, casting='unsafe') of a reduction's out."""
+    with _np.errstate(divide="ignore", invalid="ignore"):
+        return U["divide"](s, n, out=s, casting="unsafe")
 
 
 def _abs2(x):
@@ -250,20 +263,24 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
         m = _divide(_reduce("add", a, axis, acc, None, True, _NoValue, where), nk)
     x = _asarray(a - m)   # NumPy's promotion; 0-d results come back as NumPy scalars
     sq = _abs2(x) if x.dtype.kind == "c" else x * x
-    s = _reduce("add", sq, axis, dtype, None, keepdims, _NoValue, where)
+    s = _reduce("add", sq, axis, dtype, out, keepdims, _NoValue, where)
     dof = n - ddof if isinstance(n, int) else U["maximum"](n - ddof, 0)
     if isinstance(dof, int):
         dof = dof if dof > 0 else 0
-    r = _divide(s, dof, None if back is None else back)
-    return _store(r, out)
+    if out is not None:
+        return _divide_into(s, dof)
+    return _divide(s, dof, None if back is None else back)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
         mean=_NoValue, correction=_NoValue):
-    r = var(a, axis, dtype, None, ddof, keepdims, where=where, mean=mean, correction=correction)
+    r = var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
+    # NumPy's _std: the square root in place of an array (an integer dtype= raises NumPy's
+    # UFuncTypeError), in the scalar's own type for a scalar (int64(sqrt(8)) is 2).
     with _np.errstate(invalid="ignore"):
-        r = U["sqrt"](r)
-    return _store(r, out)
+        if isinstance(r, ndarray):
+            return U["sqrt"](r, out=r)
+        return r.dtype.type(U["sqrt"](r)) if hasattr(r, "dtype") else U["sqrt"](r)
 
 
 def average(a, axis=None, weights=None, returned=False, *, keepdims=False):

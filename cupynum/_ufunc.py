@@ -322,7 +322,10 @@ def _single_out(out):
     return out
 
 
-def _initial_value(initial, acc):
+def _initial_value(initial, acc, given=False):
+    if given and type(initial) is int:
+        # NEP 50: a Python int must fit the loop dtype (initial=-1 on uint8 raises OverflowError)
+        return _np.array(initial, dtype=acc)[()]
     return _np.asarray(initial).astype(acc)[()]
 
 
@@ -350,7 +353,10 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
         if dtype is not None:
             acc = _np.dtype(dtype)
         elif out is not None:
-            acc = out.dtype
+            # NumPy promotes (out, input, out): the loop accumulates in that dtype (a float
+            # product into an int64 out is a float product) and the result is cast into out.
+            acc = npu.resolve_dtypes((out.dtype, a.dtype, None), reduction=True,
+                                     casting="unsafe")[0]
         else:
             acc = _default_acc(npu, a.dtype)
         npu.resolve_dtypes((acc, acc, None), reduction=True)   # NumPy's TypeError first
@@ -377,7 +383,7 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
     if init is None and nred == 0 and initial is None:
         raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
     try:
-        initv = None if init is None else _initial_value(init, acc)
+        initv = None if init is None else _initial_value(init, acc, init is initial)
         src = a
         if where is not True:
             w = _asarray(where)

@@ -88,7 +88,7 @@ PyObject *cpn_array_wrap(struct cpn_view *v)
 
 static PyObject *wrap_store(struct cpn_store *s)
 {
-    if (!s) return cpn_raise(CPN_ERR_VALUE);
+    if (!s) return cpn_raise(cpn_error_status() == CPN_ERR_NOMEM ? CPN_ERR_NOMEM : CPN_ERR_VALUE);
     struct cpn_view *v = cpn_view_new(s);
     cpn_store_release(s);
     return cpn_array_wrap(v);

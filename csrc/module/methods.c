@@ -755,6 +755,14 @@ static PyObject *mod_shares_store(PyObject *m, PyObject *args)
                            cpn_store_root(cpn_array_view(b)->store));
 }
 
+static PyObject *mod_byte_offset(PyObject *m, PyObject *a)
+{
+    if (check_array(a) < 0) return NULL;
+    int64_t st[CPN_MAXDIM], off;
+    cpn_view_byte_layout(cpn_array_view(a), st, &off);
+    return PyLong_FromLongLong(off);
+}
+
 static PyObject *mod_may_overlap(PyObject *m, PyObject *args)
 {
     PyObject *a, *b;
@@ -808,6 +816,7 @@ PyMethodDef cpn_module_methods[] = {
     {"_alloc_fail_after", mod_alloc_fail_after, METH_O, "Test hook: fail the n-th allocation."},
     {"_shares_store", mod_shares_store, METH_VARARGS, "Do two arrays view one store?"},
     {"_may_overlap", mod_may_overlap, METH_VARARGS, "May two arrays touch a common element?"},
+    {"_byte_offset", mod_byte_offset, METH_O, "Byte offset of a view's first element in its root store."},
     {"_device_export", cpn_mod_device_export, METH_O, "(address, device, byte strides) of a device array."},
     {"_dlpack_capsule", cpn_mod_dlpack_capsule, METH_O, "A DLPack capsule of a device array."},
     {NULL},

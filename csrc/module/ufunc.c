@@ -312,6 +312,9 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
                 if (!c) goto fail;
                 Py_SETREF(ops[i].arr, c);
             }
+        } else if (np_dt == CPN_DTYPE_BOOL && ops[i].tok == TOK_WEAK_INT &&
+                   PyLong_AsLong(ops[i].obj) == -1 && PyErr_Occurred()) {
+            goto fail;   /* NumPy takes a Python int into a bool loop (logical_and) as a C long */
         } else if (cpn_pack_scalar(ops[i].obj, np_dt, &op.scalar[i]) < 0) {
             if (info->out[0] == CPN_RESULT_BOOL && nin == 2 && PyErr_ExceptionMatches(PyExc_OverflowError)) {
                 PyErr_Clear();
@@ -327,6 +330,19 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
         /* A negative scalar exponent is known now: raise at the call, as NumPy does. */
         PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
         goto fail;
+    }
+    if (rc == 0 && code == CPN_OP_POWER && ops[1].arr && cpn_dtype_class(op.dtype) == CPN_CLASS_INT) {
+        /* A signed integer exponent array: NumPy's error depends on its values and comes from
+         * the call, so look at them now (this op alone pays the flush). */
+        PyObject *h = cpn_py_helper("_any_negative");
+        PyObject *neg = h ? PyObject_CallOneArg(h, ops[1].arr) : NULL;
+        int yes = neg ? PyObject_IsTrue(neg) : -1;
+        Py_XDECREF(neg);
+        if (yes) {
+            if (yes > 0)
+                PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+            goto fail;
+        }
     }
     if (rc == 1) {
         result = fallback(code, args, out);

@@ -2,8 +2,11 @@
  * a status carrying MPI's error string, the expression, file and line. */
 #include "comm.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "alloc.h"
 #include "cpn_config.h"
@@ -39,8 +42,74 @@ void cpn_comm_count_sent(int64_t bytes, int64_t messages)
 
 struct handle {
     int n;
+    int *peer;           /* the peer of each request */
     MPI_Request req[];
 };
+
+/* ---- ranks that leave ------------------------------------------------------------------------
+ * A rank that reaches the end of the program (cpn_comm_leave) tells every other rank so
+ * (a message with TAG_LEAVE) before it waits for them in the final barrier.  A rank that waits
+ * for a request the leaver is part of (a collective, or a message to or from it) after that
+ * notice is waiting for a rank that has gone: the leaver completed every request it posted, so
+ * the request completes within message latency or never.  After CUPYNUM_EXIT_GRACE seconds
+ * (default 3) it prints which rank left and aborts the job, instead of hanging in MPI. */
+#define TAG_LEAVE 0
+
+static MPI_Comm leave_comm = MPI_COMM_NULL;   /* notices and the final barrier: their own matching */
+static int left_rank = -1;
+static double left_at;
+
+static double now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static double exit_grace(void)
+{
+    const char *e = getenv("CUPYNUM_EXIT_GRACE");
+    double g = e ? atof(e) : 3.0;
+    return g > 0 ? g : 3.0;
+}
+
+/* Called while a wait polls: abort when a rank this wait needs has left. */
+static void watch_leavers(const int *peer, int n, const char *what)
+{
+    if (leave_comm == MPI_COMM_NULL) return;
+    if (left_rank < 0) {
+        int flag = 0;
+        MPI_Status stt;
+        MPI_Iprobe(MPI_ANY_SOURCE, TAG_LEAVE, leave_comm, &flag, &stt);
+        if (!flag) return;
+        left_rank = stt.MPI_SOURCE;
+        left_at = now_s();
+    }
+    bool needed = peer == NULL;
+    for (int i = 0; !needed && i < n; i++) needed = peer[i] == left_rank;
+    if (!needed || now_s() - left_at < exit_grace()) return;
+    fprintf(stderr,
+            "cupynum: rank %d left the program (it returned or exited) while rank %d waits for it "
+            "in %s: aborting the job\n",
+            left_rank, cpn_comm_rank(), what);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* MPI_Waitall, polling, watching for ranks that left.  `peer` (n entries) names the peer of each
+ * request; NULL for a collective (every rank takes part). */
+static int wait_all(int n, MPI_Request *req, const int *peer, const char *what)
+{
+    unsigned spins = 0;
+    for (;;) {
+        int done = 0;
+        int rc = MPI_Testall(n, req, &done, MPI_STATUSES_IGNORE);
+        if (rc != MPI_SUCCESS || done) return rc;
+        if ((++spins & 63) == 0) watch_leavers(peer, n, what);
+    }
+}
+
+static int wait_one(MPI_Request *req, const char *what) { return wait_all(1, req, NULL, what); }
 
 static int n_requests(int n, const struct cpn_msg *m)
 {
@@ -55,19 +124,22 @@ enum cpn_status cpn_comm_post(int nrecv, const struct cpn_msg *recvs, int nsend,
     *out = NULL;
     int total = n_requests(nrecv, recvs) + n_requests(nsend, sends);
     if (total == 0) return CPN_OK;
-    struct handle *h = cpn_alloc(sizeof *h + (size_t)total * sizeof(MPI_Request));
+    struct handle *h = cpn_alloc(sizeof *h + (size_t)total * (sizeof(MPI_Request) + sizeof(int)));
     if (!h) return CPN_ERR_NOMEM;
     h->n = 0;
+    h->peer = (int *)(h->req + total);
     *out = h;
     for (int i = 0; i < nrecv; i++)
         for (size_t off = 0; off < recvs[i].bytes; off += CHUNK) {
             size_t len = recvs[i].bytes - off < CHUNK ? recvs[i].bytes - off : CHUNK;
+            h->peer[h->n] = recvs[i].peer;
             CPN_MPI_TRY(MPI_Irecv((char *)recvs[i].buf + off, (int)len, MPI_BYTE, recvs[i].peer,
                                   recvs[i].tag, MPI_COMM_WORLD, &h->req[h->n++]));
         }
     for (int i = 0; i < nsend; i++) {
         for (size_t off = 0; off < sends[i].bytes; off += CHUNK) {
             size_t len = sends[i].bytes - off < CHUNK ? sends[i].bytes - off : CHUNK;
+            h->peer[h->n] = sends[i].peer;
             CPN_MPI_TRY(MPI_Isend((char *)sends[i].buf + off, (int)len, MPI_BYTE, sends[i].peer,
                                   sends[i].tag, MPI_COMM_WORLD, &h->req[h->n++]));
             cpn_stats.messages_sent++;
@@ -81,7 +153,7 @@ enum cpn_status cpn_comm_wait(void *handle)
 {
     struct handle *h = handle;
     if (!h) return CPN_OK;
-    int rc = MPI_Waitall(h->n, h->req, MPI_STATUSES_IGNORE);
+    int rc = wait_all(h->n, h->req, h->peer, "an exchange");
     cpn_free(h);
     CPN_MPI_TRY(rc);
     return CPN_OK;
@@ -106,7 +178,10 @@ enum cpn_status cpn_comm_allgatherv(const void *mine, void *all, const size_t *c
             disp[r] = (int)off;
             off += counts[r];
         }
-        int rc = MPI_Allgatherv(mine, cnt[me], MPI_BYTE, all, cnt, disp, MPI_BYTE, MPI_COMM_WORLD);
+        MPI_Request req;
+        int rc = MPI_Iallgatherv(mine, cnt[me], MPI_BYTE, all, cnt, disp, MPI_BYTE, MPI_COMM_WORLD,
+                                 &req);
+        if (rc == MPI_SUCCESS) rc = wait_one(&req, "a gather");
         cpn_free(cnt);
         CPN_MPI_TRY(rc);
         cpn_stats.bytes_sent += (int64_t)counts[me] * (p - 1);
@@ -128,7 +203,9 @@ enum cpn_status cpn_comm_bcast(void *buf, size_t bytes, int root)
     if (cpn_comm_size() == 1) return CPN_OK;
     for (size_t off = 0; off < bytes; off += CHUNK) {
         size_t len = bytes - off < CHUNK ? bytes - off : CHUNK;
-        CPN_MPI_TRY(MPI_Bcast((char *)buf + off, (int)len, MPI_BYTE, root, MPI_COMM_WORLD));
+        MPI_Request req;
+        CPN_MPI_TRY(MPI_Ibcast((char *)buf + off, (int)len, MPI_BYTE, root, MPI_COMM_WORLD, &req));
+        CPN_MPI_TRY(wait_one(&req, "a broadcast"));
     }
     if (cpn_comm_rank() == root) {
         cpn_stats.bytes_sent += (int64_t)bytes;
@@ -140,22 +217,58 @@ enum cpn_status cpn_comm_bcast(void *buf, size_t bytes, int root)
 enum cpn_status cpn_comm_barrier(void)
 {
     if (cpn_comm_size() == 1) return CPN_OK;
-    CPN_MPI_TRY(MPI_Barrier(MPI_COMM_WORLD));
+    MPI_Request req;
+    CPN_MPI_TRY(MPI_Ibarrier(MPI_COMM_WORLD, &req));
+    CPN_MPI_TRY(wait_one(&req, "a barrier"));
     return CPN_OK;
+}
+
+enum cpn_status cpn_comm_leave(void)
+{
+    int p = cpn_comm_size(), me = cpn_comm_rank();
+    if (p == 1 || leave_comm == MPI_COMM_NULL) return CPN_OK;
+    MPI_Request *req = cpn_alloc((size_t)p * sizeof *req);
+    if (!req) return CPN_ERR_NOMEM;
+    int n = 0, token = me;
+    for (int r = 0; r < p; r++)
+        if (r != me) CPN_MPI_TRY(MPI_Isend(&token, 1, MPI_INT, r, TAG_LEAVE, leave_comm, &req[n++]));
+    /* The final barrier: no watch (the others leave too; one still working will come). */
+    CPN_MPI_TRY(MPI_Ibarrier(leave_comm, &req[n]));
+    CPN_MPI_TRY(MPI_Waitall(n + 1, req, MPI_STATUSES_IGNORE));
+    /* Every rank has sent its notice: take them, so none is left unmatched. */
+    for (int r = 0; r < p; r++) {
+        int t;
+        if (r != me) CPN_MPI_TRY(MPI_Recv(&t, 1, MPI_INT, r, TAG_LEAVE, leave_comm, MPI_STATUS_IGNORE));
+    }
+    cpn_free(req);
+    MPI_Comm_free(&leave_comm);
+    return CPN_OK;
+}
+
+void cpn_comm_init(void)
+{
+    if (leave_comm == MPI_COMM_NULL && cpn_comm_size() > 1) {
+        MPI_Comm_dup(MPI_COMM_WORLD, &leave_comm);
+        MPI_Comm_set_errhandler(leave_comm, MPI_ERRORS_RETURN);
+    }
 }
 
 enum cpn_status cpn_comm_allreduce_min(int64_t *v)
 {
     if (cpn_comm_size() == 1) return CPN_OK;
     int64_t in = *v;
-    CPN_MPI_TRY(MPI_Allreduce(&in, v, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD));
+    MPI_Request req;
+    CPN_MPI_TRY(MPI_Iallreduce(&in, v, 1, MPI_INT64_T, MPI_MIN, MPI_COMM_WORLD, &req));
+    CPN_MPI_TRY(wait_one(&req, "a reduction"));
     return CPN_OK;
 }
 
 enum cpn_status cpn_comm_allreduce_or(uint32_t *buf, int n)
 {
     if (cpn_comm_size() == 1 || n == 0) return CPN_OK;
-    CPN_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_UINT32_T, MPI_BOR, MPI_COMM_WORLD));
+    MPI_Request req;
+    CPN_MPI_TRY(MPI_Iallreduce(MPI_IN_PLACE, buf, n, MPI_UINT32_T, MPI_BOR, MPI_COMM_WORLD, &req));
+    CPN_MPI_TRY(wait_one(&req, "a reduction"));
     return CPN_OK;
 }
 
@@ -184,6 +297,8 @@ enum cpn_status cpn_comm_bcast(void *buf, size_t bytes, int root) { return CPN_O
 enum cpn_status cpn_comm_allreduce_min(int64_t *v) { return CPN_OK; }
 enum cpn_status cpn_comm_allreduce_or(uint32_t *buf, int n) { return CPN_OK; }
 enum cpn_status cpn_comm_barrier(void) { return CPN_OK; }
+enum cpn_status cpn_comm_leave(void) { return CPN_OK; }
+void cpn_comm_init(void) {}
 void cpn_comm_abort(int code) { exit(code); }
 
 #endif

@@ -41,6 +41,12 @@ enum cpn_status cpn_comm_allreduce_or(uint32_t *buf, int n);
 enum cpn_status cpn_comm_barrier(void);
 /* Broadcast `bytes` from `root`.  Collective. */
 enum cpn_status cpn_comm_bcast(void *buf, size_t bytes, int root);
+/* Set up what cpn_comm_leave needs (a communicator of its own).  Collective, at initialisation. */
+void cpn_comm_init(void);
+/* The end of the program on this rank: tell the others, then wait for every rank to end too.
+ * A rank still waiting for this one in an exchange or collective aborts the job (comm.c).
+ * Collective. */
+enum cpn_status cpn_comm_leave(void);
 /* Terminate every rank (after an uncaught error on one).  Local, does not return. */
 void cpn_comm_abort(int code);
 

@@ -758,18 +758,19 @@ static struct cpn_store *shadow_of(const struct cpn_store *s, enum cpn_status *s
     return sh;
 }
 
-/* The same map as v, onto `root` (a store shaped like v's root) or its flat alias. */
-static struct cpn_view *rebase(const struct cpn_view *v, struct cpn_store *root)
+/* The same map as v, onto `root` (a store shaped like v's root) or its flat alias `*flat` (made
+ * once per root, so that views of one flat alias stay views of one store: an element-wise op
+ * writing the very view it reads needs no temporary). */
+static struct cpn_view *rebase(const struct cpn_view *v, struct cpn_store *root,
+                               struct cpn_store **flat)
 {
     struct cpn_store *target = root;
     if (v->store->root) {
-        target = cpn_store_flat_alias(root);
-        if (!target) return NULL;
-    } else {
-        cpn_store_retain(target);
+        if (!*flat) *flat = cpn_store_flat_alias(root);
+        if (!*flat) return NULL;
+        target = *flat;
     }
     struct cpn_view *r = cpn_view_new(target);
-    cpn_store_release(target);
     if (!r) return NULL;
     r->dtype = v->dtype;
     r->part = v->part;
@@ -788,6 +789,7 @@ static struct cpn_view *rebase(const struct cpn_view *v, struct cpn_store *root)
 static enum cpn_status exec_gathered(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     struct cpn_store *roots[CPN_OP_MAXIN + CPN_OP_MAXOUT], *shadows[CPN_OP_MAXIN + CPN_OP_MAXOUT];
+    struct cpn_store *flats[CPN_OP_MAXIN + CPN_OP_MAXOUT] = {0};
     int nroots = 0;
     enum cpn_status st = CPN_OK;
     struct cpn_op local = *op;
@@ -815,11 +817,12 @@ static enum cpn_status exec_gathered(const struct cpn_op *op, struct cpn_fprepor
         for (int i = 0; i < n; i++) {
             const struct cpn_view *v = pass ? op->out[i] : op->in[i];
             if (!v) continue;
-            struct cpn_store *sh = NULL;
-            for (int j = 0; j < nroots; j++) if (roots[j] == cpn_store_root(v->store)) sh = shadows[j];
+            struct cpn_store *sh = NULL, **flat = NULL;
+            for (int j = 0; j < nroots; j++)
+                if (roots[j] == cpn_store_root(v->store)) sh = shadows[j], flat = &flats[j];
             struct cpn_view *nvw;
             if (sh) {
-                nvw = rebase(v, sh);
+                nvw = rebase(v, sh, flat);
                 if (!nvw) { st = CPN_ERR_NOMEM; goto done; }
             } else {
                 nvw = (struct cpn_view *)v;
@@ -846,6 +849,7 @@ static enum cpn_status exec_gathered(const struct cpn_op *op, struct cpn_fprepor
 done:
     for (int i = 0; i < op->nin; i++) cpn_view_release(local.in[i]);
     for (int i = 0; i < op->nout; i++) cpn_view_release(local.out[i]);
+    for (int j = 0; j < nroots; j++) cpn_store_release(flats[j]);
     for (int j = 0; j < nroots; j++) cpn_store_release(shadows[j]);
     return st;
 }

@@ -179,7 +179,9 @@ enum cpn_status cpn_op_execute_local(const struct cpn_op *op, struct cpn_fprepor
     if (!needs_temporary(op)) return exec_direct(op, fp);
 
     struct cpn_view *out = op->out[0];
-    struct cpn_store *ts = cpn_store_new(view_dtype(out), out->ndim, out->shape);
+    /* Local execution reads and writes whole stores: the temporary is whole on every rank too
+     * (a default store is tiled under MPI, and the loop would write past its tile). */
+    struct cpn_store *ts = cpn_store_new_replicated(view_dtype(out), out->ndim, out->shape);
     if (!ts) return CPN_ERR_NOMEM;
     struct cpn_view *tv = cpn_view_new(ts);
     cpn_store_release(ts);

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "comm.h"
 #include "cpn_config.h"
 #include "kernels.h"
 #include "partition.h"
@@ -55,6 +56,7 @@ enum cpn_status cpn_runtime_init(void)
         MPI_Comm_size(node, &local_ranks);
         MPI_Comm_rank(node, &local_rank);
         MPI_Comm_free(&node);
+        if (ranks > 1) cpn_comm_init();
     }
 #endif
     const char *mt = getenv("CUPYNUM_MIN_TILE");
@@ -76,6 +78,14 @@ void cpn_runtime_finalize(void)
     cpn_queue_flush();
     cpn_backend_active()->sync();
 #if CPN_HAVE_MPI
+    /* A rank that ends while others still need it must not hang them (comm.h). */
+    static int left;
+    if (mpi_active && ranks > 1 && !left) {
+        int fin = 0;
+        MPI_Finalized(&fin);
+        left = 1;
+        if (!fin) cpn_comm_leave();
+    }
     if (mpi_owned) {
         int fin = 0;
         MPI_Finalized(&fin);

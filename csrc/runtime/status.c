@@ -4,6 +4,7 @@
 #include <stdarg.h>
 
 static _Thread_local char last_message[512];
+static _Thread_local enum cpn_status last_status;
 
 enum cpn_status cpn_error(enum cpn_status st, const char *fmt, ...)
 {
@@ -11,9 +12,16 @@ enum cpn_status cpn_error(enum cpn_status st, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(last_message, sizeof last_message, fmt, ap);
     va_end(ap);
+    last_status = st;
     return st;
 }
 
 const char *cpn_error_message(void) { return last_message; }
 
-void cpn_error_clear(void) { last_message[0] = '\0'; }
+enum cpn_status cpn_error_status(void) { return last_message[0] ? last_status : CPN_OK; }
+
+void cpn_error_clear(void)
+{
+    last_message[0] = '\0';
+    last_status = CPN_OK;
+}

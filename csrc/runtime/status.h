@@ -33,6 +33,9 @@ enum cpn_status cpn_error(enum cpn_status st, const char *fmt, ...)
 /* The message of the last error recorded on this thread ("" when none).  Local. */
 const char *cpn_error_message(void);
 
+/* The status of the last error recorded on this thread (CPN_OK when none).  Local. */
+enum cpn_status cpn_error_status(void);
+
 /* Forget the recorded error.  Local. */
 void cpn_error_clear(void);
 

@@ -1,7 +1,10 @@
 /* store.c: creation, aliasing, reference counting and lazy buffers of stores. */
 #include "store.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 
 #include "alloc.h"
 #include "backend.h"
@@ -85,6 +88,42 @@ static void set_local(struct cpn_store *s)
     for (int d = 0; d < s->ndim; d++) s->tsize *= s->thi[d] - s->tlo[d];
 }
 
+/* NumPy's _ArrayMemoryError._size_to_string: "512. GiB", "8.00 TiB", "1000. KiB", "12 bytes". */
+static void size_string(char *buf, size_t n, uint64_t bytes)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+    int bl = bytes ? 64 - __builtin_clzll(bytes) : 0;
+    int u = (bl - 1 > 1 ? bl - 1 : 1) / 10;
+    double v = (double)bytes / (double)((uint64_t)1 << (10 * u));
+    if (llround(v) == 1024) {
+        u++;
+        v /= 1024;
+    }
+    if (u == 0) snprintf(buf, n, "%.0f %s", v, units[u]);
+    else if (llround(v) < 1000) snprintf(buf, n, "%#.3g %s", v, units[u]);
+    else snprintf(buf, n, "%#.0f %s", v, units[u]);
+}
+
+/* A buffer (this rank's tile) larger than the machine's memory and swap can never be allocated:
+ * NumPy fails at the call (MemoryError, its message about the whole array), not at the first use
+ * of a lazily allocated buffer. */
+static enum cpn_status check_allocatable(const struct cpn_store *s)
+{
+    uint64_t bytes = (uint64_t)s->tsize * cpn_dtype_size(s->dtype);
+    struct sysinfo si;
+    if (bytes < ((uint64_t)1 << 30) || sysinfo(&si) != 0) return CPN_OK;
+    uint64_t limit = ((uint64_t)si.totalram + si.totalswap) * si.mem_unit;
+    if (bytes <= limit) return CPN_OK;
+    char size[64], shape[CPN_MAXDIM * 22 + 4];
+    size_string(size, sizeof size, (uint64_t)s->size * cpn_dtype_size(s->dtype));   /* the array's */
+    int k = snprintf(shape, sizeof shape, "(");
+    for (int i = 0; i < s->ndim; i++)
+        k += snprintf(shape + k, sizeof shape - (size_t)k, i ? ", %lld" : "%lld", (long long)s->shape[i]);
+    snprintf(shape + k, sizeof shape - (size_t)k, s->ndim == 1 ? ",)" : ")");
+    return cpn_error(CPN_ERR_NOMEM, "Unable to allocate %s for an array with shape %s and data type %s",
+                     size, shape, cpn_dtype_name(s->dtype));
+}
+
 enum tile_mode { TILE_DEFAULT, TILE_LIKE, TILE_REPLICATED };
 
 static struct cpn_store *store_new(enum cpn_dtype dtype, int ndim, const int64_t *shape,
@@ -101,6 +140,10 @@ static struct cpn_store *store_new(enum cpn_dtype dtype, int ndim, const int64_t
         return NULL;
     }
     set_local(s);
+    if (check_allocatable(s) != CPN_OK) {
+        cpn_store_release(s);
+        return NULL;
+    }
     return s;
 }
 

@@ -1,0 +1,466 @@
+"""Reliability (issue #22): no crash, no hang, no state left behind, under mpirun too.
+
+Run on one rank and under `mpirun -np 2, 3, 4` with CUPYNUM_MIN_TILE=1 (every array partitioned);
+every case compares with NumPy on the same data.
+
+The first part is a generator of writes through reshaped arrays: a reshape that merges dimensions
+(a view of the store's flat alias) or splits one, written in place or through a view that overlaps
+what the op reads.  Under MPI these ops take the gathered path, whose local execution evaluated an
+overlapping write into a temporary made with the default tiling: only this rank's tile was
+allocated and the loop wrote the whole array into it (heap overflow)."""
+
+import os
+import random
+import subprocess
+import sys
+import warnings
+
+import numpy
+import pytest
+
+import cupynum
+from conftest import check
+
+RANKS = cupynum.runtime_info()["ranks"]
+
+# (shape made, shape reshaped to): merges (flat alias), splits, both.
+RESHAPES = [
+    ((7, 3, 3), (63,)),
+    ((63,), (7, 9)),
+    ((891,), (33, 27)),
+    ((33, 27), (891,)),
+    ((7, 9), (21, 3)),
+    ((5, 12), (3, 4, 5)),
+    ((2, 3, 4), (4, 6)),
+    ((24,), (2, 3, 4)),
+    ((6, 5), (30,)),
+]
+
+DTYPES = [numpy.float64, numpy.int32, numpy.complex128]
+
+
+def _rev_last(xp, b):
+    b[..., ::-1] = b
+
+
+def _rev_first(xp, b):
+    b[::-1] = b
+
+
+def _rev_all(xp, b):
+    b[...] = b[tuple(slice(None, None, -1) for _ in range(b.ndim))]
+
+
+def _shift_fwd(xp, b):
+    b[1:] = b[:-1]
+
+
+def _shift_back(xp, b):
+    b[:-1] = b[1:]
+
+
+def _shift_last(xp, b):
+    b[..., 1:] = b[..., :-1]
+
+
+def _iadd(xp, b):
+    b += 1
+
+
+def _imul_self(xp, b):
+    b *= b
+
+
+def _add_rev_out(xp, b):
+    xp.add(b[::-1], b, out=b)
+
+
+def _sub_rev_last_out(xp, b):
+    xp.subtract(b, b[..., ::-1], out=b)
+
+
+def _negative_out(xp, b):
+    xp.negative(b, out=b)
+
+
+def _cast_back(xp, b):
+    b[...] = (b[::-1].real % 1000 * 2).astype(numpy.int16)
+
+
+def _strided_step(xp, b):
+    m = b.shape[0] // 2
+    b[: 2 * m : 2] = b[1 : 2 * m : 2]
+
+
+def _minus_mean(xp, b):
+    b -= b.sum(axis=0)
+
+
+def _cumsum_out(xp, b):
+    xp.cumsum(b, axis=0, out=b)
+
+
+def _sum_into_first(xp, b):
+    xp.sum(b[::-1], axis=0, out=b[0])
+
+
+def _max_into_last(xp, b):
+    xp.max(b.real if b.dtype.kind == "c" else b, axis=0, out=b[-1].real if b.dtype.kind == "c" else b[-1])
+
+
+WRITES = {f.__name__.lstrip("_"): f for f in (
+    _rev_last, _rev_first, _rev_all, _shift_fwd, _shift_back, _shift_last, _iadd, _imul_self,
+    _add_rev_out, _sub_rev_last_out, _negative_out, _cast_back, _strided_step, _minus_mean,
+    _cumsum_out, _sum_into_first, _max_into_last)}
+
+
+def _start(xp, shape, dtype):
+    n = int(numpy.prod(shape))
+    a = xp.arange(n * 1.0).astype(dtype).reshape(shape)
+    if numpy.dtype(dtype).kind == "c":
+        a = a - 1j * a
+    return a
+
+
+def _outcome(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001  (NumPy's outcome is the oracle)
+        return type(e)
+    return None
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=lambda d: numpy.dtype(d).name)
+@pytest.mark.parametrize("write", list(WRITES), ids=str)
+@pytest.mark.parametrize("shapes", RESHAPES, ids=lambda s: "x".join(map(str, s[0])) + "-" + "x".join(map(str, s[1])))
+def test_write_through_reshape_overlapping_what_it_reads(shapes, write, dtype):
+    src, dst = shapes
+    na, ca = _start(numpy, src, dtype), _start(cupynum, src, dtype)
+    check(ca, na)
+    nb, cb = na.reshape(dst), ca.reshape(dst)
+    fn = WRITES[write]
+    e = _outcome(lambda: fn(numpy, nb))
+    if e is not None:
+        with pytest.raises(e):
+            fn(cupynum, cb)
+    else:
+        fn(cupynum, cb)
+    check(cb, nb)
+    check(ca, na)
+
+
+def test_issue_reproducers():
+    a = cupynum.ones((7, 3, 3))
+    b = a.reshape(63)
+    b += 1
+    check(a, numpy.full((7, 3, 3), 2.0))
+    x = cupynum.arange(33 * 27.0).reshape(33, 27)
+    x[:, ::-1] = x
+    y = numpy.arange(33 * 27.0).reshape(33, 27)
+    y[:, ::-1] = y
+    check(x, y)
+
+
+def _views(xp, a, b, rng):
+    """A random view of one of the two arrays sharing a store, the same for NumPy and cupynum."""
+    base = a if rng.random() < 0.5 else b
+    k = rng.randrange(5)
+    if k == 0:
+        return base
+    if k == 1:
+        return base[::-1]
+    if k == 2:
+        return base.reshape(-1)
+    if k == 3:
+        return base[1:] if base.shape[0] > 1 else base
+    return base.reshape(-1)[::-1].reshape(base.shape)   # a copy (negative-stride reshape)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_programs_of_writes_through_views_of_one_store(seed):
+    """Random sequences of in-place and overlapping writes through views of views (reshapes,
+    reversals, slices) of one store; ranks draw the same program from the seed."""
+    rng = random.Random(seed)
+    src, dst = RESHAPES[rng.randrange(len(RESHAPES))]
+    dtype = DTYPES[rng.randrange(2)]
+    arrays = {}
+    for xp in (numpy, cupynum):
+        r = random.Random(seed * 7919 + 1)
+        a = _start(xp, src, dtype)
+        b = a.reshape(dst)
+        for _ in range(4):
+            v = _views(xp, a, b, r)
+            w = list(WRITES)[r.randrange(len(WRITES))]
+            arrays.setdefault(xp.__name__, []).append(_outcome(lambda: WRITES[w](xp, v)))
+        arrays[xp.__name__ + ".a"] = a
+        arrays[xp.__name__ + ".b"] = b
+    assert arrays["numpy"] == arrays["cupynum"]
+    check(arrays["cupynum.a"], arrays["numpy.a"])
+    check(arrays["cupynum.b"], arrays["numpy.b"])
+
+
+# ---- a rank that leaves early ends the job (launched from a plain process) --------------------
+
+LAUNCHED = any(k in os.environ for k in ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_RANK"))
+needs_launcher = pytest.mark.skipif(
+    LAUNCHED or not __import__("shutil").which("mpirun"),
+    reason="launches its own mpirun job: runs from a plain (non-MPI) pytest process")
+
+
+def _job(code, ranks, timeout=60):
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", CUPYNUM_MIN_TILE="1")
+    cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",
+           "-x", "CUPYNUM_MIN_TILE", sys.executable, "-c", code]
+    # a hang times out (TimeoutExpired fails the test) instead of blocking the suite
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+_WORK = ("    a = np.arange(4000.0)\n"
+         "    for i in range(20):\n"
+         "        a = a[::-1] + 1\n"
+         "    print(float(a.sum()))\n")
+
+
+@needs_launcher
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_sys_exit_nonzero_on_one_rank_aborts_the_job_with_its_status(ranks):
+    code = ("import sys, cupynum as np\n"
+            "if np.runtime_info()['rank'] == 1:\n"
+            "    sys.exit(3)\n"
+            "if True:\n" + _WORK)
+    out = _job(code, ranks)
+    assert out.returncode == 3, (out.returncode, out.stderr[-2000:])
+    assert "rank 1 exits with status 3" in out.stderr
+
+
+@needs_launcher
+@pytest.mark.parametrize("ranks", [2, 3, 4])
+def test_rank_returning_early_while_others_work_ends_the_job(ranks):
+    code = ("import cupynum as np\n"
+            "def main():\n"
+            "    if np.runtime_info()['rank'] == 1:\n"
+            "        return\n" + _WORK +
+            "main()\n")
+    out = _job(code, ranks)
+    assert out.returncode != 0, out.stderr[-2000:]
+    assert "rank 1 left the program" in out.stderr, out.stderr[-2000:]
+
+
+@needs_launcher
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_ranks_ending_at_different_times_end_normally(ranks):
+    """Local work after the last collective (rank 0 sleeps, writes...) is not a rank leaving:
+    the others wait for it at exit and the job ends with status 0; so does sys.exit(0)."""
+    code = ("import sys, time, cupynum as np\n"
+            "import numpy\n"
+            "a = np.arange(4000.0)\n"
+            "s = float((a[::-1] + 1).sum())\n"
+            "assert s == float((numpy.arange(4000.0)[::-1] + 1).sum())\n"
+            "if np.runtime_info()['rank'] == 0:\n"
+            "    time.sleep(6)\n"
+            "    print('<rank 0 late>', flush=True)\n"
+            "sys.exit(0)\n")
+    out = _job(code, ranks)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "<rank 0 late>" in out.stdout
+
+
+# ---- a failed operation leaves nothing behind ----------------------------------------------
+
+_FAILING = {
+    "add": lambda xp, a, b: a + b,
+    "add_out": lambda xp, a, b: xp.add(a, a, out=b),
+    "setitem": lambda xp, a, b: a.__setitem__(Ellipsis, b),
+    "setitem_slice": lambda xp, a, b: a.__setitem__((slice(1, None),), b),
+    "where": lambda xp, a, b: xp.where(a > 0, a, b),
+    "matmul": lambda xp, a, b: a.reshape(20, 6) @ b,
+    "reshape": lambda xp, a, b: a.reshape(7, 7),
+    "sum_out": lambda xp, a, b: xp.sum(a, axis=0, out=b),
+    "mean_out": lambda xp, a, b: xp.mean(a, axis=1, out=b),
+    "fancy": lambda xp, a, b: a.__setitem__(([0, 1],), b),
+    "reshaped_iadd": lambda xp, a, b: a.reshape(-1).__iadd__(b),
+    "cast_add": lambda xp, a, b: a.astype(numpy.int8) + b.astype(numpy.float32),
+}
+
+
+@pytest.mark.parametrize("name", list(_FAILING))
+def test_failed_op_on_every_rank_leaves_no_state(name):
+    """A broadcast (or shape) error raised at the call on every rank: the operands are unchanged
+    and the arrays made afterwards, of any shape (zero-size too), read back right."""
+    out = {}
+    for xp in (numpy, cupynum):
+        a = xp.arange(120.0).reshape(4, 5, 6)
+        b = xp.ones((3, 5))
+        with pytest.raises(ValueError):
+            _FAILING[name](xp, a, b)
+        later = [xp.zeros((2, 3, 4)) + 1, xp.zeros((0, 0, 0)), xp.arange(63.0).reshape(7, 3, 3),
+                 a.reshape(-1)[::-1] * 2]
+        out[xp] = [a, b] + later
+    for c, n in zip(out[cupynum], out[numpy]):
+        check(c, n)
+
+
+# ---- silent wrong answers (#22): each compared with NumPy ---------------------------------------
+
+def _same(fn):
+    """fn(numpy) and fn(cupynum): the same exception type and message, or equal results."""
+    res = []
+    for xp in (numpy, cupynum):
+        try:
+            res.append(("ok", fn(xp)))
+        except Exception as e:  # noqa: BLE001  (NumPy's outcome is the oracle)
+            res.append(("err", type(e).__name__, str(e)))
+    (kn, *n), (kc, *c) = res
+    assert kn == kc, (res[0], res[1])
+    if kn == "err":
+        assert n == c
+    else:
+        r_c, r_n = c[0], n[0]
+        check(r_c, r_n)
+
+
+_RAVEL_VIEWS = {
+    "reversed": lambda a: a[::-1],
+    "step": lambda a: a[::2],
+    "rows": lambda a: a.reshape(2, 6)[:1],
+    "columns": lambda a: a.reshape(2, 6)[:, :3],
+    "transposed": lambda a: a.reshape(3, 4).T,
+    "reversed_2d": lambda a: a.reshape(3, 4)[:, ::-1],
+    "slice": lambda a: a[3:7],
+}
+
+
+@pytest.mark.parametrize("order", ["C", "F", "A", "K"])
+@pytest.mark.parametrize("view", list(_RAVEL_VIEWS))
+def test_ravel_is_a_view_only_where_numpy_s_is(view, order):
+    def fn(xp):
+        a = xp.arange(12.0)
+        r = _RAVEL_VIEWS[view](a).ravel(order=order)
+        r[0] = 99.0
+        return a, r
+    _same(fn)
+
+
+_REDUCE_OUT = [
+    # (function, input, input dtype, axis, out dtype)
+    ("prod", [[-7.189], [9.92]], numpy.float64, 0, numpy.int64),
+    ("sum", [[1.7, 2.6], [3.5, -1.2]], numpy.float64, 0, numpy.int64),
+    ("sum", [[100, 100], [100, 100]], numpy.int8, 0, numpy.int16),
+    ("min", [6, 2**64 - 1, 7], numpy.uint64, None, numpy.int16),
+    ("max", [6, 2**63 + 5, 7], numpy.uint64, None, numpy.int16),
+    ("max", [[1.7, 2.6], [3.5, -1.2]], numpy.float64, 0, numpy.int64),
+    ("mean", [[0.1, 0.7, 1e8 + 0.3], [3.3, 1e-3, 2.9]], numpy.float32, 1, numpy.float64),
+    ("mean", [20, 40, 60, 120], numpy.int8, None, numpy.float32),
+    ("mean", [numpy.inf, 1.0], numpy.float64, None, numpy.complex128),
+    ("var", [[0.1, 0.7, 1e4 + 0.3], [3.3, 1e-3, 2.9]], numpy.float32, 1, numpy.float64),
+    ("std", [[1, 5, 9], [2, 3, 100]], numpy.int64, 1, numpy.float32),
+    ("sum", [[1 + 2j, 3.5 - 1j]], numpy.complex128, 1, numpy.float64),
+]
+
+
+@pytest.mark.parametrize("case", _REDUCE_OUT, ids=lambda c: f"{c[0]}-{numpy.dtype(c[2]).name}-{numpy.dtype(c[4]).name}")
+def test_reduction_into_out_of_another_dtype_accumulates_as_numpy(case):
+    """NumPy promotes (out, input, out) for the loop, then casts into out."""
+    name, data, dt, axis, odt = case
+
+    def fn(xp):
+        a = xp.array(numpy.array(data, dtype=dt))
+        shape = numpy.sum(numpy.zeros(numpy.shape(data)), axis=axis).shape
+        o = xp.zeros(shape, dtype=odt)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = getattr(xp, name)(a, axis=axis, out=o)
+            if xp is cupynum:
+                cupynum.sync()     # its floating-point reports (an invalid cast) land here too
+        assert r is o
+        return o
+    _same(fn)
+
+
+@pytest.mark.parametrize("dtype", [numpy.int8, numpy.int32, numpy.int64, numpy.uint16])
+@pytest.mark.parametrize("name", ["std", "var"])
+@pytest.mark.parametrize("axis", [None, 0])
+def test_std_var_with_integer_dtype_return_that_dtype_or_raise(name, dtype, axis):
+    _same(lambda xp: getattr(xp, name)(xp.arange(12.0).reshape(3, 4) * 1.5, axis=axis, dtype=dtype))
+
+
+@pytest.mark.parametrize("args", [(-5, 5, 3, "u8"), (5, -5, -3, "u8"), (-1, 3, 1, "u1"),
+                                  (0, 10, 300, "i1"), (0, 300, 100, "i1"), (-5.0, 5, 3, "u8"),
+                                  (250, 260, 1, "u1"), (1, -1, -1, "u1")])
+def test_arange_out_of_range_python_ints_as_numpy(args):
+    _same(lambda xp: xp.arange(*args[:3], dtype=args[3]))
+
+
+def _view_pairs(xp):
+    a = xp.arange(24.0).reshape(4, 6)
+    c = xp.arange(3, dtype=complex)
+    return [(a, a[::2]), (a, a[1:]), (a[:2], a[2:]), (a[:, ::2], a[:, 1::2]), (a.reshape(-1), a),
+            (a.T, a), (a[0], a[1]), (a, xp.arange(3.0)), (a[::-1], a[-1]), (c.real, c.imag),
+            (c.real, c), (a[:0], a), (a.reshape(2, 12)[:, 5:7], a[1:, 0])]
+
+
+@pytest.mark.parametrize("name", ["shares_memory", "may_share_memory"])
+def test_shares_memory_of_views_of_one_store(name):
+    n = [getattr(numpy, name)(x, y) for x, y in _view_pairs(numpy)]
+    c = [getattr(cupynum, name)(x, y) for x, y in _view_pairs(cupynum)]
+    assert c == n
+
+
+def test_imag_of_a_real_array_is_read_only_zeros():
+    def fn(xp):
+        a = xp.arange(3.0)
+        im = a.imag
+        a.imag[0] = 1.0
+        return a, im
+    _same(fn)
+    check(cupynum.arange(3.0).imag, numpy.arange(3.0).imag)
+
+
+@pytest.mark.parametrize("value", [2**63 - 1, -2**63, 2**63, -2**63 - 1, 2**64, 2**70])
+@pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
+@pytest.mark.parametrize("dtype", [numpy.int64, numpy.uint8, numpy.float64, numpy.bool_])
+def test_logical_ops_with_python_ints_beyond_64_bits(name, value, dtype):
+    _same(lambda xp: getattr(xp, name)(xp.arange(3).astype(dtype), value))
+
+
+@pytest.mark.parametrize("initial", [-1, 256, 2**64, 3])
+@pytest.mark.parametrize("name,dtype", [("sum", numpy.uint8), ("max", numpy.uint32),
+                                        ("min", numpy.uint16), ("prod", numpy.uint64),
+                                        ("max", numpy.int8)])
+def test_initial_python_int_out_of_range_raises_as_numpy(name, dtype, initial):
+    _same(lambda xp: getattr(xp, name)(xp.arange(1, 4, dtype=dtype), initial=initial))
+
+
+# ---- errors at the call --------------------------------------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda xp: xp.zeros((1, 2**35), dtype=numpy.complex128),
+    lambda xp: xp.empty((2**20, 2**20)),
+    lambda xp: xp.ones((2**40,), dtype=numpy.int8),
+    lambda xp: xp.full((2**22, 2**22, 3), 1.5, dtype=numpy.float32),
+], ids=["zeros", "empty", "ones", "full"])
+def test_impossible_allocation_raises_memory_error_at_the_call(make):
+    """Larger than any machine's memory: NumPy's MemoryError and message at the creation, not at
+    the first use of a lazily allocated buffer."""
+    with pytest.raises(MemoryError) as en:
+        make(numpy)
+    with pytest.raises(MemoryError) as ec:
+        make(cupynum)
+    assert str(ec.value) == str(en.value)
+    check(cupynum.zeros(3) + 1, numpy.zeros(3) + 1)     # the runtime goes on
+
+
+def test_failed_power_at_the_call_leaves_no_error_for_a_later_read():
+    a = cupynum.arange(3)
+    with pytest.raises(ValueError, match="Integers to negative integer powers are not allowed."):
+        a ** cupynum.array([-3, 1, 2], dtype=numpy.int8)
+    check(cupynum.power(a, cupynum.array([3, 1, 2], dtype=numpy.int8)).tolist(),
+          numpy.power(numpy.arange(3), numpy.array([3, 1, 2], dtype=numpy.int8)).tolist())
+
+
+def test_errstate_raise_comes_from_the_call():
+    for xp in (numpy, cupynum):
+        with xp.errstate(divide="raise"):
+            with pytest.raises(FloatingPointError, match="divide by zero encountered in divide"):
+                xp.arange(3.0) / 0
