@@ -139,7 +139,7 @@ WRITERS = {
 # returns the cupynum argument itself too.)
 # (squeeze, flip, diagonal, the splits... are native views: cupynum/_views.py.)
 VIEW_COPIES = frozenset("""
-numpy.real numpy.imag numpy.trim_zeros numpy.asmatrix numpy.ndarray.getfield
+numpy.trim_zeros numpy.asmatrix numpy.ndarray.getfield
 """.split())
 
 

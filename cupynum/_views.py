@@ -218,6 +218,22 @@ def _linalg_diagonal(x, /, *, offset=0):
     return diagonal(x, offset, -2, -1)
 
 
+# ---- components ---------------------------------------------------------------------------------
+
+def _component(val, name):
+    if isinstance(val, (int, float, complex, _np.generic)):
+        return getattr(val, name)         # NumPy: val.real of a scalar is its own
+    return getattr(_asarray(val), name)   # the attribute: a view of complex arrays
+
+
+def real(val):
+    return _component(val, "real")
+
+
+def imag(val):
+    return _component(val, "imag")
+
+
 # ---- lists of views -----------------------------------------------------------------------------
 
 def array_split(ary, indices_or_sections, axis=0):
@@ -279,7 +295,7 @@ def unstack(x, /, *, axis=0):
 
 NAMES = ("squeeze expand_dims atleast_1d atleast_2d atleast_3d broadcast_arrays swapaxes "
          "moveaxis rollaxis permute_dims matrix_transpose flip fliplr flipud rot90 diagonal "
-         "array_split split hsplit vsplit dsplit unstack").split()
+         "array_split split hsplit vsplit dsplit unstack real imag").split()
 
 
 # ---- ndarray: flags, squeeze, diagonal, view --------------------------------------------------------

@@ -48,7 +48,7 @@ DISTRIBUTED = frozenset(
         # alias, see below)
         "broadcast_to transpose squeeze expand_dims atleast_1d atleast_2d atleast_3d "
         "broadcast_arrays swapaxes moveaxis rollaxis permute_dims matrix_transpose flip fliplr "
-        "flipud rot90 array_split split hsplit vsplit dsplit unstack "
+        "flipud rot90 array_split split hsplit vsplit dsplit unstack real imag "
         # the select op, owner-computes like the element-wise ops
         "where").split()]
     + ["numpy.ndarray." + n for n in

@@ -78,6 +78,7 @@ CASES = [
     ("dsplit", (2, 3, 4), lambda m, x: m.dsplit(x, [1, 3])),
     ("unstack", (3, 4), lambda m, x: m.unstack(x)),
     ("unstack_axis", (2, 3, 4), lambda m, x: m.unstack(x, axis=-1)),
+    ("real", (3, 4), lambda m, x: m.real(x)),
     ("split_of_flip", (6, 4), lambda m, x: m.split(m.flip(x, 0), 2)),
 ]
 
@@ -128,6 +129,32 @@ def _writable_views(rn):
     return [i for i, r in enumerate(rn) if r.ndim == 0 or 0 not in r.strides or r.size == 0]
 
 
+# Components of complex arrays: writable views (numpy.real of a real array is the array).
+COMPLEX_CASES = [
+    ("real", (3, 4), lambda m, x: m.real(x)),
+    ("imag", (3, 4), lambda m, x: m.imag(x)),
+    ("real_of_flip", (3, 4), lambda m, x: m.real(m.flip(x, 1))),
+    ("imag_T", (2, 3, 4), lambda m, x: m.imag(x).T),
+]
+
+
+@pytest.mark.parametrize("fn_name", ["cupynum", "numpy"])
+@pytest.mark.parametrize("dtype", [numpy.complex64, numpy.complex128], ids=dtype_id)
+@pytest.mark.parametrize("case", COMPLEX_CASES, ids=[c[0] for c in COMPLEX_CASES])
+def test_component_function(case, dtype, fn_name):
+    test_view_function(case, dtype, fn_name)
+
+
+def test_component_of_scalars_and_lists():
+    check(cupynum.real(1 + 2j), numpy.real(1 + 2j))
+    check(cupynum.imag(numpy.complex64(1 + 2j)), numpy.imag(numpy.complex64(1 + 2j)))
+    check(cupynum.real([1 + 2j, 3]), numpy.real([1 + 2j, 3]))
+    check(cupynum.imag(numpy.array([1 + 2j, 3])), numpy.imag(numpy.array([1 + 2j, 3])))
+    n, c = _make((5,), numpy.float64)
+    assert cupynum.real(c) is c
+    check(cupynum.imag(c), numpy.imag(n))
+
+
 @pytest.mark.parametrize("fn_name", ["cupynum", "numpy"])
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
@@ -144,7 +171,7 @@ def test_view_function(case, dtype, fn_name):
         assert isinstance(r, cupynum.ndarray) and r.flags.writeable
     # A write through each result is seen in the operand (and through the other results).
     for k, i in enumerate(_writable_views(rns)):
-        v = _new_values(rns[i].shape, dtype, seed=10 + k)
+        v = _new_values(rns[i].shape, rns[i].dtype, seed=10 + k)
         rns[i][...] = v
         rcs[i][...] = v
         check(c, n)
