@@ -40,7 +40,7 @@ def _along(a, axis, start, stop):
     return a[(slice(None),) * axis + (slice(start, stop),)]
 
 
-# ---- dimensions added or removed ------------------------------------------------------------------
+# ---- dimensions added or removed ----------------------------------------------------------------
 
 def squeeze(a, axis=None):
     a = _asarray(a)
@@ -298,7 +298,7 @@ NAMES = ("squeeze expand_dims atleast_1d atleast_2d atleast_3d broadcast_arrays 
          "array_split split hsplit vsplit dsplit unstack real imag").split()
 
 
-# ---- ndarray: flags, squeeze, diagonal, view --------------------------------------------------------
+# ---- ndarray: flags, squeeze, diagonal, view ----------------------------------------------------
 
 def _contiguous(shape, strides, itemsize, order):
     if 0 in shape:

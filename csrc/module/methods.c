@@ -150,23 +150,25 @@ static PyObject *mod_broadcast_to(PyObject *m, PyObject *args)
 {
     PyObject *a, *shape_o;
     int readonly = 1;   /* broadcast_arrays' views are writable (readonly = 0) */
-    if (!PyArg_ParseTuple(args, "OO|p", &a, &shape_o, &readonly) || check_array(a) < 0) return NULL;
+    if (!PyArg_ParseTuple(args, "OO|p", &a, &shape_o, &readonly) || check_array(a) < 0)
+        return NULL;
     int ndim;
     int64_t shape[CPN_MAXDIM];
     if (parse_shape(shape_o, &ndim, shape) < 0) return NULL;
     struct cpn_view *v;
     enum cpn_status st = cpn_view_broadcast(cpn_array_view(a), ndim, shape, &v);
     if (st != CPN_OK) return cpn_raise(st);
-    if (readonly) v->readonly = true;   /* as numpy.broadcast_to: elements repeat, writes are refused */
+    if (readonly) v->readonly = true;   /* as numpy.broadcast_to: elements repeat */
     return cpn_array_wrap(v);
 }
 
-/* diagonal(a, offset, axis1, axis2): numpy.diagonal as a read-only view (axes normalized, distinct). */
+/* diagonal(a, offset, axis1, axis2): numpy.diagonal, a read-only view (axes normalized, distinct). */
 static PyObject *mod_diagonal(PyObject *m, PyObject *args)
 {
     PyObject *a;
     int offset, axis1, axis2;   /* a C int offset, as NumPy's (its OverflowError beyond) */
-    if (!PyArg_ParseTuple(args, "Oiii", &a, &offset, &axis1, &axis2) || check_array(a) < 0) return NULL;
+    if (!PyArg_ParseTuple(args, "Oiii", &a, &offset, &axis1, &axis2) || check_array(a) < 0)
+        return NULL;
     struct cpn_view *src = cpn_array_view(a), *v;
     if (axis1 < 0 || axis1 >= src->ndim || axis2 < 0 || axis2 >= src->ndim || axis1 == axis2) {
         PyErr_SetString(PyExc_ValueError, "diagonal: bad axes");
