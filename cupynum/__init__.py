@@ -64,6 +64,8 @@ poly1d = _fallback.proxy_class(_np.poly1d, "numpy.poly1d")
 
 _array_api._install_methods()
 _functions._register_array_functions(globals())
+from . import _views  # noqa: E402
+_views.install(ndarray, globals(), _functions._IMPLEMENTED)
 _atexit.register(_core._finalize)
 
 

@@ -44,20 +44,25 @@ DISTRIBUTED = frozenset(
         # creation: each rank fills or keeps its own tiles
         "arange array asanyarray asarray ascontiguousarray copy empty empty_like full full_like "
         "linspace ones ones_like zeros zeros_like "
-        # views of distributed arrays
-        "broadcast_to transpose "
+        # views of distributed arrays (cupynum/_views.py; diagonal is a view through the flat
+        # alias, see below)
+        "broadcast_to transpose squeeze expand_dims atleast_1d atleast_2d atleast_3d "
+        "broadcast_arrays swapaxes moveaxis rollaxis permute_dims matrix_transpose flip fliplr "
+        "flipud rot90 array_split split hsplit vsplit dsplit unstack real imag "
         # the select op, owner-computes like the element-wise ops
         "where").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
-       "var".split()]
+       "var squeeze flags".split()]
+    + ["numpy.linalg.matrix_transpose"]
     + ["numpy.random." + n for n in
        "normal rand randn random random_sample ranf sample standard_normal uniform".split()])
 # Native but not partitioned: computed on gathered copies under MPI (matrix products; the
 # two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; bincount; scans: cumsum,
 # cumprod, ufunc.accumulate; reductions of ops other than add/multiply/maximum/minimum, e.g.
 # subtract.reduce), or views
-# through a flat alias (ravel/reshape that merge dimensions, eye's diagonal): correct on every
+# through a flat alias (ravel/reshape that merge dimensions, eye's diagonal, diagonal of two
+# store dimensions): correct on every
 # rank, not distributed work.
 # Native functions with a CUDA kernel that runs on the device.
 CUDA_KERNEL = frozenset()
@@ -71,6 +76,12 @@ NOTES = {
     "numpy.ndarray.real": "view (writes seen both ways)",
     "numpy.ndarray.imag": "view (writes seen both ways)",
     "numpy.ndarray.setflags": "no effect on the cupynum array",
+    "numpy.ndarray.flags": "OWNDATA always True; WRITEABLE can be set to False only",
+    "numpy.ndarray.view": "a view for the same dtype; another dtype or a type: NumPy's, on a copy",
+    "numpy.ndarray.diagonal": "read-only view",
+    "numpy.diagonal": "read-only view",
+    "numpy.linalg.diagonal": "read-only view",
+    "numpy.broadcast_arrays": "writable views, as NumPy's (without its FutureWarning on writes)",
     "numpy.load": "an .npz gives NumPy's NpzFile (its arrays are NumPy's)",
     "numpy.asmatrix": "returns NumPy's matrix",
     "numpy.bmat": "returns NumPy's matrix",
@@ -88,7 +99,7 @@ NOTES = {
 }
 for _n in ("nditer", "ndenumerate", "broadcast", "matrix", "memmap", "recarray", "record"):
     NOTES[f"numpy.{_n}"] = "NumPy's class: reads cupynum arrays as NumPy copies"
-_ATTRIBUTE_OF_COPY = {"flags", "ctypes", "data"}
+_ATTRIBUTE_OF_COPY = {"ctypes", "data"}
 
 SECTIONS = [
     ("module", "Module-level (`numpy`)"),

@@ -642,7 +642,7 @@ def test_warns_once_naming_the_function(fresh):
     (lambda a: cupynum.fft.fft2(a), "cupynum.fft.fft2"),
     (lambda a: a.argsort(), "cupynum.ndarray.argsort"),
     (lambda a: a.sort(), "cupynum.ndarray.sort"),
-    (lambda a: a.flags, "cupynum.ndarray.flags"),
+    (lambda a: a.ctypes, "cupynum.ndarray.ctypes"),
     (lambda a: a.resize((4, 4)), "cupynum.ndarray.resize"),
     (lambda a: numpy.kron(a, a), "cupynum.kron"),
     (lambda a: numpy.linalg.det(a), "cupynum.linalg.det"),

@@ -149,15 +149,40 @@ static PyObject *mod_transpose(PyObject *m, PyObject *args)
 static PyObject *mod_broadcast_to(PyObject *m, PyObject *args)
 {
     PyObject *a, *shape_o;
-    if (!PyArg_ParseTuple(args, "OO", &a, &shape_o) || check_array(a) < 0) return NULL;
+    int readonly = 1;   /* broadcast_arrays' views are writable (readonly = 0) */
+    if (!PyArg_ParseTuple(args, "OO|p", &a, &shape_o, &readonly) || check_array(a) < 0)
+        return NULL;
     int ndim;
     int64_t shape[CPN_MAXDIM];
     if (parse_shape(shape_o, &ndim, shape) < 0) return NULL;
     struct cpn_view *v;
     enum cpn_status st = cpn_view_broadcast(cpn_array_view(a), ndim, shape, &v);
     if (st != CPN_OK) return cpn_raise(st);
-    v->readonly = true;   /* as numpy.broadcast_to: elements repeat, writes are refused */
+    if (readonly) v->readonly = true;   /* as numpy.broadcast_to: elements repeat */
     return cpn_array_wrap(v);
+}
+
+/* diagonal(a, offset, axis1, axis2): numpy.diagonal, a read-only view (axes normalized, distinct). */
+static PyObject *mod_diagonal(PyObject *m, PyObject *args)
+{
+    PyObject *a;
+    int offset, axis1, axis2;   /* a C int offset, as NumPy's (its OverflowError beyond) */
+    if (!PyArg_ParseTuple(args, "Oiii", &a, &offset, &axis1, &axis2) || check_array(a) < 0)
+        return NULL;
+    struct cpn_view *src = cpn_array_view(a), *v;
+    if (axis1 < 0 || axis1 >= src->ndim || axis2 < 0 || axis2 >= src->ndim || axis1 == axis2) {
+        PyErr_SetString(PyExc_ValueError, "diagonal: bad axes");
+        return NULL;
+    }
+    enum cpn_status st = cpn_view_diagonal(src, offset, axis1, axis2, &v);
+    if (st != CPN_OK) return cpn_raise(st);
+    return cpn_array_wrap(v);
+}
+
+static PyObject *mod_readonly(PyObject *m, PyObject *a)
+{
+    if (check_array(a) < 0) return NULL;
+    return PyBool_FromLong(cpn_array_view(a)->readonly);
 }
 
 /* component(a, part): the real (1) or imaginary (2) part of a complex array, as a view. */
@@ -779,7 +804,10 @@ PyMethodDef cpn_module_methods[] = {
     {"assign", mod_assign, METH_VARARGS, "assign(a, value): a[...] = value."},
     {"reshape", mod_reshape, METH_VARARGS, "reshape(a, shape): a view, or None when a copy is needed."},
     {"transpose", mod_transpose, METH_VARARGS, "transpose(a, perm): a view."},
-    {"broadcast_to", mod_broadcast_to, METH_VARARGS, "broadcast_to(a, shape): a read view."},
+    {"broadcast_to", mod_broadcast_to, METH_VARARGS,
+     "broadcast_to(a, shape, readonly=True): a view (read-only unless readonly=False)."},
+    {"diagonal", mod_diagonal, METH_VARARGS, "diagonal(a, offset, axis1, axis2): a read-only view."},
+    {"readonly", mod_readonly, METH_O, "Are writes through a refused (broadcast_to, diagonal)?"},
     {"component", mod_component, METH_VARARGS, "component(a, part): real (1) / imaginary (2) view."},
     {"layout", mod_layout, METH_O, "Byte strides of a view within its store."},
     {"ufunc", mod_ufunc, METH_VARARGS,

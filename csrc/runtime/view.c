@@ -309,6 +309,52 @@ enum cpn_status cpn_view_reshape(const struct cpn_view *v, int ndim, const int64
     return st;
 }
 
+enum cpn_status cpn_view_diagonal(const struct cpn_view *v, int64_t offset, int axis1, int axis2,
+                                  struct cpn_view **out)
+{
+    CPN_ASSERT(axis1 >= 0 && axis1 < v->ndim && axis2 >= 0 && axis2 < v->ndim && axis1 != axis2);
+    int64_t n1 = v->shape[axis1], n2 = v->shape[axis2];
+    if (offset < -n1) offset = -n1;   /* past either end: empty (and -offset cannot overflow) */
+    if (offset > n2) offset = n2;
+    int64_t i1 = offset < 0 ? -offset : 0, i2 = offset > 0 ? offset : 0;
+    int64_t k = n1 - i1 < n2 - i2 ? n1 - i1 : n2 - i2;
+    if (k < 0) k = 0;
+    struct cpn_view *a, *b;
+    CPN_TRY(cpn_view_slice(v, axis1, k ? i1 : 0, 1, k, &a));
+    enum cpn_status st = cpn_view_slice(a, axis2, k ? i2 : 0, 1, k, &b);
+    cpn_view_release(a);
+    if (st != CPN_OK) return st;
+    int d1 = b->sdim[axis1], d2 = b->sdim[axis2];
+    if (k > 0 && d1 >= 0 && d2 >= 0 && d1 != d2) {   /* two store dimensions: on the flat alias */
+        st = view_flatten(b, &a);
+        cpn_view_release(b);
+        if (st != CPN_OK) return st;
+        b = a;
+        d1 = b->sdim[axis1];
+        d2 = b->sdim[axis2];
+    }
+    struct cpn_view *r = view_clone(b);
+    cpn_view_release(b);
+    if (!r) return CPN_ERR_NOMEM;
+    int sd = d1 >= 0 ? d1 : d2;
+    int64_t step = (d1 >= 0 ? r->step[axis1] : 0) + (d2 >= 0 ? r->step[axis2] : 0);
+    int n = 0;
+    for (int i = 0; i < r->ndim; i++) {
+        if (i == axis1 || i == axis2) continue;
+        r->shape[n] = r->shape[i];
+        r->sdim[n] = r->sdim[i];
+        r->step[n] = r->step[i];
+        n++;
+    }
+    r->shape[n] = k;
+    r->sdim[n] = k > 0 ? sd : -1;
+    r->step[n] = k > 0 && sd >= 0 ? step : 0;
+    r->ndim = n + 1;
+    r->readonly = true;
+    *out = r;
+    return CPN_OK;
+}
+
 bool cpn_view_same(const struct cpn_view *a, const struct cpn_view *b)
 {
     if (a->store != b->store || a->ndim != b->ndim || a->part != b->part) return false;

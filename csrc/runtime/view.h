@@ -68,6 +68,11 @@ enum cpn_status cpn_view_broadcast(const struct cpn_view *v, int ndim, const int
  * view can express it (then the caller copies, as NumPy does). */
 enum cpn_status cpn_view_reshape(const struct cpn_view *v, int ndim, const int64_t *shape,
                                  struct cpn_view **out);
+/* numpy.diagonal: dimensions axis1 != axis2 replaced by one last dimension walking both at once
+ * from (max(0, -offset), max(0, offset)); read-only as NumPy's.  Where the two walk different
+ * store dimensions the view is rebased onto the flat alias (a sum of two strides is affine there). */
+enum cpn_status cpn_view_diagonal(const struct cpn_view *v, int64_t offset, int axis1, int axis2,
+                                  struct cpn_view **out);
 /* The real (part 1) or imaginary (part 2) component of a complex view. */
 enum cpn_status cpn_view_component(const struct cpn_view *v, int part, struct cpn_view **out);
 

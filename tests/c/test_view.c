@@ -193,12 +193,65 @@ static void test_overlap(void)
     cpn_store_release(s);
 }
 
+/* numpy.diagonal: one dimension walking two (the sum of their strides). */
+static void test_diagonal(void)
+{
+    int64_t shape[2] = {4, 6};
+    struct cpn_store *s = cpn_store_new(CPN_DTYPE_FLOAT32, 2, shape);
+    struct cpn_view *v = cpn_view_new(s), *d, *sl, *sl2;
+    CHECK(cpn_view_diagonal(v, 1, 0, 1, &d) == CPN_OK);
+    struct ref r1 = {.ndim = 1, .shape = {4}, .stride = {7}, .off = 1};
+    same_map(d, &r1, "diagonal offset 1");
+    CHECK(d->readonly && cpn_store_root(d->store) == s);
+    cpn_view_release(d);
+    /* of v[::-1, 1::2], offset -1: from (1, 0), steps -6 and 2 */
+    CHECK(cpn_view_slice(v, 0, 3, -1, 4, &sl) == CPN_OK);
+    CHECK(cpn_view_slice(sl, 1, 1, 2, 3, &sl2) == CPN_OK);
+    CHECK(cpn_view_diagonal(sl2, -1, 0, 1, &d) == CPN_OK);
+    struct ref r2 = {.ndim = 1, .shape = {3}, .stride = {-4}, .off = 13};
+    same_map(d, &r2, "diagonal of a reversed, stepped slice");
+    cpn_view_release(d);
+    CHECK(cpn_view_diagonal(v, 9, 1, 0, &d) == CPN_OK);   /* past the end: empty */
+    CHECK(d->ndim == 1 && d->shape[0] == 0);
+    cpn_view_release(d);
+    cpn_view_release(sl2);
+    cpn_view_release(sl);
+    cpn_view_release(v);
+    cpn_store_release(s);
+
+    /* 3-D, axes (2, 0), offset 1: the other axis first, then the diagonal */
+    int64_t shape3[3] = {2, 3, 4};
+    s = cpn_store_new(CPN_DTYPE_INT32, 3, shape3);
+    v = cpn_view_new(s);
+    CHECK(cpn_view_diagonal(v, 1, 2, 0, &d) == CPN_OK);
+    struct ref r3 = {.ndim = 2, .shape = {3, 1}, .stride = {4, 13}, .off = 12};
+    same_map(d, &r3, "diagonal of axes (2, 0)");
+    cpn_view_release(d);
+    cpn_view_release(v);
+    cpn_store_release(s);
+
+    /* both axes on one store dimension (a split reshape): stays on the store itself */
+    int64_t shape1[1] = {12}, s34[2] = {3, 4};
+    s = cpn_store_new(CPN_DTYPE_FLOAT64, 1, shape1);
+    v = cpn_view_new(s);
+    CHECK(cpn_view_reshape(v, 2, s34, &sl) == CPN_OK);
+    CHECK(cpn_view_diagonal(sl, 0, 0, 1, &d) == CPN_OK);
+    struct ref r4 = {.ndim = 1, .shape = {3}, .stride = {5}};
+    same_map(d, &r4, "diagonal of a split dimension");
+    CHECK(d->store == s);
+    cpn_view_release(d);
+    cpn_view_release(sl);
+    cpn_view_release(v);
+    cpn_store_release(s);
+}
+
 int main(void)
 {
     test_slices();
     test_broadcast_newaxis();
     test_reshape();
     test_overlap();
+    test_diagonal();
     CHECK(cpn_stats.stores_live == 0);
     printf("%s\n", failures ? "view tests FAILED" : "view tests passed");
     return failures != 0;
