@@ -23,7 +23,9 @@
 #include "op.h"
 #include "status.h"
 
-/* Record the lifetimes of the stores named by ops[0..n) (store.h q_* fields) before they run.
+/* Record the lifetimes of the views and stores named by ops[0..n) before they run, in the
+ * flush's liveness table (fusion.c; views and stores are not written).  Call once per flush,
+ * before cpn_fusion_execute; without memory for the table nothing of this flush is fused.
  * Local. */
 void cpn_fusion_prepare(struct cpn_op *ops, int n);
 
