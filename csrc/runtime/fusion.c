@@ -337,9 +337,7 @@ static bool reduce_member(const struct cpn_op *op, int ndim, const int64_t *shap
     if ((op->axes & all) != all) return false;
     enum cpn_dtype_class c = cpn_dtype_class(out->dtype);
     if (c != CPN_CLASS_INT && c != CPN_CLASS_UINT && c != CPN_CLASS_BOOL) return false;
-    if (op->code != CPN_OP_ADD && op->code != CPN_OP_MULTIPLY && op->code != CPN_OP_MAXIMUM &&
-        op->code != CPN_OP_MINIMUM)
-        return false;
+    if (!cpn_op_combines((enum cpn_opcode)op->code)) return false;   /* folded per block */
     return cpn_kernel_elementwise(op->code, out->dtype) != NULL;
 }
 
