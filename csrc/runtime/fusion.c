@@ -78,28 +78,36 @@ static int op_views(const struct cpn_op *op, struct cpn_view **vs, bool *w)
 
 #define OP_MAXVIEWS (CPN_OP_MAXIN + CPN_OP_MAXOUT)
 
-/* What the flush's queue holds of one view or root store. */
+/* What the flush's queue holds of one view or root store: an entry of the flush's table. */
 struct live {
     const void *key;        /* a view or a root store (never both at one address) */
-    unsigned gen;           /* the flush that filled the entry (flush.gen) */
+    int32_t root;           /* a view's: the entry of its root store; -1 for a store */
     int32_t count;          /* view: occurrences in the queue; store: distinct queued views */
     int32_t first, last;    /* store: the first and the last op naming it */
     bool owned;             /* store: something outside the queue (a Python array, an alias)
                              * can still reach it */
 };
 
-/* What the table answers for a store it lacks (an alias, which the queue never names as a
- * root): owned, named by no op. */
-static const struct live untracked = {NULL, 0, 0, -1, -1, true};
-
-/* The flush in progress: the liveness table (open addressing over the first mask + 1 entries;
- * entries of earlier flushes have another gen). */
+/* The flush in progress: the table's entries in the order their keys first occur, a hash of
+ * the keys onto them (slots of earlier flushes have another gen: no clearing), and per op and operand position (inputs at
+ * 0..CPN_OP_MAXIN-1, outputs after them) the entry of the root store it names, so that the
+ * questions a run asks later ("what of op j's output k") are array reads.  Grown, never shrunk. */
 static struct flush {
-    struct live *tab;
-    size_t cap, mask;
-    int shift;              /* 64 - log2(mask + 1) */
-    unsigned gen;
-    bool ready;             /* the table describes the queue being flushed */
+    const struct cpn_op *ops;   /* the queue the table describes (ready) */
+    int n;
+    bool ready;
+    struct live *ent;
+    int32_t nent;
+    size_t ent_cap;
+    struct {
+        int32_t e;              /* the entry */
+        uint32_t gen;           /* the flush that filled the slot: others are free */
+    } *hash;
+    uint32_t gen;
+    size_t hash_cap, mask;
+    int shift;                  /* 64 - log2(mask + 1) */
+    int32_t *slot;              /* [op * OP_MAXVIEWS + position]: a root store's entry, -1 */
+    size_t slot_cap;
 } flush;
 
 static size_t live_hash(const void *key)
@@ -107,28 +115,21 @@ static size_t live_hash(const void *key)
     return (size_t)((((uint64_t)(uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull) >> flush.shift);
 }
 
-/* The entry of `key`, added (empty) when absent.  The table is sized so that it never fills. */
-static struct live *live_put(const void *key)
+/* The entry of `key`, added when absent (the table is sized for every key of the queue). */
+static int32_t live_put(const void *key, int32_t root)
 {
     size_t h = live_hash(key);
-    while (flush.tab[h].gen == flush.gen && flush.tab[h].key != key) h = (h + 1) & flush.mask;
-    struct live *e = &flush.tab[h];
-    if (e->gen != flush.gen) *e = (struct live){key, flush.gen, 0, -1, -1, false};
+    for (; flush.hash[h].gen == flush.gen; h = (h + 1) & flush.mask)
+        if (flush.ent[flush.hash[h].e].key == key) return flush.hash[h].e;
+    const int32_t e = flush.nent++;
+    flush.ent[e] = (struct live){key, root, 0, -1, -1, false};
+    flush.hash[h].e = e;
+    flush.hash[h].gen = flush.gen;
     return e;
 }
 
-static const struct live *live_get(const void *key)
-{
-    for (size_t h = live_hash(key); flush.tab[h].gen == flush.gen; h = (h + 1) & flush.mask)
-        if (flush.tab[h].key == key) return &flush.tab[h];
-    return &untracked;
-}
-
-/* The queue's facts about root store `s` (untracked for an alias). */
-static const struct live *live_of(const struct cpn_store *s) { return live_get(s); }
-
-/* Size the table for `keys` keys, at most half full; false when it cannot be allocated. */
-static bool live_reserve(size_t keys)
+/* Make room for `keys` keys and `n` ops; false when the memory cannot be had. */
+static bool live_reserve(size_t keys, int n)
 {
     size_t cap = 64;
     int bits = 6;
@@ -136,49 +137,80 @@ static bool live_reserve(size_t keys)
         cap <<= 1;
         bits++;
     }
-    if (cap > flush.cap) {
-        cpn_free(flush.tab);
-        flush.tab = cpn_alloc_zeroed(cap * sizeof *flush.tab);
-        flush.cap = flush.tab ? cap : 0;
+    if (cap > flush.hash_cap) {
+        cpn_free(flush.hash);
+        flush.hash = cpn_alloc_zeroed(cap * sizeof *flush.hash);
+        flush.hash_cap = flush.hash ? cap : 0;
         flush.gen = 0;
-        if (!flush.tab) return false;
+        if (!flush.hash) return false;
+    }
+    if (keys > flush.ent_cap) {
+        cpn_free(flush.ent);
+        flush.ent = cpn_alloc(keys * sizeof *flush.ent);
+        flush.ent_cap = flush.ent ? keys : 0;
+        if (!flush.ent) return false;
+    }
+    const size_t slots = (size_t)n * OP_MAXVIEWS;
+    if (slots > flush.slot_cap) {
+        cpn_free(flush.slot);
+        flush.slot = cpn_alloc(slots * sizeof *flush.slot);
+        flush.slot_cap = flush.slot ? slots : 0;
+        if (!flush.slot) return false;
     }
     if (++flush.gen == 0) {   /* wrapped: forget every earlier flush */
-        memset(flush.tab, 0, flush.cap * sizeof *flush.tab);
+        memset(flush.hash, 0, flush.hash_cap * sizeof *flush.hash);
         flush.gen = 1;
     }
     flush.mask = cap - 1;
     flush.shift = 64 - bits;
+    flush.nent = 0;
     return true;
+}
+
+/* The facts about the root store of op j's input i, or of its output k. */
+static const struct live *live_in(int j, int i) { return &flush.ent[flush.slot[j * OP_MAXVIEWS + i]]; }
+static const struct live *live_out(int j, int k)
+{
+    return &flush.ent[flush.slot[j * OP_MAXVIEWS + CPN_OP_MAXIN + k]];
 }
 
 void cpn_fusion_prepare(struct cpn_op *ops, int n)
 {
-    struct cpn_view *vs[OP_MAXVIEWS];
-    bool w[OP_MAXVIEWS];
     size_t keys = 0;
     for (int i = 0; i < n; i++) keys += 2 * (size_t)(ops[i].nin + ops[i].nout);
     /* Without a table nothing is fused in this flush (every op runs alone). */
-    flush.ready = live_reserve(keys);
+    flush.ready = live_reserve(keys, n);
+    flush.ops = ops;
+    flush.n = n;
     if (!flush.ready) return;
     for (int i = 0; i < n; i++) {
-        int nv = op_views(&ops[i], vs, w);
-        for (int k = 0; k < nv; k++) {
-            struct cpn_view *v = vs[k];
+        const struct cpn_op *op = &ops[i];
+        int32_t *slot = &flush.slot[(size_t)i * OP_MAXVIEWS];
+        for (int p = 0; p < OP_MAXVIEWS; p++) {
+            const bool out = p >= CPN_OP_MAXIN;
+            const int q = out ? p - CPN_OP_MAXIN : p;
+            struct cpn_view *v = out ? (q < op->nout ? op->out[q] : NULL) : (q < op->nin ? op->in[q] : NULL);
+            if (!v) {
+                slot[p] = -1;
+                continue;
+            }
             struct cpn_store *r = cpn_store_root(v->store);
-            struct live *lv = live_put(v), *lr = live_put(r);
-            if (++lv->count == 1) lr->count++;
+            const int32_t er = live_put(r, -1), ev = live_put(v, er);
+            struct live *lr = &flush.ent[er];
+            if (++flush.ent[ev].count == 1) lr->count++;
             if (v->store != r) lr->owned = true;   /* through an alias: not tracked */
             if (lr->first < 0) lr->first = i;
             lr->last = i;
+            slot[p] = er;
         }
     }
-    for (int i = 0; i < n; i++) {
-        int nv = op_views(&ops[i], vs, w);
-        for (int k = 0; k < nv; k++) {
-            struct cpn_store *r = cpn_store_root(vs[k]->store);
-            struct live *lr = live_put(r);
-            if (vs[k]->refcnt != live_get(vs[k])->count || r->refcnt != lr->count) lr->owned = true;
+    /* Reachable from outside: more references than the queue holds. */
+    for (int32_t e = 0; e < flush.nent; e++) {
+        const struct live *l = &flush.ent[e];
+        if (l->root >= 0) {
+            if (((const struct cpn_view *)l->key)->refcnt != l->count) flush.ent[l->root].owned = true;
+        } else if (((const struct cpn_store *)l->key)->refcnt != l->count) {
+            flush.ent[e].owned = true;
         }
     }
 }
@@ -205,7 +237,7 @@ static bool droppable(const struct cpn_op *op, int i)
     for (int k = 0; k < op->nout; k++) {
         const struct cpn_store *s = op->out[k]->store;
         if (s->root) return false;
-        const struct live *l = live_of(s);
+        const struct live *l = live_out(i, k);
         if (l->owned || l->last != i) return false;
     }
     return true;
@@ -234,7 +266,7 @@ static bool virtualizable(const struct cpn_op *ops, int i)
                                    : cpn_dtype_class(ov->dtype) == CPN_CLASS_COMPLEX)
         return false;   /* what fused programs generate (pointwise_member) */
     return !s->root && !s->tiled && !s->virt && !s->data && !s->dev && s->poison == CPN_OK &&
-           live_of(s)->first == i && ov->dtype == s->dtype && cpn_view_is_contiguous(ov) &&
+           live_out(i, 0)->first == i && ov->dtype == s->dtype && cpn_view_is_contiguous(ov) &&
            cpn_view_size(ov) > 0;
 }
 
@@ -532,12 +564,12 @@ static bool trailing_spill(const struct cpn_op *ops, int start, int end)
     if ((op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST) || op->nout != 1) return false;
     const struct cpn_store *s = op->out[0]->store;
     if (s->root) return false;
-    const struct live *l = live_of(s);
+    const struct live *l = live_out(end - 1, 0);
     if (l->owned || l->first != end - 1 || l->last < end) return false;
     for (int i = 0; i < op->nin; i++) {
         if (!op->in[i]) continue;
         const struct cpn_store *r = cpn_store_root(op->in[i]->store);
-        if (live_of(r)->owned) continue;
+        if (live_in(end - 1, i)->owned) continue;
         for (int j = start; j < end - 1; j++)
             for (int k = 0; k < ops[j].nout; k++)
                 if (cpn_store_root(ops[j].out[k]->store) == r) return false;
@@ -724,7 +756,7 @@ static void band_plan(struct run *r, int len)
     const struct cpn_view *pv = last->out[0];
     const struct cpn_store *P = pv->store;
     if (P->root) return;
-    const struct live *lp = live_of(P);
+    const struct live *lp = live_out(end - 1, 0);
     if (lp->owned || lp->first != end - 1 || lp->last != end || !cpn_view_covers_store(pv)) return;
     if ((c->kind != CPN_OPK_ELEMENTWISE && c->kind != CPN_OPK_CAST) || c->nin != 1 || c->nout != 1 ||
         !c->in[0] || !cpn_view_same(c->in[0], pv) || !cpn_op_loop(c) || poisoned_input(c))
@@ -857,7 +889,7 @@ static bool select_run(struct run *r, struct cpn_op *ops, int n, int start, enum
 static int lone_op(struct run *r)
 {
     const struct cpn_op *first = &r->ops[r->start];
-    if (!r->dist && live_of(first->out[0]->store)->owned && virtualizable(r->ops, r->start)) {
+    if (!r->dist && live_out(r->start, 0)->owned && virtualizable(r->ops, r->start)) {
         make_virtual(first);
         return 1;
     }
@@ -915,7 +947,7 @@ static void assign_registers(struct run *r)
         } else {
             const struct cpn_view *ov = op->out[0];
             const struct cpn_store *s = ov->store;
-            const struct live *ls = live_of(s);
+            const struct live *ls = live_out(start + k, 0);
             int reg = -1;
             for (int q = 0; q < nslots; q++)   /* an in-place update of a register */
                 if (slot_store[q] == s && slot_free_after[q] >= start + k) reg = q;
@@ -1116,9 +1148,8 @@ static enum cpn_status bind_run(struct run *r, const struct plan *p)
             o->idx = e;
             r->band.ext = e;
         } else if (o->kind == CPN_FARG_EXT) {
-            const struct cpn_store *s = op->out[0]->store;
             char *b = run_buffer(on_dev, op->out[0]->store, true,
-                                 live_of(s)->first == start + k && cpn_op_overwrites(op));
+                                 live_out(start + k, 0)->first == start + k && cpn_op_overwrites(op));
             if (!b) return CPN_ERR_NOMEM;
             if (dist) {
                 if (!w0->work) continue;
@@ -1228,7 +1259,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
     *st = CPN_OK;
     memset(r->op_hw, 0, sizeof r->op_hw);
     memset(r->op_sw, 0, sizeof r->op_sw);
-    if (!cpn_fusion_enabled() || !flush.ready) return 0;
+    if (!cpn_fusion_enabled() || !flush.ready || ops != flush.ops || n != flush.n) return 0;
     if (droppable(&ops[start], start)) return drop_op(&ops[start]);
     if (!select_run(r, ops, n, start, st)) return 0;
     if (r->len < 2) return lone_op(r);
