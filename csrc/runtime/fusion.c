@@ -2,12 +2,12 @@
  * registers, and building (cached) and binding the fused programs that kernels/fused.c runs.
  *
  * Liveness: cpn_fusion_prepare counts, per view and per root store, the references held by the
- * queued ops, in a table this file owns for the flush (views and stores are not written: views
- * stay immutable).  A view whose reference count equals its queue occurrences, of a store whose
- * reference count equals the number of distinct queued views of it, is reachable from nothing
- * but the queue: its Python arrays have died.  Such a store is "unowned"; once the last queued
- * op naming it has run, nobody can read it.  Python does not run during a flush, so the facts
- * hold for the whole flush.
+ * queued ops, in a table this file owns for the flush (struct flush; views and stores are not
+ * written: views stay immutable).  A view whose reference count equals its queue occurrences, of
+ * a store whose reference count equals the number of distinct queued views of it, is reachable
+ * from nothing but the queue: its Python arrays have died.  Such a store is "unowned"; once the
+ * last queued op naming it has run, nobody can read it.  Python does not run during a flush, so
+ * the facts hold for the whole flush.
  *
  * A run goes through named phases that hand their results on in one struct run: select_run
  * (which ops, and whether the run is written back in bands), assign_registers (which stores live
@@ -89,9 +89,10 @@ struct live {
 };
 
 /* The flush in progress: the table's entries in the order their keys first occur, a hash of
- * the keys onto them (slots of earlier flushes have another gen: no clearing), and per op and operand position (inputs at
- * 0..CPN_OP_MAXIN-1, outputs after them) the entry of the root store it names, so that the
- * questions a run asks later ("what of op j's output k") are array reads.  Grown, never shrunk. */
+ * the keys onto them (slots of earlier flushes have another gen: nothing is cleared), and per op
+ * and operand position (inputs at 0..CPN_OP_MAXIN-1, outputs after them) the entry of the root
+ * store it names, so that the questions a run asks later ("what of op j's output k") are array
+ * reads.  Grown, never shrunk; per-flush facts only, nothing of a run. */
 static struct flush {
     const struct cpn_op *ops;   /* the queue the table describes (ready) */
     int n;
@@ -189,7 +190,8 @@ void cpn_fusion_prepare(struct cpn_op *ops, int n)
         for (int p = 0; p < OP_MAXVIEWS; p++) {
             const bool out = p >= CPN_OP_MAXIN;
             const int q = out ? p - CPN_OP_MAXIN : p;
-            struct cpn_view *v = out ? (q < op->nout ? op->out[q] : NULL) : (q < op->nin ? op->in[q] : NULL);
+            struct cpn_view *v = out ? (q < op->nout ? op->out[q] : NULL)
+                                     : (q < op->nin ? op->in[q] : NULL);
             if (!v) {
                 slot[p] = -1;
                 continue;
