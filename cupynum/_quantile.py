@@ -26,10 +26,11 @@ METHODS = ("inverted_cdf averaged_inverted_cdf closest_observation interpolated_
            "hazen weibull linear median_unbiased normal_unbiased lower higher midpoint "
            "nearest").split()
 _METHOD = {m: i for i, m in enumerate(METHODS)}
-_MEDIAN = len(METHODS)
+_MEDIAN = _core.QM_MEDIAN   # csrc/runtime/op.h's enum cpn_quantile_method: METHODS, then MEDIAN
+assert len(METHODS) == _MEDIAN, "METHODS is numpy.quantile's list in op.h's order"
 _DISCRETE = {"inverted_cdf", "closest_observation", "lower", "higher", "nearest"}
 # flags of csrc/runtime/op.h (enum cpn_quantile_flag)
-_SKIP_NAN, _TAKE, _WEAK, _MA_MEAN = 1, 2, 4, 8
+_SKIP_NAN, _TAKE, _WEAK, _MA_MEAN = _core.QF_SKIP_NAN, _core.QF_TAKE, _core.QF_WEAK, _core.QF_MA_MEAN
 
 
 def _asarray(a):

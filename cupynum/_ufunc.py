@@ -19,10 +19,6 @@ from ._array_api import _to_numpy_tree, _wrap_tree, ndarray
 _NoValue = _np._NoValue
 
 _CALL_KEYWORDS = {"out", "where", "dtype", "signature", "casting", "order", "subok"}
-# Ufuncs whose reduction may run over several axes at once (NumPy's "reorderable" ones).
-_REORDERABLE = {"add", "multiply", "maximum", "minimum", "fmax", "fmin", "logical_and",
-                "logical_or", "logical_xor", "bitwise_and", "bitwise_or", "bitwise_xor",
-                "gcd", "lcm"}
 
 
 def _asarray(a):
@@ -53,6 +49,16 @@ def _table_identity(name):
     """The op table's reduction identity of `name` (None, 0 or 1): ops that have one reduce
     empty arrays in the kernel, without an initial value."""
     return _core.op_info(name)["identity"]
+
+
+@functools.lru_cache(maxsize=None)
+def _reorderable(name):
+    """May a reduction of `name` run over several axes at once (NumPy's "reorderable" ufuncs:
+    ops.def's reduce column)?  Ufuncs the table lacks are not."""
+    try:
+        return _core.op_info(name)["reorderable"]
+    except KeyError:
+        return False
 
 
 def _qual(uf, method=None):
@@ -281,15 +287,12 @@ def _axes(axis, ndim):
 
 
 def _default_acc(npu, dt):
-    """NumPy's reduce/accumulate dtype: add and multiply widen small integers and bools to the
-    platform integer; other ops use their own loop."""
-    name = npu.__name__
-    if name in ("add", "multiply"):
-        if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):
-            return _np.dtype(_np.int64)
-        if dt.kind == "u" and dt.itemsize < 8:
-            return _np.dtype(_np.uint64)
-        return dt
+    """NumPy's reduce/accumulate dtype: the op table's accumulator rule where it decides (ops.def's
+    acc column: add and multiply widen small integers and bools to the platform integer); other
+    ops use their own loop."""
+    acc = _core.reduce_dtype(npu.__name__, dt)
+    if acc is not None:
+        return acc
     loop = npu.resolve_dtypes((dt, dt, None), reduction=True)
     return loop[2]
 
@@ -362,7 +365,7 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
         npu.resolve_dtypes((acc, acc, None), reduction=True)   # NumPy's TypeError first
     except Exception:
         return _numpy_general(npu, "reduce", (array,), kw)
-    if len(axes) > 1 and name not in _REORDERABLE:
+    if len(axes) > 1 and not _reorderable(name):
         raise ValueError(f"reduction operation '{name}' is not reorderable, so at most one axis "
                          f"may be specified")
     ident = npu.identity

@@ -263,6 +263,44 @@ def test_op_table_identities_are_numpys():
         assert getattr(cupynum, name).identity == getattr(numpy, name).identity
 
 
+def test_op_table_reduce_columns_are_numpys():
+    """ops.def's reduce and acc columns as NumPy has them: a reduction over two axes at once is
+    refused exactly for the ops the table calls not reorderable, and the accumulator dtype the
+    table gives (add, multiply widen) is NumPy's reduce dtype; the combining ops have the partial
+    identity their class says (a combining reduction of an empty array on each part)."""
+    names = sorted({cupynum._core.op_info(n)["name"] for n in UFUNC_NAMES if cupynum._core.has_op(n)})
+    x = numpy.ones((2, 3), "int64")
+    seen = set()
+    for name in names:
+        info, npu = cupynum._core.op_info(name), getattr(numpy, name)
+        if info["nin"] != 2 or info["nout"] != 1:
+            continue
+        assert not info["combines"] or info["reorderable"], name
+        reorderable = None
+        for dt in ("int64", "float64", "bool"):   # a dtype the op reduces in
+            try:
+                npu.reduce(x.astype(dt), axis=(0, 1))
+                reorderable = True
+            except ValueError:
+                reorderable = False
+            except TypeError:
+                continue
+            break
+        if reorderable is None:   # NumPy reduces it in no dtype (comparisons): nothing to compare
+            continue
+        assert info["reorderable"] == reorderable, name
+        seen.add(reorderable)
+        for dt in ("bool", "int8", "uint16", "int32", "uint32", "int64", "float32", "complex64"):
+            acc = cupynum._core.reduce_dtype(name, numpy.dtype(dt))
+            if acc is None:
+                continue
+            assert acc == npu.reduce(numpy.zeros(2, dt)).dtype, (name, dt)
+    assert seen == {True, False}
+    for name in ("add", "multiply", "maximum", "minimum"):
+        assert cupynum._core.op_info(name)["combines"], name
+    assert cupynum._core.reduce_dtype("maximum", numpy.dtype("int8")) is None
+
+
 @pytest.mark.parametrize("dtype", ["bool", "int32", "float64", "complex128"])
 @pytest.mark.parametrize("name", ["logical_and", "logical_or", "logical_xor"])
 def test_logical_reduce_identity(name, dtype):

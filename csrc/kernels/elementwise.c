@@ -160,7 +160,7 @@
         }                                                                                 \
     }
 
-#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL) CPN_DTYPES_##DTS(LOOP_##NIN##_##NOUT, E, FN, IN1, O1)
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL, RED, ACC, FPC) CPN_DTYPES_##DTS(LOOP_##NIN##_##NOUT, E, FN, IN1, O1)
 #include "ops.def"
 #undef OP
 
@@ -169,7 +169,7 @@
 #define ROW(DTE, S, T, CLS, FN) [CPN_DTYPE_##DTE] = loop_##FN##_##S,
 
 static const cpn_loop_fn loop_table[][CPN_DTYPE_COUNT] = {
-#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL) [CPN_OP_##E] = {CPN_DTYPES_##DTS(ROW, FN)},
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL, RED, ACC, FPC) [CPN_OP_##E] = {CPN_DTYPES_##DTS(ROW, FN)},
 #include "ops.def"
 #undef OP
 };

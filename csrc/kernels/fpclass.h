@@ -4,7 +4,8 @@
  *
  * The CPU loops raise the IEEE status flags (read with fenv, kernels.h) or find the cases
  * themselves (vmath.c, integer division); this header states the same outcomes as rules on
- * values, per kind of op (enum cpn_fpc_kind; cpn_fpc_kind_of maps ops.def's ops and casts):
+ * values, per kind of op (enum cpn_fpc_kind; ops.def's fpc column gives each op's, cpn_fpc_kind_of
+ * reads it and maps casts):
  *   - invalid:    a NaN result from non-NaN inputs (inf - inf, 0 * inf, sqrt(-1), fmod(x, 0)...);
  *   - divide:     an infinite result from finite inputs at the op's pole (x / 0, x // 0,
  *                 reciprocal(0), log(0), log2/log10(0), log1p(-1), arctanh(+-1), power(0, b<0));
@@ -39,6 +40,8 @@
 
 #include "scalar.h"
 
+/* The kinds up to CPN_FPC_LAE32 are the values of ops.def's fpc column (op.h's enum
+ * cpn_op_fpc, LAE: LAE32 or LAE64 by dtype); which op has which is said there. */
 enum cpn_fpc_kind {
     CPN_FPC_NONE,      /* nothing to report */
     CPN_FPC_ARITH,     /* invalid and overflow; no pole */
@@ -48,10 +51,10 @@ enum cpn_fpc_kind {
     CPN_FPC_LOG1P,     /* pole at a == -1 */
     CPN_FPC_ATANH,     /* poles at a == +-1 */
     CPN_FPC_POW,       /* pole at a == 0 (power, float_power) */
-    CPN_FPC_LAE32,     /* logaddexp, logaddexp2 on float32 */
-    CPN_FPC_LAE64,     /* logaddexp, logaddexp2 on float64 */
     CPN_FPC_NEXTAFTER, /* overflow from a finite a; NaN only from NaN */
     CPN_FPC_SPACING,   /* overflow from a finite a; NaN only from NaN or an infinity, silently */
+    CPN_FPC_LAE32,     /* logaddexp, logaddexp2 on float32 */
+    CPN_FPC_LAE64,     /* logaddexp, logaddexp2 on float64 */
     CPN_FPC_CAST_I32,  /* float -> int8, uint8, int16, uint16, int32 */
     CPN_FPC_CAST_I64,  /* float -> int64, uint32 */
     CPN_FPC_CAST_U64,  /* float -> uint64 */
@@ -146,8 +149,16 @@ CPN_SI unsigned cpn_fpe_intdiv(int64_t a, int64_t b, int quot, int64_t min)
 #if !defined(__CUDACC__) && !defined(__CUDACC_RTC__)   /* host C: the op table */
 #include "op.h"
 
+_Static_assert(CPN_FPC_NONE == (int)CPN_OPFPC_NONE && CPN_FPC_ARITH == (int)CPN_OPFPC_ARITH &&
+                   CPN_FPC_DIV == (int)CPN_OPFPC_DIV && CPN_FPC_FLOORDIV == (int)CPN_OPFPC_FLOORDIV &&
+                   CPN_FPC_RECIP == (int)CPN_OPFPC_RECIP && CPN_FPC_LOG1P == (int)CPN_OPFPC_LOG1P &&
+                   CPN_FPC_ATANH == (int)CPN_OPFPC_ATANH && CPN_FPC_POW == (int)CPN_OPFPC_POW &&
+                   CPN_FPC_NEXTAFTER == (int)CPN_OPFPC_NEXTAFTER &&
+                   CPN_FPC_SPACING == (int)CPN_OPFPC_SPACING && CPN_FPC_LAE32 == (int)CPN_OPFPC_LAE,
+               "ops.def's fpc values are fpclass.h's kinds");
+
 /* The kind of element-wise op `code` (-1: a cast from float dtype `from` to `to`), for a float
- * loop dtype.  SILENT ops report nothing. */
+ * loop dtype: ops.def's fpc column (SILENT ops report nothing: fpc NONE). */
 static inline int cpn_fpc_kind_of(int code, enum cpn_dtype from, enum cpn_dtype to)
 {
     if (code < 0) {
@@ -161,20 +172,9 @@ static inline int cpn_fpc_kind_of(int code, enum cpn_dtype from, enum cpn_dtype 
         default: return CPN_FPC_ARITH;   /* to a float: overflow when narrowing */
         }
     }
-    if (code >= CPN_OP_COUNT || (cpn_op_info((enum cpn_opcode)code)->flags & CPN_OPF_SILENT)) return CPN_FPC_NONE;
-    switch (code) {
-    case CPN_OP_WHERE: return CPN_FPC_NONE;
-    case CPN_OP_TRUE_DIVIDE: return CPN_FPC_DIV;
-    case CPN_OP_FLOOR_DIVIDE: case CPN_OP_DIVMOD: return CPN_FPC_FLOORDIV;   /* divmod: its quotient */
-    case CPN_OP_LOGADDEXP: case CPN_OP_LOGADDEXP2: return from == CPN_DTYPE_FLOAT32 ? CPN_FPC_LAE32 : CPN_FPC_LAE64;
-    case CPN_OP_NEXTAFTER: return CPN_FPC_NEXTAFTER;
-    case CPN_OP_SPACING: return CPN_FPC_SPACING;
-    case CPN_OP_RECIPROCAL: case CPN_OP_LOG: case CPN_OP_LOG2: case CPN_OP_LOG10: return CPN_FPC_RECIP;
-    case CPN_OP_LOG1P: return CPN_FPC_LOG1P;
-    case CPN_OP_ARCTANH: return CPN_FPC_ATANH;
-    case CPN_OP_POWER: case CPN_OP_FLOAT_POWER: return CPN_FPC_POW;
-    default: return CPN_FPC_ARITH;
-    }
+    if (code >= CPN_OP_COUNT) return CPN_FPC_NONE;
+    const int kind = (int)cpn_op_info((enum cpn_opcode)code)->fpc;
+    return kind == CPN_FPC_LAE32 && from != CPN_DTYPE_FLOAT32 ? CPN_FPC_LAE64 : kind;
 }
 #endif
 

@@ -114,20 +114,18 @@ CPN_CPLX_LIST(CPLX_FOLDS)
     {fold_##FN##_b, fold_##FN##_i8, fold_##FN##_u8, fold_##FN##_i16, fold_##FN##_u16,     \
      fold_##FN##_i32, fold_##FN##_u32, fold_##FN##_i64, fold_##FN##_u64, fold_##FN##_f16, \
      fold_##FN##_f32, fold_##FN##_f64, fold_##FN##_c64, fold_##FN##_c128}
-static const fold_fn fold_add[CPN_DTYPE_COUNT] = FOLD_ROW(add);
-static const fold_fn fold_multiply[CPN_DTYPE_COUNT] = FOLD_ROW(multiply);
-static const fold_fn fold_maximum[CPN_DTYPE_COUNT] = FOLD_ROW(maximum);
-static const fold_fn fold_minimum[CPN_DTYPE_COUNT] = FOLD_ROW(minimum);
+/* The folds of the ops whose partial results combine (ops.def's reduce column: SUM, PROD, MAX,
+ * MIN), one row per op, as the loop table has; other ops fold through their loops. */
+static const fold_fn folds[CPN_OP_COUNT][CPN_DTYPE_COUNT] = {
+    [CPN_OP_ADD] = FOLD_ROW(add),
+    [CPN_OP_MULTIPLY] = FOLD_ROW(multiply),
+    [CPN_OP_MAXIMUM] = FOLD_ROW(maximum),
+    [CPN_OP_MINIMUM] = FOLD_ROW(minimum),
+};
 
 static fold_fn fold_for(enum cpn_opcode code, enum cpn_dtype dt)
 {
-    switch (code) {
-    case CPN_OP_ADD: return fold_add[dt];
-    case CPN_OP_MULTIPLY: return fold_multiply[dt];
-    case CPN_OP_MAXIMUM: return fold_maximum[dt];
-    case CPN_OP_MINIMUM: return fold_minimum[dt];
-    default: return NULL;
-    }
+    return cpn_op_combines(code) ? folds[code][dt] : NULL;
 }
 
 /* The reduction's geometry, shared by every worker. */
@@ -256,7 +254,8 @@ static int64_t start_acc(const struct rgeom *g, void *acc, const char *base)
     char *args[2] = {(char *)base, acc};
     int64_t st[2] = {0, 0};
     cpn_kernel_cast(g->in_dt, dt)(args, st, 1, NULL);
-    return code == CPN_OP_MAXIMUM || code == CPN_OP_MINIMUM ? 0 : 1;
+    const enum cpn_op_reduce rc = cpn_op_info(code)->reduce;
+    return rc == CPN_RED_MAX || rc == CPN_RED_MIN ? 0 : 1;
 }
 
 /* Reductions that keep the input's innermost dimension (sum(axis=0) of a C-ordered matrix): the

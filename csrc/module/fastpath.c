@@ -64,19 +64,12 @@ PyObject *cpn_fast_index(PyObject *self, PyObject *key)
     return scalar_from(o + k * st[0], v->dtype);
 }
 
-/* NumPy's accumulator of add/multiply reductions (small integers and bools widen to the platform
- * integer); other ops reduce in the input's dtype (cupynum/_ufunc.py: _default_acc). */
+/* NumPy's accumulator of a combining reduction (ops.def's acc column: add and multiply widen
+ * small integers and bools); the others (maximum, minimum) reduce in the input's dtype. */
 static enum cpn_dtype default_acc(enum cpn_opcode code, enum cpn_dtype dt)
 {
-    if (code != CPN_OP_ADD && code != CPN_OP_MULTIPLY) return dt;
-    switch (dt) {
-    case CPN_DTYPE_BOOL: case CPN_DTYPE_INT8: case CPN_DTYPE_INT16: case CPN_DTYPE_INT32:
-        return CPN_DTYPE_INT64;
-    case CPN_DTYPE_UINT8: case CPN_DTYPE_UINT16: case CPN_DTYPE_UINT32:
-        return CPN_DTYPE_UINT64;
-    default:
-        return dt;
-    }
+    int acc = cpn_op_reduce_dtype(code, dt);
+    return acc < 0 ? dt : (enum cpn_dtype)acc;
 }
 
 PyObject *cpn_fast_full_reduce(PyObject *self, enum cpn_opcode code)
@@ -174,13 +167,9 @@ PyObject *cpn_mod_full_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nar
     if (nargs != 2 || !cpn_array_check(args[0]) || !PyUnicode_Check(args[1])) Py_RETURN_NONE;
     const char *name = PyUnicode_AsUTF8(args[1]);
     if (!name) return NULL;
-    enum cpn_opcode code;
-    if (!strcmp(name, "add")) code = CPN_OP_ADD;
-    else if (!strcmp(name, "multiply")) code = CPN_OP_MULTIPLY;
-    else if (!strcmp(name, "maximum")) code = CPN_OP_MAXIMUM;
-    else if (!strcmp(name, "minimum")) code = CPN_OP_MINIMUM;
-    else Py_RETURN_NONE;
-    PyObject *r = cpn_fast_full_reduce(args[0], code);
+    int code = cpn_op_lookup(name);
+    if (code < 0 || !cpn_op_combines((enum cpn_opcode)code)) Py_RETURN_NONE;
+    PyObject *r = cpn_fast_full_reduce(args[0], (enum cpn_opcode)code);
     if (r == Py_NotImplemented) {
         Py_DECREF(r);
         Py_RETURN_NONE;

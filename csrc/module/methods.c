@@ -249,8 +249,8 @@ static PyObject *mod_has_op(PyObject *m, PyObject *name)
 }
 
 /* op_info(name): the table row of op `name` (or an alias) as a dict: name, nin, nout, identity
- * (None, 0 or 1) and the flags silent, intdiv, quotient (bools); KeyError for a name the table
- * lacks. */
+ * (None, 0 or 1), the flags silent, intdiv, quotient and, from the reduce column, reorderable
+ * and combines (bools); KeyError for a name the table lacks. */
 static PyObject *mod_op_info(PyObject *m, PyObject *name)
 {
     (void)m;
@@ -262,11 +262,34 @@ static PyObject *mod_op_info(PyObject *m, PyObject *name)
     PyObject *ident = info->identity == CPN_IDENT_NONE ? Py_NewRef(Py_None)
                                                        : PyLong_FromLong(info->identity == CPN_IDENT_ONE);
     if (!ident) return NULL;
-    return Py_BuildValue("{s:s,s:i,s:i,s:N,s:O,s:O,s:O}", "name", info->name, "nin", info->nin,
+    return Py_BuildValue("{s:s,s:i,s:i,s:N,s:O,s:O,s:O,s:O,s:O}", "name", info->name, "nin", info->nin,
                          "nout", info->nout, "identity", ident,
                          "silent", info->flags & CPN_OPF_SILENT ? Py_True : Py_False,
                          "intdiv", info->flags & CPN_OPF_INTDIV ? Py_True : Py_False,
-                         "quotient", info->flags & CPN_OPF_QUOTIENT ? Py_True : Py_False);
+                         "quotient", info->flags & CPN_OPF_QUOTIENT ? Py_True : Py_False,
+                         "reorderable", cpn_op_reorderable(code) ? Py_True : Py_False,
+                         "combines", cpn_op_combines(code) ? Py_True : Py_False);
+}
+
+/* reduce_dtype(name, dtype): the accumulator numpy.dtype of reducing op `name` over `dtype`
+ * without dtype= where the table's acc column decides it (add, multiply widen), else None (the
+ * reduction loop's dtype: NumPy's resolver gives it; also for a name or dtype the table lacks). */
+static PyObject *mod_reduce_dtype(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)m;
+    if (nargs != 2) return PyErr_Format(PyExc_TypeError, "reduce_dtype(name, dtype)");
+    const char *s = PyUnicode_AsUTF8(args[0]);
+    if (!s) return NULL;
+    int code = cpn_op_lookup(s);
+    if (code < 0) Py_RETURN_NONE;
+    int dt = cpn_dtype_from_object(args[1]);
+    if (dt < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int acc = cpn_op_reduce_dtype(code, (enum cpn_dtype)dt);
+    if (acc < 0) Py_RETURN_NONE;
+    return Py_NewRef((PyObject *)cpn_descr((enum cpn_dtype)acc));
 }
 
 /* The binary op `name` of the table, or -1 with KeyError. */
@@ -816,6 +839,8 @@ PyMethodDef cpn_module_methods[] = {
     {"op_names", mod_op_names, METH_NOARGS, "Every name (ops and aliases) _core.ufunc accepts."},
     {"has_op", mod_has_op, METH_O, "Is `name` an op of the table?"},
     {"op_info", mod_op_info, METH_O, "op_info(name): the op table's row of `name` as a dict."},
+    {"reduce_dtype", (PyCFunction)(void (*)(void))mod_reduce_dtype, METH_FASTCALL,
+     "reduce_dtype(name, dtype): the table's accumulator dtype of reducing `name`, or None."},
     {"full_reduce", (PyCFunction)(void (*)(void))cpn_mod_full_reduce, METH_FASTCALL,
      "full_reduce(a, name): a full add/multiply/maximum/minimum reduction read at once, or None."},
     {"reduce", mod_reduce, METH_VARARGS,

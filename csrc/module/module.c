@@ -24,7 +24,13 @@ __attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__core(void)
     if (st != CPN_OK) return cpn_raise(st);
     PyObject *m = PyModule_Create(&core_module);
     if (!m) return NULL;
-    if (cpn_array_type_init(m) < 0 || cpn_ufunc_init(m) < 0 || cpn_ufunc_type_init(m) < 0) {
+    /* Constants of the runtime's vocabulary that Python passes back (cupynum/_quantile.py). */
+    if (PyModule_AddIntConstant(m, "QF_SKIP_NAN", CPN_QF_SKIP_NAN) < 0 ||
+        PyModule_AddIntConstant(m, "QF_TAKE", CPN_QF_TAKE) < 0 ||
+        PyModule_AddIntConstant(m, "QF_WEAK", CPN_QF_WEAK) < 0 ||
+        PyModule_AddIntConstant(m, "QF_MA_MEAN", CPN_QF_MA_MEAN) < 0 ||
+        PyModule_AddIntConstant(m, "QM_MEDIAN", CPN_QM_MEDIAN) < 0 ||
+        cpn_array_type_init(m) < 0 || cpn_ufunc_init(m) < 0 || cpn_ufunc_type_init(m) < 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -2,11 +2,12 @@
  *
  * One predicate for the CUDA backend (cuda/reduce_op.c, CUB) and the simulated device
  * (backend_sim.c, the CPU kernels on its device buffers), so the sim's coverage is the GPU's and
- * the executor paths the sim tests are the ones a GPU takes.  Covered: REDUCE of add, multiply,
- * maximum, minimum (and logical_or / logical_and into bool), SCAN of add, multiply, maximum,
- * minimum, ARGREDUCE (argmax, argmin), on bool, the integers, float32 and float64, with a
- * non-empty input and output.  Not covered (the host runs them): float16 and complex, other ops,
- * float-to-integer accumulator casts, empty reductions.
+ * the executor paths the sim tests are the ones a GPU takes.  Covered, by ops.def's reduce
+ * column: REDUCE of SUM, PROD, MAX, MIN ops (add, multiply, maximum, minimum) and into bool of OR
+ * and AND ops (logical_or, logical_and), SCAN of SUM, PROD, MAX, MIN ops, ARGREDUCE (argmax,
+ * argmin), on bool, the integers, float32 and float64, with a non-empty input and output.  Not
+ * covered (the host runs them): float16 and complex, other ops, float-to-integer accumulator
+ * casts, empty reductions.
  *
  * The plan also names the type the device computes in (its "work" type): float32 and float64 in
  * themselves; integer and bool add/multiply in uint64 (wrapping arithmetic: the low bits of the
@@ -47,17 +48,17 @@ static inline bool cpn_devred_plan(const struct cpn_op *op, struct cpn_devred_pl
     if (op->kind == CPN_OPK_ARGREDUCE && out->dtype != CPN_DTYPE_INT64) return false;
     if (op->kind == CPN_OPK_SCAN && (in_dt != acc_dt || out->ndim != in->ndim)) return false;
     enum cpn_devred_op o;
-    switch (op->code) {
-    case CPN_OP_ADD: o = CPN_DRO_ADD; break;
-    case CPN_OP_MULTIPLY: o = CPN_DRO_MUL; break;
-    case CPN_OP_MAXIMUM: o = CPN_DRO_MAX; break;
-    case CPN_OP_MINIMUM: o = CPN_DRO_MIN; break;
-    case CPN_OP_LOGICAL_OR: o = CPN_DRO_MAX; break;    /* on bool: the larger of 0 and 1 */
-    case CPN_OP_LOGICAL_AND: o = CPN_DRO_MIN; break;
+    const enum cpn_op_reduce rc = cpn_op_info((enum cpn_opcode)op->code)->reduce;   /* ops.def */
+    switch (rc) {
+    case CPN_RED_SUM: o = CPN_DRO_ADD; break;
+    case CPN_RED_PROD: o = CPN_DRO_MUL; break;
+    case CPN_RED_MAX: o = CPN_DRO_MAX; break;
+    case CPN_RED_MIN: o = CPN_DRO_MIN; break;
+    case CPN_RED_OR: o = CPN_DRO_MAX; break;    /* on bool: the larger of 0 and 1 */
+    case CPN_RED_AND: o = CPN_DRO_MIN; break;
     default: return false;
     }
-    if ((op->code == CPN_OP_LOGICAL_OR || op->code == CPN_OP_LOGICAL_AND)
-        && (op->kind != CPN_OPK_REDUCE || acc_dt != CPN_DTYPE_BOOL))
+    if ((rc == CPN_RED_OR || rc == CPN_RED_AND) && (op->kind != CPN_OPK_REDUCE || acc_dt != CPN_DTYPE_BOOL))
         return false;
     if (op->kind == CPN_OPK_ARGREDUCE && o != CPN_DRO_MAX && o != CPN_DRO_MIN) return false;
     /* Geometry: a non-empty input; a reduction's output holds one element per kept position. */

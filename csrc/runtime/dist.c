@@ -856,60 +856,13 @@ done:
 
 /* ---- reductions, generators ------------------------------------------------------------------ */
 
-/* The identity a rank with nothing to reduce contributes: 0, 1, or the dtype's extreme. */
-static void reduce_identity(enum cpn_opcode code, enum cpn_dtype dt, void *dst)
-{
-    double d;
-    int64_t i = 0;
-    uint64_t u = 0;
-    switch (code) {
-    case CPN_OP_ADD: d = 0; break;
-    case CPN_OP_MULTIPLY: d = 1; i = 1; u = 1; break;
-    case CPN_OP_MAXIMUM: d = -INFINITY; i = INT64_MIN; u = 0; break;
-    default: d = INFINITY; i = INT64_MAX; u = UINT64_MAX; break;
-    }
-    enum cpn_dtype_class c = cpn_dtype_class(dt);
-    int64_t st[1] = {0};
-    char *args[2];
-    if (c == CPN_CLASS_FLOAT || c == CPN_CLASS_COMPLEX) {
-        args[0] = (char *)&d;
-        args[1] = dst;
-        int64_t s2[2] = {0, 0};
-        cpn_kernel_cast(CPN_DTYPE_FLOAT64, dt)(args, s2, 1, NULL);
-        return;
-    }
-    (void)st;
-    size_t item = cpn_dtype_size(dt);
-    if (c == CPN_CLASS_BOOL) {
-        *(unsigned char *)dst = code == CPN_OP_MAXIMUM ? 0 : code == CPN_OP_ADD ? 0 : 1;
-        return;
-    }
-    if (code == CPN_OP_ADD || code == CPN_OP_MULTIPLY) {
-        int64_t v = code == CPN_OP_ADD ? 0 : 1;
-        args[0] = (char *)&v;
-        args[1] = dst;
-        int64_t s2[2] = {0, 0};
-        cpn_kernel_cast(CPN_DTYPE_INT64, dt)(args, s2, 1, NULL);
-        return;
-    }
-    if (c == CPN_CLASS_UINT) {
-        uint64_t v = code == CPN_OP_MAXIMUM ? 0 : (item == 8 ? u : ((uint64_t)1 << (8 * item)) - 1);
-        memcpy(dst, &v, item);   /* little-endian: the low bytes */
-    } else {
-        int64_t v = code == CPN_OP_MAXIMUM ? -((int64_t)1 << (8 * item - 1)) : (int64_t)(((uint64_t)1 << (8 * item - 1)) - 1);
-        if (item == 8) v = i;
-        memcpy(dst, &v, item);
-    }
-}
-
 static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     const struct cpn_view *in = op->in[0], *out = op->out[0];
     const struct cpn_store *s = in->store;
-    /* Partials combine only for the associative, commutative ops with a known identity; other
+    /* Partials combine only for the ops the table says combine (ops.def's reduce column); other
      * ops (subtract, bitwise...) reduce on the gathered input. */
-    bool fast = op->code == CPN_OP_ADD || op->code == CPN_OP_MULTIPLY || op->code == CPN_OP_MAXIMUM ||
-                op->code == CPN_OP_MINIMUM;
+    bool fast = cpn_op_combines((enum cpn_opcode)op->code);
     if (!fast || s->root || out->store->tiled || !cpn_view_is_contiguous(out)) return exec_gathered(op, fp);
     const int P = cpn_partition_ranks();
     struct box t, w;
@@ -924,7 +877,7 @@ static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport 
     char *dst = cpn_store_data_for_overwrite(out->store);
     enum cpn_status st = CPN_OK;
     if (!part || !all || !dst) { st = CPN_ERR_NOMEM; goto done; }
-    for (int64_t i = 0; i < nout; i++) reduce_identity(op->code, acc, part + i * (int64_t)item);
+    for (int64_t i = 0; i < nout; i++) cpn_op_combine_identity((enum cpn_opcode)op->code, acc, part + i * (int64_t)item);
     if (rc > 0) {
         int64_t ist[CPN_MAXDIM], ext[CPN_MAXDIM], ost[CPN_MAXDIM], kept_st[CPN_MAXDIM];
         /* Output strides over the kept dimensions, and the origin of w's kept part. */

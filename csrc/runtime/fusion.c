@@ -2,11 +2,18 @@
  * registers, and building (cached) and binding the fused programs that kernels/fused.c runs.
  *
  * Liveness: cpn_fusion_prepare counts, per view and per root store, the references held by the
- * queued ops.  A view whose reference count equals its queue occurrences, of a store whose
- * reference count equals the number of distinct queued views of it, is reachable from nothing
- * but the queue: its Python arrays have died.  Such a store is "unowned"; once the last queued
- * op naming it has run, nobody can read it.  Python does not run during a flush, so the facts
- * hold for the whole flush.
+ * queued ops, in a table this file owns for the flush (struct flush; views and stores are not
+ * written: views stay immutable).  A view whose reference count equals its queue occurrences, of
+ * a store whose reference count equals the number of distinct queued views of it, is reachable
+ * from nothing but the queue: its Python arrays have died.  Such a store is "unowned"; once the
+ * last queued op naming it has run, nobody can read it.  Python does not run during a flush, so
+ * the facts hold for the whole flush.
+ *
+ * A run goes through named phases that hand their results on in one struct run: select_run
+ * (which ops, and whether the run is written back in bands), assign_registers (which stores live
+ * in registers, which ops are dropped, the run's signature), lookup_plan, bind_run (buffers,
+ * strides, scalars, exchanges) and run_program (the kernel, the findings per op).  The struct is
+ * the flush context's workspace (too large for the stack), reused run after run.
  *
  * Plans: a run's shape-free description (op kinds, codes, dtypes, which operands are external,
  * scalar or which register) is its signature; the program template built from it (loops
@@ -68,37 +75,141 @@ static int op_views(const struct cpn_op *op, struct cpn_view **vs, bool *w)
 
 #define OP_MAXVIEWS (CPN_OP_MAXIN + CPN_OP_MAXOUT)
 
+/* What the flush's queue holds of one view or root store: an entry of the flush's table. */
+struct live {
+    const void *key;        /* a view or a root store (never both at one address) */
+    int32_t root;           /* a view's: the entry of its root store; -1 for a store */
+    int32_t count;          /* view: occurrences in the queue; store: distinct queued views */
+    int32_t first, last;    /* store: the first and the last op naming it */
+    bool owned;             /* store: something outside the queue (a Python array, an alias)
+                             * can still reach it */
+};
+
+/* The flush in progress: the table's entries in the order their keys first occur, a hash of
+ * the keys onto them (slots of earlier flushes have another gen: nothing is cleared), and per op
+ * and operand position (inputs at 0..CPN_OP_MAXIN-1, outputs after them) the entry of the root
+ * store it names, so that the questions a run asks later ("what of op j's output k") are array
+ * reads.  Grown, never shrunk; per-flush facts only, nothing of a run. */
+static struct flush {
+    const struct cpn_op *ops;   /* the queue the table describes (ready) */
+    int n;
+    bool ready;
+    struct live *ent;
+    int32_t nent;
+    size_t ent_cap;
+    struct {
+        int32_t e;              /* the entry */
+        uint32_t gen;           /* the flush that filled the slot: others are free */
+    } *hash;
+    uint32_t gen;
+    size_t hash_cap, mask;
+    int shift;                  /* 64 - log2(mask + 1) */
+    int32_t *slot;              /* [op * OP_MAXVIEWS + position]: a root store's entry, -1 */
+    size_t slot_cap;
+} flush;
+
+static size_t live_hash(const void *key)
+{
+    return (size_t)((((uint64_t)(uintptr_t)key >> 4) * 0x9E3779B97F4A7C15ull) >> flush.shift);
+}
+
+/* The entry of `key`, added when absent (the table is sized for every key of the queue). */
+static int32_t live_put(const void *key, int32_t root)
+{
+    size_t h = live_hash(key);
+    for (; flush.hash[h].gen == flush.gen; h = (h + 1) & flush.mask)
+        if (flush.ent[flush.hash[h].e].key == key) return flush.hash[h].e;
+    const int32_t e = flush.nent++;
+    flush.ent[e] = (struct live){key, root, 0, -1, -1, false};
+    flush.hash[h].e = e;
+    flush.hash[h].gen = flush.gen;
+    return e;
+}
+
+/* Make room for `keys` keys and `n` ops; false when the memory cannot be had. */
+static bool live_reserve(size_t keys, int n)
+{
+    size_t cap = 64;
+    int bits = 6;
+    while (cap < 2 * keys) {
+        cap <<= 1;
+        bits++;
+    }
+    if (cap > flush.hash_cap) {
+        cpn_free(flush.hash);
+        flush.hash = cpn_alloc_zeroed(cap * sizeof *flush.hash);
+        flush.hash_cap = flush.hash ? cap : 0;
+        flush.gen = 0;
+        if (!flush.hash) return false;
+    }
+    if (keys > flush.ent_cap) {
+        cpn_free(flush.ent);
+        flush.ent = cpn_alloc(keys * sizeof *flush.ent);
+        flush.ent_cap = flush.ent ? keys : 0;
+        if (!flush.ent) return false;
+    }
+    const size_t slots = (size_t)n * OP_MAXVIEWS;
+    if (slots > flush.slot_cap) {
+        cpn_free(flush.slot);
+        flush.slot = cpn_alloc(slots * sizeof *flush.slot);
+        flush.slot_cap = flush.slot ? slots : 0;
+        if (!flush.slot) return false;
+    }
+    if (++flush.gen == 0) {   /* wrapped: forget every earlier flush */
+        memset(flush.hash, 0, flush.hash_cap * sizeof *flush.hash);
+        flush.gen = 1;
+    }
+    flush.mask = cap - 1;
+    flush.shift = 64 - bits;
+    flush.nent = 0;
+    return true;
+}
+
+/* The facts about the root store of op j's input i, or of its output k. */
+static const struct live *live_in(int j, int i) { return &flush.ent[flush.slot[j * OP_MAXVIEWS + i]]; }
+static const struct live *live_out(int j, int k)
+{
+    return &flush.ent[flush.slot[j * OP_MAXVIEWS + CPN_OP_MAXIN + k]];
+}
+
 void cpn_fusion_prepare(struct cpn_op *ops, int n)
 {
-    struct cpn_view *vs[OP_MAXVIEWS];
-    bool w[OP_MAXVIEWS];
+    size_t keys = 0;
+    for (int i = 0; i < n; i++) keys += 2 * (size_t)(ops[i].nin + ops[i].nout);
+    /* Without a table nothing is fused in this flush (every op runs alone). */
+    flush.ready = live_reserve(keys, n);
+    flush.ops = ops;
+    flush.n = n;
+    if (!flush.ready) return;
     for (int i = 0; i < n; i++) {
-        int nv = op_views(&ops[i], vs, w);
-        for (int k = 0; k < nv; k++) {
-            struct cpn_store *r = cpn_store_root(vs[k]->store);
-            vs[k]->q_count = 0;
-            r->q_refs = r->q_views = 0;
-            r->q_first = r->q_last = -1;
-            r->q_owned = false;
-        }
-    }
-    for (int i = 0; i < n; i++) {
-        int nv = op_views(&ops[i], vs, w);
-        for (int k = 0; k < nv; k++) {
-            struct cpn_view *v = vs[k];
+        const struct cpn_op *op = &ops[i];
+        int32_t *slot = &flush.slot[(size_t)i * OP_MAXVIEWS];
+        for (int p = 0; p < OP_MAXVIEWS; p++) {
+            const bool out = p >= CPN_OP_MAXIN;
+            const int q = out ? p - CPN_OP_MAXIN : p;
+            struct cpn_view *v = out ? (q < op->nout ? op->out[q] : NULL)
+                                     : (q < op->nin ? op->in[q] : NULL);
+            if (!v) {
+                slot[p] = -1;
+                continue;
+            }
             struct cpn_store *r = cpn_store_root(v->store);
-            if (++v->q_count == 1) r->q_views++;
-            if (v->store != r) r->q_owned = true;   /* through an alias: not tracked */
-            r->q_refs++;
-            if (r->q_first < 0) r->q_first = i;
-            r->q_last = i;
+            const int32_t er = live_put(r, -1), ev = live_put(v, er);
+            struct live *lr = &flush.ent[er];
+            if (++flush.ent[ev].count == 1) lr->count++;
+            if (v->store != r) lr->owned = true;   /* through an alias: not tracked */
+            if (lr->first < 0) lr->first = i;
+            lr->last = i;
+            slot[p] = er;
         }
     }
-    for (int i = 0; i < n; i++) {
-        int nv = op_views(&ops[i], vs, w);
-        for (int k = 0; k < nv; k++) {
-            struct cpn_store *r = cpn_store_root(vs[k]->store);
-            if (vs[k]->refcnt != vs[k]->q_count || r->refcnt != r->q_views) r->q_owned = true;
+    /* Reachable from outside: more references than the queue holds. */
+    for (int32_t e = 0; e < flush.nent; e++) {
+        const struct live *l = &flush.ent[e];
+        if (l->root >= 0) {
+            if (((const struct cpn_view *)l->key)->refcnt != l->count) flush.ent[l->root].owned = true;
+        } else if (((const struct cpn_store *)l->key)->refcnt != l->count) {
+            flush.ent[e].owned = true;
         }
     }
 }
@@ -124,7 +235,9 @@ static bool droppable(const struct cpn_op *op, int i)
         return false;
     for (int k = 0; k < op->nout; k++) {
         const struct cpn_store *s = op->out[k]->store;
-        if (s->root || s->q_owned || s->q_last != i) return false;
+        if (s->root) return false;
+        const struct live *l = live_out(i, k);
+        if (l->owned || l->last != i) return false;
     }
     return true;
 }
@@ -152,7 +265,7 @@ static bool virtualizable(const struct cpn_op *ops, int i)
                                    : cpn_dtype_class(ov->dtype) == CPN_CLASS_COMPLEX)
         return false;   /* what fused programs generate (pointwise_member) */
     return !s->root && !s->tiled && !s->virt && !s->data && !s->dev && s->poison == CPN_OK &&
-           s->q_first == i && ov->dtype == s->dtype && cpn_view_is_contiguous(ov) &&
+           live_out(i, 0)->first == i && ov->dtype == s->dtype && cpn_view_is_contiguous(ov) &&
            cpn_view_size(ov) > 0;
 }
 
@@ -255,9 +368,7 @@ static bool reduce_member(const struct cpn_op *op, int ndim, const int64_t *shap
     if ((op->axes & all) != all) return false;
     enum cpn_dtype_class c = cpn_dtype_class(out->dtype);
     if (c != CPN_CLASS_INT && c != CPN_CLASS_UINT && c != CPN_CLASS_BOOL) return false;
-    if (op->code != CPN_OP_ADD && op->code != CPN_OP_MULTIPLY && op->code != CPN_OP_MAXIMUM &&
-        op->code != CPN_OP_MINIMUM)
-        return false;
+    if (!cpn_op_combines((enum cpn_opcode)op->code)) return false;   /* folded per block */
     return cpn_kernel_elementwise(op->code, out->dtype) != NULL;
 }
 
@@ -274,66 +385,138 @@ struct access {
 #define ACC_HASH 2048
 _Static_assert(ACC_HASH >= 2 * CPN_FUSED_MAXINSTR * OP_MAXVIEWS && !(ACC_HASH & (ACC_HASH - 1)),
                "the access table: a power of two, at most half full");
-static struct {
-    const struct cpn_store *root;
-    int head;
+struct acc_index {
+    struct {
+        const struct cpn_store *root;
+        int head;
+        unsigned gen;
+    } tab[ACC_HASH];
     unsigned gen;
-} acc_tab[ACC_HASH];
-static unsigned acc_gen;
+};
 
-static void acc_reset(void)
+/* ---- the run ---------------------------------------------------------------------------------- */
+
+#define SIG_MAX (CPN_FUSED_MAXINSTR * 12 + 4)
+#define BAND_MAX 65536
+
+/* How an operand of a run op is supplied. */
+struct operand {
+    int kind;          /* enum cpn_fused_argkind */
+    int slot;          /* REG */
+};
+
+/* A run written back through an overlapping view band by band (see band_plan). */
+struct band {
+    bool on;
+    bool serial;              /* readers too far back for threads to take slabs of bands */
+    int ext;                  /* P's external operand in the bound program */
+    int64_t rows, h, nb;      /* outer extent, rows per band, bands */
+    int64_t band_bytes;       /* P's bytes per band (dense) */
+    int32_t lr[BAND_MAX];     /* the last band that reads a row band j writes (>= j) */
+    int32_t fr[BAND_MAX];     /* the first such band (<= j) */
+};
+
+/* What assign_registers decides per op of the run (k: the op's index in the run). */
+struct assign {
+    bool drop[CPN_FUSED_MAXINSTR];   /* not computed: nothing reads it */
+    bool virt[CPN_FUSED_MAXINSTR];   /* its store is left virtual */
+    struct operand in[CPN_FUSED_MAXINSTR][CPN_OP_MAXIN], out[CPN_FUSED_MAXINSTR];
+    int nslots;
+    /* Virtual stores the run reads, regenerated into a register just before op `at` reads them
+     * first (the generator's instruction is inserted there). */
+    int nregen;
+    struct regen {
+        int at, slot;
+        const struct cpn_view *v;   /* the reading view: contiguous over the whole store */
+    } regen[CPN_FUSED_MAXINSTR];
+};
+
+/* One run, from its selection to its findings: each phase fills its part and reads the parts of
+ * the phases before it. */
+struct run {
+    /* select_run */
+    struct cpn_op *ops;                  /* the flushed queue, n ops */
+    int n, start, len;                   /* the run: ops[start, start + len) */
+    bool dist;                           /* over tiled stores: exchanges first, work box only */
+    int ndim;                            /* the iteration space: the first op's output */
+    const int64_t *shape;
+    struct cpn_dist_work w0;             /* dist: the first op's work box */
+    struct access acc[CPN_FUSED_MAXINSTR * OP_MAXVIEWS];
+    int nacc;
+    int nacc_after[CPN_FUSED_MAXINSTR];  /* accesses of the run's first k+1 ops */
+    struct acc_index ai;
+    struct band band;                    /* band.on: ops[start + len] is the write-back copy */
+    /* assign_registers */
+    struct assign a;
+    int32_t sig[SIG_MAX];                /* the plan's signature */
+    int nsig;
+    /* bind_run */
+    struct cpn_fused_prog prog;
+    bool on_dev;                         /* the program executes on the device backend */
+    struct cpn_dist_xchg *xs[CPN_FUSED_MAXINSTR];
+    /* run_program: per op of the run what its loops found (the caller's array); per
+     * instruction while it runs */
+    struct cpn_fpreport *op_fp;
+    struct cpn_fpreport in_fp[CPN_FUSED_MAXINSTR];
+};
+
+/* The flush context's run workspace (the runtime is single-threaded outside kernels). */
+static struct run workspace;
+
+static void acc_reset(struct acc_index *ai)
 {
-    if (++acc_gen == 0) {
-        memset(acc_tab, 0, sizeof acc_tab);
-        acc_gen = 1;
+    if (++ai->gen == 0) {
+        memset(ai->tab, 0, sizeof ai->tab);
+        ai->gen = 1;
     }
 }
 
-static int acc_slot(const struct cpn_store *root)
+static int acc_slot(const struct acc_index *ai, const struct cpn_store *root)
 {
     size_t h = (size_t)(((uint64_t)(uintptr_t)root >> 4) * 0x9E3779B97F4A7C15ull >> 53);
-    while (acc_tab[h].gen == acc_gen && acc_tab[h].root != root) h = (h + 1) & (ACC_HASH - 1);
+    while (ai->tab[h].gen == ai->gen && ai->tab[h].root != root) h = (h + 1) & (ACC_HASH - 1);
     return (int)h;
 }
 
-static int acc_head(const struct cpn_store *root)
+static int acc_head(const struct acc_index *ai, const struct cpn_store *root)
 {
-    int h = acc_slot(root);
-    return acc_tab[h].gen == acc_gen ? acc_tab[h].head : -1;
+    int h = acc_slot(ai, root);
+    return ai->tab[h].gen == ai->gen ? ai->tab[h].head : -1;
 }
 
 /* A view the run already names is not added again (its write flag is merged): conflicts() gives
  * the same answers, and a loop of `a[i:j] = ...` stays linear. */
-static void acc_add(struct access *acc, int *nacc, const struct cpn_view *v, bool write)
+static void acc_add(struct run *r, const struct cpn_view *v, bool write)
 {
+    struct acc_index *ai = &r->ai;
     const struct cpn_store *root = cpn_store_root(v->store);
-    int h = acc_slot(root);
-    if (acc_tab[h].gen != acc_gen) {
-        acc_tab[h].gen = acc_gen;
-        acc_tab[h].root = root;
-        acc_tab[h].head = -1;
+    int h = acc_slot(ai, root);
+    if (ai->tab[h].gen != ai->gen) {
+        ai->tab[h].gen = ai->gen;
+        ai->tab[h].root = root;
+        ai->tab[h].head = -1;
     }
-    for (int j = acc_tab[h].head; j >= 0; j = acc[j].next)
-        if (acc[j].v == v || cpn_view_same(acc[j].v, v)) {
-            acc[j].write |= write;
+    for (int j = ai->tab[h].head; j >= 0; j = r->acc[j].next)
+        if (r->acc[j].v == v || cpn_view_same(r->acc[j].v, v)) {
+            r->acc[j].write |= write;
             return;
         }
-    acc[*nacc] = (struct access){v, write, root, acc_tab[h].head};
-    acc_tab[h].head = (*nacc)++;
+    r->acc[r->nacc] = (struct access){v, write, root, ai->tab[h].head};
+    ai->tab[h].head = r->nacc++;
 }
 
 /* Would adding op's accesses to the run's make an element read or written through two different
  * overlapping views, one of them a write? */
-static bool conflicts(const struct access *acc, const struct cpn_op *op)
+static bool conflicts(const struct run *r, const struct cpn_op *op)
 {
     struct cpn_view *vs[OP_MAXVIEWS];
     bool w[OP_MAXVIEWS];
     int nv = op_views(op, vs, w);
     for (int k = 0; k < nv; k++) {
         const struct cpn_store *root = cpn_store_root(vs[k]->store);
-        for (int j = acc_head(root); j >= 0; j = acc[j].next) {
-            if (!(acc[j].write || w[k])) continue;
-            if (cpn_view_same(acc[j].v, vs[k]) || !cpn_view_may_overlap(acc[j].v, vs[k])) continue;
+        for (int j = acc_head(&r->ai, root); j >= 0; j = r->acc[j].next) {
+            if (!(r->acc[j].write || w[k])) continue;
+            if (cpn_view_same(r->acc[j].v, vs[k]) || !cpn_view_may_overlap(r->acc[j].v, vs[k])) continue;
             return true;
         }
         for (int j = 0; j < nv; j++) {
@@ -345,15 +528,15 @@ static bool conflicts(const struct access *acc, const struct cpn_op *op)
     return false;
 }
 
-/* May `op` join a distributed run whose first op has work box w0?  Its work box must be the same
- * (so registers and the run's outputs line up element for element on every rank), and an input
- * whose store the run wrote before must be read in place: no piece of it moves between ranks
- * (the exchanges are posted before the run computes) and no buffer copy holds its old values.
- * Each rank decides alone; a rank that stops a run earlier than its peers still posts the same
- * messages in the same order, and what the longer run sends was not written by it yet. */
-static bool dist_aligned(const struct cpn_op *op, const struct cpn_dist_work *w0,
-                         const struct access *acc, int nacc, enum cpn_status *st)
+/* May `op` join a distributed run whose first op has work box r->w0?  Its work box must be the
+ * same (so registers and the run's outputs line up element for element on every rank), and an
+ * input whose store the run wrote before must be read in place: no piece of it moves between
+ * ranks (the exchanges are posted before the run computes) and no buffer copy holds its old
+ * values.  Each rank decides alone; a rank that stops a run earlier than its peers still posts
+ * the same messages in the same order, and what the longer run sends was not written by it yet. */
+static bool dist_aligned(const struct run *r, const struct cpn_op *op, enum cpn_status *st)
 {
+    const struct cpn_dist_work *w0 = &r->w0;
     struct cpn_dist_work w;
     if (!cpn_dist_run_info(op, &w, st)) return false;
     if (w.work != w0->work) return false;
@@ -361,9 +544,9 @@ static bool dist_aligned(const struct cpn_op *op, const struct cpn_dist_work *w0
         if (w.lo[d] != w0->lo[d] || w.hi[d] != w0->hi[d]) return false;
     for (int i = 0; i < op->nin; i++) {
         if (!op->in[i]) continue;
-        const struct cpn_store *r = cpn_store_root(op->in[i]->store);
-        for (int a = 0; a < nacc; a++)
-            if (acc[a].write && acc[a].root == r && (w.moves[i] || w.buffered[i]))
+        const struct cpn_store *root = cpn_store_root(op->in[i]->store);
+        for (int a = 0; a < r->nacc; a++)
+            if (r->acc[a].write && r->acc[a].root == root && (w.moves[i] || w.buffered[i]))
                 return false;
     }
     return true;
@@ -380,11 +563,13 @@ static bool trailing_spill(const struct cpn_op *ops, int start, int end)
     const struct cpn_op *op = &ops[end - 1];
     if ((op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST) || op->nout != 1) return false;
     const struct cpn_store *s = op->out[0]->store;
-    if (s->root || s->q_owned || s->q_first != end - 1 || s->q_last < end) return false;
+    if (s->root) return false;
+    const struct live *l = live_out(end - 1, 0);
+    if (l->owned || l->first != end - 1 || l->last < end) return false;
     for (int i = 0; i < op->nin; i++) {
         if (!op->in[i]) continue;
         const struct cpn_store *r = cpn_store_root(op->in[i]->store);
-        if (r->q_owned) continue;
+        if (live_in(end - 1, i)->owned) continue;
         for (int j = start; j < end - 1; j++)
             for (int k = 0; k < ops[j].nout; k++)
                 if (cpn_store_root(ops[j].out[k]->store) == r) return false;
@@ -394,7 +579,6 @@ static bool trailing_spill(const struct cpn_op *ops, int start, int end)
 
 /* ---- plans ---------------------------------------------------------------------------------- */
 
-#define SIG_MAX (CPN_FUSED_MAXINSTR * 12 + 4)
 #define CACHE_SIZE 64
 
 struct plan {
@@ -408,26 +592,6 @@ struct plan {
 static struct plan *cache[CACHE_SIZE];
 static int cache_next;   /* round-robin replacement */
 
-/* How an operand of a run op is supplied. */
-struct operand {
-    int kind;          /* enum cpn_fused_argkind */
-    int slot;          /* REG */
-};
-
-struct run {
-    int start, len;
-    bool drop[CPN_FUSED_MAXINSTR];
-    struct operand in[CPN_FUSED_MAXINSTR][CPN_OP_MAXIN], out[CPN_FUSED_MAXINSTR];
-    int nslots;
-    /* Virtual stores the run reads, regenerated into a register just before op `at` reads them
-     * first (the generator's instruction is inserted there). */
-    int nregen;
-    struct regen {
-        int at, slot;
-        const struct cpn_view *v;   /* the reading view: contiguous over the whole store */
-    } regen[CPN_FUSED_MAXINSTR];
-};
-
 static uint64_t sig_hash(const int32_t *s, int n)
 {
     uint64_t h = 1469598103934665603ull;
@@ -438,7 +602,7 @@ static uint64_t sig_hash(const int32_t *s, int n)
     return h;
 }
 
-static void instr_template(const struct cpn_op *op, const struct run *r, int k,
+static void instr_template(const struct cpn_op *op, const struct assign *a, int k,
                            struct cpn_fused_instr *in)
 {
     memset(in, 0, sizeof *in);
@@ -453,8 +617,8 @@ static void instr_template(const struct cpn_op *op, const struct run *r, int k,
         in->out_dt = out->dtype;
         in->narg = op->nin + 1;
         for (int i = 0; i < op->nin; i++) {
-            in->arg[i].kind = r->in[k][i].kind;
-            in->arg[i].idx = r->in[k][i].slot;
+            in->arg[i].kind = a->in[k][i].kind;
+            in->arg[i].idx = a->in[k][i].slot;
             in->arg[i].itemsize = (int)cpn_dtype_size(op->in[i] ? op->in[i]->dtype : op->dtype);
         }
         break;
@@ -471,8 +635,8 @@ static void instr_template(const struct cpn_op *op, const struct run *r, int k,
     default:   /* REDUCE */
         in->kind = CPN_FI_REDUCE;
         in->narg = 1;
-        in->arg[0].kind = r->in[k][0].kind;
-        in->arg[0].idx = r->in[k][0].slot;
+        in->arg[0].kind = a->in[k][0].kind;
+        in->arg[0].idx = a->in[k][0].slot;
         in->arg[0].itemsize = (int)cpn_dtype_size(op->in[0]->dtype);
         in->dt = op->in[0]->dtype;
         in->acc_dt = out->dtype;
@@ -481,8 +645,8 @@ static void instr_template(const struct cpn_op *op, const struct run *r, int k,
         return;
     }
     struct cpn_fused_arg *o = &in->arg[in->narg - 1];
-    o->kind = r->out[k].kind;
-    o->idx = r->out[k].slot;
+    o->kind = a->out[k].kind;
+    o->idx = a->out[k].slot;
     o->itemsize = (int)cpn_dtype_size(out->dtype);
 }
 
@@ -509,32 +673,8 @@ static void regen_template(const struct cpn_store *s, int slot, struct cpn_fused
  * When the last readers lie further ahead than the ring holds (reversed writes, transposes), the
  * run keeps its whole temporary. */
 
-static struct cpn_fused_prog prog;   /* the runtime is single-threaded outside kernels */
-static bool on_dev;                  /* this run executes on the device backend */
-
-/* The buffer a run binds for `s`: the host buffer, or the device copy when the run executes on
- * the device (`write`: the run writes it; `overwrite`: every element, reading none). */
-static char *run_buffer(struct cpn_store *s, bool write, bool overwrite)
-{
-    if (on_dev) return cpn_store_device_data(s, write, overwrite);
-    return overwrite ? cpn_store_data_for_overwrite(s) : cpn_store_data(s);
-}
-
 #define BAND_BYTES ((int64_t)256 << 10)
 #define BAND_RING 4
-#define BAND_MAX 65536
-
-struct band {
-    bool on;
-    bool serial;              /* readers too far back for threads to take slabs of bands */
-    int ext;                  /* P's external operand in the bound program */
-    int64_t rows, h, nb;      /* outer extent, rows per band, bands */
-    int64_t band_bytes;       /* P's bytes per band (dense) */
-    int32_t lr[BAND_MAX];     /* the last band that reads a row band j writes (>= j) */
-    int32_t fr[BAND_MAX];     /* the first such band (<= j) */
-};
-
-static struct band band;
 
 /* Rows [lo, hi) of store dimension d0 that view v touches for outer indices [a, b). */
 static void band_rows(const struct cpn_view *v, int64_t a, int64_t b, int64_t *lo, int64_t *hi)
@@ -555,14 +695,15 @@ static bool band_view_ok(const struct cpn_view *v, int d0, int ndim)
 }
 
 /* The last band among [0, nb) whose rows through v meet [wlo, whi); -1 when none. */
-static int64_t band_last_reader(const struct cpn_view *v, int64_t wlo, int64_t whi)
+static int64_t band_last_reader(const struct band *band, const struct cpn_view *v, int64_t wlo,
+                                int64_t whi)
 {
-    int64_t lo = 0, hi = band.nb - 1, found = -1;
+    int64_t lo = 0, hi = band->nb - 1, found = -1;
     const bool up = v->step[0] > 0;
     while (lo <= hi) {   /* the largest k not yet past the window */
         int64_t k = (lo + hi) / 2, rlo, rhi;
-        int64_t b = (k + 1) * band.h < band.rows ? (k + 1) * band.h : band.rows;
-        band_rows(v, k * band.h, b, &rlo, &rhi);
+        int64_t b = (k + 1) * band->h < band->rows ? (k + 1) * band->h : band->rows;
+        band_rows(v, k * band->h, b, &rlo, &rhi);
         if (up ? rlo < whi : rhi > wlo) {
             found = k;
             lo = k + 1;
@@ -571,20 +712,21 @@ static int64_t band_last_reader(const struct cpn_view *v, int64_t wlo, int64_t w
         }
     }
     if (found < 0) return -1;
-    int64_t b = (found + 1) * band.h < band.rows ? (found + 1) * band.h : band.rows, rlo, rhi;
-    band_rows(v, found * band.h, b, &rlo, &rhi);
+    int64_t b = (found + 1) * band->h < band->rows ? (found + 1) * band->h : band->rows, rlo, rhi;
+    band_rows(v, found * band->h, b, &rlo, &rhi);
     return rlo < whi && rhi > wlo ? found : -1;
 }
 
 /* The first band among [0, nb) whose rows through v meet [wlo, whi); nb when none. */
-static int64_t band_first_reader(const struct cpn_view *v, int64_t wlo, int64_t whi)
+static int64_t band_first_reader(const struct band *band, const struct cpn_view *v, int64_t wlo,
+                                 int64_t whi)
 {
-    int64_t lo = 0, hi = band.nb - 1, found = band.nb;
+    int64_t lo = 0, hi = band->nb - 1, found = band->nb;
     const bool up = v->step[0] > 0;
     while (lo <= hi) {   /* the smallest k that reached the window */
         int64_t k = (lo + hi) / 2, rlo, rhi;
-        int64_t b = (k + 1) * band.h < band.rows ? (k + 1) * band.h : band.rows;
-        band_rows(v, k * band.h, b, &rlo, &rhi);
+        int64_t b = (k + 1) * band->h < band->rows ? (k + 1) * band->h : band->rows;
+        band_rows(v, k * band->h, b, &rlo, &rhi);
         if (up ? rhi > wlo : rlo < whi) {
             found = k;
             hi = k - 1;
@@ -592,24 +734,30 @@ static int64_t band_first_reader(const struct cpn_view *v, int64_t wlo, int64_t 
             lo = k + 1;
         }
     }
-    if (found == band.nb) return found;
-    int64_t b = (found + 1) * band.h < band.rows ? (found + 1) * band.h : band.rows, rlo, rhi;
-    band_rows(v, found * band.h, b, &rlo, &rhi);
-    return rlo < whi && rhi > wlo ? found : band.nb;
+    if (found == band->nb) return found;
+    int64_t b = (found + 1) * band->h < band->rows ? (found + 1) * band->h : band->rows, rlo, rhi;
+    band_rows(v, found * band->h, b, &rlo, &rhi);
+    return rlo < whi && rhi > wlo ? found : band->nb;
 }
 
-/* Decide whether the run [start, end) and the copy ops[end] can be banded (band.on). */
-static void band_plan(const struct cpn_op *ops, int n, int start, int end, const struct access *acc,
-                      int nacc, int ndim, const int64_t *shape)
+/* Decide whether the run's first `len` ops and the copy after them can be banded (band.on). */
+static void band_plan(struct run *r, int len)
 {
-    band.on = false;
-    if (end >= n || ndim < 1 || shape[0] < 3) return;
+    struct band *band = &r->band;
+    const struct cpn_op *ops = r->ops;
+    const int end = r->start + len, ndim = r->ndim;
+    const int64_t *shape = r->shape;
+    const struct access *acc = r->acc;
+    const int nacc = r->nacc;
+    band->on = false;
+    if (end >= r->n || ndim < 1 || shape[0] < 3) return;
     const struct cpn_op *last = &ops[end - 1], *c = &ops[end];
     if (last->kind == CPN_OPK_REDUCE || last->nout != 1) return;
     const struct cpn_view *pv = last->out[0];
     const struct cpn_store *P = pv->store;
-    if (P->root || P->q_owned || P->q_first != end - 1 || P->q_last != end || !cpn_view_covers_store(pv))
-        return;
+    if (P->root) return;
+    const struct live *lp = live_out(end - 1, 0);
+    if (lp->owned || lp->first != end - 1 || lp->last != end || !cpn_view_covers_store(pv)) return;
     if ((c->kind != CPN_OPK_ELEMENTWISE && c->kind != CPN_OPK_CAST) || c->nin != 1 || c->nout != 1 ||
         !c->in[0] || !cpn_view_same(c->in[0], pv) || !cpn_op_loop(c) || poisoned_input(c))
         return;
@@ -625,169 +773,160 @@ static void band_plan(const struct cpn_op *ops, int n, int start, int end, const
     int64_t inner = 1;
     for (int d = 1; d < ndim; d++) inner *= shape[d];
     int64_t row_bytes = inner * (int64_t)cpn_dtype_size(pv->dtype);
-    band.rows = shape[0];
-    band.h = row_bytes > 0 && BAND_BYTES / row_bytes > 1 ? BAND_BYTES / row_bytes : 1;
-    band.nb = (band.rows + band.h - 1) / band.h;
-    if (band.nb < 3 || band.nb > BAND_MAX) return;
-    band.band_bytes = band.h * row_bytes;
+    band->rows = shape[0];
+    band->h = row_bytes > 0 && BAND_BYTES / row_bytes > 1 ? BAND_BYTES / row_bytes : 1;
+    band->nb = (band->rows + band->h - 1) / band->h;
+    if (band->nb < 3 || band->nb > BAND_MAX) return;
+    band->band_bytes = band->h * row_bytes;
     int64_t need = -1;   /* running maximum: a thread writes its bands back in order */
-    band.serial = false;
-    for (int64_t j = 0; j < band.nb; j++) {
-        int64_t b = (j + 1) * band.h < band.rows ? (j + 1) * band.h : band.rows, wlo, whi;
-        band_rows(D, j * band.h, b, &wlo, &whi);
+    band->serial = false;
+    for (int64_t j = 0; j < band->nb; j++) {
+        int64_t b = (j + 1) * band->h < band->rows ? (j + 1) * band->h : band->rows, wlo, whi;
+        band_rows(D, j * band->h, b, &wlo, &whi);
         int64_t lr = j, fr = j;
         for (int a = 0; a < nacc; a++) {
             if (acc[a].v->store != R) continue;
-            int64_t k = band_last_reader(acc[a].v, wlo, whi);
+            int64_t k = band_last_reader(band, acc[a].v, wlo, whi);
             if (k > lr) lr = k;
-            k = band_first_reader(acc[a].v, wlo, whi);
+            k = band_first_reader(band, acc[a].v, wlo, whi);
             if (k < fr) fr = k;
         }
         if (lr > need) need = lr;
         if (need - j + 1 > BAND_RING) return;   /* the ring cannot hold the bands in flight */
         /* Readers far behind (forward reads of a strided write) would hold back many bands of
          * every slab: one thread takes the bands in order instead. */
-        if (j - fr + 1 > BAND_RING) band.serial = true;
-        band.lr[j] = (int32_t)lr;
-        band.fr[j] = (int32_t)fr;
+        if (j - fr + 1 > BAND_RING) band->serial = true;
+        band->lr[j] = (int32_t)lr;
+        band->fr[j] = (int32_t)fr;
     }
-    band.on = true;
+    band->on = true;
 }
 
 /* Evaluate the bound program band by band (kernels/banded.c schedules the bands over threads),
  * writing bands back through the copy op `c` as their readers complete. */
-static enum cpn_status band_execute(const struct cpn_op *c, bool watch, struct cpn_kctx *ctx,
-                                    unsigned *wb_hw)
+static enum cpn_status band_execute(struct run *r, const struct cpn_op *c, bool watch,
+                                    struct cpn_kctx *ctx, unsigned *wb_hw)
 {
-    static struct cpn_band_plan bp;
-    const int ndim = prog.ndim;
+    const struct band *band = &r->band;
+    struct cpn_band_plan bp;
+    const int ndim = r->prog.ndim;
     int64_t doff;
-    bp.rows = band.rows;
-    bp.h = band.h;
-    bp.nb = band.nb;
-    bp.band_bytes = band.band_bytes;
+    bp.rows = band->rows;
+    bp.h = band->h;
+    bp.nb = band->nb;
+    bp.band_bytes = band->band_bytes;
     bp.ring = BAND_RING;
-    bp.lr = band.lr;
-    bp.fr = band.fr;
-    bp.serial = band.serial;
-    bp.pext = band.ext;
-    memcpy(bp.pst, prog.ext_st[band.ext], (size_t)ndim * sizeof *bp.pst);
+    bp.lr = band->lr;
+    bp.fr = band->fr;
+    bp.serial = band->serial;
+    bp.pext = band->ext;
+    memcpy(bp.pst, r->prog.ext_st[band->ext], (size_t)ndim * sizeof *bp.pst);
     bp.copy = cpn_op_loop(c);
     cpn_view_byte_layout(c->out[0], bp.dst, &doff);
     char *dbase = cpn_store_data(c->out[0]->store);
     if (!dbase) return CPN_ERR_NOMEM;
     bp.dbase = dbase + doff;
     bp.watch = watch;
-    return cpn_kernel_banded(&prog, &bp, ctx, wb_hw);
+    return cpn_kernel_banded(&r->prog, &bp, ctx, wb_hw);
 }
 
-/* ---- executing a run -------------------------------------------------------------------------- */
+/* ---- the phases of a run ---------------------------------------------------------------------- */
 
-
-static int add_ext(const struct cpn_view *v, intptr_t base)
+/* Select the run starting at ops[start]: as many following ops as fit, a reduction closing it;
+ * then whether it is written back in bands, and whether a trailing op is better left to the next
+ * run.  False when no run starts here (or *st failed); r->len may still be below 2. */
+static bool select_run(struct run *r, struct cpn_op *ops, int n, int start, enum cpn_status *st)
 {
-    int e = prog.next++;
-    int64_t off;
-    cpn_view_byte_layout(v, prog.ext_st[e], &off);
-    prog.ext_base[e] = base + (intptr_t)off;
-    return e;
-}
+    const struct cpn_op *first = &ops[start];
+    r->ops = ops;
+    r->n = n;
+    r->start = start;
+    r->len = 0;
+    r->band.on = false;
+    if (first->nout != 1 || cpn_view_size(first->out[0]) == 0) return false;
+    r->ndim = first->out[0]->ndim;
+    r->shape = first->out[0]->shape;
+    r->dist = !op_local(first);
+    const int ndim = r->ndim;
+    const int64_t *shape = r->shape;
+    const bool dist = r->dist;
+    if (!pointwise_member(first, ndim, shape, dist)) return false;
+    if (dist && !cpn_dist_run_info(first, &r->w0, st)) return false;
 
-int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st,
-                       struct cpn_fpreport *op_fp)
-{
-    *st = CPN_OK;
-    memset(op_fp, 0, (CPN_FUSED_MAXINSTR + 1) * sizeof *op_fp);
-    if (!cpn_fusion_enabled()) return 0;
-    struct cpn_op *first = &ops[start];
-    if (droppable(first, start)) {
-        for (int k = 0; k < first->nout; k++) {
-            const struct cpn_store *s = first->out[k]->store;
-            cpn_stats.temporaries_elided += s->data == NULL;
-            cpn_stats.bytes_elided += s->data == NULL ? s->size * (int64_t)cpn_dtype_size(s->dtype) : 0;
-        }
-        cpn_stats.ops_dropped++;
-        return 1;
-    }
-    if (first->nout != 1 || cpn_view_size(first->out[0]) == 0) return 0;
-    const int ndim = first->out[0]->ndim;
-    const int64_t *shape = first->out[0]->shape;
-    const bool dist = !op_local(first);
-    if (!pointwise_member(first, ndim, shape, dist)) return 0;
-    struct cpn_dist_work w0;
-    if (dist) {
-        if (!cpn_dist_run_info(first, &w0, st)) return 0;
-    }
-
-    /* The run: as many following ops as fit, a reduction closing it. */
-    static struct access acc[CPN_FUSED_MAXINSTR * OP_MAXVIEWS];
-    static int nacc_after[CPN_FUSED_MAXINSTR];   /* accesses of the run's first k+1 ops */
-    int nacc = 0, len = 0;
-    acc_reset();
+    int len = 0;
+    r->nacc = 0;
+    acc_reset(&r->ai);
     for (int j = start; j < n && len < CPN_FUSED_MAXINSTR; j++) {
         const struct cpn_op *op = &ops[j];
         bool red = !dist && reduce_member(op, ndim, shape);
         if (!red && !pointwise_member(op, ndim, shape, dist)) break;
-        if (conflicts(acc, op)) break;
-        if (dist && j > start && !dist_aligned(op, &w0, acc, nacc, st)) break;
-        if (*st != CPN_OK) return 0;
+        if (conflicts(r, op)) break;
+        if (dist && j > start && !dist_aligned(r, op, st)) break;
+        if (*st != CPN_OK) return false;
         struct cpn_view *vs[OP_MAXVIEWS];
         bool w[OP_MAXVIEWS];
         int nv = op_views(op, vs, w);
-        for (int k = 0; k < nv; k++) acc_add(acc, &nacc, vs[k], w[k]);
-        nacc_after[len++] = nacc;
+        for (int k = 0; k < nv; k++) acc_add(r, vs[k], w[k]);
+        r->nacc_after[len++] = r->nacc;
         if (red) break;
     }
     if (!dist) {
-        band_plan(ops, n, start, start + len, acc, nacc, ndim, shape);
+        band_plan(r, len);
         const int len0 = len;
-        while (!band.on && len > 1 && trailing_spill(ops, start, start + len)) len--;
+        while (!r->band.on && len > 1 && trailing_spill(ops, start, start + len)) len--;
         if (len != len0) {
-            nacc = nacc_after[len - 1];
-            band_plan(ops, n, start, start + len, acc, nacc, ndim, shape);
+            r->nacc = r->nacc_after[len - 1];
+            band_plan(r, len);
         }
     }
-    if (len < 2) {
-        /* A draw or fill nothing in this flush reads through a run: left virtual. */
-        if (!dist && first->out[0]->store->q_owned && virtualizable(ops, start)) {
-            make_virtual(first);
-            return 1;
-        }
-        return 0;
-    }
-    if (dist) band.on = false;
+    if (dist) r->band.on = false;
+    r->len = len;
+    return true;
+}
 
-    /* Which stores live in registers: written entirely, first named by the writer, unowned,
-     * named by nothing after the run, and always through the writer's view. */
-    static struct run r;
-    memset(&r, 0, sizeof r);
-    r.start = start;
-    r.len = len;
-    const int end = start + len;
-    int slot_of[CPN_FUSED_MAXINSTR];          /* op k's register, -1 */
+/* A run of fewer than two ops: a draw or fill nothing in this flush reads through a run is left
+ * virtual (consumed), anything else runs alone. */
+static int lone_op(struct run *r)
+{
+    const struct cpn_op *first = &r->ops[r->start];
+    if (!r->dist && live_out(r->start, 0)->owned && virtualizable(r->ops, r->start)) {
+        make_virtual(first);
+        return 1;
+    }
+    return 0;
+}
+
+/* Which stores live in registers: written entirely, first named by the writer, unowned, named
+ * by nothing after the run, and always through the writer's view.  Also which ops are dropped
+ * (never read) and which stores are left virtual; and the run's signature. */
+static void assign_registers(struct run *r)
+{
+    const struct cpn_op *ops = r->ops;
+    const int start = r->start, len = r->len, end = start + len;
+    const bool dist = r->dist;
+    struct assign *a = &r->a;
+    memset(a, 0, sizeof *a);
     int slot_free_after[CPN_FUSED_MAXSLOTS];  /* queue index of the slot's last use */
     const struct cpn_store *slot_store[CPN_FUSED_MAXSLOTS];
     int nslots = 0;
-    bool virt[CPN_FUSED_MAXINSTR] = {0};      /* op k's store is left virtual */
-    int32_t sig[SIG_MAX];
+    int32_t *sig = r->sig;
     int nsig = 0;
-    sig[nsig++] = len | dist << 16 | band.on << 17;
+    sig[nsig++] = len | dist << 16 | r->band.on << 17;
     for (int k = 0; k < len; k++) {
         const struct cpn_op *op = &ops[start + k];
-        slot_of[k] = -1;
         for (int i = 0; i < op->nin; i++) {
-            r.in[k][i].kind = CPN_FARG_SCALAR;
+            a->in[k][i].kind = CPN_FARG_SCALAR;
             if (!op->in[i]) continue;
-            r.in[k][i].kind = CPN_FARG_EXT;
+            a->in[k][i].kind = CPN_FARG_EXT;
             for (int s = 0; s < nslots; s++)
                 if (slot_store[s] == op->in[i]->store && slot_free_after[s] >= start + k) {
-                    r.in[k][i] = (struct operand){CPN_FARG_REG, s};
+                    a->in[k][i] = (struct operand){CPN_FARG_REG, s};
                     break;
                 }
             const struct cpn_view *iv = op->in[i];
             const struct cpn_store *vs = iv->store;
-            if (r.in[k][i].kind == CPN_FARG_EXT && !dist && vs->virt && !vs->root &&
-                iv->dtype == vs->dtype && cpn_view_is_contiguous(iv) && len + r.nregen < CPN_FUSED_MAXINSTR &&
+            if (a->in[k][i].kind == CPN_FARG_EXT && !dist && vs->virt && !vs->root &&
+                iv->dtype == vs->dtype && cpn_view_is_contiguous(iv) && len + a->nregen < CPN_FUSED_MAXINSTR &&
                 !touched_otherwise(ops, start, end, vs, iv)) {
                 /* A virtual store read in place: its generator runs again, into a register. */
                 int last = last_reader(ops, start + k, end, vs);
@@ -795,8 +934,8 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
                 if (reg >= 0) {
                     slot_store[reg] = vs;
                     slot_free_after[reg] = last;
-                    r.regen[r.nregen++] = (struct regen){k, reg, iv};
-                    r.in[k][i] = (struct operand){CPN_FARG_REG, reg};
+                    a->regen[a->nregen++] = (struct regen){k, reg, iv};
+                    a->in[k][i] = (struct operand){CPN_FARG_REG, reg};
                     sig[nsig++] = 0x7f000000 | k << 12 | reg << 4 | vs->gen.kind;
                     sig[nsig++] = vs->gen.code | (int)vs->dtype << 8;
                     cpn_stats.virtual_regenerated++;
@@ -804,33 +943,34 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             }
         }
         if (op->kind == CPN_OPK_REDUCE) {
-            r.out[k].kind = CPN_FARG_EXT;
+            a->out[k].kind = CPN_FARG_EXT;
         } else {
             const struct cpn_view *ov = op->out[0];
             const struct cpn_store *s = ov->store;
+            const struct live *ls = live_out(start + k, 0);
             int reg = -1;
             for (int q = 0; q < nslots; q++)   /* an in-place update of a register */
                 if (slot_store[q] == s && slot_free_after[q] >= start + k) reg = q;
-            if (reg < 0 && s->q_owned && virtualizable(ops, start + k) &&
+            if (reg < 0 && ls->owned && virtualizable(ops, start + k) &&
                 !touched_otherwise(ops, start + k + 1, end, s, ov)) {
                 /* Held by Python: left virtual, its readers in the run use a register. */
-                virt[k] = true;
+                a->virt[k] = true;
                 int last = last_reader(ops, start + k, end, s);
                 if (last == start + k) {
-                    r.drop[k] = true;
+                    a->drop[k] = true;
                 } else {
                     reg = take_slot(slot_free_after, &nslots, start + k);
                     if (reg >= 0) {
                         slot_store[reg] = s;
                         slot_free_after[reg] = last;
                     } else {
-                        virt[k] = false;   /* no register left: written as usual */
+                        a->virt[k] = false;   /* no register left: written as usual */
                     }
                 }
-            } else if (reg < 0 && !s->q_owned && s->q_first == start + k && s->q_last < end &&
+            } else if (reg < 0 && !ls->owned && ls->first == start + k && ls->last < end &&
                        cpn_view_covers_store(ov)) {
                 bool same = true;
-                for (int j = start + k + 1; j <= s->q_last && same; j++) {
+                for (int j = start + k + 1; j <= ls->last && same; j++) {
                     struct cpn_view *vs[OP_MAXVIEWS];
                     bool w[OP_MAXVIEWS];
                     int nv = op_views(&ops[j], vs, w);
@@ -838,97 +978,128 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
                         if (vs[q]->store == s && !cpn_view_same(vs[q], ov)) same = false;
                     if (ops[j].kind == CPN_OPK_REDUCE && ops[j].out[0]->store == s) same = false;
                 }
-                if (same && s->q_last == start + k && !cpn_fperr_may_report(op)) {
-                    r.drop[k] = true;   /* never read: not computed */
+                if (same && ls->last == start + k && !cpn_fperr_may_report(op)) {
+                    a->drop[k] = true;   /* never read: not computed */
                 } else if (same) {
                     reg = take_slot(slot_free_after, &nslots, start + k);
                     if (reg >= 0) {
                         slot_store[reg] = s;
-                        slot_free_after[reg] = s->q_last;
+                        slot_free_after[reg] = ls->last;
                         cpn_stats.temporaries_elided++;
                         cpn_stats.bytes_elided += s->size * (int64_t)cpn_dtype_size(s->dtype);
                     }
                 }
             }
-            r.out[k] = reg >= 0 ? (struct operand){CPN_FARG_REG, reg} : (struct operand){CPN_FARG_EXT, 0};
-            slot_of[k] = reg;
+            a->out[k] = reg >= 0 ? (struct operand){CPN_FARG_REG, reg} : (struct operand){CPN_FARG_EXT, 0};
         }
-        if (r.drop[k] && !virt[k]) {
+        if (a->drop[k] && !a->virt[k]) {
             cpn_stats.temporaries_elided++;
             cpn_stats.bytes_elided += op->out[0]->store->size * (int64_t)cpn_dtype_size(op->out[0]->dtype);
         }
-        sig[nsig++] = op->kind | op->code << 4 | (int)op->dtype << 20 | r.drop[k] << 28;
+        sig[nsig++] = op->kind | op->code << 4 | (int)op->dtype << 20 | a->drop[k] << 28;
         sig[nsig++] = op->nin | (int)op->out[0]->dtype << 4;
         for (int i = 0; i < op->nin; i++)
-            sig[nsig++] = r.in[k][i].kind | r.in[k][i].slot << 4 |
+            sig[nsig++] = a->in[k][i].kind | a->in[k][i].slot << 4 |
                           (op->in[i] ? (int)op->in[i]->dtype : 31) << 12;
-        sig[nsig++] = r.out[k].kind | r.out[k].slot << 4;
+        sig[nsig++] = a->out[k].kind | a->out[k].slot << 4;
     }
-    (void)slot_of;
-    r.nslots = nslots;
+    a->nslots = nslots;
     sig[nsig++] = nslots;
+    r->nsig = nsig;
+}
 
-    /* The program template: cached by signature. */
+/* The program template of the run's signature: from the cache, or built and cached.  NULL with
+ * *st = CPN_ERR_NOMEM when it cannot be allocated. */
+static struct plan *lookup_plan(const struct run *r, enum cpn_status *st)
+{
+    const int32_t *sig = r->sig;
+    const int nsig = r->nsig;
+    const struct assign *a = &r->a;
     uint64_t h = sig_hash(sig, nsig);
-    struct plan *p = NULL;
     for (int c = 0; c < CACHE_SIZE; c++)
         if (cache[c] && cache[c]->hash == h && cache[c]->nsig == nsig &&
             !memcmp(cache[c]->sig, sig, (size_t)nsig * sizeof *sig)) {
-            p = cache[c];
-            break;
+            cpn_stats.fusion_plan_hits++;
+            return cache[c];
         }
-    if (p) {
-        cpn_stats.fusion_plan_hits++;
-    } else {
-        p = cpn_alloc(sizeof *p);
-        if (!p) {
-            *st = CPN_ERR_NOMEM;
-            return len;
-        }
-        p->nsig = nsig;
-        memcpy(p->sig, sig, (size_t)nsig * sizeof *sig);
-        p->hash = h;
-        p->nslots = nslots;
-        p->ninstr = 0;
-        for (int k = 0, g = 0; k < len; k++) {
-            for (; g < r.nregen && r.regen[g].at == k; g++)
-                regen_template(r.regen[g].v->store, r.regen[g].slot, &p->instr[p->ninstr++]);
-            if (!r.drop[k]) instr_template(&ops[start + k], &r, k, &p->instr[p->ninstr++]);
-        }
-        if (cache[cache_next]) cpn_free(cache[cache_next]);
-        cache[cache_next] = p;
-        cache_next = (cache_next + 1) % CACHE_SIZE;
-        cpn_stats.fusion_plans++;
+    struct plan *p = cpn_alloc(sizeof *p);
+    if (!p) {
+        *st = CPN_ERR_NOMEM;
+        return NULL;
     }
+    p->nsig = nsig;
+    memcpy(p->sig, sig, (size_t)nsig * sizeof *sig);
+    p->hash = h;
+    p->nslots = a->nslots;
+    p->ninstr = 0;
+    for (int k = 0, g = 0; k < r->len; k++) {
+        for (; g < a->nregen && a->regen[g].at == k; g++)
+            regen_template(a->regen[g].v->store, a->regen[g].slot, &p->instr[p->ninstr++]);
+        if (!a->drop[k]) instr_template(&r->ops[r->start + k], a, k, &p->instr[p->ninstr++]);
+    }
+    if (cache[cache_next]) cpn_free(cache[cache_next]);
+    cache[cache_next] = p;
+    cache_next = (cache_next + 1) % CACHE_SIZE;
+    cpn_stats.fusion_plans++;
+    return p;
+}
 
-    struct cpn_dist_xchg *xs[CPN_FUSED_MAXINSTR] = {0};
+/* The buffer a run binds for `s`: the host buffer, or the device copy when the run executes on
+ * the device (`write`: the run writes it; `overwrite`: every element, reading none). */
+static char *run_buffer(bool on_dev, struct cpn_store *s, bool write, bool overwrite)
+{
+    if (on_dev) return cpn_store_device_data(s, write, overwrite);
+    return overwrite ? cpn_store_data_for_overwrite(s) : cpn_store_data(s);
+}
 
-    /* Bind: buffers, strides, scalars, parameters. */
-    prog.ninstr = p->ninstr;
-    prog.nslots = p->nslots;
-    memcpy(prog.instr, p->instr, (size_t)p->ninstr * sizeof *p->instr);
-    prog.next = 0;
-    prog.ndim = ndim;
-    memcpy(prog.shape, shape, (size_t)ndim * sizeof *shape);
+static int add_ext(struct cpn_fused_prog *prog, const struct cpn_view *v, intptr_t base)
+{
+    int e = prog->next++;
+    int64_t off;
+    cpn_view_byte_layout(v, prog->ext_st[e], &off);
+    prog->ext_base[e] = base + (intptr_t)off;
+    return e;
+}
+
+/* Bind plan p to the run's operands: buffers, strides, scalars, parameters; where the program
+ * executes; for a distributed run every op's exchange.  CPN_ERR_NOMEM (or the exchange's error)
+ * when that fails. */
+static enum cpn_status bind_run(struct run *r, const struct plan *p)
+{
+    struct cpn_fused_prog *prog = &r->prog;
+    const struct assign *a = &r->a;
+    const int start = r->start, len = r->len, ndim = r->ndim;
+    const int64_t *shape = r->shape;
+    const bool dist = r->dist;
+    const struct cpn_dist_work *w0 = &r->w0;
+    struct cpn_dist_xchg **xs = r->xs;
+    prog->ninstr = p->ninstr;
+    prog->nslots = p->nslots;
+    memcpy(prog->instr, p->instr, (size_t)p->ninstr * sizeof *p->instr);
+    prog->next = 0;
+    prog->ndim = ndim;
+    memcpy(prog->shape, shape, (size_t)ndim * sizeof *shape);
     if (dist)
-        for (int d = 0; d < ndim; d++) prog.shape[d] = w0.work ? w0.hi[d] - w0.lo[d] : 0;
-    prog.reduce_out = NULL;
-    on_dev = cpn_backend_on_device() && cpn_backend_active()->supports_fused(&prog);
+        for (int d = 0; d < ndim; d++) prog->shape[d] = w0->work ? w0->hi[d] - w0->lo[d] : 0;
+    prog->reduce_out = NULL;
+    r->on_dev = cpn_backend_on_device() && cpn_backend_active()->supports_fused(prog);
+    const bool on_dev = r->on_dev;
     /* Distributed: every op's exchange posted (dropped ops' too: the peers expect them), then
      * completed, its buffers where the run executes; the run is evaluated on the work box. */
     if (dist) {
-        for (int k = 0; k < len && *st == CPN_OK; k++)
-            *st = cpn_dist_xchg_begin(&ops[start + k], on_dev, &xs[k]);
-        for (int k = 0; k < len && *st == CPN_OK; k++) *st = cpn_dist_xchg_end(xs[k]);
-        if (*st != CPN_OK) goto out;
+        enum cpn_status st = CPN_OK;
+        for (int k = 0; k < len && st == CPN_OK; k++)
+            st = cpn_dist_xchg_begin(&r->ops[start + k], on_dev, &xs[k]);
+        for (int k = 0; k < len && st == CPN_OK; k++) st = cpn_dist_xchg_end(xs[k]);
+        if (st != CPN_OK) return st;
     }
     int pi = 0;
     for (int k = 0, g = 0; k < len; k++) {
-        struct cpn_op *op = &ops[start + k];
-        for (; g < r.nregen && r.regen[g].at == k; g++) {
-            struct cpn_fused_instr *in = &prog.instr[pi++];
-            const struct cpn_store *vs = r.regen[g].v->store;
-            in->index_ext = add_ext(r.regen[g].v, 0);
+        struct cpn_op *op = &r->ops[start + k];
+        for (; g < a->nregen && a->regen[g].at == k; g++) {
+            struct cpn_fused_instr *in = &prog->instr[pi++];
+            const struct cpn_store *vs = a->regen[g].v->store;
+            in->index_ext = add_ext(prog, a->regen[g].v, 0);
             in->index_size = (int64_t)cpn_dtype_size(vs->dtype);
             in->seed = vs->gen.seed;
             in->stream = vs->gen.stream;
@@ -937,60 +1108,60 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             in->i0 = vs->gen.i0;
             in->i1 = vs->gen.i1;
         }
-        if (r.drop[k]) continue;
-        struct cpn_fused_instr *in = &prog.instr[pi++];
+        if (a->drop[k]) continue;
+        struct cpn_fused_instr *in = &prog->instr[pi++];
         if (op->kind == CPN_OPK_REDUCE) {
             if (in->arg[0].kind == CPN_FARG_EXT) {
-                char *b = run_buffer(op->in[0]->store, false, false);
-                if (!b) goto nomem;
-                in->arg[0].idx = add_ext(op->in[0], (intptr_t)b);
+                char *b = run_buffer(on_dev, op->in[0]->store, false, false);
+                if (!b) return CPN_ERR_NOMEM;
+                in->arg[0].idx = add_ext(prog, op->in[0], (intptr_t)b);
             }
             /* The accumulator goes to the host: the reduction's result is read there next. */
-            prog.reduce_out = cpn_view_origin(op->out[0]);
-            if (!prog.reduce_out) goto nomem;
+            prog->reduce_out = cpn_view_origin(op->out[0]);
+            if (!prog->reduce_out) return CPN_ERR_NOMEM;
             continue;
         }
         for (int i = 0; i < op->nin && in->kind == CPN_FI_LOOP; i++) {
             if (in->arg[i].kind == CPN_FARG_SCALAR) {
                 in->arg[i].scalar = (const char *)op->scalar[i].bytes;
             } else if (in->arg[i].kind == CPN_FARG_EXT && dist) {
-                if (!w0.work) continue;
-                int e = prog.next++;
-                prog.ext_base[e] = (intptr_t)cpn_dist_xchg_input(xs[k], i, prog.ext_st[e]);
+                if (!w0->work) continue;
+                int e = prog->next++;
+                prog->ext_base[e] = (intptr_t)cpn_dist_xchg_input(xs[k], i, prog->ext_st[e]);
                 in->arg[i].idx = e;
             } else if (in->arg[i].kind == CPN_FARG_EXT) {
-                char *b = run_buffer(op->in[i]->store, false, false);
-                if (!b) goto nomem;
-                in->arg[i].idx = add_ext(op->in[i], (intptr_t)b);
+                char *b = run_buffer(on_dev, op->in[i]->store, false, false);
+                if (!b) return CPN_ERR_NOMEM;
+                in->arg[i].idx = add_ext(prog, op->in[i], (intptr_t)b);
             }
         }
         struct cpn_fused_arg *o = &in->arg[in->narg - 1];
-        if (o->kind == CPN_FARG_EXT && band.on && k == len - 1) {
+        if (o->kind == CPN_FARG_EXT && r->band.on && k == len - 1) {
             /* P lives in the band ring: dense strides, base set per band. */
-            int e = prog.next++;
+            int e = prog->next++;
             int64_t stv = (int64_t)cpn_dtype_size(op->out[0]->dtype);
             for (int d = ndim - 1; d >= 0; d--) {
-                prog.ext_st[e][d] = stv;
+                prog->ext_st[e][d] = stv;
                 stv *= shape[d];
             }
-            prog.ext_base[e] = 0;
+            prog->ext_base[e] = 0;
             o->idx = e;
-            band.ext = e;
+            r->band.ext = e;
         } else if (o->kind == CPN_FARG_EXT) {
-            const struct cpn_store *s = op->out[0]->store;
-            char *b = run_buffer(op->out[0]->store, true, s->q_first == start + k && cpn_op_overwrites(op));
-            if (!b) goto nomem;
+            char *b = run_buffer(on_dev, op->out[0]->store, true,
+                                 live_out(start + k, 0)->first == start + k && cpn_op_overwrites(op));
+            if (!b) return CPN_ERR_NOMEM;
             if (dist) {
-                if (!w0.work) continue;
-                int e = prog.next++;
-                prog.ext_base[e] = (intptr_t)cpn_dist_tile_layout(op->out[0], w0.lo, b, prog.ext_st[e]);
+                if (!w0->work) continue;
+                int e = prog->next++;
+                prog->ext_base[e] = (intptr_t)cpn_dist_tile_layout(op->out[0], w0->lo, b, prog->ext_st[e]);
                 o->idx = e;
             } else {
-                o->idx = add_ext(op->out[0], (intptr_t)b);
+                o->idx = add_ext(prog, op->out[0], (intptr_t)b);
             }
         }
         if (in->kind == CPN_FI_RANDOM || in->kind == CPN_FI_ARANGE) {
-            in->index_ext = add_ext(op->out[0], 0);
+            in->index_ext = add_ext(prog, op->out[0], 0);
             in->index_size = (int64_t)cpn_dtype_size(op->out[0]->dtype);
         }
         if (in->kind == CPN_FI_RANDOM) {
@@ -1005,46 +1176,88 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
             in->i1 = op->iparam[1];
         }
     }
+    return CPN_OK;
+}
+
+/* Run the bound program (band by band when r->band.on, then the copy op is consumed too) and
+ * hand each op's findings on.  Returns the number of ops consumed. */
+static int run_program(struct run *r, enum cpn_status *st)
+{
+    const struct cpn_op *ops = r->ops;
+    const struct assign *a = &r->a;
+    struct cpn_fused_prog *prog = &r->prog;
+    const int start = r->start;
+    int len = r->len;
     /* Floating-point findings per instruction, when some op's error mode asks for them. */
     bool watch = false;
-    for (int k = 0; k < len; k++) watch |= !r.drop[k] && cpn_fperr_watches(&ops[start + k]);
-    struct cpn_fpreport in_fp[CPN_FUSED_MAXINSTR];   /* per instruction while it runs */
-    prog.fpe = watch ? in_fp : NULL;
-    if (watch) memset(in_fp, 0, sizeof in_fp);
+    for (int k = 0; k < len; k++) watch |= !a->drop[k] && cpn_fperr_watches(&ops[start + k]);
+    prog->fpe = watch ? r->in_fp : NULL;
+    if (watch) memset(r->in_fp, 0, sizeof r->in_fp);
     const int body = len;
-    if (band.on) {
+    if (r->band.on) {
         struct cpn_kctx ctx = {0};
         const struct cpn_store *P = ops[start + len - 1].out[0]->store;
         unsigned wb_hw = 0;
         const bool wb_watch = cpn_fperr_watches(&ops[start + len]);
-        *st = band_execute(&ops[start + len], wb_watch, &ctx, &wb_hw);
+        *st = band_execute(r, &ops[start + len], wb_watch, &ctx, &wb_hw);
         if (wb_watch) {   /* the copy's own findings, reported as if it ran alone */
-            op_fp[len].hw = wb_hw;   /* casts report through the status flags only */
+            r->op_fp[len].hw = wb_hw;   /* casts report through the status flags only */
         }
         if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
         cpn_stats.temporaries_elided++;
         cpn_stats.bytes_elided += P->size * (int64_t)cpn_dtype_size(P->dtype);
         cpn_stats.fused_runs_banded++;
         len++;   /* the copy ran too */
-    } else if (prog.ninstr > 0 && (!dist || w0.work)) {
+    } else if (prog->ninstr > 0 && (!r->dist || r->w0.work)) {
         struct cpn_kctx ctx = {0};
-        *st = on_dev ? cpn_backend_active()->execute_fused(&prog) : cpn_kernel_fused(&prog, &ctx);
+        *st = r->on_dev ? cpn_backend_active()->execute_fused(prog) : cpn_kernel_fused(prog, &ctx);
         if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
     }
     if (watch)
         for (int k = 0, i = 0; k < body; k++) {
-            if (r.drop[k]) continue;
-            op_fp[k] = in_fp[i++];
+            if (a->drop[k]) continue;
+            r->op_fp[k] = r->in_fp[i++];
         }
     for (int k = 0; k < body && *st == CPN_OK; k++)
-        if (virt[k]) make_virtual(&ops[start + k]);
+        if (a->virt[k]) make_virtual(&ops[start + k]);
     cpn_stats.fused_runs++;
     cpn_stats.fused_ops += len;
-    cpn_stats.fused_runs_dist += dist;
-out:
-    for (int k = 0; k < len; k++) cpn_dist_xchg_free(xs[k]);
+    cpn_stats.fused_runs_dist += r->dist;
     return len;
-nomem:
-    *st = CPN_ERR_NOMEM;
-    goto out;
+}
+
+/* ---- executing a run -------------------------------------------------------------------------- */
+
+/* ops[start] dropped: nothing can read what it writes. */
+static int drop_op(const struct cpn_op *op)
+{
+    for (int k = 0; k < op->nout; k++) {
+        const struct cpn_store *s = op->out[k]->store;
+        cpn_stats.temporaries_elided += s->data == NULL;
+        cpn_stats.bytes_elided += s->data == NULL ? s->size * (int64_t)cpn_dtype_size(s->dtype) : 0;
+    }
+    cpn_stats.ops_dropped++;
+    return 1;
+}
+
+int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st,
+                       struct cpn_fpreport *op_fp)
+{
+    struct run *r = &workspace;
+    *st = CPN_OK;
+    memset(op_fp, 0, (CPN_FUSED_MAXINSTR + 1) * sizeof *op_fp);
+    r->op_fp = op_fp;
+    if (!cpn_fusion_enabled() || !flush.ready || ops != flush.ops || n != flush.n) return 0;
+    if (droppable(&ops[start], start)) return drop_op(&ops[start]);
+    if (!select_run(r, ops, n, start, st)) return 0;
+    if (r->len < 2) return lone_op(r);
+    assign_registers(r);
+    const struct plan *p = lookup_plan(r, st);
+    if (!p) return r->len;
+    for (int k = 0; k < r->len; k++) r->xs[k] = NULL;
+    *st = bind_run(r, p);
+    int used = r->len;
+    if (*st == CPN_OK) used = run_program(r, st);
+    for (int k = 0; k < r->len; k++) cpn_dist_xchg_free(r->xs[k]);
+    return used;
 }

@@ -25,7 +25,9 @@
 
 struct cpn_fpreport;
 
-/* Record the lifetimes of the stores named by ops[0..n) (store.h q_* fields) before they run.
+/* Record the lifetimes of the views and stores named by ops[0..n) before they run, in the
+ * flush's liveness table (fusion.c; views and stores are not written).  Call once per flush,
+ * before cpn_fusion_execute; without memory for the table nothing of this flush is fused.
  * Local. */
 void cpn_fusion_prepare(struct cpn_op *ops, int n);
 
@@ -38,11 +40,9 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
                        struct cpn_fpreport *op_fp);
 
 /* Fusion on/off (initially on unless CUPYNUM_FUSION=0); returns the previous setting.  Local. */
+
 bool cpn_fusion_set_enabled(bool on);
 bool cpn_fusion_enabled(void);
 
-/* Counted in cpn_stats (stats.h): fused_runs, fused_ops, temporaries_elided, bytes_elided,
- * ops_dropped, fusion_plans, fusion_plan_hits, fused_runs_banded, fused_runs_dist,
- * virtual_regenerated. */
 
 #endif

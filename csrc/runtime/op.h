@@ -6,13 +6,14 @@
 #ifndef CPN_OP_H
 #define CPN_OP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dtype.h"
 #include "view.h"
 
 enum cpn_opcode {
-#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL) CPN_OP_##E,
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL, RED, ACC, FPC) CPN_OP_##E,
 #include "ops.def"
 #undef OP
     CPN_OP_COUNT
@@ -43,9 +44,51 @@ enum cpn_op_flag {
 /* The same flags as compile-time constants per op, CPN_OPFLAGS_<ENUM>, for code generated per op
  * (the loops' integer-division checks fold away in other ops). */
 enum cpn_op_flags_of {
-#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL) CPN_OPFLAGS_##E = CPN_OPF_##FL,
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL, RED, ACC, FPC) CPN_OPFLAGS_##E = CPN_OPF_##FL,
 #include "ops.def"
 #undef OP
+};
+
+/* ops.def's reduce column: what a reduction of the op may assume.  Every value but NONE is
+ * NumPy's "reorderable" (a reduction over several axes at once); SUM, PROD, MAX and MIN also
+ * combine partial results with the op itself, each part starting from the class's identity (0,
+ * 1, the dtype's lowest, its highest value): distributed and fused reductions, the CPU folds
+ * and the device take exactly these.  OR and AND are, into bool, the maximum and the minimum
+ * of 0 and 1 (the device reduces them so). */
+enum cpn_op_reduce {
+    CPN_RED_NONE,
+    CPN_RED_REORDER,
+    CPN_RED_SUM,
+    CPN_RED_PROD,
+    CPN_RED_MAX,
+    CPN_RED_MIN,
+    CPN_RED_OR,
+    CPN_RED_AND,
+    CPN_RED_COUNT
+};
+/* ops.def's acc column: the accumulator dtype of reduce/accumulate without dtype=
+ * (cpn_op_reduce_dtype). */
+enum cpn_op_acc {
+    CPN_ACC_LOOP,   /* the op's own reduction loop (the module asks NumPy's resolver) */
+    CPN_ACC_INTP,   /* bool and integers narrower than 64 bits widen to int64 / uint64 */
+    CPN_ACC_COUNT
+};
+/* ops.def's fpc column: how the device classifies the results of the op's float loops
+ * (kernels/fpclass.h, whose enum cpn_fpc_kind has these values: checked there; LAE stands for
+ * logaddexp's float32 and float64 forms). */
+enum cpn_op_fpc {
+    CPN_OPFPC_NONE,
+    CPN_OPFPC_ARITH,
+    CPN_OPFPC_DIV,
+    CPN_OPFPC_FLOORDIV,
+    CPN_OPFPC_RECIP,
+    CPN_OPFPC_LOG1P,
+    CPN_OPFPC_ATANH,
+    CPN_OPFPC_POW,
+    CPN_OPFPC_NEXTAFTER,
+    CPN_OPFPC_SPACING,
+    CPN_OPFPC_LAE,
+    CPN_OPFPC_COUNT
 };
 
 /* The dtype sets of ops.def: CPN_DTYPES_<set>(X, ...) expands X(ENUM, suffix, C type, class
@@ -83,6 +126,9 @@ struct cpn_op_info {
     unsigned dtypes;       /* bit (1 << enum cpn_dtype) per loop dtype */
     enum cpn_identity identity;
     unsigned flags;        /* CPN_OPF_* bits */
+    enum cpn_op_reduce reduce;
+    enum cpn_op_acc acc;
+    enum cpn_op_fpc fpc;
 };
 
 /* The table row of `code`.  Local. */
@@ -97,6 +143,19 @@ enum cpn_dtype cpn_op_out_dtype(enum cpn_opcode code, int k, enum cpn_dtype dt);
 /* Dtype of input `i` of op `code` on loop dtype `dt` (the loop dtype but for ldexp's int64
  * exponent).  Local. */
 enum cpn_dtype cpn_op_in_dtype(enum cpn_opcode code, int i, enum cpn_dtype dt);
+/* Do partial reductions of `code` combine with the op itself (reduce column SUM, PROD, MAX,
+ * MIN)?  Local. */
+bool cpn_op_combines(enum cpn_opcode code);
+/* May a reduction of `code` run over several axes at once (NumPy's reorderable)?  Local. */
+bool cpn_op_reorderable(enum cpn_opcode code);
+/* The accumulator dtype of reducing `code` over dtype `dt` without dtype= when the acc column
+ * decides it (INTP: bool and narrow integers widen); -1 for LOOP ops (the reduction loop's dtype,
+ * which NumPy's resolver gives).  Local. */
+int cpn_op_reduce_dtype(enum cpn_opcode code, enum cpn_dtype dt);
+/* The identity a partial reduction of combining `code` (cpn_op_combines) starts from, in dtype
+ * `dt`, into dst (cpn_dtype_size(dt) bytes): 0, 1, the dtype's lowest (-inf) or highest value.
+ * Local. */
+void cpn_op_combine_identity(enum cpn_opcode code, enum cpn_dtype dt, void *dst);
 
 /* What an op does; each kind has one executor entry (queue.c). */
 enum cpn_opkind {

@@ -65,11 +65,6 @@ struct cpn_store {
     int64_t *splits;               /* grid[d] + 1 split points per dimension, back to back */
     int64_t tlo[CPN_MAXDIM], thi[CPN_MAXDIM], tstride[CPN_MAXDIM];
     int64_t tsize;                 /* elements in this rank's buffer */
-    /* Lifetime facts about the queue being flushed, set by cpn_fusion_prepare (root stores):
-     * references from queued ops, the first and last op naming the store, distinct views, and
-     * whether anything outside the queue (a Python array, an alias) can still reach it. */
-    int32_t q_refs, q_first, q_last, q_views;
-    bool q_owned;
     /* Virtual (root stores): no buffer anywhere; the values are gen's (see the file header). */
     bool virt;
     struct cpn_store_gen gen;

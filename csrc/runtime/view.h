@@ -35,7 +35,6 @@ struct cpn_view {
     int sdim[CPN_MAXDIM];
     int64_t step[CPN_MAXDIM];
     int64_t off[CPN_MAXDIM];
-    int32_t q_count;        /* occurrences in the queue being flushed (cpn_fusion_prepare) */
 };
 
 /* The whole of `store`, in its own shape; retains the store.  NULL on OOM. */
