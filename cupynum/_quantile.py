@@ -28,7 +28,7 @@ METHODS = ("inverted_cdf averaged_inverted_cdf closest_observation interpolated_
 _METHOD = {m: i for i, m in enumerate(METHODS)}
 _MEDIAN = len(METHODS)
 _DISCRETE = {"inverted_cdf", "closest_observation", "lower", "higher", "nearest"}
-# flags of csrc/runtime/op.h (enum cpn_quantile_flag)
+# flags of csrc/base/op.h (enum cpn_quantile_flag)
 _SKIP_NAN, _TAKE, _WEAK, _MA_MEAN = 1, 2, 4, 8
 
 

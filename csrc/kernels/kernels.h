@@ -7,9 +7,11 @@
 #ifndef CPN_KERNELS_H
 #define CPN_KERNELS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "op.h"
+#include "status.h"
 
 #define CPN_MAXARGS 4
 

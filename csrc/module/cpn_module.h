@@ -16,7 +16,7 @@
 #define PY_UFUNC_UNIQUE_SYMBOL cpn_UFUNC_API
 #include <numpy/arrayobject.h>
 
-#include "op.h"
+#include "opsem.h"
 #include "queue.h"
 #include "view.h"
 

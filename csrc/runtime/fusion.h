@@ -20,7 +20,7 @@
 
 #include <stdbool.h>
 
-#include "op.h"
+#include "opsem.h"
 #include "status.h"
 
 /* Record the lifetimes of the stores named by ops[0..n) (store.h q_* fields) before they run.

@@ -11,7 +11,7 @@
 #define CPN_QUEUE_H
 
 #include "kernels.h"
-#include "op.h"
+#include "opsem.h"
 
 /* Append a copy of `op`; the queue retains every view it names.  May flush (length bound), and
  * then returns that flush's status.  Collective. */

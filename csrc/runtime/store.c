@@ -6,7 +6,7 @@
 #include "alloc.h"
 #include "backend.h"
 #include "kernels.h"
-#include "op.h"
+#include "opsem.h"
 #include "partition.h"
 
 static uint64_t next_id = 1;
