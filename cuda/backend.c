@@ -43,7 +43,7 @@
 #include "fperr.h"
 #include "fused.h"
 #include "rtc.h"
-#include "queue.h"
+#include "opsem.h"
 #include "reduce.h"
 #include "transport.h"
 

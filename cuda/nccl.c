@@ -14,7 +14,7 @@
 #include "devfpe.h"
 #include "fperr.h"
 #include "kernels.h"
-#include "queue.h"
+#include "opsem.h"
 
 static cudaStream_t stream(void) { return (cudaStream_t)cpn_cuda_stream(); }
 

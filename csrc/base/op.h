@@ -5,6 +5,7 @@
 #ifndef CPN_OP_H
 #define CPN_OP_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dtype.h"
@@ -95,6 +96,18 @@ enum cpn_dtype cpn_op_out_dtype(enum cpn_opcode code, int k, enum cpn_dtype dt);
 /* Dtype of input `i` of op `code` on loop dtype `dt` (the loop dtype but for ldexp's int64
  * exponent).  Local. */
 enum cpn_dtype cpn_op_in_dtype(enum cpn_opcode code, int i, enum cpn_dtype dt);
+/* Whether op `code` has a loop for dtype `dt`: its info row's dtype set (the CPU loop table and
+ * the device kernels expand from the same set).  Local. */
+static inline bool cpn_op_has_loop(int code, int dt)
+{
+    return (unsigned)code < CPN_OP_COUNT && (unsigned)dt < CPN_DTYPE_COUNT &&
+           (cpn_op_info((enum cpn_opcode)code)->dtypes >> dt & 1u);
+}
+
+/* An inner loop (element-wise, cast): the kernels' calling convention, args and byte strides
+ * inputs then outputs (kernels.h: struct cpn_kctx, the loops that exist). */
+struct cpn_kctx;
+typedef void (*cpn_loop_fn)(char **args, const int64_t *strides, int64_t n, struct cpn_kctx *ctx);
 
 /* The methods of numpy.quantile (its names, in its order), and MEDIAN: numpy.median's mean of
  * the middle element(s). */

@@ -9,9 +9,7 @@
 #include "comm.h"
 #include "dist.h"
 #include "fusion.h"
-#include "kernels.h"
 #include "runtime.h"
-#include "vmath.h"
 
 static PyObject *helpers_module;
 
@@ -290,7 +288,7 @@ static PyObject *mod_reduce(PyObject *m, PyObject *args)
     struct cpn_view *v = cpn_array_view(a);
     uint64_t mask;
     if (axes_mask(axes_o, v, &mask) < 0) return NULL;
-    if (!cpn_kernel_elementwise(code, dt) || cpn_op_out_dtype(code, 0, dt) != (enum cpn_dtype)dt)
+    if (!cpn_op_has_loop(code, dt) || cpn_op_out_dtype(code, 0, dt) != (enum cpn_dtype)dt)
         return PyErr_Format(PyExc_TypeError, "no native reduction for %s on %s", name, cpn_dtype_name(dt));
     int64_t shape[CPN_MAXDIM], nred = 1;
     int nd = 0;
@@ -362,7 +360,7 @@ static PyObject *mod_scan(PyObject *m, PyObject *args)
     struct cpn_view *v = cpn_array_view(a);
     enum cpn_dtype dt = cpn_array_dtype(a);
     if (axis < 0 || axis >= v->ndim) return PyErr_Format(PyExc_ValueError, "internal: scan axis %d", axis);
-    if (!cpn_kernel_elementwise(code, dt) || cpn_op_out_dtype(code, 0, dt) != dt)
+    if (!cpn_op_has_loop(code, dt) || cpn_op_out_dtype(code, 0, dt) != dt)
         return PyErr_Format(PyExc_TypeError, "no native accumulate for %s on %s", name, cpn_dtype_name(dt));
     PyObject *r = cpn_array_new_like(dt, v->ndim, v->shape, v);
     if (!r) return NULL;
@@ -597,7 +595,7 @@ static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
                          "cuda", cpn_runtime_have_cuda() ? Py_True : Py_False,
                          "backend", cpn_backend_active()->name,
                          "device", cpn_backend_device_name(), "max_dims", CPN_MAXDIM,
-                         "vmath", cpn_vmath_backend());
+                         "vmath", cpn_runtime_vmath());
 }
 
 /* _vmath_kernel(name, a[, b]): the raw vector kernel of NumPy function `name` on contiguous
@@ -610,8 +608,8 @@ static PyObject *mod_vmath_kernel(PyObject *m, PyObject *args)
     int nin;
     void (*f64)(void), (*f32)(void);
     if (!PyArg_ParseTuple(args, "sO|O", &name, &ao, &bo)) return NULL;
-    if (cpn_vmath_kernel(name, &nin, &f64, &f32) < 0)
-        return PyErr_Format(PyExc_RuntimeError, "no vector kernel '%s' (%s)", name, cpn_vmath_backend());
+    if (cpn_runtime_vmath_kernel(name, &nin, &f64, &f32) < 0)
+        return PyErr_Format(PyExc_RuntimeError, "no vector kernel '%s' (%s)", name, cpn_runtime_vmath());
     if ((nin == 2) != (bo != NULL)) return PyErr_Format(PyExc_TypeError, "%s takes %d arrays", name, nin);
     a = PyArray_FROM_OF(ao, NPY_ARRAY_C_CONTIGUOUS | NPY_ARRAY_ALIGNED);
     if (!a) goto fail;
@@ -718,7 +716,7 @@ static PyObject *mod_set_random_simd(PyObject *m, PyObject *arg)
     if (on < 0) return NULL;
     enum cpn_status st = cpn_queue_flush();
     if (st != CPN_OK) return cpn_raise(st);
-    return PyBool_FromLong(cpn_kernel_random_set_simd(on));
+    return PyBool_FromLong(cpn_runtime_random_simd(on));
 }
 
 /* bcast_u64(x): rank 0's value of x on every rank (seeds drawn from the OS).  Collective. */

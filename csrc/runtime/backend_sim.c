@@ -24,7 +24,7 @@
 #include "fperr.h"
 #include "fused.h"
 #include "kernels.h"
-#include "queue.h"
+#include "opsem.h"
 
 static int sim_device_count(const char **why) { (void)why; return 1; }
 static enum cpn_status sim_init(int index) { (void)index; return CPN_OK; }

@@ -27,7 +27,7 @@
 #include "fused.h"
 #include "kernels.h"
 #include "partition.h"
-#include "queue.h"
+#include "opsem.h"
 
 static int enabled = -1;
 static struct cpn_fusion_stats stats;

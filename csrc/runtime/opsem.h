@@ -1,4 +1,5 @@
-/* opsem.h: the deferred op record, struct cpn_op, over the op table of base/op.h.
+/* opsem.h: the deferred op record, struct cpn_op, over the op table of base/op.h, and what a
+ * record means to the executors.
  *
  * An op names output views, input views (or inline scalars) and parameters.  The module builds
  * ops fully resolved: inputs already have the loop dtype and the output's shape (broadcast), so
@@ -6,6 +7,7 @@
 #ifndef CPN_OPSEM_H
 #define CPN_OPSEM_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "dtype.h"
@@ -60,5 +62,19 @@ struct cpn_op {
 
 /* A human-readable name of the op for error messages ("add", "cast", "matmul").  Local. */
 const char *cpn_op_describe(const struct cpn_op *op);
+
+/* What an op means to every executor (queue.c, fusion.c, dist.c, the backends): its loop, its
+ * error, how it writes its output. */
+/* The inner loop of an element-wise or cast op; NULL with CPN_ERR_TYPE recorded.  Local. */
+cpn_loop_fn cpn_op_loop(const struct cpn_op *op);
+/* The status for a loop that set ctx->err while running `op`.  Local. */
+enum cpn_status cpn_op_loop_error(const struct cpn_op *op);
+/* This rank's buffer of op's output, allocated uninitialised only when the op writes all of it
+ * and reads none of it; NULL on OOM.  Local. */
+char *cpn_op_output_buffer(const struct cpn_op *op);
+/* Does op write every element of its output store while reading none of it?  Local. */
+bool cpn_op_overwrites(const struct cpn_op *op);
+/* The same for output k (two-output ops); k = 0 is cpn_op_overwrites.  Local. */
+bool cpn_op_overwrites_out(const struct cpn_op *op, int k);
 
 #endif

@@ -56,45 +56,6 @@ static enum cpn_status arg_layout(const struct cpn_view *v, const union cpn_scal
 
 static enum cpn_dtype view_dtype(const struct cpn_view *v) { return v->dtype; }
 
-bool cpn_op_overwrites(const struct cpn_op *op) { return cpn_op_overwrites_out(op, 0); }
-
-bool cpn_op_overwrites_out(const struct cpn_op *op, int k)
-{
-    const struct cpn_view *out = op->out[k];
-    bool overwrite = cpn_view_covers_store(out);
-    for (int i = 0; i < op->nin; i++)
-        if (op->in[i] && cpn_store_root(op->in[i]->store) == cpn_store_root(out->store)) overwrite = false;
-    for (int j = 0; j < k; j++)   /* written first by an earlier output */
-        if (cpn_store_root(op->out[j]->store) == cpn_store_root(out->store)) overwrite = false;
-    return overwrite;
-}
-
-char *cpn_op_output_buffer(const struct cpn_op *op)
-{
-    const struct cpn_view *out = op->out[0];
-    return cpn_op_overwrites(op) ? cpn_store_data_for_overwrite(out->store) : cpn_store_data(out->store);
-}
-
-cpn_loop_fn cpn_op_loop(const struct cpn_op *op)
-{
-    if (op->kind == CPN_OPK_CAST) {
-        enum cpn_dtype from = op->in[0] ? op->in[0]->dtype : op->dtype;
-        return cpn_kernel_cast(from, op->out[0]->dtype);
-    }
-    cpn_loop_fn fn = cpn_kernel_elementwise(op->code, op->dtype);
-    if (!fn)
-        cpn_error(CPN_ERR_TYPE, "ufunc '%s' has no loop for dtype %s", cpn_op_info(op->code)->name,
-                  cpn_dtype_name(op->dtype));
-    return fn;
-}
-
-enum cpn_status cpn_op_loop_error(const struct cpn_op *op)
-{
-    if (op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER)
-        return cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.");
-    return cpn_error(CPN_ERR_VALUE, "invalid value in %s", cpn_op_describe(op));
-}
-
 static enum cpn_status exec_loop(const struct cpn_op *op)
 {
     cpn_loop_fn fn = cpn_op_loop(op);

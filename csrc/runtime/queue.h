@@ -10,7 +10,6 @@
 #ifndef CPN_QUEUE_H
 #define CPN_QUEUE_H
 
-#include "kernels.h"
 #include "opsem.h"
 
 /* Append a copy of `op`; the queue retains every view it names.  May flush (length bound), and
@@ -30,18 +29,6 @@ enum cpn_status cpn_op_execute(const struct cpn_op *op);
 /* Execute one op on this rank's buffers as if they were whole stores: the single-process path,
  * also used for ops whose stores are all replicated.  Local. */
 enum cpn_status cpn_op_execute_local(const struct cpn_op *op);
-
-/* The inner loop of an element-wise or cast op; NULL with CPN_ERR_TYPE recorded.  Local. */
-cpn_loop_fn cpn_op_loop(const struct cpn_op *op);
-/* The status for a loop that set ctx->err while running `op`.  Local. */
-enum cpn_status cpn_op_loop_error(const struct cpn_op *op);
-/* This rank's buffer of op's output, allocated uninitialised only when the op writes all of it
- * and reads none of it; NULL on OOM.  Local. */
-char *cpn_op_output_buffer(const struct cpn_op *op);
-/* Does op write every element of its output store while reading none of it?  Local. */
-bool cpn_op_overwrites(const struct cpn_op *op);
-/* The same for output k (two-output ops); k = 0 is cpn_op_overwrites.  Local. */
-bool cpn_op_overwrites_out(const struct cpn_op *op, int k);
 
 /* Counters since the last reset.  Local. */
 struct cpn_queue_stats {
