@@ -601,7 +601,7 @@ def ndarray_resize(self, *new_shape, refcheck=True):
     n = _core.to_numpy(self)
     n.resize(*new_shape, refcheck=False)
     if n.shape != self.shape:
-        from ._array_api import _Adopt
+        from ._ndarray import _Adopt
         self.shape = _Adopt(_core.from_any(n))
 
 

@@ -20,7 +20,7 @@ import numpy as _np
 from numpy.lib.array_utils import normalize_axis_tuple
 
 from . import _core
-from ._array_api import _to_numpy_tree, _wrap_tree, ndarray
+from ._ndarray import _to_numpy_tree, _wrap_tree, ndarray
 
 METHODS = ("inverted_cdf averaged_inverted_cdf closest_observation interpolated_inverted_cdf "
            "hazen weibull linear median_unbiased normal_unbiased lower higher midpoint "

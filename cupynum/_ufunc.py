@@ -14,7 +14,7 @@ import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index
 
 from . import _core, _fallback
-from ._array_api import _to_numpy_tree, _wrap_tree, ndarray
+from ._ndarray import _to_numpy_tree, _wrap_tree, ndarray
 
 _NoValue = _np._NoValue
 

@@ -10,7 +10,7 @@ import functools as _functools
 import numpy.testing as _nt
 from numpy.testing import *  # noqa: F401,F403
 
-from ._array_api import _to_numpy_tree
+from ._ndarray import _to_numpy_tree
 
 
 def _accepting_cupynum(f):

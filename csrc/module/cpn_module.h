@@ -102,7 +102,7 @@ PyObject *cpn_mod_full_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nar
 extern PyMethodDef cpn_module_methods[];
 extern PyMethodDef cpn_array_methods[];
 
-/* Python helpers installed by the package (cupynum/_array_api.py) and looked up lazily. */
+/* Python helpers installed by the package (cupynum/_ndarray.py) and looked up lazily. */
 PyObject *cpn_py_helper(const char *name);
 
 /* interop.c: _core._device_export / _core._dlpack_capsule (device backends only). */

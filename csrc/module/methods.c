@@ -16,7 +16,7 @@ static PyObject *helpers_module;
 PyObject *cpn_py_helper(const char *name)
 {
     if (!helpers_module) {
-        helpers_module = PyImport_ImportModule("cupynum._array_api");
+        helpers_module = PyImport_ImportModule("cupynum._ndarray");
         if (!helpers_module) return NULL;
     }
     PyObject *h = PyObject_GetAttrString(helpers_module, name);

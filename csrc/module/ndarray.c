@@ -3,7 +3,7 @@
  * Attributes, operators, conversions and printing live here; operators go through the op table
  * (ufunc.c) and are deferred.  Anything that hands a value to Python (repr, float(), tolist...)
  * flushes the queue first.  Methods written in Python (reductions, reshape with -1, ...) are
- * installed onto this heap type by the package at import (cupynum/_array_api.py). */
+ * installed onto this heap type by the package at import (cupynum/_ndarray.py). */
 #include "cpn_module.h"
 
 #include <structmember.h>
