@@ -163,10 +163,11 @@ def _has_out(kwargs):
 class _Gather:
     """One call's NumPy copies of its cupynum operands, for write-back and identity."""
 
-    __slots__ = ("writable", "copies", "by_copy")
+    __slots__ = ("writable", "guard", "copies", "by_copy")
 
-    def __init__(self, writable):
+    def __init__(self, writable, guard=True):
         self.writable = writable
+        self.guard = guard   # snapshot writable copies, mark the others read-only
         self.copies = {}    # id(cupynum array) -> (array, NumPy copy, bytes before the call)
         self.by_copy = {}   # id(NumPy copy) -> cupynum array
 
@@ -176,7 +177,9 @@ class _Gather:
             return c[1]
         n = _core.to_numpy(a)
         snap = None
-        if self.writable:
+        if not self.guard:
+            pass
+        elif self.writable:
             snap = n.tobytes()
         else:
             n.flags.writeable = False
@@ -238,6 +241,26 @@ def wrap(r):
     if p is not None:
         return p._adopt(r)
     return r
+
+
+def gather(obj):
+    """`obj` with every cupynum array in it (also inside lists, tuples, dicts) replaced by a NumPy
+    copy.  Collective (see the file header)."""
+    return _Gather(False, guard=False).tree(obj)
+
+
+def compute(func, args, kwargs=None, write=()):
+    """Gather, let NumPy compute, write back: the one way cupynum/ has NumPy compute on its
+    arrays.  Every cupynum array among `args` and `kwargs` is gathered once into a NumPy copy,
+    `func(*args, **kwargs)` runs on the copies, the copies of the cupynum arrays in `write` (what
+    `func` writes: an out=, the array an in-place function updates) are written back into them,
+    and the result is wrapped (`wrap`; a copy NumPy returns as is gives back its cupynum array).
+    Does not warn.  Collective (see the file header)."""
+    g = _Gather(False, guard=False)
+    r = func(*g.tree(args), **g.tree(kwargs or {}))
+    for a in write:
+        _core.assign(a, g.array(a))
+    return g.wrap(r)
 
 
 def _file_named(qualname, args, kwargs):
@@ -598,7 +621,7 @@ def ndarray_resize(self, *new_shape, refcheck=True):
     the result.  Other views of the old data keep it (NumPy refuses to resize an array that
     others reference; cupynum cannot see references, so it lets them go)."""
     note("numpy.ndarray.resize", 1)
-    n = _core.to_numpy(self)
+    n = gather(self)
     n.resize(*new_shape, refcheck=False)
     if n.shape != self.shape:
         from ._ndarray import _Adopt

@@ -19,8 +19,8 @@ import warnings
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from . import _core
-from ._ndarray import _to_numpy_tree, _wrap_tree, ndarray
+from . import _core, _fallback
+from ._ndarray import ndarray
 
 METHODS = ("inverted_cdf averaged_inverted_cdf closest_observation interpolated_inverted_cdf "
            "hazen weibull linear median_unbiased normal_unbiased lower higher midpoint "
@@ -40,11 +40,9 @@ def _delegate(func, args, kwargs):
     """NumPy computes (or raises); a cupynum out= is written back."""
     out = kwargs.get("out")
     if isinstance(out, ndarray):
-        nout = _core.to_numpy(out)
-        func(*_to_numpy_tree(args), **dict(_to_numpy_tree(kwargs), out=nout))
-        _core.assign(out, nout)
+        _fallback.compute(func, args, kwargs, write=(out,))
         return out
-    return _wrap_tree(func(*_to_numpy_tree(args), **_to_numpy_tree(kwargs)))
+    return _fallback.compute(func, args, kwargs)
 
 
 def _axes(axis, ndim):
