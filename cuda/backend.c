@@ -44,7 +44,7 @@
 #include "fperr.h"
 #include "fused.h"
 #include "rtc.h"
-#include "queue.h"
+#include "opsem.h"
 #include "reduce.h"
 #include "cuda_transport.h"
 

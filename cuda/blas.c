@@ -10,7 +10,7 @@
 
 #include <cublas_v2.h>
 
-#include "queue.h"
+#include "opsem.h"
 #include "store.h"
 #include "view.h"
 

@@ -5,7 +5,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "op.h"
+#include "opsem.h"
 #include "status.h"
 
 /* out[0] = in[0] @ in[1] (2-D, float32/float64, each operand row- or column-major with unit

@@ -15,7 +15,7 @@
 #include "devfpe.h"
 #include "fperr.h"
 #include "kernels.h"
-#include "queue.h"
+#include "opsem.h"
 #include "transport.h"
 
 static cudaStream_t stream(void) { return (cudaStream_t)cpn_cuda_stream(); }

@@ -68,7 +68,7 @@ int cpn_cub_variant_count(void);
 #ifdef __cplusplus
 }
 #else
-#include "op.h"
+#include "opsem.h"
 #include "status.h"
 /* Run REDUCE, SCAN or ARGREDUCE op `op` on the device's buffers, queued on `stream`;
  * CPN_ERR_UNSUPPORTED, before touching any buffer, for what devreduce.h does not cover.  A

@@ -10,7 +10,7 @@
 #include "devreduce.h"
 #include "fperr.h"
 #include "kernels.h"
-#include "queue.h"
+#include "opsem.h"
 #include "store.h"
 #include "cuda_transport.h"
 #include "view.h"

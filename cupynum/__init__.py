@@ -19,8 +19,8 @@ _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 from . import _core  # noqa: E402
 from ._core import ndarray, runtime_info, runtime_stats, reset_stats, sync
-from . import _array_api
-from ._array_api import flatiter
+from . import _ndarray
+from ._ndarray import flatiter
 from ._errstate import errstate, geterr, geterrcall, seterr, seterrcall
 from . import _functions
 from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, copy, empty,
@@ -62,7 +62,7 @@ from . import testing  # noqa: E402
 vectorize = _fallback.proxy_class(_np.vectorize, "numpy.vectorize")
 poly1d = _fallback.proxy_class(_np.poly1d, "numpy.poly1d")
 
-_array_api._install_methods()
+_ndarray._install_methods()
 _functions._register_array_functions(globals())
 from . import _views  # noqa: E402
 _views.install(ndarray, globals(), _functions._IMPLEMENTED)

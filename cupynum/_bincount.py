@@ -13,7 +13,7 @@ import operator
 import numpy as _np
 
 from . import _core, _fallback
-from ._array_api import ndarray
+from ._ndarray import ndarray
 
 
 def _numpy_bincount(x, weights, minlength):

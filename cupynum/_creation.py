@@ -9,7 +9,7 @@ import operator
 import numpy as _np
 
 from . import _core
-from ._array_api import _reshape, ndarray
+from ._ndarray import _reshape, ndarray
 
 
 def _shape_tuple(shape):
@@ -145,7 +145,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     if _np.ndim(start) or _np.ndim(stop) or isinstance(start, ndarray) or isinstance(stop, ndarray):
-        from ._array_api import _numpy_call
+        from ._ndarray import _numpy_call
         return _numpy_call(_np.linspace, (start, stop, num), dict(endpoint=endpoint, retstep=retstep,
                                                                   dtype=dtype, axis=axis))
     div = (num - 1) if endpoint else num

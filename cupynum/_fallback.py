@@ -156,6 +156,10 @@ def _has_out(kwargs):
 
 # ---- gathering and wrapping ---------------------------------------------------------------------------
 
+# Values gather passes through untouched (the common keys and keywords), checked first.
+_ATOMS = frozenset({int, float, bool, complex, str, bytes, type(None), slice, type(Ellipsis)})
+
+
 class _Gather:
     """One call's NumPy copies of its cupynum operands, for write-back and identity."""
 
@@ -234,6 +238,53 @@ def wrap(r):
     if p is not None:
         return p._adopt(r)
     return r
+
+
+def _tree(obj, copies):
+    """gather's walk: new containers, each cupynum array copied once (copies: id -> copy)."""
+    t = type(obj)
+    if t in _ATOMS:
+        return obj
+    if t is ndarray or isinstance(obj, ndarray):
+        n = copies.get(id(obj))
+        if n is None:
+            n = copies[id(obj)] = _core.to_numpy(obj)
+        return n
+    if t is list:
+        return [_tree(o, copies) for o in obj]
+    if t is tuple:
+        return tuple([_tree(o, copies) for o in obj])
+    if isinstance(obj, tuple):
+        new = [_tree(o, copies) for o in obj]
+        return t(*new) if hasattr(obj, "_fields") else tuple(new)
+    if isinstance(obj, dict):
+        return {k: _tree(v, copies) for k, v in obj.items()}
+    if isinstance(obj, _Proxy):
+        return object.__getattribute__(obj, "_cpn_inner")
+    return obj
+
+
+def gather(obj):
+    """`obj` with every cupynum array in it (also inside lists, tuples, dicts) replaced by a NumPy
+    copy.  Collective (see the file header)."""
+    return _tree(obj, {})
+
+
+def compute(func, args, kwargs=None, write=()):
+    """Gather, let NumPy compute, write back: the one way cupynum/ has NumPy compute on its
+    arrays.  Every cupynum array among `args` and `kwargs` is gathered once into a NumPy copy,
+    `func(*args, **kwargs)` runs on the copies, the copies of the cupynum arrays in `write` (what
+    `func` writes: an out=, the array an in-place function updates) are written back into them,
+    and the result is wrapped (`wrap`).  Does not warn.  Collective (see the file header).
+    (`call`, the wrappers' path, gathers through _Gather instead: it also keeps containers that
+    hold no cupynum array as they are, guards read-only copies and learns in-place functions.)"""
+    copies = {}
+    r = func(*[_tree(x, copies) for x in args],
+             **({k: _tree(v, copies) for k, v in kwargs.items()} if kwargs else {}))
+    for a in write:
+        n = copies.get(id(a))
+        _core.assign(a, _core.to_numpy(a) if n is None else n)
+    return None if r is None else wrap(r)
 
 
 def _file_named(qualname, args, kwargs):
@@ -594,10 +645,10 @@ def ndarray_resize(self, *new_shape, refcheck=True):
     the result.  Other views of the old data keep it (NumPy refuses to resize an array that
     others reference; cupynum cannot see references, so it lets them go)."""
     note("numpy.ndarray.resize", 1)
-    n = _core.to_numpy(self)
+    n = gather(self)
     n.resize(*new_shape, refcheck=False)
     if n.shape != self.shape:
-        from ._array_api import _Adopt
+        from ._ndarray import _Adopt
         self.shape = _Adopt(_core.from_any(n))
 
 

@@ -7,7 +7,7 @@ import operator
 import numpy as _np
 
 from . import _core, _fallback, _ufunc
-from ._array_api import _numpy_call, _reshape, _transpose, ndarray
+from ._ndarray import _numpy_call, _reshape, _transpose, ndarray
 
 
 def _asarray(a):
@@ -49,7 +49,7 @@ def reshape(a, shape=None, order="C", *, newshape=None, copy=None):
 
 
 def ravel(a, order="C"):
-    from ._array_api import _ravel
+    from ._ndarray import _ravel
     return _ravel(_asarray(a), order=order)
 
 

@@ -19,17 +19,17 @@ import warnings
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_tuple
 
-from . import _core
-from ._array_api import _to_numpy_tree, _wrap_tree, ndarray
+from . import _core, _fallback
+from ._ndarray import ndarray
 
 METHODS = ("inverted_cdf averaged_inverted_cdf closest_observation interpolated_inverted_cdf "
            "hazen weibull linear median_unbiased normal_unbiased lower higher midpoint "
            "nearest").split()
 _METHOD = {m: i for i, m in enumerate(METHODS)}
-_MEDIAN = _core.QM_MEDIAN   # csrc/runtime/op.h's enum cpn_quantile_method: METHODS, then MEDIAN
+_MEDIAN = _core.QM_MEDIAN   # csrc/base/op.h's enum cpn_quantile_method: METHODS, then MEDIAN
 assert len(METHODS) == _MEDIAN, "METHODS is numpy.quantile's list in op.h's order"
 _DISCRETE = {"inverted_cdf", "closest_observation", "lower", "higher", "nearest"}
-# flags of csrc/runtime/op.h (enum cpn_quantile_flag)
+# flags of csrc/base/op.h (enum cpn_quantile_flag)
 _SKIP_NAN, _TAKE, _WEAK, _MA_MEAN = _core.QF_SKIP_NAN, _core.QF_TAKE, _core.QF_WEAK, _core.QF_MA_MEAN
 
 
@@ -41,11 +41,9 @@ def _delegate(func, args, kwargs):
     """NumPy computes (or raises); a cupynum out= is written back."""
     out = kwargs.get("out")
     if isinstance(out, ndarray):
-        nout = _core.to_numpy(out)
-        func(*_to_numpy_tree(args), **dict(_to_numpy_tree(kwargs), out=nout))
-        _core.assign(out, nout)
+        _fallback.compute(func, args, kwargs, write=(out,))
         return out
-    return _wrap_tree(func(*_to_numpy_tree(args), **_to_numpy_tree(kwargs)))
+    return _fallback.compute(func, args, kwargs)
 
 
 def _axes(axis, ndim):

@@ -13,7 +13,7 @@ import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index
 
 from . import _core, _ufunc
-from ._array_api import _numpy_call, ndarray
+from ._ndarray import _numpy_call, ndarray
 
 _NoValue = _np._NoValue
 U = _ufunc.ufuncs

@@ -14,7 +14,7 @@ import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index
 
 from . import _core, _fallback
-from ._array_api import _to_numpy_tree, _wrap_tree, ndarray
+from ._ndarray import ndarray
 
 _NoValue = _np._NoValue
 
@@ -78,17 +78,12 @@ def _numpy_general(npu, method, inputs, kwargs):
     out = kwargs.get("out")
     if out is not None:
         outs = out if isinstance(out, tuple) else (out,)
-        nkw = dict(kwargs)
-        nouts = tuple(_core.to_numpy(o) if isinstance(o, ndarray) else o for o in outs)
-        nkw["out"] = nouts if isinstance(out, tuple) else nouts[0]
-        getattr(npu, method)(*_to_numpy_tree(inputs), **_to_numpy_tree(nkw))
-        for o, no in zip(outs, nouts):
-            if isinstance(o, ndarray):
-                _core.assign(o, no)
+        _fallback.compute(getattr(npu, method), inputs, kwargs,
+                          write=tuple(o for o in outs if isinstance(o, ndarray)))
         if isinstance(out, tuple):
             return out if len(out) > 1 else outs[0]
         return out
-    return _wrap_tree(getattr(npu, method)(*_to_numpy_tree(inputs), **_to_numpy_tree(kwargs)))
+    return _fallback.compute(getattr(npu, method), inputs, kwargs)
 
 
 # ---- calls -------------------------------------------------------------------------------------
@@ -157,7 +152,7 @@ def _call(uf, *args, **kwargs):
         kwargs["signature"] = kwargs.pop("sig")
     bad = set(kwargs) - _CALL_KEYWORDS
     if len(args) < nin or bad:
-        return npu(*_to_numpy_tree(args), **_to_numpy_tree(kwargs))   # NumPy's TypeError
+        return _fallback.compute(npu, args, kwargs)   # NumPy's TypeError
     out = kwargs.get("out")
     outs = None
     if out is not None:
@@ -456,7 +451,7 @@ def reduceat(uf, array, indices, axis=0, dtype=None, out=None):
     if a.ndim == 0:
         raise TypeError("cannot reduceat on a scalar")
     ax = normalize_axis_index(operator.index(axis), a.ndim)
-    idx = _np.asarray(_to_numpy_tree(indices))
+    idx = _np.asarray(_fallback.gather(indices))
     if idx.ndim != 1 or (idx.size and idx.dtype.kind not in "iu"):
         return _numpy_general(npu, "reduceat", (array, indices), kw)
     idx = idx.astype(_np.intp)
@@ -514,7 +509,7 @@ def at(uf, a, indices, b=None, /):
     if not uf._native:
         return _fallback_call(uf, "at", args, {})
     if isinstance(a, _np.ndarray):   # NumPy's array, updated in place by NumPy
-        npu.at(a, *_to_numpy_tree(args[1:]))
+        npu.at(a, *_fallback.gather(args[1:]))
         return None
     if not isinstance(a, ndarray):
         raise TypeError("first operand must be array")
@@ -530,9 +525,7 @@ def at(uf, a, indices, b=None, /):
         return None
     # Integer or boolean index arrays (repeated indices accumulate): NumPy's unbuffered loop on
     # the gathered array, written back.
-    x = _core.to_numpy(a)
-    npu.at(x, *_to_numpy_tree(args[1:]))
-    _core.assign(a, x)
+    _fallback.compute(npu.at, args, write=(a,))
     return None
 
 

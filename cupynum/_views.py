@@ -361,7 +361,7 @@ class flagsobj:
             return
         if value:
             raise ValueError("cannot set WRITEABLE flag to True of this array")
-        from ._array_api import _Adopt
+        from ._ndarray import _Adopt
         a.shape = _Adopt(_core.broadcast_to(a, a.shape))   # the same map, read-only
 
     def __setattr__(self, name, value):

@@ -12,7 +12,7 @@ The one-argument form (`nonzero`) and dtypes the runtime lacks are computed by N
 import numpy as _np
 
 from . import _core, _fallback
-from ._array_api import ndarray
+from ._ndarray import ndarray
 
 _NoValue = _np._NoValue
 

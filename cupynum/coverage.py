@@ -32,7 +32,7 @@ from cupynum import _core, _fallback
 
 # Native functions (NumPy names, e.g. "numpy.add", "numpy.ndarray.sum") that run partitioned.
 DISTRIBUTED = frozenset(
-    # element-wise ufuncs: every op of the table (csrc/runtime/ops.def) and its aliases runs
+    # element-wise ufuncs: every op of the table (csrc/base/ops.def) and its aliases runs
     # owner-computes over tiles, halos exchanged -- except the two-output ops, which are computed
     # on gathered copies under MPI (see the note below)
     ["numpy." + n for n in cupynum._core.op_names() if n not in ("divmod", "modf", "frexp", "where")]

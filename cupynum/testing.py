@@ -10,13 +10,13 @@ import functools as _functools
 import numpy.testing as _nt
 from numpy.testing import *  # noqa: F401,F403
 
-from ._array_api import _to_numpy_tree
+from ._fallback import gather as _gather
 
 
 def _accepting_cupynum(f):
     @_functools.wraps(f)
     def wrapper(*args, **kwargs):
-        return f(*_to_numpy_tree(args), **_to_numpy_tree(kwargs))
+        return f(*_gather(args), **_gather(kwargs))
     return wrapper
 
 

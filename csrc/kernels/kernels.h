@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "op.h"
+#include "status.h"
 
 #define CPN_MAXARGS 4
 
@@ -69,8 +70,6 @@ enum cpn_fpe {
     CPN_FPE_UNDERFLOW = 4,
     CPN_FPE_INVALID = 8,
 };
-
-typedef void (*cpn_loop_fn)(char **args, const int64_t *strides, int64_t n, struct cpn_kctx *ctx);
 
 /* The inner loop of element-wise op `code` with loop dtype `dt` (args: inputs then output), or
  * NULL when the op has no loop for that dtype.  Local. */

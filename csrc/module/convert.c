@@ -5,7 +5,6 @@
 #include "cpn_module.h"
 
 #include "dist.h"
-#include "kernels.h"
 
 static PyArray_Descr *descrs[CPN_DTYPE_COUNT];
 static const int typenums[CPN_DTYPE_COUNT] = {

@@ -16,7 +16,7 @@
 #define PY_UFUNC_UNIQUE_SYMBOL cpn_UFUNC_API
 #include <numpy/arrayobject.h>
 
-#include "op.h"
+#include "opsem.h"
 #include "queue.h"
 #include "view.h"
 
@@ -98,11 +98,43 @@ PyObject *cpn_fast_full_reduce(PyObject *self, enum cpn_opcode code);   /* a.sum
 extern PyMethodDef cpn_array_reduce_methods[];                     /* ndarray.sum/prod/max/min */
 PyObject *cpn_mod_full_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 
-/* methods.c: module-level primitives and the ndarray's C methods. */
+/* methods.c: the module's method table (its introspection and runtime control are there too). */
 extern PyMethodDef cpn_module_methods[];
+/* Parse a shape tuple into int64s; -1 with an exception on error. */
+int cpn_parse_shape(PyObject *o, int *ndim, int64_t *shape);
+/* 0 when `o` is a cupynum.ndarray, else -1 with TypeError. */
+int cpn_check_array(PyObject *o);
+/* methods_ops.c: the op builders (each queues one op). */
+PyObject *cpn_mod_empty(PyObject *m, PyObject *args);
+PyObject *cpn_mod_cast(PyObject *m, PyObject *args);
+PyObject *cpn_mod_assign(PyObject *m, PyObject *args);
+PyObject *cpn_mod_ufunc(PyObject *m, PyObject *args);
+PyObject *cpn_mod_reduce(PyObject *m, PyObject *args);
+PyObject *cpn_mod_argreduce(PyObject *m, PyObject *args);
+PyObject *cpn_mod_scan(PyObject *m, PyObject *args);
+PyObject *cpn_mod_quantile(PyObject *m, PyObject *args);
+PyObject *cpn_mod_select(PyObject *m, PyObject *args);
+PyObject *cpn_mod_bincount(PyObject *m, PyObject *args);
+PyObject *cpn_mod_matmul(PyObject *m, PyObject *args);
+PyObject *cpn_mod_arange(PyObject *m, PyObject *args);
+PyObject *cpn_mod_random(PyObject *m, PyObject *args);
+/* methods_views.c: views and data in and out, and the ndarray's C methods. */
+PyObject *cpn_mod_from_any(PyObject *m, PyObject *obj);
+PyObject *cpn_mod_to_numpy(PyObject *m, PyObject *a);
+PyObject *cpn_mod_to_scalar(PyObject *m, PyObject *a);
+PyObject *cpn_mod_reshape(PyObject *m, PyObject *args);
+PyObject *cpn_mod_transpose(PyObject *m, PyObject *args);
+PyObject *cpn_mod_broadcast_to(PyObject *m, PyObject *args);
+PyObject *cpn_mod_diagonal(PyObject *m, PyObject *args);
+PyObject *cpn_mod_readonly(PyObject *m, PyObject *a);
+PyObject *cpn_mod_component(PyObject *m, PyObject *args);
+PyObject *cpn_mod_layout(PyObject *m, PyObject *a);
+PyObject *cpn_mod_shares_store(PyObject *m, PyObject *args);
+PyObject *cpn_mod_may_overlap(PyObject *m, PyObject *args);
+PyObject *cpn_mod_byte_offset(PyObject *m, PyObject *a);
 extern PyMethodDef cpn_array_methods[];
 
-/* Python helpers installed by the package (cupynum/_array_api.py) and looked up lazily. */
+/* Python helpers installed by the package (cupynum/_ndarray.py) and looked up lazily. */
 PyObject *cpn_py_helper(const char *name);
 
 /* interop.c: _core._device_export / _core._dlpack_capsule (device backends only). */

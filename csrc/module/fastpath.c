@@ -14,7 +14,7 @@
 
 #include <string.h>
 
-#include "kernels.h"
+#include "hostexec.h"
 
 /* The origin of v's bytes when the caller may read them here directly (after a flush); NULL
  * (no exception) to go the general way. */
@@ -76,7 +76,7 @@ PyObject *cpn_fast_full_reduce(PyObject *self, enum cpn_opcode code)
 {
     const struct cpn_view *v = cpn_array_view(self);
     const enum cpn_dtype acc = default_acc(code, v->dtype);
-    if (cpn_view_size(v) == 0 || v->ndim > 63 || !cpn_kernel_elementwise(code, acc) ||
+    if (cpn_view_size(v) == 0 || v->ndim > 63 || !cpn_op_has_loop(code, acc) ||
         cpn_op_out_dtype(code, 0, acc) != acc)
         return Py_NewRef(Py_NotImplemented);
     /* Pending ops (which the queued reduction joins in one fused pass, their temporaries kept in
@@ -89,17 +89,16 @@ PyObject *cpn_fast_full_reduce(PyObject *self, enum cpn_opcode code)
         PyErr_Clear();
         return Py_NewRef(Py_NotImplemented);
     }
-    int64_t st[CPN_MAXDIM], off, ost[1] = {0};
+    int64_t st[CPN_MAXDIM], off;
     cpn_view_byte_layout(v, st, &off);
     _Alignas(16) unsigned char out[16] = {0};
-    uint64_t axes = v->ndim ? (((uint64_t)1 << v->ndim) - 1) : 0;
-    struct cpn_fpreport fp = {0};
-    enum cpn_status s = cpn_kernel_reduce(code, v->dtype, acc, o, v->ndim, v->shape, st, axes,
-                                          (char *)out, ost, NULL, &fp);
+    bool findings;
+    enum cpn_status s = cpn_hostexec_reduce_all(code, v->dtype, acc, o, v->ndim, v->shape, st, out,
+                                                &findings);
     if (s != CPN_OK) return cpn_raise(s);
     /* A floating-point finding (overflow, invalid...) is reported under the error mode by the
      * queued reduction: recompute there, which is rare and keeps one reporting path. */
-    if (fp.hw | fp.sw) return Py_NewRef(Py_NotImplemented);
+    if (findings) return Py_NewRef(Py_NotImplemented);
     return PyArray_Scalar(out, cpn_descr(acc), NULL);
 }
 

@@ -3,7 +3,7 @@
  * Attributes, operators, conversions and printing live here; operators go through the op table
  * (ufunc.c) and are deferred.  Anything that hands a value to Python (repr, float(), tolist...)
  * flushes the queue first.  Methods written in Python (reductions, reshape with -1, ...) are
- * installed onto this heap type by the package at import (cupynum/_array_api.py). */
+ * installed onto this heap type by the package at import (cupynum/_ndarray.py). */
 #include "cpn_module.h"
 
 #include <structmember.h>
@@ -307,7 +307,7 @@ static PyType_Slot array_slots[] = {
     {Py_tp_new, array_new},
     {Py_tp_getset, array_getset},
     {Py_tp_members, array_members},
-    {Py_tp_methods, NULL},   /* filled at init: C methods of methods.c + __format__ */
+    {Py_tp_methods, NULL},   /* filled at init: C methods of methods_views.c + __format__ */
     {Py_tp_repr, array_repr},
     {Py_tp_str, array_str},
     {Py_tp_iter, array_iter},
@@ -359,7 +359,7 @@ static PyType_Slot array_slots[] = {
 
 int cpn_array_type_init(PyObject *module)
 {
-    /* The type's method table: the C methods (methods.c), __format__, sum/prod/max/min
+    /* The type's method table: the C methods (methods_views.c), __format__, sum/prod/max/min
      * (fastpath.c). */
     static PyMethodDef all[64];
     int n = 0;

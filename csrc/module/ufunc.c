@@ -9,7 +9,6 @@
 
 #include <string.h>
 
-#include "kernels.h"
 
 #define N_TOK (CPN_DTYPE_COUNT + 3)   /* strong dtypes, then weak int, float, complex */
 #define TOK_WEAK_INT CPN_DTYPE_COUNT
@@ -129,7 +128,7 @@ static int resolve(enum cpn_opcode code, const struct operand *ops, struct resol
         c->in1 = (signed char)cpn_op_in_dtype(code, 1, dt);
         /* Native only when the table has the loop NumPy chose: its input and output dtypes.  An
          * int64 second input takes NumPy's int32 loop too (the cast is exact). */
-        bool ok = cpn_kernel_elementwise(code, dt) != NULL;
+        bool ok = cpn_op_has_loop(code, dt);
         if (nin > 1 && c->in1_np != c->in1)
             ok &= info->in1 == CPN_RESULT_I64 && cpn_dtype_class((enum cpn_dtype)c->in1_np) == CPN_CLASS_INT;
         for (int k = 0; k < nout; k++) {

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "alloc.h"
 #include "cpn_config.h"
 #include "store.h"
 #include "view.h"
@@ -52,9 +53,19 @@ const struct cpn_backend_i *cpn_backend_find(enum cpn_backend_kind kind)
     return NULL;
 }
 
+static enum cpn_status select_backend(int local_rank);
+
+/* The allocator's device memory follows the active backend (alloc.h). */
 enum cpn_status cpn_backend_select(int local_rank)
 {
     if (active) return CPN_OK;
+    enum cpn_status st = select_backend(local_rank);
+    cpn_alloc_set_device(active->raw_alloc, active->raw_free);
+    return st;
+}
+
+static enum cpn_status select_backend(int local_rank)
+{
     const char *want = getenv("CUPYNUM_DEVICE");
     if (want && !*want) want = NULL;
     if (want && strcmp(want, "cpu") != 0 && strcmp(want, "gpu") != 0 && strcmp(want, "cuda") != 0 &&
@@ -103,6 +114,7 @@ const struct cpn_backend_i *cpn_backend_use(const struct cpn_backend_i *be)
 {
     const struct cpn_backend_i *was = cpn_backend_active();
     if (be->init(0) == CPN_OK) active = be;
+    cpn_alloc_set_device(cpn_backend_active()->raw_alloc, cpn_backend_active()->raw_free);
     return was;
 }
 

@@ -26,7 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "op.h"
+#include "opsem.h"
 #include "status.h"
 
 struct cpn_op;

@@ -25,7 +25,7 @@
 #include "fperr.h"
 #include "fused.h"
 #include "kernels.h"
-#include "queue.h"
+#include "opsem.h"
 #include "transport.h"
 
 static int sim_device_count(const char **why) { (void)why; return 1; }

@@ -18,7 +18,7 @@
 
 #include <stdbool.h>
 
-#include "op.h"
+#include "opsem.h"
 #include "view.h"
 
 enum cpn_devred_op { CPN_DRO_ADD, CPN_DRO_MUL, CPN_DRO_MAX, CPN_DRO_MIN };

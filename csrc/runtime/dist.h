@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "op.h"
+#include "opsem.h"
 
 /* Execute `op` on this rank's part of its output, exchanging the halo pieces its inputs need.
  * What this rank's loops found goes into *fp (queue.h's cpn_op_execute).  Collective. */

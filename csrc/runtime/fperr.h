@@ -21,7 +21,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "op.h"
+#include "opsem.h"
 #include "status.h"
 
 /* NumPy's modes (UFUNC_ERR_*) and categories (bit 1 << category == CPN_FPE_*, shift 3 * category

@@ -34,7 +34,7 @@
 #include "fused.h"
 #include "kernels.h"
 #include "partition.h"
-#include "queue.h"
+#include "opsem.h"
 #include "stats.h"
 
 static int enabled = -1;

@@ -20,7 +20,7 @@
 
 #include <stdbool.h>
 
-#include "op.h"
+#include "opsem.h"
 #include "status.h"
 
 struct cpn_fpreport;

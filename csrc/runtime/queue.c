@@ -38,45 +38,6 @@ static void op_release(struct cpn_op *op)
 
 static enum cpn_dtype view_dtype(const struct cpn_view *v) { return v->dtype; }
 
-bool cpn_op_overwrites(const struct cpn_op *op) { return cpn_op_overwrites_out(op, 0); }
-
-bool cpn_op_overwrites_out(const struct cpn_op *op, int k)
-{
-    const struct cpn_view *out = op->out[k];
-    bool overwrite = cpn_view_covers_store(out);
-    for (int i = 0; i < op->nin; i++)
-        if (op->in[i] && cpn_store_root(op->in[i]->store) == cpn_store_root(out->store)) overwrite = false;
-    for (int j = 0; j < k; j++)   /* written first by an earlier output */
-        if (cpn_store_root(op->out[j]->store) == cpn_store_root(out->store)) overwrite = false;
-    return overwrite;
-}
-
-char *cpn_op_output_buffer(const struct cpn_op *op)
-{
-    const struct cpn_view *out = op->out[0];
-    return cpn_op_overwrites(op) ? cpn_store_data_for_overwrite(out->store) : cpn_store_data(out->store);
-}
-
-cpn_loop_fn cpn_op_loop(const struct cpn_op *op)
-{
-    if (op->kind == CPN_OPK_CAST) {
-        enum cpn_dtype from = op->in[0] ? op->in[0]->dtype : op->dtype;
-        return cpn_kernel_cast(from, op->out[0]->dtype);
-    }
-    cpn_loop_fn fn = cpn_kernel_elementwise(op->code, op->dtype);
-    if (!fn)
-        cpn_error(CPN_ERR_TYPE, "ufunc '%s' has no loop for dtype %s", cpn_op_info(op->code)->name,
-                  cpn_dtype_name(op->dtype));
-    return fn;
-}
-
-enum cpn_status cpn_op_loop_error(const struct cpn_op *op)
-{
-    if (op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER)
-        return cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.");
-    return cpn_error(CPN_ERR_VALUE, "invalid value in %s", cpn_op_describe(op));
-}
-
 /* Bind operand v of op in the host (device false) or device memory: its origin, shape and byte
  * strides.  Outputs are bound for writing (out[0] uninitialised where the op overwrites it, as
  * cpn_op_output_buffer).  NULL out of memory. */
@@ -357,4 +318,10 @@ enum cpn_status cpn_queue_flush(void)
 }
 
 int cpn_queue_length(void) { return n_ops; }
+
+void cpn_stats_read(struct cpn_stats *out)
+{
+    *out = cpn_stats;
+    out->queued = n_ops;   /* the queue's own length, not a copy kept beside it */
+}
 

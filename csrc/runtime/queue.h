@@ -10,8 +10,9 @@
 #ifndef CPN_QUEUE_H
 #define CPN_QUEUE_H
 
-#include "kernels.h"
-#include "op.h"
+#include "opsem.h"
+
+struct cpn_fpreport;   /* kernels.h: what an op's loops found */
 
 /* Append a copy of `op`; the queue retains every view it names.  May flush (length bound), and
  * then returns that flush's status.  Collective. */
@@ -32,18 +33,6 @@ enum cpn_status cpn_op_execute(const struct cpn_op *op, struct cpn_fpreport *fp)
 /* Execute one op on this rank's buffers as if they were whole stores: the single-process path,
  * also used for ops whose stores are all replicated.  *fp as cpn_op_execute's.  Local. */
 enum cpn_status cpn_op_execute_local(const struct cpn_op *op, struct cpn_fpreport *fp);
-
-/* The inner loop of an element-wise or cast op; NULL with CPN_ERR_TYPE recorded.  Local. */
-cpn_loop_fn cpn_op_loop(const struct cpn_op *op);
-/* The status for a loop that set ctx->err while running `op`.  Local. */
-enum cpn_status cpn_op_loop_error(const struct cpn_op *op);
-/* This rank's buffer of op's output, allocated uninitialised only when the op writes all of it
- * and reads none of it; NULL on OOM.  Local. */
-char *cpn_op_output_buffer(const struct cpn_op *op);
-/* Does op write every element of its output store while reading none of it?  Local. */
-bool cpn_op_overwrites(const struct cpn_op *op);
-/* The same for output k (two-output ops); k = 0 is cpn_op_overwrites.  Local. */
-bool cpn_op_overwrites_out(const struct cpn_op *op, int k);
 
 /* Counted in cpn_stats (stats.h): ops_executed, flushes, temporaries (aliasing temporaries made). */
 

@@ -11,6 +11,7 @@
 #include "kernels.h"
 #include "partition.h"
 #include "queue.h"
+#include "vmath.h"
 #if CPN_HAVE_MPI
 #include <mpi.h>
 #endif
@@ -101,3 +102,12 @@ int cpn_runtime_threads(void) { return cpn_kernel_threads(); }
 bool cpn_runtime_have_mpi(void) { return CPN_HAVE_MPI; }
 bool cpn_runtime_mpi_active(void) { return mpi_active; }
 bool cpn_runtime_have_cuda(void) { return CPN_HAVE_CUDA; }
+
+const char *cpn_runtime_vmath(void) { return cpn_vmath_backend(); }
+
+int cpn_runtime_vmath_kernel(const char *name, int *nin, void (**f64)(void), void (**f32)(void))
+{
+    return cpn_vmath_kernel(name, nin, f64, f32);
+}
+
+bool cpn_runtime_random_simd(bool on) { return cpn_kernel_random_set_simd(on) != 0; }

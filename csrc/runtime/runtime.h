@@ -22,5 +22,12 @@ bool cpn_runtime_have_mpi(void);   /* built with MPI */
 bool cpn_runtime_mpi_active(void); /* MPI initialised and in use in this process */
 bool cpn_runtime_have_cuda(void);  /* built with the CUDA backend */
 
+/* The CPU kernels' settings and test hooks, for the module (which includes no kernel header):
+ * the vector backend's name (vmath.h), a raw vector kernel by NumPy name (cpn_vmath_kernel), the
+ * SIMD path of uniform draws on or off (returns the previous setting).  Local. */
+const char *cpn_runtime_vmath(void);
+int cpn_runtime_vmath_kernel(const char *name, int *nin, void (**f64)(void), void (**f32)(void));
+bool cpn_runtime_random_simd(bool on);
+
 
 #endif

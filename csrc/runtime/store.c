@@ -8,8 +8,8 @@
 
 #include "alloc.h"
 #include "backend.h"
-#include "kernels.h"
-#include "op.h"
+#include "hostexec.h"
+#include "opsem.h"
 #include "partition.h"
 #include "stats.h"
 
@@ -211,12 +211,7 @@ void cpn_store_release(struct cpn_store *s)
 /* Run a virtual store's generator into its new buffer. */
 static void materialize(struct cpn_store *r)
 {
-    const struct cpn_store_gen *g = &r->gen;
-    if (g->kind == CPN_OPK_RANDOM)
-        cpn_kernel_random((enum cpn_random_dist)g->code, g->seed, g->stream, (double *)r->data, 0,
-                          r->size, g->p0, g->p1);
-    else
-        cpn_kernel_arange(r->dtype, r->data, 0, r->size, g->p0, g->p1, g->i0, g->i1);
+    cpn_hostexec_generate(&r->gen, r->dtype, r->data, r->size);
     cpn_stats.virtual_materialized++;
 }
 

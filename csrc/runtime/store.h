@@ -29,8 +29,6 @@
 #include "dtype.h"
 #include "status.h"
 
-#define CPN_MAXDIM 32
-
 /* The generator of a virtual store's values (op.h: an op of kind CPN_OPK_RANDOM or
  * CPN_OPK_ARANGE over the whole store in C order, with these parameters). */
 struct cpn_store_gen {

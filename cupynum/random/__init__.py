@@ -18,7 +18,7 @@ import os
 import numpy as _np
 
 from .. import _core, _fallback
-from .._array_api import ndarray
+from .._ndarray import ndarray
 
 _UNIFORM, _NORMAL = 0, 1
 

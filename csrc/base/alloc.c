@@ -12,13 +12,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backend.h"
 #include "stats.h"
 #include "status.h"
 
 #define HEADER 64
 
 static int64_t fail_countdown;
+
+/* The device memory of the active backend, registered by the backend registry (backend.c): the
+ * allocator knows no backend.  Host memory until one registers. */
+static void *host_raw_alloc(size_t n) { return malloc(n ? n : 1); }
+static void *(*dev_raw_alloc)(size_t n) = host_raw_alloc;
+static void (*dev_raw_free)(void *p) = free;
+
+void cpn_alloc_set_device(void *(*raw_alloc)(size_t n), void (*raw_free)(void *p))
+{
+    dev_raw_alloc = raw_alloc;
+    dev_raw_free = raw_free;
+}
 
 #define CACHE_MIN ((size_t)64 << 10)
 #define CACHE_SLOTS 16
@@ -165,11 +176,10 @@ void *cpn_alloc_device(size_t n)
             dev_cache[i] = dev_cache[--dev_n];
             break;
         }
-    const struct cpn_backend_i *be = cpn_backend_active();
-    if (!p) p = be->raw_alloc(total);
+    if (!p) p = dev_raw_alloc(total);
     if (!p && dev_n > 0) {   /* out of device memory: return the pool and retry once */
-        while (dev_n > 0) be->raw_free(dev_cache[--dev_n].p);
-        p = be->raw_alloc(total);
+        while (dev_n > 0) dev_raw_free(dev_cache[--dev_n].p);
+        p = dev_raw_alloc(total);
     }
     if (!p) {
         cpn_error(CPN_ERR_NOMEM, "cupynum: unable to allocate %zu bytes of device memory", n);
@@ -186,9 +196,8 @@ void cpn_free_device(void *p, size_t n)
     if (!p) return;
     __atomic_sub_fetch(&cpn_stats.bytes_live, (int64_t)n, __ATOMIC_RELAXED);
     size_t total = dev_round(n);
-    const struct cpn_backend_i *be = cpn_backend_active();
     if (dev_n == DEV_SLOTS) {
-        be->raw_free(dev_cache[0].p);
+        dev_raw_free(dev_cache[0].p);
         memmove(dev_cache, dev_cache + 1, (size_t)(DEV_SLOTS - 1) * sizeof dev_cache[0]);
         dev_n--;
     }
@@ -199,7 +208,7 @@ void cpn_free_device(void *p, size_t n)
 
 void cpn_alloc_trim(void)
 {
-    while (dev_n > 0) cpn_backend_active()->raw_free(dev_cache[--dev_n].p);
+    while (dev_n > 0) dev_raw_free(dev_cache[--dev_n].p);
     for (int c = 0; c < SMALL_CLASSES; c++)
         while (small_n[c] > 0) free(small_free[c][--small_n[c]]);
     while (cache_n > 0) free(cache[--cache_n].raw);

@@ -4,47 +4,21 @@ The C type (csrc/module/ndarray.c) owns the data model, indexing and operators; 
 conventions of NumPy's methods (axis handling, keyword spellings) are written here, once, and the
 methods are attached to the heap type at import."""
 
+import operator
+
 import numpy as _np
 from numpy.exceptions import AxisError  # noqa: F401  (raised by the C core)
 
-from . import _core
+from . import _core, _fallback
 
 ndarray = _core.ndarray
 
 
-# ---- conversion helpers -----------------------------------------------------------------------
-
-def _to_numpy_tree(obj):
-    """Replace every cupynum array inside lists, tuples and dicts by a NumPy copy."""
-    if isinstance(obj, ndarray):
-        return _core.to_numpy(obj)
-    if isinstance(obj, list):
-        return [_to_numpy_tree(o) for o in obj]
-    if isinstance(obj, tuple):
-        t = tuple(_to_numpy_tree(o) for o in obj)
-        return type(obj)(*t) if hasattr(obj, "_fields") else t
-    if isinstance(obj, dict):
-        return {k: _to_numpy_tree(v) for k, v in obj.items()}
-    return obj
-
-
-def _wrap_tree(obj):
-    """Turn NumPy arrays in a result (also inside tuples and lists) into cupynum arrays."""
-    if isinstance(obj, _np.ndarray):
-        if obj.dtype.kind in "biufc" and obj.dtype != _np.longdouble and obj.dtype != _np.clongdouble:
-            return _core.from_any(obj)
-        return obj
-    if isinstance(obj, list):
-        return [_wrap_tree(o) for o in obj]
-    if isinstance(obj, tuple):
-        t = tuple(_wrap_tree(o) for o in obj)
-        return type(obj)(*t) if hasattr(obj, "_fields") else t
-    return obj
-
+# ---- NumPy computes (cupynum/_fallback.py: gather, compute, write back) -------------------------
 
 def _numpy_call(func, args, kwargs):
     """Run a NumPy function on gathered operands and bring array results back."""
-    return _wrap_tree(func(*_to_numpy_tree(args), **_to_numpy_tree(kwargs)))
+    return _fallback.compute(func, args, kwargs)
 
 
 def _any_negative(a):
@@ -60,32 +34,23 @@ def _any_negative(a):
 def _ufunc_fallback(name, args, out):
     """What the op table cannot do natively: NumPy computes (or raises its own error)."""
     f = getattr(_np, name)
-    nargs = _to_numpy_tree(args)
     if out is None:
-        return _wrap_tree(f(*nargs))
-    if isinstance(out, tuple):   # two-output ops: entries None or cupynum arrays
-        nouts = tuple(None if o is None else _core.to_numpy(o) for o in out)
-        r = f(*nargs, out=nouts)
-        for o, no in zip(out, nouts):
-            if o is not None:
-                _core.assign(o, no)
-        return tuple(_wrap_tree(r[k]) if o is None else o for k, o in enumerate(out))
-    nout = _core.to_numpy(out)
-    f(*nargs, out=nout)
-    _core.assign(out, nout)
+        return _fallback.compute(f, args)
+    outs = out if isinstance(out, tuple) else (out,)   # two-output ops: entries None or arrays
+    r = _fallback.compute(f, args, {"out": out}, write=tuple(o for o in outs if o is not None))
+    if isinstance(out, tuple):
+        return tuple(r[k] if o is None else o for k, o in enumerate(out))
     return out
 
 
 # ---- indexing beyond views ----------------------------------------------------------------------
 
 def _getitem_advanced(self, key):
-    return _wrap_tree(_core.to_numpy(self)[_to_numpy_tree(key)])
+    return _fallback.compute(operator.getitem, (self, key))
 
 
 def _setitem_advanced(self, key, value):
-    a = _core.to_numpy(self)
-    a[_to_numpy_tree(key)] = _to_numpy_tree(value)
-    _core.assign(self, a)
+    _fallback.compute(operator.setitem, (self, key, value), write=(self,))
 
 
 # ---- attributes ---------------------------------------------------------------------------------
@@ -177,9 +142,7 @@ class flatiter:
                 and not isinstance(key, (ndarray, _np.ndarray)):
             v[key] = value
             return
-        n = _core.to_numpy(a)
-        n.flat[_to_numpy_tree(key)] = _to_numpy_tree(value)
-        _core.assign(a, n)
+        _fallback.compute(lambda n, k, x: n.flat.__setitem__(k, x), (a, key, value), write=(a,))
 
     def __array__(self, dtype=None, copy=None):
         r = _core.to_numpy(self.base).ravel()
@@ -193,9 +156,7 @@ class flatiter:
 
 
 def _set_flat(self, value):
-    n = _core.to_numpy(self)
-    n.flat = _to_numpy_tree(value)
-    _core.assign(self, n)
+    _fallback.compute(lambda n, x: setattr(n, "flat", x), (self, value), write=(self,))
 
 
 # ---- shapes ---------------------------------------------------------------------------------------

@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The most dimensions an array (store, view, kernel operand) has. */
+#define CPN_MAXDIM 32
+
 /* X(ENUM, ctype, suffix, class) in NumPy's type-number order. */
 #define CPN_DTYPE_LIST(X)                                    \
     X(BOOL, _Bool, b, CPN_CLASS_BOOL)                        \

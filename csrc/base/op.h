@@ -1,8 +1,7 @@
-/* op.h: the deferred op record and the enums the op table expands into.
- *
- * An op names output views, input views (or inline scalars) and parameters.  The module builds
- * ops fully resolved: inputs already have the loop dtype and the output's shape (broadcast), so
- * the executor never re-derives NumPy's rules. */
+/* op.h: the op table (ops.def) and the enums it expands into: opcodes, result and identity
+ * kinds, flags, dtype sets, each op's info row; and the parameter enums kernels read (quantile
+ * methods and flags, random distributions).  Shared vocabulary of runtime and kernels (base/): no
+ * views, no stores.  The deferred op record, struct cpn_op, is the runtime's (opsem.h). */
 #ifndef CPN_OP_H
 #define CPN_OP_H
 
@@ -10,7 +9,6 @@
 #include <stdint.h>
 
 #include "dtype.h"
-#include "view.h"
 
 enum cpn_opcode {
 #define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL, RED, ACC, FPC) CPN_OP_##E,
@@ -156,30 +154,18 @@ int cpn_op_reduce_dtype(enum cpn_opcode code, enum cpn_dtype dt);
  * `dt`, into dst (cpn_dtype_size(dt) bytes): 0, 1, the dtype's lowest (-inf) or highest value.
  * Local. */
 void cpn_op_combine_identity(enum cpn_opcode code, enum cpn_dtype dt, void *dst);
+/* Whether op `code` has a loop for dtype `dt`: its info row's dtype set (the CPU loop table and
+ * the device kernels expand from the same set).  Local. */
+static inline bool cpn_op_has_loop(int code, int dt)
+{
+    return (unsigned)code < CPN_OP_COUNT && (unsigned)dt < CPN_DTYPE_COUNT &&
+           (cpn_op_info((enum cpn_opcode)code)->dtypes >> dt & 1u);
+}
 
-/* What an op does; each kind has one executor entry (queue.c). */
-enum cpn_opkind {
-    CPN_OPK_ELEMENTWISE,   /* out[0] = code(in...), loop dtype `dtype` */
-    CPN_OPK_CAST,          /* out[0] = (out dtype) in[0]; also plain copies and fills */
-    CPN_OPK_ARANGE,        /* out[0][i] = dparam[0] + i * dparam[1] (ints: iparam) */
-    CPN_OPK_RANDOM,        /* Philox draws; code: enum cpn_random_dist */
-    CPN_OPK_REDUCE,        /* out[0] = reduce code over `axes` of in[0]; iparam[0] = 1: start
-                            * from scalar[1] (the initial value, accumulator dtype); iparam[1]:
-                            * CPN_REDUCEAT_* bits when the op is a segment of ufunc.reduceat */
-    CPN_OPK_ARGREDUCE,     /* out[0] (int64) = argmax (code MAXIMUM) / argmin (MINIMUM) over the
-                            * `axes` of in[0], as a C-order index over the reduced dimensions */
-    CPN_OPK_SCAN,          /* out[0] = accumulate of op code along axis iparam[0] of in[0]
-                            * (same dtype as out[0]) */
-    CPN_OPK_MATMUL,        /* out[0] = in[0] @ in[1], 2-D */
-    CPN_OPK_QUANTILE,      /* out[0] (contiguous, (nq, kept dims...)) = quantiles of in[0] over
-                            * `axes`; in[1]: the quantiles (float64, contiguous; absent for a
-                            * median); iparam[0] = method, iparam[1] = flags (CPN_QF_*),
-                            * iparam[2] = index dtype, iparam[3] = compute dtype */
-    CPN_OPK_BINCOUNT,      /* out[0] = bincount of in[0] (int64, 1-D, values in [0, len(out)))
-                            * weighted by in[1] (float64, same length) when nin == 2; out int64
-                            * without weights, float64 with */
-    CPN_OPK_COUNT
-};
+/* An inner loop (element-wise, cast): the kernels' calling convention, args and byte strides
+ * inputs then outputs (kernels.h: struct cpn_kctx, the loops that exist). */
+struct cpn_kctx;
+typedef void (*cpn_loop_fn)(char **args, const int64_t *strides, int64_t n, struct cpn_kctx *ctx);
 
 /* The methods of numpy.quantile (its names, in its order), and MEDIAN: numpy.median's mean of
  * the middle element(s). */
@@ -204,31 +190,6 @@ enum cpn_quantile_method {
 /* CPN_OPK_QUANTILE's flags (kernels.h, struct cpn_quantile_args). */
 enum cpn_quantile_flag { CPN_QF_SKIP_NAN = 1, CPN_QF_TAKE = 2, CPN_QF_WEAK = 4, CPN_QF_MA_MEAN = 8 };
 
-/* A reduceat is one REDUCE op per segment; its floating-point findings are reported once, for
- * the whole call, at the last segment (as NumPy's one loop does). */
-enum cpn_reduceat_bits { CPN_REDUCEAT_SEGMENT = 1, CPN_REDUCEAT_FIRST = 2, CPN_REDUCEAT_LAST = 4 };
-
 enum cpn_random_dist { CPN_RANDOM_UNIFORM, CPN_RANDOM_NORMAL, CPN_RANDOM_COUNT };
-
-#define CPN_OP_MAXIN 3
-#define CPN_OP_MAXOUT 2
-
-struct cpn_op {
-    enum cpn_opkind kind;
-    int code;
-    enum cpn_dtype dtype;               /* loop dtype of the inputs */
-    int nin, nout;
-    struct cpn_view *in[CPN_OP_MAXIN];  /* NULL: the input is scalar[i], broadcast */
-    union cpn_scalar scalar[CPN_OP_MAXIN];
-    struct cpn_view *out[CPN_OP_MAXOUT];
-    uint64_t axes;                      /* REDUCE: bit d set when dimension d of in[0] is reduced */
-    int64_t iparam[4];
-    double dparam[4];
-    uint16_t fpmode;                    /* ELEMENTWISE, CAST, REDUCE, SCAN: NumPy's error mode at
-                                         * submission (fperr.h) */
-};
-
-/* A human-readable name of the op for error messages ("add", "cast", "matmul").  Local. */
-const char *cpn_op_describe(const struct cpn_op *op);
 
 #endif

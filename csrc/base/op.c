@@ -139,20 +139,3 @@ void cpn_op_combine_identity(enum cpn_opcode code, enum cpn_dtype dt, void *dst)
         v = r == CPN_RED_MAX ? 0 : bits == 64 ? UINT64_MAX : ((uint64_t)1 << bits) - 1;
     memcpy(dst, &v, item);
 }
-
-const char *cpn_op_describe(const struct cpn_op *op)
-{
-    switch (op->kind) {
-    case CPN_OPK_ELEMENTWISE: return info[op->code].name;
-    case CPN_OPK_CAST: return "copy/cast";
-    case CPN_OPK_ARANGE: return "arange";
-    case CPN_OPK_RANDOM: return op->code == CPN_RANDOM_NORMAL ? "random.normal" : "random.uniform";
-    case CPN_OPK_REDUCE: return info[op->code].name;
-    case CPN_OPK_MATMUL: return "matmul";
-    case CPN_OPK_BINCOUNT: return "bincount";
-    case CPN_OPK_ARGREDUCE: return op->code == CPN_OP_MAXIMUM ? "argmax" : "argmin";
-    case CPN_OPK_SCAN: return info[op->code].name;
-    case CPN_OPK_QUANTILE: return op->iparam[0] == CPN_QM_MEDIAN ? "median" : "quantile";
-    default: return "op";
-    }
-}

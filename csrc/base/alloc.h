@@ -15,12 +15,15 @@ void *cpn_alloc_zeroed(size_t n);
 /* Release memory from cpn_alloc*; NULL is ignored.  Local. */
 void cpn_free(void *p);
 
-/* Device memory of the active backend (backend.h), through a caching pool: a freed block is
+/* Device memory of the active backend, through a caching pool: a freed block is
  * kept for reuse by a later request of the same rounded size (cudaMalloc/cudaFree synchronise
  * the device, so a loop must not call them per iteration).  Counted in the same live/peak bytes,
  * failed by the same test hook.  NULL with CPN_ERR_NOMEM recorded on failure.  Local. */
 void *cpn_alloc_device(size_t n);
 void cpn_free_device(void *p, size_t n);
+/* Where device memory comes from: the active backend's raw allocation (backend.c registers it when
+ * it selects one; host malloc/free until then).  Local. */
+void cpn_alloc_set_device(void *(*raw_alloc)(size_t n), void (*raw_free)(void *p));
 
 /* Return every cached block (host and device) to the system.  Local. */
 void cpn_alloc_trim(void);

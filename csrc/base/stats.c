@@ -1,15 +1,8 @@
-/* stats.c: the counters behind runtime_stats() (stats.h). */
+/* stats.c: the counters behind runtime_stats() (stats.h).  In base/ because every layer counts
+ * (the allocator too); cpn_stats_read, which asks the queue, is the runtime's (queue.c). */
 #include "stats.h"
 
-#include "queue.h"
-
 struct cpn_stats cpn_stats;
-
-void cpn_stats_read(struct cpn_stats *out)
-{
-    *out = cpn_stats;
-    out->queued = cpn_queue_length();   /* the queue's own length, not a copy kept beside it */
-}
 
 #define RESET_COUNT(name) cpn_stats.name = 0;
 #define RESET_LEVEL(name)

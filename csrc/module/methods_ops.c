@@ -1,0 +1,379 @@
+/* methods_ops.c: the module's op builders: each makes the result's store and queues one op of
+ * the runtime (element-wise, cast, reduce, scan, quantile, select, bincount, matmul, arange,
+ * random), arguments already reduced to the runtime's by cupynum/. */
+#include "cpn_module.h"
+
+/* Queue `op`, which computes the new array r: r, or NULL (r dropped) when submission fails. */
+static PyObject *submit_for(PyObject *r, const struct cpn_op *op)
+{
+    if (cpn_submit(op) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return r;
+}
+
+PyObject *cpn_mod_empty(PyObject *m, PyObject *args)
+{
+    PyObject *shape_o, *dtype_o;
+    if (!PyArg_ParseTuple(args, "OO", &shape_o, &dtype_o)) return NULL;
+    int ndim;
+    int64_t shape[CPN_MAXDIM];
+    if (cpn_parse_shape(shape_o, &ndim, shape) < 0) return NULL;
+    int dt = cpn_dtype_from_object(dtype_o);
+    if (dt < 0) return NULL;
+    return cpn_array_new(dt, ndim, shape);
+}
+
+PyObject *cpn_mod_cast(PyObject *m, PyObject *args)
+{
+    PyObject *a, *dtype_o;
+    if (!PyArg_ParseTuple(args, "OO", &a, &dtype_o) || cpn_check_array(a) < 0) return NULL;
+    int dt = cpn_dtype_from_object(dtype_o);
+    if (dt < 0) return NULL;
+    return cpn_array_cast(a, dt);
+}
+
+PyObject *cpn_mod_assign(PyObject *m, PyObject *args)
+{
+    PyObject *a, *value;
+    if (!PyArg_ParseTuple(args, "OO", &a, &value) || cpn_check_array(a) < 0) return NULL;
+    if (cpn_assign(cpn_array_view(a), value) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+PyObject *cpn_mod_ufunc(PyObject *m, PyObject *args)
+{
+    const char *name;
+    PyObject *operands, *out = Py_None;
+    if (!PyArg_ParseTuple(args, "sO!|O", &name, &PyTuple_Type, &operands, &out)) return NULL;
+    int code = cpn_op_lookup(name);
+    if (code < 0 || code == CPN_OP_WHERE) return PyErr_Format(PyExc_KeyError, "%s", name);
+    const struct cpn_op_info *info = cpn_op_info(code);
+    if (PyTuple_GET_SIZE(operands) != info->nin)   /* NumPy's TypeError for a wrong arity */
+        return PyErr_Format(PyExc_TypeError, "%s() takes from %d to %d positional arguments but %zd were given",
+                            name, info->nin, info->nin + info->nout, PyTuple_GET_SIZE(operands));
+    return cpn_ufunc_apply(code, &PyTuple_GET_ITEM(operands, 0), out == Py_None ? NULL : out);
+}
+
+/* The binary op `name` of the table, or -1 with KeyError. */
+static int binary_op(const char *name)
+{
+    int code = cpn_op_lookup(name);
+    if (code < 0 || cpn_op_info(code)->nin != 2) {
+        PyErr_Format(PyExc_KeyError, "%s", name);
+        return -1;
+    }
+    return code;
+}
+
+/* Parse an axes sequence into a bit mask over the view's dimensions. */
+static int axes_mask(PyObject *axes_o, const struct cpn_view *v, uint64_t *mask)
+{
+    int nax;
+    int64_t ax[CPN_MAXDIM];
+    if (cpn_parse_shape(axes_o, &nax, ax) < 0) return -1;
+    *mask = 0;
+    for (int i = 0; i < nax; i++) {
+        if (ax[i] < 0 || ax[i] >= v->ndim) {
+            PyErr_SetString(PyExc_ValueError, "internal: axis out of range");
+            return -1;
+        }
+        *mask |= (uint64_t)1 << ax[i];
+    }
+    return 0;
+}
+
+/* reduce(name, a, axes, acc_dtype, initial=None, segment=0): a new array of the kept dimensions
+ * in acc_dtype; `initial` (packed as acc_dtype) starts every accumulator; `segment` (CPN_REDUCEAT_*
+ * bits: 1 a segment of ufunc.reduceat, 2 its first, 4 its last) makes the floating-point reports
+ * those of one reduceat. */
+PyObject *cpn_mod_reduce(PyObject *m, PyObject *args)
+{
+    const char *name;
+    PyObject *a, *axes_o, *dtype_o, *initial = Py_None;
+    int segment = 0;
+    if (!PyArg_ParseTuple(args, "sOOO|Oi", &name, &a, &axes_o, &dtype_o, &initial, &segment) ||
+        cpn_check_array(a) < 0)
+        return NULL;
+    int code = binary_op(name);
+    if (code < 0) return NULL;
+    int dt = cpn_dtype_from_object(dtype_o);
+    if (dt < 0) return NULL;
+    struct cpn_view *v = cpn_array_view(a);
+    uint64_t mask;
+    if (axes_mask(axes_o, v, &mask) < 0) return NULL;
+    if (!cpn_op_has_loop(code, dt) || cpn_op_out_dtype(code, 0, dt) != (enum cpn_dtype)dt)
+        return PyErr_Format(PyExc_TypeError, "no native reduction for %s on %s", name, cpn_dtype_name(dt));
+    int64_t shape[CPN_MAXDIM], nred = 1;
+    int nd = 0;
+    for (int d = 0; d < v->ndim; d++) {
+        if (mask >> d & 1) nred *= v->shape[d];
+        else shape[nd++] = v->shape[d];
+    }
+    struct cpn_op op = {.kind = CPN_OPK_REDUCE, .code = code, .nin = 1, .nout = 1, .axes = mask};
+    op.iparam[1] = segment & (CPN_REDUCEAT_SEGMENT | CPN_REDUCEAT_FIRST | CPN_REDUCEAT_LAST);
+    if (initial != Py_None) {
+        if (cpn_pack_scalar(initial, dt, &op.scalar[1]) < 0) return NULL;
+        op.iparam[0] = 1;
+    }
+    if (nred == 0 && cpn_op_info(code)->identity == CPN_IDENT_NONE && initial == Py_None) {
+        PyErr_Format(PyExc_ValueError, "zero-size array to reduction operation %s which has no identity",
+                     cpn_op_info(code)->name);
+        return NULL;
+    }
+    PyObject *r = cpn_array_new_replicated(dt, nd, shape);   /* on every rank, as MPI_Allreduce */
+    if (!r) return NULL;
+    op.dtype = dt;
+    op.in[0] = v;
+    op.out[0] = cpn_array_view(r);
+    return submit_for(r, &op);
+}
+
+/* argreduce(name, a, axes): argmax ('maximum') / argmin ('minimum') over axes, int64, as a C-order
+ * index over the reduced dimensions; the reduced extent must be non-empty. */
+PyObject *cpn_mod_argreduce(PyObject *m, PyObject *args)
+{
+    const char *name;
+    PyObject *a, *axes_o;
+    if (!PyArg_ParseTuple(args, "sOO", &name, &a, &axes_o) || cpn_check_array(a) < 0) return NULL;
+    int code = binary_op(name);
+    if (code < 0) return NULL;
+    if (code != CPN_OP_MAXIMUM && code != CPN_OP_MINIMUM) return PyErr_Format(PyExc_KeyError, "%s", name);
+    struct cpn_view *v = cpn_array_view(a);
+    uint64_t mask;
+    if (axes_mask(axes_o, v, &mask) < 0) return NULL;
+    int64_t shape[CPN_MAXDIM], nred = 1;
+    int nd = 0;
+    for (int d = 0; d < v->ndim; d++) {
+        if (mask >> d & 1) nred *= v->shape[d];
+        else shape[nd++] = v->shape[d];
+    }
+    if (nred == 0) {
+        PyErr_Format(PyExc_ValueError, "attempt to get %s of an empty sequence",
+                     code == CPN_OP_MAXIMUM ? "argmax" : "argmin");
+        return NULL;
+    }
+    PyObject *r = cpn_array_new_replicated(CPN_DTYPE_INT64, nd, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_ARGREDUCE, .code = code, .nin = 1, .nout = 1, .axes = mask};
+    op.dtype = cpn_array_dtype(a);
+    op.in[0] = v;
+    op.out[0] = cpn_array_view(r);
+    return submit_for(r, &op);
+}
+
+/* scan(name, a, axis): ufunc.accumulate of binary op `name` along `axis`, in a's dtype. */
+PyObject *cpn_mod_scan(PyObject *m, PyObject *args)
+{
+    const char *name;
+    PyObject *a;
+    int axis;
+    if (!PyArg_ParseTuple(args, "sOi", &name, &a, &axis) || cpn_check_array(a) < 0) return NULL;
+    int code = binary_op(name);
+    if (code < 0) return NULL;
+    struct cpn_view *v = cpn_array_view(a);
+    enum cpn_dtype dt = cpn_array_dtype(a);
+    if (axis < 0 || axis >= v->ndim) return PyErr_Format(PyExc_ValueError, "internal: scan axis %d", axis);
+    if (!cpn_op_has_loop(code, dt) || cpn_op_out_dtype(code, 0, dt) != dt)
+        return PyErr_Format(PyExc_TypeError, "no native accumulate for %s on %s", name, cpn_dtype_name(dt));
+    PyObject *r = cpn_array_new_like(dt, v->ndim, v->shape, v);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_SCAN, .code = code, .nin = 1, .nout = 1};
+    op.dtype = dt;
+    op.iparam[0] = axis;
+    op.in[0] = v;
+    op.out[0] = cpn_array_view(r);
+    return submit_for(r, &op);
+}
+
+/* quantile(a, axes, q, method, flags, index_dtype, compute_dtype, out_dtype): numpy.quantile's
+ * (and numpy.median's) values over `axes` of `a` as a new replicated array of shape
+ * (len(q),) + kept dimensions (kept dimensions only for a median, q None).  q: a 1-D float64
+ * array of quantiles in [0, 1]; method: enum cpn_quantile_method; flags: CPN_QF_*.  The caller
+ * has applied NumPy's checks (q range, dtypes, non-empty lanes). */
+PyObject *cpn_mod_quantile(PyObject *m, PyObject *args)
+{
+    PyObject *a, *axes_o, *q, *gdt_o, *cdt_o, *odt_o;
+    int method, flags;
+    if (!PyArg_ParseTuple(args, "OOOiiOOO", &a, &axes_o, &q, &method, &flags, &gdt_o, &cdt_o, &odt_o) ||
+        cpn_check_array(a) < 0 || (q != Py_None && cpn_check_array(q) < 0))
+        return NULL;
+    int gdt = cpn_dtype_from_object(gdt_o), cdt = cpn_dtype_from_object(cdt_o),
+        odt = cpn_dtype_from_object(odt_o);
+    if (gdt < 0 || cdt < 0 || odt < 0) return NULL;
+    if (method < 0 || method >= CPN_QM_COUNT || (q == Py_None) != (method == CPN_QM_MEDIAN))
+        return PyErr_Format(PyExc_ValueError, "internal: quantile method %d", method);
+    struct cpn_view *v = cpn_array_view(a);
+    enum cpn_dtype dt = cpn_array_dtype(a);
+    if (dt >= CPN_DTYPE_COMPLEX64 || (flags & CPN_QF_TAKE ? odt != (int)dt : odt < CPN_DTYPE_FLOAT16))
+        return PyErr_Format(PyExc_TypeError, "no native quantile for %s", cpn_dtype_name(dt));
+    uint64_t mask;
+    if (axes_mask(axes_o, v, &mask) < 0) return NULL;
+    int64_t shape[CPN_MAXDIM], nred = 1;
+    int nd = 0;
+    if (q != Py_None) {
+        struct cpn_view *qv = cpn_array_view(q);
+        if (qv->ndim != 1 || cpn_array_dtype(q) != CPN_DTYPE_FLOAT64)
+            return PyErr_Format(PyExc_ValueError, "internal: quantiles must be 1-D float64");
+        shape[nd++] = qv->shape[0];
+    }
+    for (int d = 0; d < v->ndim; d++) {
+        if (mask >> d & 1) nred *= v->shape[d];
+        else shape[nd++] = v->shape[d];
+    }
+    if (nred == 0) return PyErr_Format(PyExc_ValueError, "internal: quantile of an empty lane");
+    PyObject *r = cpn_array_new_replicated(odt, nd, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_QUANTILE, .code = 0, .nin = q == Py_None ? 1 : 2, .nout = 1,
+                        .axes = mask};
+    op.dtype = dt;
+    op.in[0] = v;
+    if (q != Py_None) op.in[1] = cpn_array_view(q);
+    op.iparam[0] = method;
+    op.iparam[1] = flags;
+    op.iparam[2] = gdt;
+    op.iparam[3] = cdt;
+    op.out[0] = cpn_array_view(r);
+    return submit_for(r, &op);
+}
+
+/* select(cond, a, b, out): out[...] = cond ? a : b.  out is an ndarray of the loop dtype; cond is a
+ * bool ndarray of out's shape or a scalar; a and b are ndarrays of out's dtype and shape or
+ * scalars (packed as out's dtype).  out may be a or b (each element is read before written). */
+PyObject *cpn_mod_select(PyObject *m, PyObject *args)
+{
+    PyObject *ops[3], *out;
+    if (!PyArg_ParseTuple(args, "OOOO", &ops[0], &ops[1], &ops[2], &out) || cpn_check_array(out) < 0) return NULL;
+    struct cpn_view *ov = cpn_array_view(out);
+    if (ov->readonly) {
+        PyErr_SetString(PyExc_ValueError, "output array is read-only");
+        return NULL;
+    }
+    struct cpn_op op = {.kind = CPN_OPK_ELEMENTWISE, .code = CPN_OP_WHERE, .nin = 3, .nout = 1};
+    op.dtype = ov->dtype;
+    for (int i = 0; i < 3; i++) {
+        enum cpn_dtype want = i == 0 ? CPN_DTYPE_BOOL : ov->dtype;
+        if (cpn_array_check(ops[i])) {
+            struct cpn_view *iv = cpn_array_view(ops[i]);
+            int same = iv->ndim == ov->ndim && iv->dtype == want;
+            for (int d = 0; same && d < ov->ndim; d++) same = iv->shape[d] == ov->shape[d];
+            if (!same) {
+                PyErr_SetString(PyExc_ValueError, "internal: select operand shape/dtype mismatch");
+                return NULL;
+            }
+            op.in[i] = iv;
+        } else if (cpn_pack_scalar(ops[i], want, &op.scalar[i]) < 0) {
+            return NULL;
+        }
+    }
+    op.out[0] = ov;
+    if (cpn_submit(&op) < 0) return NULL;
+    return Py_NewRef(out);
+}
+
+/* bincount(a, weights, nbins): numpy.bincount of a (1-D int64, values in [0, nbins), checked by
+ * the caller), weighted by `weights` (1-D float64 of a's length) or not (None); a new replicated
+ * array of nbins int64 counts / float64 sums. */
+PyObject *cpn_mod_bincount(PyObject *m, PyObject *args)
+{
+    PyObject *a, *w;
+    long long nbins;
+    if (!PyArg_ParseTuple(args, "OOL", &a, &w, &nbins) || cpn_check_array(a) < 0) return NULL;
+    if (w != Py_None && cpn_check_array(w) < 0) return NULL;
+    struct cpn_view *av = cpn_array_view(a), *wv = w != Py_None ? cpn_array_view(w) : NULL;
+    if (av->ndim != 1 || av->dtype != CPN_DTYPE_INT64 || nbins < 0 ||
+        (wv && (wv->ndim != 1 || wv->dtype != CPN_DTYPE_FLOAT64 || wv->shape[0] != av->shape[0]))) {
+        PyErr_SetString(PyExc_ValueError, "internal: bincount operand shape/dtype mismatch");
+        return NULL;
+    }
+    int64_t shape[1] = {(int64_t)nbins};
+    PyObject *r = cpn_array_new_replicated(wv ? CPN_DTYPE_FLOAT64 : CPN_DTYPE_INT64, 1, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_BINCOUNT, .nin = wv ? 2 : 1, .nout = 1};
+    op.dtype = CPN_DTYPE_INT64;
+    op.in[0] = av;
+    op.in[1] = wv;
+    op.out[0] = cpn_array_view(r);
+    return submit_for(r, &op);
+}
+
+/* matmul(a, b, dtype): 2-D operands already cast to dtype; a new (m, n) array. */
+PyObject *cpn_mod_matmul(PyObject *m, PyObject *args)
+{
+    PyObject *a, *b, *dtype_o;
+    if (!PyArg_ParseTuple(args, "OOO", &a, &b, &dtype_o) || cpn_check_array(a) < 0 || cpn_check_array(b) < 0)
+        return NULL;
+    int dt = cpn_dtype_from_object(dtype_o);
+    if (dt < 0) return NULL;
+    struct cpn_view *av = cpn_array_view(a), *bv = cpn_array_view(b);
+    if (av->ndim != 2 || bv->ndim != 2 || av->shape[1] != bv->shape[0] || (int)cpn_array_dtype(a) != dt ||
+        (int)cpn_array_dtype(b) != dt) {
+        PyErr_SetString(PyExc_ValueError, "matmul: internal shape/dtype mismatch");
+        return NULL;
+    }
+    int64_t shape[2] = {av->shape[0], bv->shape[1]};
+    PyObject *r = cpn_array_new(dt, 2, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_MATMUL, .nin = 2, .nout = 1};
+    op.dtype = dt;
+    op.in[0] = av;
+    op.in[1] = bv;
+    op.out[0] = cpn_array_view(r);
+    return submit_for(r, &op);
+}
+
+/* arange(n, dtype, start, second): NumPy's arange fill. */
+PyObject *cpn_mod_arange(PyObject *m, PyObject *args)
+{
+    long long n;
+    PyObject *dtype_o, *start, *second;
+    if (!PyArg_ParseTuple(args, "LOOO", &n, &dtype_o, &start, &second)) return NULL;
+    int dt = cpn_dtype_from_object(dtype_o);
+    if (dt < 0) return NULL;
+    int64_t shape[1] = {n};
+    PyObject *r = cpn_array_new(dt, 1, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_ARANGE, .nout = 1};
+    op.out[0] = cpn_array_view(r);
+    if (cpn_dtype_class(dt) == CPN_CLASS_FLOAT) {
+        op.dparam[0] = PyFloat_AsDouble(start);
+        op.dparam[1] = PyFloat_AsDouble(second);
+    } else {
+        /* Integers wrap into the dtype as NumPy's fill does. */
+        PyObject *s = PyNumber_Long(start), *t = s ? PyNumber_Long(second) : NULL;
+        if (t) {
+            op.iparam[0] = (int64_t)PyLong_AsUnsignedLongLongMask(s);
+            op.iparam[1] = (int64_t)PyLong_AsUnsignedLongLongMask(t);
+        }
+        Py_XDECREF(s);
+        Py_XDECREF(t);
+    }
+    if (PyErr_Occurred()) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return submit_for(r, &op);
+}
+
+/* random(dist, shape, seed, stream, lo, hi): float64 draws keyed by element index. */
+PyObject *cpn_mod_random(PyObject *m, PyObject *args)
+{
+    int dist;
+    PyObject *shape_o;
+    unsigned long long seed, stream;
+    double lo, hi;
+    if (!PyArg_ParseTuple(args, "iOKKdd", &dist, &shape_o, &seed, &stream, &lo, &hi)) return NULL;
+    int ndim;
+    int64_t shape[CPN_MAXDIM];
+    if (cpn_parse_shape(shape_o, &ndim, shape) < 0) return NULL;
+    PyObject *r = cpn_array_new(CPN_DTYPE_FLOAT64, ndim, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_RANDOM, .code = dist, .nout = 1};
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = (int64_t)seed;
+    op.iparam[1] = (int64_t)stream;
+    op.dparam[0] = lo;
+    op.dparam[1] = hi;
+    return submit_for(r, &op);
+}

@@ -1,0 +1,185 @@
+/* methods_views.c: the module's views and data: view arithmetic (reshape, transpose,
+ * broadcast, components, layout), data in and out (from any array-like, to NumPy, to a scalar),
+ * the relations of two arrays' views, and the ndarray's C methods. */
+#include "cpn_module.h"
+
+PyObject *cpn_mod_from_any(PyObject *m, PyObject *obj) { return cpn_array_from_any(obj); }
+
+PyObject *cpn_mod_to_numpy(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    return cpn_array_to_numpy(a);
+}
+
+PyObject *cpn_mod_to_scalar(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    return cpn_array_to_scalar(a);
+}
+
+PyObject *cpn_mod_reshape(PyObject *m, PyObject *args)
+{
+    PyObject *a, *shape_o;
+    if (!PyArg_ParseTuple(args, "OO", &a, &shape_o) || cpn_check_array(a) < 0) return NULL;
+    int ndim;
+    int64_t shape[CPN_MAXDIM];
+    if (cpn_parse_shape(shape_o, &ndim, shape) < 0) return NULL;
+    struct cpn_view *v;
+    enum cpn_status st = cpn_view_reshape(cpn_array_view(a), ndim, shape, &v);
+    if (st == CPN_ERR_NOVIEW) Py_RETURN_NONE;   /* the caller copies */
+    if (st != CPN_OK) return cpn_raise(st);
+    return cpn_array_wrap(v);
+}
+
+PyObject *cpn_mod_transpose(PyObject *m, PyObject *args)
+{
+    PyObject *a, *perm_o;
+    if (!PyArg_ParseTuple(args, "OO", &a, &perm_o) || cpn_check_array(a) < 0) return NULL;
+    int ndim;
+    int64_t p64[CPN_MAXDIM];
+    int perm[CPN_MAXDIM];
+    if (cpn_parse_shape(perm_o, &ndim, p64) < 0) return NULL;
+    struct cpn_view *src = cpn_array_view(a), *v;
+    if (ndim != src->ndim) {
+        PyErr_SetString(PyExc_ValueError, "axes don't match array");
+        return NULL;
+    }
+    for (int i = 0; i < ndim; i++) perm[i] = (int)p64[i];
+    enum cpn_status st = cpn_view_transpose(src, perm, &v);
+    if (st != CPN_OK) return cpn_raise(st);
+    return cpn_array_wrap(v);
+}
+
+PyObject *cpn_mod_broadcast_to(PyObject *m, PyObject *args)
+{
+    PyObject *a, *shape_o;
+    int readonly = 1;   /* broadcast_arrays' views are writable (readonly = 0) */
+    if (!PyArg_ParseTuple(args, "OO|p", &a, &shape_o, &readonly) || cpn_check_array(a) < 0)
+        return NULL;
+    int ndim;
+    int64_t shape[CPN_MAXDIM];
+    if (cpn_parse_shape(shape_o, &ndim, shape) < 0) return NULL;
+    struct cpn_view *v;
+    enum cpn_status st = cpn_view_broadcast(cpn_array_view(a), ndim, shape, &v);
+    if (st != CPN_OK) return cpn_raise(st);
+    if (readonly) v->readonly = true;   /* as numpy.broadcast_to: elements repeat */
+    return cpn_array_wrap(v);
+}
+
+/* diagonal(a, offset, axis1, axis2): numpy.diagonal, a read-only view (axes normalized, distinct). */
+PyObject *cpn_mod_diagonal(PyObject *m, PyObject *args)
+{
+    PyObject *a;
+    int offset, axis1, axis2;   /* a C int offset, as NumPy's (its OverflowError beyond) */
+    if (!PyArg_ParseTuple(args, "Oiii", &a, &offset, &axis1, &axis2) || cpn_check_array(a) < 0)
+        return NULL;
+    struct cpn_view *src = cpn_array_view(a), *v;
+    if (axis1 < 0 || axis1 >= src->ndim || axis2 < 0 || axis2 >= src->ndim || axis1 == axis2) {
+        PyErr_SetString(PyExc_ValueError, "diagonal: bad axes");
+        return NULL;
+    }
+    enum cpn_status st = cpn_view_diagonal(src, offset, axis1, axis2, &v);
+    if (st != CPN_OK) return cpn_raise(st);
+    return cpn_array_wrap(v);
+}
+
+PyObject *cpn_mod_readonly(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    return PyBool_FromLong(cpn_array_view(a)->readonly);
+}
+
+/* component(a, part): the real (1) or imaginary (2) part of a complex array, as a view. */
+PyObject *cpn_mod_component(PyObject *m, PyObject *args)
+{
+    PyObject *a;
+    int part;
+    if (!PyArg_ParseTuple(args, "Oi", &a, &part) || cpn_check_array(a) < 0) return NULL;
+    struct cpn_view *v;
+    enum cpn_status st = cpn_view_component(cpn_array_view(a), part, &v);
+    if (st != CPN_OK) return cpn_raise(st);
+    return cpn_array_wrap(v);
+}
+
+/* layout(a): byte strides of the view in its store, for order='K'/'A' decisions. */
+PyObject *cpn_mod_layout(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    struct cpn_view *v = cpn_array_view(a);
+    int64_t st[CPN_MAXDIM], off;
+    cpn_view_byte_layout(v, st, &off);
+    PyObject *t = PyTuple_New(v->ndim);
+    if (!t) return NULL;
+    for (int i = 0; i < v->ndim; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(st[i]));
+    return t;
+}
+
+PyObject *cpn_mod_shares_store(PyObject *m, PyObject *args)
+{
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, "OO", &a, &b) || cpn_check_array(a) < 0 || cpn_check_array(b) < 0) return NULL;
+    return PyBool_FromLong(cpn_store_root(cpn_array_view(a)->store) ==
+                           cpn_store_root(cpn_array_view(b)->store));
+}
+
+PyObject *cpn_mod_byte_offset(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    int64_t st[CPN_MAXDIM], off;
+    cpn_view_byte_layout(cpn_array_view(a), st, &off);
+    return PyLong_FromLongLong(off);
+}
+
+PyObject *cpn_mod_may_overlap(PyObject *m, PyObject *args)
+{
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, "OO", &a, &b) || cpn_check_array(a) < 0 || cpn_check_array(b) < 0) return NULL;
+    return PyBool_FromLong(cpn_view_may_overlap(cpn_array_view(a), cpn_array_view(b)));
+}
+
+/* ---- ndarray methods in C ---------------------------------------------------------------- */
+
+static PyObject *array_array(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"dtype", "copy", NULL};
+    PyObject *dtype = Py_None, *copy = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|OO", kwlist, &dtype, &copy)) return NULL;
+    if (copy == Py_False) {
+        PyErr_SetString(PyExc_ValueError,
+                        "Unable to avoid copy while creating a NumPy array from a cupynum array.");
+        return NULL;
+    }
+    PyObject *a = cpn_array_to_numpy(self);
+    if (!a || dtype == Py_None) return a;
+    PyObject *r = PyObject_CallMethod(a, "astype", "O", dtype);
+    Py_DECREF(a);
+    return r;
+}
+
+static PyObject *numpy_method(PyObject *self, const char *name, PyObject *args)
+{
+    PyObject *a = cpn_array_to_numpy(self);
+    if (!a) return NULL;
+    PyObject *f = PyObject_GetAttrString(a, name);
+    PyObject *r = f ? PyObject_Call(f, args, NULL) : NULL;
+    Py_XDECREF(f);
+    Py_DECREF(a);
+    return r;
+}
+static PyObject *array_tolist(PyObject *self, PyObject *args) { return numpy_method(self, "tolist", args); }
+static PyObject *array_item(PyObject *self, PyObject *args) { return numpy_method(self, "item", args); }
+
+static PyObject *array_fill(PyObject *self, PyObject *value)
+{
+    if (cpn_assign(cpn_array_view(self), value) < 0) return NULL;
+    Py_RETURN_NONE;
+}
+
+PyMethodDef cpn_array_methods[] = {
+    {"__array__", (PyCFunction)(void (*)(void))array_array, METH_VARARGS | METH_KEYWORDS,
+     "A numpy.ndarray copy of the data (flushes)."},
+    {"tolist", array_tolist, METH_VARARGS, "The array as nested Python lists (flushes)."},
+    {"item", array_item, METH_VARARGS, "One element as a Python scalar (flushes)."},
+    {"fill", array_fill, METH_O, "Fill the array with a scalar value."},
+    {NULL},
+};

@@ -1,0 +1,28 @@
+/* hostexec.c: computations run at once on host memory, outside the queue (hostexec.h). */
+#include "hostexec.h"
+
+#include "kernels.h"
+#include "opsem.h"
+#include "store.h"
+
+void cpn_hostexec_generate(const struct cpn_store_gen *g, enum cpn_dtype dt, void *data, int64_t n)
+{
+    if (g->kind == CPN_OPK_RANDOM)
+        cpn_kernel_random((enum cpn_random_dist)g->code, g->seed, g->stream, (double *)data, 0, n,
+                          g->p0, g->p1);
+    else
+        cpn_kernel_arange(dt, data, 0, n, g->p0, g->p1, g->i0, g->i1);
+}
+
+enum cpn_status cpn_hostexec_reduce_all(enum cpn_opcode code, enum cpn_dtype dt, enum cpn_dtype acc,
+                                        const char *origin, int ndim, const int64_t *shape,
+                                        const int64_t *byte_strides, void *out, bool *findings)
+{
+    int64_t ost[1] = {0};
+    uint64_t axes = ndim ? (((uint64_t)1 << ndim) - 1) : 0;
+    struct cpn_fpreport fp = {0};
+    enum cpn_status s = cpn_kernel_reduce(code, dt, acc, origin, ndim, shape, byte_strides, axes,
+                                          (char *)out, ost, NULL, &fp);
+    *findings = (fp.hw | fp.sw) != 0;
+    return s;
+}

@@ -1,0 +1,30 @@
+/* hostexec.h: computations the runtime runs at once on host memory, outside the queue.
+ *
+ * A virtual store's generator run into its new buffer (store.c), and the module's fast path of
+ * ndarray.sum/prod/max/min on bytes already in memory (csrc/module/fastpath.c): the same CPU
+ * kernels the executor would run on the same layout, so the values are the same bits.  The
+ * entry points through which store.c and the module reach a kernel (neither includes
+ * kernels.h). */
+#ifndef CPN_HOSTEXEC_H
+#define CPN_HOSTEXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "op.h"
+#include "status.h"
+
+struct cpn_store_gen;
+
+/* Run generator `g` into `data`, the `n` elements of a root store of dtype `dt`.  Local. */
+void cpn_hostexec_generate(const struct cpn_store_gen *g, enum cpn_dtype dt, void *data, int64_t n);
+
+/* Reduce every element of the host bytes at `origin` (dtype `dt`, `ndim` dimensions of `shape`,
+ * byte strides `byte_strides`) with op `code` in accumulator dtype `acc` into `out` (one element
+ * of `acc`).  *findings: whether the loops reported a floating-point finding (the result is then
+ * to be recomputed where the error mode applies).  Local. */
+enum cpn_status cpn_hostexec_reduce_all(enum cpn_opcode code, enum cpn_dtype dt, enum cpn_dtype acc,
+                                        const char *origin, int ndim, const int64_t *shape,
+                                        const int64_t *byte_strides, void *out, bool *findings);
+
+#endif

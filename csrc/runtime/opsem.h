@@ -1,0 +1,80 @@
+/* opsem.h: the deferred op record, struct cpn_op, over the op table of base/op.h, and what a
+ * record means to the executors.
+ *
+ * An op names output views, input views (or inline scalars) and parameters.  The module builds
+ * ops fully resolved: inputs already have the loop dtype and the output's shape (broadcast), so
+ * the executor never re-derives NumPy's rules. */
+#ifndef CPN_OPSEM_H
+#define CPN_OPSEM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "dtype.h"
+#include "op.h"
+#include "view.h"
+
+/* What an op does; each kind has one executor entry (queue.c). */
+enum cpn_opkind {
+    CPN_OPK_ELEMENTWISE,   /* out[0] = code(in...), loop dtype `dtype` */
+    CPN_OPK_CAST,          /* out[0] = (out dtype) in[0]; also plain copies and fills */
+    CPN_OPK_ARANGE,        /* out[0][i] = dparam[0] + i * dparam[1] (ints: iparam) */
+    CPN_OPK_RANDOM,        /* Philox draws; code: enum cpn_random_dist */
+    CPN_OPK_REDUCE,        /* out[0] = reduce code over `axes` of in[0]; iparam[0] = 1: start
+                            * from scalar[1] (the initial value, accumulator dtype); iparam[1]:
+                            * CPN_REDUCEAT_* bits when the op is a segment of ufunc.reduceat */
+    CPN_OPK_ARGREDUCE,     /* out[0] (int64) = argmax (code MAXIMUM) / argmin (MINIMUM) over the
+                            * `axes` of in[0], as a C-order index over the reduced dimensions */
+    CPN_OPK_SCAN,          /* out[0] = accumulate of op code along axis iparam[0] of in[0]
+                            * (same dtype as out[0]) */
+    CPN_OPK_MATMUL,        /* out[0] = in[0] @ in[1], 2-D */
+    CPN_OPK_QUANTILE,      /* out[0] (contiguous, (nq, kept dims...)) = quantiles of in[0] over
+                            * `axes`; in[1]: the quantiles (float64, contiguous; absent for a
+                            * median); iparam[0] = method, iparam[1] = flags (CPN_QF_*),
+                            * iparam[2] = index dtype, iparam[3] = compute dtype */
+    CPN_OPK_BINCOUNT,      /* out[0] = bincount of in[0] (int64, 1-D, values in [0, len(out)))
+                            * weighted by in[1] (float64, same length) when nin == 2; out int64
+                            * without weights, float64 with */
+    CPN_OPK_COUNT
+};
+
+/* A reduceat is one REDUCE op per segment; its floating-point findings are reported once, for
+ * the whole call, at the last segment (as NumPy's one loop does). */
+enum cpn_reduceat_bits { CPN_REDUCEAT_SEGMENT = 1, CPN_REDUCEAT_FIRST = 2, CPN_REDUCEAT_LAST = 4 };
+
+#define CPN_OP_MAXIN 3
+#define CPN_OP_MAXOUT 2
+
+struct cpn_op {
+    enum cpn_opkind kind;
+    int code;
+    enum cpn_dtype dtype;               /* loop dtype of the inputs */
+    int nin, nout;
+    struct cpn_view *in[CPN_OP_MAXIN];  /* NULL: the input is scalar[i], broadcast */
+    union cpn_scalar scalar[CPN_OP_MAXIN];
+    struct cpn_view *out[CPN_OP_MAXOUT];
+    uint64_t axes;                      /* REDUCE: bit d set when dimension d of in[0] is reduced */
+    int64_t iparam[4];
+    double dparam[4];
+    uint16_t fpmode;                    /* ELEMENTWISE, CAST, REDUCE, SCAN: NumPy's error mode at
+                                         * submission (fperr.h) */
+};
+
+/* A human-readable name of the op for error messages ("add", "cast", "matmul").  Local. */
+const char *cpn_op_describe(const struct cpn_op *op);
+
+/* What an op means to every executor (queue.c, fusion.c, dist.c, the backends): its loop, its
+ * error, how it writes its output. */
+/* The inner loop of an element-wise or cast op; NULL with CPN_ERR_TYPE recorded.  Local. */
+cpn_loop_fn cpn_op_loop(const struct cpn_op *op);
+/* The status for a loop that set ctx->err while running `op`.  Local. */
+enum cpn_status cpn_op_loop_error(const struct cpn_op *op);
+/* This rank's buffer of op's output, allocated uninitialised only when the op writes all of it
+ * and reads none of it; NULL on OOM.  Local. */
+char *cpn_op_output_buffer(const struct cpn_op *op);
+/* Does op write every element of its output store while reading none of it?  Local. */
+bool cpn_op_overwrites(const struct cpn_op *op);
+/* The same for output k (two-output ops); k = 0 is cpn_op_overwrites.  Local. */
+bool cpn_op_overwrites_out(const struct cpn_op *op, int k);
+
+#endif
