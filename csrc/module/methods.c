@@ -589,7 +589,7 @@ static PyObject *mod_finalize(PyObject *m, PyObject *noargs)
 
 static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
 {
-    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:s,s:i,s:s}",
+    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:s,s:i,s:s,s:s}",
                          "rank", cpn_runtime_rank(), "ranks", cpn_runtime_ranks(),
                          "threads", cpn_runtime_threads(),
                          "mpi", cpn_runtime_mpi_active() ? Py_True : Py_False,
@@ -597,7 +597,7 @@ static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
                          "cuda", cpn_runtime_have_cuda() ? Py_True : Py_False,
                          "backend", cpn_backend_active()->name,
                          "device", cpn_backend_device_name(), "max_dims", CPN_MAXDIM,
-                         "vmath", cpn_vmath_backend());
+                         "vmath", cpn_vmath_backend(), "blas", cpn_kernel_blas_name());
 }
 
 /* _vmath_kernel(name, a[, b]): the raw vector kernel of NumPy function `name` on contiguous

@@ -150,12 +150,13 @@ static enum cpn_status sim_execute_op(const struct cpn_op *op)
         /* as the CUDA backend: float32/float64 (cuBLAS), bool and integers (its tiled kernel) */
         if (op->dtype == CPN_DTYPE_FLOAT16 || cpn_dtype_class(op->dtype) == CPN_CLASS_COMPLEX) return CPN_ERR_UNSUPPORTED;
         const struct cpn_view *a = op->in[0], *b = op->in[1];
+        if (out->ndim != 2) return CPN_ERR_UNSUPPORTED;   /* batched: the host path */
         char *ap = dev_origin(a, false, false, strides[0]);
         char *bp = ap ? dev_origin(b, false, false, strides[1]) : NULL;
         char *cp = bp ? dev_origin(out, true, cpn_op_overwrites(op), strides[2]) : NULL;
         if (!cp) return CPN_ERR_NOMEM;
-        return cpn_kernel_matmul(op->dtype, ap, strides[0], bp, strides[1], cp, strides[2], a->shape[0],
-                                 a->shape[1], b->shape[1]);
+        return cpn_kernel_matmul(op->dtype, 0, NULL, ap, strides[0], bp, strides[1], cp, strides[2],
+                                 a->shape[0], a->shape[1], b->shape[1]);
     }
     case CPN_OPK_REDUCE:
     case CPN_OPK_SCAN:

@@ -202,8 +202,9 @@ static enum cpn_status exec_direct(const struct cpn_op *op)
         cpn_view_byte_layout(a, as, &ao);
         cpn_view_byte_layout(b, bs, &bo);
         cpn_view_byte_layout(out, cs, &co);
-        return cpn_kernel_matmul(op->dtype, ab + ao, as, bb + bo, bs, cb + co, cs, a->shape[0],
-                                 a->shape[1], b->shape[1]);
+        int nb = out->ndim - 2;
+        return cpn_kernel_matmul(op->dtype, nb, out->shape, ab + ao, as, bb + bo, bs, cb + co, cs,
+                                 a->shape[nb], a->shape[nb + 1], b->shape[nb + 1]);
     }
     case CPN_OPK_BINCOUNT: {
         const struct cpn_view *in = op->in[0], *w = op->nin > 1 ? op->in[1] : NULL;
