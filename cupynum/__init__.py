@@ -39,6 +39,7 @@ from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, c
                         zeros, zeros_like)
 from ._functions import (broadcast_to, dot, matmul, ndim, ravel, reshape, shape, size,
                          transpose)
+from ._products import inner, kron, outer, tensordot, vdot
 from ._where import where
 from ._bincount import bincount
 from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero,

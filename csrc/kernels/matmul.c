@@ -112,6 +112,10 @@ void BLAS(cblas_cgemv)(int, int, blasint, blasint, const void *, const void *, b
                        blasint, const void *, void *, blasint);
 void BLAS(cblas_zgemv)(int, int, blasint, blasint, const void *, const void *, blasint, const void *,
                        blasint, const void *, void *, blasint);
+float BLAS(cblas_sdot)(blasint, const float *, blasint, const float *, blasint);
+double BLAS(cblas_ddot)(blasint, const double *, blasint, const double *, blasint);
+void BLAS(cblas_cdotu_sub)(blasint, const void *, blasint, const void *, blasint, void *);
+void BLAS(cblas_zdotu_sub)(blasint, const void *, blasint, const void *, blasint, void *);
 void BLAS(openblas_set_num_threads)(int);
 
 static int blas_threads;   /* what OpenBLAS was last told (0: not yet) */
@@ -168,6 +172,17 @@ static void unpack(const char *src, int64_t r, int64_t c, int64_t item, char *ds
 {
     for (int64_t i = 0; i < r; i++)
         for (int64_t j = 0; j < c; j++) memcpy(dst + i * s[0] + j * s[1], src + (i * c + j) * item, (size_t)item);
+}
+
+/* *c = sum of x[i] y[i] (no conjugation). */
+static void dot(enum cpn_dtype dt, blasint n, const char *x, blasint incx, const char *y, blasint incy, char *c)
+{
+    switch (dt) {
+    case CPN_DTYPE_FLOAT32: *(float *)c = BLAS(cblas_sdot)(n, (const float *)x, incx, (const float *)y, incy); break;
+    case CPN_DTYPE_FLOAT64: *(double *)c = BLAS(cblas_ddot)(n, (const double *)x, incx, (const double *)y, incy); break;
+    case CPN_DTYPE_COMPLEX64: BLAS(cblas_cdotu_sub)(n, x, incx, y, incy, c); break;
+    default: BLAS(cblas_zdotu_sub)(n, x, incx, y, incy, c); break;
+    }
 }
 
 /* y (len elements at byte stride ys) = op(A) x for the row-major A of r x c (lda) as gemv sees it. */
@@ -262,6 +277,13 @@ static enum cpn_status blas_matmul(enum cpn_dtype dt, const char *a, const int64
     }
     blas_sync_threads();
     blasint incc;
+    if (m == 1 && n == 1) {   /* vector . vector */
+        blasint inca, incb;
+        if (blas_inc(as[1], item, k, &inca) && blas_inc(bs[0], item, k, &incb)) {
+            dot(dt, (blasint)k, a, inca, b, incb, c);
+            goto done;
+        }
+    }
     if (n == 1 && blas_inc(cs[0], item, m, &incc)) {
         /* matrix @ vector: c = A b */
         blasint incb;

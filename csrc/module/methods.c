@@ -485,7 +485,8 @@ static PyObject *mod_bincount(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
-/* matmul(a, b, dtype): 2-D operands already cast to dtype; a new (m, n) array. */
+/* matmul(a, b, dtype): operands already cast to dtype, of one ndim >= 2 and equal batch dims
+ * (broadcast views); a new (..., m, n) array. */
 static PyObject *mod_matmul(PyObject *m, PyObject *args)
 {
     PyObject *a, *b, *dtype_o;
@@ -494,13 +495,18 @@ static PyObject *mod_matmul(PyObject *m, PyObject *args)
     int dt = cpn_dtype_from_object(dtype_o);
     if (dt < 0) return NULL;
     struct cpn_view *av = cpn_array_view(a), *bv = cpn_array_view(b);
-    if (av->ndim != 2 || bv->ndim != 2 || av->shape[1] != bv->shape[0] || (int)cpn_array_dtype(a) != dt ||
-        (int)cpn_array_dtype(b) != dt) {
+    int nd = av->ndim;
+    bool ok = nd >= 2 && bv->ndim == nd && av->shape[nd - 1] == bv->shape[nd - 2] &&
+              (int)cpn_array_dtype(a) == dt && (int)cpn_array_dtype(b) == dt;
+    for (int d = 0; ok && d < nd - 2; d++) ok = av->shape[d] == bv->shape[d];
+    if (!ok) {
         PyErr_SetString(PyExc_ValueError, "matmul: internal shape/dtype mismatch");
         return NULL;
     }
-    int64_t shape[2] = {av->shape[0], bv->shape[1]};
-    PyObject *r = cpn_array_new(dt, 2, shape);
+    int64_t shape[CPN_MAXDIM];
+    memcpy(shape, av->shape, sizeof(int64_t) * (size_t)(nd - 1));
+    shape[nd - 1] = bv->shape[nd - 1];
+    PyObject *r = cpn_array_new(dt, nd, shape);
     if (!r) return NULL;
     struct cpn_op op = {.kind = CPN_OPK_MATMUL, .nin = 2, .nout = 1};
     op.dtype = dt;
@@ -810,7 +816,7 @@ PyMethodDef cpn_module_methods[] = {
     {"quantile", mod_quantile, METH_VARARGS,
      "quantile(a, axes, q, method, flags, index_dtype, compute_dtype, out_dtype): order statistics."},
     {"select", mod_select, METH_VARARGS, "select(cond, a, b, out): out[...] = where(cond, a, b)."},
-    {"matmul", mod_matmul, METH_VARARGS, "matmul(a, b, dtype): 2-D product."},
+    {"matmul", mod_matmul, METH_VARARGS, "matmul(a, b, dtype): (batched) product."},
     {"bincount", mod_bincount, METH_VARARGS, "bincount(a, weights, nbins): int64 counts / float64 sums."},
     {"arange", mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},
     {"random", mod_random, METH_VARARGS, "random(dist, shape, seed, stream, lo, hi)."},
