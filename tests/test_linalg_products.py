@@ -292,3 +292,41 @@ def test_numpy_calls_route_to_the_native_products():
 
 def test_blas_reported():
     assert isinstance(cupynum.runtime_info()["blas"], str)
+
+
+# ---- across ranks: SUMMA (csrc/runtime/summa.c) -------------------------------------------------------
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "complex128", "int64", "float16", "bool"])
+@pytest.mark.parametrize("mkn", [(48, 48, 48), (37, 50, 23), (1, 9, 30), (30, 9, 1), (10, 0, 10)], ids=str)
+@pytest.mark.parametrize("form", ["ab", "aTb", "abT", "aTbT"])
+def test_partitioned_products(dt, mkn, form):
+    m, k, n = mkn
+    na = sample((k, m) if "aT" in form else (m, k), dt, seed=1)
+    nb = sample((n, k) if "bT" in form else (k, n), dt, seed=2)
+    a, b = cupynum.array(na), cupynum.array(nb)
+    if "aT" in form:
+        a, na = a.T, na.T
+    if "bT" in form:
+        b, nb = b.T, nb.T
+    check(a @ b, na @ nb)
+
+
+@pytest.mark.parametrize("n", [64, 90])
+def test_partitioned_matmul_moves_summa_bytes(n):
+    """Per rank, the bytes a partitioned n x n product sends stay within SUMMA's 2 n^2 / sqrt(p)
+    elements, and below what gathering both operands would send (2 n^2 (p - 1) / p)."""
+    p = cupynum.runtime_info()["ranks"]
+    na, nb = sample((n, n), "float64", seed=1), sample((n, n), "float64", seed=2)
+    a, b = cupynum.array(na), cupynum.array(nb)
+    cupynum.sync()
+    cupynum.reset_stats()
+    c = a @ b
+    cupynum.sync()
+    sent = cupynum.runtime_stats()["bytes_sent"]
+    tiled = cupynum._core._tiling(c)["tiled"]
+    check(c, na @ nb)
+    if p == 1 or not tiled:
+        assert sent == 0
+        return
+    assert sent <= 2 * n * n / p ** 0.5 * 8
+    assert sent < 2 * n * n * (p - 1) / p * 8

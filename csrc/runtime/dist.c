@@ -10,7 +10,8 @@
  * messages and computing go through the backend (struct bpath), so halos move device to device.  Reductions reduce
  * locally (on a device backend on the device, backend.h's reduce_region) and combine the per-rank
  * partials in rank order on the host (the same bytes on every rank).
- * Anything else (matrix products, views through flat aliases, reshapes that split a dimension
+ * 2-D matrix products of whole stores go to summa.c (row and column panels to their owners).
+ * Anything else (other matrix products, views through flat aliases, reshapes that split a dimension
  * of the output) is computed on gathered copies and the results are scattered back: correct,
  * not fast.  Inputs that alias the output are read into buffers before anything is written, so
  * `a[1:] += a[:-1]` reads the old values everywhere. */
@@ -27,6 +28,7 @@
 #include "partition.h"
 #include "queue.h"
 #include "store.h"
+#include "summa.h"
 
 struct box {
     int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];
@@ -1142,6 +1144,7 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op)
         return exec_gathered(op);
     }
     case CPN_OPK_REDUCE: return exec_reduce(op);
+    case CPN_OPK_MATMUL: return cpn_summa_applies(op) ? cpn_summa_execute(op) : exec_gathered(op);
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE: return exec_generate(op);
     default: return exec_gathered(op);
