@@ -143,6 +143,10 @@ enum cpn_status cpn_kernel_bincount(const char *idx, int64_t is, const char *w, 
 enum cpn_status cpn_kernel_matmul(enum cpn_dtype dt, int nb, const int64_t *bshape, const char *a,
                                   const int64_t *as, const char *b, const int64_t *bs, char *c,
                                   const int64_t *cs, int64_t m, int64_t k, int64_t n);
+/* C[m,n] += A[m,k] @ B[k,n] (2-D, byte strides; float16 rounds the sum once per call).  Local. */
+enum cpn_status cpn_kernel_matmul_add(enum cpn_dtype dt, const char *a, const int64_t *as, const char *b,
+                                      const int64_t *bs, char *c, const int64_t *cs, int64_t m, int64_t k,
+                                      int64_t n);
 /* The BLAS the products use ("scipy-openblas32 0.3.x", "openblas 0.3.x", or "none").  Local. */
 const char *cpn_kernel_blas_name(void);
 

@@ -24,13 +24,15 @@
  * C contiguously and vectorises; rows of C are split over threads. */
 #define MATMUL(S, T)                                                                      \
     static void matmul_##S(const char *a, const int64_t *as, const char *b, const int64_t *bs, \
-                           char *c, const int64_t *cs, int64_t m, int64_t k, int64_t n)   \
+                           char *c, const int64_t *cs, int64_t m, int64_t k, int64_t n,   \
+                           bool acc)                                                      \
     {                                                                                     \
         int nth = cpn_kernel_threads();                                                   \
         _Pragma("omp parallel for num_threads(nth) schedule(static) if (nth > 1 && m * k * n > 65536)") \
         for (int64_t i = 0; i < m; i++) {                                                 \
             char *crow = c + i * cs[0];                                                   \
-            for (int64_t j = 0; j < n; j++) *(T *)(crow + j * cs[1]) = (T)0;              \
+            if (!acc)                                                                     \
+                for (int64_t j = 0; j < n; j++) *(T *)(crow + j * cs[1]) = (T)0;          \
             for (int64_t p = 0; p < k; p++) {                                             \
                 const T aip = *(const T *)(a + i * as[0] + p * as[1]);                    \
                 const char *brow = b + p * bs[0];                                         \
@@ -58,27 +60,28 @@ CPN_CPLX_LIST(MATMUL_T)
 
 /* float16: products and sums in float32 in k order, one rounding per element (NumPy's loop). */
 static void matmul_f16(const char *a, const int64_t *as, const char *b, const int64_t *bs, char *c,
-                       const int64_t *cs, int64_t m, int64_t k, int64_t n)
+                       const int64_t *cs, int64_t m, int64_t k, int64_t n, bool acc)
 {
     int nth = cpn_kernel_threads();
 #pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1 && m * k * n > 65536)
     for (int64_t i = 0; i < m; i++) {
-        float acc[256];
+        float sum[256];
         for (int64_t j0 = 0; j0 < n; j0 += 256) {
             int64_t nj = n - j0 < 256 ? n - j0 : 256;
-            for (int64_t j = 0; j < nj; j++) acc[j] = 0.0f;
+            for (int64_t j = 0; j < nj; j++)
+                sum[j] = acc ? (float)*(const cpn_half *)(c + i * cs[0] + (j0 + j) * cs[1]) : 0.0f;
             for (int64_t p = 0; p < k; p++) {
                 const float aip = (float)*(const cpn_half *)(a + i * as[0] + p * as[1]);
                 const char *brow = b + p * bs[0] + j0 * bs[1];
-                for (int64_t j = 0; j < nj; j++) acc[j] += aip * (float)*(const cpn_half *)(brow + j * bs[1]);
+                for (int64_t j = 0; j < nj; j++) sum[j] += aip * (float)*(const cpn_half *)(brow + j * bs[1]);
             }
-            for (int64_t j = 0; j < nj; j++) *(cpn_half *)(c + i * cs[0] + (j0 + j) * cs[1]) = (cpn_half)acc[j];
+            for (int64_t j = 0; j < nj; j++) *(cpn_half *)(c + i * cs[0] + (j0 + j) * cs[1]) = (cpn_half)sum[j];
         }
     }
 }
 
 typedef void (*matmul_fn)(const char *, const int64_t *, const char *, const int64_t *, char *,
-                          const int64_t *, int64_t, int64_t, int64_t);
+                          const int64_t *, int64_t, int64_t, int64_t, bool);
 static const matmul_fn matmul_table[CPN_DTYPE_COUNT] = {
     matmul_b, matmul_i8, matmul_u8, matmul_i16, matmul_u16, matmul_i32, matmul_u32,
     matmul_i64, matmul_u64, matmul_f16, matmul_f32, matmul_f64, matmul_c64, matmul_c128,
@@ -174,60 +177,78 @@ static void unpack(const char *src, int64_t r, int64_t c, int64_t item, char *ds
         for (int64_t j = 0; j < c; j++) memcpy(dst + i * s[0] + j * s[1], src + (i * c + j) * item, (size_t)item);
 }
 
-/* *c = sum of x[i] y[i] (no conjugation). */
-static void dot(enum cpn_dtype dt, blasint n, const char *x, blasint incx, const char *y, blasint incy, char *c)
+/* *c (+)= sum of x[i] y[i] (no conjugation). */
+static void dot(enum cpn_dtype dt, blasint n, const char *x, blasint incx, const char *y, blasint incy, char *c,
+                bool acc)
 {
     switch (dt) {
-    case CPN_DTYPE_FLOAT32: *(float *)c = BLAS(cblas_sdot)(n, (const float *)x, incx, (const float *)y, incy); break;
-    case CPN_DTYPE_FLOAT64: *(double *)c = BLAS(cblas_ddot)(n, (const double *)x, incx, (const double *)y, incy); break;
-    case CPN_DTYPE_COMPLEX64: BLAS(cblas_cdotu_sub)(n, x, incx, y, incy, c); break;
-    default: BLAS(cblas_zdotu_sub)(n, x, incx, y, incy, c); break;
+    case CPN_DTYPE_FLOAT32: {
+        float r = BLAS(cblas_sdot)(n, (const float *)x, incx, (const float *)y, incy);
+        *(float *)c = acc ? *(float *)c + r : r;
+        break;
+    }
+    case CPN_DTYPE_FLOAT64: {
+        double r = BLAS(cblas_ddot)(n, (const double *)x, incx, (const double *)y, incy);
+        *(double *)c = acc ? *(double *)c + r : r;
+        break;
+    }
+    case CPN_DTYPE_COMPLEX64: {
+        cpn_c64 r;
+        BLAS(cblas_cdotu_sub)(n, x, incx, y, incy, &r);
+        *(cpn_c64 *)c = acc ? *(cpn_c64 *)c + r : r;
+        break;
+    }
+    default: {
+        cpn_c128 r;
+        BLAS(cblas_zdotu_sub)(n, x, incx, y, incy, &r);
+        *(cpn_c128 *)c = acc ? *(cpn_c128 *)c + r : r;
+        break;
+    }
     }
 }
 
 /* y (len elements at byte stride ys) = op(A) x for the row-major A of r x c (lda) as gemv sees it. */
+static const float one_c[2] = {1, 0}, zero_c[2] = {0, 0};
+static const double one_z[2] = {1, 0}, zero_z[2] = {0, 0};
+
 static void gemv(enum cpn_dtype dt, int trans, blasint r, blasint c, const char *a, blasint lda,
-                 const char *x, blasint incx, char *y, blasint incy)
+                 const char *x, blasint incx, char *y, blasint incy, bool acc)
 {
-    static const float one_c[2] = {1, 0}, zero_c[2] = {0, 0};
-    static const double one_z[2] = {1, 0}, zero_z[2] = {0, 0};
     switch (dt) {
     case CPN_DTYPE_FLOAT32:
-        BLAS(cblas_sgemv)(ROW_MAJOR, trans, r, c, 1.0f, (const float *)a, lda, (const float *)x, incx, 0.0f,
-                          (float *)y, incy);
+        BLAS(cblas_sgemv)(ROW_MAJOR, trans, r, c, 1.0f, (const float *)a, lda, (const float *)x, incx,
+                          acc ? 1.0f : 0.0f, (float *)y, incy);
         break;
     case CPN_DTYPE_FLOAT64:
-        BLAS(cblas_dgemv)(ROW_MAJOR, trans, r, c, 1.0, (const double *)a, lda, (const double *)x, incx, 0.0,
-                          (double *)y, incy);
+        BLAS(cblas_dgemv)(ROW_MAJOR, trans, r, c, 1.0, (const double *)a, lda, (const double *)x, incx,
+                          acc ? 1.0 : 0.0, (double *)y, incy);
         break;
     case CPN_DTYPE_COMPLEX64:
-        BLAS(cblas_cgemv)(ROW_MAJOR, trans, r, c, one_c, a, lda, x, incx, zero_c, y, incy);
+        BLAS(cblas_cgemv)(ROW_MAJOR, trans, r, c, one_c, a, lda, x, incx, acc ? one_c : zero_c, y, incy);
         break;
     default:
-        BLAS(cblas_zgemv)(ROW_MAJOR, trans, r, c, one_z, a, lda, x, incx, zero_z, y, incy);
+        BLAS(cblas_zgemv)(ROW_MAJOR, trans, r, c, one_z, a, lda, x, incx, acc ? one_z : zero_z, y, incy);
         break;
     }
 }
 
 static void gemm(enum cpn_dtype dt, int ta, int tb, blasint m, blasint n, blasint k, const char *a,
-                 blasint lda, const char *b, blasint ldb, char *c, blasint ldc)
+                 blasint lda, const char *b, blasint ldb, char *c, blasint ldc, bool acc)
 {
-    static const float one_c[2] = {1, 0}, zero_c[2] = {0, 0};
-    static const double one_z[2] = {1, 0}, zero_z[2] = {0, 0};
     switch (dt) {
     case CPN_DTYPE_FLOAT32:
-        BLAS(cblas_sgemm)(ROW_MAJOR, ta, tb, m, n, k, 1.0f, (const float *)a, lda, (const float *)b, ldb, 0.0f,
-                          (float *)c, ldc);
+        BLAS(cblas_sgemm)(ROW_MAJOR, ta, tb, m, n, k, 1.0f, (const float *)a, lda, (const float *)b, ldb,
+                          acc ? 1.0f : 0.0f, (float *)c, ldc);
         break;
     case CPN_DTYPE_FLOAT64:
-        BLAS(cblas_dgemm)(ROW_MAJOR, ta, tb, m, n, k, 1.0, (const double *)a, lda, (const double *)b, ldb, 0.0,
-                          (double *)c, ldc);
+        BLAS(cblas_dgemm)(ROW_MAJOR, ta, tb, m, n, k, 1.0, (const double *)a, lda, (const double *)b, ldb,
+                          acc ? 1.0 : 0.0, (double *)c, ldc);
         break;
     case CPN_DTYPE_COMPLEX64:
-        BLAS(cblas_cgemm)(ROW_MAJOR, ta, tb, m, n, k, one_c, a, lda, b, ldb, zero_c, c, ldc);
+        BLAS(cblas_cgemm)(ROW_MAJOR, ta, tb, m, n, k, one_c, a, lda, b, ldb, acc ? one_c : zero_c, c, ldc);
         break;
     default:
-        BLAS(cblas_zgemm)(ROW_MAJOR, ta, tb, m, n, k, one_z, a, lda, b, ldb, zero_z, c, ldc);
+        BLAS(cblas_zgemm)(ROW_MAJOR, ta, tb, m, n, k, one_z, a, lda, b, ldb, acc ? one_z : zero_z, c, ldc);
         break;
     }
 }
@@ -244,10 +265,11 @@ static bool blas_inc(int64_t s, int64_t item, int64_t len, blasint *inc)
 /* One m x k @ k x n product through BLAS; false when it cannot (the caller loops). */
 static enum cpn_status blas_matmul(enum cpn_dtype dt, const char *a, const int64_t *as, const char *b,
                                    const int64_t *bs, char *c, const int64_t *cs, int64_t m, int64_t k,
-                                   int64_t n)
+                                   int64_t n, bool acc)
 {
     int64_t item = (int64_t)cpn_dtype_size(dt);
-    if (k == 0) {   /* C = 0: nothing for BLAS to read */
+    if (k == 0) {   /* C = 0 (or unchanged): nothing for BLAS to read */
+        if (acc) return CPN_OK;
         for (int64_t i = 0; i < m; i++)
             for (int64_t j = 0; j < n; j++) memset(c + i * cs[0] + j * cs[1], 0, (size_t)item);
         return CPN_OK;
@@ -280,7 +302,7 @@ static enum cpn_status blas_matmul(enum cpn_dtype dt, const char *a, const int64
     if (m == 1 && n == 1) {   /* vector . vector */
         blasint inca, incb;
         if (blas_inc(as[1], item, k, &inca) && blas_inc(bs[0], item, k, &incb)) {
-            dot(dt, (blasint)k, a, inca, b, incb, c);
+            dot(dt, (blasint)k, a, inca, b, incb, c, acc);
             goto done;
         }
     }
@@ -289,7 +311,7 @@ static enum cpn_status blas_matmul(enum cpn_dtype dt, const char *a, const int64
         blasint incb;
         if (blas_inc(bs[0], item, k, &incb)) {
             blasint r = ta == NO_TRANS ? (blasint)m : (blasint)k, cc = ta == NO_TRANS ? (blasint)k : (blasint)m;
-            gemv(dt, ta, r, cc, a, lda, b, incb, c, incc);
+            gemv(dt, ta, r, cc, a, lda, b, incb, c, incc, acc);
             goto done;
         }
     }
@@ -299,16 +321,16 @@ static enum cpn_status blas_matmul(enum cpn_dtype dt, const char *a, const int64
         if (blas_inc(as[1], item, k, &inca)) {
             int tt = tb == NO_TRANS ? TRANS : NO_TRANS;
             blasint r = tb == NO_TRANS ? (blasint)k : (blasint)n, cc = tb == NO_TRANS ? (blasint)n : (blasint)k;
-            gemv(dt, tt, r, cc, b, ldb, a, inca, c, incc);
+            gemv(dt, tt, r, cc, b, ldb, a, inca, c, incc, acc);
             goto done;
         }
     }
     if (blas_layout(m, n, cs, item, &tc, &ldc)) {
         if (tc == NO_TRANS) {
-            gemm(dt, ta, tb, (blasint)m, (blasint)n, (blasint)k, a, lda, b, ldb, c, ldc);
+            gemm(dt, ta, tb, (blasint)m, (blasint)n, (blasint)k, a, lda, b, ldb, c, ldc, acc);
         } else {   /* C is column-major: C^T = B^T A^T, row-major */
             gemm(dt, tb == NO_TRANS ? TRANS : NO_TRANS, ta == NO_TRANS ? TRANS : NO_TRANS, (blasint)n,
-                 (blasint)m, (blasint)k, b, ldb, a, lda, c, ldc);
+                 (blasint)m, (blasint)k, b, ldb, a, lda, c, ldc, acc);
         }
     } else {
         if (!(cbuf = cpn_alloc((size_t)(m * n * item)))) {
@@ -316,7 +338,8 @@ static enum cpn_status blas_matmul(enum cpn_dtype dt, const char *a, const int64
             cpn_free(bbuf);
             return CPN_ERR_NOMEM;
         }
-        gemm(dt, ta, tb, (blasint)m, (blasint)n, (blasint)k, a, lda, b, ldb, cbuf, (blasint)(n > 1 ? n : 1));
+        if (acc) pack(c, cs, m, n, item, cbuf);
+        gemm(dt, ta, tb, (blasint)m, (blasint)n, (blasint)k, a, lda, b, ldb, cbuf, (blasint)(n > 1 ? n : 1), acc);
         unpack(cbuf, m, n, item, c, cs);
     }
 done:
@@ -336,6 +359,26 @@ const char *cpn_kernel_blas_name(void)
 #endif
 }
 
+static enum cpn_status matmul2d(enum cpn_dtype dt, const char *a, const int64_t *as, const char *b,
+                                const int64_t *bs, char *c, const int64_t *cs, int64_t m, int64_t k,
+                                int64_t n, bool acc)
+{
+#if CPN_HAVE_BLAS
+    if (blas_dtype(dt) && m <= INT_MAX && n <= INT_MAX && k <= INT_MAX)
+        return blas_matmul(dt, a, as, b, bs, c, cs, m, k, n, acc);
+#endif
+    matmul_table[dt](a, as, b, bs, c, cs, m, k, n, acc);
+    return CPN_OK;
+}
+
+enum cpn_status cpn_kernel_matmul_add(enum cpn_dtype dt, const char *a, const int64_t *as, const char *b,
+                                      const int64_t *bs, char *c, const int64_t *cs, int64_t m, int64_t k,
+                                      int64_t n)
+{
+    if (m == 0 || n == 0) return CPN_OK;
+    return matmul2d(dt, a, as, b, bs, c, cs, m, k, n, true);
+}
+
 enum cpn_status cpn_kernel_matmul(enum cpn_dtype dt, int nb, const int64_t *bshape, const char *a,
                                   const int64_t *as, const char *b, const int64_t *bs, char *c,
                                   const int64_t *cs, int64_t m, int64_t k, int64_t n)
@@ -343,19 +386,11 @@ enum cpn_status cpn_kernel_matmul(enum cpn_dtype dt, int nb, const int64_t *bsha
     int64_t count = 1, idx[CPN_MAXDIM] = {0};
     for (int d = 0; d < nb; d++) count *= bshape[d];
     if (m == 0 || n == 0) return CPN_OK;
-#if CPN_HAVE_BLAS
-    bool blas = blas_dtype(dt) && m <= INT_MAX && n <= INT_MAX && k <= INT_MAX;
-#endif
     for (int64_t t = 0; t < count; t++) {
         const char *ab = a, *bb = b;
         char *cb = c;
         for (int d = 0; d < nb; d++) ab += idx[d] * as[d], bb += idx[d] * bs[d], cb += idx[d] * cs[d];
-#if CPN_HAVE_BLAS
-        if (blas) {
-            CPN_TRY(blas_matmul(dt, ab, as + nb, bb, bs + nb, cb, cs + nb, m, k, n));
-        } else
-#endif
-            matmul_table[dt](ab, as + nb, bb, bs + nb, cb, cs + nb, m, k, n);
+        CPN_TRY(matmul2d(dt, ab, as + nb, bb, bs + nb, cb, cs + nb, m, k, n, false));
         for (int d = nb - 1; d >= 0; d--) {
             if (++idx[d] < bshape[d]) break;
             idx[d] = 0;

@@ -6,14 +6,18 @@
  * column (B), so every rank sends its A tile along its process row and its B tile along its
  * process column: 2 n^2 / sqrt(p) elements received per rank for n x n operands, SUMMA's volume,
  * instead of the 2 n^2 (p - 1) / p of gathering both operands.  The pieces are computed from the
- * tilings alone (pure functions of shapes and rank count: no negotiation), posted at once as
- * point-to-point messages (comm.h), and the product of the received panels is one local gemm
+ * tilings alone (pure functions of shapes and rank count: no negotiation) and move as
+ * point-to-point messages (comm.h); the products of the received panels are local gemms
  * (kernels.h's matmul: BLAS) into this rank's tile of C.  Any tilings work (the operands' grids
  * may differ): the pieces are box intersections.
  *
- * This is SUMMA with one panel step covering the whole inner dimension: the bytes on the wire are
- * SUMMA's, the panel memory is that of the whole row and column panels (2 n^2 / sqrt(p)
- * elements), and there is no overlap of messages with computing across steps.
+ * The inner dimension is walked in panel steps cut where A's columns or B's rows change owner:
+ * at each step the owner of an A tile sends its piece of the step's panel to the ranks of its
+ * process row that need it, the owner of a B tile to those of its process column, and every rank
+ * adds the product of the two panels it received into its C tile (the first step writes it:
+ * BLAS beta 0, then 1).  The next step's messages are posted before this step's product, so they
+ * fly while it computes; two steps' panels are held at a time.  float16 takes one step (NumPy
+ * rounds the float32 sum once per element).
  *
  * Taken when the operands are whole 2-D root stores seen directly or transposed (`a.T`) and the
  * output is a tiled whole 2-D root store; otherwise dist.c's gather path computes the product. */
@@ -91,25 +95,30 @@ struct operand {
     char *panel;
 };
 
-/* The panel rank `r` needs of operand x, whose view rows (which = 0) or columns (which = 1) are
- * restricted to [lo, hi) and the other view dimension taken whole. */
-static void panel_of(const struct operand *x, int which, int64_t lo, int64_t hi, struct rect *out)
+/* The panel rank `r` needs of operand x at one step: view rows (which = 0) or columns
+ * (which = 1) [lo, hi) of its C tile, the inner dimension [klo, khi). */
+static void panel_of(const struct operand *x, int which, int64_t lo, int64_t hi, int64_t klo, int64_t khi,
+                     struct rect *out)
 {
     int d = x->perm[which], o = x->perm[1 - which];
     out->lo[d] = lo, out->hi[d] = hi;
-    out->lo[o] = 0, out->hi[o] = x->s->shape[o];
+    out->lo[o] = klo, out->hi[o] = khi;
 }
 
-struct traffic {
+/* One panel step in flight: both operands' panels, messages and the request handle. */
+struct step {
+    struct operand x[2];
     struct cpn_msg *recvs, *sends;
     struct rect *rrect;   /* what each receive holds (store coordinates of its operand) */
     int *rwhich;
     int nrecv, nsend;
+    void *handle;
 };
 
-/* Plan and pack operand x's messages: what this rank receives into its panel (need) and sends of
- * its tile to every other rank r (needs[r]).  The local piece is copied directly. */
-static enum cpn_status plan_operand(struct operand *x, int which, const struct rect *needs, struct traffic *t)
+/* Plan and pack operand x's messages of this step: what this rank receives into its panel
+ * (x->need) and what it sends of its tile to every other rank r (needs[r]).  The local piece is
+ * copied directly. */
+static enum cpn_status plan_operand(struct operand *x, int which, const struct rect *needs, struct step *t)
 {
     struct cpn_store *s = x->s;
     size_t item = cpn_dtype_size(s->dtype);
@@ -149,6 +158,95 @@ static enum cpn_status plan_operand(struct operand *x, int which, const struct r
     return CPN_OK;
 }
 
+static void step_free(struct step *t)
+{
+    for (int j = 0; t->recvs && j < t->nrecv; j++) cpn_free(t->recvs[j].buf);
+    for (int j = 0; t->sends && j < t->nsend; j++) cpn_free(t->sends[j].buf);
+    cpn_free(t->x[0].panel);
+    cpn_free(t->x[1].panel);
+    cpn_free(t->recvs);
+    cpn_free(t->sends);
+    cpn_free(t->rrect);
+    cpn_free(t->rwhich);
+    memset(t, 0, sizeof *t);
+}
+
+/* Post the messages of inner-dimension step [klo, khi): every rank's panels are the rows (A)
+ * and columns (B) of its C tile over that range. */
+static enum cpn_status step_begin(struct step *t, const struct cpn_op *op, int64_t klo, int64_t khi,
+                                  struct rect *needs)
+{
+    const struct cpn_store *cs = op->out[0]->store;
+    int me = cpn_partition_rank(), p = cpn_partition_ranks();
+    memset(t, 0, sizeof *t);
+    t->x[0].s = op->in[0]->store;
+    t->x[1].s = op->in[1]->store;
+    whole(op->in[0], t->x[0].perm);
+    whole(op->in[1], t->x[1].perm);
+    t->recvs = cpn_alloc(sizeof(struct cpn_msg) * 2 * (size_t)p);
+    t->sends = cpn_alloc(sizeof(struct cpn_msg) * 2 * (size_t)p);
+    t->rrect = cpn_alloc(sizeof(struct rect) * 2 * (size_t)p);
+    t->rwhich = cpn_alloc(sizeof(int) * 2 * (size_t)p);
+    if (!t->recvs || !t->sends || !t->rrect || !t->rwhich) return CPN_ERR_NOMEM;
+    for (int r = 0; r < p; r++) {
+        struct rect ct;
+        tile_rect(cs, r, &ct);
+        panel_of(&t->x[0], 0, ct.lo[0], ct.hi[0], klo, khi, &needs[r]);
+        panel_of(&t->x[1], 1, ct.lo[1], ct.hi[1], klo, khi, &needs[p + r]);
+    }
+    t->x[0].need = needs[me];
+    t->x[1].need = needs[p + me];
+    for (int k = 0; k < 2; k++) CPN_TRY(plan_operand(&t->x[k], k, needs + k * p, t));
+    return cpn_comm_post(t->nrecv, t->recvs, t->nsend, t->sends, &t->handle);
+}
+
+/* Complete a step's messages and unpack the received pieces into its panels. */
+static enum cpn_status step_end(struct step *t)
+{
+    enum cpn_status st = cpn_comm_wait(t->handle);
+    t->handle = NULL;
+    if (st != CPN_OK) return st;
+    for (int j = 0; j < t->nrecv; j++) {
+        struct operand *o = &t->x[t->rwhich[j]];
+        const struct rect *r = &t->rrect[j];
+        copy_rect(r, cpn_dtype_size(o->s->dtype), o->panel, o->need.lo, o->need.hi[1] - o->need.lo[1],
+                  t->recvs[j].buf, r->lo, r->hi[1] - r->lo[1]);
+    }
+    return CPN_OK;
+}
+
+/* The panel steps: the inner dimension cut where A's columns or B's rows are cut between
+ * ranks (so each step's panel piece comes from one rank per process row / column).  float16
+ * takes one step: NumPy rounds its float32 sum once. */
+static int step_cuts(const struct cpn_op *op, int64_t k, int64_t *cuts, int max)
+{
+    int n = 0;
+    cuts[n++] = 0;
+    if (op->dtype != CPN_DTYPE_FLOAT16) {
+        for (int w = 0; w < 2; w++) {
+            const struct cpn_view *v = op->in[w];
+            const struct cpn_store *s = v->store;
+            if (!s->tiled) continue;
+            int d = v->sdim[w == 0 ? 1 : 0];   /* the store dimension of the inner view dimension */
+            const int64_t *sp = s->splits;
+            for (int e = 0; e < d; e++) sp += s->grid[e] + 1;
+            for (int c = 1; c < s->grid[d] && n < max - 1; c++) {
+                bool seen = false;
+                for (int q = 0; q < n; q++) seen |= cuts[q] == sp[c];
+                if (!seen && sp[c] > 0 && sp[c] < k) cuts[n++] = sp[c];
+            }
+        }
+    }
+    cuts[n++] = k;
+    for (int a = 1; a < n; a++)   /* sort (a handful of cuts) */
+        for (int b = a; b > 0 && cuts[b - 1] > cuts[b]; b--) {
+            int64_t tmp = cuts[b];
+            cuts[b] = cuts[b - 1];
+            cuts[b - 1] = tmp;
+        }
+    return n - 1;
+}
+
 bool cpn_summa_applies(const struct cpn_op *op)
 {
     int pa[2], pb[2], pc[2];
@@ -161,77 +259,53 @@ bool cpn_summa_applies(const struct cpn_op *op)
 
 enum cpn_status cpn_summa_execute(const struct cpn_op *op)
 {
-    const struct cpn_view *av = op->in[0], *bv = op->in[1], *cv = op->out[0];
-    struct cpn_store *cs = cv->store;
+    const struct cpn_view *av = op->in[0];
+    struct cpn_store *cs = op->out[0]->store;
     int me = cpn_partition_rank(), p = cpn_partition_ranks();
-    struct operand x[2] = {{.s = av->store}, {.s = bv->store}};
-    whole(av, x[0].perm);
-    whole(bv, x[1].perm);
     size_t item = cpn_dtype_size(op->dtype);
+    int64_t k = av->shape[1];
+    enum { MAX_CUTS = 64 };
+    int64_t cuts[MAX_CUTS];
+    int nsteps = step_cuts(op, k, cuts, MAX_CUTS);
+    struct rect ct;
+    tile_rect(cs, me, &ct);
+    int64_t m = ct.hi[0] - ct.lo[0], n = ct.hi[1] - ct.lo[1];
+    struct step t[2] = {0};
     enum cpn_status st = CPN_OK;
-    void *handle = NULL;
     struct rect *needs = cpn_alloc(sizeof(struct rect) * 2 * (size_t)p);
-    struct traffic t = {
-        .recvs = cpn_alloc(sizeof(struct cpn_msg) * 2 * (size_t)p),
-        .sends = cpn_alloc(sizeof(struct cpn_msg) * 2 * (size_t)p),
-        .rrect = cpn_alloc(sizeof(struct rect) * 2 * (size_t)p),
-        .rwhich = cpn_alloc(sizeof(int) * 2 * (size_t)p),
-    };
-    if (!needs || !t.recvs || !t.sends || !t.rrect || !t.rwhich) {
-        st = CPN_ERR_NOMEM;
-        goto done;
+    char *c = m > 0 && n > 0 ? cpn_store_data_for_overwrite(cs) : NULL;
+    if (!needs || (m > 0 && n > 0 && !c)) {
+        cpn_free(needs);
+        return CPN_ERR_NOMEM;
     }
-    /* Every rank's panels: rows of its C tile from A, columns of its C tile from B. */
-    for (int r = 0; r < p; r++) {
-        struct rect ct;
-        tile_rect(cs, r, &ct);
-        panel_of(&x[0], 0, ct.lo[0], ct.hi[0], &needs[r]);
-        panel_of(&x[1], 1, ct.lo[1], ct.hi[1], &needs[p + r]);
-    }
-    x[0].need = needs[me];
-    x[1].need = needs[p + me];
-    for (int k = 0; k < 2 && st == CPN_OK; k++) st = plan_operand(&x[k], k, needs + k * p, &t);
-    if (st == CPN_OK) st = cpn_comm_post(t.nrecv, t.recvs, t.nsend, t.sends, &handle);
-    if (st == CPN_OK) st = cpn_comm_wait(handle);
-    if (st != CPN_OK) goto done;
-    for (int j = 0; j < t.nrecv; j++) {
-        struct operand *o = &x[t.rwhich[j]];
-        const struct rect *r = &t.rrect[j];
-        copy_rect(r, item, o->panel, o->need.lo, o->need.hi[1] - o->need.lo[1], t.recvs[j].buf, r->lo,
-                  r->hi[1] - r->lo[1]);
-    }
-    {
-        struct rect ct;
-        tile_rect(cs, me, &ct);
-        int64_t m = ct.hi[0] - ct.lo[0], n = ct.hi[1] - ct.lo[1], k = av->shape[1];
-        if (m > 0 && n > 0) {
-            char *c = cpn_store_data_for_overwrite(cs);
-            if (!c) {
-                st = CPN_ERR_NOMEM;
-                goto done;
-            }
+    int64_t cst[2] = {cs->tstride[0] * (int64_t)item, cs->tstride[1] * (int64_t)item};
+    /* Step s + 1's messages fly while step s's panels are multiplied. */
+    st = step_begin(&t[0], op, cuts[0], cuts[1], needs);
+    for (int s = 0; s < nsteps && st == CPN_OK; s++) {
+        struct step *cur = &t[s & 1], *next = &t[(s + 1) & 1];
+        if (s + 1 < nsteps) st = step_begin(next, op, cuts[s + 1], cuts[s + 2], needs);
+        if (st == CPN_OK) st = step_end(cur);
+        if (st == CPN_OK && m > 0 && n > 0) {
             /* Byte strides of the panels seen as the view's (rows, columns). */
-            int64_t as[2], bs[2], cst[2] = {cs->tstride[0] * (int64_t)item, cs->tstride[1] * (int64_t)item};
+            int64_t as[2], bs[2];
             for (int i = 0; i < 2; i++) {
-                const struct operand *o = &x[0];
-                int64_t w = o->need.hi[1] - o->need.lo[1];
-                as[i] = (o->perm[i] == 0 ? w : 1) * (int64_t)item;
-                o = &x[1];
-                w = o->need.hi[1] - o->need.lo[1];
-                bs[i] = (o->perm[i] == 0 ? w : 1) * (int64_t)item;
+                const struct operand *o = &cur->x[0];
+                as[i] = (o->perm[i] == 0 ? o->need.hi[1] - o->need.lo[1] : 1) * (int64_t)item;
+                o = &cur->x[1];
+                bs[i] = (o->perm[i] == 0 ? o->need.hi[1] - o->need.lo[1] : 1) * (int64_t)item;
             }
-            st = cpn_kernel_matmul(op->dtype, 0, NULL, x[0].panel, as, x[1].panel, bs, c, cst, m, k, n);
+            int64_t kk = cuts[s + 1] - cuts[s];
+            st = s == 0 ? cpn_kernel_matmul(op->dtype, 0, NULL, cur->x[0].panel, as, cur->x[1].panel, bs, c,
+                                            cst, m, kk, n)
+                        : cpn_kernel_matmul_add(op->dtype, cur->x[0].panel, as, cur->x[1].panel, bs, c, cst,
+                                                m, kk, n);
         }
+        step_free(cur);
     }
-done:
-    for (int j = 0; t.recvs && j < t.nrecv; j++) cpn_free(t.recvs[j].buf);
-    for (int j = 0; t.sends && j < t.nsend; j++) cpn_free(t.sends[j].buf);
-    cpn_free(x[0].panel);
-    cpn_free(x[1].panel);
+    for (int i = 0; i < 2; i++) {
+        if (t[i].handle) cpn_comm_wait(t[i].handle);
+        step_free(&t[i]);
+    }
     cpn_free(needs);
-    cpn_free(t.recvs);
-    cpn_free(t.sends);
-    cpn_free(t.rrect);
-    cpn_free(t.rwhich);
     return st;
 }
