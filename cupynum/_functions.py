@@ -125,6 +125,8 @@ def _register_array_functions(namespace):
     _IMPLEMENTED[_np.linalg.matrix_power] = _products.matrix_power
     _IMPLEMENTED[_np.linalg.outer] = _products.linalg_outer
     _IMPLEMENTED[_np.linalg.tensordot] = _products.linalg_tensordot
+    _IMPLEMENTED[_np.linalg.multi_dot] = _products.multi_dot
+    _IMPLEMENTED[_np.linalg.vecdot] = _products.linalg_vecdot
 
 
 def _array_function(self, func, types, args, kwargs):

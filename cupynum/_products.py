@@ -1,4 +1,5 @@
-"""Products: matmul, dot, vdot, inner, outer, tensordot, kron, matrix_power.
+"""Products: matmul, dot, vdot, inner, outer, tensordot, kron, and numpy.linalg's matrix_power,
+multi_dot, vecdot, outer, tensordot, matmul.
 
 Every product is planned into the one matmul op (csrc/kernels/matmul.c: BLAS gemm/gemv for
 float32/64 and complex, exact loops for bool and integers), element-wise multiplies and views, with
@@ -19,6 +20,8 @@ def _asarray(a):
 
 def _standin(x):
     """A NumPy array of x's shape and dtype that holds no data (stride 0)."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_standin(y) for y in x)
     if not isinstance(x, ndarray):
         return x
     return _np.broadcast_to(_np.zeros((), x.dtype), x.shape)
@@ -270,3 +273,84 @@ def linalg_tensordot(x1, x2, /, *, axes=2):
 
 def linalg_matmul(x1, x2, /):
     return matmul(x1, x2)
+
+
+def linalg_vecdot(x1, x2, /, *, axis=-1):
+    """numpy.linalg.vecdot: sum over `axis` of conj(x1) * x2, other dimensions broadcast; one
+    batched matmul of (..., 1, n) by (..., n, 1) (BLAS dot per pair)."""
+    x1, x2 = _asarray(x1), _asarray(x2)
+    try:
+        a1 = operator.index(axis) + (x1.ndim if axis < 0 else 0)
+        a2 = operator.index(axis) + (x2.ndim if axis < 0 else 0)
+        ok = 0 <= a1 < x1.ndim and 0 <= a2 < x2.ndim and x1.shape[a1] == x2.shape[a2]
+        if ok:
+            _np.broadcast_shapes(tuple(s for d, s in enumerate(x1.shape) if d != a1),
+                                 tuple(s for d, s in enumerate(x2.shape) if d != a2))
+    except (TypeError, ValueError):
+        ok = False
+    if not ok or _np.result_type(x1.dtype, x2.dtype).kind not in "biufc":
+        _numpy_raises(_np.linalg.vecdot, x1, x2, axis=axis)
+    X1 = _transpose(x1, tuple(d for d in range(x1.ndim) if d != a1) + (a1,))
+    X2 = _transpose(x2, tuple(d for d in range(x2.ndim) if d != a2) + (a2,))
+    if X1.dtype.kind == "c":
+        X1 = _core.ufunc("conjugate", (X1,))
+    n = x1.shape[a1]
+    r = _matmul(_reshape(X1, tuple(X1.shape[:-1]) + (1, n)), _reshape(X2, tuple(X2.shape[:-1]) + (n, 1)))
+    r = _reshape(r, tuple(r.shape[:-2]))
+    return _deliver(r, None)
+
+
+def _chain_order(shapes):
+    """The parenthesisation of a matrix chain with the fewest multiplications (the classic
+    dynamic programme; ties keep the first split, so the order is numpy.linalg.multi_dot's)."""
+    n = len(shapes)
+    p = [s[0] for s in shapes] + [shapes[-1][1]]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = float("inf")
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def multi_dot(arrays, *, out=None):
+    """numpy.linalg.multi_dot: the chain multiplied in the cheapest order (NumPy's choice)."""
+    arrays = [_asarray(a) for a in arrays]
+    n = len(arrays)
+    if n < 2:
+        raise ValueError("Expecting at least two arrays.")
+    if n == 2:
+        return dot(arrays[0], arrays[1], out=out)
+    first, last = arrays[0].ndim, arrays[-1].ndim
+    if first == 1:
+        arrays[0] = _core.reshape(arrays[0], (1, arrays[0].shape[0]))
+    if last == 1:
+        arrays[-1] = _core.reshape(arrays[-1], (arrays[-1].shape[0], 1))
+    if any(a.ndim != 2 for a in arrays) or any(x.shape[1] != y.shape[0] for x, y in zip(arrays, arrays[1:])):
+        _numpy_raises(_np.linalg.multi_dot, arrays)
+    if n == 3:
+        (a0, a1b0), (b1c0, c1) = arrays[0].shape, arrays[2].shape
+        if a0 * b1c0 * (a1b0 + c1) < a1b0 * c1 * (a0 + b1c0):
+            r = _matmul(_matmul(arrays[0], arrays[1]), arrays[2])
+        else:
+            r = _matmul(arrays[0], _matmul(arrays[1], arrays[2]))
+    else:
+        split = _chain_order([tuple(a.shape) for a in arrays])
+
+        def chain(i, j):
+            if i == j:
+                return arrays[i]
+            return _matmul(chain(i, split[i][j]), chain(split[i][j] + 1, j))
+        r = chain(0, n - 1)
+    if first == 1 and last == 1:
+        r = _core.reshape(r, ())
+    elif first == 1 or last == 1:
+        r = _reshape(r, (r.size,))
+    if out is not None:
+        _check_out(_np.linalg.multi_dot, (arrays,), r.shape, r.dtype, out, exact_dtype=True)
+    return _deliver(r, out)

@@ -330,3 +330,43 @@ def test_partitioned_matmul_moves_summa_bytes(n):
         return
     assert sent <= 2 * n * n / p ** 0.5 * 8
     assert sent < 2 * n * n * (p - 1) / p * 8
+
+
+# ---- numpy.linalg.multi_dot, numpy.linalg.vecdot -----------------------------------------------------------
+
+@pytest.mark.parametrize("dt", ["float64", "complex128", "int64"])
+@pytest.mark.parametrize("shapes", [[(3, 4), (4, 5)], [(3, 4), (4, 5), (5, 2)], [(10, 2), (2, 9), (9, 3)],
+                                    [(4,), (4, 5), (5, 6), (6, 2), (2,)], [(10, 3), (3, 12), (12, 4), (4, 7)],
+                                    [(2, 3), (3,)], [(5,), (5, 2), (2, 3)]], ids=str)
+def test_multi_dot(dt, shapes):
+    ns = [sample(s, dt, seed=i) for i, s in enumerate(shapes)]
+    check(cupynum.linalg.multi_dot([cupynum.array(x) for x in ns]), numpy.linalg.multi_dot(ns))
+
+
+def test_multi_dot_errors_and_out():
+    ns = [sample(s, "float64", seed=i) for i, s in enumerate([(2, 3), (3, 4), (4, 2)])]
+    cs = [cupynum.array(x) for x in ns]
+    out = cupynum.zeros((2, 2))
+    assert cupynum.linalg.multi_dot(cs, out=out) is out
+    check(out, numpy.linalg.multi_dot(ns))
+    bad = [ns[0], ns[0], ns[2]]
+    _same_error(lambda: numpy.linalg.multi_dot(bad), lambda: cupynum.linalg.multi_dot([cupynum.array(x) for x in bad]))
+    bad = [numpy.ones((2, 2, 2)), ns[0], ns[1]]
+    _same_error(lambda: numpy.linalg.multi_dot(bad), lambda: cupynum.linalg.multi_dot([cupynum.array(x) for x in bad]))
+    _same_error(lambda: numpy.linalg.multi_dot([ns[0]]), lambda: cupynum.linalg.multi_dot([cs[0]]))
+
+
+@pytest.mark.parametrize("dt", ["float64", "float32", "complex128", "complex64", "int32", "bool"])
+@pytest.mark.parametrize("sa,sb,axis", [((5,), (5,), -1), ((3, 4), (4,), -1), ((3, 4), (2, 1, 4), -1),
+                                        ((4, 3), (4, 3), 0), ((2, 0), (2, 0), -1), ((0, 3), (1, 3), -1),
+                                        ((3, 4, 2), (3, 1, 2), -3)], ids=str)
+def test_linalg_vecdot(dt, sa, sb, axis):
+    na, a = both_(sa, dt, 1)
+    nb, b = both_(sb, dt, 2)
+    check(cupynum.linalg.vecdot(a, b, axis=axis), numpy.linalg.vecdot(na, nb, axis=axis))
+
+
+def test_linalg_vecdot_error():
+    na, a = both_((3, 4), "float64", 1)
+    nb, b = both_((3, 5), "float64", 2)
+    _same_error(lambda: numpy.linalg.vecdot(na, nb), lambda: cupynum.linalg.vecdot(a, b))
