@@ -370,3 +370,33 @@ def test_linalg_vecdot_error():
     na, a = both_((3, 4), "float64", 1)
     nb, b = both_((3, 5), "float64", 2)
     _same_error(lambda: numpy.linalg.vecdot(na, nb), lambda: cupynum.linalg.vecdot(a, b))
+
+
+@pytest.mark.parametrize("dt", ["float64", "complex64", "int32"])
+@pytest.mark.parametrize("mk", [(64, 64), (37, 50), (1, 5), (5, 1), (120, 90)], ids=str)
+def test_partitioned_matrix_vector(dt, mk):
+    """1-d operands (whole 1-D stores seen as a column or a row) take summa.c too."""
+    m, k = mk
+    na, a = both_((m, k), dt, 1)
+    nx, x = both_((k,), dt, 2)
+    ny, y = both_((m,), dt, 3)
+    check(a @ x, na @ nx)
+    check(y @ a, ny @ na)
+    check(a.T @ y, na.T @ ny)
+    check(x @ a.T, nx @ na.T)
+    check(cupynum.dot(a, x), numpy.dot(na, nx))
+
+
+def test_partitioned_matrix_vector_moves_less_than_gathering():
+    n = 96
+    p = cupynum.runtime_info()["ranks"]
+    na, nx = sample((n, n), "float64", seed=1), sample((n,), "float64", seed=2)
+    a, x = cupynum.array(na), cupynum.array(nx)
+    cupynum.sync()
+    cupynum.reset_stats()
+    y = a @ x
+    cupynum.sync()
+    sent = cupynum.runtime_stats()["bytes_sent"]
+    check(y, na @ nx)
+    if p > 1 and cupynum._core._tiling(a)["tiled"]:
+        assert sent < n * n * (p - 1) / p * 8   # gathering A alone would send this

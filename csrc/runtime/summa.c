@@ -19,8 +19,9 @@
  * fly while it computes; two steps' panels are held at a time.  float16 takes one step (NumPy
  * rounds the float32 sum once per element).
  *
- * Taken when the operands are whole 2-D root stores seen directly or transposed (`a.T`) and the
- * output is a tiled whole 2-D root store; otherwise dist.c's gather path computes the product. */
+ * Taken when the operands are whole 2-D root stores seen directly or transposed (`a.T`), or whole
+ * 1-D stores seen as a column or a row (matmul's vector operands), and the output is a tiled
+ * whole 2-D root store; otherwise dist.c's gather path computes the product. */
 #include "summa.h"
 
 #include <string.h>
@@ -67,12 +68,27 @@ static void copy_rect(const struct rect *r, size_t item, char *dst, const int64_
     }
 }
 
-/* A 2-D root store seen whole, directly or transposed: perm[i] is the store dimension of view
- * dimension i. */
-static bool whole(const struct cpn_view *v, int *perm)
+/* A 2-D root store seen whole, directly or transposed (perm[i] is the store dimension of view
+ * dimension i; *vd = -1), or a 1-D root store seen whole as a column (k, 1) or a row (1, k), as
+ * matmul's 1-d operands are (perm is the identity: the operand's rectangles are in view
+ * coordinates, the store's dimension is view dimension *vd). */
+static bool whole(const struct cpn_view *v, int *perm, int *vd)
 {
     const struct cpn_store *s = v->store;
-    if (s->root || v->part || v->ndim != 2 || s->ndim != 2 || v->off[0] || v->off[1]) return false;
+    if (s->root || v->part || v->ndim != 2 || (s->ndim != 2 && s->ndim != 1)) return false;
+    *vd = -1;
+    if (s->ndim == 1) {
+        if (v->off[0]) return false;
+        for (int i = 0; i < 2; i++) {
+            if (v->sdim[i] == 0 && *vd < 0 && v->step[i] == 1 && v->shape[i] == s->shape[0])
+                *vd = i;
+            else if (v->sdim[i] >= 0 || v->shape[i] != 1)
+                return false;
+        }
+        perm[0] = 0, perm[1] = 1;
+        return *vd >= 0;
+    }
+    if (v->off[0] || v->off[1]) return false;
     for (int i = 0; i < 2; i++) {
         int d = v->sdim[i];
         if (d < 0 || d > 1 || v->step[i] != 1 || v->shape[i] != s->shape[d]) return false;
@@ -81,16 +97,24 @@ static bool whole(const struct cpn_view *v, int *perm)
     return perm[0] != perm[1];
 }
 
-static void tile_rect(const struct cpn_store *s, int rank, struct rect *r)
+/* Rank's tile of a store in the operand's rectangle coordinates (vd as whole() sets it). */
+static void tile_rect(const struct cpn_store *s, int vd, int rank, struct rect *r)
 {
-    cpn_store_tile_box(s, rank, r->lo, r->hi);
+    if (vd < 0) {
+        cpn_store_tile_box(s, rank, r->lo, r->hi);
+        return;
+    }
+    int64_t lo, hi;
+    cpn_store_tile_box(s, rank, &lo, &hi);
+    r->lo[vd] = lo, r->hi[vd] = hi;
+    r->lo[1 - vd] = 0, r->hi[1 - vd] = 1;
 }
 
 /* One operand: its store, view-to-store permutation, and this rank's panel (a dense rectangle of
  * the store, C order). */
 struct operand {
     struct cpn_store *s;
-    int perm[2];
+    int perm[2], vd;
     struct rect need;   /* this rank's panel, store coordinates */
     char *panel;
 };
@@ -130,15 +154,16 @@ static enum cpn_status plan_operand(struct operand *x, int which, const struct r
     const char *tile = cpn_store_data(s);
     if (!tile) return CPN_ERR_NOMEM;
     struct rect mine, piece;
-    tile_rect(s, me, &mine);
-    int64_t tw = s->tstride[0];   /* the tile's row length: C order */
+    tile_rect(s, x->vd, me, &mine);
+    /* the tile's row length (C order): a column's rows are single elements */
+    int64_t tw = x->vd < 0 ? s->tstride[0] : x->vd == 0 ? 1 : mine.hi[1] - mine.lo[1];
     if (rect_meet(&mine, &x->need, &piece))
         copy_rect(&piece, item, x->panel, x->need.lo, pw, tile, mine.lo, tw);
     if (!s->tiled) return CPN_OK;   /* replicated: the whole operand is here, and on every rank */
     for (int r = 0; r < p; r++) {
         if (r == me) continue;
         struct rect theirs;
-        tile_rect(s, r, &theirs);
+        tile_rect(s, x->vd, r, &theirs);
         if (rect_meet(&theirs, &x->need, &piece)) {
             size_t bytes = (size_t)rect_count(&piece) * item;
             char *buf = cpn_alloc(bytes);
@@ -181,8 +206,8 @@ static enum cpn_status step_begin(struct step *t, const struct cpn_op *op, int64
     memset(t, 0, sizeof *t);
     t->x[0].s = op->in[0]->store;
     t->x[1].s = op->in[1]->store;
-    whole(op->in[0], t->x[0].perm);
-    whole(op->in[1], t->x[1].perm);
+    whole(op->in[0], t->x[0].perm, &t->x[0].vd);
+    whole(op->in[1], t->x[1].perm, &t->x[1].vd);
     t->recvs = cpn_alloc(sizeof(struct cpn_msg) * 2 * (size_t)p);
     t->sends = cpn_alloc(sizeof(struct cpn_msg) * 2 * (size_t)p);
     t->rrect = cpn_alloc(sizeof(struct rect) * 2 * (size_t)p);
@@ -190,7 +215,7 @@ static enum cpn_status step_begin(struct step *t, const struct cpn_op *op, int64
     if (!t->recvs || !t->sends || !t->rrect || !t->rwhich) return CPN_ERR_NOMEM;
     for (int r = 0; r < p; r++) {
         struct rect ct;
-        tile_rect(cs, r, &ct);
+        tile_rect(cs, -1, r, &ct);
         panel_of(&t->x[0], 0, ct.lo[0], ct.hi[0], klo, khi, &needs[r]);
         panel_of(&t->x[1], 1, ct.lo[1], ct.hi[1], klo, khi, &needs[p + r]);
     }
@@ -228,6 +253,7 @@ static int step_cuts(const struct cpn_op *op, int64_t k, int64_t *cuts, int max)
             const struct cpn_store *s = v->store;
             if (!s->tiled) continue;
             int d = v->sdim[w == 0 ? 1 : 0];   /* the store dimension of the inner view dimension */
+            if (d < 0) continue;                /* a unit dimension: nothing to cut */
             const int64_t *sp = s->splits;
             for (int e = 0; e < d; e++) sp += s->grid[e] + 1;
             for (int c = 1; c < s->grid[d] && n < max - 1; c++) {
@@ -249,10 +275,10 @@ static int step_cuts(const struct cpn_op *op, int64_t k, int64_t *cuts, int max)
 
 bool cpn_summa_applies(const struct cpn_op *op)
 {
-    int pa[2], pb[2], pc[2];
+    int pa[2], pb[2], pc[2], va, vb, vc;
     if (op->kind != CPN_OPK_MATMUL || op->nin != 2 || op->nout != 1) return false;
     const struct cpn_view *c = op->out[0];
-    return whole(op->in[0], pa) && whole(op->in[1], pb) && whole(c, pc) && pc[0] == 0 &&
+    return whole(op->in[0], pa, &va) && whole(op->in[1], pb, &vb) && whole(c, pc, &vc) && vc < 0 && pc[0] == 0 &&
            c->store->tiled && op->in[0]->store->dtype == op->dtype &&
            op->in[1]->store->dtype == op->dtype && c->store->dtype == op->dtype;
 }
@@ -268,7 +294,7 @@ enum cpn_status cpn_summa_execute(const struct cpn_op *op)
     int64_t cuts[MAX_CUTS];
     int nsteps = step_cuts(op, k, cuts, MAX_CUTS);
     struct rect ct;
-    tile_rect(cs, me, &ct);
+    tile_rect(cs, -1, me, &ct);
     int64_t m = ct.hi[0] - ct.lo[0], n = ct.hi[1] - ct.lo[1];
     struct step t[2] = {0};
     enum cpn_status st = CPN_OK;
