@@ -218,6 +218,31 @@ def small_setslice(np, n=100, reps=20000):
     return float(np.sum(a))
 
 
+# ---- products (BLAS) --------------------------------------------------------------------------
+
+def _weyl_matrix(np, n, m, phi, dtype):
+    i = np.arange(n * m, dtype=np.float64)
+    return (((i * phi) % 1.0) - 0.5).reshape(n, m).astype(dtype)
+
+
+def gemm(np, n=1000, dtype="float64"):
+    """C = A @ B for n x n matrices (issue #17: within 10% of NumPy, both on OpenBLAS)."""
+    a = _weyl_matrix(np, n, n, PHI1, dtype)
+    b = _weyl_matrix(np, n, n, PHI2, dtype)
+    c = a @ b
+    return float(np.sum(c))
+
+
+def gemv(np, n=4000, reps=20):
+    """x <- A @ x / |A @ x|, repeated (power iteration): memory-bound matrix-vector products."""
+    a = _weyl_matrix(np, n, n, PHI1, "float64")
+    x = _weyl_matrix(np, n, 1, PHI3, "float64").reshape(n)
+    for _ in range(reps):
+        y = a @ x
+        x = y / float(np.sqrt(np.sum(y * y)))
+    return float(np.sum(x))
+
+
 # ---- the registry -----------------------------------------------------------------------------
 
 def _grow_2d(size, ranks):
@@ -278,6 +303,12 @@ BENCHMARKS = {b.name: b for b in [
               target=2.0),
     Benchmark("reductions", reductions, {"n": 4000}, {"n": 400}, lambda s: f"{s['n']}^2",
               target=1.5, grow=_grow_2d),
+    Benchmark("gemm", gemm, {"n": 1000}, {"n": 200}, lambda s: f"{s['n']}^2 {s.get('dtype', 'float64')}",
+              target=0.9, rtol=1e-9, grow=_grow_2d),
+    Benchmark("gemm32", gemm, {"n": 1000, "dtype": "float32"}, {"n": 200, "dtype": "float32"},
+              lambda s: f"{s['n']}^2 float32", target=0.9, rtol=1e-4, grow=_grow_2d),
+    Benchmark("gemv", gemv, {"n": 4000, "reps": 20}, {"n": 500, "reps": 5},
+              lambda s: f"{s['n']}^2 x{s['reps']}", target=0.9, grow=_grow_2d),
 ] + [
     Benchmark(f.__name__, f, {"n": 100, "reps": 20000}, {"n": 100, "reps": 2000},
               lambda s: f"{s['n']} x{s['reps']}", target=SMALL_TARGET, grow=None, per_op=True)

@@ -413,7 +413,8 @@ static bool cuda_supports(const struct cpn_op *op)
     if (dev.index < 0) return false;
     switch (op->kind) {
     case CPN_OPK_MATMUL:   /* float32/float64: cuBLAS; bool and integers: the tiled kernel */
-        return op->dtype != CPN_DTYPE_FLOAT16 && cpn_dtype_class(op->dtype) != CPN_CLASS_COMPLEX;
+        return op->dtype != CPN_DTYPE_FLOAT16 && cpn_dtype_class(op->dtype) != CPN_CLASS_COMPLEX &&
+               op->out[0]->ndim == 2;   /* batched: the host path */
     case CPN_OPK_REDUCE:
     case CPN_OPK_SCAN:
     case CPN_OPK_ARGREDUCE:

@@ -17,7 +17,18 @@ import numpy as _np
 # the user chose otherwise.  Must be set before the OpenMP runtime loads with _core.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-from . import _core  # noqa: E402
+try:
+    from . import _core  # noqa: E402
+except ImportError as _e:
+    # Built against the PyPI scipy-openblas32 whose build-time directory (the rpath) is gone, as
+    # after `pip install .` in an isolated build environment: load the installed package's
+    # library first, so that the loader finds it by its name.
+    if "libscipy_openblas" not in str(_e):
+        raise
+    import ctypes as _ctypes
+    import scipy_openblas32 as _sob
+    _ctypes.CDLL(_os.path.join(_sob.get_lib_dir(), "libscipy_openblas.so"), mode=_ctypes.RTLD_GLOBAL)
+    from . import _core  # noqa: E402
 from ._core import ndarray, runtime_info, runtime_stats, reset_stats, sync
 from . import _ndarray
 from ._ndarray import flatiter
@@ -28,6 +39,7 @@ from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, c
                         zeros, zeros_like)
 from ._functions import (broadcast_to, dot, matmul, may_share_memory, ndim, ravel, reshape,
                          shape, shares_memory, size, transpose)
+from ._products import inner, kron, outer, tensordot, vdot
 from ._where import where
 from ._bincount import bincount
 from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero,

@@ -84,51 +84,8 @@ def size(a, axis=None):
 
 # ---- products ---------------------------------------------------------------------------------------
 
-def matmul(a, b, out=None, **kwargs):
-    a, b = _asarray(a), _asarray(b)
-    if kwargs or a.ndim > 2 or b.ndim > 2 or (out is not None and not isinstance(out, ndarray)):
-        if out is not None:
-            kwargs["out"] = out
-        return _ufunc_general(_np.matmul, "__call__", (a, b), kwargs)
-    for i, x in enumerate((a, b)):
-        if x.ndim == 0:
-            raise ValueError(f"matmul: Input operand {i} does not have enough dimensions (has 0, "
-                             f"gufunc core with signature (n?,k),(k,m?)->(n?,m?) requires 1)")
-    A = a if a.ndim == 2 else _core.reshape(a, (1, a.shape[0]))
-    B = b if b.ndim == 2 else _core.reshape(b, (b.shape[0], 1))
-    if A.shape[1] != B.shape[0]:
-        raise ValueError(f"matmul: Input operand 1 has a mismatch in its core dimension 0, with "
-                         f"gufunc signature (n?,k),(k,m?)->(n?,m?) (size {B.shape[0]} is different "
-                         f"from {A.shape[1]})")
-    dt = _np.result_type(a.dtype, b.dtype)
-    if A.dtype != dt:
-        A = _core.cast(A, dt)
-    if B.dtype != dt:
-        B = _core.cast(B, dt)
-    C = _core.matmul(A, B, dt)
-    if a.ndim == 1 and b.ndim == 1:
-        C = _core.reshape(C, ())
-    elif a.ndim == 1:
-        C = _core.reshape(C, (C.shape[1],))
-    elif b.ndim == 1:
-        C = _core.reshape(C, (C.shape[0],))
-    if out is not None:
-        _core.assign(out, C)
-        return out
-    return _core.to_scalar(C) if C.ndim == 0 else C
-
-
-def dot(a, b, out=None):
-    a, b = _asarray(a), _asarray(b)
-    if a.ndim <= 2 and b.ndim <= 2 and a.ndim > 0 and b.ndim > 0:
-        return matmul(a, b, out=out)
-    if a.ndim == 0 or b.ndim == 0:
-        r = _core.ufunc("multiply", (a, b))
-        if out is not None:
-            _core.assign(out, r)
-            return out
-        return r
-    return _numpy_call(_np.dot, (a, b), {} if out is None else {"out": out})
+# cupynum/_products.py: every product on the one matmul op (BLAS).
+from ._products import dot, inner, kron, matmul, outer, tensordot, vdot  # noqa: E402,F401
 
 
 # ---- NumPy protocols --------------------------------------------------------------------------------
@@ -191,12 +148,19 @@ def _register_array_functions(namespace):
     """Map NumPy's functions to cupynum's where cupynum implements them natively."""
     names = ("reshape ravel transpose broadcast_to shape ndim size "
              "matmul dot copy zeros_like ones_like empty_like full_like array asarray "
-             "ascontiguousarray where bincount shares_memory may_share_memory").split() + list(_reductions.NAMES) + list(_quantile.NAMES)
+             "ascontiguousarray where bincount shares_memory may_share_memory vdot inner outer tensordot "
+             "kron").split() + list(_reductions.NAMES) + list(_quantile.NAMES)
     for n in names:
         npf = getattr(_np, n, None)
         if npf is not None and n in namespace:
             _IMPLEMENTED[npf] = namespace[n]
-    _IMPLEMENTED[_np.linalg.matmul] = matmul
+    from . import _products
+    _IMPLEMENTED[_np.linalg.matmul] = _products.linalg_matmul
+    _IMPLEMENTED[_np.linalg.matrix_power] = _products.matrix_power
+    _IMPLEMENTED[_np.linalg.outer] = _products.linalg_outer
+    _IMPLEMENTED[_np.linalg.tensordot] = _products.linalg_tensordot
+    _IMPLEMENTED[_np.linalg.multi_dot] = _products.multi_dot
+    _IMPLEMENTED[_np.linalg.vecdot] = _products.linalg_vecdot
 
 
 def _array_function(self, func, types, args, kwargs):

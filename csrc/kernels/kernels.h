@@ -175,9 +175,18 @@ enum cpn_status cpn_kernel_quantile(const struct cpn_quantile_args *qa, enum cpn
 enum cpn_status cpn_kernel_bincount(const char *idx, int64_t is, const char *w, int64_t ws,
                                     int64_t n, char *out, int64_t os, int64_t nbins);
 
-/* C[m,n] = A[m,k] @ B[k,n] on strided operands of dtype dt.  Local. */
-enum cpn_status cpn_kernel_matmul(enum cpn_dtype dt, const char *a, const int64_t *as,
-                                  const char *b, const int64_t *bs, char *c, const int64_t *cs,
-                                  int64_t m, int64_t k, int64_t n);
+/* C[..., m, n] = A[..., m, k] @ B[..., k, n] on strided operands of dtype dt: nb batch dimensions
+ * of extents bshape (A and B broadcast to them: stride 0), then the two core dimensions; as, bs
+ * and cs hold nb + 2 byte strides each.  Floats and complex through BLAS when built with it
+ * (matmul.c).  Local. */
+enum cpn_status cpn_kernel_matmul(enum cpn_dtype dt, int nb, const int64_t *bshape, const char *a,
+                                  const int64_t *as, const char *b, const int64_t *bs, char *c,
+                                  const int64_t *cs, int64_t m, int64_t k, int64_t n);
+/* C[m,n] += A[m,k] @ B[k,n] (2-D, byte strides; float16 rounds the sum once per call).  Local. */
+enum cpn_status cpn_kernel_matmul_add(enum cpn_dtype dt, const char *a, const int64_t *as, const char *b,
+                                      const int64_t *bs, char *c, const int64_t *cs, int64_t m, int64_t k,
+                                      int64_t n);
+/* The BLAS the products use ("scipy-openblas32 0.3.x", "openblas 0.3.x", or "none").  Local. */
+const char *cpn_kernel_blas_name(void);
 
 #endif

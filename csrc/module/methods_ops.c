@@ -298,7 +298,8 @@ PyObject *cpn_mod_bincount(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
-/* matmul(a, b, dtype): 2-D operands already cast to dtype; a new (m, n) array. */
+/* matmul(a, b, dtype): operands already cast to dtype, of one ndim >= 2 and equal batch dims
+ * (broadcast views); a new (..., m, n) array. */
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args)
 {
     PyObject *a, *b, *dtype_o;
@@ -307,13 +308,18 @@ PyObject *cpn_mod_matmul(PyObject *m, PyObject *args)
     int dt = cpn_dtype_from_object(dtype_o);
     if (dt < 0) return NULL;
     struct cpn_view *av = cpn_array_view(a), *bv = cpn_array_view(b);
-    if (av->ndim != 2 || bv->ndim != 2 || av->shape[1] != bv->shape[0] || (int)cpn_array_dtype(a) != dt ||
-        (int)cpn_array_dtype(b) != dt) {
+    int nd = av->ndim;
+    bool ok = nd >= 2 && bv->ndim == nd && av->shape[nd - 1] == bv->shape[nd - 2] &&
+              (int)cpn_array_dtype(a) == dt && (int)cpn_array_dtype(b) == dt;
+    for (int d = 0; ok && d < nd - 2; d++) ok = av->shape[d] == bv->shape[d];
+    if (!ok) {
         PyErr_SetString(PyExc_ValueError, "matmul: internal shape/dtype mismatch");
         return NULL;
     }
-    int64_t shape[2] = {av->shape[0], bv->shape[1]};
-    PyObject *r = cpn_array_new(dt, 2, shape);
+    int64_t shape[CPN_MAXDIM];
+    memcpy(shape, av->shape, sizeof(int64_t) * (size_t)(nd - 1));
+    shape[nd - 1] = bv->shape[nd - 1];
+    PyObject *r = cpn_array_new(dt, nd, shape);
     if (!r) return NULL;
     struct cpn_op op = {.kind = CPN_OPK_MATMUL, .nin = 2, .nout = 1};
     op.dtype = dt;

@@ -114,9 +114,12 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
     case CPN_OPK_QUANTILE:
         return compute_quantile(b);
     case CPN_OPK_MATMUL:
-        return cpn_kernel_matmul(op->dtype, b->in[0].ptr, b->in[0].st, b->in[1].ptr, b->in[1].st,
-                                 out->ptr, out->st, b->in[0].shape[0], b->in[0].shape[1],
-                                 b->in[1].shape[1]);
+    {
+        const int nb = out->ndim - 2;   /* batch dimensions (equal: broadcast views) */
+        return cpn_kernel_matmul(op->dtype, nb, out->shape, b->in[0].ptr, b->in[0].st, b->in[1].ptr,
+                                 b->in[1].st, out->ptr, out->st, b->in[0].shape[nb],
+                                 b->in[0].shape[nb + 1], b->in[1].shape[nb + 1]);
+    }
     case CPN_OPK_BINCOUNT: {
         const struct cpn_bound_arg *w = &b->in[1];
         const bool weights = op->nin > 1 && op->in[1];

@@ -110,7 +110,8 @@ static bool sim_supports(const struct cpn_op *op)
         return cpn_view_is_contiguous(op->out[0]);
     case CPN_OPK_MATMUL:
         /* as the CUDA backend: float32/float64 (cuBLAS), bool and integers (its tiled kernel) */
-        return op->dtype != CPN_DTYPE_FLOAT16 && cpn_dtype_class(op->dtype) != CPN_CLASS_COMPLEX;
+        return op->dtype != CPN_DTYPE_FLOAT16 && cpn_dtype_class(op->dtype) != CPN_CLASS_COMPLEX &&
+               op->out[0]->ndim == 2;   /* batched: the host path */
     case CPN_OPK_REDUCE:
     case CPN_OPK_SCAN:
     case CPN_OPK_ARGREDUCE:

@@ -11,7 +11,8 @@
  * move device to device.  Reductions reduce locally (on a device backend on the device, the
  * transport's reduce_region) and combine the per-rank
  * partials in rank order on the host (the same bytes on every rank).
- * Anything else (matrix products, views through flat aliases, reshapes that split a dimension
+ * 2-D matrix products of whole stores go to summa.c (row and column panels to their owners).
+ * Anything else (other matrix products, views through flat aliases, reshapes that split a dimension
  * of the output) is computed on gathered copies and the results are scattered back: correct,
  * not fast.  Inputs that alias the output are read into buffers before anything is written, so
  * `a[1:] += a[:-1]` reads the old values everywhere. */
@@ -29,6 +30,7 @@
 #include "queue.h"
 #include "stats.h"
 #include "store.h"
+#include "summa.h"
 #include "transport.h"
 
 struct box {
@@ -1008,6 +1010,8 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
         return exec_gathered(op, fp);
     }
     case CPN_OPK_REDUCE: return exec_reduce(op, fp);
+    /* SUMMA reports no floating-point findings (BLAS raises none NumPy reports either) */
+    case CPN_OPK_MATMUL: return cpn_summa_applies(op) ? cpn_summa_execute(op) : exec_gathered(op, fp);
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE: return exec_generate(op, fp);
     default: return exec_gathered(op, fp);

@@ -27,7 +27,7 @@ enum cpn_opkind {
                             * `axes` of in[0], as a C-order index over the reduced dimensions */
     CPN_OPK_SCAN,          /* out[0] = accumulate of op code along axis iparam[0] of in[0]
                             * (same dtype as out[0]) */
-    CPN_OPK_MATMUL,        /* out[0] = in[0] @ in[1], 2-D */
+    CPN_OPK_MATMUL,        /* out[0] = in[0] @ in[1]: n-d, batch dims equal (broadcast views) */
     CPN_OPK_QUANTILE,      /* out[0] (contiguous, (nq, kept dims...)) = quantiles of in[0] over
                             * `axes`; in[1]: the quantiles (float64, contiguous; absent for a
                             * median); iparam[0] = method, iparam[1] = flags (CPN_QF_*),

@@ -26,6 +26,8 @@ bool cpn_runtime_have_cuda(void);  /* built with the CUDA backend */
  * the vector backend's name (vmath.h), a raw vector kernel by NumPy name (cpn_vmath_kernel), the
  * SIMD path of uniform draws on or off (returns the previous setting).  Local. */
 const char *cpn_runtime_vmath(void);
+/* The BLAS products run on ("scipy-openblas ...", "openblas ...", or "none: ..."). */
+const char *cpn_runtime_blas(void);
 int cpn_runtime_vmath_kernel(const char *name, int *nin, void (**f64)(void), void (**f32)(void));
 bool cpn_runtime_random_simd(bool on);
 

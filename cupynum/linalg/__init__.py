@@ -1,6 +1,8 @@
 """cupynum.linalg: numpy.linalg over cupynum arrays.
 
-`matmul` is cupynum's native product; every other function of numpy.linalg falls back to NumPy on
+The products (`matmul`, `matrix_power`, `multi_dot`, `outer`, `tensordot`, `vecdot`:
+cupynum/_products.py) are native;
+every other function of numpy.linalg falls back to NumPy on
 gathered data (cupynum/_fallback.py), warning once per function.  LinAlgError is NumPy's own, so
 `except numpy.linalg.LinAlgError` catches cupynum's errors too."""
 
@@ -8,7 +10,11 @@ import numpy.linalg as _nplinalg
 from numpy.linalg import LinAlgError  # noqa: F401
 
 from .. import _fallback
-from .._functions import matmul  # noqa: F401
+from .._products import linalg_matmul as matmul  # noqa: F401
+from .._products import linalg_outer as outer  # noqa: F401
+from .._products import linalg_tensordot as tensordot  # noqa: F401
+from .._products import linalg_vecdot as vecdot  # noqa: F401
+from .._products import matrix_power, multi_dot  # noqa: F401
 
 
 def __getattr__(name):

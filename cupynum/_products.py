@@ -1,0 +1,356 @@
+"""Products: matmul, dot, vdot, inner, outer, tensordot, kron, and numpy.linalg's matrix_power,
+multi_dot, vecdot, outer, tensordot, matmul.
+
+Every product is planned into the one matmul op (csrc/kernels/matmul.c: BLAS gemm/gemv for
+float32/64 and complex, exact loops for bool and integers), element-wise multiplies and views, with
+NumPy's shapes, dtypes and errors.  Errors are NumPy's own: the call is repeated on empty stand-ins
+of the operands' shapes and dtypes (no data moves), so NumPy raises its message."""
+
+import operator
+
+import numpy as _np
+
+from . import _core
+from ._ndarray import _ravel, _reshape, _transpose, ndarray
+
+
+def _asarray(a):
+    return a if isinstance(a, ndarray) else _core.from_any(a)
+
+
+def _standin(x):
+    """A NumPy array of x's shape and dtype that holds no data (stride 0)."""
+    if isinstance(x, (list, tuple)):
+        return type(x)(_standin(y) for y in x)
+    if not isinstance(x, ndarray):
+        return x
+    return _np.broadcast_to(_np.zeros((), x.dtype), x.shape)
+
+
+def _numpy_raises(f, *args, **kwargs):
+    """Let NumPy raise its error for these operand shapes and dtypes; an internal error if it
+    does not."""
+    f(*[_standin(a) for a in args], **{k: _standin(v) for k, v in kwargs.items()})
+    raise AssertionError(f"{f.__name__}: NumPy accepted what cupynum rejected")
+
+
+def _deliver(r, out):
+    if out is not None:
+        _core.assign(out, r)
+        return out
+    if not isinstance(r, ndarray):
+        return r
+    return _core.to_scalar(r) if r.ndim == 0 else r
+
+
+def _check_out(f, args, r_shape, r_dtype, out, exact_dtype=False):
+    """NumPy's rules for out=: a cupynum array of the result's shape, castable (same_kind; dot:
+    the exact dtype and C order)."""
+    if out is None:
+        return
+    if not isinstance(out, ndarray):
+        raise TypeError(f"{f.__name__}: out must be a cupynum array")
+    ok = tuple(out.shape) == tuple(r_shape)
+    ok = ok and (out.dtype == r_dtype if exact_dtype else _np.can_cast(r_dtype, out.dtype, "same_kind"))
+    if not ok:
+        _numpy_raises(f, *args, out=_np.empty(out.shape, out.dtype))
+
+
+# ---- matmul ----------------------------------------------------------------------------------------
+
+def _matmul(a, b):
+    """a @ b for cupynum arrays (NumPy's gufunc rules: 1-d operands promoted and their dimension
+    removed, batch dimensions broadcast); returns an array (0-d for two vectors)."""
+    if a.ndim == 0 or b.ndim == 0:
+        _numpy_raises(_np.matmul, a, b)
+    A = a if a.ndim >= 2 else _core.reshape(a, (1, a.shape[0]))
+    B = b if b.ndim >= 2 else _core.reshape(b, (b.shape[0], 1))
+    try:
+        if A.shape[-1] != B.shape[-2]:
+            raise ValueError
+        batch = _np.broadcast_shapes(tuple(A.shape[:-2]), tuple(B.shape[:-2]))
+        dt = _np.result_type(a.dtype, b.dtype)
+    except (ValueError, TypeError):
+        _numpy_raises(_np.matmul, a, b)
+    if dt.kind not in "biufc":
+        _numpy_raises(_np.matmul, a, b)
+    if A.dtype != dt:
+        A = _core.cast(A, dt)
+    if B.dtype != dt:
+        B = _core.cast(B, dt)
+    shape_a, shape_b = batch + tuple(A.shape[-2:]), batch + tuple(B.shape[-2:])
+    if tuple(A.shape) != shape_a:
+        A = _core.broadcast_to(A, shape_a)
+    if tuple(B.shape) != shape_b:
+        B = _core.broadcast_to(B, shape_b)
+    C = _core.matmul(A, B, dt)
+    shape = tuple(C.shape)
+    if a.ndim == 1:
+        shape = shape[:-2] + shape[-1:]
+    if b.ndim == 1:
+        shape = shape[:-1]
+    return C if shape == tuple(C.shape) else _core.reshape(C, shape)
+
+
+def _result_shape_matmul(a, b):
+    A = a.shape if a.ndim >= 2 else (1,) + tuple(a.shape)
+    B = b.shape if b.ndim >= 2 else tuple(b.shape) + (1,)
+    shape = _np.broadcast_shapes(tuple(A[:-2]), tuple(B[:-2])) + (A[-2], B[-1])
+    if a.ndim == 1:
+        shape = shape[:-2] + shape[-1:]
+    if b.ndim == 1:
+        shape = shape[:-1]
+    return shape
+
+
+def matmul(a, b, out=None, **kwargs):
+    from ._functions import _ufunc_general
+    a, b = _asarray(a), _asarray(b)
+    if kwargs or (out is not None and not isinstance(out, ndarray)):
+        if out is not None:
+            kwargs["out"] = out
+        return _ufunc_general(_np.matmul, "__call__", (a, b), kwargs)
+    if out is not None:
+        try:
+            shape = _result_shape_matmul(a, b)
+        except (ValueError, IndexError):
+            shape = None
+        if shape is not None:
+            _check_out(_np.matmul, (a, b), shape, _np.result_type(a.dtype, b.dtype), out)
+    return _deliver(_matmul(a, b), out)
+
+
+# ---- dot, vdot, inner, tensordot, outer, kron -------------------------------------------------------
+
+def _tensordot(a, b, axes_a, axes_b):
+    """Contract axes_a of a with axes_b of b: a's free axes, then b's (numpy.tensordot)."""
+    free_a = [d for d in range(a.ndim) if d not in axes_a]
+    free_b = [d for d in range(b.ndim) if d not in axes_b]
+    m = int(_np.prod([a.shape[d] for d in free_a], dtype=_np.int64))
+    n = int(_np.prod([b.shape[d] for d in free_b], dtype=_np.int64))
+    k = int(_np.prod([a.shape[d] for d in axes_a], dtype=_np.int64))
+    at = _transpose(a, tuple(free_a + list(axes_a))) if a.ndim else a
+    bt = _transpose(b, tuple(list(axes_b) + free_b)) if b.ndim else b
+    A = _reshape(at, (m, k))
+    B = _reshape(bt, (k, n))
+    C = _matmul(A, B)
+    return _reshape(C, tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b))
+
+
+def tensordot(a, b, axes=2):
+    a, b = _asarray(a), _asarray(b)
+    try:
+        iter(axes)
+    except TypeError:
+        n = operator.index(axes)
+        axes_a = list(range(a.ndim - n, a.ndim)) if n > 0 else []
+        axes_b = list(range(n)) if n > 0 else []
+        if n < 0 or n > a.ndim or n > b.ndim:
+            _numpy_raises(_np.tensordot, a, b, axes=axes)
+    else:
+        axes_a, axes_b = axes
+        axes_a = [axes_a] if isinstance(axes_a, (int, _np.integer)) else list(axes_a)
+        axes_b = [axes_b] if isinstance(axes_b, (int, _np.integer)) else list(axes_b)
+    ok = len(axes_a) == len(axes_b)
+    try:
+        axes_a = [operator.index(x) + (a.ndim if x < 0 else 0) for x in axes_a]
+        axes_b = [operator.index(x) + (b.ndim if x < 0 else 0) for x in axes_b]
+        ok = ok and all(0 <= x < a.ndim for x in axes_a) and all(0 <= x < b.ndim for x in axes_b)
+        ok = ok and all(a.shape[x] == b.shape[y] for x, y in zip(axes_a, axes_b))
+        ok = ok and len(set(axes_a)) == len(axes_a) and len(set(axes_b)) == len(axes_b)
+    except TypeError:
+        ok = False
+    if not ok:
+        _numpy_raises(_np.tensordot, a, b, axes=axes)
+    return _tensordot(a, b, axes_a, axes_b)
+
+
+def dot(a, b, out=None):
+    a, b = _asarray(a), _asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        r = _core.ufunc("multiply", (a, b))
+    elif b.ndim <= 2 and a.ndim <= 2 or b.ndim == 1:
+        if a.shape[-1] != b.shape[-2 if b.ndim >= 2 else 0]:
+            _numpy_raises(_np.dot, a, b)
+        r = _matmul(a, b)
+    else:
+        if a.shape[-1] != b.shape[-2]:
+            _numpy_raises(_np.dot, a, b)
+        r = _tensordot(a, b, [a.ndim - 1], [b.ndim - 2])
+    if out is not None:
+        _check_out(_np.dot, (a, b), r.shape, r.dtype, out, exact_dtype=True)
+        if not out.flags.c_contiguous:
+            _numpy_raises(_np.dot, a, b, out=_np.empty(out.shape, out.dtype, order="F"))
+    return _deliver(r, out)
+
+
+def vdot(a, b):
+    a, b = _asarray(a), _asarray(b)
+    if a.size != b.size:
+        _numpy_raises(_np.vdot, a, b)
+    A, B = _ravel(a), _ravel(b)
+    if A.dtype.kind == "c":
+        A = _core.ufunc("conjugate", (A,))
+    return _deliver(_matmul(A, B), None)
+
+
+def inner(a, b):
+    a, b = _asarray(a), _asarray(b)
+    if a.ndim == 0 or b.ndim == 0:
+        return _deliver(_core.ufunc("multiply", (a, b)), None)
+    if a.shape[-1] != b.shape[-1]:
+        _numpy_raises(_np.inner, a, b)
+    return _deliver(_tensordot(a, b, [a.ndim - 1], [b.ndim - 1]), None)
+
+
+def outer(a, b, out=None):
+    a, b = _asarray(a), _asarray(b)
+    A = _reshape(_ravel(a), (a.size, 1))
+    B = _reshape(_ravel(b), (1, b.size))
+    if out is not None:
+        from ._ufunc import ufuncs
+        _check_out(_np.outer, (a, b), (a.size, b.size), _np.result_type(a.dtype, b.dtype), out)
+        return ufuncs["multiply"](A, B, out=out)
+    return _core.ufunc("multiply", (A, B))
+
+
+def kron(a, b):
+    a, b = _asarray(a), _asarray(b)
+    nd = max(a.ndim, b.ndim)
+    sa = (1,) * (nd - a.ndim) + tuple(a.shape)
+    sb = (1,) * (nd - b.ndim) + tuple(b.shape)
+    if nd == 0:
+        return _deliver(_core.ufunc("multiply", (a, b)), None)
+    A = _reshape(a, tuple(x for s in sa for x in (s, 1)))
+    B = _reshape(b, tuple(x for s in sb for x in (1, s)))
+    r = _core.ufunc("multiply", (A, B))
+    return _reshape(r, tuple(x * y for x, y in zip(sa, sb)))
+
+
+def matrix_power(a, n):
+    """numpy.linalg.matrix_power: repeated squaring in NumPy's order (so results match bit for
+    bit); a negative power inverts first (numpy.linalg.inv, through cupynum.linalg)."""
+    a = _asarray(a)
+    if a.ndim < 2 or a.shape[-1] != a.shape[-2]:
+        _numpy_raises(_np.linalg.matrix_power, a, n)
+    try:
+        n = operator.index(n)
+    except TypeError as e:
+        raise TypeError("exponent must be an integer") from e
+    if n == 0:
+        from ._creation import eye
+        e = eye(a.shape[-1], dtype=a.dtype)
+        return _core.cast(_core.broadcast_to(e, tuple(a.shape)), a.dtype)
+    if n < 0:
+        from . import linalg
+        a = _asarray(linalg.inv(a))
+        n = -n
+    if n == 1:
+        return a
+    if n == 2:
+        return _matmul(a, a)
+    if n == 3:
+        return _matmul(_matmul(a, a), a)
+    z = result = None
+    while n > 0:
+        z = a if z is None else _matmul(z, z)
+        n, bit = divmod(n, 2)
+        if bit:
+            result = z if result is None else _matmul(result, z)
+    return result
+
+
+def linalg_outer(x1, x2, /):
+    x1, x2 = _asarray(x1), _asarray(x2)
+    if x1.ndim != 1 or x2.ndim != 1:
+        _numpy_raises(_np.linalg.outer, x1, x2)
+    return outer(x1, x2)
+
+
+def linalg_tensordot(x1, x2, /, *, axes=2):
+    return tensordot(x1, x2, axes=axes)
+
+
+def linalg_matmul(x1, x2, /):
+    return matmul(x1, x2)
+
+
+def linalg_vecdot(x1, x2, /, *, axis=-1):
+    """numpy.linalg.vecdot: sum over `axis` of conj(x1) * x2, other dimensions broadcast; one
+    batched matmul of (..., 1, n) by (..., n, 1) (BLAS dot per pair)."""
+    x1, x2 = _asarray(x1), _asarray(x2)
+    try:
+        a1 = operator.index(axis) + (x1.ndim if axis < 0 else 0)
+        a2 = operator.index(axis) + (x2.ndim if axis < 0 else 0)
+        ok = 0 <= a1 < x1.ndim and 0 <= a2 < x2.ndim and x1.shape[a1] == x2.shape[a2]
+        if ok:
+            _np.broadcast_shapes(tuple(s for d, s in enumerate(x1.shape) if d != a1),
+                                 tuple(s for d, s in enumerate(x2.shape) if d != a2))
+    except (TypeError, ValueError):
+        ok = False
+    if not ok or _np.result_type(x1.dtype, x2.dtype).kind not in "biufc":
+        _numpy_raises(_np.linalg.vecdot, x1, x2, axis=axis)
+    X1 = _transpose(x1, tuple(d for d in range(x1.ndim) if d != a1) + (a1,))
+    X2 = _transpose(x2, tuple(d for d in range(x2.ndim) if d != a2) + (a2,))
+    if X1.dtype.kind == "c":
+        X1 = _core.ufunc("conjugate", (X1,))
+    n = x1.shape[a1]
+    r = _matmul(_reshape(X1, tuple(X1.shape[:-1]) + (1, n)), _reshape(X2, tuple(X2.shape[:-1]) + (n, 1)))
+    r = _reshape(r, tuple(r.shape[:-2]))
+    return _deliver(r, None)
+
+
+def _chain_order(shapes):
+    """The parenthesisation of a matrix chain with the fewest multiplications (the classic
+    dynamic programme; ties keep the first split, so the order is numpy.linalg.multi_dot's)."""
+    n = len(shapes)
+    p = [s[0] for s in shapes] + [shapes[-1][1]]
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = float("inf")
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + p[i] * p[k + 1] * p[j + 1]
+                if q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def multi_dot(arrays, *, out=None):
+    """numpy.linalg.multi_dot: the chain multiplied in the cheapest order (NumPy's choice)."""
+    arrays = [_asarray(a) for a in arrays]
+    n = len(arrays)
+    if n < 2:
+        raise ValueError("Expecting at least two arrays.")
+    if n == 2:
+        return dot(arrays[0], arrays[1], out=out)
+    first, last = arrays[0].ndim, arrays[-1].ndim
+    if first == 1:
+        arrays[0] = _core.reshape(arrays[0], (1, arrays[0].shape[0]))
+    if last == 1:
+        arrays[-1] = _core.reshape(arrays[-1], (arrays[-1].shape[0], 1))
+    if any(a.ndim != 2 for a in arrays) or any(x.shape[1] != y.shape[0] for x, y in zip(arrays, arrays[1:])):
+        _numpy_raises(_np.linalg.multi_dot, arrays)
+    if n == 3:
+        (a0, a1b0), (b1c0, c1) = arrays[0].shape, arrays[2].shape
+        if a0 * b1c0 * (a1b0 + c1) < a1b0 * c1 * (a0 + b1c0):
+            r = _matmul(_matmul(arrays[0], arrays[1]), arrays[2])
+        else:
+            r = _matmul(arrays[0], _matmul(arrays[1], arrays[2]))
+    else:
+        split = _chain_order([tuple(a.shape) for a in arrays])
+
+        def chain(i, j):
+            if i == j:
+                return arrays[i]
+            return _matmul(chain(i, split[i][j]), chain(split[i][j] + 1, j))
+        r = chain(0, n - 1)
+    if first == 1 and last == 1:
+        r = _core.reshape(r, ())
+    elif first == 1 or last == 1:
+        r = _reshape(r, (r.size,))
+    if out is not None:
+        _check_out(_np.linalg.multi_dot, (arrays,), r.shape, r.dtype, out, exact_dtype=True)
+    return _deliver(r, out)
