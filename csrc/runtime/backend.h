@@ -8,7 +8,7 @@
  *
  * Every backend executes ops the same way (ggml's backend): it answers `supports(op)`, and
  * `compute` runs an op whose operands the runtime has bound once to {address, shape, byte
- * strides} in the backend's memory (struct cpn_bound_op).  One dispatcher (queue.c's
+ * strides} in the backend's memory (struct cpn_bound_op).  One dispatcher (exec.c's
  * exec_direct) hands each op to the active backend when it is a device backend that supports
  * it, else binds the host buffers and hands it to the CPU backend (backend_cpu.c, the CPU
  * kernels).  So a new op kind is one compute case per backend.  The CPU backend's buffers are

@@ -1,5 +1,5 @@
 /* backend_cpu.c: the CPU backend, a backend like the others (backend.h): it supports every op and
- * computes bound ops with the CPU kernels (kernels.h) on host buffers.  The dispatcher (queue.c)
+ * computes bound ops with the CPU kernels (kernels.h) on host buffers.  The dispatcher (exec.c)
  * hands it every op a device backend does not take; the simulated device (backend_sim.c) runs
  * the same compute on its own memory. */
 #include "backend.h"
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "kernels.h"
-#include "queue.h"
+#include "opsem.h"
 #include "view.h"
 
 static int cpu_device_count(const char **why) { (void)why; return 1; }

@@ -27,7 +27,7 @@
 #include "comm.h"
 #include "kernels.h"
 #include "partition.h"
-#include "queue.h"
+#include "exec.h"
 #include "stats.h"
 #include "store.h"
 #include "summa.h"

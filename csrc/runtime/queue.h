@@ -30,9 +30,6 @@ int cpn_queue_length(void);
  * report, zeroed by the caller; this rank's findings only): host findings are ORed in, or a
  * device backend names its device report word.  Collective. */
 enum cpn_status cpn_op_execute(const struct cpn_op *op, struct cpn_fpreport *fp);
-/* Execute one op on this rank's buffers as if they were whole stores: the single-process path,
- * also used for ops whose stores are all replicated.  *fp as cpn_op_execute's.  Local. */
-enum cpn_status cpn_op_execute_local(const struct cpn_op *op, struct cpn_fpreport *fp);
 
 /* Counted in cpn_stats (stats.h): ops_executed, flushes, temporaries (aliasing temporaries made). */
 

@@ -8,7 +8,7 @@
 #include "backend.h"
 #include "comm.h"
 #include "kernels.h"
-#include "queue.h"
+#include "opsem.h"
 #include "store.h"
 
 static char *host_tile(struct cpn_store *s) { return cpn_store_data(s) ? cpn_store_root(s)->data : NULL; }
