@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 . scripts/install-deps.sh
-$PY -m pip install -q "numpy>=2,<3" meson meson-python ninja
+$PY -m pip install -q "numpy>=2,<3" scipy-openblas32 meson meson-python ninja
 $PY -m pip install -q --no-build-isolation .
 cd examples
 $PY demo.py

@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 . scripts/install-deps.sh
-$PY -m pip install -q "numpy>=2,<3" meson meson-python ninja pytest mpi4py
+$PY -m pip install -q "numpy>=2,<3" scipy-openblas32 meson meson-python ninja pytest mpi4py
 $PY -m pip install -q --no-build-isolation -e .
+# Products must run on BLAS (scipy-openblas32 above, found by meson): say which, fail without one.
+$PY -c "import cupynum, sys; b = cupynum.runtime_info()['blas']; print('BLAS:', b); sys.exit(b == 'none')"
 rm -rf build/ctest
 meson setup build/ctest -Dcuda=disabled >/dev/null
 meson test -C build/ctest --print-errorlogs
