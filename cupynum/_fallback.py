@@ -35,6 +35,7 @@ once arrays are partitioned) on every rank in the same order.  Writing a file by
 barrier, so ranks never race on one file."""
 
 import inspect
+import functools
 import os
 import sys
 import warnings
@@ -174,7 +175,7 @@ class _Gather:
         c = self.copies.get(id(a))
         if c is not None:
             return c[1]
-        n = _core.to_numpy(a)
+        n = _to_numpy(a)
         snap = None
         if self.writable:
             snap = n.tobytes()
@@ -227,6 +228,10 @@ def wrap(r):
     t = type(r)
     if t is _np.ndarray or isinstance(r, _np.memmap):
         if r.dtype.kind in "biufc" and r.dtype.char not in "gG":
+            if r.ndim > 1 and r.flags.f_contiguous and not r.flags.c_contiguous:
+                # NumPy's result is in Fortran order: the same layout (a transposed view of a
+                # C-ordered store), so flags and order='K'/'A' copies say what NumPy's would
+                return _core.transpose(_core.from_any(r.T), tuple(range(r.ndim))[::-1])
             return _core.from_any(r)
         return r
     if t is list:
@@ -248,7 +253,7 @@ def _tree(obj, copies):
     if t is ndarray or isinstance(obj, ndarray):
         n = copies.get(id(obj))
         if n is None:
-            n = copies[id(obj)] = _core.to_numpy(obj)
+            n = copies[id(obj)] = _to_numpy(obj)
         return n
     if t is list:
         return [_tree(o, copies) for o in obj]
@@ -264,10 +269,51 @@ def _tree(obj, copies):
     return obj
 
 
+def _f_ordered(shape, strides):
+    """Do byte strides walk `shape` in Fortran order and not in C order (size-1 dimensions
+    ignored, as NumPy's flags)?"""
+    dims = [(n, s) for n, s in zip(shape, strides) if n != 1]
+    if len(dims) < 2:
+        return False
+    return all(abs(s) > 0 for _, s in dims) and all(
+        dims[i + 1][1] == dims[i][1] * dims[i][0] for i in range(len(dims) - 1))
+
+
+def _to_numpy(a):
+    """The NumPy copy of cupynum array `a`, in Fortran order where `a` is laid out so (a
+    transposed view), as NumPy's own functions see their operand's order (order-preserving
+    results: delete, copy(order='K'), ufuncs)."""
+    if a.ndim > 1 and 0 not in a.shape and _f_ordered(a.shape, _core.layout(a)):
+        return _core.to_numpy(_core.transpose(a, tuple(range(a.ndim))[::-1])).T
+    return _core.to_numpy(a)
+
+
 def gather(obj):
     """`obj` with every cupynum array in it (also inside lists, tuples, dicts) replaced by a NumPy
     copy.  Collective (see the file header)."""
     return _tree(obj, {})
+
+
+def _foreign(x):
+    """Is x a NumPy array cupynum cannot hold as it is: a subclass (masked arrays, matrices keep
+    their type in NumPy's functions) or a dtype cupynum lacks (long double, objects, strings)?"""
+    return isinstance(x, _np.ndarray) and (type(x) is not _np.ndarray or x.dtype.kind not in "biufc"
+                                          or x.dtype.char in "gG")
+
+
+def numpy_for_foreign(npfunc):
+    """Decorator of a native function: called with a foreign NumPy array (`_foreign`, also one
+    level inside a list or tuple argument), NumPy's `npfunc` computes instead, as the fallback
+    would, so subclasses and dtypes cupynum lacks give NumPy's results.  Local."""
+    def deco(f):
+        @functools.wraps(f)
+        def wrapper(*args, **kwargs):
+            for x in (*args, *kwargs.values()):
+                if _foreign(x) or (isinstance(x, (list, tuple)) and any(_foreign(y) for y in x)):
+                    return compute(npfunc, args, kwargs)
+            return f(*args, **kwargs)
+        return wrapper
+    return deco
 
 
 def compute(func, args, kwargs=None, write=()):

@@ -10,7 +10,7 @@ import operator
 
 import numpy as _np
 
-from . import _core
+from . import _core, _fallback
 from ._ndarray import _ravel, _reshape, _transpose, ndarray
 
 
@@ -354,3 +354,15 @@ def multi_dot(arrays, *, out=None):
     if out is not None:
         _check_out(_np.linalg.multi_dot, (arrays,), r.shape, r.dtype, out, exact_dtype=True)
     return _deliver(r, out)
+
+
+# A NumPy subclass or a dtype cupynum lacks (long double, object) as an operand: NumPy's own
+# function computes, as the fallback did before these were native.
+for _name, _npf in (("matmul", _np.matmul), ("tensordot", _np.tensordot), ("dot", _np.dot),
+                    ("vdot", _np.vdot), ("inner", _np.inner), ("outer", _np.outer),
+                    ("kron", _np.kron), ("matrix_power", _np.linalg.matrix_power),
+                    ("linalg_outer", _np.linalg.outer), ("linalg_tensordot", _np.linalg.tensordot),
+                    ("linalg_matmul", _np.linalg.matmul), ("linalg_vecdot", _np.linalg.vecdot),
+                    ("multi_dot", _np.linalg.multi_dot)):
+    globals()[_name] = _fallback.numpy_for_foreign(_npf)(globals()[_name])
+del _name, _npf

@@ -14,7 +14,7 @@ import numpy as _np
 from numpy.exceptions import AxisError
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from . import _core
+from . import _core, _fallback
 from ._core import ndarray
 
 
@@ -409,6 +409,9 @@ def install(cls, namespace, implemented):
     view methods and flags (replacing the fallbacks installed before)."""
     g = globals()
     for n in NAMES:
+        # a NumPy subclass (masked array, matrix) or a dtype cupynum lacks: NumPy's own function,
+        # which keeps the subclass, as the fallback did
+        g[n] = _fallback.numpy_for_foreign(getattr(_np, n))(g[n])
         namespace[n] = g[n]
         implemented[getattr(_np, n)] = g[n]
     from . import linalg

@@ -733,3 +733,39 @@ def test_coverage_table_counts_every_name():
     assert statuses["numpy.ndarray.sum"] == "native" and statuses["numpy.ndarray.sort"] == "fallback"
     assert statuses["numpy.linalg.matmul"] == "native"
     assert "| **Total** |" in coverage.render()
+
+
+# Native functions handed what cupynum cannot hold (a NumPy subclass, a dtype cupynum lacks)
+# compute as NumPy does, as they did while they were fallbacks (NumPy's own tests rely on it).
+@pytest.mark.parametrize("name, args", [
+    ("moveaxis", (0, 1)), ("expand_dims", (0,)), ("swapaxes", (0, 1)), ("flip", ()),
+])
+def test_view_functions_keep_numpy_subclasses(name, args):
+    m = numpy.ma.masked_array(numpy.arange(6.0).reshape(2, 3), mask=[[0, 1, 0], [0, 0, 1]])
+    got = getattr(cupynum, name)(m, *args)
+    want = getattr(numpy, name)(m, *args)
+    assert type(got) is type(want)
+    numpy.testing.assert_array_equal(numpy.ma.getmaskarray(got), numpy.ma.getmaskarray(want))
+    numpy.testing.assert_array_equal(got.data, want.data)
+
+
+@pytest.mark.parametrize("dtype", [numpy.longdouble, numpy.clongdouble])
+@pytest.mark.parametrize("n", [0, 1, 2, 5])
+def test_products_of_dtypes_cupynum_lacks(dtype, n):
+    a = (numpy.arange(9).reshape(3, 3) % 4).astype(dtype)
+    got = cupynum.linalg.matrix_power(a, n)
+    want = numpy.linalg.matrix_power(a, n)
+    assert got.dtype == want.dtype
+    numpy.testing.assert_array_equal(got, want)
+    numpy.testing.assert_array_equal(cupynum.dot(a, a), numpy.dot(a, a))
+
+
+def test_fallback_keeps_fortran_order():
+    k = cupynum.arange(10).reshape(2, 5, order="F")
+    kn = numpy.arange(10).reshape(2, 5, order="F")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cupynum.FallbackWarning)
+        m = cupynum.delete(k, slice(60, None), axis=1)
+    mn = numpy.delete(kn, slice(60, None), axis=1)
+    assert (m.flags.c_contiguous, m.flags.f_contiguous) == (mn.flags.c_contiguous, mn.flags.f_contiguous)
+    numpy.testing.assert_array_equal(numpy.asarray(m), mn)
