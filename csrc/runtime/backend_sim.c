@@ -133,22 +133,11 @@ static enum cpn_status sim_compute(const struct cpn_bound_op *b, struct cpn_fpre
 
 /* ---- the device transport (transport.h): MPI on the simulated device buffers ------------------ */
 
+/* Simulated device memory is host memory: the host transport's box copy. */
 static enum cpn_status sim_copy_region(int n, const int64_t *ext, size_t item, void *dst,
                                        const int64_t *dst_st, const void *src, const int64_t *src_st)
 {
-    int64_t count = 1;
-    for (int d = 0; d < n; d++) count *= ext[d] > 0 ? ext[d] : 0;
-    for (int64_t i = 0; i < count; i++) {   /* element by element: the loops a kernel would run */
-        int64_t q = i, doff = 0, soff = 0;
-        for (int d = n - 1; d >= 0; d--) {
-            int64_t k = q % ext[d];
-            q /= ext[d];
-            doff += k * dst_st[d];
-            soff += k * src_st[d];
-        }
-        memcpy((char *)dst + doff * (int64_t)item, (const char *)src + soff * (int64_t)item, item);
-    }
-    return CPN_OK;
+    return cpn_transport_host()->copy_region(n, ext, item, dst, dst_st, src, src_st);
 }
 
 static bool sim_region_supported(const struct cpn_op *op)
@@ -176,14 +165,14 @@ static enum cpn_status sim_compute_region(const struct cpn_op *op, char *const *
 }
 
 /* The rank partial of a distributed reduction (dist.c), on the simulated device buffer: what
- * devreduce.h covers, with the CPU kernel, as the CUDA backend's CUB path. */
+ * devreduce.h covers, through the host transport (simulated device memory is host memory), as
+ * the CUDA backend's CUB path. */
 static enum cpn_status sim_reduce_region(const struct cpn_op *op, const char *in, int ndim, const int64_t *ext,
                                          const int64_t *in_st, char *part, const int64_t *part_st,
                                          struct cpn_fpreport *fp)
 {
     if (op->kind != CPN_OPK_REDUCE || !cpn_devred_plan(op, NULL)) return CPN_ERR_UNSUPPORTED;
-    return cpn_kernel_reduce(op->code, op->in[0]->dtype, op->out[0]->dtype, in, ndim, ext, in_st, op->axes, part,
-                             part_st, NULL, fp);
+    return cpn_transport_host()->reduce_region(op, in, ndim, ext, in_st, part, part_st, fp);
 }
 
 static const struct cpn_transport_i sim_transport = {
