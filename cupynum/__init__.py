@@ -108,8 +108,63 @@ def _install_mpi_excepthook():
     sys.exit = exit
 
 
+class _RankPrefixed:
+    """A text stream that starts every line written through it with `[rank r] `: stderr of a
+    job of several ranks.  Whole lines are written at once (a partial line waits for its end or
+    a flush), so that the lines of different ranks interleave but are not cut."""
+
+    def __init__(self, stream, rank):
+        self._stream = stream
+        self._prefix = f"[rank {rank}] "
+        self._pending = ""
+
+    def write(self, text):
+        if not text:
+            return 0
+        lines = (self._pending + text).split("\n")
+        self._pending = lines.pop()
+        if lines:
+            self._stream.write("".join(f"{self._prefix}{line}\n" if line else "\n"
+                                       for line in lines))
+            self._stream.flush()
+        return len(text)
+
+    def writelines(self, lines):
+        for line in lines:
+            self.write(line)
+
+    def flush(self):
+        if self._pending:
+            self._stream.write(self._prefix + self._pending)
+            self._pending = ""
+        self._stream.flush()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+def _route_rank_output():
+    """Under mpirun a NumPy script prints once: sys.stdout of ranks other than 0 is discarded
+    (CUPYNUM_OUTPUT=all keeps every rank's); sys.stderr of every rank is kept, each line
+    prefixed with its rank.  Python-level streams only: what C code or a child process writes
+    to the file descriptors is left alone."""
+    import sys
+    mode = _os.environ.get("CUPYNUM_OUTPUT", "rank0")
+    if mode not in ("rank0", "all"):
+        print(f"cupynum: CUPYNUM_OUTPUT={mode!r} is not 'rank0' or 'all': using 'rank0'",
+              file=sys.stderr)
+        mode = "rank0"
+    rank = runtime_info()["rank"]
+    if sys.stderr is not None:
+        sys.stderr = _RankPrefixed(sys.stderr, rank)
+    if mode == "rank0" and rank != 0 and sys.stdout is not None:
+        sys.stdout.flush()
+        sys.stdout = open(_os.devnull, "w")
+
+
 if runtime_info()["ranks"] > 1:
     _install_mpi_excepthook()
+    _route_rank_output()
 
 __version__ = "0.1.0"
 

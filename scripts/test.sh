@@ -6,17 +6,24 @@ cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3}
 . scripts/install-deps.sh
 $PY -m pip install -q "numpy>=2,<3" scipy-openblas32 meson meson-python ninja pytest mpi4py
-$PY -m pip install -q --no-build-isolation -e .
+# One build, reused: cupynum is installed into $PY's environment as an editable install (pip
+# install -e: the import runs the build in build/editable, which rebuilds what changed), and the C
+# unit tests run in that same build directory.
+echo "== installing cupynum into $($PY -c 'import sys; print(sys.prefix)') as an editable install (build/editable)"
+$PY -m pip install -q --no-build-isolation -Cbuild-dir=build/editable -e .
 # Products must run on BLAS (scipy-openblas32 above, found by meson): say which, fail without one.
 $PY -c "import cupynum, sys; b = cupynum.runtime_info()['blas']; print('BLAS:', b); sys.exit(b == 'none')"
-rm -rf build/ctest
-meson setup build/ctest -Dcuda=disabled >/dev/null
-meson test -C build/ctest --print-errorlogs
-# The CUDA-enabled configuration where the toolkit is present (no GPU needed): the backend
-# builds, the registry lists it, and every op's generated device code compiles (NVRTC, nvcc -ptx).
-if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
-    [ -f build/ctest-cuda/build.ninja ] || meson setup build/ctest-cuda -Dcuda=enabled >/dev/null
-    meson test -C build/ctest-cuda --print-errorlogs
+# The C unit tests of that build; where the CUDA toolkit is present it is the CUDA-enabled
+# configuration (no GPU needed: the backend builds, the registry lists it, and every op's
+# generated device code compiles through NVRTC and nvcc -ptx).
+echo "== C unit tests (build/editable)"
+meson test -C build/editable --print-errorlogs
+# A build with CUDA is a different build from the CPU-only one users without the toolkit get:
+# then build that configuration too (once) and run its C tests.
+if $PY -c "import cupynum, sys; sys.exit(not cupynum.runtime_info()['cuda_built'])"; then
+    echo "== C unit tests of the CPU-only configuration (build/ctest-cpu, -Dcuda=disabled)"
+    [ -f build/ctest-cpu/build.ninja ] || meson setup build/ctest-cpu -Dcuda=disabled >/dev/null
+    meson test -C build/ctest-cpu --print-errorlogs
 else
     echo "CUDA toolkit not found: the -Dcuda=enabled configuration was not tested" >&2
 fi
@@ -29,12 +36,13 @@ CUPYNUM_DEVICE=sim $PY -m pytest -q -p no:cacheprovider -m device tests
 # The same suite distributed: 1, 2, 3 and 4 ranks, every array partitioned (CUPYNUM_MIN_TILE=1),
 # every rank comparing its results with NumPy.
 if command -v mpirun >/dev/null; then
-    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CUPYNUM_MIN_TILE=1
+    # CUPYNUM_OUTPUT=all: every rank's pytest report reaches the log (by default only rank 0 prints).
+    export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 CUPYNUM_MIN_TILE=1 CUPYNUM_OUTPUT=all
     mkdir -p build
     for n in 1 2 3 4; do
         log="build/tests-mpi-$n.log"
         echo "== tests on $n MPI rank(s) (log: $log)"
-        if ! mpirun -np "$n" --oversubscribe --mca mpi_yield_when_idle 1 -x CUPYNUM_MIN_TILE \
+        if ! mpirun -np "$n" --oversubscribe --mca mpi_yield_when_idle 1 -x CUPYNUM_MIN_TILE -x CUPYNUM_OUTPUT \
                 "$(command -v "$PY")" -m pytest -q -p no:cacheprovider --color=no tests >"$log" 2>&1; then
             grep -E "FAILED|Error|passed|failed" "$log" | sort | uniq | tail -40
             exit 1
@@ -46,7 +54,7 @@ if command -v mpirun >/dev/null; then
     # test files marked `mpi_device`.
     log="build/tests-mpi-sim.log"
     echo "== device paths on 3 MPI ranks, simulated device (log: $log)"
-    if ! CUPYNUM_DEVICE=sim mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 -x CUPYNUM_MIN_TILE \
+    if ! CUPYNUM_DEVICE=sim mpirun -np 3 --oversubscribe --mca mpi_yield_when_idle 1 -x CUPYNUM_MIN_TILE -x CUPYNUM_OUTPUT \
             -x CUPYNUM_DEVICE "$(command -v "$PY")" -m pytest -q -p no:cacheprovider --color=no \
             -m mpi_device tests >"$log" 2>&1; then
         grep -E "FAILED|Error|passed|failed" "$log" | sort | uniq | tail -40

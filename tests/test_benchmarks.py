@@ -51,7 +51,7 @@ def test_quick_suite_results_agree_with_numpy(tmp_path):
 
 
 @rank0_only
-@pytest.mark.skipif(INFO["mpi"], reason="--ranks launches mpirun; not from inside an MPI job")
+@pytest.mark.skipif(INFO["mpi_running"], reason="--ranks launches mpirun; not from inside an MPI job")
 @pytest.mark.skipif(shutil.which("mpirun") is None, reason="mpirun not installed")
 def test_quick_suite_on_two_ranks(tmp_path):
     data, text = run_suite(tmp_path, "--ranks", "2", "--no-memory", "--no-peers", "stencil")

@@ -39,13 +39,13 @@ def run_python(code, device=None):
 # ---- device selection ---------------------------------------------------------------------------
 
 def test_runtime_info_fields():
-    assert isinstance(INFO["cuda"], bool)
+    assert isinstance(INFO["cuda_built"], bool)
     assert INFO["backend"] in ("cpu", "cuda", "sim")
     assert isinstance(INFO["device"], str) and INFO["device"]
     if INFO["backend"] == "cpu":
         assert INFO["device"] == "cpu"
     if INFO["backend"] == "cuda":
-        assert INFO["cuda"]
+        assert INFO["cuda_built"]
 
 
 @single
@@ -73,7 +73,7 @@ def test_forced_gpu_without_one_is_a_clear_error():
     if r.returncode == 0:
         pytest.skip("a GPU is present: CUPYNUM_DEVICE=gpu works")
     assert "RuntimeError" in r.stderr and "CUPYNUM_DEVICE=gpu" in r.stderr
-    if INFO["cuda"]:
+    if INFO["cuda_built"]:
         assert "no GPU is usable" in r.stderr      # the driver's reason follows
     else:
         assert "built without CUDA" in r.stderr

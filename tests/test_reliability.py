@@ -266,6 +266,36 @@ def test_ranks_ending_at_different_times_end_normally(ranks):
     assert "<rank 0 late>" in out.stdout
 
 
+@needs_launcher
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_stdout_from_rank_0_only_and_stderr_prefixed_by_rank(ranks):
+    """A NumPy script prints once under mpirun: stdout of ranks other than 0 is discarded,
+    stderr is every rank's, each line starting with its rank."""
+    code = ("import sys, cupynum as np\n"
+            "r = np.runtime_info()['rank']\n"
+            "a = np.arange(5000.0)\n"
+            "print('sum', float(a.sum()), flush=True)\n"
+            "print(f'note from {r}\\nsecond line', file=sys.stderr, flush=True)\n")
+    out = _job(code, ranks)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.splitlines() == [f"sum {float(numpy.arange(5000.0).sum())}"]
+    err = out.stderr.splitlines()
+    for r in range(ranks):
+        assert f"[rank {r}] note from {r}" in err, err
+        assert err.count(f"[rank {r}] second line") == 1, err
+
+
+@needs_launcher
+def test_cupynum_output_all_keeps_every_rank_stdout():
+    code = ("import cupynum as np\n"
+            "import sys\n"
+            "sys.stdout.write(f\"rank {np.runtime_info()['rank']}\\n\"); sys.stdout.flush()\n")
+    env_code = "import os; os.environ['CUPYNUM_OUTPUT'] = 'all'\n" + code
+    out = _job(env_code, 3)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert sorted(out.stdout.splitlines()) == ["rank 0", "rank 1", "rank 2"]
+
+
 # ---- a failed operation leaves nothing behind ----------------------------------------------
 
 _FAILING = {

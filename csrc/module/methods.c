@@ -153,9 +153,9 @@ static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
     return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:s,s:i,s:s,s:s}",
                          "rank", cpn_runtime_rank(), "ranks", cpn_runtime_ranks(),
                          "threads", cpn_runtime_threads(),
-                         "mpi", cpn_runtime_mpi_active() ? Py_True : Py_False,
+                         "mpi_running", cpn_runtime_mpi_active() ? Py_True : Py_False,
                          "mpi_built", cpn_runtime_have_mpi() ? Py_True : Py_False,
-                         "cuda", cpn_runtime_have_cuda() ? Py_True : Py_False,
+                         "cuda_built", cpn_runtime_have_cuda() ? Py_True : Py_False,
                          "backend", cpn_backend_active()->name,
                          "device", cpn_backend_device_name(), "max_dims", CPN_MAXDIM,
                          "vmath", cpn_runtime_vmath(), "blas", cpn_runtime_blas());
