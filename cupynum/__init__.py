@@ -34,7 +34,8 @@ from . import _ndarray
 from ._ndarray import flatiter
 from ._errstate import errstate, geterr, geterrcall, seterr, seterrcall
 from . import _functions
-from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, copy, empty,
+from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, asfortranarray,
+                        copy, empty,
                         empty_like, eye, full, full_like, identity, linspace, ones, ones_like,
                         zeros, zeros_like)
 from ._functions import (broadcast_to, dot, matmul, may_share_memory, ndim, ravel, reshape,

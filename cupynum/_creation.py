@@ -38,6 +38,13 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     if dtype is None:
         dtype = _np.array(fill_value).dtype if not isinstance(fill_value, ndarray) else fill_value.dtype
     a = empty(shape, dtype, order)
+    if not isinstance(fill_value, ndarray):
+        # NumPy's copyto(..., casting="unsafe") of the value, done by NumPy on the value alone:
+        # a NumPy integer wraps, a complex loses its imaginary part (ComplexWarning), an
+        # out-of-range Python int raises OverflowError, as np.full does.
+        v = _np.empty(_np.shape(fill_value), a.dtype)
+        _np.copyto(v, fill_value, casting="unsafe")
+        fill_value = v
     _core.assign(a, fill_value)
     return a
 
@@ -72,15 +79,36 @@ def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, d
     return full(s, fill_value, d)
 
 
+def _needs_order_copy(a, order):
+    """Whether `order` asks for a layout that view `a` lacks (NumPy copies then)."""
+    if order == "C":
+        return not a.flags.c_contiguous
+    if order == "F":
+        return not a.flags.f_contiguous
+    return False
+
+
+def _copy_in_order(a, dtype, order):
+    """A new array of `a`'s values in `dtype`, laid out as NumPy's copy in `order` would be:
+    F (or A/K of an F-ordered view that is not C-ordered) builds the transposed C copy."""
+    fortran = order == "F" or (order in ("A", "K") and a.ndim > 1 and a.flags.f_contiguous
+                               and not a.flags.c_contiguous)
+    if fortran:
+        rev = tuple(range(a.ndim))[::-1]
+        return _core.transpose(_core.cast(_core.transpose(a, rev), dtype), rev)
+    return _core.cast(a, dtype)
+
+
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
     if isinstance(object, ndarray):
         a = object
-        if dtype is not None and _np.dtype(dtype) != a.dtype:
+        if order not in ("C", "F", "A", "K", None):
+            raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got {order!r})")
+        want = a.dtype if dtype is None else _np.dtype(dtype)
+        if want != a.dtype or copy or _needs_order_copy(a, order):
             if copy is False:
                 raise ValueError("Unable to avoid copy while creating an array as requested.")
-            a = _core.cast(a, _np.dtype(dtype))
-        elif copy:
-            a = _core.cast(a, a.dtype)
+            a = _copy_in_order(a, want, order)
     else:
         if copy is False:
             raise ValueError("Unable to avoid copy while creating a cupynum array as requested.")
@@ -99,11 +127,15 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 
 
 def ascontiguousarray(a, dtype=None, *, like=None):
-    return array(a, dtype, copy=None, ndmin=1)
+    return array(a, dtype, copy=None, order="C", ndmin=1)
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    return array(a, dtype, copy=None, order="F", ndmin=1)
 
 
 def copy(a, order="K", subok=False):
-    return array(a, copy=True)
+    return array(a, copy=True, order=order)
 
 
 def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):

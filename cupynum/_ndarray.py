@@ -284,9 +284,11 @@ def _transpose(self, *axes):
     if not axes:
         return _core.transpose(self, tuple(range(self.ndim))[::-1])
     from numpy.lib.array_utils import normalize_axis_index
-    axes = tuple(normalize_axis_index(int(ax), self.ndim) for ax in axes)
-    if len(axes) != self.ndim or len(set(axes)) != len(axes):
+    if len(axes) != self.ndim:                  # NumPy's checks, in NumPy's order
         raise ValueError("axes don't match array")
+    axes = tuple(normalize_axis_index(operator.index(ax), self.ndim) for ax in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError("repeated axis in transpose")
     return _core.transpose(self, axes)
 
 

@@ -494,3 +494,82 @@ def test_errstate_raise_comes_from_the_call():
         with xp.errstate(divide="raise"):
             with pytest.raises(FloatingPointError, match="divide by zero encountered in divide"):
                 xp.arange(3.0) / 0
+
+
+# ---- found by the differential fuzzer (tests/fuzz.py) ---------------------------------------
+
+@pytest.mark.parametrize("make", [
+    lambda xp, a: xp.ascontiguousarray(a[::-1]),
+    lambda xp, a: xp.ascontiguousarray(a.T),
+    lambda xp, a: xp.asfortranarray(a),
+    lambda xp, a: xp.asarray(a[:, ::2], order="C"),
+    lambda xp, a: xp.array(a.T, order="C"),
+    lambda xp, a: xp.copy(a.T),
+], ids=["asc-reversed", "asc-transposed", "asfortran", "asarray-C", "array-C", "copy-K"])
+def test_layout_conversions_copy_when_the_layout_differs(make):
+    """ascontiguousarray of a view that is not C-contiguous is a copy: a later write to the
+    base does not show through it (it returned the view itself), and the flags are NumPy's."""
+    out = {}
+    for xp in (numpy, cupynum):
+        a = xp.arange(12.0).reshape(3, 4)
+        b = make(xp, a)
+        a[...] = -1
+        out[xp.__name__] = b
+        assert xp.shares_memory(a, b) is False
+    n, c = out["numpy"], out["cupynum"]
+    check(c, n)
+    assert (c.flags.c_contiguous, c.flags.f_contiguous) == (n.flags.c_contiguous, n.flags.f_contiguous)
+
+
+def test_layout_conversions_return_the_array_when_it_has_the_layout():
+    a = cupynum.arange(6.0).reshape(2, 3)
+    assert cupynum.ascontiguousarray(a) is a
+    assert cupynum.asfortranarray(a.T).base is a.T.base or cupynum.shares_memory(
+        cupynum.asfortranarray(a.T), a)
+    with pytest.raises(ValueError, match="Unable to avoid copy"):
+        cupynum.asarray(a.T, order="C", copy=False)
+
+
+@pytest.mark.parametrize("fill", [1j, numpy.uint8(200), 2.5, numpy.float64(-1.5), 300, -1, 2**70,
+                                  [1, 2], numpy.nan])
+@pytest.mark.parametrize("dtype", [numpy.int8, numpy.uint8, numpy.float32])
+def test_full_casts_its_value_as_numpy(fill, dtype):
+    """np.full copies the value with casting='unsafe': a NumPy integer wraps, a complex loses its
+    imaginary part (ComplexWarning), an out-of-range Python int raises OverflowError."""
+    results = []
+    for xp in (numpy, cupynum):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            try:
+                results.append((xp.full((2, 2) if numpy.ndim(fill) == 0 else (3, 2), fill,
+                                        dtype=dtype), None, [x.category for x in w]))
+            except Exception as e:
+                results.append((None, (type(e), str(e)), None))
+    (n, ne, nw), (c, ce, cw) = results
+    assert ce == ne
+    if n is not None:
+        check(c, n)
+        assert cw == nw
+
+
+@pytest.mark.parametrize("shape,axes", [((), (0, 0)), ((2, 3), (0, 0)), ((2, 3), (0,)),
+                                        ((2, 3), (0, 2)), ((2, 3), (1, -2))])
+def test_transpose_checks_in_numpys_order(shape, axes):
+    outcome = []
+    for xp in (numpy, cupynum):
+        try:
+            outcome.append(xp.zeros(shape).transpose(axes).shape)
+        except Exception as e:
+            outcome.append((type(e).__name__, str(e)))
+    assert outcome[0] == outcome[1]
+
+
+@pytest.mark.parametrize("dst,src", [((2, 3), (3, 5, 7)), ((4,), (2,)), ((1, 1), (2,)), ((), (3,))])
+def test_assignment_broadcast_error_prints_shapes_as_numpy(dst, src):
+    msgs = []
+    for xp in (numpy, cupynum):
+        a = xp.zeros(dst)
+        with pytest.raises(ValueError) as e:
+            a[...] = xp.ones(src)
+        msgs.append(str(e.value))
+    assert msgs[0] == msgs[1]

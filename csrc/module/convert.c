@@ -224,14 +224,17 @@ static int is_scalar_value(PyObject *o)
            PyArray_IsScalar(o, Number) || PyArray_IsScalar(o, Bool);
 }
 
+/* A shape as NumPy's C errors print it: "(3,5,7)", "(2,)", "()" (no spaces, unlike a tuple). */
 static PyObject *shape_str(const struct cpn_view *v)
 {
-    PyObject *t = PyTuple_New(v->ndim);
-    if (!t) return NULL;
-    for (int i = 0; i < v->ndim; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(v->shape[i]));
-    PyObject *s = PyObject_Str(t);
-    Py_DECREF(t);
-    return s;
+    char buf[CPN_MAXDIM * 22 + 4];
+    int n = 0;
+    buf[n++] = '(';
+    for (int i = 0; i < v->ndim; i++)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, i ? ",%lld" : "%lld", (long long)v->shape[i]);
+    if (v->ndim == 1) buf[n++] = ',';
+    buf[n++] = ')';
+    return PyUnicode_FromStringAndSize(buf, n);
 }
 
 int cpn_assign(struct cpn_view *dst, PyObject *value)
