@@ -480,3 +480,45 @@ def test_integer_division_methods_native_and_reporting(name, method, data, mode,
             except FloatingPointError as e:
                 outcomes.append(("raised", str(e)))
     assert outcomes[1] == outcomes[0]
+
+
+# ---- warnings at the user's line ----------------------------------------------------------------
+
+def _warning_sites(xp, program):
+    """(filename, line, message) of each warning `program(xp)` issues, the deferred ones
+    flushed by reads several lines later."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        program(xp)
+    return [(x.filename, x.lineno, str(x.message)) for x in w if x.category is RuntimeWarning]
+
+
+def _deferred_program(xp):
+    a = xp.arange(4.0)
+    b = a / 0                                    # the op's own line: NumPy warns here
+    c = xp.log(a - 5)                            # and here
+    d = b + c
+    float(d.sum())                               # cupynum flushes here
+    for _ in range(3):                           # a repeated fused program whose input is a
+        e = xp.log(a - 7)                        # virtual (regenerated) store: each iteration
+        e.tolist()                               # reports, as NumPy's
+
+
+def test_deferred_warnings_are_issued_at_the_submitting_line():
+    assert _warning_sites(cupynum, _deferred_program) == _warning_sites(numpy, _deferred_program)
+
+
+def test_deferred_warnings_honour_once_per_location_filters():
+    """The default filter shows a warning once per (module, line): the registry used is the
+    submitting module's, as for NumPy's own warnings."""
+    def loop(xp):
+        a = xp.arange(3.0)
+        for _ in range(4):
+            (a / 0).tolist()
+    counts = []
+    for xp in (numpy, cupynum):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("default")
+            loop(xp)
+        counts.append(len(w))
+    assert counts[0] == counts[1]

@@ -43,6 +43,11 @@ int cpn_errstate_mode(uint16_t *mode);
 /* Emit NumPy's warnings / callbacks for the reports of the flushes so far, and forget them;
  * 0, or -1 with the exception a warning filter or callback raised. */
 int cpn_errstate_report(void);
+/* The submitting user line of an op about to be queued (struct cpn_op.site), and the release of
+ * every site recorded once no queued op or pending report refers to them. */
+uint32_t cpn_errstate_site(void);
+void cpn_errstate_release_sites(void);
+PyObject *cpn_mod_set_package_dir(PyObject *m, PyObject *dir);
 
 /* convert.c */
 /* The numpy.dtype of a runtime dtype (borrowed).  */

@@ -37,6 +37,7 @@ static int after_flush(enum cpn_status st)
         cpn_error_clear();
         return -1;
     }
+    if (cpn_queue_length() == 0) cpn_errstate_release_sites();
     if (st != CPN_OK) {
         cpn_raise(st);
         return -1;
@@ -57,7 +58,10 @@ int cpn_submit(const struct cpn_op *op)
      * error mode of the moment they are submitted. */
     bool checked = rec.kind == CPN_OPK_ELEMENTWISE || rec.kind == CPN_OPK_CAST ||
                    rec.kind == CPN_OPK_REDUCE || rec.kind == CPN_OPK_SCAN;
-    if (checked && cpn_errstate_mode(&rec.fpmode) < 0) return -1;
+    if (checked) {
+        if (cpn_errstate_mode(&rec.fpmode) < 0) return -1;
+        if (rec.fpmode) rec.site = cpn_errstate_site();
+    }
     if (after_flush(cpn_queue_submit(&rec)) < 0) return -1;
     /* Under a 'raise' mode the op runs now, so FloatingPointError comes from the very call, as in
      * NumPy (try/except around it works).  The mode is the same on every rank: a deterministic

@@ -80,6 +80,120 @@ static PyObject *errcall(void)
     return f;
 }
 
+/* ---- submission sites: the user's line of each queued op, for its warnings ------------------
+ *
+ * A warning found at a flush is issued at the line that submitted the op (warnings.warn_explicit
+ * with that module's registry, so "once per location" filters work), as NumPy issues it at the
+ * ufunc call.  Submission records the innermost frame outside cupynum's own files: its code
+ * object and instruction offset (the line is computed only when a warning is issued) and its
+ * globals (module name and registry), in a table that lives until no queued op or pending report
+ * refers to it.  Whether a code object is cupynum's is cached against the object itself. */
+
+struct site {
+    PyObject *code, *globals;
+    int lasti;
+};
+static struct site *sites;
+static uint32_t n_sites, cap_sites;
+static PyObject *package_dir;           /* cupynum's directory, with a trailing separator */
+
+#define SITE_CACHE 64
+static struct { PyObject *code; bool internal; } code_cache[SITE_CACHE];
+
+PyObject *cpn_mod_set_package_dir(PyObject *m, PyObject *dir)
+{
+    if (!PyUnicode_Check(dir)) return PyErr_Format(PyExc_TypeError, "a directory name");
+    Py_XSETREF(package_dir, Py_NewRef(dir));
+    Py_RETURN_NONE;
+}
+
+static bool internal_code(PyCodeObject *code)
+{
+    size_t h = ((uintptr_t)code >> 4) % SITE_CACHE;
+    if (code_cache[h].code == (PyObject *)code) return code_cache[h].internal;
+    bool internal = false;
+    PyObject *file = PyObject_GetAttrString((PyObject *)code, "co_filename");
+    if (file && PyUnicode_Check(file) && package_dir)
+        internal = PyUnicode_Tailmatch(file, package_dir, 0, PY_SSIZE_T_MAX, -1) == 1;
+    Py_XDECREF(file);
+    PyErr_Clear();
+    Py_XSETREF(code_cache[h].code, Py_NewRef((PyObject *)code));  /* held: no address reuse */
+    code_cache[h].internal = internal;
+    return internal;
+}
+
+uint32_t cpn_errstate_site(void)
+{
+#if PY_VERSION_HEX >= 0x030B0000
+    PyFrameObject *f = PyEval_GetFrame();   /* borrowed */
+    Py_XINCREF(f);
+    while (f) {
+        PyCodeObject *code = PyFrame_GetCode(f);
+        if (!internal_code(code)) {
+            if (n_sites == cap_sites) {
+                uint32_t ncap = cap_sites ? 2 * cap_sites : 256;
+                struct site *n = PyMem_Realloc(sites, ncap * sizeof *n);
+                if (!n) {
+                    Py_DECREF(code);
+                    Py_DECREF(f);
+                    return 0;
+                }
+                sites = n;
+                cap_sites = ncap;
+            }
+            sites[n_sites] = (struct site){.code = (PyObject *)code, .globals = PyFrame_GetGlobals(f),
+                                           .lasti = PyFrame_GetLasti(f)};
+            Py_DECREF(f);
+            return ++n_sites;
+        }
+        Py_DECREF(code);
+        PyFrameObject *back = PyFrame_GetBack(f);
+        Py_DECREF(f);
+        f = back;
+    }
+#endif
+    return 0;
+}
+
+void cpn_errstate_release_sites(void)
+{
+    for (uint32_t i = 0; i < n_sites; i++) {
+        Py_DECREF(sites[i].code);
+        Py_XDECREF(sites[i].globals);
+    }
+    n_sites = 0;
+}
+
+/* RuntimeWarning `msg` at site `site` (0: the current line, as PyErr_WarnFormat does). */
+static int warn_at(uint32_t site, const char *what, const char *name)
+{
+    if (site == 0 || site > n_sites)
+        return PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "%s encountered in %s", what, name);
+    const struct site *st = &sites[site - 1];
+    int rc = -1;
+    PyObject *msg = PyUnicode_FromFormat("%s encountered in %s", what, name);
+    PyObject *file = PyObject_GetAttrString(st->code, "co_filename");
+    PyObject *module = st->globals ? PyDict_GetItemString(st->globals, "__name__") : NULL;
+    PyObject *registry = NULL;
+    if (st->globals) {
+        registry = PyDict_GetItemString(st->globals, "__warningregistry__");
+        if (!registry) {
+            registry = PyDict_New();
+            if (registry && PyDict_SetItemString(st->globals, "__warningregistry__", registry) < 0)
+                Py_CLEAR(registry);
+        } else {
+            Py_INCREF(registry);
+        }
+    }
+    int line = PyCode_Addr2Line((PyCodeObject *)st->code, st->lasti);
+    if (msg && file)
+        rc = PyErr_WarnExplicitObject(PyExc_RuntimeWarning, msg, file, line, module, registry);
+    Py_XDECREF(registry);
+    Py_XDECREF(file);
+    Py_XDECREF(msg);
+    return rc;
+}
+
 /* One report: NumPy's _error_handler for each flagged category in order. */
 static int report_one(const struct cpn_fpe_report *r)
 {
@@ -90,8 +204,7 @@ static int report_one(const struct cpn_fpe_report *r)
         const char *what = cpn_fpcat_name((enum cpn_fpcat)c);
         switch (cpn_fpmode_of(r->mode, (enum cpn_fpcat)c)) {
         case CPN_FPMODE_WARN:
-            if (PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "%s encountered in %s", what, name) < 0)
-                return -1;
+            if (warn_at(r->site, what, name) < 0) return -1;
             break;
         case CPN_FPMODE_CALL: {
             PyObject *f = errcall();

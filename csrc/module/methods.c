@@ -314,6 +314,8 @@ PyMethodDef cpn_module_methods[] = {
     {"to_scalar", cpn_mod_to_scalar, METH_O, "Flush and return a size-1 array's element as a NumPy scalar."},
     {"cast", cpn_mod_cast, METH_VARARGS, "cast(a, dtype): a new array converted to dtype."},
     {"assign", cpn_mod_assign, METH_VARARGS, "assign(a, value): a[...] = value."},
+    {"_set_package_dir", cpn_mod_set_package_dir, METH_O,
+     "_set_package_dir(dir): cupynum's own files, skipped when an op records its user's line."},
     {"reshape", cpn_mod_reshape, METH_VARARGS, "reshape(a, shape): a view, or None when a copy is needed."},
     {"transpose", cpn_mod_transpose, METH_VARARGS, "transpose(a, perm): a view."},
     {"broadcast_to", cpn_mod_broadcast_to, METH_VARARGS,

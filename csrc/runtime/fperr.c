@@ -86,7 +86,7 @@ static enum cpn_status add_report(const struct cpn_op *op, unsigned flags, int d
         cap_reports = ncap;
     }
     reports[n_reports++] = (struct cpn_fpe_report){.code = op->code, .name = cpn_fperr_op_name(op),
-                                                   .flags = flags, .mode = op->fpmode,
+                                                   .flags = flags, .mode = op->fpmode, .site = op->site,
                                                    .dev_word = dev_word,
                                                    .dev_float = float_like(flag_dtype(op))};
     return CPN_OK;

@@ -47,6 +47,7 @@ struct cpn_fpe_report {
     const char *name;   /* NumPy's word for where: the ufunc's name, "cast", "reduce"... */
     unsigned flags;
     uint16_t mode;
+    uint32_t site;      /* the op's submission site (struct cpn_op.site) */
     int dev_word;       /* a device report word (devfpe.h) still to be read into flags, or -1 */
     bool dev_float;     /* its loops are floating-point: the word's status-flag bits count */
 };

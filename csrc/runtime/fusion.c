@@ -1213,8 +1213,11 @@ static int run_program(struct run *r, enum cpn_status *st)
         *st = r->on_dev ? cpn_backend_active()->execute_fused(prog) : cpn_kernel_fused(prog, &ctx);
         if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
     }
+    /* Instruction i of op k: after the regenerations placed before it (their findings are
+     * nobody's), as lookup_plan laid the program out. */
     if (watch)
-        for (int k = 0, i = 0; k < body; k++) {
+        for (int k = 0, i = 0, g = 0; k < body; k++) {
+            for (; g < a->nregen && a->regen[g].at == k; g++) i++;
             if (a->drop[k]) continue;
             r->op_fp[k] = r->in_fp[i++];
         }

@@ -58,6 +58,8 @@ struct cpn_op {
     double dparam[4];
     uint16_t fpmode;                    /* ELEMENTWISE, CAST, REDUCE, SCAN: NumPy's error mode at
                                          * submission (fperr.h) */
+    uint32_t site;                      /* where it was submitted, for its reports: 0 none, else
+                                         * the module's site number (carried, never read, here) */
 };
 
 /* A human-readable name of the op for error messages ("add", "cast", "matmul").  Local. */
