@@ -573,3 +573,53 @@ def test_assignment_broadcast_error_prints_shapes_as_numpy(dst, src):
             a[...] = xp.ones(src)
         msgs.append(str(e.value))
     assert msgs[0] == msgs[1]
+
+
+# ---- exception classes, messages and warnings as NumPy's ---------------------------------------
+
+def _outcome_of(xp, make):
+    """(result as a list or None, (exception type, message) or None, warning categories)."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            r = make(xp)
+            return (None if r is None else repr(numpy.asarray(r).tolist()), None,
+                    [x.category for x in w])
+        except Exception as e:
+            return (None, (type(e), str(e)), [x.category for x in w])
+
+
+def _set(dtype, shape, index, value, readonly=False):
+    def make(xp):
+        x = xp.zeros(shape, dtype)
+        if readonly:
+            x.flags.writeable = False
+        x[index] = value
+        return x
+    return make
+
+
+EXCEPTION_CASES = {
+    "0d-sequence": _set(float, (), (), [1, 2, 3]),
+    "nd-sequence": _set(float, (3,), (), [1, 2, 3]),
+    "complex-array-into-real": lambda xp: _set(float, (3,), slice(None),
+                                               xp.array([1j, 2, 3]))(xp),
+    "complex-scalar-into-real": _set(float, (3,), 1, 1 + 2j),
+    "full_like-complex": lambda xp: xp.full_like(xp.arange(6.0).reshape(2, 3), 1 + 2j),
+    "float-into-int": _set(int, (3,), 0, 1.7),
+    "out-of-range-int": _set(numpy.uint8, (3,), 0, 300),
+    "negative-into-uint": _set(numpy.uint8, (3,), 0, -1),
+    "string-number": _set(float, (3,), 0, "1.5"),
+    "bad-string": _set(float, (3,), 0, "abc"),
+    "none-into-float": _set(float, (3,), 0, None),
+    "none-into-int": _set(int, (3,), 0, None),
+    "readonly-cast": _set(int, (4,), 0, "abc", readonly=True),
+    "0d-mean-axis": lambda xp: xp.mean(xp.array(3.0), axis=0),
+    "0d-sum-axis-1": lambda xp: xp.sum(xp.array(3.0), axis=1),
+}
+
+
+@pytest.mark.parametrize("case", sorted(EXCEPTION_CASES))
+def test_exception_classes_messages_and_warnings_are_numpys(case):
+    make = EXCEPTION_CASES[case]
+    assert _outcome_of(cupynum, make) == _outcome_of(numpy, make)

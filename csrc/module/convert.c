@@ -237,6 +237,20 @@ static PyObject *shape_str(const struct cpn_view *v)
     return PyUnicode_FromStringAndSize(buf, n);
 }
 
+/* NumPy's ComplexWarning for complex values cast into a real array; -1 when it is an error. */
+static int complex_warning(void)
+{
+    static PyObject *cls;
+    if (!cls) {
+        PyObject *m = PyImport_ImportModule("numpy.exceptions");
+        if (!m) return -1;
+        cls = PyObject_GetAttrString(m, "ComplexWarning");
+        Py_DECREF(m);
+        if (!cls) return -1;
+    }
+    return PyErr_WarnEx(cls, "Casting complex values to real discards the imaginary part", 1);
+}
+
 int cpn_assign(struct cpn_view *dst, PyObject *value)
 {
     if (dst->readonly) {
@@ -252,12 +266,21 @@ int cpn_assign(struct cpn_view *dst, PyObject *value)
     }
     PyObject *src;
     if (cpn_array_check(value)) {
+        /* NumPy's cast of complex values into a real array warns (the imaginary part is lost). */
+        if (cpn_dtype_class(cpn_array_view(value)->dtype) == CPN_CLASS_COMPLEX &&
+            cpn_dtype_class(dst->dtype) != CPN_CLASS_COMPLEX && complex_warning() < 0)
+            return -1;
         src = Py_NewRef(value);
     } else {
         /* NumPy converts the value to the target's dtype (strings parse, floats truncate). */
         Py_INCREF(descrs[dst->dtype]);
         PyObject *a = PyArray_FromAny(value, descrs[dst->dtype], 0, 0, NPY_ARRAY_FORCECAST, NULL);
         if (!a) return -1;
+        if (dst->ndim == 0 && PyArray_NDIM((PyArrayObject *)a) > 0) {   /* NumPy's text for it */
+            Py_DECREF(a);
+            PyErr_SetString(PyExc_ValueError, "setting an array element with a sequence.");
+            return -1;
+        }
         src = cpn_array_from_numpy((PyArrayObject *)a);
         Py_DECREF(a);
     }
