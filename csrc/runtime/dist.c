@@ -185,6 +185,8 @@ struct plan {
     bool interior;               /* wint is valid and non-empty */
     struct box wint;
     struct in_plan in[CPN_OP_MAXIN];
+    int refs;                    /* exchanges in flight that read it (a fused run holds several) */
+    bool evicted;                /* replaced in the cache while referenced: freed at the last unref */
 };
 
 #define PLAN_SLOTS 512
@@ -262,6 +264,21 @@ static void plan_free(struct plan *p)
     }
     cpn_free(p->key);
     cpn_free(p);
+}
+
+/* The cache drops plan p: freed now, or by the last exchange still reading it (two ops of one
+ * fused run whose keys share a slot: the second's plan_get replaces the first's plan while the
+ * first's exchange is in flight). */
+static void plan_evict(struct plan *p)
+{
+    if (p && p->refs > 0) p->evicted = true;
+    else plan_free(p);
+}
+
+static void plan_unref(const struct plan *cp)
+{
+    struct plan *p = (struct plan *)cp;
+    if (--p->refs == 0 && p->evicted) plan_free(p);
 }
 
 /* Build the box plan of an element-wise op; NULL with *expressible = false when the op must take
@@ -377,7 +394,7 @@ static struct plan *plan_get(const struct cpn_op *op, enum cpn_status *st)
     p->hash = h;
     p->key = k.p;
     p->keylen = k.n;
-    plan_free(*slot);
+    plan_evict(*slot);
     *slot = p;
     cpn_stats.plans_cached++;
     return p;
@@ -474,6 +491,7 @@ struct xchg {
 
 static void xchg_free(struct xchg *x)
 {
+    if (!x->p) return;   /* freed already (or never begun) */
     if (x->handle) x->t->xchg_wait(x->handle);
     x->handle = NULL;
     for (int k = 0; k < CPN_OP_MAXIN; k++) {
@@ -497,6 +515,8 @@ static void xchg_free(struct xchg *x)
     cpn_free(x->sends);
     memset(&x->eb, 0, sizeof x->eb);
     x->recvs = x->sends = NULL;
+    plan_unref(x->p);
+    x->p = NULL;
 }
 
 /* Pack and post the op's sends and receives, then copy the local parts of its buffered inputs
@@ -507,6 +527,7 @@ static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const
     memset(x, 0, sizeof *x);
     x->op = op;
     x->p = p;
+    ((struct plan *)p)->refs++;   /* released by xchg_free */
     x->t = t;
     struct exec_bufs *eb = &x->eb;
     for (int k = 0; k < op->nin; k++)
