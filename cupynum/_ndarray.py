@@ -31,18 +31,6 @@ def _any_negative(a):
     return bool(r < 0)
 
 
-def _ufunc_fallback(name, args, out):
-    """What the op table cannot do natively: NumPy computes (or raises its own error)."""
-    f = getattr(_np, name)
-    if out is None:
-        return _fallback.compute(f, args)
-    outs = out if isinstance(out, tuple) else (out,)   # two-output ops: entries None or arrays
-    r = _fallback.compute(f, args, {"out": out}, write=tuple(o for o in outs if o is not None))
-    if isinstance(out, tuple):
-        return tuple(r[k] if o is None else o for k, o in enumerate(out))
-    return out
-
-
 # ---- indexing beyond views ----------------------------------------------------------------------
 
 def _getitem_advanced(self, key):

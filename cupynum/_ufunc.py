@@ -1,10 +1,11 @@
-"""The general path of cupynum.ufunc objects (csrc/module/ufuncobject.c): calls with keywords
-the C fast path does not take, and the methods reduce, accumulate, reduceat, outer, at.
+"""cupynum.ufunc objects (csrc/module/ufuncobject.c): the call forms the C call does not take
+directly, reduced to it, the NumPy fallback of calls, and the methods reduce, accumulate,
+reduceat, outer, at.
 
-Native ufuncs (those of the op table) compute with the runtime's kernels; NumPy is used only to
-validate arguments and resolve dtypes (a zero-size call of NumPy's own ufunc raises NumPy's exact
-errors for bad dtype=, signature=, casting=, out dtypes and where dtypes, and
-`ufunc.resolve_dtypes` gives the loop).  Ufuncs the op table lacks fall back to NumPy (warning
+The call itself -- out=, where=, dtype=, signature=, casting=, order=, subok=, NumPy's validation
+and type resolution, broadcasting, NumPy's error texts -- is one C path (csrc/module/ufunc.c).
+Native ufuncs (those of the op table) compute with the runtime's kernels; methods let NumPy
+resolve dtypes (`ufunc.resolve_dtypes`).  Ufuncs the op table lacks fall back to NumPy (warning
 once).  Every function receives the cupynum.ufunc first."""
 
 import functools
@@ -74,198 +75,38 @@ def _fallback_call(uf, method, args, kwargs, depth=2):
 
 def _numpy_general(npu, method, inputs, kwargs):
     """NumPy computes on gathered data, writing back into cupynum outputs (no warning: it helps
-    with operands cupynum cannot take, such as NumPy output arrays or foreign objects)."""
+    with operands cupynum cannot take, such as NumPy output arrays or foreign objects, and raises
+    NumPy's own errors).  The C call (csrc/module/ufunc.c) hands such calls here."""
     out = kwargs.get("out")
-    if out is not None:
-        outs = out if isinstance(out, tuple) else (out,)
-        _fallback.compute(getattr(npu, method), inputs, kwargs,
+    if out is None:
+        return _fallback.compute(getattr(npu, method), inputs, kwargs)
+    outs = out if isinstance(out, tuple) else (out,)
+    r = _fallback.compute(getattr(npu, method), inputs, kwargs,
                           write=tuple(o for o in outs if isinstance(o, ndarray)))
-        if isinstance(out, tuple):
-            return out if len(out) > 1 else outs[0]
-        return out
-    return _fallback.compute(getattr(npu, method), inputs, kwargs)
+    rs = tuple(x if o is None else o for x, o in zip(r if isinstance(r, tuple) else (r,), outs))
+    return rs if len(rs) > 1 else rs[0]
 
 
 # ---- calls -------------------------------------------------------------------------------------
 
-def _dummy(x):
-    """A zero-size stand-in of operand x for NumPy's validation: same dtype (or the weak Python
-    scalar itself); None when x is foreign."""
-    if isinstance(x, ndarray):
-        return _np.empty((0,), x.dtype)
-    if isinstance(x, (bool, int, float, complex, _np.generic)):
-        return x
-    if isinstance(x, _np.ndarray):
-        return _np.empty((0,), x.dtype)
-    if isinstance(x, (list, tuple)):
-        return _np.empty((0,), _np.asarray(x).dtype)
-    return None
-
-
-def _dtype_token(x):
-    if isinstance(x, (ndarray, _np.ndarray, _np.generic)):
-        return x.dtype
-    if isinstance(x, bool):
-        return _np.dtype(bool)
-    if isinstance(x, (int, float, complex)):
-        return type(x)
-    return _np.asarray(x).dtype
-
-
-def _broadcast_error(shapes):
-    return ValueError("operands could not be broadcast together with shapes " +
-                      " ".join(str(tuple(s)) for s in shapes) + " ")
-
-
-_RESOLVED = {}
-
-
-def _foreign_dtype_keyword(kwargs):
-    """Does dtype= or a tuple signature= name a dtype cupynum does not hold (object, str...)?"""
-    sig = kwargs.get("signature")
-    named = [kwargs.get("dtype")] + (list(sig) if isinstance(sig, tuple) else [])
-    for d in named:
-        if d is None:
-            continue
-        try:
-            if _np.dtype(d).kind in "OSUVMm":
-                return True
-        except TypeError:
-            return False   # NumPy's validation raises its own error
-    return False
-
-
 def _call(uf, *args, **kwargs):
-    npu = uf._numpy
-    nin, nout = npu.nin, npu.nout
+    """The argument forms the C call (vectorcall -> csrc/module/ufunc.c) does not take directly,
+    reduced to it: outputs passed positionally become out=, NumPy's older `sig=` is signature=.
+    Wrong forms (too few or too many operands, unknown keywords, out given twice) are NumPy's to
+    reject: its call raises its own TypeError.  Ufuncs the op table lacks fall back to NumPy."""
     if not uf._native:
         return _fallback_call(uf, "__call__", args, kwargs)
+    npu = uf._numpy
+    nin, nout = npu.nin, npu.nout
+    if "sig" in kwargs and "signature" not in kwargs:
+        kwargs["signature"] = kwargs.pop("sig")
+    if len(args) < nin or len(args) > nin + nout or set(kwargs) - _CALL_KEYWORDS or \
+            (len(args) > nin and "out" in kwargs):
+        return _fallback.compute(npu, args, kwargs)   # NumPy's TypeError
     if len(args) > nin:
-        if "out" in kwargs:
-            raise TypeError("cannot specify 'out' as both a positional and keyword argument")
-        if len(args) > nin + nout:
-            raise TypeError(f"{npu.__name__}() takes from {nin} to {nin + nout} positional "
-                            f"arguments but {len(args)} were given")
         kwargs["out"] = tuple(args[nin:]) + (None,) * (nin + nout - len(args))
         args = args[:nin]
-    if "sig" in kwargs and "signature" not in kwargs:   # NumPy's older spelling
-        kwargs["signature"] = kwargs.pop("sig")
-    bad = set(kwargs) - _CALL_KEYWORDS
-    if len(args) < nin or bad:
-        return _fallback.compute(npu, args, kwargs)   # NumPy's TypeError
-    out = kwargs.get("out")
-    outs = None
-    if out is not None:
-        outs = out if isinstance(out, tuple) else (out,)
-        if len(outs) != nout:
-            raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
-        if all(o is None for o in outs):
-            outs = None
-    where = kwargs.get("where", True)
-    dins = [_dummy(a) for a in args]
-    foreign = any(d is None for d in dins) or (outs is not None and any(
-        o is not None and not isinstance(o, ndarray) for o in outs))
-    if foreign or not (where is True or isinstance(where, (ndarray, _np.ndarray, bool, list,
-                                                           tuple, _np.bool_))):
-        return _numpy_general(npu, "__call__", args, kwargs)
-    # NumPy validates dtype=, signature=, casting=, out dtypes and the where dtype on zero-size
-    # stand-ins (its own exceptions and messages) and resolves the loop; the outcome depends on
-    # the operands' dtypes and the keywords only, so a successful one is remembered.
-    toks = tuple(_dtype_token(a) for a in args)
-    if any(isinstance(t, _np.dtype) and t.kind in "OSUVMm" for t in toks) or \
-            _foreign_dtype_keyword(kwargs):
-        return _numpy_general(npu, "__call__", args, kwargs)   # dtypes cupynum does not hold
-    wtok = None if where is True else bool if isinstance(where, (bool, list, tuple)) else \
-        _dtype_token(where)   # NumPy reads a nested list as booleans
-    try:
-        key = (npu, toks, None if outs is None else tuple(None if o is None else o.dtype
-                                                          for o in outs),
-               wtok, kwargs.get("dtype"), kwargs.get("signature"), kwargs.get("casting"))
-        loop = _RESOLVED.get(key)
-    except TypeError:   # an unhashable keyword value: resolve every time
-        key = loop = None
-    if loop is None:
-        dkw = {k: v for k, v in kwargs.items() if k in ("dtype", "signature", "casting")}
-        if outs is not None:
-            dkw["out"] = tuple(None if o is None else _np.empty((0,), o.dtype) for o in outs)
-        if where is not True:
-            dkw["where"] = _np.empty((0,), wtok)
-        if dkw:
-            import warnings
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", UserWarning)   # NumPy's where-without-out note
-                npu(*dins, **dkw)
-        sig = kwargs.get("signature")
-        if kwargs.get("dtype") is not None:
-            sig = (None,) * nin + (kwargs["dtype"],) * nout
-        rkw = {"casting": kwargs.get("casting") or "same_kind"}
-        if sig is not None:
-            rkw["signature"] = sig
-        try:
-            loop = npu.resolve_dtypes(toks + (None,) * nout, **rkw)
-        except Exception:
-            return _numpy_general(npu, "__call__", args, kwargs)
-        if key is not None:
-            _RESOLVED[key] = loop
-    ins = []
-    for a, dt in zip(args, loop[:nin]):
-        if isinstance(a, ndarray):
-            ins.append(a if a.dtype == dt else _core.cast(a, dt))
-        elif isinstance(a, (bool, int, float, complex)):
-            # a Python scalar takes the resolved loop's dtype (dtype=/signature= may force one
-            # its own kind would not choose, e.g. power(1.5, 2.8, dtype=intp, casting='unsafe'))
-            try:
-                ins.append(a if _dtype_token(a) is type(a) and dt == _np.result_type(a) and
-                           dt.kind == "f" else dt.type(a))
-            except TypeError:
-                ins.append(a)
-        else:
-            x = _core.from_any(a)
-            ins.append(x if x.dtype == dt else _core.cast(x, dt))
-    r = _core.ufunc(npu.__name__, tuple(ins))
-    rs = r if isinstance(r, tuple) else (r,)
-    if where is not True:
-        w = _asarray(where)
-        if w.dtype != _np.bool_:
-            w = _core.cast(w, _np.bool_)
-    if outs is None:
-        if where is not True:
-            import warnings
-            warnings.warn("'where' used without 'out', expect unitialized memory in output. "
-                          "If this is intentional, use out=None.", UserWarning, stacklevel=2)
-            shape = _np.broadcast_shapes(*(_np.shape(x) for x in rs), w.shape)
-            rs = tuple(_core.broadcast_to(_asarray(x), shape) + 0 if _np.shape(x) != shape
-                       else x for x in rs)
-        return r if isinstance(r, tuple) else rs[0]
-    in_shapes = [a.shape if isinstance(a, (ndarray, _np.ndarray, _np.generic)) else _np.shape(a)
-                 for a in args]
-    if where is not True:
-        in_shapes.append(w.shape)
-    results = []
-    for k, o in enumerate(outs):
-        x = rs[k]
-        if o is None:
-            results.append(x)
-            continue
-        try:
-            full = _np.broadcast_shapes(*in_shapes, o.shape)
-        except ValueError:
-            raise _broadcast_error(in_shapes + [o.shape]) from None
-        if full != o.shape:
-            raise ValueError(f"non-broadcastable output operand with shape {o.shape} doesn't "
-                             f"match the broadcast shape {full}")
-        if where is True:
-            _core.assign(o, x)
-        else:
-            xv = _asarray(x)
-            if xv.dtype != o.dtype:
-                xv = _core.cast(xv, o.dtype)
-            if xv.shape != o.shape:
-                xv = _core.broadcast_to(xv, o.shape)
-            wv = w if w.shape == o.shape else _core.broadcast_to(w, o.shape)
-            _core.select(wv, xv, o, o)
-        results.append(o)
-    return tuple(results) if nout > 1 else results[0]
+    return _core.ufunc_call(uf, args, kwargs)
 
 
 # ---- reductions -------------------------------------------------------------------------------
@@ -313,11 +154,8 @@ def _finish(uf, r, shape, axes, keepdims, out):
 
 
 def _single_out(out):
-    if isinstance(out, tuple):
-        if len(out) != 1:
-            raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
-        out = out[0]
-    return out
+    """A method's out=: the array of a 1-tuple; other tuples stay (NumPy rejects them)."""
+    return out[0] if isinstance(out, tuple) and len(out) == 1 else out
 
 
 def _initial_value(initial, acc, given=False):
@@ -388,9 +226,10 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
             if w.dtype != _np.bool_:
                 w = _core.cast(w, _np.bool_)
             if w.shape != a.shape:
-                w = _core.broadcast_to(w, _np.broadcast_shapes(w.shape, a.shape))
-                if w.shape != a.shape:
-                    raise _broadcast_error([a.shape, w.shape])
+                try:
+                    w = _core.broadcast_to(w, a.shape)
+                except ValueError:   # NumPy's error (its iterator's remapped shapes)
+                    return _numpy_general(npu, "reduce", (array,), kw)
             x = a if a.dtype == acc else _core.cast(a, acc)
             src = _core.empty(a.shape, acc)
             # masked-out elements become the identity (or, for maximum/minimum, the initial

@@ -36,6 +36,14 @@ static inline struct cpn_view *cpn_array_view(PyObject *o) { return ((CpnArray *
 PyObject *cpn_raise(enum cpn_status st);
 /* Flush the queue, raising on a failed deferred op; 0 on success, -1 with an exception set. */
 int cpn_flush(void);
+/* NumPy's errors of the ufunc call, the one copy of each text; each returns NULL.  Broadcasting
+ * of n operands' shapes failed (inputs, scalars as 0-d, given outputs, where=, in that order): */
+PyObject *cpn_raise_broadcast(int n, const int *ndims, const int64_t *const *shapes);
+/* an output's shape is not the broadcast shape of all operands (the outputs included): */
+PyObject *cpn_raise_out_shape(int ondim, const int64_t *oshape, int ndim, const int64_t *shape);
+PyObject *cpn_raise_readonly_out(void);
+/* NumPy's UserWarning for where= without out= (0, or -1 when a filter made it an error). */
+int cpn_warn_where_without_out(int stacklevel);
 
 /* errstate.c */
 /* NumPy's floating-point error mode now, as op->fpmode (fperr.h); 0 or -1 with an exception. */
@@ -83,11 +91,22 @@ PyObject *cpn_array_cast(PyObject *src, enum cpn_dtype dt);
 /* Assign `value` (scalar or array-like) into the view dst with broadcasting and unsafe casting. */
 int cpn_assign(struct cpn_view *dst, PyObject *value);
 
-/* ufunc.c */
-/* Apply element-wise op `code` to nin operands; out may be NULL or an ndarray of ours.
- * Returns a new reference, Py_NotImplemented (new ref) when an operand is foreign, or NULL. */
+/* ufunc.c: the one ufunc call.  The keywords of a call, NULL when not given (values as passed;
+ * NumPy validates them). */
+struct cpn_ufunc_kw {
+    PyObject *out, *where, *dtype, *signature, *casting, *order, *subok;
+};
+/* An operator's apply of element-wise op `code` to nin operands; out may be NULL or an ndarray
+ * of ours.  Returns a new reference, Py_NotImplemented (new ref) when an operand is foreign, or
+ * NULL. */
 PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject *out);
+/* A cupynum.ufunc's call with keywords (foreign operands: NumPy computes or dispatches);
+ * stacklevel is that of NumPy's where-without-out warning (1: the caller's frame). */
+PyObject *cpn_ufunc_call(enum cpn_opcode code, PyObject *const *args, const struct cpn_ufunc_kw *kw,
+                         int stacklevel);
 int cpn_ufunc_init(PyObject *module);
+/* ufuncobject.c: function `name` of cupynum/_ufunc.py (borrowed), or NULL. */
+PyObject *cpn_ufunc_impl(const char *name);
 
 /* index.c */
 PyObject *cpn_array_subscript(PyObject *self, PyObject *key);

@@ -3,6 +3,8 @@
 
 #include "fperr.h"
 
+#include <stdio.h>
+
 PyObject *cpn_raise(enum cpn_status st)
 {
     const char *msg = cpn_error_message();
@@ -69,4 +71,60 @@ int cpn_submit(const struct cpn_op *op)
     for (int c = 0; c < CPN_FPCAT_COUNT; c++)
         if (cpn_fpmode_of(rec.fpmode, (enum cpn_fpcat)c) == CPN_FPMODE_RAISE) return cpn_flush();
     return 0;
+}
+
+/* ---- NumPy's texts of the ufunc call (ufunc.c), one copy each ----------------------------- */
+
+/* A shape as NumPy's messages print it: "(2,3)", "(3,)", "()". */
+static PyObject *shape_str(int ndim, const int64_t *shape)
+{
+    char buf[CPN_MAXDIM * 21 + 4], *p = buf;
+    *p++ = '(';
+    for (int d = 0; d < ndim; d++)
+        p += snprintf(p, sizeof buf - (size_t)(p - buf), d + 1 < ndim ? "%lld," : "%lld",
+                      (long long)shape[d]);
+    if (ndim == 1) *p++ = ',';
+    *p++ = ')';
+    *p = 0;
+    return PyUnicode_FromString(buf);
+}
+
+PyObject *cpn_raise_broadcast(int n, const int *ndims, const int64_t *const *shapes)
+{
+    /* NumPy's iterator lists every operand (inputs, given outputs, then where=), a scalar as (),
+     * each followed by a space. */
+    PyObject *text = PyUnicode_FromString("");
+    for (int i = 0; text && i < n; i++) {
+        PyObject *s = shape_str(ndims[i], shapes[i]);
+        PyObject *t = s ? PyUnicode_FromFormat("%U%U ", text, s) : NULL;
+        Py_XDECREF(s);
+        Py_SETREF(text, t);
+    }
+    if (text) PyErr_Format(PyExc_ValueError, "operands could not be broadcast together with shapes %U", text);
+    Py_XDECREF(text);
+    return NULL;
+}
+
+PyObject *cpn_raise_out_shape(int ondim, const int64_t *oshape, int ndim, const int64_t *shape)
+{
+    PyObject *o = shape_str(ondim, oshape), *s = o ? shape_str(ndim, shape) : NULL;
+    if (s)
+        PyErr_Format(PyExc_ValueError,
+                     "non-broadcastable output operand with shape %U doesn't match the broadcast shape %U", o, s);
+    Py_XDECREF(o);
+    Py_XDECREF(s);
+    return NULL;
+}
+
+PyObject *cpn_raise_readonly_out(void)
+{
+    PyErr_SetString(PyExc_ValueError, "output array is read-only");
+    return NULL;
+}
+
+int cpn_warn_where_without_out(int stacklevel)
+{
+    return PyErr_WarnEx(PyExc_UserWarning,
+                        "'where' used without 'out', expect unitialized memory in output. "
+                        "If this is intentional, use out=None.", stacklevel);
 }

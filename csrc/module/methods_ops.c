@@ -246,10 +246,7 @@ PyObject *cpn_mod_select(PyObject *m, PyObject *args)
     PyObject *ops[3], *out;
     if (!PyArg_ParseTuple(args, "OOOO", &ops[0], &ops[1], &ops[2], &out) || cpn_check_array(out) < 0) return NULL;
     struct cpn_view *ov = cpn_array_view(out);
-    if (ov->readonly) {
-        PyErr_SetString(PyExc_ValueError, "output array is read-only");
-        return NULL;
-    }
+    if (ov->readonly) return cpn_raise_readonly_out();
     struct cpn_op op = {.kind = CPN_OPK_ELEMENTWISE, .code = CPN_OP_WHERE, .nin = 3, .nout = 1};
     op.dtype = ov->dtype;
     for (int i = 0; i < 3; i++) {

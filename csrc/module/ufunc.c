@@ -1,10 +1,19 @@
-/* ufunc.c: applying an element-wise op of the table to Python operands, NumPy's way.
+/* ufunc.c: THE ufunc call -- an element-wise op of the table applied to Python operands with
+ * NumPy's keywords (out=, where=, dtype=, signature=, casting=, order=, subok=), NumPy's way.
+ * Operators (a + b, a += b) and cupynum.ufunc objects (ufuncobject.c) both come here.
  *
  * Type resolution is NumPy's own (ufunc.resolve_dtypes, which implements NEP 50: Python scalars
- * are weak), cached per (op, operand kinds).  Operands are then cast to the loop dtype (scalars
- * packed inline into the op), broadcast as views, and one op is queued.  Whatever the table cannot
- * do natively (mixed-dtype loops, out-of-range Python integers in comparisons, output casting
- * NumPy rejects) goes to the Python fallback, which lets NumPy compute or raise its own error. */
+ * are weak).  A plain call (at most out=) is cached per (op, operand kinds); a call with other
+ * keywords is first validated by NumPy's ufunc on zero-size stand-ins of the operands (NumPy's
+ * exact errors for bad dtype=, signature=, casting=, order=, subok=, output and where dtypes) and
+ * cached per (op, operand kinds, output and where dtypes, keyword values).  Operands are then cast
+ * to the loop dtype (scalars packed inline into the op), broadcast as views with the outputs and
+ * the where mask, and one op is queued (a where mask adds one select into each output).  What the
+ * table cannot do natively (mixed-dtype loops, out-of-range Python integers in comparisons,
+ * output casting NumPy rejects, foreign operands or outputs) goes to the one fallback,
+ * cupynum/_ufunc.py's _numpy_general over cupynum/_fallback.py: NumPy computes or raises its own
+ * error.  order= is validated and otherwise does not change the result's values or layout
+ * (cupynum lays results out like their operands); subok= has no subclass to keep. */
 #include "cpn_module.h"
 
 #include <string.h>
@@ -92,143 +101,281 @@ static PyObject *tok_object(int tok)
     return (PyObject *)&PyComplex_Type;
 }
 
-/* NumPy's loop dtypes for the operand kinds; 0 ok, 1 unsupported natively, -1 error. */
-static int resolve(enum cpn_opcode code, const struct operand *ops, struct resolved *res)
+/* (operand kinds..., None per output): resolve_dtypes' first argument. */
+static PyObject *kinds_tuple(enum cpn_opcode code, const struct operand *ops)
+{
+    const struct cpn_op_info *info = cpn_op_info(code);
+    PyObject *tup = PyTuple_New(info->nin + info->nout);
+    if (!tup) return NULL;
+    for (int i = 0; i < info->nin; i++) PyTuple_SET_ITEM(tup, i, Py_NewRef(tok_object(ops[i].tok)));
+    for (int k = 0; k < info->nout; k++) PyTuple_SET_ITEM(tup, info->nin + k, Py_NewRef(Py_None));
+    return tup;
+}
+
+/* The loop NumPy resolved (resolve_dtypes' tuple) as the table's: valid 1 when the table has it,
+ * 2 when NumPy must compute (a dtype cupynum lacks, a mixed loop, an output dtype the table's
+ * loop does not give). */
+static void take_loop(enum cpn_opcode code, PyObject *loop, struct resolved *c)
 {
     const struct cpn_op_info *info = cpn_op_info(code);
     int nin = info->nin, nout = info->nout;
-    int t0 = ops[0].tok, t1 = nin > 1 ? ops[1].tok : 0;
+    int dts[CPN_OP_MAXIN + CPN_OP_MAXOUT] = {0};
+    c->valid = 2;
+    if (!PyTuple_Check(loop) || PyTuple_GET_SIZE(loop) != nin + nout) return;
+    for (int i = 0; i < nin + nout; i++) {
+        PyObject *d = PyTuple_GET_ITEM(loop, i);
+        dts[i] = PyArray_DescrCheck(d) ? cpn_dtype_from_descr((PyArray_Descr *)d) : -1;
+        if (dts[i] < 0) {
+            PyErr_Clear();
+            return;
+        }
+    }
+    enum cpn_dtype dt = (enum cpn_dtype)dts[0];
+    c->in0 = (signed char)dt;
+    c->in1_np = (signed char)(nin > 1 ? dts[1] : dts[0]);
+    c->in1 = (signed char)cpn_op_in_dtype(code, 1, dt);
+    /* Native only when the table has the loop NumPy chose: its input and output dtypes.  An int64
+     * second input takes NumPy's int32 loop too (the cast is exact). */
+    bool ok = cpn_op_has_loop(code, dt);
+    if (nin > 1 && c->in1_np != c->in1)
+        ok &= info->in1 == CPN_RESULT_I64 && cpn_dtype_class((enum cpn_dtype)c->in1_np) == CPN_CLASS_INT;
+    for (int k = 0; k < nout; k++) {
+        c->out[k] = (signed char)dts[nin + k];
+        ok &= (int)cpn_op_out_dtype(code, k, dt) == c->out[k];
+    }
+    c->valid = ok ? 1 : 2;
+}
+
+/* A plain call's loop (operand kinds only); 0 native, 1 NumPy computes, -1 error. */
+static int resolve(enum cpn_opcode code, const struct operand *ops, struct resolved *res)
+{
+    int t0 = ops[0].tok, t1 = cpn_op_info(code)->nin > 1 ? ops[1].tok : 0;
     struct resolved *c = &cache[code][t0][t1];
     if (!c->valid) {
-        PyObject *tup = PyTuple_New(nin + nout);
+        PyObject *tup = kinds_tuple(code, ops);
         if (!tup) return -1;
-        for (int i = 0; i < nin; i++) {
-            PyObject *t = tok_object(ops[i].tok);
-            Py_INCREF(t);
-            PyTuple_SET_ITEM(tup, i, t);
-        }
-        for (int k = 0; k < nout; k++) PyTuple_SET_ITEM(tup, nin + k, Py_NewRef(Py_None));
         PyObject *r = PyObject_CallMethod(np_ufuncs[code], "resolve_dtypes", "(O)", tup);
         Py_DECREF(tup);
         if (!r) return -1;
-        int dts[CPN_OP_MAXIN + CPN_OP_MAXOUT] = {0};
-        for (int i = 0; i < nin + nout; i++) {
-            PyObject *d = PyTuple_GET_ITEM(r, i);
-            dts[i] = PyArray_DescrCheck(d) ? cpn_dtype_from_descr((PyArray_Descr *)d) : -1;
-            if (dts[i] < 0) {
-                PyErr_Clear();
-                Py_DECREF(r);
-                return 1;
-            }
-        }
+        take_loop(code, r, c);
         Py_DECREF(r);
-        enum cpn_dtype dt = (enum cpn_dtype)dts[0];
-        c->in0 = (signed char)dt;
-        c->in1_np = (signed char)(nin > 1 ? dts[1] : dts[0]);
-        c->in1 = (signed char)cpn_op_in_dtype(code, 1, dt);
-        /* Native only when the table has the loop NumPy chose: its input and output dtypes.  An
-         * int64 second input takes NumPy's int32 loop too (the cast is exact). */
-        bool ok = cpn_op_has_loop(code, dt);
-        if (nin > 1 && c->in1_np != c->in1)
-            ok &= info->in1 == CPN_RESULT_I64 && cpn_dtype_class((enum cpn_dtype)c->in1_np) == CPN_CLASS_INT;
-        for (int k = 0; k < nout; k++) {
-            c->out[k] = (signed char)dts[nin + k];
-            ok &= (int)cpn_op_out_dtype(code, k, dt) == c->out[k];
-        }
-        c->valid = ok ? 1 : 2;
     }
     *res = *c;
     return c->valid == 1 ? 0 : 1;
 }
 
-static PyObject *fallback(enum cpn_opcode code, PyObject *const *args, PyObject *out)
+/* ---- calls with keywords: NumPy validates once per key ---------------------------------- */
+
+/* What a keyword call's validation and loop depend on.  -1: keyword absent; -2: given as None
+ * (NumPy tells them apart: dtype=None with signature=None is an error). */
+struct kwkey {
+    int16_t code;
+    int8_t tok[CPN_OP_MAXIN], out[CPN_OP_MAXOUT], where;   /* operand, output, where dtypes */
+    int8_t dtype, sig_kind, sig[CPN_OP_MAXIN + CPN_OP_MAXOUT], casting, order, subok;
+};
+#define KW_CACHE 64
+static struct {
+    struct kwkey key;
+    struct resolved res;
+} kw_cache[KW_CACHE];
+static int kw_cache_n, kw_cache_next;
+
+/* A dtype-like keyword value as a key entry: -2 for None, a dtype of the table, or -3 when it
+ * cannot be one (NumPy then validates every call: strings NumPy refuses, byte-swapped or
+ * unit-carrying dtypes, dtypes cupynum lacks). */
+static int key_dtype(PyObject *o)
 {
-    PyObject *helper = cpn_py_helper("_ufunc_fallback");
-    if (!helper) return NULL;
-    int nin = cpn_op_info(code)->nin;
-    PyObject *tup = PyTuple_New(nin);
-    if (!tup) return NULL;
-    for (int i = 0; i < nin; i++) {
-        Py_INCREF(args[i]);
-        PyTuple_SET_ITEM(tup, i, args[i]);
+    if (o == Py_None) return -2;
+    PyArray_Descr *d = NULL;
+    if (!PyArray_DescrConverter(o, &d)) {
+        PyErr_Clear();
+        return -3;
     }
-    PyObject *r = PyObject_CallFunction(helper, "sOO", cpn_op_info(code)->name, tup, out ? out : Py_None);
-    Py_DECREF(tup);
-    return r;
+    int dt = PyArray_ISNBO(d->byteorder) ? cpn_dtype_from_descr(d) : -3;
+    Py_DECREF(d);
+    if (dt < 0) PyErr_Clear();
+    return dt < 0 ? -3 : dt;
 }
 
-static void shape_tuple_str(PyObject *list, const struct cpn_view *v)
-{
-    PyObject *t = PyTuple_New(v->ndim);
-    if (!t) return;
-    for (int i = 0; i < v->ndim; i++) PyTuple_SET_ITEM(t, i, PyLong_FromLongLong(v->shape[i]));
-    PyObject *s = PyObject_Str(t);
-    Py_DECREF(t);
-    if (s) {
-        PyList_Append(list, s);
-        Py_DECREF(s);
-    }
-}
+static const char *const castings[] = {"no", "equiv", "safe", "same_kind", "unsafe"};
 
-/* NumPy's broadcasting of the array operands' shapes into shape/ndim; -1 with ValueError. */
-static int broadcast_shapes(struct operand *ops, int nin, int *ndim, int64_t *shape)
+/* Fill the key; false when a value cannot be part of one. */
+static bool make_key(enum cpn_opcode code, const struct operand *ops, PyObject *const *outs, int wtok,
+                     const struct cpn_ufunc_kw *kw, struct kwkey *key)
 {
-    *ndim = 0;
-    for (int i = 0; i < nin; i++)
-        if (ops[i].arr && cpn_array_view(ops[i].arr)->ndim > *ndim) *ndim = cpn_array_view(ops[i].arr)->ndim;
-    for (int d = 0; d < *ndim; d++) shape[d] = 1;
-    for (int i = 0; i < nin; i++) {
-        if (!ops[i].arr) continue;
-        const struct cpn_view *v = cpn_array_view(ops[i].arr);
-        for (int d = 0; d < v->ndim; d++) {
-            int64_t e = v->shape[d], *s = &shape[*ndim - v->ndim + d];
-            if (e == *s || e == 1) continue;
-            if (*s == 1) { *s = e; continue; }
-            PyObject *parts = PyList_New(0);
-            if (!parts) return -1;
-            for (int k = 0; k < nin; k++)
-                if (ops[k].arr) shape_tuple_str(parts, cpn_array_view(ops[k].arr));
-            PyObject *sep = PyUnicode_FromString(" ");
-            PyObject *joined = sep ? PyUnicode_Join(sep, parts) : NULL;
-            if (joined)
-                PyErr_Format(PyExc_ValueError,
-                             "operands could not be broadcast together with shapes %U ", joined);
-            Py_XDECREF(joined);
-            Py_XDECREF(sep);
-            Py_DECREF(parts);
-            return -1;
+    const struct cpn_op_info *info = cpn_op_info(code);
+    memset(key, -1, sizeof *key);
+    key->code = (int16_t)code;
+    for (int i = 0; i < info->nin && i < CPN_OP_MAXIN; i++) key->tok[i] = (int8_t)ops[i].tok;
+    for (int k = 0; k < info->nout && k < CPN_OP_MAXOUT; k++)
+        if (outs[k]) key->out[k] = (int8_t)cpn_array_dtype(outs[k]);
+    key->where = (int8_t)wtok;
+    if (kw->dtype && (key->dtype = (int8_t)key_dtype(kw->dtype)) == -3) return false;
+    if (kw->signature == Py_None) {
+        key->sig_kind = -2;
+    } else if (kw->signature) {
+        if (!PyTuple_Check(kw->signature) || PyTuple_GET_SIZE(kw->signature) != info->nin + info->nout)
+            return false;
+        key->sig_kind = 1;
+        for (int i = 0; i < info->nin + info->nout; i++)
+            if ((key->sig[i] = (int8_t)key_dtype(PyTuple_GET_ITEM(kw->signature, i))) == -3) return false;
+    }
+    if (kw->casting) {
+        if (!PyUnicode_Check(kw->casting)) return false;
+        for (int c = 0; c < 5 && key->casting < 0; c++)
+            if (PyUnicode_CompareWithASCIIString(kw->casting, castings[c]) == 0) key->casting = (int8_t)c;
+        if (key->casting < 0) return false;
+    }
+    if (kw->order == Py_None) {
+        key->order = -2;
+    } else if (kw->order) {
+        const char *s = PyUnicode_Check(kw->order) ? PyUnicode_AsUTF8(kw->order) : NULL;
+        if (!s || !s[0] || s[1] || !strchr("CFAKcfak", s[0])) {
+            PyErr_Clear();
+            return false;
         }
+        key->order = (int8_t)s[0];
     }
-    return 0;
+    if (kw->subok) {
+        if (!PyBool_Check(kw->subok)) return false;
+        key->subok = (int8_t)(kw->subok == Py_True);
+    }
+    return true;
 }
 
-/* NumPy's error for an output operand whose shape is not the broadcast shape. */
-static void raise_out_shape(const struct cpn_view *ov, int ndim, const int64_t *shape)
+/* A zero-size NumPy array of dtype dt: an operand's stand-in for NumPy's validation. */
+static PyObject *stand_in(int dt)
 {
-    PyObject *parts = PyList_New(0);
-    if (!parts) return;
-    shape_tuple_str(parts, ov);
-    struct cpn_view tmp = {.ndim = ndim};
-    for (int d = 0; d < ndim; d++) tmp.shape[d] = shape[d];
-    shape_tuple_str(parts, &tmp);
-    if (PyList_GET_SIZE(parts) == 2)
-        PyErr_Format(PyExc_ValueError,
-                     "non-broadcastable output operand with shape %U doesn't match the broadcast shape %U",
-                     PyList_GET_ITEM(parts, 0), PyList_GET_ITEM(parts, 1));
-    Py_DECREF(parts);
+    npy_intp zero = 0;
+    PyArray_Descr *d = cpn_descr((enum cpn_dtype)dt);
+    Py_INCREF(d);
+    return PyArray_Empty(1, &zero, d, 0);
 }
 
-/* Split `out` (NULL, None, an ndarray, or a tuple of nout entries, each None or an ndarray) into
- * outs[k] (borrowed, NULL for None).  -1 with NumPy's exception. */
+static int set_given(PyObject *dict, const char *name, PyObject *value)
+{
+    return value ? PyDict_SetItemString(dict, name, value) : 0;
+}
+
+/* NumPy's ufunc on zero-size stand-ins of the operands, outputs (read-only where ours are) and
+ * where mask (wtok < 0: the where= object itself), with the call's dtype=, signature=, casting=,
+ * order= and subok=: raises NumPy's exact error, or succeeds.  0 or -1. */
+static int validate(enum cpn_opcode code, const struct operand *ops, PyObject *const *outs, int wtok,
+                    const struct cpn_ufunc_kw *kw)
+{
+    const struct cpn_op_info *info = cpn_op_info(code);
+    PyObject *args = PyTuple_New(info->nin), *kwargs = PyDict_New(), *out = NULL, *where = NULL;
+    int rc = -1;
+    if (!args || !kwargs) goto done;
+    for (int i = 0; i < info->nin; i++) {
+        PyObject *x = ops[i].arr ? stand_in(cpn_array_dtype(ops[i].arr)) : Py_NewRef(ops[i].obj);
+        if (!x) goto done;
+        PyTuple_SET_ITEM(args, i, x);
+    }
+    /* out=(None, ...) when none is given: NumPy's where-without-out warning is ours to give */
+    if (!(out = PyTuple_New(info->nout))) goto done;
+    for (int k = 0; k < info->nout; k++) {
+        PyObject *x = outs[k] ? stand_in(cpn_array_dtype(outs[k])) : Py_NewRef(Py_None);
+        if (!x) goto done;
+        if (outs[k] && cpn_array_view(outs[k])->readonly)   /* NumPy's order of complaints */
+            PyArray_CLEARFLAGS((PyArrayObject *)x, NPY_ARRAY_WRITEABLE);
+        PyTuple_SET_ITEM(out, k, x);
+    }
+    if (wtok >= 0 ? !(where = stand_in(wtok)) : kw->where && !(where = Py_NewRef(kw->where))) goto done;
+    if (PyDict_SetItemString(kwargs, "out", out) < 0 || set_given(kwargs, "where", where) < 0 ||
+        set_given(kwargs, "dtype", kw->dtype) < 0 || set_given(kwargs, "signature", kw->signature) < 0 ||
+        set_given(kwargs, "casting", kw->casting) < 0 || set_given(kwargs, "order", kw->order) < 0 ||
+        set_given(kwargs, "subok", kw->subok) < 0)
+        goto done;
+    PyObject *r = PyObject_Call(np_ufuncs[code], args, kwargs);
+    if (r) {
+        Py_DECREF(r);
+        rc = 0;
+    }
+done:
+    Py_XDECREF(args);
+    Py_XDECREF(kwargs);
+    Py_XDECREF(out);
+    Py_XDECREF(where);
+    return rc;
+}
+
+/* NumPy's loop under dtype= / signature= / casting= (after validation): resolve_dtypes with the
+ * signature dtype= means (its dtype for every output).  Fills res; -1 on error. */
+static int resolve_loop_kw(enum cpn_opcode code, const struct operand *ops, const struct cpn_ufunc_kw *kw,
+                           struct resolved *res)
+{
+    const struct cpn_op_info *info = cpn_op_info(code);
+    PyObject *tup = kinds_tuple(code, ops), *rkw = PyDict_New(), *sig = NULL, *casting = NULL, *f = NULL;
+    int rc = -1;
+    if (!tup || !rkw) goto done;
+    if (kw->dtype && kw->dtype != Py_None) {
+        if (!(sig = PyTuple_New(info->nin + info->nout))) goto done;
+        for (int i = 0; i < info->nin + info->nout; i++)
+            PyTuple_SET_ITEM(sig, i, Py_NewRef(i < info->nin ? Py_None : kw->dtype));
+    } else if (kw->signature) {
+        sig = Py_NewRef(kw->signature);
+    }
+    casting = kw->casting ? Py_NewRef(kw->casting) : PyUnicode_FromString("same_kind");
+    if (!casting || PyDict_SetItemString(rkw, "casting", casting) < 0 || set_given(rkw, "signature", sig) < 0)
+        goto done;
+    if (!(f = PyObject_GetAttrString(np_ufuncs[code], "resolve_dtypes"))) goto done;
+    PyObject *args = PyTuple_Pack(1, tup);
+    if (!args) goto done;
+    PyObject *r = PyObject_Call(f, args, rkw);
+    Py_DECREF(args);
+    rc = 0;
+    if (!r) {   /* no loop NumPy names here: its own call computes (or decides) */
+        PyErr_Clear();
+        res->valid = 2;
+        goto done;
+    }
+    take_loop(code, r, res);
+    Py_DECREF(r);
+done:
+    Py_XDECREF(tup);
+    Py_XDECREF(rkw);
+    Py_XDECREF(sig);
+    Py_XDECREF(casting);
+    Py_XDECREF(f);
+    return rc;
+}
+
+/* A keyword call's loop; 0 native, 1 NumPy computes, -1 with NumPy's error. */
+static int resolve_kw(enum cpn_opcode code, const struct operand *ops, PyObject *const *outs, int wtok,
+                      const struct cpn_ufunc_kw *kw, struct resolved *res)
+{
+    struct kwkey key;
+    bool keyed = make_key(code, ops, outs, wtok, kw, &key);
+    for (int e = 0; keyed && e < kw_cache_n; e++)
+        if (memcmp(&kw_cache[e].key, &key, sizeof key) == 0) {
+            *res = kw_cache[e].res;
+            return res->valid == 1 ? 0 : 1;
+        }
+    if (validate(code, ops, outs, wtok, kw) < 0 || resolve_loop_kw(code, ops, kw, res) < 0) return -1;
+    if (keyed) {
+        int e = kw_cache_next;
+        kw_cache_next = (e + 1) % KW_CACHE;
+        if (kw_cache_n < KW_CACHE) kw_cache_n++;
+        kw_cache[e].key = key;
+        kw_cache[e].res = *res;
+    }
+    return res->valid == 1 ? 0 : 1;
+}
+
+/* ---- operands beyond the inputs ---------------------------------------------------------- */
+
+/* Split `out` (NULL, None, an ndarray of ours, or a tuple of nout entries, each None or an
+ * ndarray of ours) into outs[k] (borrowed, NULL for None).  1 when NumPy decides (another form:
+ * NumPy's own arrays, or its error for a wrong count or a non-array), 2 when an output is
+ * read-only (NumPy's validation raises, its complaints in its order). */
 static int parse_out(PyObject *out, int nout, PyObject **outs)
 {
     for (int k = 0; k < nout; k++) outs[k] = NULL;
-    if (!out || out == Py_None) return 0;
+    if (!out) return 0;
+    if (out == Py_None) return nout == 1 ? 0 : 1;   /* NumPy refuses out=None for two outputs */
     if (PyTuple_Check(out)) {
-        if (PyTuple_GET_SIZE(out) != nout) {
-            PyErr_SetString(PyExc_ValueError, "The 'out' tuple must have exactly one entry per ufunc output");
-            return -1;
-        }
+        if (PyTuple_GET_SIZE(out) != nout) return 1;
         for (int k = 0; k < nout; k++) {
             PyObject *o = PyTuple_GET_ITEM(out, k);
             outs[k] = o == Py_None ? NULL : o;
@@ -236,20 +383,116 @@ static int parse_out(PyObject *out, int nout, PyObject **outs)
     } else if (nout == 1) {
         outs[0] = out;
     } else {
-        PyErr_SetString(PyExc_TypeError, "'out' must be a tuple of arrays");
-        return -1;
+        return 1;
     }
-    for (int k = 0; k < nout; k++) {
-        if (outs[k] && !cpn_array_check(outs[k])) {
-            PyErr_SetString(PyExc_TypeError, "return arrays must be of ArrayType");
-            return -1;
-        }
-        if (outs[k] && cpn_array_view(outs[k])->readonly) {
-            PyErr_SetString(PyExc_ValueError, "output array is read-only");
-            return -1;
-        }
-    }
+    for (int k = 0; k < nout; k++)
+        if (outs[k] && !cpn_array_check(outs[k])) return 1;
+    for (int k = 0; k < nout; k++)
+        if (outs[k] && cpn_array_view(outs[k])->readonly) return 2;
     return 0;
+}
+
+/* The where= mask as an ndarray of ours (*warr, owned; NULL for where=True) and its dtype for
+ * NumPy's validation (NumPy reads Python booleans and nested sequences as booleans).  1 when NumPy
+ * decides (other objects: NumPy's truth of None, of numbers...), -1 on error. */
+static int parse_where(PyObject *where, PyObject **warr, int *wtok)
+{
+    *warr = NULL;
+    *wtok = -1;
+    if (!where || where == Py_True) return 0;
+    bool sequence = PyList_Check(where) || PyTuple_Check(where);
+    if (cpn_array_check(where)) {
+        *warr = Py_NewRef(where);
+    } else if (PyBool_Check(where) || PyArray_IsScalar(where, Bool) || sequence || PyArray_Check(where)) {
+        *warr = cpn_array_from_any(where);
+        if (!*warr) {
+            PyErr_Clear();
+            return 1;
+        }
+    } else {
+        return 1;
+    }
+    *wtok = sequence || PyBool_Check(where) ? CPN_DTYPE_BOOL : (int)cpn_array_dtype(*warr);
+    return 0;
+}
+
+/* NumPy computes the call on gathered operands (cupynum/_ufunc.py's _numpy_general) or raises
+ * its own error. */
+static PyObject *numpy_call(enum cpn_opcode code, PyObject *const *args, const struct cpn_ufunc_kw *kw)
+{
+    PyObject *helper = cpn_ufunc_impl("_numpy_general");
+    if (!helper) return NULL;
+    int nin = cpn_op_info(code)->nin;
+    PyObject *tup = PyTuple_New(nin), *kwargs = PyDict_New(), *r = NULL;
+    if (!tup || !kwargs) goto done;
+    for (int i = 0; i < nin; i++) PyTuple_SET_ITEM(tup, i, Py_NewRef(args[i]));
+    if (set_given(kwargs, "out", kw->out) < 0 || set_given(kwargs, "where", kw->where) < 0 ||
+        set_given(kwargs, "dtype", kw->dtype) < 0 || set_given(kwargs, "signature", kw->signature) < 0 ||
+        set_given(kwargs, "casting", kw->casting) < 0 || set_given(kwargs, "order", kw->order) < 0 ||
+        set_given(kwargs, "subok", kw->subok) < 0)
+        goto done;
+    r = PyObject_CallFunction(helper, "OsOO", np_ufuncs[code], "__call__", tup, kwargs);
+done:
+    Py_XDECREF(tup);
+    Py_XDECREF(kwargs);
+    return r;
+}
+
+/* NumPy's broadcasting of n shapes into ndim/shape; false when they do not broadcast. */
+static bool broadcast(int n, const int *ndims, const int64_t *const *shapes, int *ndim, int64_t *shape)
+{
+    *ndim = 0;
+    for (int i = 0; i < n; i++)
+        if (ndims[i] > *ndim) *ndim = ndims[i];
+    for (int d = 0; d < *ndim; d++) shape[d] = 1;
+    for (int i = 0; i < n; i++)
+        for (int d = 0; d < ndims[i]; d++) {
+            int64_t e = shapes[i][d], *s = &shape[*ndim - ndims[i] + d];
+            if (e == *s || e == 1) continue;
+            if (*s != 1) return false;
+            *s = e;
+        }
+    return true;
+}
+
+static bool same_shape(const struct cpn_view *v, int ndim, const int64_t *shape)
+{
+    if (v->ndim != ndim) return false;
+    for (int d = 0; d < ndim; d++)
+        if (v->shape[d] != shape[d]) return false;
+    return true;
+}
+
+/* v as a view of (ndim, shape): itself (a new reference) or its broadcast; NULL with the error. */
+static struct cpn_view *broadcast_view(struct cpn_view *v, int ndim, const int64_t *shape)
+{
+    if (same_shape(v, ndim, shape)) {
+        cpn_view_retain(v);
+        return v;
+    }
+    struct cpn_view *b = NULL;
+    enum cpn_status st = cpn_view_broadcast(v, ndim, shape, &b);
+    if (st != CPN_OK) {
+        cpn_raise(st);
+        return NULL;
+    }
+    return b;
+}
+
+/* out[k] = where ? x : out[k], x cast to the output's dtype. */
+static int select_into(PyObject *o, PyObject *x, struct cpn_view *mask)
+{
+    struct cpn_view *ov = cpn_array_view(o);
+    PyObject *xc = cpn_array_dtype(x) == ov->dtype ? Py_NewRef(x) : cpn_array_cast(x, ov->dtype);
+    if (!xc) return -1;
+    struct cpn_op op = {.kind = CPN_OPK_ELEMENTWISE, .code = CPN_OP_WHERE, .nin = 3, .nout = 1, .dtype = ov->dtype};
+    op.in[0] = mask;
+    op.in[1] = cpn_array_view(xc);
+    op.in[2] = ov;
+    op.out[0] = ov;
+    int rc = cpn_submit(&op);
+    Py_DECREF(xc);
+    return rc;
 }
 
 /* Is the (already packed) scalar exponent of an integer power negative? */
@@ -272,35 +515,47 @@ static void widen_int_scalar(enum cpn_dtype from, union cpn_scalar *s)
     else if (from == CPN_DTYPE_INT8) s->i64 = s->i8;
 }
 
-PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject *out)
+/* The one apply.  stacklevel 0: an operator (a foreign operand gives NotImplemented); otherwise
+ * a ufunc object's call (a foreign operand goes to NumPy, which dispatches on it) and the
+ * stack level of NumPy's where-without-out warning. */
+static PyObject *apply(enum cpn_opcode code, PyObject *const *args, const struct cpn_ufunc_kw *kw, int stacklevel)
 {
     const struct cpn_op_info *info = cpn_op_info(code);
     const int nin = info->nin, nout = info->nout;
     struct operand ops[CPN_OP_MAXIN] = {{0}};
-    PyObject *result = NULL, *targets[CPN_OP_MAXOUT] = {NULL, NULL}, *outs[CPN_OP_MAXOUT];
-    struct cpn_view *bviews[CPN_OP_MAXIN] = {NULL, NULL, NULL};
-    int done = 0, foreign_dtype = 0;
-    for (; done < nin; done++) {
-        int c = classify(args[done], &ops[done]);
+    PyObject *result = NULL, *targets[CPN_OP_MAXOUT] = {NULL, NULL}, *outs[CPN_OP_MAXOUT] = {NULL, NULL};
+    PyObject *warr = NULL;
+    struct cpn_view *bviews[CPN_OP_MAXIN] = {NULL, NULL, NULL}, *wview = NULL;
+    int foreign = 0, wtok = -1, rc;
+    for (int i = 0; i < nin; i++) {
+        int c = classify(args[i], &ops[i]);
         if (c < 0) goto fail;
-        if (c == 0) {
+        if (c == 0 && stacklevel == 0) {
             result = Py_NewRef(Py_NotImplemented);
             goto fail;
         }
-        foreign_dtype |= c == 2;
+        foreign |= c != 1;
     }
-    if (foreign_dtype) {
-        result = fallback(code, args, out);
+    if (foreign) goto numpy;
+    int out_rc = parse_out(kw->out, nout, outs);
+    if (out_rc == 1) goto numpy;
+    if ((rc = parse_where(kw->where, &warr, &wtok)) < 0) goto fail;
+    if (out_rc == 2) {   /* NumPy raises: read-only, or what it checks before */
+        if (validate(code, ops, outs, wtok, kw) == 0) cpn_raise_readonly_out();
         goto fail;
     }
-    if (parse_out(out, nout, outs) < 0) goto fail;
+    if (rc == 1) goto numpy;
     struct resolved res = {0};
-    int rc = resolve(code, ops, &res);
+    if (warr || kw->dtype || kw->signature || kw->casting || kw->order || kw->subok) {
+        rc = resolve_kw(code, ops, outs, wtok, kw, &res);
+    } else {
+        rc = resolve(code, ops, &res);
+        for (int k = 0; rc == 0 && k < nout; k++)   /* NumPy raises its own casting error */
+            if (outs[k] && !PyArray_CanCastTypeTo(cpn_descr(res.out[k]), cpn_descr(cpn_array_dtype(outs[k])),
+                                                  NPY_SAME_KIND_CASTING))
+                rc = 1;
+    }
     if (rc < 0) goto fail;
-    for (int k = 0; rc == 0 && k < nout; k++)
-        if (outs[k] && !PyArray_CanCastTypeTo(cpn_descr(res.out[k]), cpn_descr(cpn_array_dtype(outs[k])),
-                                              NPY_SAME_KIND_CASTING))
-            rc = 1;  /* NumPy raises its own casting error */
     struct cpn_op op = {.kind = CPN_OPK_ELEMENTWISE, .code = code, .nin = nin, .nout = nout};
     op.dtype = res.in0;
     for (int i = 0; rc == 0 && i < nin; i++) {
@@ -318,6 +573,9 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
             if (info->out[0] == CPN_RESULT_BOOL && nin == 2 && PyErr_ExceptionMatches(PyExc_OverflowError)) {
                 PyErr_Clear();
                 rc = 1;  /* NumPy compares out-of-range Python integers exactly */
+            } else if (PyErr_ExceptionMatches(PyExc_TypeError)) {
+                PyErr_Clear();
+                rc = 1;  /* a scalar that dtype=/signature= cast unsafely (complex to real): NumPy's */
             } else {
                 goto fail;
             }
@@ -327,7 +585,7 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
     }
     if (rc == 0 && code == CPN_OP_POWER && !ops[1].arr && negative_int_scalar(op.dtype, &op.scalar[1])) {
         /* A negative scalar exponent is known now: raise at the call, as NumPy does. */
-        PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+        cpn_raise(cpn_op_loop_error(&op));
         goto fail;
     }
     if (rc == 0 && code == CPN_OP_POWER && ops[1].arr && cpn_dtype_class(op.dtype) == CPN_CLASS_INT) {
@@ -338,59 +596,53 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
         int yes = neg ? PyObject_IsTrue(neg) : -1;
         Py_XDECREF(neg);
         if (yes) {
-            if (yes > 0)
-                PyErr_SetString(PyExc_ValueError, "Integers to negative integer powers are not allowed.");
+            if (yes > 0) cpn_raise(cpn_op_loop_error(&op));
             goto fail;
         }
     }
-    if (rc == 1) {
-        result = fallback(code, args, out);
-        goto fail;  /* not a failure: the common exit */
+    if (rc == 1) goto numpy;
+    if (warr && cpn_array_dtype(warr) != CPN_DTYPE_BOOL) {   /* a sequence NumPy reads as booleans */
+        PyObject *c = cpn_array_cast(warr, CPN_DTYPE_BOOL);
+        if (!c) goto fail;
+        Py_SETREF(warr, c);
     }
-    int ndim;
+    /* NumPy broadcasts every operand together, the given outputs and the mask included; each
+     * output must have the broadcast shape. */
+    int nsh = 0, ndims[CPN_OP_MAXIN + CPN_OP_MAXOUT + 1], ndim;
+    const int64_t *shapes[CPN_OP_MAXIN + CPN_OP_MAXOUT + 1];
     int64_t shape[CPN_MAXDIM];
-    if (broadcast_shapes(ops, nin, &ndim, shape) < 0) goto fail;
-    for (int k = 0; k < nout; k++) {
-        if (!outs[k]) continue;
-        const struct cpn_view *ov = cpn_array_view(outs[k]);
-        int ok = ov->ndim >= ndim;
-        for (int d = 0; ok && d < ndim; d++) ok = ov->shape[ov->ndim - ndim + d] == shape[d] || shape[d] == 1;
-        if (!ok) {
-            raise_out_shape(ov, ndim, shape);
-            goto fail;
-        }
-        ndim = ov->ndim;
-        for (int d = 0; d < ndim; d++) shape[d] = ov->shape[d];
+    for (int i = 0; i < nin + nout + 1; i++) {
+        PyObject *a = i < nin ? ops[i].arr : i < nin + nout ? outs[i - nin] : warr;
+        if (!a && i >= nin) continue;   /* a scalar input counts as 0-d */
+        const struct cpn_view *v = a ? cpn_array_view(a) : NULL;
+        ndims[nsh] = v ? v->ndim : 0;
+        shapes[nsh++] = v ? v->shape : NULL;
     }
-    for (int k = 0; k < nout; k++) {   /* every output has the one final shape */
-        if (!outs[k]) continue;
-        const struct cpn_view *ov = cpn_array_view(outs[k]);
-        int ok = ov->ndim == ndim;
-        for (int d = 0; ok && d < ndim; d++) ok = ov->shape[d] == shape[d];
-        if (!ok) {
-            raise_out_shape(ov, ndim, shape);
-            goto fail;
-        }
+    if (!broadcast(nsh, ndims, shapes, &ndim, shape)) {
+        cpn_raise_broadcast(nsh, ndims, shapes);
+        goto fail;
     }
+    /* NumPy's iterator meets the dimensions innermost first, the outputs in order in each. */
+    for (int d = ndim - 1; d >= 0; d--)
+        for (int k = 0; k < nout; k++) {
+            const struct cpn_view *ov = outs[k] ? cpn_array_view(outs[k]) : NULL;
+            int od = ov ? d - (ndim - ov->ndim) : 0;
+            if (ov && (od < 0 || ov->shape[od] != shape[d])) {
+                cpn_raise_out_shape(ov->ndim, ov->shape, ndim, shape);
+                goto fail;
+            }
+        }
     for (int i = 0; i < nin; i++) {
         if (!ops[i].arr) continue;
-        struct cpn_view *iv = cpn_array_view(ops[i].arr);
-        int same = iv->ndim == ndim;
-        for (int d = 0; same && d < ndim; d++) same = iv->shape[d] == shape[d];
-        if (same) {   /* no broadcasting needed: use the operand's own view */
-            cpn_view_retain(iv);
-            bviews[i] = iv;
-            op.in[i] = iv;
-            continue;
-        }
-        enum cpn_status st = cpn_view_broadcast(iv, ndim, shape, &bviews[i]);
-        if (st != CPN_OK) { cpn_raise(st); goto fail; }
+        if (!(bviews[i] = broadcast_view(cpn_array_view(ops[i].arr), ndim, shape))) goto fail;
         op.in[i] = bviews[i];
     }
+    if (warr && !(wview = broadcast_view(cpn_array_view(warr), ndim, shape))) goto fail;
+    if (warr && !kw->out && cpn_warn_where_without_out(stacklevel) < 0) goto fail;
     for (int k = 0; k < nout; k++) {
         /* One output may be written in place (the executor handles aliasing of out[0]); two
-         * outputs are computed into fresh arrays and then assigned. */
-        if (nout == 1 && outs[k] && (int)cpn_array_dtype(outs[k]) == res.out[k]) {
+         * outputs, or a where mask, compute into fresh arrays, then assigned or selected. */
+        if (nout == 1 && outs[k] && !warr && (int)cpn_array_dtype(outs[k]) == res.out[k]) {
             targets[k] = Py_NewRef(outs[k]);
         } else {
             /* Lay the result out like an operand, so that owner-computes keeps it local. */
@@ -402,8 +654,11 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
         op.out[k] = cpn_array_view(targets[k]);
     }
     if (cpn_submit(&op) < 0) goto fail;
-    for (int k = 0; k < nout; k++)
-        if (outs[k] && targets[k] != outs[k] && cpn_assign(cpn_array_view(outs[k]), targets[k]) < 0) goto fail;
+    for (int k = 0; k < nout; k++) {
+        if (!outs[k] || targets[k] == outs[k]) continue;
+        if (warr ? select_into(outs[k], targets[k], wview) < 0 : cpn_assign(cpn_array_view(outs[k]), targets[k]) < 0)
+            goto fail;
+    }
     PyObject *res_k[CPN_OP_MAXOUT] = {NULL, NULL};
     for (int k = 0; k < nout; k++) {
         if (outs[k]) res_k[k] = Py_NewRef(outs[k]);
@@ -423,11 +678,27 @@ PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject 
             else Py_DECREF(res_k[k]);
         }
     }
+    goto fail;   /* the common exit */
+numpy:
+    result = numpy_call(code, args, kw);
 fail:
     for (int i = 0; i < nin; i++) {
         Py_XDECREF(ops[i].arr);
         cpn_view_release(bviews[i]);
     }
+    cpn_view_release(wview);
+    Py_XDECREF(warr);
     for (int k = 0; k < nout; k++) Py_XDECREF(targets[k]);
     return result;
+}
+
+PyObject *cpn_ufunc_apply(enum cpn_opcode code, PyObject *const *args, PyObject *out)
+{
+    struct cpn_ufunc_kw kw = {.out = out};
+    return apply(code, args, &kw, 0);
+}
+
+PyObject *cpn_ufunc_call(enum cpn_opcode code, PyObject *const *args, const struct cpn_ufunc_kw *kw, int stacklevel)
+{
+    return apply(code, args, kw, stacklevel < 1 ? 1 : stacklevel);
 }

@@ -1,11 +1,13 @@
 /* ufuncobject.c: the cupynum.ufunc type, one object per NumPy ufunc.
  *
- * A call with the ufunc's positional operands and at most `out=` (one array of ours) goes straight
- * to cpn_ufunc_apply through vectorcall: the per-call cost of a plain `cupynum.add(a, b)` is the
- * apply's own.  Everything else (where=, dtype=, casting=, signature=, out tuples, ufuncs the op
- * table lacks, foreign operands) and the methods reduce/accumulate/reduceat/outer/at/resolve_dtypes
- * run in cupynum/_ufunc.py, which receives the ufunc object first.  Attributes (nin, nout, nargs,
- * identity, types, ntypes, signature, __doc__) are the NumPy ufunc's.
+ * A call of a native ufunc with its positional operands and any of NumPy's call keywords (out=,
+ * where=, dtype=, signature=, casting=, order=, subok=) goes straight from vectorcall to the one
+ * apply, cpn_ufunc_call (ufunc.c).  cupynum/_ufunc.py's _call only reduces the other argument
+ * forms to it (outputs passed positionally, the older sig= spelling), lets NumPy raise its
+ * TypeError for wrong ones, and sends ufuncs the op table lacks to NumPy.  The methods
+ * reduce/accumulate/reduceat/outer/at/resolve_dtypes run in cupynum/_ufunc.py, which receives the
+ * ufunc object first.  Attributes (nin, nout, nargs, identity, types, ntypes, signature, __doc__)
+ * are the NumPy ufunc's.
  *
  * Invariant: `code` is an op of the table with the ufunc's nin, or -1 (not native). */
 #include "cpn_module.h"
@@ -25,8 +27,7 @@ typedef struct {
 static PyTypeObject *ufunc_type;
 static PyObject *impl_module;   /* cupynum._ufunc */
 
-/* The general path's function `name` in cupynum._ufunc (borrowed), or NULL. */
-static PyObject *impl(const char *name)
+PyObject *cpn_ufunc_impl(const char *name)
 {
     if (!impl_module) {
         impl_module = PyImport_ImportModule("cupynum._ufunc");
@@ -41,7 +42,7 @@ static PyObject *impl(const char *name)
 static PyObject *call_impl(const char *fn, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
                            PyObject *kwnames)
 {
-    PyObject *f = impl(fn);
+    PyObject *f = cpn_ufunc_impl(fn);
     if (!f) return NULL;
     Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     PyObject *stack[16], **buf = stack;
@@ -56,30 +57,63 @@ static PyObject *call_impl(const char *fn, PyObject *self, PyObject *const *args
     return r;
 }
 
+/* NumPy's call keywords, in struct cpn_ufunc_kw's order; interned at type init. */
+static const char *const kw_names[] = {"out", "where", "dtype", "signature", "casting", "order", "subok"};
+#define N_KW 7
+static PyObject *kw_strings[N_KW];
+
+static PyObject **kw_slot(struct cpn_ufunc_kw *kw, int i)
+{
+    PyObject **slots[N_KW] = {&kw->out, &kw->where, &kw->dtype, &kw->signature, &kw->casting, &kw->order, &kw->subok};
+    return slots[i];
+}
+
+/* The slot of keyword `name`, or NULL when it is not one of the call's. */
+static PyObject **find_kw(struct cpn_ufunc_kw *kw, PyObject *name)
+{
+    for (int i = 0; i < N_KW; i++)
+        if (name == kw_strings[i]) return kw_slot(kw, i);
+    for (int i = 0; i < N_KW; i++)
+        if (PyUnicode_Check(name) && PyUnicode_Compare(name, kw_strings[i]) == 0) return kw_slot(kw, i);
+    return NULL;
+}
+
 static PyObject *ufunc_vectorcall(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     CpnUfunc *u = (CpnUfunc *)self;
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    if (u->code >= 0 && u->nout == 1 && nargs == u->nin) {
-        PyObject *out = NULL;
-        int fast = 1;
-        if (kwnames) {
-            fast = PyTuple_GET_SIZE(kwnames) == 1 &&
-                   PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "out") == 0;
-            if (fast) {
-                out = args[nargs];
-                if (PyTuple_Check(out) && PyTuple_GET_SIZE(out) == 1) out = PyTuple_GET_ITEM(out, 0);
-                if (out == Py_None) out = NULL;
-                else if (!cpn_array_check(out)) fast = 0;
-            }
-        }
-        if (fast) {
-            PyObject *r = cpn_ufunc_apply((enum cpn_opcode)u->code, args, out);
-            if (r != Py_NotImplemented) return r;
-            Py_DECREF(r);   /* a foreign operand: the general path decides */
-        }
+    if (u->code >= 0 && nargs == u->nin) {
+        struct cpn_ufunc_kw kw = {0};
+        Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0, i = 0;
+        for (PyObject **slot; i < nkw && (slot = find_kw(&kw, PyTuple_GET_ITEM(kwnames, i))); i++)
+            *slot = args[nargs + i];
+        if (i == nkw) return cpn_ufunc_call((enum cpn_opcode)u->code, args, &kw, 1);
     }
     return call_impl("_call", self, args, nargs, kwnames);
+}
+
+/* _core.ufunc_call(ufunc, args, kwargs): the native call of a form _ufunc._call has reduced
+ * (len(args) == nin, only the call's keywords); the where warning names _call's caller. */
+static PyObject *mod_ufunc_call(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3 || !PyObject_TypeCheck(args[0], ufunc_type) || !PyTuple_Check(args[1]) || !PyDict_Check(args[2])) {
+        PyErr_SetString(PyExc_TypeError, "ufunc_call(ufunc, args, kwargs)");
+        return NULL;
+    }
+    CpnUfunc *u = (CpnUfunc *)args[0];
+    if (u->code < 0 || PyTuple_GET_SIZE(args[1]) != u->nin) {
+        PyErr_SetString(PyExc_TypeError, "ufunc_call: not a native call");
+        return NULL;
+    }
+    struct cpn_ufunc_kw kw = {0};
+    PyObject *key, *value;
+    Py_ssize_t pos = 0;
+    while (PyDict_Next(args[2], &pos, &key, &value)) {
+        PyObject **slot = find_kw(&kw, key);
+        if (!slot) return PyErr_Format(PyExc_TypeError, "ufunc_call: keyword %R", key);
+        *slot = value;
+    }
+    return cpn_ufunc_call((enum cpn_opcode)u->code, &PyTuple_GET_ITEM(args[1], 0), &kw, 2);
 }
 
 #define METHOD(M)                                                                                  \
@@ -201,6 +235,8 @@ static PyObject *mod_make_ufunc(PyObject *m, PyObject *npu)
 
 static PyMethodDef ufunc_module_methods[] = {
     {"make_ufunc", mod_make_ufunc, METH_O, "make_ufunc(numpy_ufunc): a cupynum.ufunc."},
+    {"ufunc_call", (PyCFunction)(void (*)(void))mod_ufunc_call, METH_FASTCALL,
+     "ufunc_call(ufunc, args, kwargs): the native call of a reduced argument form."},
     {NULL},
 };
 
@@ -213,6 +249,8 @@ int cpn_ufunc_type_init(PyObject *module)
                  Py_TPFLAGS_IMMUTABLETYPE,
         .slots = ufunc_slots,
     };
+    for (int i = 0; i < N_KW; i++)
+        if (!(kw_strings[i] = PyUnicode_InternFromString(kw_names[i]))) return -1;
     ufunc_type = (PyTypeObject *)PyType_FromModuleAndSpec(module, &spec, NULL);
     if (!ufunc_type) return -1;
     if (PyModule_AddObjectRef(module, "ufunc_type", (PyObject *)ufunc_type) < 0) return -1;
