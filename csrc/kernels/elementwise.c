@@ -219,8 +219,6 @@ static unsigned fpe_from_status(void)
            (e & FE_UNDERFLOW ? CPN_FPE_UNDERFLOW : 0u) | (e & FE_INVALID ? CPN_FPE_INVALID : 0u);
 }
 
-/* Below this many elements a single thread is faster than waking the team. */
-#define PARALLEL_MIN 32768
 
 void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t *shape0,
                  int64_t (*strides0)[CPN_MAXDIM], struct cpn_kctx *ctx)
@@ -263,7 +261,7 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
     int64_t inner = shape[nd - 1], outer = 1;
     for (int d = 0; d < nd - 1; d++) outer *= shape[d];
     int nth = cpn_kernel_threads();
-    if (inner * outer < PARALLEL_MIN) nth = 1;
+    if (inner * outer < CPN_KERNEL_PARALLEL_MIN) nth = 1;
     int64_t chunk = inner;
     if (nth > 1 && outer < 8 * nth) {
         chunk = (inner + 8 * nth - 1) / (8 * nth);

@@ -6,8 +6,10 @@
 #include "alloc.h"
 
 /* Views are made and dropped on every array expression: recycle them through a free list
- * instead of the general allocator.  (Only the Python-holding thread makes views.) */
-#define VIEW_POOL 512
+ * instead of the general allocator.  (Only the Python-holding thread makes views.)  A flush
+ * releases the views of up to 512 queued ops at once (several each): the pool holds them all,
+ * so the next 512 ops do not go back to the system allocator (issue #21). */
+#define VIEW_POOL 4096
 static struct cpn_view *pool[VIEW_POOL];
 static int pool_n;
 
