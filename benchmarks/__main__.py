@@ -5,7 +5,9 @@ with numexpr, Dask and cuPyNumeric where installed); the table gives the median 
 speedup NumPy/cupynum (> 1: cupynum is faster) against the issue's target, whether the results
 agree with NumPy's, and the peak memory of each library (fresh process each). `--ranks N` runs
 the cupynum side under mpirun on N ranks and adds weak scaling (problem grown with N) and the
-bytes each rank sent. Exit status 1 when a result check fails."""
+bytes each rank sent. `python -m benchmarks kernels [kernel names...]` runs the suite of ordinary
+kernels of `benchmarks/kernels.py` (also run, after the programs, when no name is given). Exit
+status 1 when a result check fails."""
 import argparse
 import json
 import os
@@ -16,7 +18,7 @@ import numpy
 
 import cupynum
 
-from . import measure
+from . import kernels, measure
 from .peers import peers
 from .programs import BENCHMARKS, GROUPS, check, select
 
@@ -200,7 +202,8 @@ def _summary(rows, avail, scaling, args, out):
 def main(argv=None):
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[2])
     p.add_argument("names", nargs="*",
-                   help=f"programs (default all): {', '.join(list(BENCHMARKS) + list(GROUPS))}")
+                   help=f"programs (default all): {', '.join(list(BENCHMARKS) + list(GROUPS))}; "
+                        f"or kernels [names]: {', '.join(kernels.KERNELS)}")
     p.add_argument("--repeat", type=int, default=5, help="timed runs per program (median)")
     p.add_argument("--quick", action="store_true", help="sizes 10-100x smaller (smoke test)")
     p.add_argument("--ranks", type=int, default=0, help="run the cupynum side on N MPI ranks")
@@ -215,11 +218,20 @@ def main(argv=None):
         p.error("--ranks must be positive")
     if cupynum.runtime_info()["ranks"] > 1:
         p.error("run the suite as one process; --ranks N launches the MPI ranks itself")
+    if args.names[:1] == ["kernels"]:
+        try:
+            _, ok = kernels.run(args.names[1:], args.quick, args.repeat)
+        except ValueError as e:
+            p.error(str(e))
+        return 0 if ok else 1
     try:
         select(args.names)
     except ValueError as e:
         p.error(str(e))
     rows, scaling = run_suite(args)
+    kernels_ok = True
+    if not args.names and not args.ranks:
+        _, kernels_ok = kernels.run([], args.quick, args.repeat)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"machine": {"cores": os.cpu_count(), "platform": platform.platform(),
@@ -231,7 +243,7 @@ def main(argv=None):
         from .plot import plot
         for line in plot(rows, scaling):
             print(line)
-    return 0 if all(r["check"] for r in rows) else 1
+    return 0 if kernels_ok and all(r["check"] for r in rows) else 1
 
 
 if __name__ == "__main__":

@@ -307,7 +307,16 @@ def _copy(self, order="C"):
     return _core.cast(self, self.dtype)
 
 
+_products = None   # cupynum._products, bound at the first product (it imports this module)
+
+
 def _matmul_operator(a, b):
+    global _products
+    if type(a) is ndarray and type(b) is ndarray:   # a @ b of two cupynum arrays: no wrappers
+        if _products is None:
+            from . import _products
+        r = _products._matmul(a, b)
+        return _core.to_scalar(r) if r.ndim == 0 else r
     from ._functions import matmul
     for o in (a, b):
         if not isinstance(o, (ndarray, _np.ndarray, list, tuple, _np.generic, int, float, complex)):

@@ -61,6 +61,20 @@ def _check_out(f, args, r_shape, r_dtype, out, exact_dtype=False):
 def _matmul(a, b):
     """a @ b for cupynum arrays (NumPy's gufunc rules: 1-d operands promoted and their dimension
     removed, batch dimensions broadcast); returns an array (0-d for two vectors)."""
+    na, nb = a.ndim, b.ndim
+    dt = a.dtype
+    if 0 < na <= 2 and 0 < nb <= 2 and dt == b.dtype and dt.kind in "biufc":
+        # The common case, without NumPy's shape and type helpers (a dot product in a Python
+        # loop costs a few microseconds here, issue #21): no batch dimensions, no cast.
+        sa, sb = a.shape, b.shape
+        if sa[-1] == sb[0]:
+            A = a if na == 2 else _core.reshape(a, (1, sa[0]))
+            B = b if nb == 2 else _core.reshape(b, (sb[0], 1))
+            C = _core.matmul(A, B, dt)
+            if na == 2 and nb == 2:
+                return C
+            return _core.reshape(C, (sa[0],) if nb == 1 and na == 2 else
+                                 (sb[1],) if na == 1 and nb == 2 else ())
     if a.ndim == 0 or b.ndim == 0:
         _numpy_raises(_np.matmul, a, b)
     A = a if a.ndim >= 2 else _core.reshape(a, (1, a.shape[0]))

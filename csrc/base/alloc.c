@@ -1,9 +1,10 @@
 /* alloc.c: aligned allocation with accounting, a cache of large blocks, and a fail-the-Nth hook.
  *
  * A 64-byte header before each block remembers its size, so the live-byte counter stays exact
- * without a side table.  Large blocks (>= 64 KiB) are not returned to the system at once: a small
- * cache keeps recently freed ones for reuse, because a loop of array expressions frees and
- * allocates same-sized temporaries every iteration, and fresh pages cost a fault each. */
+ * without a side table.  Large blocks (above 32 KiB, where the small classes end) are not
+ * returned to the system at once: a small cache keeps recently freed ones for reuse, because a
+ * loop of array expressions frees and allocates same-sized temporaries every iteration, and
+ * fresh pages cost a fault each. */
 #include "alloc.h"
 
 #include <stdint.h>
@@ -31,7 +32,7 @@ void cpn_alloc_set_device(void *(*raw_alloc)(size_t n), void (*raw_free)(void *p
     dev_raw_free = raw_free;
 }
 
-#define CACHE_MIN ((size_t)64 << 10)
+#define CACHE_MIN ((size_t)32 << 10)   /* from the end of the small classes */
 #define CACHE_SLOTS 16
 #define CACHE_MAX_BYTES ((size_t)2 << 30)
 static struct { void *raw; size_t total; } cache[CACHE_SLOTS];
@@ -39,10 +40,12 @@ static int cache_n;
 static size_t cache_bytes;
 
 /* Small blocks (results of small-array ops) recycle through per-size free lists: power-of-two
- * totals from 128 bytes to 32 KiB. */
+ * totals from 128 bytes to 32 KiB, each list keeping up to 1 MiB (at least 64 blocks): a flush
+ * frees the temporaries of hundreds of ops at once, which the next ones allocate again. */
 #define SMALL_CLASSES 9
-#define SMALL_KEEP 64
-static void *small_free[SMALL_CLASSES][SMALL_KEEP];
+#define SMALL_KEEP_MAX 8192
+#define SMALL_KEEP(c) ((((size_t)1 << 20) >> (7 + (c))) > 64 ? (int)(((size_t)1 << 20) >> (7 + (c))) : 64)
+static void *small_free[SMALL_CLASSES][SMALL_KEEP_MAX];
 static int small_n[SMALL_CLASSES];
 
 static int small_class(size_t total)
@@ -144,7 +147,7 @@ void cpn_free(void *p)
     size_t n = *(size_t *)raw, total = HEADER + ((n + HEADER - 1) / HEADER) * HEADER;
     __atomic_sub_fetch(&cpn_stats.bytes_live, (int64_t)n, __ATOMIC_RELAXED);
     int sc = small_class(total);
-    if (sc >= 0 && small_n[sc] < SMALL_KEEP) small_free[sc][small_n[sc]++] = raw;
+    if (sc >= 0 && small_n[sc] < SMALL_KEEP(sc)) small_free[sc][small_n[sc]++] = raw;
     else if (sc < 0 && total >= CACHE_MIN) cache_put(raw, total);
     else free(raw);
 }

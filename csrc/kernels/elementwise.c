@@ -219,8 +219,6 @@ static unsigned fpe_from_status(void)
            (e & FE_UNDERFLOW ? CPN_FPE_UNDERFLOW : 0u) | (e & FE_INVALID ? CPN_FPE_INVALID : 0u);
 }
 
-/* Below this many elements a single thread is faster than waking the team. */
-#define PARALLEL_MIN 32768
 
 void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t *shape0,
                  int64_t (*strides0)[CPN_MAXDIM], struct cpn_kctx *ctx)
@@ -263,7 +261,7 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
     int64_t inner = shape[nd - 1], outer = 1;
     for (int d = 0; d < nd - 1; d++) outer *= shape[d];
     int nth = cpn_kernel_threads();
-    if (inner * outer < PARALLEL_MIN) nth = 1;
+    if (inner * outer < CPN_KERNEL_PARALLEL_MIN) nth = 1;
     int64_t chunk = inner;
     if (nth > 1 && outer < 8 * nth) {
         chunk = (inner + 8 * nth - 1) / (8 * nth);
@@ -281,19 +279,24 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
      * the running threads take over the work of a descheduled one. */
     int64_t grain = ntasks / (8 * (int64_t)nth);
     if (grain < 1) grain = 1;
-#pragma omp parallel for num_threads(nth) schedule(dynamic, grain) if (nth > 1) reduction(|: hw)
-    for (int64_t t = 0; t < ntasks; t++) {
+    /* The status flags are sticky: each thread clears them once and reads them once after its
+     * last task (clearing costs ~100 cycles, as much as a row of a few elements). */
+#pragma omp parallel num_threads(nth) if (nth > 1) reduction(|: hw)
+    {
         feclearexcept(FE_ALL_EXCEPT);
-        int64_t row = t / nchunks, c = t % nchunks;
-        char *p[CPN_MAXARGS];
-        for (int a = 0; a < narg; a++) p[a] = base[a] + c * chunk * st[a][nd - 1];
-        for (int d = nd - 2; d >= 0; d--) {
-            int64_t i = row % shape[d];
-            row /= shape[d];
-            for (int a = 0; a < narg; a++) p[a] += i * st[a][d];
+#pragma omp for schedule(dynamic, grain)
+        for (int64_t t = 0; t < ntasks; t++) {
+            int64_t row = t / nchunks, c = t % nchunks;
+            char *p[CPN_MAXARGS];
+            for (int a = 0; a < narg; a++) p[a] = base[a] + c * chunk * st[a][nd - 1];
+            for (int d = nd - 2; d >= 0; d--) {
+                int64_t i = row % shape[d];
+                row /= shape[d];
+                for (int a = 0; a < narg; a++) p[a] += i * st[a][d];
+            }
+            int64_t cnt = inner - c * chunk < chunk ? inner - c * chunk : chunk;
+            fn(p, inner_st, cnt, ctx);
         }
-        int64_t cnt = inner - c * chunk < chunk ? inner - c * chunk : chunk;
-        fn(p, inner_st, cnt, ctx);
         hw |= fpe_from_status();
     }
 done:

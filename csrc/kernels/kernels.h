@@ -92,6 +92,13 @@ unsigned cpn_kernel_fpe_status(void);
 
 /* Threads the kernels use (>= 1).  Local. */
 int cpn_kernel_threads(void);
+
+/* The per-op cost model of the element-wise and fused drivers: below this many
+ * element-instructions the calling thread computes alone.  Waking the team (OMP_WAIT_POLICY is
+ * PASSIVE: a futex wake per thread and a barrier) costs tens of microseconds, and on a loaded
+ * machine the caller waits for a descheduled worker to run at all; 2^18 element-instructions is
+ * about 100-300 us of work on one core, where a second core starts to pay (issue #21). */
+#define CPN_KERNEL_PARALLEL_MIN ((int64_t)1 << 18)
 void cpn_kernel_set_threads(int n);
 
 /* NumPy's arange fill of elements [first, first + n) into a contiguous buffer of dtype dt:

@@ -32,10 +32,27 @@ static PyObject *scalar_from(const void *p, enum cpn_dtype dt)
     return PyArray_Scalar(buf, cpn_descr(dt), NULL);
 }
 
+/* Longest queue scanned for a writer of a read store; a longer one is flushed. */
+#define READ_SCAN_MAX 64
+
+/* Flush before reading v's bytes, unless no waiting op writes its store: a scalar read of data
+ * already in memory (`b[i]` in a loop that queues `x[i] = ...`) does not wait for unrelated
+ * deferred work (issue #21).  The queue is the same on every rank, so ranks decide alike;
+ * virtual stores and anything not read here (local_origin NULL) go the general way, which
+ * flushes. */
+static int flush_for_read(const struct cpn_view *v)
+{
+    const int n = cpn_queue_length();
+    if (n == 0) return 0;
+    if (n <= READ_SCAN_MAX && !cpn_store_is_virtual(v->store) && !cpn_queue_writes(v->store))
+        return 0;
+    return cpn_flush();
+}
+
 PyObject *cpn_fast_scalar(const struct cpn_view *v)
 {
     if (cpn_view_size(v) != 1) return Py_NewRef(Py_NotImplemented);
-    if (cpn_flush() < 0) return NULL;
+    if (flush_for_read(v) < 0) return NULL;
     char *o = local_origin(v);
     if (!o) {
         PyErr_Clear();
@@ -53,7 +70,7 @@ PyObject *cpn_fast_index(PyObject *self, PyObject *key)
     const int64_t len = v->shape[0];
     if (overflow || k < -len || k >= len) return Py_NewRef(Py_NotImplemented);  /* the general error */
     if (k < 0) k += len;
-    if (cpn_flush() < 0) return NULL;
+    if (flush_for_read(v) < 0) return NULL;
     char *o = local_origin(v);
     if (!o) {
         PyErr_Clear();

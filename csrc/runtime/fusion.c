@@ -1243,17 +1243,33 @@ static int drop_op(const struct cpn_op *op)
     return 1;
 }
 
-int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st,
+/* What the outputs of ops[start..start+count) hold before they execute (see fusion.h). */
+static void record_had(const struct cpn_op *ops, int start, int count, bool (*had)[CPN_OP_MAXOUT],
                        struct cpn_fpreport *op_fp)
+{
+    for (int j = 0; j < count; j++)
+        for (int k = 0; k < ops[start + j].nout; k++)
+            had[j][k] = cpn_store_allocated(ops[start + j].out[k]->store);
+    memset(op_fp, 0, (size_t)count * sizeof *op_fp);
+}
+
+int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st,
+                       struct cpn_fpreport *op_fp, bool (*had)[CPN_OP_MAXOUT])
 {
     struct run *r = &workspace;
     *st = CPN_OK;
-    memset(op_fp, 0, (CPN_FUSED_MAXINSTR + 1) * sizeof *op_fp);
     r->op_fp = op_fp;
     if (!cpn_fusion_enabled() || !flush.ready || ops != flush.ops || n != flush.n) return 0;
-    if (droppable(&ops[start], start)) return drop_op(&ops[start]);
+    if (droppable(&ops[start], start)) {
+        record_had(ops, start, 1, had, op_fp);
+        return drop_op(&ops[start]);
+    }
     if (!select_run(r, ops, n, start, st)) return 0;
-    if (r->len < 2) return lone_op(r);
+    if (r->len < 2) {
+        record_had(ops, start, 1, had, op_fp);
+        return lone_op(r);
+    }
+    record_had(ops, start, r->len + r->band.on, had, op_fp);
     assign_registers(r);
     const struct plan *p = lookup_plan(r, st);
     if (!p) return r->len;

@@ -35,9 +35,13 @@ void cpn_fusion_prepare(struct cpn_op *ops, int n);
  * Returns the number of ops consumed (0: the caller executes ops[start] alone), with the run's
  * status in *st (on failure every op of the run failed with it), and in op_fp[k] (an array of
  * CPN_FUSED_MAXINSTR + 1) what the loops of op start+k found (kernels.h; nothing for ops that
- * were dropped or are not element-wise).  The caller still releases the consumed ops.  Local. */
+ * were dropped or are not element-wise).  had[k][q] (an array of CPN_FUSED_MAXINSTR + 1) is set,
+ * for the consumed ops only, to whether op start+k's output q held values before the run (what
+ * the queue's settle keeps on failure); computed here, where the run's length is known, rather
+ * than for every op the run might have reached.  The caller still releases the consumed ops.
+ * Local. */
 int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st,
-                       struct cpn_fpreport *op_fp);
+                       struct cpn_fpreport *op_fp, bool (*had)[CPN_OP_MAXOUT]);
 
 /* Fusion on/off (initially on unless CUPYNUM_FUSION=0); returns the previous setting.  Local. */
 

@@ -134,17 +134,13 @@ enum cpn_status cpn_queue_flush(void)
         /* An output that held values before keeps them when the op fails (NumPy's in-place
          * semantics: `a **= b` that raises leaves `a` readable); a fresh one is poisoned. */
         bool had[CPN_OP_MAXOUT];
-        for (int k = 0; k < op->nout; k++) had[k] = cpn_store_allocated(op->out[k]->store);
         enum cpn_status st;
         int used = 0;
         if (fuse && !poisoned_input(op)) {
             /* A fused run (or a dropped op): settle each of its ops alike. */
             bool hads[CPN_FUSED_MAXINSTR + 1][CPN_OP_MAXOUT];
-            for (int j = i; j < n_ops && j <= i + CPN_FUSED_MAXINSTR; j++)
-                for (int k = 0; k < ops[j].nout; k++)
-                    hads[j - i][k] = cpn_store_allocated(ops[j].out[k]->store);
             struct cpn_fpreport run_fp[CPN_FUSED_MAXINSTR + 1];
-            used = cpn_fusion_execute(ops, n_ops, i, &st, run_fp);
+            used = cpn_fusion_execute(ops, n_ops, i, &st, run_fp, hads);
             if (used > 0 && st != CPN_OK && first == CPN_OK) {
                 first = st;
                 snprintf(first_msg, sizeof first_msg, "%s", cpn_error_message());
@@ -169,6 +165,7 @@ enum cpn_status cpn_queue_flush(void)
                 continue;
             }
         }
+        for (int k = 0; k < op->nout; k++) had[k] = cpn_store_allocated(op->out[k]->store);
         const struct cpn_store *bad = poisoned_input(op);
         if (bad) {
             /* Depends on a failed result: fail the same way, without computing garbage.  Poison
@@ -201,6 +198,15 @@ enum cpn_status cpn_queue_flush(void)
 }
 
 int cpn_queue_length(void) { return n_ops; }
+
+bool cpn_queue_writes(const struct cpn_store *s)
+{
+    const struct cpn_store *r = cpn_store_root(s);
+    for (int i = 0; i < n_ops; i++)
+        for (int k = 0; k < ops[i].nout; k++)
+            if (ops[i].out[k] && cpn_store_root(ops[i].out[k]->store) == r) return true;
+    return false;
+}
 
 void cpn_stats_read(struct cpn_stats *out)
 {

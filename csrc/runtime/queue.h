@@ -25,6 +25,9 @@ enum cpn_status cpn_queue_flush(void);
 /* Number of ops waiting.  Local. */
 int cpn_queue_length(void);
 
+/* Does a waiting op write (some view of) s's root store?  Scans the queue.  Local. */
+bool cpn_queue_writes(const struct cpn_store *s);
+
 /* Execute one op now, ignoring the queue (used by the queue and by C tests); on several ranks
  * through the distributed executor (dist.h).  What its loops found goes into *fp (kernels.h's
  * report, zeroed by the caller; this rank's findings only): host findings are ORed in, or a

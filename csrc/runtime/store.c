@@ -16,7 +16,7 @@
 static uint64_t next_id = 1;
 
 /* Store records are recycled like views (see view.c). */
-#define STORE_POOL 256
+#define STORE_POOL 1024   /* a flush releases the temporaries of 512 ops at once */
 static struct cpn_store *pool[STORE_POOL];
 static int pool_n;
 

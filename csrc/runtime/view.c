@@ -6,8 +6,10 @@
 #include "alloc.h"
 
 /* Views are made and dropped on every array expression: recycle them through a free list
- * instead of the general allocator.  (Only the Python-holding thread makes views.) */
-#define VIEW_POOL 512
+ * instead of the general allocator.  (Only the Python-holding thread makes views.)  A flush
+ * releases the views of up to 512 queued ops at once (several each): the pool holds them all,
+ * so the next 512 ops do not go back to the system allocator (issue #21). */
+#define VIEW_POOL 4096
 static struct cpn_view *pool[VIEW_POOL];
 static int pool_n;
 
@@ -389,6 +391,38 @@ static void byte_extent(const struct cpn_view *v, int64_t *lo, int64_t *hi)
     *hi += (int64_t)cpn_dtype_size(v->dtype) - 1;
 }
 
+/* How view v walks store dimension d: 0 when none of its dimensions of extent > 1 does (a fixed
+ * index, off[d]), 1 with the step in *step when exactly one does, 2 when several do. */
+static int dim_walk(const struct cpn_view *v, int d, int64_t *step)
+{
+    int n = 0;
+    for (int i = 0; i < v->ndim; i++)
+        if (v->sdim[i] == d && v->shape[i] > 1) {
+            *step = v->step[i];
+            n++;
+        }
+    return n < 2 ? n : 2;
+}
+
+/* Do a and b (views of one store) walk disjoint lattices of some store dimension: the same step
+ * s (|s| > 1) from offsets that differ modulo s, or a fixed index off a's lattice?  Red-black
+ * sweeps (`a[1::2, 1::2]` beside `a[0::2, 1::2]`) then fuse in place (issue #21). */
+static bool lattices_disjoint(const struct cpn_view *a, const struct cpn_view *b)
+{
+    for (int d = 0; d < a->store->ndim; d++) {
+        int64_t sa = 0, sb = 0;
+        const int wa = dim_walk(a, d, &sa), wb = dim_walk(b, d, &sb);
+        const int64_t diff = a->off[d] - b->off[d];
+        int64_t m = 0;
+        if (wa == 1 && wb == 1 && sa == sb) m = sa;
+        else if (wa == 1 && wb == 0) m = sa;
+        else if (wa == 0 && wb == 1) m = sb;
+        if (m < 0) m = -m;
+        if (m > 1 && diff % m != 0) return true;
+    }
+    return false;
+}
+
 bool cpn_view_may_overlap(const struct cpn_view *a, const struct cpn_view *b)
 {
     if (cpn_store_root(a->store) != cpn_store_root(b->store)) return false;
@@ -400,7 +434,7 @@ bool cpn_view_may_overlap(const struct cpn_view *a, const struct cpn_view *b)
         cpn_view_footprint(b, blo, bhi);
         for (int d = 0; d < a->store->ndim; d++)
             if (ahi[d] < blo[d] || bhi[d] < alo[d]) return false;
-        return true;
+        return !lattices_disjoint(a, b);
     }
     int64_t alo, ahi, blo, bhi;
     byte_extent(a, &alo, &ahi);
