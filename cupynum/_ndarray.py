@@ -50,7 +50,123 @@ def _getitem_advanced(self, key):
 
 
 def _setitem_advanced(self, key, value):
+    if _setitem_mask(self, key, value):
+        return
     _fallback.compute(operator.setitem, (self, key, value), write=(self,))
+
+
+# ---- aligned boolean-mask assignment: the select op, owner computes --------------------------
+#
+# `a[mask] = v` where the mask indexes k whole axes of a basic view V of `a` (the mask's axes are
+# V's axes p..p+k) and v does not vary along the selection (a scalar, a 0-d or size-1 array, or an
+# array over the axes beside the mask) is `V[...] = where(mask, v, V)`: one element-wise select
+# op on views (ops.def WHERE), which fuses with the work around it and, the mask being aligned with
+# V, moves no data between ranks.  Every other form (and every error, so that NumPy's exception is
+# raised before anything is written) takes the general path.
+
+_SCALARS = (int, float, complex, bool, _np.generic)
+
+
+def _is_int_item(o):
+    if isinstance(o, (bool, _np.bool_)):
+        return False
+    if isinstance(o, (int, _np.integer)):
+        return True
+    return isinstance(o, ndarray) and o.ndim == 0 and o.dtype.kind in "iu"
+
+
+def _mask_key(self, key):
+    """(basic key with the mask as k full slices, mask, p, has_ints) for a key of basic items and
+    one boolean array of ndim >= 1; None for any other key.  p is the position of the mask's first
+    axis in self[basic key].  Local."""
+    items = key if isinstance(key, tuple) else (key,)
+    mask, at = None, -1
+    for i, o in enumerate(items):
+        if isinstance(o, (ndarray, _np.ndarray)) and o.dtype == _np.bool_ and o.ndim >= 1 \
+                and type(o) in (ndarray, _np.ndarray):
+            if mask is not None:
+                return None
+            mask, at = o, i
+        elif not (o is None or o is Ellipsis or isinstance(o, slice) or _is_int_item(o)):
+            return None
+    if mask is None:
+        return None
+    k = mask.ndim
+    consumed = k + sum(1 for i, o in enumerate(items)
+                       if i != at and (isinstance(o, slice) or _is_int_item(o)))
+    if consumed > self.ndim or sum(1 for o in items if o is Ellipsis) > 1:
+        return None
+    p = 0
+    for o in items[:at]:
+        if isinstance(o, slice) or o is None:
+            p += 1
+        elif o is Ellipsis:
+            p += self.ndim - consumed
+    basic = items[:at] + (slice(None),) * k + items[at + 1:]
+    has_ints = any(_is_int_item(o) for o in items)
+    return basic, mask, p, has_ints
+
+
+def _setitem_mask(self, key, value):
+    """Do `self[key] = value` as the select op when the key is an aligned boolean mask (see
+    above); False (nothing done) otherwise.  Local (queues one op)."""
+    parts = _mask_key(self, key)
+    if parts is None:
+        return False
+    basic, mask, p, has_ints = parts
+    k = mask.ndim
+    view = self[basic]
+    if not isinstance(view, ndarray) or view.shape[p:p + k] != mask.shape:
+        return False                          # NumPy's IndexError, from the general path
+    if isinstance(value, _SCALARS):
+        if isinstance(value, _np.generic) and value.dtype.kind not in "biufc":
+            return False
+        val = value
+    else:
+        if not isinstance(value, ndarray):
+            value = _np.asarray(value)
+            if value.dtype.kind not in "biufc" or type(value) is not _np.ndarray:
+                return False
+        if value.dtype.kind == "c" and self.dtype.kind != "c":
+            return False                      # NumPy's ComplexWarning, from the general path
+        # The value broadcasts against the indexing result (V's shape with the mask's k axes
+        # replaced by one of the selection's length): leading 1s dropped, and the axis facing the
+        # selection absent or of length 1, else the general path (and NumPy's size rules).
+        vshape = tuple(value.shape)
+        post = view.ndim - p - k
+        shape = ()
+        if value.size != 1:
+            if has_ints:
+                return False                  # NumPy may move the selection's axis first
+            while len(vshape) > post + 1 + p and vshape[0] == 1:
+                vshape = vshape[1:]
+            if len(vshape) <= post:
+                shape, want = vshape, view.shape[view.ndim - len(vshape):]
+            else:
+                front, facing, tail = vshape[:-post - 1], vshape[-post - 1], vshape[len(vshape) - post:]
+                if facing != 1 or len(front) > p:
+                    return False
+                shape = front + (1,) * k + tail
+                vshape = front + tail
+                want = view.shape[p - len(front):p] + view.shape[p + k:]
+            if any(a != b and a != 1 for a, b in zip(vshape, want)):
+                return False
+        if isinstance(value, _np.ndarray):
+            value = _core.from_any(value)
+        val = _core.cast(value, self.dtype) if value.dtype != self.dtype else value
+        val = _core.reshape(val, shape)
+        if val is None:
+            return False
+        val = _core.broadcast_to(val, view.shape)
+    if isinstance(mask, _np.ndarray):
+        mask = _core.from_any(mask)
+    m = mask[(None,) * p + (Ellipsis,) + (None,) * (view.ndim - p - k)]
+    if m.shape != view.shape:
+        m = _core.broadcast_to(m, view.shape)
+    if _core.readonly(view):
+        raise ValueError("assignment destination is read-only")
+    _core.select(m, val, view, view)
+    return True
 
 
 # ---- attributes ---------------------------------------------------------------------------------
