@@ -74,5 +74,8 @@ def where(condition, x=_NoValue, y=_NoValue, /):
     c, xs, ys = _condition(condition), _operand(x, dt), _operand(y, dt)
     c, xs, ys = (_core.broadcast_to(v, shape) if isinstance(v, ndarray) and v.shape != shape else v
                  for v in (c, xs, ys))
-    out = _core.empty(shape, dt)
+    # The result is laid out like an operand (as a ufunc's is), so that owner-computes keeps it
+    # where its inputs are: a default tiling of another shape would move half of them.
+    like = next((v for v in (c, xs, ys) if isinstance(v, ndarray)), None)
+    out = _core.empty(shape, dt, like) if like is not None else _core.empty(shape, dt)
     return _core.select(c, xs, ys, out)

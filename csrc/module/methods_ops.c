@@ -15,13 +15,17 @@ static PyObject *submit_for(PyObject *r, const struct cpn_op *op)
 
 PyObject *cpn_mod_empty(PyObject *m, PyObject *args)
 {
-    PyObject *shape_o, *dtype_o;
-    if (!PyArg_ParseTuple(args, "OO", &shape_o, &dtype_o)) return NULL;
+    PyObject *shape_o, *dtype_o, *like = Py_None;
+    if (!PyArg_ParseTuple(args, "OO|O", &shape_o, &dtype_o, &like)) return NULL;
     int ndim;
     int64_t shape[CPN_MAXDIM];
     if (cpn_parse_shape(shape_o, &ndim, shape) < 0) return NULL;
     int dt = cpn_dtype_from_object(dtype_o);
     if (dt < 0) return NULL;
+    if (like != Py_None) {   /* laid out like an operand of the op that will write it */
+        if (cpn_check_array(like) < 0) return NULL;
+        return cpn_array_new_like(dt, ndim, shape, cpn_array_view(like));
+    }
     return cpn_array_new(dt, ndim, shape);
 }
 
