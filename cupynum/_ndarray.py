@@ -46,6 +46,9 @@ def _ufunc_fallback(name, args, out):
 # ---- indexing beyond views ----------------------------------------------------------------------
 
 def _getitem_advanced(self, key):
+    r = _getitem_mask(self, key)
+    if r is not None:
+        return r
     return _fallback.compute(operator.getitem, (self, key))
 
 
@@ -105,6 +108,58 @@ def _mask_key(self, key):
     basic = items[:at] + (slice(None),) * k + items[at + 1:]
     has_ints = any(_is_int_item(o) for o in items)
     return basic, mask, p, has_ints
+
+
+def _separated(key, mask):
+    """NumPy's rule: are the advanced items of the key (the mask and the integers beside it)
+    separated by a slice, None or Ellipsis?  Then the selection's axis comes first."""
+    items = key if isinstance(key, tuple) else (key,)
+    adv = [i for i, o in enumerate(items) if o is mask or _is_int_item(o)]
+    return any(not (o is mask or _is_int_item(o)) for o in items[adv[0]:adv[-1] + 1])
+
+
+def _count_true(m):
+    """The number of true elements of the bool array m, as a Python int.  (Flushes; collective
+    under MPI: every rank gets the same count.)"""
+    from ._reductions import count_nonzero
+    return int(count_nonzero(m))
+
+
+def _compact(view, mask, p):
+    """view[mask] for a bool mask over view's axes p..p+mask.ndim (shapes checked): local
+    compaction in C order, as a new array of shape pre + (count,) + post."""
+    k = mask.ndim
+    pre, post = view.shape[:p], view.shape[p + k:]
+    count = _count_true(mask)
+    if pre or post:
+        m = mask[(None,) * p + (Ellipsis,) + (None,) * len(post)]
+        m = _core.broadcast_to(m, view.shape)
+        n = count
+        for e in pre + post:
+            n *= e
+        flat = _core.compact(view, m, n)
+        return _core.reshape(flat, pre + (count,) + post)
+    return _core.compact(view, mask, count)
+
+
+def _getitem_mask(self, key):
+    """self[key] natively when the key is basic items and one boolean array (any other key: None,
+    the general path).  A copy, as NumPy's."""
+    parts = _mask_key(self, key)
+    if parts is None:
+        return None
+    basic, mask, p, has_ints = parts
+    k = mask.ndim
+    view = self[basic]
+    if not isinstance(view, ndarray) or view.shape[p:p + k] != mask.shape:
+        return None                           # NumPy's IndexError, from the general path
+    if isinstance(mask, _np.ndarray):
+        mask = _core.from_any(mask)
+    r = _compact(view, mask, p)
+    if has_ints and p and _separated(key, parts[1]):
+        r = _core.transpose(r, (p,) + tuple(i for i in range(r.ndim) if i != p))
+        r = _core.cast(r, r.dtype)           # C-ordered, as NumPy's result
+    return r
 
 
 def _setitem_mask(self, key, value):
@@ -484,6 +539,9 @@ def _install_methods():
         "resize": _fallback.ndarray_resize,
         "__class_getitem__": classmethod(types.GenericAlias),
     })
+    from . import _selection
+    methods["nonzero"] = _selection._method_nonzero
+    methods["compress"] = _selection._method_compress
     from . import _reductions as R
     for name in R.METHODS:
         if name in ("sum", "prod", "max", "min"):

@@ -7,7 +7,8 @@ arrays first (a Python scalar to its default array: int64, float64, complex128, 
 dtype is their promotion with Python scalars weak (NEP 50), and each is then cast *unsafely* to
 it (so `where(c, int8_array, 300)` wraps 300 to 44 as NumPy does, and a float overflow warns
 "overflow encountered in cast").  The condition is tested for truth (non-zero; NaN is true).
-The one-argument form (`nonzero`) and dtypes the runtime lacks are computed by NumPy."""
+The one-argument form is `nonzero` (cupynum/_selection.py); dtypes the runtime lacks are computed
+by NumPy."""
 
 import numpy as _np
 
@@ -54,7 +55,8 @@ def _condition(c):
 
 def where(condition, x=_NoValue, y=_NoValue, /):
     if x is _NoValue and y is _NoValue:
-        return _numpy_where((condition,))
+        from ._selection import nonzero
+        return nonzero(condition)
     if x is _NoValue or y is _NoValue:
         raise ValueError("either both or neither of x and y should be given")
     (dx, wx), (dy, wy) = _dtype_of(x), _dtype_of(y)

@@ -195,3 +195,128 @@ def test_aligned_mask_set_sends_no_bytes(shape):
         if t["tiled"] and t["grid"][0] > 1:
             return
     assert moved == 0, moved
+
+
+# ---- a[mask] read and the selection functions -------------------------------------------------
+
+def _same_get(n, c, key_n, key_c):
+    try:
+        expected = n[key_n]
+    except Exception as e:  # noqa: BLE001
+        with pytest.raises(type(e)) as got:
+            c[key_c]
+        assert str(got.value) == str(e)
+        return
+    check(c[key_c], expected)
+
+
+def _both_keys(key):
+    items = key if isinstance(key, tuple) else (key,)
+    kc = tuple(cupynum.array(k) if isinstance(k, numpy.ndarray) else k for k in items)
+    return key, (kc if isinstance(key, tuple) else kc[0])
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", [(7,), (6, 5), (3, 4, 5), (0, 3), (1,)])
+def test_mask_get_every_dtype(dtype, shape):
+    n, c = _pair(shape, dtype)
+    m = sample(shape, numpy.bool_, seed=1)
+    kn, kc = _both_keys(m)
+    _same_get(n, c, kn, kc)
+    _same_get(n, c, m, m)                          # a NumPy mask
+    _same_get(n, c, numpy.zeros(shape, bool), cupynum.zeros(shape, bool))
+    _same_get(n, c, numpy.ones(shape, bool), cupynum.ones(shape, bool))
+
+
+def test_mask_get_combined_forms():
+    n, c = _pair((3, 6, 7), numpy.float64)
+    m2 = sample((6, 7), numpy.bool_, seed=7)
+    m1 = sample((7,), numpy.bool_, seed=8)
+    m0 = sample((3,), numpy.bool_, seed=9)
+    keys = [m0, (m0,), (slice(None), m2), (1, m2), (Ellipsis, m1), (slice(1, 3), slice(None), m1),
+            (slice(None), 2, m1), (slice(None), 2, Ellipsis, m1), (0, slice(None), m1),
+            (None, m0), (m0, None), (slice(None, None, -1), m2), (m0, slice(2, 5)), (m0, 1),
+            (1, Ellipsis, m1), (None, 1, None, m2)]
+    for key in keys:
+        kn, kc = _both_keys(key)
+        _same_get(n, c, kn, kc)
+    # through a view, and the result is a copy
+    v = c[::2, 1:]
+    r = v[v > 0]
+    rn = n[::2, 1:][n[::2, 1:] > 0]
+    check(r, rn)
+    r[...] = 0
+    check(c, n)
+
+
+def test_mask_get_errors():
+    n, c = _pair((4, 5), numpy.float64)
+    for key in [numpy.ones(3, bool), (slice(None), numpy.ones(6, bool)), numpy.ones((4, 6), bool),
+                numpy.ones((4, 5, 1), bool)]:
+        kn, kc = _both_keys(key)
+        _same_get(n, c, kn, kc)
+
+
+def test_mask_get_then_ops_and_augmented_assignment():
+    n, c = _pair((9, 8), numpy.float64)
+    s = c[c > 0]
+    sn = n[n > 0]
+    check(s * 2 + 1, sn * 2 + 1)
+    check(s.sum(), sn.sum())
+    n[n > 0] += 1.5
+    c[c > 0] += 1.5
+    check(c, n)
+
+
+@pytest.mark.parametrize("dtype", [numpy.bool_, numpy.int16, numpy.uint64, numpy.float32,
+                                   numpy.float64, numpy.complex64], ids=dtype_id)
+@pytest.mark.parametrize("shape", [(11,), (5, 6), (2, 3, 4), (0,), (3, 0)])
+def test_nonzero_family(dtype, shape):
+    n, c = _pair(shape, dtype, seed=4)
+    check(cupynum.nonzero(c), numpy.nonzero(n))
+    check(c.nonzero(), n.nonzero())
+    check(cupynum.argwhere(c), numpy.argwhere(n))
+    check(cupynum.flatnonzero(c), numpy.flatnonzero(n))
+    check(cupynum.where(c), numpy.where(n))
+    check(cupynum.count_nonzero(c), numpy.count_nonzero(n))
+    cond = sample(shape, numpy.bool_, seed=5)
+    check(cupynum.extract(cupynum.array(cond), c), numpy.extract(cond, n))
+    check(cupynum.extract(c, c), numpy.extract(n, n))
+
+
+def test_nonzero_of_nan_is_true_and_0d_is_numpys():
+    n = numpy.array([0.0, numpy.nan, -0.0, 1.0])
+    c = cupynum.array(n)
+    check(cupynum.nonzero(c), numpy.nonzero(n))
+    with pytest.raises(ValueError):
+        numpy.nonzero(numpy.array(1.0))
+    with pytest.raises(ValueError):
+        cupynum.nonzero(cupynum.array(1.0))
+    check(cupynum.argwhere(cupynum.array(1.0)), numpy.argwhere(numpy.array(1.0)))
+
+
+def test_compress():
+    n, c = _pair((4, 5, 3), numpy.int32)
+    for cond, axis in [([True, False, True, True], 0), ([False, True], 1), ([True] * 5, 1),
+                       ([True, False, True], 2), ([True, False, True, False, True, True], None),
+                       ([True, True], -1)]:
+        check(cupynum.compress(cond, c, axis=axis), numpy.compress(cond, n, axis=axis))
+        check(c.compress(cond, axis=axis), n.compress(cond, axis=axis))
+    with pytest.raises(IndexError):
+        numpy.compress([True] * 6, n, axis=0)
+    with pytest.raises(IndexError):
+        cupynum.compress([True] * 6, c, axis=0)
+
+
+@pytest.mark.xfail(RANKS > 1, strict=True,
+                   reason="issue 15: a[mask] of a tiled array is computed on gathered copies "
+                          "(bytes in proportion to the array, not the selection)")
+def test_mask_get_sends_at_most_the_selection():
+    n, c = _pair((64, 48), numpy.float64)
+    m = c > 7.0
+    before = _sent()
+    r = c[m]
+    cupynum.sync()
+    moved = _sent() - before
+    check(r, n[n > 7.0])
+    assert moved <= r.size * r.itemsize + 1024, moved

@@ -387,3 +387,54 @@ PyObject *cpn_mod_random(PyObject *m, PyObject *args)
     op.dparam[1] = hi;
     return submit_for(r, &op);
 }
+
+/* compact(a, mask, count): the elements of a where mask (a bool ndarray of a's shape holding
+ * `count` true elements: the caller counted) is true, as a new 1-D array in C order. */
+PyObject *cpn_mod_compact(PyObject *m, PyObject *args)
+{
+    PyObject *a, *mask;
+    long long count;
+    if (!PyArg_ParseTuple(args, "OOL", &a, &mask, &count) || cpn_check_array(a) < 0 ||
+        cpn_check_array(mask) < 0)
+        return NULL;
+    struct cpn_view *av = cpn_array_view(a), *mv = cpn_array_view(mask);
+    int same = av->ndim == mv->ndim && mv->dtype == CPN_DTYPE_BOOL && count >= 0;
+    for (int d = 0; same && d < av->ndim; d++) same = av->shape[d] == mv->shape[d];
+    if (!same) {
+        PyErr_SetString(PyExc_ValueError, "internal: compact operand shape/dtype mismatch");
+        return NULL;
+    }
+    int64_t shape[1] = {(int64_t)count};
+    PyObject *r = cpn_array_new(av->dtype, 1, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_COMPACT, .nin = 2, .nout = 1};
+    op.dtype = av->dtype;
+    op.in[0] = av;
+    op.in[1] = mv;
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = count;
+    return submit_for(r, &op);
+}
+
+/* nonzero(mask, count): the indices of mask's `count` true elements (bool ndarray, ndim >= 1),
+ * as a new int64 array of shape (ndim, count). */
+PyObject *cpn_mod_nonzero(PyObject *m, PyObject *args)
+{
+    PyObject *mask;
+    long long count;
+    if (!PyArg_ParseTuple(args, "OL", &mask, &count) || cpn_check_array(mask) < 0) return NULL;
+    struct cpn_view *mv = cpn_array_view(mask);
+    if (mv->dtype != CPN_DTYPE_BOOL || mv->ndim < 1 || count < 0) {
+        PyErr_SetString(PyExc_ValueError, "internal: nonzero operand shape/dtype mismatch");
+        return NULL;
+    }
+    int64_t shape[2] = {mv->ndim, (int64_t)count};
+    PyObject *r = cpn_array_new(CPN_DTYPE_INT64, 2, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_NONZERO, .nin = 1, .nout = 1};
+    op.dtype = CPN_DTYPE_BOOL;
+    op.in[0] = mv;
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = count;
+    return submit_for(r, &op);
+}
