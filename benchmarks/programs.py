@@ -243,11 +243,42 @@ def gemv(np, n=4000, reps=20):
     return float(np.sum(x))
 
 
+# ---- applications -----------------------------------------------------------------------------
+
+def _swe_module():
+    """examples/swe.py, the shallow-water solver in plain NumPy, loaded from its file."""
+    import importlib.util
+    import os
+    import sys
+    mod = sys.modules.get("cupynum_example_swe")
+    if mod is None:
+        path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                            "examples", "swe.py")
+        spec = importlib.util.spec_from_file_location("cupynum_example_swe", path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        sys.modules["cupynum_example_swe"] = mod
+    return mod
+
+
+def swe(np, nx=2000, ny=1000, steps=50):
+    """examples/swe.py: a 2-D shallow-water dam break (central-upwind, minmod, wet/dry masks,
+    SSP-RK2); returns its checksum (water volume, weighted sum of the fields)."""
+    m = _swe_module()
+    h, hu, hv = m.run(np, nx, ny, steps)
+    return m.checksum(np, h, hu, hv, nx, ny)
+
+
 # ---- the registry -----------------------------------------------------------------------------
 
 def _grow_2d(size, ranks):
     """Weak scaling of an n x n problem: n grows with sqrt(ranks), work per rank stays."""
     return {**size, "n": int(round(size["n"] * math.sqrt(ranks)))}
+
+
+def _grow_rows(size, ranks):
+    """Weak scaling of an nx x ny grid: ny grows with the ranks (the grid doubled on 2 ranks)."""
+    return {**size, "ny": size["ny"] * ranks}
 
 
 def _grow_1d(size, ranks):
@@ -309,6 +340,9 @@ BENCHMARKS = {b.name: b for b in [
               lambda s: f"{s['n']}^2 float32", target=0.9, rtol=1e-4, grow=_grow_2d),
     Benchmark("gemv", gemv, {"n": 4000, "reps": 20}, {"n": 500, "reps": 5},
               lambda s: f"{s['n']}^2 x{s['reps']}", target=0.9, grow=_grow_2d),
+    Benchmark("swe", swe, {"nx": 2000, "ny": 1000, "steps": 50}, {"nx": 200, "ny": 100, "steps": 10},
+              lambda s: f"{s['nx']}x{s['ny']} x{s['steps']}", target=3.0, rtol=1e-9,
+              grow=_grow_rows),
 ] + [
     Benchmark(f.__name__, f, {"n": 100, "reps": 20000}, {"n": 100, "reps": 2000},
               lambda s: f"{s['n']} x{s['reps']}", target=SMALL_TARGET, grow=None, per_op=True)

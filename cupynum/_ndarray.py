@@ -34,11 +34,182 @@ def _any_negative(a):
 # ---- indexing beyond views ----------------------------------------------------------------------
 
 def _getitem_advanced(self, key):
+    r = _getitem_mask(self, key)
+    if r is not None:
+        return r
     return _fallback.compute(operator.getitem, (self, key))
 
 
 def _setitem_advanced(self, key, value):
+    if _setitem_mask(self, key, value):
+        return
     _fallback.compute(operator.setitem, (self, key, value), write=(self,))
+
+
+# ---- aligned boolean-mask assignment: the select op, owner computes --------------------------
+#
+# `a[mask] = v` where the mask indexes k whole axes of a basic view V of `a` (the mask's axes are
+# V's axes p..p+k) and v does not vary along the selection (a scalar, a 0-d or size-1 array, or an
+# array over the axes beside the mask) is `V[...] = where(mask, v, V)`: one element-wise select
+# op on views (ops.def WHERE), which fuses with the work around it and, the mask being aligned with
+# V, moves no data between ranks.  Every other form (and every error, so that NumPy's exception is
+# raised before anything is written) takes the general path.
+
+_SCALARS = (int, float, complex, bool, _np.generic)
+
+
+def _is_int_item(o):
+    if isinstance(o, (bool, _np.bool_)):
+        return False
+    if isinstance(o, (int, _np.integer)):
+        return True
+    return isinstance(o, ndarray) and o.ndim == 0 and o.dtype.kind in "iu"
+
+
+def _mask_key(self, key):
+    """(basic key with the mask as k full slices, mask, p, has_ints) for a key of basic items and
+    one boolean array of ndim >= 1; None for any other key.  p is the position of the mask's first
+    axis in self[basic key].  Local."""
+    items = key if isinstance(key, tuple) else (key,)
+    mask, at = None, -1
+    for i, o in enumerate(items):
+        if isinstance(o, (ndarray, _np.ndarray)) and o.dtype == _np.bool_ and o.ndim >= 1 \
+                and type(o) in (ndarray, _np.ndarray):
+            if mask is not None:
+                return None
+            mask, at = o, i
+        elif not (o is None or o is Ellipsis or isinstance(o, slice) or _is_int_item(o)):
+            return None
+    if mask is None:
+        return None
+    k = mask.ndim
+    consumed = k + sum(1 for i, o in enumerate(items)
+                       if i != at and (isinstance(o, slice) or _is_int_item(o)))
+    if consumed > self.ndim or sum(1 for o in items if o is Ellipsis) > 1:
+        return None
+    p = 0
+    for o in items[:at]:
+        if isinstance(o, slice) or o is None:
+            p += 1
+        elif o is Ellipsis:
+            p += self.ndim - consumed
+    basic = items[:at] + (slice(None),) * k + items[at + 1:]
+    has_ints = any(_is_int_item(o) for o in items)
+    return basic, mask, p, has_ints
+
+
+def _separated(key, mask):
+    """NumPy's rule: are the advanced items of the key (the mask and the integers beside it)
+    separated by a slice, None or Ellipsis?  Then the selection's axis comes first."""
+    items = key if isinstance(key, tuple) else (key,)
+    adv = [i for i, o in enumerate(items) if o is mask or _is_int_item(o)]
+    return any(not (o is mask or _is_int_item(o)) for o in items[adv[0]:adv[-1] + 1])
+
+
+def _count_true(m):
+    """The number of true elements of the bool array m, as a Python int.  (Flushes; collective
+    under MPI: every rank gets the same count.)"""
+    from ._reductions import count_nonzero
+    return int(count_nonzero(m))
+
+
+def _compact(view, mask, p):
+    """view[mask] for a bool mask over view's axes p..p+mask.ndim (shapes checked): local
+    compaction in C order, as a new array of shape pre + (count,) + post."""
+    k = mask.ndim
+    pre, post = view.shape[:p], view.shape[p + k:]
+    count = _count_true(mask)
+    if pre or post:
+        m = mask[(None,) * p + (Ellipsis,) + (None,) * len(post)]
+        m = _core.broadcast_to(m, view.shape)
+        n = count
+        for e in pre + post:
+            n *= e
+        flat = _core.compact(view, m, n)
+        return _core.reshape(flat, pre + (count,) + post)
+    return _core.compact(view, mask, count)
+
+
+def _getitem_mask(self, key):
+    """self[key] natively when the key is basic items and one boolean array (any other key: None,
+    the general path).  A copy, as NumPy's."""
+    parts = _mask_key(self, key)
+    if parts is None:
+        return None
+    basic, mask, p, has_ints = parts
+    k = mask.ndim
+    view = self[basic]
+    if not isinstance(view, ndarray) or view.shape[p:p + k] != mask.shape:
+        return None                           # NumPy's IndexError, from the general path
+    if isinstance(mask, _np.ndarray):
+        mask = _core.from_any(mask)
+    r = _compact(view, mask, p)
+    if has_ints and p and _separated(key, parts[1]):
+        r = _core.transpose(r, (p,) + tuple(i for i in range(r.ndim) if i != p))
+        r = _core.cast(r, r.dtype)           # C-ordered, as NumPy's result
+    return r
+
+
+def _setitem_mask(self, key, value):
+    """Do `self[key] = value` as the select op when the key is an aligned boolean mask (see
+    above); False (nothing done) otherwise.  Local (queues one op)."""
+    parts = _mask_key(self, key)
+    if parts is None:
+        return False
+    basic, mask, p, has_ints = parts
+    k = mask.ndim
+    view = self[basic]
+    if not isinstance(view, ndarray) or view.shape[p:p + k] != mask.shape:
+        return False                          # NumPy's IndexError, from the general path
+    if isinstance(value, _SCALARS):
+        if isinstance(value, _np.generic) and value.dtype.kind not in "biufc":
+            return False
+        val = value
+    else:
+        if not isinstance(value, ndarray):
+            value = _np.asarray(value)
+            if value.dtype.kind not in "biufc" or type(value) is not _np.ndarray:
+                return False
+        if value.dtype.kind == "c" and self.dtype.kind != "c":
+            return False                      # NumPy's ComplexWarning, from the general path
+        # The value broadcasts against the indexing result (V's shape with the mask's k axes
+        # replaced by one of the selection's length): leading 1s dropped, and the axis facing the
+        # selection absent or of length 1, else the general path (and NumPy's size rules).
+        vshape = tuple(value.shape)
+        post = view.ndim - p - k
+        shape = ()
+        if value.size != 1:
+            if has_ints:
+                return False                  # NumPy may move the selection's axis first
+            while len(vshape) > post + 1 + p and vshape[0] == 1:
+                vshape = vshape[1:]
+            if len(vshape) <= post:
+                shape, want = vshape, view.shape[view.ndim - len(vshape):]
+            else:
+                front, facing, tail = vshape[:-post - 1], vshape[-post - 1], vshape[len(vshape) - post:]
+                if facing != 1 or len(front) > p:
+                    return False
+                shape = front + (1,) * k + tail
+                vshape = front + tail
+                want = view.shape[p - len(front):p] + view.shape[p + k:]
+            if any(a != b and a != 1 for a, b in zip(vshape, want)):
+                return False
+        if isinstance(value, _np.ndarray):
+            value = _core.from_any(value)
+        val = _core.cast(value, self.dtype) if value.dtype != self.dtype else value
+        val = _core.reshape(val, shape)
+        if val is None:
+            return False
+        val = _core.broadcast_to(val, view.shape)
+    if isinstance(mask, _np.ndarray):
+        mask = _core.from_any(mask)
+    m = mask[(None,) * p + (Ellipsis,) + (None,) * (view.ndim - p - k)]
+    if m.shape != view.shape:
+        m = _core.broadcast_to(m, view.shape)
+    if _core.readonly(view):
+        raise ValueError("assignment destination is read-only")
+    _core.select(m, val, view, view)
+    return True
 
 
 # ---- attributes ---------------------------------------------------------------------------------
@@ -367,6 +538,9 @@ def _install_methods():
         "resize": _fallback.ndarray_resize,
         "__class_getitem__": classmethod(types.GenericAlias),
     })
+    from . import _selection
+    methods["nonzero"] = _selection._method_nonzero
+    methods["compress"] = _selection._method_compress
     from . import _reductions as R
     for name in R.METHODS:
         if name in ("sum", "prod", "max", "min"):

@@ -7,7 +7,8 @@ arrays first (a Python scalar to its default array: int64, float64, complex128, 
 dtype is their promotion with Python scalars weak (NEP 50), and each is then cast *unsafely* to
 it (so `where(c, int8_array, 300)` wraps 300 to 44 as NumPy does, and a float overflow warns
 "overflow encountered in cast").  The condition is tested for truth (non-zero; NaN is true).
-The one-argument form (`nonzero`) and dtypes the runtime lacks are computed by NumPy."""
+The one-argument form is `nonzero` (cupynum/_selection.py); dtypes the runtime lacks are computed
+by NumPy."""
 
 import numpy as _np
 
@@ -54,7 +55,8 @@ def _condition(c):
 
 def where(condition, x=_NoValue, y=_NoValue, /):
     if x is _NoValue and y is _NoValue:
-        return _numpy_where((condition,))
+        from ._selection import nonzero
+        return nonzero(condition)
     if x is _NoValue or y is _NoValue:
         raise ValueError("either both or neither of x and y should be given")
     (dx, wx), (dy, wy) = _dtype_of(x), _dtype_of(y)
@@ -74,5 +76,8 @@ def where(condition, x=_NoValue, y=_NoValue, /):
     c, xs, ys = _condition(condition), _operand(x, dt), _operand(y, dt)
     c, xs, ys = (_core.broadcast_to(v, shape) if isinstance(v, ndarray) and v.shape != shape else v
                  for v in (c, xs, ys))
-    out = _core.empty(shape, dt)
+    # The result is laid out like an operand (as a ufunc's is), so that owner-computes keeps it
+    # where its inputs are: a default tiling of another shape would move half of them.
+    like = next((v for v in (c, xs, ys) if isinstance(v, ndarray)), None)
+    out = _core.empty(shape, dt, like) if like is not None else _core.empty(shape, dt)
     return _core.select(c, xs, ys, out)

@@ -58,7 +58,8 @@ DISTRIBUTED = frozenset(
     + ["numpy.random." + n for n in
        "normal rand randn random random_sample ranf sample standard_normal uniform".split()])
 # Native but not partitioned: computed on gathered copies under MPI (matrix products; the
-# two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; bincount; scans: cumsum,
+# two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; bincount; the boolean
+# selections nonzero/argwhere/flatnonzero/extract/compress and a[mask]; scans: cumsum,
 # cumprod, ufunc.accumulate; reductions of ops other than add/multiply/maximum/minimum, e.g.
 # subtract.reduce), or views
 # through a flat alias (ravel/reshape that merge dimensions, eye's diagonal, diagonal of two

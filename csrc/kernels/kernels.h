@@ -182,6 +182,20 @@ enum cpn_status cpn_kernel_quantile(const struct cpn_quantile_args *qa, enum cpn
 enum cpn_status cpn_kernel_bincount(const char *idx, int64_t is, const char *w, int64_t ws,
                                     int64_t n, char *out, int64_t os, int64_t nbins);
 
+/* Stream compaction (compact.c), over an n-d mask of bytes (non-zero: true) with byte strides
+ * mst, walked in C order; the output is the same on any number of threads.  Local.
+ * cpn_kernel_count_true: how many elements are true.
+ * cpn_kernel_compact: the elements of src (item bytes each, byte strides sst, mask's shape) where
+ *   the mask is true, packed into out in C order; count is that number (checked).
+ * cpn_kernel_nonzero: the indices of the true elements, out[d * count + j] = index along
+ *   dimension d of the j-th (ndim >= 1). */
+int64_t cpn_kernel_count_true(int ndim, const int64_t *shape, const char *mask, const int64_t *mst);
+enum cpn_status cpn_kernel_compact(size_t item, int ndim, const int64_t *shape, const char *src,
+                                   const int64_t *sst, const char *mask, const int64_t *mst,
+                                   char *out, int64_t count);
+enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *mask,
+                                   const int64_t *mst, int64_t *out, int64_t count);
+
 /* C[..., m, n] = A[..., m, k] @ B[..., k, n] on strided operands of dtype dt: nb batch dimensions
  * of extents bshape (A and B broadcast to them: stride 0), then the two core dimensions; as, bs
  * and cs hold nb + 2 byte strides each.  Floats and complex through BLAS when built with it

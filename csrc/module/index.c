@@ -2,8 +2,9 @@
  *
  * Integers, slices (any step), Ellipsis and None build a view of the same store, so a write
  * through the result is seen in the original.  Anything else (integer or boolean arrays: advanced
- * indexing) is handed to the Python helper, which computes it with NumPy on the gathered data and
- * writes back for assignments. */
+ * indexing) is handed to the Python helpers of cupynum/_ndarray.py: an aligned boolean-mask
+ * assignment becomes the select op there; the rest is computed with NumPy on the gathered data
+ * and written back for assignments. */
 #include "cpn_module.h"
 
 enum idx_kind { IDX_INT, IDX_SLICE, IDX_NEWAXIS, IDX_ELLIPSIS, IDX_COUNT };

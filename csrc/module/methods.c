@@ -308,7 +308,7 @@ static PyObject *mod_alloc_fail_after(PyObject *m, PyObject *arg)
 }
 
 PyMethodDef cpn_module_methods[] = {
-    {"empty", cpn_mod_empty, METH_VARARGS, "empty(shape, dtype): a new array (zero-filled lazily)."},
+    {"empty", cpn_mod_empty, METH_VARARGS, "empty(shape, dtype, like=None): a new array (zero-filled lazily), tiled like the array `like` (of that shape) when given."},
     {"from_any", cpn_mod_from_any, METH_O, "A new array holding a copy of any array-like's data."},
     {"to_numpy", cpn_mod_to_numpy, METH_O, "Flush and copy into a numpy.ndarray."},
     {"to_scalar", cpn_mod_to_scalar, METH_O, "Flush and return a size-1 array's element as a NumPy scalar."},
@@ -343,6 +343,8 @@ PyMethodDef cpn_module_methods[] = {
     {"select", cpn_mod_select, METH_VARARGS, "select(cond, a, b, out): out[...] = where(cond, a, b)."},
     {"matmul", cpn_mod_matmul, METH_VARARGS, "matmul(a, b, dtype): (batched) product."},
     {"bincount", cpn_mod_bincount, METH_VARARGS, "bincount(a, weights, nbins): int64 counts / float64 sums."},
+    {"compact", cpn_mod_compact, METH_VARARGS, "compact(a, mask, count): a new 1-D array of a's elements where mask (bool, a's shape, count true) is true."},
+    {"nonzero", cpn_mod_nonzero, METH_VARARGS, "nonzero(mask, count): a new int64 (ndim, count) array of the indices of mask's true elements."},
     {"arange", cpn_mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},
     {"random", cpn_mod_random, METH_VARARGS, "random(dist, shape, seed, stream, lo, hi)."},
     {"sync", mod_sync, METH_NOARGS, "Execute every queued operation and wait for the device (cupynum.sync())."},

@@ -15,13 +15,17 @@ static PyObject *submit_for(PyObject *r, const struct cpn_op *op)
 
 PyObject *cpn_mod_empty(PyObject *m, PyObject *args)
 {
-    PyObject *shape_o, *dtype_o;
-    if (!PyArg_ParseTuple(args, "OO", &shape_o, &dtype_o)) return NULL;
+    PyObject *shape_o, *dtype_o, *like = Py_None;
+    if (!PyArg_ParseTuple(args, "OO|O", &shape_o, &dtype_o, &like)) return NULL;
     int ndim;
     int64_t shape[CPN_MAXDIM];
     if (cpn_parse_shape(shape_o, &ndim, shape) < 0) return NULL;
     int dt = cpn_dtype_from_object(dtype_o);
     if (dt < 0) return NULL;
+    if (like != Py_None) {   /* laid out like an operand of the op that will write it */
+        if (cpn_check_array(like) < 0) return NULL;
+        return cpn_array_new_like(dt, ndim, shape, cpn_array_view(like));
+    }
     return cpn_array_new(dt, ndim, shape);
 }
 
@@ -378,5 +382,56 @@ PyObject *cpn_mod_random(PyObject *m, PyObject *args)
     op.iparam[1] = (int64_t)stream;
     op.dparam[0] = lo;
     op.dparam[1] = hi;
+    return submit_for(r, &op);
+}
+
+/* compact(a, mask, count): the elements of a where mask (a bool ndarray of a's shape holding
+ * `count` true elements: the caller counted) is true, as a new 1-D array in C order. */
+PyObject *cpn_mod_compact(PyObject *m, PyObject *args)
+{
+    PyObject *a, *mask;
+    long long count;
+    if (!PyArg_ParseTuple(args, "OOL", &a, &mask, &count) || cpn_check_array(a) < 0 ||
+        cpn_check_array(mask) < 0)
+        return NULL;
+    struct cpn_view *av = cpn_array_view(a), *mv = cpn_array_view(mask);
+    int same = av->ndim == mv->ndim && mv->dtype == CPN_DTYPE_BOOL && count >= 0;
+    for (int d = 0; same && d < av->ndim; d++) same = av->shape[d] == mv->shape[d];
+    if (!same) {
+        PyErr_SetString(PyExc_ValueError, "internal: compact operand shape/dtype mismatch");
+        return NULL;
+    }
+    int64_t shape[1] = {(int64_t)count};
+    PyObject *r = cpn_array_new(av->dtype, 1, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_COMPACT, .nin = 2, .nout = 1};
+    op.dtype = av->dtype;
+    op.in[0] = av;
+    op.in[1] = mv;
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = count;
+    return submit_for(r, &op);
+}
+
+/* nonzero(mask, count): the indices of mask's `count` true elements (bool ndarray, ndim >= 1),
+ * as a new int64 array of shape (ndim, count). */
+PyObject *cpn_mod_nonzero(PyObject *m, PyObject *args)
+{
+    PyObject *mask;
+    long long count;
+    if (!PyArg_ParseTuple(args, "OL", &mask, &count) || cpn_check_array(mask) < 0) return NULL;
+    struct cpn_view *mv = cpn_array_view(mask);
+    if (mv->dtype != CPN_DTYPE_BOOL || mv->ndim < 1 || count < 0) {
+        PyErr_SetString(PyExc_ValueError, "internal: nonzero operand shape/dtype mismatch");
+        return NULL;
+    }
+    int64_t shape[2] = {mv->ndim, (int64_t)count};
+    PyObject *r = cpn_array_new(CPN_DTYPE_INT64, 2, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_NONZERO, .nin = 1, .nout = 1};
+    op.dtype = CPN_DTYPE_BOOL;
+    op.in[0] = mv;
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = count;
     return submit_for(r, &op);
 }

@@ -126,6 +126,14 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
         return cpn_kernel_bincount(in->ptr, in->st[0], weights ? w->ptr : NULL, weights ? w->st[0] : 0,
                                    in->shape[0], out->ptr, out->st[0], out->shape[0]);
     }
+    case CPN_OPK_COMPACT:
+        CPN_ASSERT(cpn_view_is_contiguous(ov));
+        return cpn_kernel_compact(cpn_dtype_size(ov->dtype), in->ndim, in->shape, in->ptr, in->st,
+                                  b->in[1].ptr, b->in[1].st, out->ptr, op->iparam[0]);
+    case CPN_OPK_NONZERO:
+        CPN_ASSERT(cpn_view_is_contiguous(ov) && ov->dtype == CPN_DTYPE_INT64);
+        return cpn_kernel_nonzero(in->ndim, in->shape, in->ptr, in->st, (int64_t *)out->ptr,
+                                  op->iparam[0]);
     default:
         return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);
     }

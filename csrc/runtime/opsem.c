@@ -17,6 +17,8 @@ const char *cpn_op_describe(const struct cpn_op *op)
     case CPN_OPK_ARGREDUCE: return op->code == CPN_OP_MAXIMUM ? "argmax" : "argmin";
     case CPN_OPK_SCAN: return cpn_op_info(op->code)->name;
     case CPN_OPK_QUANTILE: return op->iparam[0] == CPN_QM_MEDIAN ? "median" : "quantile";
+    case CPN_OPK_COMPACT: return "boolean index";
+    case CPN_OPK_NONZERO: return "nonzero";
     default: return "op";
     }
 }

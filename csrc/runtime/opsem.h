@@ -35,6 +35,10 @@ enum cpn_opkind {
     CPN_OPK_BINCOUNT,      /* out[0] = bincount of in[0] (int64, 1-D, values in [0, len(out)))
                             * weighted by in[1] (float64, same length) when nin == 2; out int64
                             * without weights, float64 with */
+    CPN_OPK_COMPACT,       /* out[0] (1-D, contiguous, iparam[0] elements) = the elements of in[0]
+                            * where in[1] (bool, in[0]'s shape) is true, in C order */
+    CPN_OPK_NONZERO,       /* out[0] (int64, contiguous (ndim, iparam[0])) = the indices of the
+                            * true elements of in[0] (bool, ndim >= 1), in C order */
     CPN_OPK_COUNT
 };
 

@@ -1,0 +1,198 @@
+/* compact.c: stream compaction, the kernels of boolean selection (`a[mask]`, nonzero, argwhere,
+ * extract, compress).
+ *
+ * Both kernels walk an n-d strided mask in C order.  The walk is cut into chunks of whole
+ * innermost rows whose number depends only on the shape (never on the thread count); threads
+ * count the true elements of each chunk, an exclusive prefix sum over the chunks gives each
+ * chunk's first output position, and threads then write.  The output is therefore the same on
+ * any number of threads (it is a copy: order is all there is).
+ *
+ * The mask is read as bytes, non-zero is true (the module hands bool arrays). */
+#include <string.h>
+
+#include "alloc.h"
+#include "kernels.h"
+#include "status.h"
+
+#define CHUNK_MIN 65536   /* elements per chunk, at least */
+#define CHUNKS_MAX 256
+
+/* The C-order walk over all but the innermost dimension: row r's byte offsets. */
+static void row_offsets(int ndim, const int64_t *shape, const int64_t *const *strides, int nst,
+                        int64_t r, int64_t *off)
+{
+    for (int k = 0; k < nst; k++) off[k] = 0;
+    for (int d = ndim - 2; d >= 0; d--) {
+        int64_t i = r % shape[d];
+        r /= shape[d];
+        for (int k = 0; k < nst; k++) off[k] += i * strides[k][d];
+    }
+}
+
+static int64_t count_rows(int ndim, const int64_t *shape, const char *mask, const int64_t *mst,
+                          int64_t r0, int64_t r1)
+{
+    const int64_t len = shape[ndim - 1], ms = mst[ndim - 1];
+    const int64_t *sts[1] = {mst};
+    int64_t n = 0;
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t off;
+        row_offsets(ndim, shape, sts, 1, r, &off);
+        const char *m = mask + off;
+        if (ms == 1) {
+            for (int64_t i = 0; i < len; i++) n += m[i] != 0;
+        } else {
+            for (int64_t i = 0; i < len; i++) n += m[i * ms] != 0;
+        }
+    }
+    return n;
+}
+
+/* Chunks of whole rows: (rows, chunk count, rows per chunk). */
+static int chunking(int ndim, const int64_t *shape, int64_t *rows, int64_t *per)
+{
+    int64_t r = 1;
+    for (int d = 0; d < ndim - 1; d++) r *= shape[d];
+    const int64_t len = shape[ndim - 1] ? shape[ndim - 1] : 1;
+    int64_t want = r * len / CHUNK_MIN;
+    if (want < 1) want = 1;
+    if (want > CHUNKS_MAX) want = CHUNKS_MAX;
+    if (want > r) want = r ? r : 1;
+    *rows = r;
+    *per = (r + want - 1) / want;
+    if (*per < 1) *per = 1;
+    return (int)((r + *per - 1) / *per);
+}
+
+/* Each chunk's first output position (starts[c]) and the total; NULL starts on no memory. */
+static int64_t *chunk_starts(int ndim, const int64_t *shape, const char *mask, const int64_t *mst,
+                             int nch, int64_t rows, int64_t per, int64_t *total)
+{
+    int64_t *starts = cpn_alloc((size_t)(nch + 1) * sizeof *starts);
+    if (!starts) return NULL;
+    int nth = cpn_kernel_threads();
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) if (nth > 1 && nch > 1)
+    for (int c = 0; c < nch; c++) {
+        int64_t r0 = c * per, r1 = r0 + per < rows ? r0 + per : rows;
+        starts[c + 1] = count_rows(ndim, shape, mask, mst, r0, r1);
+    }
+    starts[0] = 0;
+    for (int c = 0; c < nch; c++) starts[c + 1] += starts[c];
+    *total = starts[nch];
+    return starts;
+}
+
+int64_t cpn_kernel_count_true(int ndim, const int64_t *shape, const char *mask, const int64_t *mst)
+{
+    if (ndim == 0) return mask[0] != 0;
+    for (int d = 0; d < ndim; d++) if (shape[d] == 0) return 0;
+    int64_t rows, per;
+    int nch = chunking(ndim, shape, &rows, &per);
+    int64_t total = 0;
+    for (int c = 0; c < nch; c++) {
+        int64_t r0 = c * per, r1 = r0 + per < rows ? r0 + per : rows;
+        total += count_rows(ndim, shape, mask, mst, r0, r1);
+    }
+    return total;
+}
+
+#define COPY_ROW(T)                                                                     \
+    do {                                                                                \
+        T *o = (T *)out;                                                                \
+        for (int64_t i = 0; i < len; i++)                                               \
+            if (m[i * ms]) *o++ = *(const T *)(s + i * ss);                             \
+        out = (char *)o;                                                                \
+    } while (0)
+
+static void compact_rows(size_t item, int ndim, const int64_t *shape, const char *src,
+                         const int64_t *sst, const char *mask, const int64_t *mst, int64_t r0,
+                         int64_t r1, char *out)
+{
+    const int64_t len = shape[ndim - 1], ms = mst[ndim - 1], ss = sst[ndim - 1];
+    const int64_t *sts[2] = {sst, mst};
+    for (int64_t r = r0; r < r1; r++) {
+        int64_t off[2];
+        row_offsets(ndim, shape, sts, 2, r, off);
+        const char *s = src + off[0], *m = mask + off[1];
+        switch (item) {
+        case 1: COPY_ROW(uint8_t); break;
+        case 2: COPY_ROW(uint16_t); break;
+        case 4: COPY_ROW(uint32_t); break;
+        case 8: COPY_ROW(uint64_t); break;
+        default:
+            for (int64_t i = 0; i < len; i++)
+                if (m[i * ms]) {
+                    memcpy(out, s + i * ss, item);
+                    out += item;
+                }
+        }
+    }
+}
+
+enum cpn_status cpn_kernel_compact(size_t item, int ndim, const int64_t *shape, const char *src,
+                                   const int64_t *sst, const char *mask, const int64_t *mst,
+                                   char *out, int64_t count)
+{
+    if (ndim == 0) {
+        if (mask[0]) memcpy(out, src, item);
+        return CPN_OK;
+    }
+    for (int d = 0; d < ndim; d++) if (shape[d] == 0) return CPN_OK;
+    int64_t rows, per, total;
+    int nch = chunking(ndim, shape, &rows, &per);
+    int64_t *starts = chunk_starts(ndim, shape, mask, mst, nch, rows, per, &total);
+    if (!starts) return CPN_ERR_NOMEM;
+    if (total != count) {
+        cpn_free(starts);
+        return cpn_error(CPN_ERR_INTERNAL, "compact: the mask holds %lld true elements, not %lld",
+                         (long long)total, (long long)count);
+    }
+    int nth = cpn_kernel_threads();
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) if (nth > 1 && nch > 1)
+    for (int c = 0; c < nch; c++) {
+        int64_t r0 = c * per, r1 = r0 + per < rows ? r0 + per : rows;
+        compact_rows(item, ndim, shape, src, sst, mask, mst, r0, r1, out + starts[c] * (int64_t)item);
+    }
+    cpn_free(starts);
+    return CPN_OK;
+}
+
+enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *mask,
+                                   const int64_t *mst, int64_t *out, int64_t count)
+{
+    if (ndim == 0) return CPN_OK;
+    for (int d = 0; d < ndim; d++) if (shape[d] == 0) return CPN_OK;
+    int64_t rows, per, total;
+    int nch = chunking(ndim, shape, &rows, &per);
+    int64_t *starts = chunk_starts(ndim, shape, mask, mst, nch, rows, per, &total);
+    if (!starts) return CPN_ERR_NOMEM;
+    if (total != count) {
+        cpn_free(starts);
+        return cpn_error(CPN_ERR_INTERNAL, "nonzero: the mask holds %lld true elements, not %lld",
+                         (long long)total, (long long)count);
+    }
+    const int64_t len = shape[ndim - 1], ms = mst[ndim - 1];
+    int nth = cpn_kernel_threads();
+#pragma omp parallel for num_threads(nth) schedule(dynamic, 1) if (nth > 1 && nch > 1)
+    for (int c = 0; c < nch; c++) {
+        int64_t r0 = c * per, r1 = r0 + per < rows ? r0 + per : rows, j = starts[c];
+        const int64_t *sts[1] = {mst};
+        for (int64_t r = r0; r < r1; r++) {
+            int64_t off, idx[CPN_MAXDIM], q = r;
+            row_offsets(ndim, shape, sts, 1, r, &off);
+            for (int d = ndim - 2; d >= 0; d--) {
+                idx[d] = q % shape[d];
+                q /= shape[d];
+            }
+            const char *m = mask + off;
+            for (int64_t i = 0; i < len; i++)
+                if (m[i * ms]) {
+                    for (int d = 0; d < ndim - 1; d++) out[d * count + j] = idx[d];
+                    out[(ndim - 1) * count + j] = i;
+                    j++;
+                }
+        }
+    }
+    cpn_free(starts);
+    return CPN_OK;
+}

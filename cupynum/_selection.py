@@ -1,0 +1,108 @@
+"""Selection by truth: nonzero, argwhere, flatnonzero, extract, compress (and where(cond) with one
+argument), on the runtime's compaction kernels (csrc/kernels/compact.c: ops COMPACT, NONZERO).
+
+Each counts the true elements first (a native count_nonzero: a flush, and under MPI a reduction
+every rank shares), then queues one op whose result has that length.  NumPy's rules: truth is
+non-zero (NaN is true), indices are intp in C order, results are copies.  What these do not
+cover natively -- 0-d inputs (NumPy's own errors and shapes), dtypes the runtime lacks, `out=`,
+mismatched lengths -- NumPy computes, so its results and messages hold."""
+
+import numpy as _np
+
+from . import _core, _fallback
+from ._ndarray import _count_true, ndarray
+
+_NATIVE = frozenset(_np.dtype(c) for c in "?bhilqBHILQefdFD")
+
+
+def _numpy(name, *args, **kwargs):
+    return _fallback.call("numpy." + name, getattr(_np, name), args, kwargs)
+
+
+def _truth(a):
+    """a as a bool cupynum array (non-zero is true), or None where NumPy should compute."""
+    if not isinstance(a, ndarray):
+        if not isinstance(a, (_np.ndarray, list, tuple)) or isinstance(a, _np.ndarray) and \
+                type(a) is not _np.ndarray:
+            return None
+        n = _np.asarray(a)
+        if n.dtype not in _NATIVE:
+            return None
+        a = _core.from_any(n)
+    if a.dtype not in _NATIVE:
+        return None
+    return a if a.dtype == _np.bool_ else _core.cast(a, _np.bool_)
+
+
+def _indices(m):
+    """The (ndim, count) int64 indices of the true elements of the bool array m (ndim >= 1)."""
+    return _core.nonzero(m, _count_true(m))
+
+
+def nonzero(a):
+    m = _truth(a)
+    if m is None or m.ndim == 0:
+        return _numpy("nonzero", a)
+    idx = _indices(m)
+    return tuple(idx[d] for d in range(m.ndim))
+
+
+def argwhere(a):
+    m = _truth(a)
+    if m is None or m.ndim == 0:
+        return _numpy("argwhere", a)
+    idx = _indices(m)
+    return _core.cast(_core.transpose(idx, (1, 0)), idx.dtype)   # C-ordered (count, ndim)
+
+
+def flatnonzero(a):
+    m = _truth(a)
+    if m is None:
+        return _numpy("flatnonzero", a)
+    from ._functions import ravel
+    m = ravel(m)
+    return _indices(m)[0]
+
+
+def extract(condition, arr):
+    c, x = _truth(condition), arr
+    if c is None or not isinstance(x, ndarray) and not isinstance(x, (_np.ndarray, list, tuple)):
+        return _numpy("extract", condition, arr)
+    if not isinstance(x, ndarray):
+        n = _np.asarray(x)
+        if n.dtype not in _NATIVE or type(n) is not _np.ndarray:
+            return _numpy("extract", condition, arr)
+        x = _core.from_any(n)
+    if x.dtype not in _NATIVE or c.size != x.size:
+        return _numpy("extract", condition, arr)
+    from ._functions import ravel
+    c, x = ravel(c), ravel(x)
+    return _core.compact(x, c, _count_true(c))
+
+
+def compress(condition, a, axis=None, out=None):
+    if out is not None or not isinstance(a, ndarray) or a.dtype not in _NATIVE:
+        return _numpy("compress", condition, a, axis=axis, out=out)
+    c = _truth(condition)
+    if c is None or c.ndim != 1:
+        return _numpy("compress", condition, a, axis=axis, out=out)
+    if axis is None:
+        from ._functions import ravel
+        a, axis = ravel(a), 0
+    from numpy.lib.array_utils import normalize_axis_index
+    axis = normalize_axis_index(axis, a.ndim)
+    n = a.shape[axis]
+    if c.shape[0] > n:
+        return _numpy("compress", condition, a, axis=axis, out=out)   # NumPy's IndexError
+    lead = (slice(None),) * axis
+    if c.shape[0] < n:
+        a = a[lead + (slice(0, c.shape[0]),)]
+    return a[lead + (c,)]
+
+
+def _method_nonzero(self):
+    return nonzero(self)
+
+
+def _method_compress(self, condition, axis=None, out=None):
+    return compress(condition, self, axis=axis, out=out)
