@@ -243,6 +243,39 @@ def gemv(np, n=4000, reps=20):
     return float(np.sum(x))
 
 
+# ---- sorting (issue #16) ----------------------------------------------------------------------
+
+MIX = -7046029254386353131   # 0x9E3779B97F4A7C15 as int64: i * MIX wraps to scattered integers
+
+
+def _sort_input(np, n, dtype):
+    i = np.arange(n, dtype=np.int64)
+    if dtype == "float64":
+        return (i * PHI1) % 1.0
+    x = i * MIX
+    return x ^ (x >> 29)
+
+
+def sort(np, n=10_000_000, dtype="float64", reps=3):
+    """np.sort of n scattered values, `reps` times on the same input (made once)."""
+    x = _sort_input(np, n, dtype)
+    t = 0.0
+    for _ in range(reps):
+        s = np.sort(x)
+        t += float(s[n // 3]) + float(s[-1])
+    return t
+
+
+def argsort(np, n=10_000_000, reps=3):
+    """np.argsort(kind="stable") of n scattered float64 values, `reps` times."""
+    x = _sort_input(np, n, "float64")
+    t = 0.0
+    for _ in range(reps):
+        s = np.argsort(x, kind="stable")
+        t += float(s[n // 3]) + float(s[-1])
+    return t
+
+
 # ---- the registry -----------------------------------------------------------------------------
 
 def _grow_2d(size, ranks):
@@ -309,6 +342,12 @@ BENCHMARKS = {b.name: b for b in [
               lambda s: f"{s['n']}^2 float32", target=0.9, rtol=1e-4, grow=_grow_2d),
     Benchmark("gemv", gemv, {"n": 4000, "reps": 20}, {"n": 500, "reps": 5},
               lambda s: f"{s['n']}^2 x{s['reps']}", target=0.9, grow=_grow_2d),
+    Benchmark("sort", sort, {"n": 10_000_000}, {"n": 200_000}, lambda s: f"{s['n']:.0e} f64 x3",
+              target=1.3),
+    Benchmark("sort_int64", sort, {"n": 10_000_000, "dtype": "int64"},
+              {"n": 200_000, "dtype": "int64"}, lambda s: f"{s['n']:.0e} i64 x3", target=1.3),
+    Benchmark("argsort", argsort, {"n": 10_000_000}, {"n": 200_000},
+              lambda s: f"{s['n']:.0e} stable x3", target=1.3),
 ] + [
     Benchmark(f.__name__, f, {"n": 100, "reps": 20000}, {"n": 100, "reps": 2000},
               lambda s: f"{s['n']} x{s['reps']}", target=SMALL_TARGET, grow=None, per_op=True)

@@ -175,6 +175,27 @@ enum cpn_status cpn_kernel_quantile(const struct cpn_quantile_args *qa, enum cpn
 enum cpn_status cpn_kernel_bincount(const char *idx, int64_t is, const char *w, int64_t ws,
                                     int64_t n, char *out, int64_t os, int64_t nbins);
 
+/* Sorting (sort.c).  A (key, index) pair: the layout of a 128-bit unsigned number (index the low
+ * word, key the high one), ordered by key, then index. */
+struct cpn_sort_pair {
+    uint64_t idx, key;
+};
+/* numpy.sort (arg false: out has dtype dt) or numpy.argsort (arg true: out is int64, index_base
+ * added to every index) of every lane along `axis` of `in` (ndim, shape, byte strides ist, dtype
+ * dt: any of the 14) into `out` (byte strides ost, not overlapping in).  NumPy's order: NaNs
+ * last, complex lexicographic with NumPy's NaN classes; argsort is stable.  Threaded; the result
+ * does not depend on the thread count.  Local. */
+enum cpn_status cpn_kernel_sort(enum cpn_dtype dt, bool arg, const char *in, int ndim,
+                                const int64_t *shape, const int64_t *ist, int axis, char *out,
+                                const int64_t *ost, int64_t index_base);
+/* The order key of one element of a real dtype dt (not complex): keys compare as NumPy orders
+ * the values (every NaN the largest key, -0.0 and +0.0 one key).  Local. */
+uint64_t cpn_kernel_sort_key(enum cpn_dtype dt, const void *p);
+/* Sort n pairs by (key, index), threaded.  Local. */
+enum cpn_status cpn_kernel_sort_pairs(struct cpn_sort_pair *p, int64_t n);
+/* What sorts the keys: "vqsort (highway ...)" or the plain C radix sort.  Local. */
+const char *cpn_kernel_sort_name(void);
+
 /* C[..., m, n] = A[..., m, k] @ B[..., k, n] on strided operands of dtype dt: nb batch dimensions
  * of extents bshape (A and B broadcast to them: stride 0), then the two core dimensions; as, bs
  * and cs hold nb + 2 byte strides each.  Floats and complex through BLAS when built with it

@@ -115,6 +115,7 @@ PyObject *cpn_mod_scan(PyObject *m, PyObject *args);
 PyObject *cpn_mod_quantile(PyObject *m, PyObject *args);
 PyObject *cpn_mod_select(PyObject *m, PyObject *args);
 PyObject *cpn_mod_bincount(PyObject *m, PyObject *args);
+PyObject *cpn_mod_sort(PyObject *m, PyObject *args);
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args);
 PyObject *cpn_mod_arange(PyObject *m, PyObject *args);
 PyObject *cpn_mod_random(PyObject *m, PyObject *args);

@@ -298,6 +298,26 @@ PyObject *cpn_mod_bincount(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
+/* sort(a, axis, arg): numpy.sort of a along axis (0 <= axis < a.ndim, checked by the caller) as a
+ * new array of a's dtype, tiled like a; with arg true the stable numpy.argsort (int64). */
+PyObject *cpn_mod_sort(PyObject *m, PyObject *args)
+{
+    PyObject *a;
+    int axis, arg;
+    if (!PyArg_ParseTuple(args, "Oip", &a, &axis, &arg) || cpn_check_array(a) < 0) return NULL;
+    struct cpn_view *v = cpn_array_view(a);
+    if (axis < 0 || axis >= v->ndim) return PyErr_Format(PyExc_ValueError, "internal: sort axis %d", axis);
+    PyObject *r = cpn_array_new_like(arg ? CPN_DTYPE_INT64 : cpn_array_dtype(a), v->ndim, v->shape, v);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_SORT, .nin = 1, .nout = 1};
+    op.dtype = cpn_array_dtype(a);
+    op.in[0] = v;
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = axis;
+    op.iparam[1] = arg ? CPN_SORT_ARG : 0;
+    return submit_for(r, &op);
+}
+
 /* matmul(a, b, dtype): operands already cast to dtype, of one ndim >= 2 and equal batch dims
  * (broadcast views); a new (..., m, n) array. */
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args)

@@ -126,6 +126,9 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
         return cpn_kernel_bincount(in->ptr, in->st[0], weights ? w->ptr : NULL, weights ? w->st[0] : 0,
                                    in->shape[0], out->ptr, out->st[0], out->shape[0]);
     }
+    case CPN_OPK_SORT:
+        return cpn_kernel_sort(op->in[0]->dtype, (op->iparam[1] & CPN_SORT_ARG) != 0, in->ptr, in->ndim,
+                               in->shape, in->st, (int)op->iparam[0], out->ptr, out->st, 0);
     default:
         return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);
     }

@@ -35,8 +35,15 @@ enum cpn_opkind {
     CPN_OPK_BINCOUNT,      /* out[0] = bincount of in[0] (int64, 1-D, values in [0, len(out)))
                             * weighted by in[1] (float64, same length) when nin == 2; out int64
                             * without weights, float64 with */
+    CPN_OPK_SORT,          /* out[0] = numpy.sort of in[0] along axis iparam[0] (same dtype), or
+                            * with iparam[1] & CPN_SORT_ARG numpy.argsort (out int64); out has
+                            * in's shape and does not overlap it (runtime/samplesort.c under
+                            * distribution) */
     CPN_OPK_COUNT
 };
+
+/* CPN_OPK_SORT's iparam[1] bits. */
+enum cpn_sort_bits { CPN_SORT_ARG = 1 };
 
 /* A reduceat is one REDUCE op per segment; its floating-point findings are reported once, for
  * the whole call, at the last segment (as NumPy's one loop does). */
