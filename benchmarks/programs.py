@@ -276,6 +276,17 @@ def argsort(np, n=10_000_000, reps=3):
     return t
 
 
+def unique(np, n=10_000_000, distinct=100_000, reps=3):
+    """np.unique of n int64 values taking `distinct` values, with counts, `reps` times."""
+    i = np.arange(n, dtype=np.int64)
+    x = (i * MIX) % distinct
+    t = 0.0
+    for _ in range(reps):
+        u, c = np.unique(x, return_counts=True)
+        t += float(u[-1]) + float(c[0]) + float(u.shape[0])
+    return t
+
+
 # ---- the registry -----------------------------------------------------------------------------
 
 def _grow_2d(size, ranks):
@@ -348,6 +359,8 @@ BENCHMARKS = {b.name: b for b in [
               {"n": 200_000, "dtype": "int64"}, lambda s: f"{s['n']:.0e} i64 x3", target=1.3),
     Benchmark("argsort", argsort, {"n": 10_000_000}, {"n": 200_000},
               lambda s: f"{s['n']:.0e} stable x3", target=1.3),
+    Benchmark("unique", unique, {"n": 10_000_000}, {"n": 200_000, "distinct": 2000},
+              lambda s: f"{s['n']:.0e} i64 {s.get('distinct', 100_000):.0e} distinct x3", target=1.5),
 ] + [
     Benchmark(f.__name__, f, {"n": 100, "reps": 20000}, {"n": 100, "reps": 2000},
               lambda s: f"{s['n']} x{s['reps']}", target=SMALL_TARGET, grow=None, per_op=True)

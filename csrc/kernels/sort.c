@@ -442,3 +442,78 @@ enum cpn_status cpn_kernel_sort(enum cpn_dtype dt, bool arg, const char *in, int
     cpn_free(mem);
     return CPN_OK;
 }
+
+/* ---- searching sorted lanes, runs of equal elements ------------------------------------------ */
+
+static inline bool is_nan_el(enum cpn_dtype dt, const char *p)
+{
+    if (!is_float(dt)) return false;
+    double d = fval(dt, p);
+    return d != d;
+}
+
+/* Element i of a sorted sequence: a[i], or a[perm[i]] through a permutation. */
+static inline const char *nth(const char *a, int64_t as, const char *perm, int64_t ps, int64_t i)
+{
+    return a + (perm ? *(const int64_t *)(perm + i * ps) : i) * as;
+}
+
+enum cpn_status cpn_kernel_searchsorted(enum cpn_dtype dt, const char *a, int64_t as, const char *perm,
+                                        int64_t ps, int64_t n, const char *v, int64_t vs, int64_t m,
+                                        char *out, int64_t os, bool right, bool found)
+{
+    int nth_ = m >= 4096 ? cpn_kernel_threads() : 1;
+#pragma omp parallel for num_threads(nth_) schedule(static) if (nth_ > 1)
+    for (int64_t j = 0; j < m; j++) {
+        const uint64_t kv = cpn_kernel_sort_key(dt, v + j * vs);
+        int64_t lo = 0, hi = n;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            uint64_t ka = cpn_kernel_sort_key(dt, nth(a, as, perm, ps, mid));
+            if (right ? ka <= kv : ka < kv) lo = mid + 1;
+            else hi = mid;
+        }
+        /* found: equal as == compares (a NaN equals nothing) */
+        if (found)
+            *(uint8_t *)(out + j * os) = lo < n && cpn_kernel_sort_key(dt, nth(a, as, perm, ps, lo)) == kv &&
+                                         !is_nan_el(dt, v + j * vs);
+        else *(int64_t *)(out + j * os) = lo;
+    }
+    return CPN_OK;
+}
+
+enum cpn_status cpn_kernel_unique(enum cpn_dtype dt, enum cpn_unique_mode mode, bool nan_distinct,
+                                  const char *s, int64_t ss, const char *perm, int64_t ps, int64_t n,
+                                  char *out, int64_t os)
+{
+    const size_t item = cpn_dtype_size(dt);
+    int64_t g = -1, start = 0;
+    uint64_t prev = 0;
+    for (int64_t i = 0; i <= n; i++) {
+        /* does a new run start at i (or the last one end at n)? */
+        bool brk = i == n;
+        uint64_t k = 0;
+        if (i < n) {
+            const char *p = nth(s, ss, perm, ps, i);
+            k = cpn_kernel_sort_key(dt, p);
+            brk = i == 0 || k != prev || (nan_distinct && is_nan_el(dt, p));
+        }
+        if (brk && g >= 0) {   /* run g is [start, i) */
+            switch (mode) {
+            case CPN_UNIQUE_VALUES: memcpy(out + g * os, nth(s, ss, perm, ps, start), item); break;
+            case CPN_UNIQUE_COUNTS: *(int64_t *)(out + g * os) = i - start; break;
+            case CPN_UNIQUE_INDEX: *(int64_t *)(out + g * os) = perm ? *(const int64_t *)(perm + start * ps) : start; break;
+            default: break;
+            }
+        }
+        if (i == n) break;
+        if (brk) {
+            g++;
+            start = i;
+        }
+        if (mode == CPN_UNIQUE_INVERSE) *(int64_t *)(out + (perm ? *(const int64_t *)(perm + i * ps) : i) * os) = g;
+        prev = k;
+    }
+    if (mode == CPN_UNIQUE_COUNT) *(int64_t *)out = g + 1;
+    return CPN_OK;
+}

@@ -39,6 +39,12 @@ enum cpn_opkind {
                             * with iparam[1] & CPN_SORT_ARG numpy.argsort (out int64); out has
                             * in's shape and does not overlap it (runtime/samplesort.c under
                             * distribution) */
+    CPN_OPK_SEARCHSORTED,  /* out[0][j] = numpy.searchsorted(a, v[j]): in[0] = a (1-D, sorted;
+                            * through in[2], an int64 sorter, when present), in[1] = v (1-D),
+                            * iparam[0] = 1: side right; iparam[1] = 1: out bool, "a holds v[j]" */
+    CPN_OPK_UNIQUE,        /* runs of equal elements of in[0] (1-D, sorted; through in[1], an
+                            * int64 permutation, when present): iparam[0] = enum
+                            * cpn_unique_mode, iparam[1] = 1: NaNs distinct (equal_nan=False) */
     CPN_OPK_COUNT
 };
 
