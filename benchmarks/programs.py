@@ -267,6 +267,48 @@ def swe(np, nx=2000, ny=1000, steps=50):
     m = _swe_module()
     h, hu, hv = m.run(np, nx, ny, steps)
     return m.checksum(np, h, hu, hv, nx, ny)
+# ---- sorting (issue #16) ----------------------------------------------------------------------
+
+MIX = -7046029254386353131   # 0x9E3779B97F4A7C15 as int64: i * MIX wraps to scattered integers
+
+
+def _sort_input(np, n, dtype):
+    i = np.arange(n, dtype=np.int64)
+    if dtype == "float64":
+        return (i * PHI1) % 1.0
+    x = i * MIX
+    return x ^ (x >> 29)
+
+
+def sort(np, n=10_000_000, dtype="float64", reps=3):
+    """np.sort of n scattered values, `reps` times on the same input (made once)."""
+    x = _sort_input(np, n, dtype)
+    t = 0.0
+    for _ in range(reps):
+        s = np.sort(x)
+        t += float(s[n // 3]) + float(s[-1])
+    return t
+
+
+def argsort(np, n=10_000_000, reps=3):
+    """np.argsort(kind="stable") of n scattered float64 values, `reps` times."""
+    x = _sort_input(np, n, "float64")
+    t = 0.0
+    for _ in range(reps):
+        s = np.argsort(x, kind="stable")
+        t += float(s[n // 3]) + float(s[-1])
+    return t
+
+
+def unique(np, n=10_000_000, distinct=100_000, reps=3):
+    """np.unique of n int64 values taking `distinct` values, with counts, `reps` times."""
+    i = np.arange(n, dtype=np.int64)
+    x = (i * MIX) % distinct
+    t = 0.0
+    for _ in range(reps):
+        u, c = np.unique(x, return_counts=True)
+        t += float(u[-1]) + float(c[0]) + float(u.shape[0])
+    return t
 
 
 # ---- the registry -----------------------------------------------------------------------------
@@ -343,6 +385,14 @@ BENCHMARKS = {b.name: b for b in [
     Benchmark("swe", swe, {"nx": 2000, "ny": 1000, "steps": 50}, {"nx": 200, "ny": 100, "steps": 10},
               lambda s: f"{s['nx']}x{s['ny']} x{s['steps']}", target=3.0, rtol=1e-9,
               grow=_grow_rows),
+    Benchmark("sort", sort, {"n": 10_000_000}, {"n": 200_000}, lambda s: f"{s['n']:.0e} f64 x3",
+              target=1.3),
+    Benchmark("sort_int64", sort, {"n": 10_000_000, "dtype": "int64"},
+              {"n": 200_000, "dtype": "int64"}, lambda s: f"{s['n']:.0e} i64 x3", target=1.3),
+    Benchmark("argsort", argsort, {"n": 10_000_000}, {"n": 200_000},
+              lambda s: f"{s['n']:.0e} stable x3", target=1.3),
+    Benchmark("unique", unique, {"n": 10_000_000}, {"n": 200_000, "distinct": 2000},
+              lambda s: f"{s['n']:.0e} i64 {s.get('distinct', 100_000):.0e} distinct x3", target=1.5),
 ] + [
     Benchmark(f.__name__, f, {"n": 100, "reps": 20000}, {"n": 100, "reps": 2000},
               lambda s: f"{s['n']} x{s['reps']}", target=SMALL_TARGET, grow=None, per_op=True)

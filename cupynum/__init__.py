@@ -83,6 +83,8 @@ _ndarray._install_methods()
 _functions._register_array_functions(globals())
 from . import _views  # noqa: E402
 _views.install(ndarray, globals(), _functions._IMPLEMENTED)
+from . import _sorting  # noqa: E402
+_sorting.install(ndarray, globals(), _functions._IMPLEMENTED)
 _atexit.register(_core._finalize)
 
 

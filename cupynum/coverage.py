@@ -50,10 +50,13 @@ DISTRIBUTED = frozenset(
         "broadcast_arrays swapaxes moveaxis rollaxis permute_dims matrix_transpose flip fliplr "
         "flipud rot90 array_split split hsplit vsplit dsplit unstack real imag "
         # the select op, owner-computes like the element-wise ops
-        "where").split()]
+        "where "
+        # sorting: a sample sort along the partitioned axis of a 1-D array, each rank's own
+        # lanes along an axis no tile splits (csrc/runtime/samplesort.c)
+        "sort argsort sort_complex").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
-       "var squeeze flags".split()]
+       "var squeeze flags sort argsort".split()]
     + ["numpy.linalg.matrix_transpose"]
     + ["numpy.random." + n for n in
        "normal rand randn random random_sample ranf sample standard_normal uniform".split()])

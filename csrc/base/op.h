@@ -192,4 +192,11 @@ enum cpn_quantile_flag { CPN_QF_SKIP_NAN = 1, CPN_QF_TAKE = 2, CPN_QF_WEAK = 4, 
 
 enum cpn_random_dist { CPN_RANDOM_UNIFORM, CPN_RANDOM_NORMAL, CPN_RANDOM_COUNT };
 
+/* What a CPN_OPK_UNIQUE op computes of the runs of equal elements of a sorted sequence
+ * (kernels.h, cpn_kernel_unique). */
+enum cpn_unique_mode {
+    CPN_UNIQUE_COUNT, CPN_UNIQUE_VALUES, CPN_UNIQUE_COUNTS, CPN_UNIQUE_INDEX, CPN_UNIQUE_INVERSE,
+    CPN_UNIQUE_MODE_COUNT
+};
+
 #endif

@@ -39,7 +39,8 @@
     X(fused_runs_banded, COUNT)    /* fusion.c: of the runs, those written back band by band */  \
     X(stores_virtual, COUNT)       /* store.c: stores made virtual (never allocated) */          \
     X(virtual_materialized, COUNT) /* store.c: virtual stores given a buffer after all */        \
-    X(virtual_regenerated, COUNT)  /* fusion.c: reads of virtual stores computed again */
+    X(virtual_regenerated, COUNT)  /* fusion.c: reads of virtual stores computed again */       \
+    X(sorts_dist, COUNT)           /* samplesort.c: sorts of tiled stores without gathering */
 
 struct cpn_stats {
 #define CPN_STATS_FIELD(name, kind) int64_t name;

@@ -195,6 +195,41 @@ enum cpn_status cpn_kernel_compact(size_t item, int ndim, const int64_t *shape, 
                                    char *out, int64_t count);
 enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *mask,
                                    const int64_t *mst, int64_t *out, int64_t count);
+/* Sorting (sort.c).  A (key, index) pair: the layout of a 128-bit unsigned number (index the low
+ * word, key the high one), ordered by key, then index. */
+struct cpn_sort_pair {
+    uint64_t idx, key;
+};
+/* numpy.sort (arg false: out has dtype dt) or numpy.argsort (arg true: out is int64, index_base
+ * added to every index) of every lane along `axis` of `in` (ndim, shape, byte strides ist, dtype
+ * dt: any of the 14) into `out` (byte strides ost, not overlapping in).  NumPy's order: NaNs
+ * last, complex lexicographic with NumPy's NaN classes; argsort is stable.  Threaded; the result
+ * does not depend on the thread count.  Local. */
+enum cpn_status cpn_kernel_sort(enum cpn_dtype dt, bool arg, const char *in, int ndim,
+                                const int64_t *shape, const int64_t *ist, int axis, char *out,
+                                const int64_t *ost, int64_t index_base);
+/* The order key of one element of a real dtype dt (not complex): keys compare as NumPy orders
+ * the values (every NaN the largest key, -0.0 and +0.0 one key).  Local. */
+uint64_t cpn_kernel_sort_key(enum cpn_dtype dt, const void *p);
+/* Sort n pairs by (key, index), threaded.  Local. */
+enum cpn_status cpn_kernel_sort_pairs(struct cpn_sort_pair *p, int64_t n);
+/* numpy.searchsorted: for each of the m elements v[j] (byte stride vs), the first position i of
+ * the sorted sequence a (n elements, stride as; through perm[i] when perm, int64 stride ps, is
+ * not NULL) whose element is not below v[j] (right: above it), as int64 out[j] (stride os); with
+ * `found`, whether a holds v[j] (as == compares: never a NaN), as bool.  NumPy's order (real dtypes).  Threaded.  Local. */
+enum cpn_status cpn_kernel_searchsorted(enum cpn_dtype dt, const char *a, int64_t as, const char *perm,
+                                        int64_t ps, int64_t n, const char *v, int64_t vs, int64_t m,
+                                        char *out, int64_t os, bool right, bool found);
+/* Runs of equal elements of the sorted sequence s (n elements, stride ss; through perm when not
+ * NULL): their number (COUNT: one int64), first elements (VALUES: dtype dt), lengths (COUNTS),
+ * first positions (INDEX: perm[start], or start) or each element's run (INVERSE: out[perm[i]],
+ * n int64), out's byte stride os.  Equal as NumPy's unique: -0.0 == +0.0, NaNs one run unless
+ * nan_distinct.  Real dtypes.  Local. */
+enum cpn_status cpn_kernel_unique(enum cpn_dtype dt, enum cpn_unique_mode mode, bool nan_distinct,
+                                  const char *s, int64_t ss, const char *perm, int64_t ps, int64_t n,
+                                  char *out, int64_t os);
+/* What sorts the keys: "vqsort (highway ...)" or the plain C radix sort.  Local. */
+const char *cpn_kernel_sort_name(void);
 
 /* C[..., m, n] = A[..., m, k] @ B[..., k, n] on strided operands of dtype dt: nb batch dimensions
  * of extents bshape (A and B broadcast to them: stride 0), then the two core dimensions; as, bs

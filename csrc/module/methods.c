@@ -150,7 +150,7 @@ static PyObject *mod_finalize(PyObject *m, PyObject *noargs)
 
 static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
 {
-    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:s,s:i,s:s,s:s}",
+    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:s,s:i,s:s,s:s,s:s}",
                          "rank", cpn_runtime_rank(), "ranks", cpn_runtime_ranks(),
                          "threads", cpn_runtime_threads(),
                          "mpi_running", cpn_runtime_mpi_active() ? Py_True : Py_False,
@@ -158,7 +158,8 @@ static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
                          "cuda_built", cpn_runtime_have_cuda() ? Py_True : Py_False,
                          "backend", cpn_backend_active()->name,
                          "device", cpn_backend_device_name(), "max_dims", CPN_MAXDIM,
-                         "vmath", cpn_runtime_vmath(), "blas", cpn_runtime_blas());
+                         "vmath", cpn_runtime_vmath(), "blas", cpn_runtime_blas(),
+                         "sort", cpn_runtime_sort());
 }
 
 /* _vmath_kernel(name, a[, b]): the raw vector kernel of NumPy function `name` on contiguous
@@ -345,6 +346,11 @@ PyMethodDef cpn_module_methods[] = {
     {"bincount", cpn_mod_bincount, METH_VARARGS, "bincount(a, weights, nbins): int64 counts / float64 sums."},
     {"compact", cpn_mod_compact, METH_VARARGS, "compact(a, mask, count): a new 1-D array of a's elements where mask (bool, a's shape, count true) is true."},
     {"nonzero", cpn_mod_nonzero, METH_VARARGS, "nonzero(mask, count): a new int64 (ndim, count) array of the indices of mask's true elements."},
+    {"sort", cpn_mod_sort, METH_VARARGS, "sort(a, axis, arg): numpy.sort / stable numpy.argsort along axis."},
+    {"searchsorted", cpn_mod_searchsorted, METH_VARARGS,
+     "searchsorted(a, v, sorter, right, found): int64 positions (or bool: a holds v) of 1-D v in sorted a."},
+    {"unique", cpn_mod_unique, METH_VARARGS,
+     "unique(s, perm, mode, nan_distinct, length): runs of equal elements of sorted 1-D s (through perm)."},
     {"arange", cpn_mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},
     {"random", cpn_mod_random, METH_VARARGS, "random(dist, shape, seed, stream, lo, hi)."},
     {"sync", mod_sync, METH_NOARGS, "Execute every queued operation and wait for the device (cupynum.sync())."},

@@ -299,6 +299,89 @@ PyObject *cpn_mod_bincount(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
+/* sort(a, axis, arg): numpy.sort of a along axis (0 <= axis < a.ndim, checked by the caller) as a
+ * new array of a's dtype, tiled like a; with arg true the stable numpy.argsort (int64). */
+PyObject *cpn_mod_sort(PyObject *m, PyObject *args)
+{
+    PyObject *a;
+    int axis, arg;
+    if (!PyArg_ParseTuple(args, "Oip", &a, &axis, &arg) || cpn_check_array(a) < 0) return NULL;
+    struct cpn_view *v = cpn_array_view(a);
+    if (axis < 0 || axis >= v->ndim) return PyErr_Format(PyExc_ValueError, "internal: sort axis %d", axis);
+    PyObject *r = cpn_array_new_like(arg ? CPN_DTYPE_INT64 : cpn_array_dtype(a), v->ndim, v->shape, v);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_SORT, .nin = 1, .nout = 1};
+    op.dtype = cpn_array_dtype(a);
+    op.in[0] = v;
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = axis;
+    op.iparam[1] = arg ? CPN_SORT_ARG : 0;
+    return submit_for(r, &op);
+}
+
+/* searchsorted(a, v, sorter, right, found): numpy.searchsorted of 1-D v in 1-D a (both of one
+ * dtype; sorter None or a 1-D int64 array of a's length, in range: checked by the caller) as a
+ * new int64 array of v's length, or with `found` the bool array "a holds v[j]". */
+PyObject *cpn_mod_searchsorted(PyObject *m, PyObject *args)
+{
+    PyObject *a, *v, *sorter;
+    int right, found;
+    if (!PyArg_ParseTuple(args, "OOOpp", &a, &v, &sorter, &right, &found) || cpn_check_array(a) < 0 ||
+        cpn_check_array(v) < 0 || (sorter != Py_None && cpn_check_array(sorter) < 0))
+        return NULL;
+    struct cpn_view *av = cpn_array_view(a), *vv = cpn_array_view(v);
+    struct cpn_view *sv = sorter != Py_None ? cpn_array_view(sorter) : NULL;
+    if (av->ndim != 1 || vv->ndim != 1 || av->dtype != vv->dtype ||
+        (sv && (sv->ndim != 1 || sv->dtype != CPN_DTYPE_INT64 || sv->shape[0] != av->shape[0]))) {
+        PyErr_SetString(PyExc_ValueError, "internal: searchsorted operand shape/dtype mismatch");
+        return NULL;
+    }
+    PyObject *r = cpn_array_new_like(found ? CPN_DTYPE_BOOL : CPN_DTYPE_INT64, 1, vv->shape, vv);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_SEARCHSORTED, .nin = sv ? 3 : 2, .nout = 1};
+    op.dtype = av->dtype;
+    op.in[0] = av;
+    op.in[1] = vv;
+    op.in[2] = sv;
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = right;
+    op.iparam[1] = found;
+    return submit_for(r, &op);
+}
+
+/* unique(s, perm, mode, nan_distinct, length): what enum cpn_unique_mode `mode` asks of the runs
+ * of equal elements of the sorted 1-D s (or of s through perm, a 1-D int64 permutation that
+ * sorts it), as a new replicated array: COUNT one int64 (shape ()), VALUES `length` elements of
+ * s's dtype, COUNTS/INDEX `length` int64, INVERSE one int64 per element of s. */
+PyObject *cpn_mod_unique(PyObject *m, PyObject *args)
+{
+    PyObject *s, *perm;
+    int mode, nan_distinct;
+    long long length;
+    if (!PyArg_ParseTuple(args, "OOipL", &s, &perm, &mode, &nan_distinct, &length) || cpn_check_array(s) < 0 ||
+        (perm != Py_None && cpn_check_array(perm) < 0))
+        return NULL;
+    struct cpn_view *sv = cpn_array_view(s), *pv = perm != Py_None ? cpn_array_view(perm) : NULL;
+    if (sv->ndim != 1 || mode < 0 || mode >= CPN_UNIQUE_MODE_COUNT || length < 0 ||
+        (pv && (pv->ndim != 1 || pv->dtype != CPN_DTYPE_INT64 || pv->shape[0] != sv->shape[0]))) {
+        PyErr_SetString(PyExc_ValueError, "internal: unique operand shape/dtype mismatch");
+        return NULL;
+    }
+    int64_t shape[1] = {mode == CPN_UNIQUE_INVERSE ? sv->shape[0] : (int64_t)length};
+    enum cpn_dtype odt = mode == CPN_UNIQUE_VALUES ? sv->dtype : CPN_DTYPE_INT64;
+    PyObject *r = mode == CPN_UNIQUE_INVERSE ? cpn_array_new_like(odt, 1, shape, sv)
+                                             : cpn_array_new_replicated(odt, mode == CPN_UNIQUE_COUNT ? 0 : 1, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_UNIQUE, .nin = pv ? 2 : 1, .nout = 1};
+    op.dtype = sv->dtype;
+    op.in[0] = sv;
+    op.in[1] = pv;
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = mode;
+    op.iparam[1] = nan_distinct;
+    return submit_for(r, &op);
+}
+
 /* matmul(a, b, dtype): operands already cast to dtype, of one ndim >= 2 and equal batch dims
  * (broadcast views); a new (..., m, n) array. */
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args)

@@ -30,6 +30,12 @@ __attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__core(void)
         PyModule_AddIntConstant(m, "QF_WEAK", CPN_QF_WEAK) < 0 ||
         PyModule_AddIntConstant(m, "QF_MA_MEAN", CPN_QF_MA_MEAN) < 0 ||
         PyModule_AddIntConstant(m, "QM_MEDIAN", CPN_QM_MEDIAN) < 0 ||
+        /* cupynum/_sorting.py: enum cpn_unique_mode */
+        PyModule_AddIntConstant(m, "UNIQUE_COUNT", CPN_UNIQUE_COUNT) < 0 ||
+        PyModule_AddIntConstant(m, "UNIQUE_VALUES", CPN_UNIQUE_VALUES) < 0 ||
+        PyModule_AddIntConstant(m, "UNIQUE_COUNTS", CPN_UNIQUE_COUNTS) < 0 ||
+        PyModule_AddIntConstant(m, "UNIQUE_INDEX", CPN_UNIQUE_INDEX) < 0 ||
+        PyModule_AddIntConstant(m, "UNIQUE_INVERSE", CPN_UNIQUE_INVERSE) < 0 ||
         cpn_array_type_init(m) < 0 || cpn_ufunc_init(m) < 0 || cpn_ufunc_type_init(m) < 0) {
         Py_DECREF(m);
         return NULL;

@@ -134,6 +134,22 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
         CPN_ASSERT(cpn_view_is_contiguous(ov) && ov->dtype == CPN_DTYPE_INT64);
         return cpn_kernel_nonzero(in->ndim, in->shape, in->ptr, in->st, (int64_t *)out->ptr,
                                   op->iparam[0]);
+    case CPN_OPK_SORT:
+        return cpn_kernel_sort(op->in[0]->dtype, (op->iparam[1] & CPN_SORT_ARG) != 0, in->ptr, in->ndim,
+                               in->shape, in->st, (int)op->iparam[0], out->ptr, out->st, 0);
+    case CPN_OPK_SEARCHSORTED: {
+        const bool sorter = op->nin > 2 && op->in[2];
+        return cpn_kernel_searchsorted(op->in[0]->dtype, in->ptr, in->st[0], sorter ? b->in[2].ptr : NULL,
+                                       sorter ? b->in[2].st[0] : 0, in->shape[0], b->in[1].ptr,
+                                       b->in[1].st[0], b->in[1].shape[0], out->ptr, out->st[0],
+                                       op->iparam[0] != 0, op->iparam[1] != 0);
+    }
+    case CPN_OPK_UNIQUE: {
+        const bool perm = op->nin > 1 && op->in[1];
+        return cpn_kernel_unique(op->in[0]->dtype, (enum cpn_unique_mode)op->iparam[0], op->iparam[1] != 0,
+                                 in->ptr, in->st[0], perm ? b->in[1].ptr : NULL, perm ? b->in[1].st[0] : 0,
+                                 in->shape[0], out->ptr, out->ndim ? out->st[0] : 0);
+    }
     default:
         return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);
     }

@@ -30,6 +30,7 @@
 #include "exec.h"
 #include "stats.h"
 #include "store.h"
+#include "samplesort.h"
 #include "summa.h"
 #include "transport.h"
 
@@ -1035,6 +1036,10 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     case CPN_OPK_MATMUL: return cpn_summa_applies(op) ? cpn_summa_execute(op) : exec_gathered(op, fp);
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE: return exec_generate(op, fp);
+    case CPN_OPK_SORT: {
+        enum cpn_status st = cpn_samplesort_execute(op);
+        return st == CPN_ERR_UNSUPPORTED ? exec_gathered(op, fp) : st;
+    }
     default: return exec_gathered(op, fp);
     }
 }

@@ -16,6 +16,9 @@ const char *cpn_op_describe(const struct cpn_op *op)
     case CPN_OPK_BINCOUNT: return "bincount";
     case CPN_OPK_ARGREDUCE: return op->code == CPN_OP_MAXIMUM ? "argmax" : "argmin";
     case CPN_OPK_SCAN: return cpn_op_info(op->code)->name;
+    case CPN_OPK_SORT: return op->iparam[1] & CPN_SORT_ARG ? "argsort" : "sort";
+    case CPN_OPK_SEARCHSORTED: return op->iparam[1] ? "isin" : "searchsorted";
+    case CPN_OPK_UNIQUE: return "unique";
     case CPN_OPK_QUANTILE: return op->iparam[0] == CPN_QM_MEDIAN ? "median" : "quantile";
     case CPN_OPK_COMPACT: return "boolean index";
     case CPN_OPK_NONZERO: return "nonzero";

@@ -39,8 +39,21 @@ enum cpn_opkind {
                             * where in[1] (bool, in[0]'s shape) is true, in C order */
     CPN_OPK_NONZERO,       /* out[0] (int64, contiguous (ndim, iparam[0])) = the indices of the
                             * true elements of in[0] (bool, ndim >= 1), in C order */
+    CPN_OPK_SORT,          /* out[0] = numpy.sort of in[0] along axis iparam[0] (same dtype), or
+                            * with iparam[1] & CPN_SORT_ARG numpy.argsort (out int64); out has
+                            * in's shape and does not overlap it (runtime/samplesort.c under
+                            * distribution) */
+    CPN_OPK_SEARCHSORTED,  /* out[0][j] = numpy.searchsorted(a, v[j]): in[0] = a (1-D, sorted;
+                            * through in[2], an int64 sorter, when present), in[1] = v (1-D),
+                            * iparam[0] = 1: side right; iparam[1] = 1: out bool, "a holds v[j]" */
+    CPN_OPK_UNIQUE,        /* runs of equal elements of in[0] (1-D, sorted; through in[1], an
+                            * int64 permutation, when present): iparam[0] = enum
+                            * cpn_unique_mode, iparam[1] = 1: NaNs distinct (equal_nan=False) */
     CPN_OPK_COUNT
 };
+
+/* CPN_OPK_SORT's iparam[1] bits. */
+enum cpn_sort_bits { CPN_SORT_ARG = 1 };
 
 /* A reduceat is one REDUCE op per segment; its floating-point findings are reported once, for
  * the whole call, at the last segment (as NumPy's one loop does). */

@@ -1,0 +1,25 @@
+// sort_hwy.cc: the C entry points of Highway's vqsort (libhwy-contrib) that sort.c calls; the
+// one C++ file of the build, compiled only when meson found libhwy-contrib.  hwy::Sorter keeps
+// per-object scratch and is not to be shared between threads: one per thread.
+#include <stddef.h>
+#include <stdint.h>
+
+#include <hwy/base.h>
+#include <hwy/contrib/sort/vqsort.h>
+
+extern "C" {
+struct cpn_sort_pair;   // {uint64_t idx, key}: hwy::uint128_t's {lo, hi}
+
+void cpn_vqsort_u64(uint64_t *keys, size_t n)
+{
+    static thread_local hwy::Sorter sorter;
+    sorter(keys, n, hwy::SortAscending());
+}
+
+void cpn_vqsort_u128(cpn_sort_pair *pairs, size_t n)
+{
+    static_assert(sizeof(hwy::uint128_t) == 16, "hwy::uint128_t is {lo, hi}");
+    static thread_local hwy::Sorter sorter;
+    sorter(reinterpret_cast<hwy::uint128_t *>(pairs), n, hwy::SortAscending());
+}
+}

@@ -1,0 +1,289 @@
+/* samplesort.c: numpy.sort / numpy.argsort of tiled stores (CPN_OPK_SORT under distribution).
+ *
+ * Along an axis that no tiling splits, every rank sorts the lanes of its own tile: no message.
+ * Along the partitioned axis of a 1-D store the sort is a parallel sample sort with regular
+ * sampling:
+ *   1. each rank sorts its tile (values; for argsort (key, global index) pairs);
+ *   2. each rank takes P evenly spaced samples of its sorted part, every rank gathers all of
+ *      them (allgatherv), sorts them and takes the P - 1 splitters at ranks S/P, 2S/P, ...;
+ *   3. every element goes to the rank of its bucket (one all-to-all of point-to-point
+ *      messages, after an allgather of the P x P counts), each rank sorts what it received;
+ *   4. the result is rebalanced to the output's tiling (each rank's run of the global order is
+ *      cut at the output's split points; only pieces landing on another rank move).
+ * Elements are ordered by a total order refining NumPy's: (key, position), where an argsort's
+ * position is the element's global index (so ties keep index order and the result is the stable
+ * argsort on any rank count) and a value sort's is the position in its rank's sorted part (ties
+ * are equal values, so any consistent tie-break gives NumPy's values; it keeps buckets balanced
+ * when many values are equal).  Bytes sent per rank: at most its part in step 3 and its bucket
+ * in step 4, plus P samples and P counts.  Collective. */
+#include "samplesort.h"
+
+#include <string.h>
+
+#include "alloc.h"
+#include "comm.h"
+#include "kernels.h"
+#include "partition.h"
+#include "stats.h"
+#include "store.h"
+#include "view.h"
+
+enum { TAG_BUCKET = 16, TAG_BALANCE = 17 };
+
+/* Does v walk its (root) store whole, in the store's own order? */
+static bool whole_view(const struct cpn_view *v)
+{
+    const struct cpn_store *s = v->store;
+    if (s->root || v->part || v->ndim != s->ndim || v->dtype != s->dtype) return false;
+    for (int d = 0; d < v->ndim; d++)
+        if (v->sdim[d] != d || v->step[d] != 1 || v->off[d] != 0 || v->shape[d] != s->shape[d]) return false;
+    return true;
+}
+
+static bool same_tiling(const struct cpn_store *a, const struct cpn_store *b, int P)
+{
+    for (int r = 0; r < P; r++) {
+        int64_t alo[CPN_MAXDIM], ahi[CPN_MAXDIM], blo[CPN_MAXDIM], bhi[CPN_MAXDIM];
+        cpn_store_tile_box(a, r, alo, ahi);
+        cpn_store_tile_box(b, r, blo, bhi);
+        for (int d = 0; d < a->ndim; d++)
+            if (alo[d] != blo[d] || ahi[d] != bhi[d]) return false;
+    }
+    return true;
+}
+
+static bool axis_whole(const struct cpn_store *s, int axis, int P)
+{
+    for (int r = 0; r < P; r++) {
+        int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];
+        cpn_store_tile_box(s, r, lo, hi);
+        bool empty = false;
+        for (int d = 0; d < s->ndim; d++) empty |= hi[d] <= lo[d];
+        if (!empty && (lo[axis] != 0 || hi[axis] != s->shape[axis])) return false;
+    }
+    return true;
+}
+
+/* Sort the lanes of this rank's tile. */
+static enum cpn_status sort_tiles(const struct cpn_op *op, struct cpn_store *is, struct cpn_store *os)
+{
+    const int n = is->ndim;
+    int64_t shape[CPN_MAXDIM], ist[CPN_MAXDIM], ost[CPN_MAXDIM];
+    for (int d = 0; d < n; d++) {
+        shape[d] = is->thi[d] - is->tlo[d];
+        if (shape[d] <= 0) return CPN_OK;
+        ist[d] = is->tstride[d] * (int64_t)cpn_dtype_size(is->dtype);
+        ost[d] = os->tstride[d] * (int64_t)cpn_dtype_size(os->dtype);
+    }
+    const char *in = cpn_store_data(is);
+    char *out = cpn_store_data_for_overwrite(os);
+    if (!in || !out) return CPN_ERR_NOMEM;
+    return cpn_kernel_sort(is->dtype, (op->iparam[1] & CPN_SORT_ARG) != 0, in, n, shape, ist,
+                           (int)op->iparam[0], out, ost, 0);
+}
+
+/* The sample sort's state on this rank. */
+struct ss {
+    enum cpn_dtype dt;
+    bool arg;
+    size_t rs;          /* bytes per record: the element (sort) or a struct cpn_sort_pair */
+    int64_t lo;         /* global index of this rank's first element */
+};
+
+/* Record i of a sorted part as its (key, position) in the total order. */
+static struct cpn_sort_pair composite(const struct ss *S, const char *rec, int64_t i)
+{
+    if (S->arg) return ((const struct cpn_sort_pair *)rec)[i];
+    return (struct cpn_sort_pair){(uint64_t)(S->lo + i), cpn_kernel_sort_key(S->dt, rec + (size_t)i * S->rs)};
+}
+
+static bool pair_lt(struct cpn_sort_pair a, struct cpn_sort_pair b)
+{
+    return a.key < b.key || (a.key == b.key && a.idx < b.idx);
+}
+
+/* The first record of rec[0..n) not below `s`. */
+static int64_t lower_bound(const struct ss *S, const char *rec, int64_t n, struct cpn_sort_pair s)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (pair_lt(composite(S, rec, mid), s)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* An all-to-all of byte pieces: send[b] bytes from sbuf + soff[b] to rank b, recv[q] bytes from
+ * rank q into rbuf + roff[q]; this rank's own piece is copied. */
+static enum cpn_status alltoallv(int P, int me, int tag, const char *sbuf, const int64_t *soff,
+                                 const int64_t *sbytes, char *rbuf, const int64_t *roff,
+                                 const int64_t *rbytes)
+{
+    struct cpn_msg *msgs = cpn_alloc((size_t)(2 * P) * sizeof *msgs);
+    if (!msgs) return CPN_ERR_NOMEM;
+    int nr = 0, ns = 0;
+    for (int q = 0; q < P; q++)
+        if (q != me && rbytes[q]) msgs[nr++] = (struct cpn_msg){q, tag, rbuf + roff[q], (size_t)rbytes[q]};
+    for (int b = 0; b < P; b++)
+        if (b != me && sbytes[b])
+            msgs[nr + ns++] = (struct cpn_msg){b, tag, (void *)(sbuf + soff[b]), (size_t)sbytes[b]};
+    void *h = NULL;
+    enum cpn_status st = cpn_comm_post(nr, msgs, ns, msgs + nr, &h);
+    if (sbytes[me]) memcpy(rbuf + roff[me], sbuf + soff[me], (size_t)sbytes[me]);
+    if (st == CPN_OK) st = cpn_comm_wait(h);
+    cpn_free(msgs);
+    return st;
+}
+
+static enum cpn_status sample_sort(const struct cpn_op *op, struct cpn_store *is, struct cpn_store *os)
+{
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    struct ss S = {.dt = is->dtype, .arg = (op->iparam[1] & CPN_SORT_ARG) != 0};
+    const size_t item = cpn_dtype_size(S.dt);
+    S.rs = S.arg ? sizeof(struct cpn_sort_pair) : item;
+    int64_t lo, hi, olo, ohi;
+    cpn_store_tile_box(is, me, &lo, &hi);
+    cpn_store_tile_box(os, me, &olo, &ohi);
+    S.lo = lo;
+    const int64_t n = hi > lo ? hi - lo : 0;
+    enum cpn_status st = CPN_OK;
+    char *rec = NULL, *recv = NULL, *fin = NULL;
+    struct cpn_sort_pair *samples = NULL, *all = NULL;
+    int64_t *bound = NULL, *cnt = NULL, *mine = NULL;
+    size_t *counts = NULL;
+    const char *in = n ? cpn_store_data(is) : NULL;
+    char *out = cpn_store_data_for_overwrite(os);
+    rec = cpn_alloc((size_t)n * S.rs + 1);
+    samples = cpn_alloc((size_t)P * sizeof *samples);
+    all = cpn_alloc((size_t)P * (size_t)P * sizeof *all + 1);
+    counts = cpn_alloc((size_t)P * sizeof *counts);
+    bound = cpn_alloc((size_t)(P + 1) * sizeof *bound);
+    cnt = cpn_alloc((size_t)P * (size_t)P * sizeof *cnt);
+    mine = cpn_alloc((size_t)P * 4 * sizeof *mine);
+    if ((n && !in) || !out || !rec || !samples || !all || !counts || !bound || !cnt || !mine) {
+        st = CPN_ERR_NOMEM;
+        goto done;
+    }
+    /* 1. this rank's part, sorted */
+    if (S.arg) {
+        struct cpn_sort_pair *p = (struct cpn_sort_pair *)rec;
+        for (int64_t i = 0; i < n; i++)
+            p[i] = (struct cpn_sort_pair){(uint64_t)(lo + i), cpn_kernel_sort_key(S.dt, in + (size_t)i * item)};
+        st = cpn_kernel_sort_pairs(p, n);
+    } else if (n) {
+        int64_t bst = (int64_t)item;
+        st = cpn_kernel_sort(S.dt, false, in, 1, &n, &bst, 0, rec, &bst, 0);
+    }
+    if (st != CPN_OK) goto done;
+    /* 2. samples and splitters */
+    int64_t ns_me = n < P ? n : P, total = 0;
+    for (int64_t j = 0; j < ns_me; j++) samples[j] = composite(&S, rec, (2 * j + 1) * n / (2 * ns_me));
+    for (int r = 0; r < P; r++) {
+        int64_t rlo, rhi;
+        cpn_store_tile_box(is, r, &rlo, &rhi);
+        int64_t nr = rhi > rlo ? rhi - rlo : 0;
+        counts[r] = (size_t)(nr < P ? nr : P) * sizeof *samples;
+        total += nr < P ? nr : P;
+    }
+    st = cpn_comm_allgatherv(samples, all, counts);
+    if (st != CPN_OK) goto done;
+    st = cpn_kernel_sort_pairs(all, total);
+    if (st != CPN_OK) goto done;
+    bound[0] = 0;
+    bound[P] = n;
+    for (int b = 1; b < P; b++) {
+        int64_t k = b * total / P;
+        bound[b] = k < total ? lower_bound(&S, rec, n, all[k]) : n;
+        if (bound[b] < bound[b - 1]) bound[b] = bound[b - 1];
+    }
+    /* 3. the buckets to their ranks */
+    for (int b = 0; b < P; b++) mine[b] = bound[b + 1] - bound[b];
+    for (int r = 0; r < P; r++) counts[r] = (size_t)P * sizeof *cnt;
+    st = cpn_comm_allgatherv(mine, cnt, counts);   /* cnt[q * P + b]: q sends b */
+    if (st != CPN_OK) goto done;
+    int64_t *soff = mine + P, *sbytes = mine + 2 * P, *rbytes = mine + 3 * P;
+    int64_t m = 0, roff_acc = 0;
+    int64_t *roff = cpn_alloc((size_t)P * sizeof *roff);
+    if (!roff) { st = CPN_ERR_NOMEM; goto done; }
+    for (int b = 0; b < P; b++) {
+        soff[b] = bound[b] * (int64_t)S.rs;
+        sbytes[b] = (bound[b + 1] - bound[b]) * (int64_t)S.rs;
+    }
+    for (int q = 0; q < P; q++) {
+        rbytes[q] = cnt[(int64_t)q * P + me] * (int64_t)S.rs;
+        roff[q] = roff_acc;
+        roff_acc += rbytes[q];
+        m += cnt[(int64_t)q * P + me];
+    }
+    recv = cpn_alloc((size_t)roff_acc + 1);
+    if (!recv) { cpn_free(roff); st = CPN_ERR_NOMEM; goto done; }
+    st = alltoallv(P, me, TAG_BUCKET, rec, soff, sbytes, recv, roff, rbytes);
+    cpn_free(roff);
+    if (st != CPN_OK) goto done;
+    cpn_free(rec);
+    rec = NULL;
+    /* ... sorted here; an argsort keeps only the indices */
+    const size_t fs = S.arg ? sizeof(int64_t) : item;
+    fin = cpn_alloc((size_t)m * fs + 1);
+    if (!fin) { st = CPN_ERR_NOMEM; goto done; }
+    if (S.arg) {
+        struct cpn_sort_pair *p = (struct cpn_sort_pair *)recv;
+        st = cpn_kernel_sort_pairs(p, m);
+        for (int64_t i = 0; st == CPN_OK && i < m; i++) ((int64_t *)fin)[i] = (int64_t)p[i].idx;
+    } else if (m) {
+        int64_t bst = (int64_t)item;
+        st = cpn_kernel_sort(S.dt, false, recv, 1, &m, &bst, 0, fin, &bst, 0);
+    }
+    if (st != CPN_OK) goto done;
+    /* 4. rebalance: this rank holds [start, start + m) of the global order */
+    int64_t start = 0, gs = 0;
+    for (int r = 0; r < P; r++) {
+        int64_t mr = 0;
+        for (int q = 0; q < P; q++) mr += cnt[(int64_t)q * P + r];
+        int64_t tlo, thi;
+        cpn_store_tile_box(os, r, &tlo, &thi);
+        if (r == me) start = gs;
+        /* what rank r holds that lands in my tile: recorded now, sent/received below */
+        int64_t a = gs > olo ? gs : olo, z = gs + mr < ohi ? gs + mr : ohi;
+        rbytes[r] = z > a ? (z - a) * (int64_t)fs : 0;
+        soff[r] = z > a ? (a - olo) * (int64_t)fs : 0;   /* receive offset in my tile */
+        gs += mr;
+    }
+    int64_t *toff = cpn_alloc((size_t)P * 2 * sizeof *toff);
+    if (!toff) { st = CPN_ERR_NOMEM; goto done; }
+    for (int t = 0; t < P; t++) {
+        int64_t tlo, thi;
+        cpn_store_tile_box(os, t, &tlo, &thi);
+        int64_t a = start > tlo ? start : tlo, z = start + m < thi ? start + m : thi;
+        toff[t] = z > a ? (a - start) * (int64_t)fs : 0;
+        toff[P + t] = z > a ? (z - a) * (int64_t)fs : 0;
+    }
+    st = alltoallv(P, me, TAG_BALANCE, fin, toff, toff + P, out, soff, rbytes);
+    cpn_free(toff);
+done:
+    cpn_free(rec);
+    cpn_free(recv);
+    cpn_free(fin);
+    cpn_free(samples);
+    cpn_free(all);
+    cpn_free(counts);
+    cpn_free(bound);
+    cpn_free(cnt);
+    cpn_free(mine);
+    return st;
+}
+
+enum cpn_status cpn_samplesort_execute(const struct cpn_op *op)
+{
+    const struct cpn_view *iv = op->in[0], *ov = op->out[0];
+    const int P = cpn_partition_ranks();
+    struct cpn_store *is = iv->store, *os = ov->store;
+    if (!whole_view(iv) || !whole_view(ov) || !is->tiled || !os->tiled || !same_tiling(is, os, P) ||
+        cpn_dtype_class(is->dtype) == CPN_CLASS_COMPLEX)
+        return CPN_ERR_UNSUPPORTED;
+    const int axis = (int)op->iparam[0];
+    if (!axis_whole(is, axis, P) && is->ndim != 1) return CPN_ERR_UNSUPPORTED;
+    cpn_stats.sorts_dist++;
+    return axis_whole(is, axis, P) ? sort_tiles(op, is, os) : sample_sort(op, is, os);
+}

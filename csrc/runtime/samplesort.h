@@ -1,0 +1,15 @@
+/* samplesort.h: sorting along an axis of tiled stores (CPN_OPK_SORT under distribution). */
+#ifndef CPN_SAMPLESORT_H
+#define CPN_SAMPLESORT_H
+
+#include "opsem.h"
+#include "status.h"
+
+/* Execute sort op `op` (kind CPN_OPK_SORT) on tiled stores: input and output walked whole, tiled
+ * alike, real dtypes.  Along an axis no tile splits, each rank sorts its own tile's lanes (no
+ * message); along the partitioned axis of a 1-D store, a sample sort (samplesort.c).  Returns
+ * CPN_ERR_UNSUPPORTED, having done nothing, for anything else (the caller gathers).
+ * Collective. */
+enum cpn_status cpn_samplesort_execute(const struct cpn_op *op);
+
+#endif

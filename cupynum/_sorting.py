@@ -1,0 +1,318 @@
+"""sort, argsort, ndarray.sort/argsort and sort_complex over the runtime's sort op
+(csrc/kernels/sort.c; under distribution csrc/runtime/samplesort.c).
+
+NumPy's rules are applied here: `kind` (any kind is accepted as NumPy accepts it -- by its first
+letter -- and every kind is computed stably: ties keep index order, which is NumPy's stable
+result and one of the orders its quicksort may give), `stable=`, `axis` (None sorts the
+flattened array), NumPy's errors raised before anything is queued or written (a read-only array's
+`sort` changes nothing).  Every dtype cupynum holds is native; structured arrays (`order=`),
+other dtypes (object, strings, datetimes, long double) and NumPy subclasses go to NumPy."""
+
+import numpy as _np
+from numpy.lib.array_utils import normalize_axis_index
+
+from . import _core, _fallback
+from ._ndarray import ndarray
+
+_NATIVE_KINDS = "biufc"
+
+
+def _check_kind(kind, stable, what="sort"):
+    if kind is not None and stable is not None:
+        raise ValueError("`kind` and keyword parameters can't be provided at the same time. "
+                         "Use only one of them.")
+    if kind is None:
+        return
+    if not isinstance(kind, str):
+        raise TypeError(f"{what} kind must be str, not {type(kind).__name__}")
+    if not kind or kind[0] not in "qQhHmMsS":
+        raise ValueError(f"{what} kind must be one of 'quick', 'heap', or 'stable' (got '{kind}')")
+
+
+def _axis(axis, ndim):
+    if isinstance(axis, float):
+        raise TypeError("integer argument expected, got float")
+    return normalize_axis_index(axis, ndim)
+
+
+def _native(a):
+    """a as a cupynum array when cupynum sorts it natively, else None."""
+    if isinstance(a, ndarray):
+        return a if a.dtype.kind in _NATIVE_KINDS else None
+    if isinstance(a, _np.ndarray) and type(a) is not _np.ndarray:
+        return None   # masked arrays, matrices: NumPy's own
+    try:
+        x = _np.asarray(a)
+    except Exception:
+        return None
+    if x.dtype.kind not in _NATIVE_KINDS or x.dtype in (_np.longdouble, _np.clongdouble):
+        return None
+    return _core.from_any(x)
+
+
+def _flat(a):
+    from ._functions import ravel
+    return ravel(a)
+
+
+def _sorted(a, axis, arg):
+    if axis is None:
+        a, axis = _flat(a), 0
+    else:
+        axis = _axis(axis, a.ndim)
+    return _core.sort(a, axis, arg)
+
+
+def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    _check_kind(kind, stable)
+    x = _native(a) if order is None else None
+    if x is None:
+        return _fallback.compute(_np.sort, (a,), {"axis": axis, "kind": kind, "order": order,
+                                                  "stable": stable})
+    return _sorted(x, axis, False)
+
+
+def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
+    _check_kind(kind, stable)
+    x = _native(a) if order is None else None
+    if x is None or x.ndim == 0:
+        return _fallback.compute(_np.argsort, (a,), {"axis": axis, "kind": kind, "order": order,
+                                                     "stable": stable})
+    return _sorted(x, axis, True)
+
+
+def _method_sort(self, axis=-1, kind=None, order=None, *, stable=None):
+    """ndarray.sort: in place (NumPy's checks first: a read-only array is left unchanged)."""
+    _check_kind(kind, stable)
+    if order is not None or self.dtype.kind not in _NATIVE_KINDS:
+        return _fallback.compute(_np.ndarray.sort, (self,), {"axis": axis, "kind": kind,
+                                                             "order": order, "stable": stable},
+                                 write=(self,))
+    axis = _axis(axis, self.ndim)
+    if not self.flags.writeable:
+        raise ValueError("sort array is read-only")
+    _core.assign(self, _core.sort(self, axis, False))
+
+
+def _method_argsort(self, axis=-1, kind=None, order=None, *, stable=None):
+    return argsort(self, axis, kind, order, stable=stable)
+
+
+def sort_complex(a):
+    x = _native(a)
+    if x is None or x.ndim == 0:
+        return _fallback.compute(_np.sort_complex, (a,), {})
+    b = _sorted(x, -1, False)
+    if b.dtype.kind != "c":
+        b = _core.cast(b, _np.complex64 if b.dtype.char in "bhBH" else _np.complex128)
+    return b
+
+
+# ---- searching ------------------------------------------------------------------------------------
+
+def _common(*xs):
+    """The arrays cast to NumPy's common dtype (result_type), or None when it is not native."""
+    dt = _np.result_type(*xs)
+    if dt.kind not in "biuf" or dt == _np.longdouble:
+        return None
+    return [x if x.dtype == dt else _core.cast(x, dt) for x in xs]
+
+
+def _flat1(x):
+    return x if x.ndim == 1 else _flat(x)
+
+
+def searchsorted(a, v, side="left", sorter=None):
+    an = _native(a)
+    vn = _native(v)
+    ok = an is not None and vn is not None and an.ndim == 1 and side in ("left", "right")
+    if ok and sorter is not None:
+        sn = _native(sorter)
+        ok = sn is not None and sn.ndim == 1 and sn.dtype.kind in "iu" and sn.shape == an.shape
+    cast = _common(an, vn) if ok and an.dtype.kind != "c" and vn.dtype.kind != "c" else None
+    if cast is None:
+        return _fallback.compute(_np.searchsorted, (a, v), {"side": side, "sorter": sorter})
+    an, vc = cast
+    sp = None
+    if sorter is not None:
+        sp = sn if sn.dtype == _np.int64 else _core.cast(sn, _np.int64)
+        if an.shape[0]:
+            from ._reductions import max as _max, min as _min
+            if int(_min(sp)) < 0 or int(_max(sp)) >= an.shape[0]:
+                raise ValueError("Sorter index out of range.")
+    r = _core.searchsorted(an, _flat1(vc) if vc.ndim else _core.reshape(vc, (1,)), sp,
+                           side == "right", False)
+    if vn.ndim == 0:
+        return _core.to_scalar(r)
+    return r if vn.ndim == 1 else _core.reshape(r, vn.shape)
+
+
+def _method_searchsorted(self, v, side="left", sorter=None):
+    return searchsorted(self, v, side, sorter)
+
+
+# ---- unique and sets ---------------------------------------------------------------------------
+
+def _runs(s, perm, mode, nan_distinct, k=0):
+    return _core.unique(s, perm, mode, nan_distinct, k)
+
+
+def _unique_flat(flat, return_index, return_inverse, return_counts, equal_nan):
+    """NumPy's _unique1d on a native 1-D array: (values, index, inverse, counts), None where not
+    asked."""
+    perm = None
+    if return_index or return_inverse:
+        perm = _core.sort(flat, 0, True)
+        s = flat
+    else:
+        s = _core.sort(flat, 0, False)
+    nd = not equal_nan
+    k = int(_core.to_scalar(_runs(s, perm, _core.UNIQUE_COUNT, nd)))
+    values = _runs(s, perm, _core.UNIQUE_VALUES, nd, k)
+    index = _runs(s, perm, _core.UNIQUE_INDEX, nd, k) if return_index else None
+    inverse = _runs(s, perm, _core.UNIQUE_INVERSE, nd) if return_inverse else None
+    counts = _runs(s, perm, _core.UNIQUE_COUNTS, nd, k) if return_counts else None
+    return values, index, inverse, counts
+
+
+def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
+           equal_nan=True, sorted=True):
+    x = _native(ar)
+    if x is None or axis is not None or x.dtype.kind == "c":
+        return _fallback.compute(_np.unique, (ar,), {
+            "return_index": return_index, "return_inverse": return_inverse,
+            "return_counts": return_counts, "axis": axis, "equal_nan": equal_nan,
+            "sorted": sorted})
+    flat = _flat1(x) if x.ndim else _core.reshape(x, (1,))
+    values, index, inverse, counts = _unique_flat(flat, return_index, return_inverse,
+                                                  return_counts, equal_nan)
+    if inverse is not None and x.ndim != 1:
+        inverse = _core.reshape(inverse, x.shape)
+    out = [values] + [r for r, want in ((index, return_index), (inverse, return_inverse),
+                                         (counts, return_counts)) if want]
+    return out[0] if len(out) == 1 else tuple(out)
+
+
+# The Array API functions never merge NaNs (NumPy's call unique with equal_nan=False).
+def unique_values(x):
+    return unique(x, equal_nan=False)
+
+
+def unique_counts(x):
+    v, c = unique(x, return_counts=True, equal_nan=False)
+    return _np.lib._arraysetops_impl.UniqueCountsResult(v, c)
+
+
+def unique_inverse(x):
+    v, i = unique(x, return_inverse=True, equal_nan=False)
+    return _np.lib._arraysetops_impl.UniqueInverseResult(v, i)
+
+
+def unique_all(x):
+    v, i, inv, c = unique(x, return_index=True, return_inverse=True, return_counts=True,
+                          equal_nan=False)
+    return _np.lib._arraysetops_impl.UniqueAllResult(v, i, inv, c)
+
+
+def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    e, t = _native(element), _native(test_elements)
+    ok = kind in (None, "sort", "table") and e is not None and t is not None
+    if ok and kind == "table":
+        ok = e.dtype.kind in "biu" and t.dtype.kind in "biu"
+    cast = _common(e, t) if ok and "c" not in (e.dtype.kind, t.dtype.kind) else None
+    if cast is None:
+        return _fallback.compute(_np.isin, (element, test_elements), {
+            "assume_unique": assume_unique, "invert": invert, "kind": kind})
+    e, t = cast
+    ts = _core.sort(_flat1(t) if t.ndim else _core.reshape(t, (1,)), 0, False)
+    r = _core.searchsorted(ts, _flat1(e) if e.ndim else _core.reshape(e, (1,)), None, False, True)
+    if invert:
+        r = _core.ufunc("logical_not", (r,))
+    return r if e.ndim == 1 else _core.reshape(r, e.shape)
+
+
+def _concat(a, b):
+    """a and b (1-D, one dtype) end to end: a new array, two slice assignments."""
+    r = _core.empty((a.shape[0] + b.shape[0],), a.dtype)
+    if a.shape[0]:
+        r[:a.shape[0]] = a
+    if b.shape[0]:
+        r[a.shape[0]:] = b
+    return r
+
+
+def _set_operands(ar1, ar2, fn, kwargs):
+    a, b = _native(ar1), _native(ar2)
+    cast = _common(a, b) if a is not None and b is not None and \
+        "c" not in (a.dtype.kind, b.dtype.kind) else None
+    if cast is None:
+        return None, _fallback.compute(fn, (ar1, ar2), kwargs)
+    a, b = cast
+    flat = [x if x.ndim == 1 else (_flat(x) if x.ndim else _core.reshape(x, (1,))) for x in (a, b)]
+    return flat, None
+
+
+def union1d(ar1, ar2):
+    ops, r = _set_operands(ar1, ar2, _np.union1d, {})
+    return r if ops is None else unique(_concat(*ops))
+
+
+def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
+    if return_indices:
+        return _fallback.compute(_np.intersect1d, (ar1, ar2), {
+            "assume_unique": assume_unique, "return_indices": return_indices})
+    ops, r = _set_operands(ar1, ar2, _np.intersect1d, {"assume_unique": assume_unique})
+    if ops is None:
+        return r
+    a, b = ops if assume_unique else (unique(ops[0]), unique(ops[1]))
+    aux = _core.sort(_concat(a, b), 0, False)
+    if aux.shape[0] < 2:
+        return aux[:0]
+    mask = _core.ufunc("equal", (aux[1:], aux[:-1]))
+    return aux[:-1][mask]
+
+
+def setdiff1d(ar1, ar2, assume_unique=False):
+    ops, r = _set_operands(ar1, ar2, _np.setdiff1d, {"assume_unique": assume_unique})
+    if ops is None:
+        return r
+    a, b = _native(ar1), _native(ar2)     # the result keeps ar1's dtype (no concatenation)
+    a, b = [x if x.ndim == 1 else (_flat(x) if x.ndim else _core.reshape(x, (1,))) for x in (a, b)]
+    if not assume_unique:
+        a, b = unique(a), unique(b)
+    return a[isin(a, b, invert=True)]
+
+
+def setxor1d(ar1, ar2, assume_unique=False):
+    ops, r = _set_operands(ar1, ar2, _np.setxor1d, {"assume_unique": assume_unique})
+    if ops is None:
+        return r
+    a, b = ops if assume_unique else (unique(ops[0]), unique(ops[1]))
+    aux = _core.sort(_concat(a, b), 0, False)
+    n = aux.shape[0]
+    if n == 0:
+        return aux
+    flag = _core.empty((n + 1,), _np.bool_)
+    flag[0] = True
+    flag[n] = True
+    if n > 1:
+        flag[1:n] = _core.ufunc("not_equal", (aux[1:], aux[:-1]))
+    return aux[_core.ufunc("logical_and", (flag[1:], flag[:-1]))]
+
+
+NAMES = ("sort", "argsort", "sort_complex", "searchsorted", "unique", "unique_values",
+         "unique_counts", "unique_inverse", "unique_all", "isin", "union1d", "intersect1d",
+         "setdiff1d", "setxor1d")
+
+
+def install(cls, namespace, implemented):
+    """The functions into cupynum's namespace and __array_function__'s table; ndarray's methods
+    (replacing the fallbacks installed before)."""
+    g = globals()
+    for n in NAMES:
+        g[n] = _fallback.numpy_for_foreign(getattr(_np, n))(g[n])
+        namespace[n] = g[n]
+        implemented[getattr(_np, n)] = g[n]
+    cls.sort = _method_sort
+    cls.argsort = _method_argsort
+    cls.searchsorted = _method_searchsorted

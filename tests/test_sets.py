@@ -1,0 +1,128 @@
+"""searchsorted, unique (every flag, equal_nan), unique_values/counts/inverse/all, isin and the
+set functions against NumPy: dtypes, NaN/inf/signed zeros, duplicates, empty and length-1 inputs,
+NumPy's errors; under mpirun every array partitioned (CUPYNUM_MIN_TILE=1)."""
+
+import numpy
+import pytest
+
+import cupynum
+from conftest import ALL_DTYPES, check, dtype_id
+from test_sorting import special
+
+pytestmark = [pytest.mark.mpi_device]
+
+REAL = [d for d in ALL_DTYPES if d.kind != "c"]
+
+
+def _sorted_list(r):
+    return numpy.sort(numpy.asarray(r))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("n", [0, 1, 7, 300])
+def test_unique_every_flag(dtype, n):
+    x = special(dtype, n, seed=n)
+    a = cupynum.array(x)
+    check(cupynum.unique(a), numpy.unique(x))
+    for flags in [(1, 0, 0), (0, 1, 0), (0, 0, 1), (1, 1, 1)]:
+        ri, rv, rc = map(bool, flags)
+        check(cupynum.unique(a, return_index=ri, return_inverse=rv, return_counts=rc),
+              numpy.unique(x, return_index=ri, return_inverse=rv, return_counts=rc))
+    check(cupynum.unique(a, equal_nan=False), numpy.unique(x, equal_nan=False))
+
+
+def test_unique_nd_inverse_shape_and_axis():
+    x = special(numpy.dtype(numpy.int32), 24, seed=4).reshape(2, 3, 4)
+    a = cupynum.array(x)
+    check(cupynum.unique(a, return_inverse=True), numpy.unique(x, return_inverse=True))
+    check(cupynum.unique(a, axis=1), numpy.unique(x, axis=1))          # axis: NumPy's help
+    check(cupynum.unique(5), numpy.unique(5))
+
+
+@pytest.mark.parametrize("dtype", REAL, ids=dtype_id)
+def test_unique_array_api_functions(dtype):
+    x = special(dtype, 50, seed=9).reshape(5, 10)
+    a = cupynum.array(x)
+    got = cupynum.unique_values(a)     # NumPy's order is unspecified (a hash table for integers)
+    assert isinstance(got, cupynum.ndarray) and got.dtype == x.dtype
+    numpy.testing.assert_array_equal(_sorted_list(got), _sorted_list(numpy.unique_values(x)))
+    for name in ("unique_counts", "unique_inverse", "unique_all"):
+        got, want = getattr(cupynum, name)(a), getattr(numpy, name)(x)
+        assert type(got) is type(want) and got._fields == want._fields
+        ref = numpy.unique(x, return_index=True, return_inverse=True, return_counts=True,
+                           equal_nan=False)
+        full = dict(values=ref[0], indices=ref[1], inverse_indices=ref[2], counts=ref[3])
+        for f in got._fields:
+            check(getattr(got, f), full[f] if name == "unique_all" or f != "values" else ref[0])
+
+
+@pytest.mark.parametrize("dtype", REAL, ids=dtype_id)
+def test_searchsorted_both_sides_sorter_and_method(dtype):
+    base = special(dtype, 200, seed=2)
+    s = numpy.sort(base)
+    v = special(dtype, 60, seed=3)
+    a = cupynum.array(s)
+    for side in ("left", "right"):
+        check(cupynum.searchsorted(a, cupynum.array(v), side=side), numpy.searchsorted(s, v, side=side))
+        check(a.searchsorted(cupynum.array(v.reshape(6, 10)), side=side),
+              s.searchsorted(v.reshape(6, 10), side=side))
+        perm = numpy.argsort(base, kind="stable")
+        check(cupynum.searchsorted(cupynum.array(base), v, side=side, sorter=cupynum.array(perm)),
+              numpy.searchsorted(base, v, side=side, sorter=perm))
+    check(cupynum.searchsorted(a, v[0]), numpy.searchsorted(s, v[0]))
+    check(cupynum.searchsorted(cupynum.array(s[:0]), v), numpy.searchsorted(s[:0], v))
+
+
+def test_searchsorted_mixed_dtypes_and_errors():
+    s = numpy.arange(10, dtype=numpy.int8)
+    a = cupynum.array(s)
+    check(cupynum.searchsorted(a, 3.5), numpy.searchsorted(s, 3.5))
+    check(cupynum.searchsorted(a, [300, -300]), numpy.searchsorted(s, [300, -300]))
+    for f in (lambda m, x: m.searchsorted(x, [1], side="x"),
+              lambda m, x: m.searchsorted(x, [1], sorter=m.array([0, 1])),
+              lambda m, x: m.searchsorted(x, [1], sorter=m.arange(10) + 5)):
+        with pytest.raises(Exception) as e_np:
+            f(numpy, s)
+        with pytest.raises(type(e_np.value)) as e_cp:
+            f(cupynum, a)
+        assert str(e_cp.value) == str(e_np.value)
+
+
+@pytest.mark.parametrize("dtype", REAL, ids=dtype_id)
+def test_isin_and_set_functions(dtype):
+    x = special(dtype, 80, seed=6).reshape(8, 10)
+    y = special(dtype, 30, seed=7)
+    a, b = cupynum.array(x), cupynum.array(y)
+    for invert in (False, True):
+        for kind in (None, "sort"):
+            check(cupynum.isin(a, b, invert=invert, kind=kind), numpy.isin(x, y, invert=invert, kind=kind))
+    if dtype.kind in "bi" or (dtype.kind == "u" and dtype.itemsize < 8):   # (a table of wrapped uint64 is too big)
+        check(cupynum.isin(a, b, kind="table"), numpy.isin(x, y, kind="table"))
+    check(cupynum.isin(a[0, 0], b), numpy.isin(x[0, 0], y))
+    for name in ("union1d", "intersect1d", "setdiff1d", "setxor1d"):
+        check(getattr(cupynum, name)(a, b), getattr(numpy, name)(x, y))
+        check(getattr(cupynum, name)(a[:0], b), getattr(numpy, name)(x[:0], y))
+    ux, uy = numpy.unique(x), numpy.unique(y)
+    for name in ("intersect1d", "setdiff1d", "setxor1d"):
+        check(getattr(cupynum, name)(cupynum.array(ux), cupynum.array(uy), assume_unique=True),
+              getattr(numpy, name)(ux, uy, assume_unique=True))
+
+
+def test_set_functions_mixed_and_errors():
+    x, y = numpy.array([1, 5, 2, 2]), numpy.array([2.5, 5.0, 1.0])
+    for name in ("union1d", "intersect1d", "setdiff1d", "setxor1d", "isin"):
+        check(getattr(cupynum, name)(cupynum.array(x), y), getattr(numpy, name)(x, y))
+    check(cupynum.intersect1d(x, y, return_indices=True), numpy.intersect1d(x, y, return_indices=True))
+    with pytest.raises(ValueError, match="Invalid kind"):
+        cupynum.isin(cupynum.array(x), y, kind="x")
+    with pytest.raises(ValueError, match="only supported for boolean or integer"):
+        cupynum.isin(cupynum.array(y), y, kind="table")
+
+
+def test_large_unique_and_isin():
+    rng = numpy.random.default_rng(1)
+    x = rng.integers(0, 1000, 100_000)
+    a = cupynum.array(x)
+    check(cupynum.unique(a, return_counts=True), numpy.unique(x, return_counts=True))
+    t = rng.integers(0, 2000, 500)
+    check(cupynum.isin(a, t), numpy.isin(x, t))

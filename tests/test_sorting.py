@@ -1,0 +1,223 @@
+"""sort, argsort, ndarray.sort/argsort, sort_complex against NumPy: every dtype, shapes, axes,
+NaN/inf/signed zeros/duplicates, empty and length-1 arrays, NumPy's errors; under mpirun (every
+array partitioned with CUPYNUM_MIN_TILE=1) the sample sort and its traffic."""
+
+import os
+
+import numpy
+import pytest
+
+import cupynum
+from conftest import ALL_DTYPES, SHAPES, check, dtype_id, sample, shape_id
+
+pytestmark = [pytest.mark.mpi_device]
+
+RANKS = cupynum.runtime_info()["ranks"]
+
+
+def special(dtype, n, seed=0):
+    """n values of dtype with many duplicates and, for floats, NaN, +-inf and +-0.0."""
+    x = sample((n,), dtype, seed=seed, low=-3, high=3)
+    if dtype.kind in "fc":
+        rng = numpy.random.default_rng(seed + 1)
+        vals = numpy.array([numpy.nan, numpy.inf, -numpy.inf, 0.0, -0.0, 1.5, -1.5])
+        pick = rng.integers(0, len(vals), size=n)
+        mask = rng.random(n) < 0.4
+        x = x.copy()
+        if dtype.kind == "f":
+            x[mask] = vals[pick[mask]].astype(dtype)
+        else:
+            re = numpy.where(mask, vals[pick], x.real)
+            pick2 = rng.integers(0, len(vals), size=n)
+            im = numpy.where(rng.random(n) < 0.4, vals[pick2], x.imag)
+            x = numpy.empty(n, dtype)
+            x.real, x.imag = re, im
+    return x
+
+
+def axes_of(shape):
+    return [None] + list(range(-len(shape), len(shape)))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", [s for s in SHAPES if s] + [(40,), (6, 33)], ids=shape_id)
+def test_sort_and_argsort_match_numpy(dtype, shape):
+    n = int(numpy.prod(shape))
+    x = special(dtype, n).reshape(shape)
+    a = cupynum.array(x)
+    for axis in axes_of(shape):
+        check(cupynum.sort(a, axis=axis), numpy.sort(x, axis=axis))
+        check(cupynum.argsort(a, axis=axis, kind="stable"), numpy.argsort(x, axis=axis, kind="stable"))
+        check(a.argsort(axis=axis, stable=True), x.argsort(axis=axis, stable=True))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+def test_every_kind_sorts_and_argsort_is_stable(dtype):
+    x = special(dtype, 500, seed=3)
+    a = cupynum.array(x)
+    for kind in (None, "quicksort", "mergesort", "heapsort", "stable", "q", "S"):
+        check(cupynum.sort(a, kind=kind), numpy.sort(x, kind=kind))
+        # a stable order is one of the orders every NumPy kind may give: compare with stable
+        check(cupynum.argsort(a, kind=kind), numpy.argsort(x, kind="stable"))
+    check(cupynum.sort(a, stable=True), numpy.sort(x, stable=True))
+    check(cupynum.sort(a, stable=False), numpy.sort(x, stable=False))
+
+
+def test_float_order_is_numpys():
+    x = numpy.array([numpy.nan, 1.0, -0.0, numpy.inf, 0.0, -numpy.inf, -numpy.nan, 0.0, -0.0, 2.0])
+    for dt in (numpy.float16, numpy.float32, numpy.float64):
+        y = x.astype(dt)
+        check(cupynum.sort(cupynum.array(y)), numpy.sort(y))
+        check(cupynum.argsort(cupynum.array(y), kind="stable"), numpy.argsort(y, kind="stable"))
+    # NaN payloads survive a value sort
+    bits = numpy.array([0x7FF8000000000001, 0x3FF0000000000000, 0xFFF8000000000002], numpy.uint64)
+    y = bits.view(numpy.float64)
+    got = numpy.asarray(cupynum.sort(cupynum.array(y))).view(numpy.uint64)
+    assert got[0] == 0x3FF0000000000000 and sorted(got[1:]) == sorted(bits[[0, 2]])
+
+
+def test_complex_order_is_numpys():
+    nan = numpy.nan
+    v = [complex(1, 2), complex(1, nan), complex(nan, 1), complex(nan, nan), complex(0, 5),
+         complex(1, -1), complex(nan, 0), complex(-1, nan), complex(-numpy.inf, 0), complex(1, 2)]
+    for dt in (numpy.complex64, numpy.complex128):
+        x = numpy.array(v * 3, dtype=dt)
+        check(cupynum.sort(cupynum.array(x)), numpy.sort(x))
+        check(cupynum.argsort(cupynum.array(x), stable=True), numpy.argsort(x, stable=True))
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+def test_ndarray_sort_in_place_through_views(dtype):
+    x = special(dtype, 6 * 8, seed=5).reshape(6, 8)
+    n, a = x.copy(), cupynum.array(x)
+    a[:, ::2].sort(axis=0)
+    n[:, ::2].sort(axis=0)
+    check(a, n)
+    a.T.sort()
+    n.T.sort()
+    check(a, n)
+    a.sort()
+    n.sort()
+    check(a, n)
+
+
+def test_sort_complex_types():
+    for dt in ALL_DTYPES:
+        x = sample((9,), dt, seed=2)
+        check(cupynum.sort_complex(cupynum.array(x)), numpy.sort_complex(x))
+    check(cupynum.sort_complex([3, 1, 2]), numpy.sort_complex([3, 1, 2]))
+
+
+def test_array_likes_and_numpy_dispatch():
+    x = [3.0, 1.0, 2.0]
+    check(cupynum.sort(x), numpy.sort(x))
+    a = cupynum.array(x)
+    check(numpy.sort(a), numpy.sort(x))                 # __array_function__
+    check(numpy.argsort(a), numpy.argsort(x))
+
+
+def _same_error(fn_np, fn_cp):
+    with pytest.raises(Exception) as e_np:
+        fn_np()
+    with pytest.raises(type(e_np.value)) as e_cp:
+        fn_cp()
+    assert str(e_cp.value) == str(e_np.value)
+
+
+def test_errors_are_numpys_and_nothing_is_written():
+    x = numpy.arange(6.0)[::-1].copy()
+    a = cupynum.array(x)
+    for f in (lambda m, v: m.sort(v, kind="radix"), lambda m, v: m.argsort(v, kind=""),
+              lambda m, v: m.sort(v, kind=3), lambda m, v: m.sort(v, axis=1),
+              lambda m, v: m.argsort(v, axis=-2), lambda m, v: m.sort(v, kind="stable", stable=True),
+              lambda m, v: m.sort(m.array(3.0)), lambda m, v: m.sort(v, axis=1.0)):
+        _same_error(lambda: f(numpy, x), lambda: f(cupynum, a))
+    for f in (lambda v: v.sort(kind="x"), lambda v: v.sort(axis=2)):
+        _same_error(lambda: f(x), lambda: f(a))
+    ro_n, ro_c = x.copy(), cupynum.array(x)
+    ro_n.flags.writeable = False
+    bc_c = cupynum.broadcast_to(ro_c, (6,))
+    _same_error(lambda: ro_n.sort(), lambda: bc_c.sort())
+    check(ro_c, x)
+    check(a, x)
+
+
+def test_empty_and_length_one():
+    for shape in [(0,), (1,), (0, 3), (3, 0), (1, 1)]:
+        x = numpy.ones(shape)
+        for axis in axes_of(shape):
+            check(cupynum.sort(cupynum.array(x), axis=axis), numpy.sort(x, axis=axis))
+            check(cupynum.argsort(cupynum.array(x), axis=axis), numpy.argsort(x, axis=axis))
+
+
+def test_long_lane_threads_and_many_lanes():
+    """Lanes long enough to be split across threads (and merged), and many short lanes."""
+    rng = numpy.random.default_rng(7)
+    for x in (rng.standard_normal(200_003), rng.integers(-5, 5, 150_001),
+              rng.integers(0, 1000, (300, 700)).astype(numpy.int32)):
+        a = cupynum.array(x)
+        check(cupynum.sort(a), numpy.sort(x))
+        check(cupynum.argsort(a, kind="stable"), numpy.argsort(x, kind="stable"))
+        check(cupynum.sort(a, axis=0), numpy.sort(x, axis=0))
+
+
+# ---- distributed ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int64, numpy.int32, numpy.float16,
+                                   numpy.uint8, numpy.bool_], ids=dtype_id)
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 97, 4000])
+def test_sample_sort_any_length(dtype, n):
+    x = special(numpy.dtype(dtype), n, seed=n)
+    a = cupynum.array(x)
+    check(cupynum.sort(a), numpy.sort(x))
+    check(cupynum.argsort(a, kind="stable"), numpy.argsort(x, kind="stable"))
+    b = cupynum.array(x)
+    b.sort()
+    check(b, numpy.sort(x))
+
+
+def test_sample_sort_all_equal_and_presorted():
+    for x in (numpy.zeros(3001), numpy.arange(3001.0), numpy.arange(3001.0)[::-1].copy(),
+              numpy.repeat([2, 1, 3], 1000).astype(numpy.int64)):
+        a = cupynum.array(x)
+        check(cupynum.sort(a), numpy.sort(x))
+        check(cupynum.argsort(a, kind="stable"), numpy.argsort(x, kind="stable"))
+
+
+def test_sort_bytes_sent_under_two_and_a_half_copies_of_the_part():
+    n = 20000 * max(RANKS, 1)
+    x = numpy.random.default_rng(11).standard_normal(n)
+    a = cupynum.array(x)
+    cupynum.sync()
+    t = cupynum._core._tiling(a)
+    cupynum.reset_stats()
+    r = cupynum.sort(a)
+    cupynum.sync()
+    stats = cupynum.runtime_stats()
+    sent = stats["bytes_sent"]
+    check(r, numpy.sort(x))
+    if RANKS == 1 or not t["tiled"]:
+        assert sent == 0
+        return
+    assert stats["sorts_dist"] == 1    # the sample sort, not a gather
+    part = (t["hi"][0] - t["lo"][0]) * x.itemsize
+    assert 0 < sent < 2.5 * part, (sent, part)
+
+
+def test_sort_along_an_axis_no_tile_splits_sends_nothing():
+    x = numpy.random.default_rng(12).standard_normal((8 * max(RANKS, 1), 48))
+    a = cupynum.array(x)
+    cupynum.sync()
+    t = cupynum._core._tiling(a)
+    whole = [d for d in range(2) if not t["tiled"] or t["grid"][d] == 1]
+    for axis in whole:
+        cupynum.reset_stats()
+        r = cupynum.sort(a, axis=axis)
+        s = cupynum.argsort(a, axis=axis)
+        cupynum.sync()
+        assert cupynum.runtime_stats()["bytes_sent"] == 0
+        assert cupynum.runtime_stats()["sorts_dist"] == (2 if RANKS > 1 and t["tiled"] else 0)
+        check(r, numpy.sort(x, axis=axis))
+        check(s, numpy.argsort(x, axis=axis, kind="stable"))
+    for axis in (0, 1):   # a split axis of a 2-D array: gathered, still NumPy's result
+        check(cupynum.sort(a, axis=axis), numpy.sort(x, axis=axis))
