@@ -28,6 +28,10 @@
 #define philox cpn_philox10
 #define to_unit cpn_philox_unit
 
+/* philox.h's cpn_philox_draw numbers the distributions as op.h does. */
+_Static_assert(CPN_RANDOM_INTEGER == 3 && CPN_RANDOM_GAMMA == 5 && CPN_RANDOM_GEOMETRIC == 17 &&
+               CPN_RANDOM_TRIANGULAR == 27 && CPN_RANDOM_COUNT == 28, "philox.h's numbers");
+
 void cpn_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
 {
     for (int i = 0; i < 4; i++) out[i] = ctr[i];
@@ -205,6 +209,13 @@ void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream
             int64_t b = c * UNIFORM_CHUNK, len = n - b < UNIFORM_CHUNK ? n - b : UNIFORM_CHUNK;
             uniform_block(k0, k1, stream, out + b, first + b, len, lo, span);
         }
+        return;
+    }
+    if (dist != CPN_RANDOM_NORMAL) {
+        /* dynamic: rejection samplers and inversion walks cost unevenly */
+#pragma omp parallel for schedule(dynamic, 1024) if (n > 4096)
+        for (int64_t i = 0; i < n; i++)
+            out[i] = cpn_philox_draw((int)dist, seed, stream, (uint64_t)(first + i), lo, hi);
         return;
     }
 #pragma omp parallel for schedule(static) if (n > 16384)
