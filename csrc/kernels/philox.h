@@ -85,8 +85,13 @@ CPN_PHILOX_HD double cpn_philox_normal(uint64_t seed, uint64_t stream, uint64_t 
 #define CPN_PHILOX_PART 64          /* attempts per part */
 #define CPN_PHILOX_PI 3.141592653589793
 
-CPN_PHILOX_HD void cpn_philox_sub(uint64_t seed, uint64_t stream, uint64_t idx, unsigned a, uint32_t c[4])
+CPN_PHILOX_HD void cpn_philox_sub(uint64_t seed, uint64_t stream, uint64_t idx, unsigned a, uint32_t c[4],
+                                  const uint32_t *b0)
 {
+    if (a == 0 && b0) {   /* attempt 0's block, computed already (random.c's vector loop) */
+        c[0] = b0[0]; c[1] = b0[1]; c[2] = b0[2]; c[3] = b0[3];
+        return;
+    }
     cpn_philox_block(seed, stream ^ ((uint64_t)a << 56), idx, c);
 }
 
@@ -117,23 +122,34 @@ CPN_PHILOX_HD double cpn_philox_exp(const uint32_t c[4])
 
 /* Standard gamma (Marsaglia-Tsang; shape < 1 through shape + 1 and a uniform power) over
  * attempts [base, base + CPN_PHILOX_PART). */
-CPN_PHILOX_HD double cpn_philox_gamma(uint64_t seed, uint64_t stream, uint64_t idx, unsigned base, double k)
+CPN_PHILOX_HD double cpn_philox_gamma_from(uint64_t seed, uint64_t stream, uint64_t idx, unsigned base,
+                                           double k, unsigned from, const uint32_t *b0);
+
+CPN_PHILOX_HD double cpn_philox_gamma(uint64_t seed, uint64_t stream, uint64_t idx, unsigned base, double k,
+                                 const uint32_t *b0)
+{
+    return cpn_philox_gamma_from(seed, stream, idx, base, k, 0, b0);
+}
+
+/* ... from attempt `from` on (the earlier ones rejected: random.c's vector loop tried them). */
+CPN_PHILOX_HD double cpn_philox_gamma_from(uint64_t seed, uint64_t stream, uint64_t idx, unsigned base,
+                                           double k, unsigned from, const uint32_t *b0)
 {
     uint32_t c[4];
     if (k <= 0.0) return 0.0;
     if (k == 1.0) {
-        cpn_philox_sub(seed, stream, idx, base, c);
+        cpn_philox_sub(seed, stream, idx, base, c, b0);
         return cpn_philox_exp(c);
     }
     double boost = 1.0;
     if (k < 1.0) {   /* the last attempt of the part is the uniform's */
-        cpn_philox_sub(seed, stream, idx, base + CPN_PHILOX_PART - 1, c);
+        cpn_philox_sub(seed, stream, idx, base + CPN_PHILOX_PART - 1, c, b0);
         boost = pow(cpn_philox_open(c[0], c[1]), 1.0 / k);
         k += 1.0;
     }
     double d = k - 1.0 / 3.0, cc = 1.0 / sqrt(9.0 * d), v = 1.0;
-    for (unsigned a = 0; a < CPN_PHILOX_PART - 1; a++) {
-        cpn_philox_sub(seed, stream, idx, base + a, c);
+    for (unsigned a = from; a < CPN_PHILOX_PART - 1; a++) {
+        cpn_philox_sub(seed, stream, idx, base + a, c, b0);
         double x = cpn_philox_bm3(c);
         v = 1.0 + cc * x;
         if (v <= 0.0) continue;
@@ -147,18 +163,20 @@ CPN_PHILOX_HD double cpn_philox_gamma(uint64_t seed, uint64_t stream, uint64_t i
 
 /* Poisson over attempts [base, base + CPN_PHILOX_PART): inversion below 10 (one uniform),
  * PTRS (Hormann 1993) above. */
-CPN_PHILOX_HD double cpn_philox_poisson(uint64_t seed, uint64_t stream, uint64_t idx, unsigned base, double lam)
+CPN_PHILOX_HD double cpn_philox_poisson(uint64_t seed, uint64_t stream, uint64_t idx, unsigned base, double lam,
+                                 const uint32_t *b0)
 {
     uint32_t c[4];
     if (lam <= 0.0) return 0.0;
     if (lam < 10.0) {
-        cpn_philox_sub(seed, stream, idx, base, c);
+        cpn_philox_sub(seed, stream, idx, base, c, b0);
         double u = cpn_philox_unit(c[0], c[1]), p = exp(-lam), f = p;
         double k = 0.0;
-        while (u > f && k < 1000.0) {
+        while (u > f) {
             k += 1.0;
             p *= lam / k;
             f += p;
+            if (p < 1e-17 && k > lam) break;   /* the rest of the mass is below rounding */
         }
         return k;
     }
@@ -166,7 +184,7 @@ CPN_PHILOX_HD double cpn_philox_poisson(uint64_t seed, uint64_t stream, uint64_t
     double invalpha = 1.1239 + 1.1328 / (b - 3.4), vr = 0.9277 - 3.6224 / (b - 2.0);
     double k = floor(lam);
     for (unsigned t = 0; t < CPN_PHILOX_PART; t++) {
-        cpn_philox_sub(seed, stream, idx, base + t, c);
+        cpn_philox_sub(seed, stream, idx, base + t, c, b0);
         double U = cpn_philox_unit(c[0], c[1]) - 0.5, V = cpn_philox_open(c[2], c[3]);
         double us = 0.5 - fabs(U);
         k = floor((2.0 * a / us + b) * U + lam + 0.43);
@@ -179,14 +197,15 @@ CPN_PHILOX_HD double cpn_philox_poisson(uint64_t seed, uint64_t stream, uint64_t
 }
 
 /* Binomial(n, p): inversion below n * min(p, 1-p) = 10, BTRS (Hormann 1993) above. */
-CPN_PHILOX_HD double cpn_philox_binomial(uint64_t seed, uint64_t stream, uint64_t idx, double n, double p)
+CPN_PHILOX_HD double cpn_philox_binomial(uint64_t seed, uint64_t stream, uint64_t idx, double n, double p,
+                                 const uint32_t *b0)
 {
     uint32_t c[4];
     if (n <= 0.0 || p <= 0.0) return 0.0;
     if (p >= 1.0) return n;
     double q = p > 0.5 ? 1.0 - p : p, k = 0.0;
     if (n * q < 10.0) {
-        cpn_philox_sub(seed, stream, idx, 0, c);
+        cpn_philox_sub(seed, stream, idx, 0, c, b0);
         double u = cpn_philox_unit(c[0], c[1]), r = q / (1.0 - q), pk = exp(n * log1p(-q)), f = pk;
         while (u > f && k < n) {
             pk *= (n - k) / (k + 1.0) * r;
@@ -201,7 +220,7 @@ CPN_PHILOX_HD double cpn_philox_binomial(uint64_t seed, uint64_t stream, uint64_
         double h = lgamma(m + 1.0) + lgamma(n - m + 1.0);
         k = m;
         for (unsigned t = 0; t < 4 * CPN_PHILOX_PART; t++) {
-            cpn_philox_sub(seed, stream, idx, t, c);
+            cpn_philox_sub(seed, stream, idx, t, c, b0);
             double U = cpn_philox_unit(c[0], c[1]) - 0.5, V = cpn_philox_open(c[2], c[3]);
             double us = 0.5 - fabs(U), kk = floor((2.0 * a / us + b) * U + cc);
             if (kk < 0.0 || kk > n) continue;
@@ -214,7 +233,8 @@ CPN_PHILOX_HD double cpn_philox_binomial(uint64_t seed, uint64_t stream, uint64_
 }
 
 /* Hypergeometric by inversion outward from the mode (the support's order is fixed, so exact). */
-CPN_PHILOX_HD double cpn_philox_hypergeom(uint64_t seed, uint64_t stream, uint64_t idx, double g, double b, double s)
+CPN_PHILOX_HD double cpn_philox_hypergeom(uint64_t seed, uint64_t stream, uint64_t idx, double g, double b, double s,
+                                 const uint32_t *b0)
 {
     uint32_t c[4];
     double kmin = s - b > 0.0 ? s - b : 0.0, kmax = s < g ? s : g;
@@ -225,7 +245,7 @@ CPN_PHILOX_HD double cpn_philox_hypergeom(uint64_t seed, uint64_t stream, uint64
     double lp = lgamma(g + 1.0) - lgamma(m + 1.0) - lgamma(g - m + 1.0) + lgamma(b + 1.0) -
                 lgamma(s - m + 1.0) - lgamma(b - s + m + 1.0) - lgamma(g + b + 1.0) +
                 lgamma(s + 1.0) + lgamma(g + b - s + 1.0);
-    cpn_philox_sub(seed, stream, idx, 0, c);
+    cpn_philox_sub(seed, stream, idx, 0, c, b0);
     double u = cpn_philox_unit(c[0], c[1]), pm = exp(lp);
     if (u < pm) return m;
     u -= pm;
@@ -260,21 +280,29 @@ CPN_PHILOX_HD void cpn_philox_mul64(uint64_t x, uint64_t r, uint64_t *hi, uint64
 
 /* An integer in [0, r), 1 <= r <= 2**53: Lemire's multiply with rejection, two 64-bit words per
  * block, at most 2 * CPN_PHILOX_PART tries (the chance of running out is below 2**-128). */
-CPN_PHILOX_HD double cpn_philox_integer(uint64_t seed, uint64_t stream, uint64_t idx, double rd)
+CPN_PHILOX_HD double cpn_philox_integer(uint64_t seed, uint64_t stream, uint64_t idx, double rd,
+                                 const uint32_t *b0)
 {
-    uint64_t r = (uint64_t)rd, hi = 0, lo, t = (0 - r) % r;
+    uint64_t r = (uint64_t)rd, hi = 0, lo, t = 0;
     uint32_t c[4];
+    int have_t = 0;   /* the threshold 2**64 mod r: a division, needed only when lo < r */
     for (unsigned a = 0; a < CPN_PHILOX_PART; a++) {
-        cpn_philox_sub(seed, stream, idx, a, c);
-        cpn_philox_mul64((uint64_t)c[0] | (uint64_t)c[1] << 32, r, &hi, &lo);
-        if (lo >= t) break;
-        cpn_philox_mul64((uint64_t)c[2] | (uint64_t)c[3] << 32, r, &hi, &lo);
-        if (lo >= t) break;
+        cpn_philox_sub(seed, stream, idx, a, c, b0);
+        for (int h = 0; h < 2; h++) {
+            cpn_philox_mul64((uint64_t)c[2 * h] | (uint64_t)c[2 * h + 1] << 32, r, &hi, &lo);
+            if (lo >= r) return (double)hi;
+            if (!have_t) {
+                t = (0 - r) % r;
+                have_t = 1;
+            }
+            if (lo >= t) return (double)hi;
+        }
     }
     return (double)hi;
 }
 
-CPN_PHILOX_HD double cpn_philox_draw(int dist, uint64_t seed, uint64_t stream, uint64_t idx, double p0, double p1)
+CPN_PHILOX_HD double cpn_philox_draw_b(int dist, uint64_t seed, uint64_t stream, uint64_t idx, double p0,
+                                      double p1, const uint32_t *b0)
 {
     uint32_t c[4];
     switch (dist) {
@@ -283,23 +311,23 @@ CPN_PHILOX_HD double cpn_philox_draw(int dist, uint64_t seed, uint64_t stream, u
     case 1: /* NORMAL */
         return cpn_philox_normal(seed, stream, idx, p0, p1);
     case 3: /* INTEGER */
-        return cpn_philox_integer(seed, stream, idx, p0);
+        return cpn_philox_integer(seed, stream, idx, p0, b0);
     case 5: /* GAMMA */
-        return p1 * cpn_philox_gamma(seed, stream, idx, 0, p0);
+        return p1 * cpn_philox_gamma(seed, stream, idx, 0, p0, b0);
     case 6: /* POISSON */
-        return cpn_philox_poisson(seed, stream, idx, 0, p0);
+        return cpn_philox_poisson(seed, stream, idx, 0, p0, b0);
     case 7: /* BINOMIAL */
-        return cpn_philox_binomial(seed, stream, idx, p0, p1);
+        return cpn_philox_binomial(seed, stream, idx, p0, p1, b0);
     case 17: { /* GEOMETRIC */
         if (p0 >= 1.0) return 1.0;
-        cpn_philox_block(seed, stream, idx, c);
+        cpn_philox_sub(seed, stream, idx, 0, c, b0);
         double k = ceil(log1p(-cpn_philox_unit(c[0], c[1])) / log1p(-p0));
         return k < 1.0 ? 1.0 : k;
     }
     case 18: { /* LOGSERIES (Kemp) */
         double r = log1p(-p0);
         for (unsigned a = 0; a < CPN_PHILOX_PART; a++) {
-            cpn_philox_sub(seed, stream, idx, a, c);
+            cpn_philox_sub(seed, stream, idx, a, c, b0);
             double V = cpn_philox_open(c[0], c[1]);
             if (V >= p0) return 1.0;
             double q = -expm1(r * cpn_philox_open(c[2], c[3]));
@@ -315,7 +343,7 @@ CPN_PHILOX_HD double cpn_philox_draw(int dist, uint64_t seed, uint64_t stream, u
     case 19: { /* ZIPF */
         double am1 = p0 - 1.0, b = pow(2.0, am1);
         for (unsigned a = 0; a < 4 * CPN_PHILOX_PART; a++) {
-            cpn_philox_sub(seed, stream, idx, a, c);
+            cpn_philox_sub(seed, stream, idx, a, c, b0);
             double U = 1.0 - cpn_philox_unit(c[0], c[1]), V = cpn_philox_unit(c[2], c[3]);
             double X = floor(pow(U, -1.0 / am1));
             if (X > 9.2e18 || X < 1.0) continue;
@@ -327,11 +355,11 @@ CPN_PHILOX_HD double cpn_philox_draw(int dist, uint64_t seed, uint64_t stream, u
     case 20: { /* VONMISES (Best-Fisher) */
         double kappa = p1, s;
         if (kappa < 1e-8) {
-            cpn_philox_block(seed, stream, idx, c);
+            cpn_philox_sub(seed, stream, idx, 0, c, b0);
             return CPN_PHILOX_PI * (2.0 * cpn_philox_unit(c[0], c[1]) - 1.0);
         }
         if (kappa > 1e6) {
-            cpn_philox_block(seed, stream, idx, c);
+            cpn_philox_sub(seed, stream, idx, 0, c, b0);
             double res = p0 + sqrt(1.0 / kappa) * cpn_philox_bm3(c);
             double md = fmod(fabs(res) + CPN_PHILOX_PI, 2.0 * CPN_PHILOX_PI) - CPN_PHILOX_PI;
             return res < 0.0 ? -md : md;
@@ -344,7 +372,7 @@ CPN_PHILOX_HD double cpn_philox_draw(int dist, uint64_t seed, uint64_t stream, u
         }
         double W = 1.0;
         for (unsigned a = 0; a < 4 * CPN_PHILOX_PART; a++) {
-            cpn_philox_sub(seed, stream, idx, a, c);
+            cpn_philox_sub(seed, stream, idx, a, c, b0);
             double z = cos(CPN_PHILOX_PI * cpn_philox_unit(c[0], c[1]));
             W = (1.0 + s * z) / (s + z);
             double Y = kappa * (s - W), V = cpn_philox_open32(c[2]);
@@ -357,12 +385,12 @@ CPN_PHILOX_HD double cpn_philox_draw(int dist, uint64_t seed, uint64_t stream, u
         return res < 0.0 ? -md : md;
     }
     case 21: { /* STUDENT_T: N / sqrt(G(df/2) / (df/2)) */
-        cpn_philox_sub(seed, stream, idx, 2 * CPN_PHILOX_PART, c);
-        double g = cpn_philox_gamma(seed, stream, idx, 0, 0.5 * p0);
+        cpn_philox_sub(seed, stream, idx, 2 * CPN_PHILOX_PART, c, b0);
+        double g = cpn_philox_gamma(seed, stream, idx, 0, 0.5 * p0, b0);
         return sqrt(0.5 * p0) * cpn_philox_bm3(c) / sqrt(g);
     }
     case 22: { /* WALD */
-        cpn_philox_block(seed, stream, idx, c);
+        cpn_philox_sub(seed, stream, idx, 0, c, b0);
         double y = cpn_philox_bm3(c), mu2l = p0 / (2.0 * p1);
         y = p0 * y * y;
         double x = p0 + mu2l * (y - sqrt(4.0 * p1 * y + y * y));
@@ -371,7 +399,7 @@ CPN_PHILOX_HD double cpn_philox_draw(int dist, uint64_t seed, uint64_t stream, u
     case 23: { /* BETA: Johnk for a, b <= 1, a ratio of gammas otherwise */
         if (p0 <= 1.0 && p1 <= 1.0) {
             for (unsigned a = 0; a < 4 * CPN_PHILOX_PART; a++) {
-                cpn_philox_sub(seed, stream, idx, a, c);
+                cpn_philox_sub(seed, stream, idx, a, c, b0);
                 double U = cpn_philox_open(c[0], c[1]), V = cpn_philox_open(c[2], c[3]);
                 double X = pow(U, 1.0 / p0), Y = pow(V, 1.0 / p1), s = X + Y;
                 if (s <= 1.0) {
@@ -384,34 +412,34 @@ CPN_PHILOX_HD double cpn_philox_draw(int dist, uint64_t seed, uint64_t stream, u
             }
             return p0 / (p0 + p1);
         }
-        double x = cpn_philox_gamma(seed, stream, idx, 0, p0);
-        double y = cpn_philox_gamma(seed, stream, idx, CPN_PHILOX_PART, p1);
+        double x = cpn_philox_gamma(seed, stream, idx, 0, p0, b0);
+        double y = cpn_philox_gamma(seed, stream, idx, CPN_PHILOX_PART, p1, b0);
         return x / (x + y);
     }
     case 24: { /* NEGBINOMIAL: Poisson of Gamma(n, (1-p)/p) */
-        double y = cpn_philox_gamma(seed, stream, idx, 0, p0) * ((1.0 - p1) / p1);
-        return cpn_philox_poisson(seed, stream, idx, CPN_PHILOX_PART, y);
+        double y = cpn_philox_gamma(seed, stream, idx, 0, p0, b0) * ((1.0 - p1) / p1);
+        return cpn_philox_poisson(seed, stream, idx, CPN_PHILOX_PART, y, b0);
     }
     case 25: { /* NCCHISQ */
-        if (p1 == 0.0) return 2.0 * cpn_philox_gamma(seed, stream, idx, 0, 0.5 * p0);
+        if (p1 == 0.0) return 2.0 * cpn_philox_gamma(seed, stream, idx, 0, 0.5 * p0, b0);
         if (p0 > 1.0) {
-            cpn_philox_sub(seed, stream, idx, 2 * CPN_PHILOX_PART, c);
-            double chi = 2.0 * cpn_philox_gamma(seed, stream, idx, 0, 0.5 * (p0 - 1.0));
+            cpn_philox_sub(seed, stream, idx, 2 * CPN_PHILOX_PART, c, b0);
+            double chi = 2.0 * cpn_philox_gamma(seed, stream, idx, 0, 0.5 * (p0 - 1.0), b0);
             double n = cpn_philox_bm3(c) + sqrt(p1);
             return chi + n * n;
         }
-        double i = cpn_philox_poisson(seed, stream, idx, 2 * CPN_PHILOX_PART, 0.5 * p1);
-        return 2.0 * cpn_philox_gamma(seed, stream, idx, 0, 0.5 * p0 + i);
+        double i = cpn_philox_poisson(seed, stream, idx, 2 * CPN_PHILOX_PART, 0.5 * p1, b0);
+        return 2.0 * cpn_philox_gamma(seed, stream, idx, 0, 0.5 * p0 + i, b0);
     }
     case 26: { /* HYPERGEOM */
         double g = floor(p0 / 4194304.0), b = floor(p1 / 512.0);
         double s = (p0 - g * 4194304.0) * 512.0 + (p1 - b * 512.0);
-        return cpn_philox_hypergeom(seed, stream, idx, g, b, s);
+        return cpn_philox_hypergeom(seed, stream, idx, g, b, s, b0);
     }
     default:
         break;
     }
-    cpn_philox_block(seed, stream, idx, c);
+    cpn_philox_sub(seed, stream, idx, 0, c, b0);
     switch (dist) {
     case 2: /* UNIT24 */
         return (double)(c[0] >> 8) / 16777216.0;
@@ -448,4 +476,8 @@ CPN_PHILOX_HD double cpn_philox_draw(int dist, uint64_t seed, uint64_t stream, u
     }
 }
 
+CPN_PHILOX_HD double cpn_philox_draw(int dist, uint64_t seed, uint64_t stream, uint64_t idx, double p0, double p1)
+{
+    return cpn_philox_draw_b(dist, seed, stream, idx, p0, p1, 0);
+}
 #endif
