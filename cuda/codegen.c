@@ -401,10 +401,16 @@ int cpn_cuda_codegen(const struct cpn_fused_prog *p, char *buf, size_t cap)
             break;
         }
         case CPN_FI_RANDOM:
-            emit(&t, "        const double v%d = cpn_philox_%s(a.seed[%d], a.stream[%d], "
-                     "(uint64_t)((a.base[%d] + o%d) / %lld), a.p0[%d], a.p1[%d]);\n",
-                 k, in->dist == CPN_RANDOM_NORMAL ? "normal" : "uniform", param, param,
-                 in->index_ext, in->index_ext, (long long)in->index_size, param, param);
+            if (in->dist == CPN_RANDOM_NORMAL || in->dist == CPN_RANDOM_UNIFORM)
+                emit(&t, "        const double v%d = cpn_philox_%s(a.seed[%d], a.stream[%d], "
+                         "(uint64_t)((a.base[%d] + o%d) / %lld), a.p0[%d], a.p1[%d]);\n",
+                     k, in->dist == CPN_RANDOM_NORMAL ? "normal" : "uniform", param, param,
+                     in->index_ext, in->index_ext, (long long)in->index_size, param, param);
+            else   /* every other distribution: philox.h's one switch */
+                emit(&t, "        const double v%d = cpn_philox_draw(%d, a.seed[%d], a.stream[%d], "
+                         "(uint64_t)((a.base[%d] + o%d) / %lld), a.p0[%d], a.p1[%d]);\n",
+                     k, in->dist, param, param, in->index_ext, in->index_ext,
+                     (long long)in->index_size, param, param);
             param++;
             store(&t, &in->arg[0], "double", k, var);
             break;

@@ -31,6 +31,13 @@ import cupynum
 from cupynum import _core, _fallback
 
 # Native functions (NumPy names, e.g. "numpy.add", "numpy.ndarray.sum") that run partitioned.
+_RANDOM_DRAWS = (
+    "beta binomial chisquare exponential f gamma geometric gumbel hypergeometric integers "
+    "laplace logistic lognormal logseries negative_binomial noncentral_chisquare noncentral_f "
+    "normal pareto poisson power rand randint randn random random_integers random_sample ranf "
+    "rayleigh sample standard_cauchy standard_exponential standard_gamma standard_normal "
+    "standard_t tomaxint triangular uniform vonmises wald weibull zipf dirichlet "
+    "multivariate_normal").split()
 DISTRIBUTED = frozenset(
     # element-wise ufuncs: every op of the table (csrc/base/ops.def) and its aliases runs
     # owner-computes over tiles, halos exchanged -- except the two-output ops, which are computed
@@ -58,8 +65,9 @@ DISTRIBUTED = frozenset(
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "var squeeze flags sort argsort".split()]
     + ["numpy.linalg.matrix_transpose"]
-    + ["numpy.random." + n for n in
-       "normal rand randn random random_sample ranf sample standard_normal uniform".split()])
+    # numpy.random: every draw is a deferred Philox op, each rank draws its own part
+    + ["numpy.random." + n for n in _RANDOM_DRAWS]
+    + [f"numpy.random.{c}.{n}" for c in ("Generator", "RandomState") for n in _RANDOM_DRAWS])
 # Native but not partitioned: computed on gathered copies under MPI (matrix products; the
 # two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; bincount; the boolean
 # selections nonzero/argwhere/flatnonzero/extract/compress and a[mask]; scans: cumsum,
@@ -89,17 +97,26 @@ NOTES = {
     "numpy.load": "an .npz gives NumPy's NpzFile (its arrays are NumPy's)",
     "numpy.asmatrix": "returns NumPy's matrix",
     "numpy.bmat": "returns NumPy's matrix",
-    "numpy.random.get_state": "the state of the generator behind the fallen-back functions",
-    "numpy.random.set_state": "the state of the generator behind the fallen-back functions",
+    "numpy.random.get_state": "cupynum's Philox state (key, stream), not NumPy's",
+    "numpy.random.set_state": "cupynum's Philox state (key, stream), not NumPy's",
     "numpy.quantile": "weights= and integer/float16 q are computed by NumPy",
     "numpy.percentile": "weights= and float16 q are computed by NumPy",
     "numpy.nanquantile": "weights= and integer/float16 q are computed by NumPy",
     "numpy.nanpercentile": "weights= and float16 q are computed by NumPy",
     "numpy.vectorize": "cupynum class: calls take and return cupynum arrays",
     "numpy.poly1d": "cupynum class: methods take and return cupynum arrays",
-    "numpy.random.Generator": "cupynum class: methods take and return cupynum arrays",
-    "numpy.random.RandomState": "cupynum class: methods take and return cupynum arrays",
-    "numpy.random.default_rng": "returns a cupynum.random.Generator",
+    "numpy.random.Generator": "cupynum class over a counter-based Philox: streams differ from NumPy's",
+    "numpy.random.RandomState": "cupynum class over a counter-based Philox: streams differ from NumPy's",
+    "numpy.random.default_rng": "returns a cupynum.random.Generator (Philox keyed by SeedSequence)",
+    "numpy.random.Generator.multivariate_hypergeometric":
+        "NumPy's Generator on a Philox keyed by (key, stream): the same on every rank",
+    "numpy.random.Generator.multinomial": "array-valued n: NumPy's Generator keyed by (key, stream)",
+    "numpy.random.Generator.choice": "without replacement, and with p=: argsort/searchsorted of keys",
+    "numpy.random.Generator.permutation": "argsort of counter-based keys: the same on any rank count",
+    "numpy.random.Generator.shuffle": "argsort of counter-based keys: the same on any rank count",
+    "numpy.random.Generator.permuted": "argsort of counter-based keys: the same on any rank count",
+    "numpy.random.Generator.gamma":
+        "array shape with more than 16 distinct values: NumPy's Generator keyed by (key, stream)",
 }
 for _n in ("nditer", "ndenumerate", "broadcast", "matrix", "memmap", "recarray", "record"):
     NOTES[f"numpy.{_n}"] = "NumPy's class: reads cupynum arrays as NumPy copies"
@@ -211,16 +228,15 @@ def rows_by_section():
     out["linalg"] = _module_rows(np.linalg, cupynum.linalg, "numpy.linalg")
     out["fft"] = _module_rows(np.fft, cupynum.fft, "numpy.fft")
 
-    legacy = {n: ("NumPy's legacy generator, seeded by cupynum.random.seed",)
-              for n in _callables(np.random)
-              if getattr(getattr(np.random, n), "__self__", None) is np.random.mtrand._rand}
-    rows = _module_rows(np.random, cupynum.random, "numpy.random", legacy)
+    rows = _module_rows(np.random, cupynum.random, "numpy.random")
     for cls in ("Generator", "RandomState"):
         for n in _public(getattr(np.random, cls)):
             if not callable(getattr(getattr(np.random, cls), n)):
                 continue
             q = f"numpy.random.{cls}.{n}"
-            rows.append(_row(q, "method", FALLBACK, _notes(q, FALLBACK)))
+            ours = getattr(getattr(cupynum.random, cls), n, None)
+            status = NATIVE if ours is not None else FALLBACK
+            rows.append(_row(q, "method", status, _notes(q, status)))
     out["random"] = rows
     return out
 

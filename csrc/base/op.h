@@ -190,7 +190,39 @@ enum cpn_quantile_method {
 /* CPN_OPK_QUANTILE's flags (kernels.h, struct cpn_quantile_args). */
 enum cpn_quantile_flag { CPN_QF_SKIP_NAN = 1, CPN_QF_TAKE = 2, CPN_QF_WEAK = 4, CPN_QF_MA_MEAN = 8 };
 
-enum cpn_random_dist { CPN_RANDOM_UNIFORM, CPN_RANDOM_NORMAL, CPN_RANDOM_COUNT };
+/* CPN_OPK_RANDOM's distributions (philox.h, cpn_philox_draw): (p0, p1) are the op's dparam[0..1].
+ * The Python side (cupynum/random/) repeats these numbers in _DIST. */
+enum cpn_random_dist {
+    CPN_RANDOM_UNIFORM,       /* [p0, p1) */
+    CPN_RANDOM_NORMAL,        /* loc p0, scale p1 */
+    CPN_RANDOM_UNIT24,        /* [0, 1) with 24 bits (exact in float32) */
+    CPN_RANDOM_INTEGER,       /* integers in [0, p0), p0 <= 2**53, Lemire with bounded retry */
+    CPN_RANDOM_EXPONENTIAL,   /* scale p0 */
+    CPN_RANDOM_GAMMA,         /* shape p0, scale p1 (Marsaglia-Tsang) */
+    CPN_RANDOM_POISSON,       /* lam p0 (inversion below 10, PTRS above) */
+    CPN_RANDOM_BINOMIAL,      /* n p0, p p1 (inversion below n*p 10, BTRS above) */
+    CPN_RANDOM_CAUCHY,
+    CPN_RANDOM_LOGISTIC,      /* loc p0, scale p1 */
+    CPN_RANDOM_GUMBEL,        /* loc p0, scale p1 */
+    CPN_RANDOM_LAPLACE,       /* loc p0, scale p1 */
+    CPN_RANDOM_PARETO,        /* a p0 */
+    CPN_RANDOM_POWER,         /* a p0 */
+    CPN_RANDOM_RAYLEIGH,      /* scale p0 */
+    CPN_RANDOM_WEIBULL,       /* a p0 */
+    CPN_RANDOM_LOGNORMAL,     /* mean p0, sigma p1 */
+    CPN_RANDOM_GEOMETRIC,     /* p p0 */
+    CPN_RANDOM_LOGSERIES,     /* p p0 */
+    CPN_RANDOM_ZIPF,          /* a p0 */
+    CPN_RANDOM_VONMISES,      /* mu p0, kappa p1 */
+    CPN_RANDOM_STUDENT_T,     /* df p0 */
+    CPN_RANDOM_WALD,          /* mean p0, scale p1 */
+    CPN_RANDOM_BETA,          /* a p0, b p1 */
+    CPN_RANDOM_NEGBINOMIAL,   /* n p0, p p1 */
+    CPN_RANDOM_NCCHISQ,       /* df p0, nonc p1 */
+    CPN_RANDOM_HYPERGEOM,     /* p0 = ngood * 2**22 + (nsample >> 9), p1 = nbad * 2**9 + nsample % 2**9 */
+    CPN_RANDOM_TRIANGULAR,    /* on [0, 1] with mode p0 */
+    CPN_RANDOM_COUNT
+};
 
 /* What a CPN_OPK_UNIQUE op computes of the runs of equal elements of a sorted sequence
  * (kernels.h, cpn_kernel_unique). */

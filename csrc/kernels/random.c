@@ -14,6 +14,7 @@
 
 #include "kernels.h"
 #include "philox.h"
+#include "vmath.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CPN_PHILOX_AVX2 1
@@ -27,6 +28,10 @@
 #define PHILOX_W1 CPN_PHILOX_W1
 #define philox cpn_philox10
 #define to_unit cpn_philox_unit
+
+/* philox.h's cpn_philox_draw numbers the distributions as op.h does. */
+_Static_assert(CPN_RANDOM_INTEGER == 3 && CPN_RANDOM_GAMMA == 5 && CPN_RANDOM_GEOMETRIC == 17 &&
+               CPN_RANDOM_TRIANGULAR == 27 && CPN_RANDOM_COUNT == 28, "philox.h's numbers");
 
 void cpn_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
 {
@@ -148,6 +153,61 @@ AVX2_FN static void uniform_avx2(uint32_t k0, uint32_t k1, uint64_t stream, doub
     }
 }
 
+/* The four words of the blocks of elements [first, first + n), n a multiple of 8, into
+ * w[j * ld + i] (word j of element i). */
+AVX2_FN static inline void round8(__m256i *c0, __m256i *c1, __m256i *c2, __m256i *c3, __m256i m0,
+                                   __m256i m1, __m256i k0, __m256i k1)
+{
+    __m256i hi0, lo0, hi1, lo1;
+    mulhilo8(*c0, m0, &hi0, &lo0);
+    mulhilo8(*c2, m1, &hi1, &lo1);
+    *c0 = _mm256_xor_si256(_mm256_xor_si256(hi1, *c1), k0);
+    *c2 = _mm256_xor_si256(_mm256_xor_si256(hi0, *c3), k1);
+    *c1 = lo1;
+    *c3 = lo0;
+}
+
+AVX2_FN static void blocks_avx2(uint32_t k0, uint32_t k1, uint64_t stream, int64_t first, int64_t n,
+                                uint32_t *w, int64_t ld)
+{
+    const __m256i m0 = _mm256_set1_epi32((int)PHILOX_M0), m1 = _mm256_set1_epi32((int)PHILOX_M1);
+    const __m256i s0 = _mm256_set1_epi32((int)(uint32_t)stream);
+    const __m256i s1 = _mm256_set1_epi32((int)(uint32_t)(stream >> 32));
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    __m256i key0[10], key1[10];
+    for (int r = 0; r < 10; r++) {
+        key0[r] = _mm256_set1_epi32((int)(k0 + (uint32_t)r * PHILOX_W0));
+        key1[r] = _mm256_set1_epi32((int)(k1 + (uint32_t)r * PHILOX_W1));
+    }
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16) {   /* two vectors in flight */
+        __m256i a0, a1, a2 = s0, a3 = s1, b0, b1, b2 = s0, b3 = s1;
+        counters8((uint64_t)(first + i), lane, &a0, &a1);
+        counters8((uint64_t)(first + i + 8), lane, &b0, &b1);
+        for (int r = 0; r < 10; r++) {
+            round8(&a0, &a1, &a2, &a3, m0, m1, key0[r], key1[r]);
+            round8(&b0, &b1, &b2, &b3, m0, m1, key0[r], key1[r]);
+        }
+        _mm256_storeu_si256((__m256i *)(w + i), a0);
+        _mm256_storeu_si256((__m256i *)(w + ld + i), a1);
+        _mm256_storeu_si256((__m256i *)(w + 2 * ld + i), a2);
+        _mm256_storeu_si256((__m256i *)(w + 3 * ld + i), a3);
+        _mm256_storeu_si256((__m256i *)(w + i + 8), b0);
+        _mm256_storeu_si256((__m256i *)(w + ld + i + 8), b1);
+        _mm256_storeu_si256((__m256i *)(w + 2 * ld + i + 8), b2);
+        _mm256_storeu_si256((__m256i *)(w + 3 * ld + i + 8), b3);
+    }
+    for (; i < n; i += 8) {
+        __m256i a0, a1, a2 = s0, a3 = s1;
+        counters8((uint64_t)(first + i), lane, &a0, &a1);
+        for (int r = 0; r < 10; r++) round8(&a0, &a1, &a2, &a3, m0, m1, key0[r], key1[r]);
+        _mm256_storeu_si256((__m256i *)(w + i), a0);
+        _mm256_storeu_si256((__m256i *)(w + ld + i), a1);
+        _mm256_storeu_si256((__m256i *)(w + 2 * ld + i), a2);
+        _mm256_storeu_si256((__m256i *)(w + 3 * ld + i), a3);
+    }
+}
+
 static int simd_mode = -1;   /* -1: not decided; 0: baseline; 1: AVX2 */
 
 static int use_avx2(void)
@@ -189,6 +249,169 @@ static void uniform_block(uint32_t k0, uint32_t k1, uint64_t stream, double *out
 
 #define UNIFORM_CHUNK 4096
 
+/* ---- every other distribution: blocks a chunk at a time, then the transform ------------------
+ * The chunk's attempt-0 blocks come from the vector loop (bitwise the scalar ones); the transform
+ * is philox.h's cpn_philox_draw_b, which computes further attempts itself.  Normal and
+ * exponential draws take SLEEF's vector log/cos/log1p where the CPU has them (vmath.h): every
+ * element goes through the same vector code (SLEEF pads tails), so a value still does not depend
+ * on where a chunk or a tile begins. */
+#define RCHUNK 512
+
+typedef void (*vfn1)(const double *, double *, int64_t);
+static vfn1 v_log, v_cos, v_log1p;
+static int v_state = -1;   /* -1: not looked up; 0: none; 1: SLEEF */
+
+static int vector_math(void)
+{
+    if (v_state < 0) {
+        int nin;
+        void (*f64)(void), (*f32)(void);
+        int ok = cpn_vmath_kernel("log", &nin, &f64, &f32) == 0;
+        v_log = ok ? (vfn1)f64 : NULL;
+        ok = ok && cpn_vmath_kernel("cos", &nin, &f64, &f32) == 0;
+        v_cos = ok ? (vfn1)f64 : NULL;
+        ok = ok && cpn_vmath_kernel("log1p", &nin, &f64, &f32) == 0;
+        v_log1p = ok ? (vfn1)f64 : NULL;
+        v_state = ok;
+    }
+    return v_state;
+}
+
+static void blocks(uint32_t k0, uint32_t k1, uint64_t stream, int64_t first, int64_t n, uint32_t *w)
+{
+    int64_t done = 0;
+#ifdef CPN_PHILOX_AVX2
+    if (use_avx2()) {
+        done = n & ~(int64_t)7;
+        blocks_avx2(k0, k1, stream, first, done, w, RCHUNK);
+    }
+#endif
+    for (int64_t i = done; i < n; i++) {
+        uint64_t idx = (uint64_t)(first + i);
+        uint32_t c[4] = {(uint32_t)idx, (uint32_t)(idx >> 32), (uint32_t)stream,
+                         (uint32_t)(stream >> 32)};
+        philox(c, k0, k1);
+        for (int j = 0; j < 4; j++) w[j * RCHUNK + i] = c[j];
+    }
+}
+
+static void draw_chunk(int dist, uint64_t seed, uint64_t stream, double *out, int64_t first,
+                       int64_t n, double p0, double p1)
+{
+    uint32_t w[4 * RCHUNK];
+    double a[RCHUNK], b[RCHUNK];
+    blocks((uint32_t)seed, (uint32_t)(seed >> 32), stream, first, n, w);
+    const uint32_t *w0 = w, *w1 = w + RCHUNK, *w2 = w + 2 * RCHUNK, *w3 = w + 3 * RCHUNK;
+    if (dist == CPN_RANDOM_NORMAL && vector_math()) {
+        for (int64_t i = 0; i < n; i++) {
+            a[i] = 1.0 - to_unit(w0[i], w1[i]);
+            b[i] = 6.283185307179586 * to_unit(w2[i], w3[i]);
+        }
+        v_log(a, a, n);
+        v_cos(b, b, n);
+        for (int64_t i = 0; i < n; i++) out[i] = p0 + p1 * (sqrt(-2.0 * a[i]) * b[i]);
+        return;
+    }
+    if (dist == CPN_RANDOM_EXPONENTIAL && vector_math()) {
+        for (int64_t i = 0; i < n; i++) a[i] = -to_unit(w0[i], w1[i]);
+        v_log1p(a, a, n);
+        for (int64_t i = 0; i < n; i++) out[i] = p0 * -a[i];
+        return;
+    }
+    if (dist == CPN_RANDOM_INTEGER) {   /* Lemire on word pair 0-1; rare rejections in philox.h */
+        const uint64_t r = (uint64_t)p0;
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t hi, lo;
+            cpn_philox_mul64((uint64_t)w0[i] | (uint64_t)w1[i] << 32, r, &hi, &lo);
+            if (lo >= r) {
+                out[i] = (double)hi;
+            } else {
+                uint32_t c[4] = {w0[i], w1[i], w2[i], w3[i]};
+                out[i] = cpn_philox_integer(seed, stream, (uint64_t)(first + i), p0, c);
+            }
+        }
+        return;
+    }
+    if (dist == CPN_RANDOM_GAMMA && p0 > 1.0 && vector_math()) {
+        /* attempt 0's normal through the vector log/cos, the acceptance here; a rejected
+         * element continues from attempt 1 in philox.h */
+        const double d = p0 - 1.0 / 3.0, cc = 1.0 / sqrt(9.0 * d);
+        for (int64_t i = 0; i < n; i++) {
+            a[i] = 1.0 - to_unit(w0[i], w1[i]);
+            b[i] = 6.283185307179586 * cpn_philox_open32(w2[i]);
+        }
+        v_log(a, a, n);
+        v_cos(b, b, n);
+        for (int64_t i = 0; i < n; i++) {
+            double x = sqrt(-2.0 * a[i]) * b[i], v = 1.0 + cc * x;
+            if (v > 0.0) {
+                v = v * v * v;
+                double u = cpn_philox_open32(w3[i]), x2 = x * x;
+                if (u < 1.0 - 0.0331 * x2 * x2 || log(u) < 0.5 * x2 + d * (1.0 - v + log(v))) {
+                    out[i] = p1 * (d * v);
+                    continue;
+                }
+            }
+            out[i] = p1 * cpn_philox_gamma_from(seed, stream, (uint64_t)(first + i), 0, p0, 1, NULL);
+        }
+        return;
+    }
+    if ((dist == CPN_RANDOM_POISSON && p0 > 0.0 && p0 < 10.0) ||
+        (dist == CPN_RANDOM_BINOMIAL && p0 > 0.0 && p1 > 0.0 && p1 < 1.0 &&
+         p0 * (p1 > 0.5 ? 1.0 - p1 : p1) < 10.0)) {
+        /* philox.h's inversion walks, their cumulative sums tabulated once per call (the same
+         * additions in the same order, so the same values), then a search per element */
+        enum { TAB = 256 };
+        const int bin = dist == CPN_RANDOM_BINOMIAL;
+        const double q = bin ? (p1 > 0.5 ? 1.0 - p1 : p1) : 0.0, r = bin ? q / (1.0 - q) : 0.0;
+        double F[TAB], pk = bin ? exp(p0 * log1p(-q)) : exp(-p0), f = pk, k = 0.0;
+        int K = 0;
+        F[0] = f;
+        for (;;) {
+            if (bin) {
+                if (!(k < p0)) break;
+                pk *= (p0 - k) / (k + 1.0) * r;
+                k += 1.0;
+                f += pk;
+                F[++K] = f;
+                if (pk < 1e-17 && k > p0 * q) break;
+            } else {
+                k += 1.0;
+                pk *= p0 / k;
+                f += pk;
+                F[++K] = f;
+                if (pk < 1e-17 && k > p0) break;
+            }
+            if (K == TAB - 1) {
+                K = -1;   /* too long a table: the per-element walk */
+                break;
+            }
+        }
+        if (K >= 0 && K + 8 > TAB) K = -1;
+        if (K >= 0) {
+            for (int t = K; t < K + 8; t++) F[t] = 2.0;   /* above any u: never counted */
+            for (int64_t i = 0; i < n; i++) {
+                double u = to_unit(w0[i], w1[i]);
+                /* F increases, so the count of F[t] < u (t < K) is the first t with u <= F[t];
+                 * counted eight at a time (F is padded with 2.0), stopping at a partial eight */
+                int j = 0;
+                for (int t = 0; t < K; t += 8) {
+                    int c = 0;
+                    for (int l = 0; l < 8; l++) c += u > F[t + l];
+                    j += c;
+                    if (c < 8) break;
+                }
+                out[i] = bin && p1 > 0.5 ? p0 - j : j;
+            }
+            return;
+        }
+    }
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t c[4] = {w0[i], w1[i], w2[i], w3[i]};
+        out[i] = cpn_philox_draw_b(dist, seed, stream, (uint64_t)(first + i), p0, p1, c);
+    }
+}
+
 void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream, double *out,
                        int64_t first, int64_t n, double lo, double hi)
 {
@@ -207,14 +430,11 @@ void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream
         }
         return;
     }
-#pragma omp parallel for schedule(static) if (n > 16384)
-    for (int64_t i = 0; i < n; i++) {
-        uint64_t idx = (uint64_t)(first + i);
-        uint32_t c[4] = {(uint32_t)idx, (uint32_t)(idx >> 32), (uint32_t)stream,
-                         (uint32_t)(stream >> 32)};
-        philox(c, k0, k1);
-        /* Box-Muller on (0, 1] x [0, 1): one normal per element keeps i -> value pure. */
-        double u1 = 1.0 - to_unit(c[0], c[1]), u2 = to_unit(c[2], c[3]);
-        out[i] = lo + hi * (sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
+    int64_t nchunks = (n + RCHUNK - 1) / RCHUNK;
+    /* dynamic: rejection samplers and inversion walks cost unevenly */
+#pragma omp parallel for schedule(dynamic, 4) if (n > 4096)
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t b = c * RCHUNK, len = n - b < RCHUNK ? n - b : RCHUNK;
+        draw_chunk((int)dist, seed, stream, out + b, first + b, len, lo, hi);
     }
 }

@@ -10,7 +10,18 @@ const char *cpn_op_describe(const struct cpn_op *op)
     case CPN_OPK_ELEMENTWISE: return cpn_op_info(op->code)->name;
     case CPN_OPK_CAST: return "copy/cast";
     case CPN_OPK_ARANGE: return "arange";
-    case CPN_OPK_RANDOM: return op->code == CPN_RANDOM_NORMAL ? "random.normal" : "random.uniform";
+    case CPN_OPK_RANDOM: {
+        static const char *const names[CPN_RANDOM_COUNT] = {
+            "random.uniform", "random.normal", "random.random", "random.integers",
+            "random.exponential", "random.gamma", "random.poisson", "random.binomial",
+            "random.standard_cauchy", "random.logistic", "random.gumbel", "random.laplace",
+            "random.pareto", "random.power", "random.rayleigh", "random.weibull",
+            "random.lognormal", "random.geometric", "random.logseries", "random.zipf",
+            "random.vonmises", "random.standard_t", "random.wald", "random.beta",
+            "random.negative_binomial", "random.noncentral_chisquare", "random.hypergeometric",
+            "random.triangular"};
+        return op->code >= 0 && op->code < CPN_RANDOM_COUNT ? names[op->code] : "random";
+    }
     case CPN_OPK_REDUCE: return cpn_op_info(op->code)->name;
     case CPN_OPK_MATMUL: return "matmul";
     case CPN_OPK_BINCOUNT: return "bincount";
