@@ -161,6 +161,9 @@ def _register_array_functions(namespace):
     _IMPLEMENTED[_np.linalg.tensordot] = _products.linalg_tensordot
     _IMPLEMENTED[_np.linalg.multi_dot] = _products.multi_dot
     _IMPLEMENTED[_np.linalg.vecdot] = _products.linalg_vecdot
+    from .linalg import _linalg
+    for n in _linalg.NAMES:
+        _IMPLEMENTED[getattr(_np.linalg, n)] = getattr(_linalg, n)
 
 
 def _array_function(self, func, types, args, kwargs):

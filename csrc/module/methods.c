@@ -341,6 +341,8 @@ PyMethodDef cpn_module_methods[] = {
     {"select", cpn_mod_select, METH_VARARGS, "select(cond, a, b, out): out[...] = where(cond, a, b)."},
     {"matmul", cpn_mod_matmul, METH_VARARGS, "matmul(a, b, dtype): (batched) product."},
     {"bincount", cpn_mod_bincount, METH_VARARGS, "bincount(a, weights, nbins): int64 counts / float64 sums."},
+    {"lapack", cpn_mod_lapack, METH_VARARGS,
+     "lapack(code, a, b, out_dtype, L, naux, p0, p1, rcond): (out, aux) of one LAPACK routine per matrix."},
     {"arange", cpn_mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},
     {"random", cpn_mod_random, METH_VARARGS, "random(dist, shape, seed, stream, lo, hi)."},
     {"sync", mod_sync, METH_NOARGS, "Execute every queued operation and wait for the device (cupynum.sync())."},

@@ -35,6 +35,10 @@ enum cpn_opkind {
     CPN_OPK_BINCOUNT,      /* out[0] = bincount of in[0] (int64, 1-D, values in [0, len(out)))
                             * weighted by in[1] (float64, same length) when nin == 2; out int64
                             * without weights, float64 with */
+    CPN_OPK_LAPACK,        /* code: enum cpn_lapack_routine (kernels.h) on in[0] (and in[1],
+                            * the right-hand side), batched along the leading dims; out[0] the
+                            * packed results (..., L), out[1] float64 aux (..., naux), aux[0]
+                            * LAPACK's info; iparam[0..1] the routine's options, dparam[0] rcond */
     CPN_OPK_COUNT
 };
 
