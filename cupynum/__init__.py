@@ -40,6 +40,7 @@ from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, c
 from ._functions import (broadcast_to, dot, matmul, may_share_memory, ndim, ravel, reshape,
                          shape, shares_memory, size, transpose)
 from ._products import inner, kron, outer, tensordot, vdot
+from ._einsum import einsum, einsum_path, polyfit, roots  # noqa: E402
 from ._where import where
 from ._bincount import bincount
 from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero,
