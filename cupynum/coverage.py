@@ -55,6 +55,9 @@ DISTRIBUTED = frozenset(
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "var squeeze flags".split()]
     + ["numpy.linalg.matrix_transpose"]
+    # cholesky and solve of one partitioned matrix: ScaLAPACK (csrc/runtime/scalapack.c), when
+    # built with it; the other numpy.linalg factorizations compute on gathered copies
+    + ["numpy.linalg.cholesky", "numpy.linalg.solve"]
     + ["numpy.random." + n for n in
        "normal rand randn random random_sample ranf sample standard_normal uniform".split()])
 # Native but not partitioned: computed on gathered copies under MPI (matrix products; the

@@ -30,6 +30,7 @@
 #include "exec.h"
 #include "stats.h"
 #include "store.h"
+#include "scalapack.h"
 #include "summa.h"
 #include "transport.h"
 
@@ -1014,6 +1015,8 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     case CPN_OPK_MATMUL: return cpn_summa_applies(op) ? cpn_summa_execute(op) : exec_gathered(op, fp);
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE: return exec_generate(op, fp);
+    /* cholesky and solve of a partitioned matrix: ScaLAPACK, not a gathered copy */
+    case CPN_OPK_LAPACK: return cpn_scalapack_applies(op) ? cpn_scalapack_execute(op) : exec_gathered(op, fp);
     default: return exec_gathered(op, fp);
     }
 }

@@ -12,8 +12,9 @@ line on cupynum's native ops.
 Empty matrices (a zero dimension) are NumPy's business: NumPy computes on zero-filled stand-ins
 of the shapes (no data moves) and its results come back as cupynum arrays.
 
-Under MPI the LAPACK op runs on gathered copies (the executor's gathered path): a matrix
-partitioned across ranks is gathered; ScaLAPACK is not used yet."""
+Under MPI, cholesky and solve of one partitioned matrix run on ScaLAPACK (csrc/runtime/scalapack.c:
+tiles redistributed to block-cyclic and back); every other LAPACK op runs on gathered copies (the
+executor's gathered path)."""
 
 import operator
 
