@@ -309,6 +309,38 @@ def unique(np, n=10_000_000, distinct=100_000, reps=3):
         u, c = np.unique(x, return_counts=True)
         t += float(u[-1]) + float(c[0]) + float(u.shape[0])
     return t
+# ---- factorizations (LAPACK) --------------------------------------------------------------------
+
+def _spd_matrix(np, n):
+    """W + W^T + 2n I: symmetric, and positive definite (|W + W^T|_2 <= n)."""
+    w = _weyl_matrix(np, n, n, PHI1, "float64")
+    return w + w.T + 2.0 * n * np.eye(n)
+
+
+def la_solve(np, n=2000):
+    """x = solve(A, b) for an n x n matrix (issue #17: within 20% of NumPy, both on OpenBLAS)."""
+    a = _spd_matrix(np, n) + _weyl_matrix(np, n, n, PHI2, "float64")
+    b = _weyl_matrix(np, n, 1, PHI3, "float64")
+    return float(np.sum(np.linalg.solve(a, b)))
+
+
+def la_cholesky(np, n=2000):
+    return float(np.sum(np.linalg.cholesky(_spd_matrix(np, n))))
+
+
+def la_qr(np, n=2000):
+    q, r = np.linalg.qr(_weyl_matrix(np, n, n, PHI1, "float64") + n * np.eye(n))
+    return float(np.sum(np.abs(r)))
+
+
+def la_svd(np, n=2000):
+    u, s, vh = np.linalg.svd(_weyl_matrix(np, n, n, PHI1, "float64") + n * np.eye(n))
+    return float(np.sum(s))
+
+
+def la_eigh(np, n=2000):
+    w, v = np.linalg.eigh(_spd_matrix(np, n))
+    return float(np.sum(w))
 
 
 # ---- the registry -----------------------------------------------------------------------------
@@ -393,6 +425,15 @@ BENCHMARKS = {b.name: b for b in [
               lambda s: f"{s['n']:.0e} stable x3", target=1.3),
     Benchmark("unique", unique, {"n": 10_000_000}, {"n": 200_000, "distinct": 2000},
               lambda s: f"{s['n']:.0e} i64 {s.get('distinct', 100_000):.0e} distinct x3", target=1.5),
+    Benchmark("gemm2000", gemm, {"n": 2000}, {"n": 200}, lambda s: f"{s['n']}^2 float64",
+              target=0.9, rtol=1e-9, grow=None),
+    Benchmark("gemm2000_32", gemm, {"n": 2000, "dtype": "float32"}, {"n": 200, "dtype": "float32"},
+              lambda s: f"{s['n']}^2 float32", target=0.9, rtol=1e-4, grow=None),
+] + [
+    # numpy.linalg on LAPACK (issue #17: within 20% of NumPy's time)
+    Benchmark(f.__name__, f, {"n": 2000}, {"n": 200}, lambda s: f"{s['n']}^2", target=0.8,
+              rtol=1e-8, grow=None)
+    for f in (la_solve, la_cholesky, la_qr, la_svd, la_eigh)
 ] + [
     Benchmark(f.__name__, f, {"n": 100, "reps": 20000}, {"n": 100, "reps": 2000},
               lambda s: f"{s['n']} x{s['reps']}", target=SMALL_TARGET, grow=None, per_op=True)
@@ -400,7 +441,8 @@ BENCHMARKS = {b.name: b for b in [
               small_slice, small_setslice)
 ]}
 
-GROUPS = {"small": [n for n in BENCHMARKS if n.startswith("small_")]}
+GROUPS = {"small": [n for n in BENCHMARKS if n.startswith("small_")],
+          "linalg": ["gemm2000", "gemm2000_32"] + [n for n in BENCHMARKS if n.startswith("la_")]}
 
 
 def select(names):

@@ -41,6 +41,7 @@ from ._creation import (arange, array, asanyarray, asarray, ascontiguousarray, a
 from ._functions import (broadcast_to, dot, matmul, may_share_memory, ndim, ravel, reshape,
                          shape, shares_memory, size, transpose)
 from ._products import inner, kron, outer, tensordot, vdot
+from ._einsum import einsum, einsum_path, polyfit, roots  # noqa: E402
 from ._where import where
 from ._selection import argwhere, compress, extract, flatnonzero, nonzero
 from ._bincount import bincount

@@ -86,6 +86,8 @@ def size(a, axis=None):
 
 # cupynum/_products.py: every product on the one matmul op (BLAS).
 from ._products import dot, inner, kron, matmul, outer, tensordot, vdot  # noqa: E402,F401
+# cupynum/_einsum.py: einsum planned into matmul (BLAS), reductions and views; polyfit, roots.
+from ._einsum import einsum, einsum_path, polyfit, roots  # noqa: E402,F401
 
 
 # ---- NumPy protocols --------------------------------------------------------------------------------
@@ -149,7 +151,7 @@ def _register_array_functions(namespace):
     names = ("reshape ravel transpose broadcast_to shape ndim size "
              "matmul dot copy zeros_like ones_like empty_like full_like array asarray "
              "ascontiguousarray where bincount shares_memory may_share_memory vdot inner outer tensordot "
-             "kron").split() + list(_reductions.NAMES) + list(_quantile.NAMES)
+             "kron einsum einsum_path polyfit roots").split() + list(_reductions.NAMES) + list(_quantile.NAMES)
     for n in names:
         npf = getattr(_np, n, None)
         if npf is not None and n in namespace:
@@ -161,6 +163,9 @@ def _register_array_functions(namespace):
     _IMPLEMENTED[_np.linalg.tensordot] = _products.linalg_tensordot
     _IMPLEMENTED[_np.linalg.multi_dot] = _products.multi_dot
     _IMPLEMENTED[_np.linalg.vecdot] = _products.linalg_vecdot
+    from .linalg import _linalg
+    for n in _linalg.NAMES:
+        _IMPLEMENTED[getattr(_np.linalg, n)] = getattr(_linalg, n)
 
 
 def _array_function(self, func, types, args, kwargs):

@@ -65,6 +65,9 @@ DISTRIBUTED = frozenset(
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "var squeeze flags sort argsort".split()]
     + ["numpy.linalg.matrix_transpose"]
+    # cholesky and solve of one partitioned matrix: ScaLAPACK (csrc/runtime/scalapack.c), when
+    # built with it; the other numpy.linalg factorizations compute on gathered copies
+    + ["numpy.linalg.cholesky", "numpy.linalg.solve"]
     # numpy.random: every draw is a deferred Philox op, each rank draws its own part
     + ["numpy.random." + n for n in _RANDOM_DRAWS]
     + [f"numpy.random.{c}.{n}" for c in ("Generator", "RandomState") for n in _RANDOM_DRAWS])

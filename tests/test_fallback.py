@@ -350,7 +350,14 @@ NDARRAY_CASES = {
 # Native since the ufunc issue: computed by cupynum's kernels (vectorized transcendentals within a
 # few ulp of NumPy's libm, statistics by their own summation order), so compared with a tolerance.
 NATIVE_NOW = {"var", "std", "average", "cumsum", "argmax", "sinh", "arctan2", "hypot", "logaddexp",
-              "kron", "outer", "inner", "tensordot", "vdot", "matrix_power", "multi_dot", "vecdot"}
+              "kron", "outer", "inner", "tensordot", "vdot", "matrix_power", "multi_dot", "vecdot",
+              # numpy.linalg on LAPACK (cupynum/linalg/_linalg.py): the same routines on another
+              # build of OpenBLAS, equal to rounding
+              "svd", "inv", "solve", "det", "eigh", "eig", "eigvalsh", "qr", "cholesky", "norm",
+              "norm_axis", "lstsq", "pinv", "matrix_rank", "slogdet", "cond", "svdvals",
+              "vector_norm", "matrix_norm", "cross", "tensorsolve",
+              # einsum on BLAS (cupynum/_einsum.py), polyfit on lstsq
+              "einsum", "einsum_trace", "polyfit", "poly1d"}
 
 
 def _compare(got, expected, name=None):
@@ -527,7 +534,7 @@ def test_savetxt_loadtxt_round_trip(tmp_path):
 def test_numpy_functions_on_cupynum_arrays():
     d, nd = data(cupynum), data(numpy)
     check(numpy.kron(d["v3"], d["w3"]), numpy.kron(nd["v3"], nd["w3"]))
-    check(numpy.linalg.svd(d["m"]), numpy.linalg.svd(nd["m"]))
+    check(numpy.linalg.svd(d["m"]), numpy.linalg.svd(nd["m"]), rtol=1e-12, atol=1e-12)   # native: LAPACK
     check(numpy.fft.fft(d["r"]), numpy.fft.fft(nd["r"]))
     check(numpy.unique(d["v"], return_inverse=True), numpy.unique(nd["v"], return_inverse=True))
     check(numpy.interp(d["q"], d["x"], d["y"]), numpy.interp(nd["q"], nd["x"], nd["y"]))
@@ -579,14 +586,12 @@ def test_warns_once_naming_the_function(fresh):
 
 
 @pytest.mark.parametrize("call,name", [
-    (lambda a: cupynum.linalg.inv(a), "cupynum.linalg.inv"),
     (lambda a: cupynum.fft.fft2(a), "cupynum.fft.fft2"),
     (lambda a: a.argsort(), "cupynum.ndarray.argsort"),
     (lambda a: a.sort(), "cupynum.ndarray.sort"),
     (lambda a: a.ctypes, "cupynum.ndarray.ctypes"),
     (lambda a: a.resize((4, 4)), "cupynum.ndarray.resize"),
     (lambda a: numpy.convolve(a[0], a[1]), "cupynum.convolve"),
-    (lambda a: numpy.linalg.det(a), "cupynum.linalg.det"),
     (lambda a: numpy.vecdot(a, a), "cupynum.vecdot"),
     (lambda a: cupynum.matvec(a, a[0]), "cupynum.matvec"),
     (lambda a: cupynum.r_[a, a], "cupynum.r_"),
@@ -615,8 +620,8 @@ def test_error(fresh):
     check(c, n)                          # nothing ran
     with pytest.raises(cupynum.FallbackError, match="cupynum.ndarray.sort"):
         c.sort()
-    with pytest.raises(cupynum.FallbackError, match="cupynum.linalg.norm"):
-        numpy.linalg.norm(c)
+    with pytest.raises(cupynum.FallbackError, match="cupynum.convolve"):
+        numpy.convolve(c, c)
     check(cupynum.sum(c), numpy.sum(n))  # native functions are unaffected
     check(c[[0, 2]], n[[0, 2]])
 

@@ -245,4 +245,47 @@ enum cpn_status cpn_kernel_matmul_add(enum cpn_dtype dt, const char *a, const in
 /* The BLAS the products use ("scipy-openblas32 0.3.x", "openblas 0.3.x", or "none").  Local. */
 const char *cpn_kernel_blas_name(void);
 
+/* numpy.linalg on LAPACK (lapack.c): one routine per op over a batch of matrices.  A[..., m, n]
+ * (byte strides as: nb batch dimensions of extents bshape, then the two core dimensions), B[...,
+ * m, nrhs] for solve and lstsq (bs, else NULL), of dtype dt (float32/64, complex64/128).  Per
+ * matrix, `out` (strides os: nb + 1, the last the element's) holds the routine's packed results
+ * row-major, and `aux` (float64, strides xs: nb + 1) holds LAPACK's info first, then the
+ * real-valued results:
+ *   SOLVE     out X (n x nrhs)                      INV       out inverse (n x n)
+ *   SLOGDET   out sign (1); aux logdet              CHOLESKY  out L or U (p[0]: upper)
+ *   QR        p[0] mode: REDUCED out Q (m x k), R (k x n); COMPLETE Q (m x m), R (m x n);
+ *             R: R (k x n); RAW: h (n x m), tau (k)                         (k = min(m, n))
+ *   EIGH      p[0] upper, p[1] vectors: out V (n x n); aux w (n)
+ *   SVD       p[0] full_matrices, p[1] compute_uv: out U (m x m|k), Vh (n|k x n); aux s (k)
+ *   EIG       p[1] vectors: out (complex dtype) w (n), V (n x n)
+ *   LSTSQ     rcond: out x (n x nrhs); aux rank, s (k), residuals (nrhs)
+ * A non-zero info leaves the matrix's results unspecified (the caller raises).  Local. */
+enum cpn_lapack_routine {
+    CPN_LA_SOLVE, CPN_LA_INV, CPN_LA_SLOGDET, CPN_LA_CHOLESKY, CPN_LA_QR, CPN_LA_EIGH, CPN_LA_SVD,
+    CPN_LA_EIG, CPN_LA_LSTSQ, CPN_LA_COUNT
+};
+enum cpn_qr_mode { CPN_QR_REDUCED, CPN_QR_COMPLETE, CPN_QR_R, CPN_QR_RAW };
+struct cpn_lapack_args {
+    int code;
+    enum cpn_dtype dt;
+    int nb;
+    const int64_t *bshape;
+    const char *a;
+    const int64_t *as;
+    const char *b;
+    const int64_t *bs;
+    int64_t m, n, nrhs;
+    char *out;
+    const int64_t *os;
+    double *aux;
+    const int64_t *xs;
+    int64_t p[2];
+    double rcond;
+};
+enum cpn_status cpn_kernel_lapack(const struct cpn_lapack_args *p);
+/* Was cupynum built with LAPACK (the BLAS library's)?  Local. */
+bool cpn_kernel_lapack_available(void);
+/* Size OpenBLAS's pool to cupynum's thread count (before any BLAS or LAPACK call).  Local. */
+void cpn_kernel_blas_threads(void);
+
 #endif

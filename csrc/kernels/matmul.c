@@ -123,7 +123,7 @@ void BLAS(openblas_set_num_threads)(int);
 
 static int blas_threads;   /* what OpenBLAS was last told (0: not yet) */
 
-static void blas_sync_threads(void)
+void cpn_kernel_blas_threads(void)
 {
     int n = cpn_kernel_threads();
     if (n != blas_threads) {
@@ -297,7 +297,7 @@ static enum cpn_status blas_matmul(enum cpn_dtype dt, const char *a, const int64
         bs = pbs;
         blas_layout(k, n, bs, item, &tb, &ldb);
     }
-    blas_sync_threads();
+    cpn_kernel_blas_threads();
     blasint incc;
     if (m == 1 && n == 1) {   /* vector . vector */
         blasint inca, incb;

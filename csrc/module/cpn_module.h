@@ -145,6 +145,7 @@ PyObject *cpn_mod_sort(PyObject *m, PyObject *args);
 PyObject *cpn_mod_searchsorted(PyObject *m, PyObject *args);
 PyObject *cpn_mod_unique(PyObject *m, PyObject *args);
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args);
+PyObject *cpn_mod_lapack(PyObject *m, PyObject *args);
 PyObject *cpn_mod_arange(PyObject *m, PyObject *args);
 PyObject *cpn_mod_random(PyObject *m, PyObject *args);
 /* methods_views.c: views and data in and out, and the ndarray's C methods. */

@@ -351,6 +351,8 @@ PyMethodDef cpn_module_methods[] = {
      "searchsorted(a, v, sorter, right, found): int64 positions (or bool: a holds v) of 1-D v in sorted a."},
     {"unique", cpn_mod_unique, METH_VARARGS,
      "unique(s, perm, mode, nan_distinct, length): runs of equal elements of sorted 1-D s (through perm)."},
+    {"lapack", cpn_mod_lapack, METH_VARARGS,
+     "lapack(code, a, b, out_dtype, L, naux, p0, p1, rcond): (out, aux) of one LAPACK routine per matrix."},
     {"arange", cpn_mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},
     {"random", cpn_mod_random, METH_VARARGS, "random(dist, shape, seed, stream, lo, hi)."},
     {"sync", mod_sync, METH_NOARGS, "Execute every queued operation and wait for the device (cupynum.sync())."},

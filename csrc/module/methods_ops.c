@@ -413,6 +413,63 @@ PyObject *cpn_mod_matmul(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
+/* lapack(code, a, b, out_dtype, L, naux, p0, p1, rcond): one LAPACK routine (kernels.h's enum
+ * cpn_lapack_routine; an unknown one fails when it runs) per matrix of a (..., m, n), with b (..., m, nrhs) or None; a and b of one
+ * LAPACK dtype and equal batch dims.  Returns (out (..., L) of out_dtype, aux (..., naux) float64),
+ * aux[..., 0] LAPACK's info. */
+PyObject *cpn_mod_lapack(PyObject *m, PyObject *args)
+{
+    int code;
+    PyObject *a, *b, *dtype_o;
+    long long L, naux, p0, p1;
+    double rcond;
+    if (!PyArg_ParseTuple(args, "iOOOLLLLd", &code, &a, &b, &dtype_o, &L, &naux, &p0, &p1, &rcond) ||
+        cpn_check_array(a) < 0 || (b != Py_None && cpn_check_array(b) < 0))
+        return NULL;
+    int odt = cpn_dtype_from_object(dtype_o);
+    if (odt < 0) return NULL;
+    struct cpn_view *av = cpn_array_view(a), *bv = b != Py_None ? cpn_array_view(b) : NULL;
+    const int nd = av->ndim;
+    const enum cpn_dtype dt = av->dtype;
+    bool ok = nd >= 2 && code >= 0 && L >= 1 && naux >= 1 &&
+              (dt == CPN_DTYPE_FLOAT32 || dt == CPN_DTYPE_FLOAT64 || dt == CPN_DTYPE_COMPLEX64 ||
+               dt == CPN_DTYPE_COMPLEX128);
+    if (ok && bv) {
+        ok = bv->ndim == nd && bv->dtype == dt && bv->shape[nd - 2] == av->shape[nd - 2];
+        for (int d = 0; ok && d < nd - 2; d++) ok = av->shape[d] == bv->shape[d];
+    }
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "lapack: internal shape/dtype mismatch");
+        return NULL;
+    }
+    int64_t shape[CPN_MAXDIM];
+    memcpy(shape, av->shape, sizeof(int64_t) * (size_t)(nd - 2));
+    shape[nd - 2] = L;
+    PyObject *r = cpn_array_new(odt, nd - 1, shape);
+    if (!r) return NULL;
+    shape[nd - 2] = naux;
+    PyObject *x = cpn_array_new(CPN_DTYPE_FLOAT64, nd - 1, shape);
+    if (!x) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    struct cpn_op op = {.kind = CPN_OPK_LAPACK, .code = code, .nin = bv ? 2 : 1, .nout = 2};
+    op.dtype = dt;
+    op.in[0] = av;
+    op.in[1] = bv;
+    op.out[0] = cpn_array_view(r);
+    op.out[1] = cpn_array_view(x);
+    op.iparam[0] = p0;
+    op.iparam[1] = p1;
+    op.dparam[0] = rcond;
+    if (cpn_submit(&op) < 0) {
+        Py_DECREF(r);
+        Py_DECREF(x);
+        return NULL;
+    }
+    return Py_BuildValue("NN", r, x);
+}
+
 /* arange(n, dtype, start, second): NumPy's arange fill. */
 PyObject *cpn_mod_arange(PyObject *m, PyObject *args)
 {

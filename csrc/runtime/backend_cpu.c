@@ -149,6 +149,19 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
         return cpn_kernel_unique(op->in[0]->dtype, (enum cpn_unique_mode)op->iparam[0], op->iparam[1] != 0,
                                  in->ptr, in->st[0], perm ? b->in[1].ptr : NULL, perm ? b->in[1].st[0] : 0,
                                  in->shape[0], out->ptr, out->ndim ? out->st[0] : 0);
+    case CPN_OPK_LAPACK: {
+        const int nb = out->ndim - 1;
+        const bool rhs = op->nin > 1 && op->in[1];
+        struct cpn_lapack_args la = {
+            .code = op->code, .dt = op->dtype, .nb = nb, .bshape = out->shape,
+            .a = b->in[0].ptr, .as = b->in[0].st, .b = rhs ? b->in[1].ptr : NULL,
+            .bs = rhs ? b->in[1].st : NULL, .m = b->in[0].shape[nb], .n = b->in[0].shape[nb + 1],
+            .nrhs = rhs ? b->in[1].shape[nb + 1] : 0, .out = out->ptr, .os = out->st,
+            .aux = (double *)b->out[1].ptr, .xs = b->out[1].st,
+            .p = {op->iparam[0], op->iparam[1]}, .rcond = op->dparam[0],
+        };
+        CPN_ASSERT(out->st[nb] == (int64_t)cpn_dtype_size(ov->dtype) && b->out[1].st[nb] == 8);
+        return cpn_kernel_lapack(&la);
     }
     default:
         return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);

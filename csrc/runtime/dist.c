@@ -31,6 +31,7 @@
 #include "stats.h"
 #include "store.h"
 #include "samplesort.h"
+#include "scalapack.h"
 #include "summa.h"
 #include "transport.h"
 
@@ -1040,6 +1041,8 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
         enum cpn_status st = cpn_samplesort_execute(op);
         return st == CPN_ERR_UNSUPPORTED ? exec_gathered(op, fp) : st;
     }
+    /* cholesky and solve of a partitioned matrix: ScaLAPACK, not a gathered copy */
+    case CPN_OPK_LAPACK: return cpn_scalapack_applies(op) ? cpn_scalapack_execute(op) : exec_gathered(op, fp);
     default: return exec_gathered(op, fp);
     }
 }

@@ -49,6 +49,10 @@ enum cpn_opkind {
     CPN_OPK_UNIQUE,        /* runs of equal elements of in[0] (1-D, sorted; through in[1], an
                             * int64 permutation, when present): iparam[0] = enum
                             * cpn_unique_mode, iparam[1] = 1: NaNs distinct (equal_nan=False) */
+    CPN_OPK_LAPACK,        /* code: enum cpn_lapack_routine (kernels.h) on in[0] (and in[1],
+                            * the right-hand side), batched along the leading dims; out[0] the
+                            * packed results (..., L), out[1] float64 aux (..., naux), aux[0]
+                            * LAPACK's info; iparam[0..1] the routine's options, dparam[0] rcond */
     CPN_OPK_COUNT
 };
 

@@ -1,0 +1,465 @@
+/* scalapack.c: cholesky and solve of a partitioned matrix on ScaLAPACK (pdpotrf/pzpotrf,
+ * pdgesv/pzgesv) instead of gathering it.
+ *
+ * The operand's tiles (partition.c's block tiling over its near-square process grid, uneven
+ * split points) are redistributed into ScaLAPACK's 2-D block-cyclic layout on a BLACS grid of
+ * the same shape (rank r is BLACS process (r / pc, r % pc), "Row" order), with block size
+ * nb = min(64, ceil(n / max(pr, pc))): one message per pair of ranks that share elements, the
+ * pieces computed from the layouts alone on both sides (every global nb x nb block a rank owns,
+ * met with each tile box, in the same order), so no rank negotiates.  The factorization runs in
+ * place; the result goes back the same way into the op's packed output (a 1-D store of n * n or
+ * n * k elements, tiled or replicated) and LAPACK's info (maximum over the ranks) into aux.  The
+ * exchange's bytes and messages are counted in runtime_stats() (comm.c); ScaLAPACK's own
+ * messages are MPI calls of the library and are not.
+ *
+ * Taken for an unbatched float64/complex128 op (numpy.linalg computes in double) whose matrix
+ * is a whole 2-D root store, tiled, seen directly; otherwise dist.c's gathered path runs it. */
+#include "scalapack.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "comm.h"
+#include "cpn_config.h"
+#include "kernels.h"
+#include "partition.h"
+#include "store.h"
+#include "view.h"
+
+#if CPN_HAVE_SCALAPACK && CPN_HAVE_MPI
+
+void Cblacs_pinfo(int *me, int *np);
+void Cblacs_get(int ctxt, int what, int *val);
+void Cblacs_gridinit(int *ctxt, const char *order, int nprow, int npcol);
+void Cblacs_gridinfo(int ctxt, int *nprow, int *npcol, int *myrow, int *mycol);
+int numroc_(const int *n, const int *nb, const int *iproc, const int *isrc, const int *nprocs);
+void descinit_(int *desc, const int *m, const int *n, const int *mb, const int *nb, const int *irsrc,
+               const int *icsrc, const int *ictxt, const int *lld, int *info);
+void pdpotrf_(const char *uplo, const int *n, double *a, const int *ia, const int *ja, const int *desc,
+              int *info, size_t);
+void pzpotrf_(const char *uplo, const int *n, void *a, const int *ia, const int *ja, const int *desc,
+              int *info, size_t);
+void pdgesv_(const int *n, const int *nrhs, double *a, const int *ia, const int *ja, const int *desca,
+             int *ipiv, double *b, const int *ib, const int *jb, const int *descb, int *info);
+void pzgesv_(const int *n, const int *nrhs, void *a, const int *ia, const int *ja, const int *desca,
+             int *ipiv, void *b, const int *ib, const int *jb, const int *descb, int *info);
+
+enum { TAG_IN = 40, TAG_OUT = 41 };
+
+/* A 2-D root store seen whole and directly. */
+static bool whole_2d(const struct cpn_view *v)
+{
+    const struct cpn_store *s = v->store;
+    if (s->root || v->part || v->ndim != 2 || s->ndim != 2 || v->off[0] || v->off[1]) return false;
+    for (int i = 0; i < 2; i++)
+        if (v->sdim[i] != i || v->step[i] != 1 || v->shape[i] != s->shape[i]) return false;
+    return true;
+}
+
+static bool whole_1d(const struct cpn_view *v)
+{
+    const struct cpn_store *s = v->store;
+    return !s->root && !v->part && v->ndim == 1 && s->ndim == 1 && !v->off[0] && v->sdim[0] == 0 &&
+           v->step[0] == 1 && v->shape[0] == s->shape[0];
+}
+
+bool cpn_scalapack_applies(const struct cpn_op *op)
+{
+    if (op->kind != CPN_OPK_LAPACK || (op->code != CPN_LA_CHOLESKY && op->code != CPN_LA_SOLVE)) return false;
+    if (op->dtype != CPN_DTYPE_FLOAT64 && op->dtype != CPN_DTYPE_COMPLEX128) return false;
+    if (cpn_comm_size() < 2) return false;
+    const char *e = getenv("CUPYNUM_SCALAPACK");
+    if (e && e[0] == '0') return false;
+    const struct cpn_view *a = op->in[0];
+    if (!a || !whole_2d(a) || !a->store->tiled || a->shape[0] != a->shape[1] || a->shape[0] < 1) return false;
+    if (a->shape[0] > (1 << 30)) return false;
+    if (op->code == CPN_LA_SOLVE && (op->nin < 2 || !op->in[1] || !whole_2d(op->in[1]) ||
+                                     op->in[1]->shape[1] < 1))
+        return false;
+    return op->nout == 2 && whole_1d(op->out[0]) && whole_1d(op->out[1]);
+}
+
+/* ---- the block-cyclic layout ------------------------------------------------------------------ */
+
+struct bc {
+    int pr, pc, nb;
+    int64_t m, n;    /* global rows, columns */
+};
+
+/* The local (column-major, leading dimension lld) offset of global (i, j) on its owner. */
+static int64_t local_index(const struct bc *L, int64_t i, int64_t j, int64_t lld)
+{
+    int64_t li = (i / ((int64_t)L->nb * L->pr)) * L->nb + i % L->nb;
+    int64_t lj = (j / ((int64_t)L->nb * L->pc)) * L->nb + j % L->nb;
+    return li + lj * lld;
+}
+
+/* The 2-D tile box rank q holds of store s (a replicated store: only the rank itself "holds"
+ * it for the exchange, so each rank fills its blocks from its own copy). */
+static bool box2(const struct cpn_store *s, int q, int me, int64_t *lo, int64_t *hi)
+{
+    if (!s->tiled && q != me) return false;
+    cpn_store_tile_box(s, q, lo, hi);
+    return lo[0] < hi[0] && lo[1] < hi[1];
+}
+
+/* Elements of the 2-D box [lo, hi) that BLACS process `dst` owns, visited block by block (row-
+ * major blocks, row-major inside); fn(i, j0, j1) per row segment.  Returns the count. */
+typedef void (*seg_fn)(void *ctx, int64_t i, int64_t j0, int64_t j1);
+static int64_t walk_box(const struct bc *L, int dst, const int64_t *lo, const int64_t *hi, seg_fn fn, void *ctx)
+{
+    int64_t count = 0, nb = L->nb;
+    int dr = dst / L->pc, dc = dst % L->pc;
+    for (int64_t I = lo[0] / nb; I * nb < hi[0]; I++) {
+        if (I % L->pr != dr) continue;
+        for (int64_t J = lo[1] / nb; J * nb < hi[1]; J++) {
+            if (J % L->pc != dc) continue;
+            int64_t i0 = I * nb > lo[0] ? I * nb : lo[0], i1 = (I + 1) * nb < hi[0] ? (I + 1) * nb : hi[0];
+            int64_t j0 = J * nb > lo[1] ? J * nb : lo[1], j1 = (J + 1) * nb < hi[1] ? (J + 1) * nb : hi[1];
+            for (int64_t i = i0; i < i1; i++) {
+                if (fn) fn(ctx, i, j0, j1);
+                count += j1 - j0;
+            }
+        }
+    }
+    return count;
+}
+
+/* Elements of rows [0, m) x [0, n) owned by BLACS process `src` whose flat index i * n + j lies
+ * in [flo, fhi), visited block by block; fn per row segment. */
+static int64_t walk_flat(const struct bc *L, int src, int64_t flo, int64_t fhi, seg_fn fn, void *ctx)
+{
+    if (flo >= fhi) return 0;
+    int64_t lo[2] = {flo / L->n, 0}, hi[2] = {(fhi - 1) / L->n + 1, L->n};
+    int64_t count = 0, nb = L->nb;
+    int sr = src / L->pc, sc = src % L->pc;
+    for (int64_t I = lo[0] / nb; I * nb < hi[0]; I++) {
+        if (I % L->pr != sr) continue;
+        for (int64_t J = 0; J * nb < L->n; J++) {
+            if (J % L->pc != sc) continue;
+            int64_t i0 = I * nb > lo[0] ? I * nb : lo[0], i1 = (I + 1) * nb < hi[0] ? (I + 1) * nb : hi[0];
+            for (int64_t i = i0; i < i1; i++) {
+                int64_t j0 = J * nb, j1 = (J + 1) * nb < L->n ? (J + 1) * nb : L->n;
+                int64_t a = i * L->n + j0, b = i * L->n + j1;
+                if (a < flo) a = flo;
+                if (b > fhi) b = fhi;
+                if (a >= b) continue;
+                if (fn) fn(ctx, i, a - i * L->n, b - i * L->n);
+                count += b - a;
+            }
+        }
+    }
+    return count;
+}
+
+struct mover {
+    const struct bc *L;
+    size_t item;
+    char *cur;                      /* the message buffer, advancing */
+    char *tile;                     /* the store's local tile (C order) */
+    int64_t tlo[2], tw;             /* its box origin and row length (2-D) / first flat index */
+    char *local;                    /* the block-cyclic local array */
+    int64_t lld;
+    int zero;                       /* cholesky: 1 zero j > i (lower), 2 zero j < i (upper) */
+};
+
+static void pack_tile(void *c, int64_t i, int64_t j0, int64_t j1)
+{
+    struct mover *m = c;
+    size_t len = (size_t)(j1 - j0) * m->item;
+    memcpy(m->cur, m->tile + ((i - m->tlo[0]) * m->tw + (j0 - m->tlo[1])) * (int64_t)m->item, len);
+    m->cur += len;
+}
+
+static void unpack_local(void *c, int64_t i, int64_t j0, int64_t j1)
+{
+    struct mover *m = c;
+    for (int64_t j = j0; j < j1; j++) {
+        memcpy(m->local + local_index(m->L, i, j, m->lld) * (int64_t)m->item, m->cur, m->item);
+        m->cur += m->item;
+    }
+}
+
+static void pack_local(void *c, int64_t i, int64_t j0, int64_t j1)
+{
+    struct mover *m = c;
+    for (int64_t j = j0; j < j1; j++) {
+        if ((m->zero == 1 && j > i) || (m->zero == 2 && j < i)) memset(m->cur, 0, m->item);
+        else memcpy(m->cur, m->local + local_index(m->L, i, j, m->lld) * (int64_t)m->item, m->item);
+        m->cur += m->item;
+    }
+}
+
+static void unpack_flat(void *c, int64_t i, int64_t j0, int64_t j1)
+{
+    struct mover *m = c;
+    size_t len = (size_t)(j1 - j0) * m->item;
+    memcpy(m->tile + (i * m->L->n + j0 - m->tlo[0]) * (int64_t)m->item, m->cur, len);
+    m->cur += len;
+}
+
+/* The 2-D store s's tiles into the block-cyclic local array.  Collective. */
+static enum cpn_status scatter_in(const struct bc *L, struct cpn_store *s, char *local, int64_t lld)
+{
+    const int P = cpn_comm_size(), me = cpn_comm_rank();
+    const size_t item = cpn_dtype_size(s->dtype);
+    struct cpn_msg *recvs = cpn_alloc(sizeof *recvs * (size_t)P), *sends = cpn_alloc(sizeof *sends * (size_t)P);
+    char **rbuf = cpn_alloc(sizeof *rbuf * (size_t)P);
+    enum cpn_status st = CPN_OK;
+    int nr = 0, ns = 0;
+    if (rbuf)
+        for (int q = 0; q < P; q++) rbuf[q] = NULL;
+    if (!recvs || !sends || !rbuf) {
+        st = CPN_ERR_NOMEM;
+        goto done;
+    }
+    int64_t mlo[2], mhi[2];
+    bool mine = box2(s, me, me, mlo, mhi);
+    char *tile = cpn_store_data(s);
+    struct mover mv = {.L = L, .item = item, .tile = tile, .tlo = {mlo[0], mlo[1]}, .tw = mhi[1] - mlo[1],
+                       .local = local, .lld = lld};
+    for (int q = 0; q < P; q++) {
+        rbuf[q] = NULL;
+        int64_t lo[2], hi[2];
+        /* what q sends me */
+        if (q != me && box2(s, q, me, lo, hi)) {
+            int64_t cnt = walk_box(L, me, lo, hi, NULL, NULL);
+            if (cnt) {
+                rbuf[q] = cpn_alloc((size_t)cnt * item);
+                if (!rbuf[q]) {
+                    st = CPN_ERR_NOMEM;
+                    goto done;
+                }
+                recvs[nr++] = (struct cpn_msg){.peer = q, .tag = TAG_IN, .buf = rbuf[q], .bytes = (size_t)cnt * item};
+            }
+        }
+        /* what I send q */
+        if (q != me && mine) {
+            int64_t cnt = walk_box(L, q, mlo, mhi, NULL, NULL);
+            if (cnt) {
+                char *buf = cpn_alloc((size_t)cnt * item);
+                if (!buf) {
+                    st = CPN_ERR_NOMEM;
+                    goto done;
+                }
+                mv.cur = buf;
+                walk_box(L, q, mlo, mhi, pack_tile, &mv);
+                sends[ns++] = (struct cpn_msg){.peer = q, .tag = TAG_IN, .buf = buf, .bytes = (size_t)cnt * item};
+            }
+        }
+    }
+    void *h;
+    st = cpn_comm_post(nr, recvs, ns, sends, &h);
+    if (st == CPN_OK) {
+        /* my own elements, while the messages fly */
+        if (mine) {
+            int64_t cnt = walk_box(L, me, mlo, mhi, NULL, NULL);
+            char *buf = cnt ? cpn_alloc((size_t)cnt * item) : NULL;
+            if (cnt && !buf) st = CPN_ERR_NOMEM;
+            else if (cnt) {
+                mv.cur = buf;
+                walk_box(L, me, mlo, mhi, pack_tile, &mv);
+                mv.cur = buf;
+                walk_box(L, me, mlo, mhi, unpack_local, &mv);
+            }
+            cpn_free(buf);
+        }
+        enum cpn_status w = cpn_comm_wait(h);
+        if (st == CPN_OK) st = w;
+    }
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        int64_t lo[2], hi[2];
+        if (rbuf[q] && box2(s, q, me, lo, hi)) {
+            mv.cur = rbuf[q];
+            walk_box(L, me, lo, hi, unpack_local, &mv);
+        }
+    }
+done:
+    for (int k = 0; sends && k < ns; k++) cpn_free(sends[k].buf);
+    for (int q = 0; rbuf && q < P; q++) cpn_free(rbuf[q]);
+    cpn_free(rbuf);
+    cpn_free(recvs);
+    cpn_free(sends);
+    return st;
+}
+
+/* The block-cyclic local array into the 1-D store `out` (flat index i * n + j, C order).
+ * Collective. */
+static enum cpn_status gather_out(const struct bc *L, const char *local, int64_t lld, struct cpn_store *out,
+                                  int zero)
+{
+    const int P = cpn_comm_size(), me = cpn_comm_rank();
+    const size_t item = cpn_dtype_size(out->dtype);
+    struct cpn_msg *recvs = cpn_alloc(sizeof *recvs * (size_t)P), *sends = cpn_alloc(sizeof *sends * (size_t)P);
+    char **rbuf = cpn_alloc(sizeof *rbuf * (size_t)P);
+    enum cpn_status st = CPN_OK;
+    int nr = 0, ns = 0;
+    if (rbuf)
+        for (int q = 0; q < P; q++) rbuf[q] = NULL;
+    if (!recvs || !sends || !rbuf) {
+        st = CPN_ERR_NOMEM;
+        goto done;
+    }
+    int64_t flo, fhi;
+    cpn_store_tile_box(out, me, &flo, &fhi);
+    char *tile = cpn_store_data_for_overwrite(out);
+    struct mover mv = {.L = L, .item = item, .tile = tile, .tlo = {flo, 0}, .local = (char *)local, .lld = lld,
+                       .zero = zero};
+    for (int q = 0; q < P; q++) {
+        rbuf[q] = NULL;
+        if (q == me) continue;
+        int64_t cnt = walk_flat(L, q, flo, fhi, NULL, NULL);   /* q's blocks in my range */
+        if (cnt) {
+            rbuf[q] = cpn_alloc((size_t)cnt * item);
+            if (!rbuf[q]) {
+                st = CPN_ERR_NOMEM;
+                goto done;
+            }
+            recvs[nr++] = (struct cpn_msg){.peer = q, .tag = TAG_OUT, .buf = rbuf[q], .bytes = (size_t)cnt * item};
+        }
+        int64_t qlo, qhi;
+        cpn_store_tile_box(out, q, &qlo, &qhi);
+        cnt = walk_flat(L, me, qlo, qhi, NULL, NULL);          /* my blocks in q's range */
+        if (cnt) {
+            char *buf = cpn_alloc((size_t)cnt * item);
+            if (!buf) {
+                st = CPN_ERR_NOMEM;
+                goto done;
+            }
+            mv.cur = buf;
+            walk_flat(L, me, qlo, qhi, pack_local, &mv);
+            sends[ns++] = (struct cpn_msg){.peer = q, .tag = TAG_OUT, .buf = buf, .bytes = (size_t)cnt * item};
+        }
+    }
+    void *h;
+    st = cpn_comm_post(nr, recvs, ns, sends, &h);
+    if (st == CPN_OK) {
+        int64_t cnt = walk_flat(L, me, flo, fhi, NULL, NULL);
+        char *buf = cnt ? cpn_alloc((size_t)cnt * item) : NULL;
+        if (cnt && !buf) st = CPN_ERR_NOMEM;
+        else if (cnt) {
+            mv.cur = buf;
+            walk_flat(L, me, flo, fhi, pack_local, &mv);
+            mv.cur = buf;
+            walk_flat(L, me, flo, fhi, unpack_flat, &mv);
+        }
+        cpn_free(buf);
+        enum cpn_status w = cpn_comm_wait(h);
+        if (st == CPN_OK) st = w;
+    }
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        if (rbuf[q]) {
+            mv.cur = rbuf[q];
+            walk_flat(L, q, flo, fhi, unpack_flat, &mv);
+        }
+    }
+done:
+    for (int k = 0; sends && k < ns; k++) cpn_free(sends[k].buf);
+    for (int q = 0; rbuf && q < P; q++) cpn_free(rbuf[q]);
+    cpn_free(rbuf);
+    cpn_free(recvs);
+    cpn_free(sends);
+    return st;
+}
+
+/* The BLACS context of a pr x pc grid over every rank (made once per shape). */
+static int blacs_context(int pr, int pc)
+{
+    static int cached_pr, cached_pc, ctxt = -1;
+    if (ctxt >= 0 && cached_pr == pr && cached_pc == pc) return ctxt;
+    int me, np;
+    Cblacs_pinfo(&me, &np);
+    Cblacs_get(-1, 0, &ctxt);
+    Cblacs_gridinit(&ctxt, "Row", pr, pc);
+    cached_pr = pr;
+    cached_pc = pc;
+    return ctxt;
+}
+
+enum cpn_status cpn_scalapack_execute(const struct cpn_op *op)
+{
+    const int P = cpn_comm_size();
+    const int64_t n = op->in[0]->shape[0];
+    const int64_t k = op->code == CPN_LA_SOLVE ? op->in[1]->shape[1] : 0;
+    const size_t item = cpn_dtype_size(op->dtype);
+    int grid[2];
+    int64_t shape[2] = {n, n};
+    cpn_partition_grid(2, shape, P, grid);
+    const int pr = grid[0], pc = grid[1];
+    int mx = pr > pc ? pr : pc;
+    int nb = (int)((n + mx - 1) / mx);
+    if (nb > 64) nb = 64;
+    if (nb < 1) nb = 1;
+    const int ctxt = blacs_context(pr, pc);
+    int npr, npc, myr, myc;
+    Cblacs_gridinfo(ctxt, &npr, &npc, &myr, &myc);
+    CPN_ASSERT(npr == pr && npc == pc && myr * pc + myc == cpn_comm_rank());
+    const int N = (int)n, K = (int)k, zero = 0, one = 1;
+    int locr = numroc_(&N, &nb, &myr, &zero, &pr), locc = numroc_(&N, &nb, &myc, &zero, &pc);
+    int lld = locr > 1 ? locr : 1, info = 0;
+    int desca[9], descb[9];
+    descinit_(desca, &N, &N, &nb, &nb, &zero, &zero, &ctxt, &lld, &info);
+    enum cpn_status st = CPN_OK;
+    char *A = cpn_alloc((size_t)lld * (size_t)(locc > 0 ? locc : 1) * item), *B = NULL;
+    int *ipiv = NULL;
+    if (!A) return CPN_ERR_NOMEM;
+    struct bc La = {.pr = pr, .pc = pc, .nb = nb, .m = n, .n = n};
+    st = scatter_in(&La, op->in[0]->store, A, lld);
+    struct bc Lb = {.pr = pr, .pc = pc, .nb = nb, .m = n, .n = k};
+    int locbc = 0;
+    if (st == CPN_OK && op->code == CPN_LA_SOLVE) {
+        locbc = numroc_(&K, &nb, &myc, &zero, &pc);
+        descinit_(descb, &N, &K, &nb, &nb, &zero, &zero, &ctxt, &lld, &info);
+        B = cpn_alloc((size_t)lld * (size_t)(locbc > 0 ? locbc : 1) * item);
+        ipiv = cpn_alloc(sizeof(int) * (size_t)(locr + nb));
+        if (!B || !ipiv) st = CPN_ERR_NOMEM;
+        else st = scatter_in(&Lb, op->in[1]->store, B, lld);
+    }
+    if (st != CPN_OK) goto done;
+    info = 0;
+    if (op->code == CPN_LA_CHOLESKY) {
+        const char uplo = op->iparam[0] ? 'U' : 'L';
+        if (op->dtype == CPN_DTYPE_FLOAT64) pdpotrf_(&uplo, &N, (double *)A, &one, &one, desca, &info, 1);
+        else pzpotrf_(&uplo, &N, A, &one, &one, desca, &info, 1);
+    } else {
+        if (op->dtype == CPN_DTYPE_FLOAT64) pdgesv_(&N, &K, (double *)A, &one, &one, desca, ipiv, (double *)B, &one, &one, descb, &info);
+        else pzgesv_(&N, &K, A, &one, &one, desca, ipiv, B, &one, &one, descb, &info);
+    }
+    /* info: the largest over the ranks (positive: not positive definite / singular) */
+    int64_t neg = -(int64_t)(info < 0 ? 1 << 30 : info);
+    st = cpn_comm_allreduce_min(&neg);
+    if (st != CPN_OK) goto done;
+    info = (int)-neg;
+    if (!info) {
+        if (op->code == CPN_LA_CHOLESKY) st = gather_out(&La, A, lld, op->out[0]->store, op->iparam[0] ? 2 : 1);
+        else st = gather_out(&Lb, B, lld, op->out[0]->store, 0);
+    }
+    if (st == CPN_OK) {
+        struct cpn_store *x = op->out[1]->store;
+        int64_t lo, hi;
+        cpn_store_tile_box(x, cpn_comm_rank(), &lo, &hi);
+        if (lo <= 0 && hi > 0) *(double *)cpn_store_data_for_overwrite(x) = info;
+    }
+done:
+    cpn_free(A);
+    cpn_free(B);
+    cpn_free(ipiv);
+    return st;
+}
+
+#else
+
+bool cpn_scalapack_applies(const struct cpn_op *op)
+{
+    (void)op;
+    return false;
+}
+
+enum cpn_status cpn_scalapack_execute(const struct cpn_op *op)
+{
+    (void)op;
+    return cpn_error(CPN_ERR_INTERNAL, "cupynum was built without ScaLAPACK");
+}
+
+#endif

@@ -1,0 +1,280 @@
+"""einsum, einsum_path, and polyfit/roots on top of numpy.linalg's native functions.
+
+einsum is planned into the ops cupynum has: each operand's repeated subscripts become diagonal
+views, subscripts no one needs later are summed out (reductions), and each pairwise contraction
+is one batched matmul (BLAS) of transposed and reshaped views -- batch letters (in both operands
+and kept) lead, the contracted letters are the matmul's k -- or an element-wise multiply of
+broadcast views when nothing is contracted.  The order of the pairwise contractions is NumPy's:
+`optimize=False` contracts left to right (NumPy's c_einsum does all at once; the sums agree to
+rounding), any other `optimize` takes the path numpy.einsum_path chooses, computed on stand-ins
+of the operands' shapes (no data moves), so `einsum_path` itself returns NumPy's own answer."""
+
+import numpy as _np
+
+from . import _core
+from ._ndarray import _reshape, _transpose, ndarray
+
+
+def _cp():
+    import cupynum
+    return cupynum
+
+
+def _asarray(a):
+    return a if isinstance(a, ndarray) else _core.from_any(a)
+
+
+def _standin(x):
+    if isinstance(x, ndarray):
+        return _np.broadcast_to(_np.zeros((), x.dtype), tuple(x.shape))
+    return x
+
+
+def _split_operands(operands):
+    """(standins for NumPy's parser, the cupynum operands in order)."""
+    if isinstance(operands[0], str):
+        arrays = [_asarray(a) for a in operands[1:]]
+        return [operands[0]] + [_standin(a) for a in arrays], arrays
+    # interleaved form: op, sublist, op, sublist, ..., [output sublist]
+    std, arrays = [], []
+    nops = len(operands) // 2
+    for k, x in enumerate(operands):
+        if k % 2 == 0 and k < 2 * nops:
+            a = _asarray(x)
+            arrays.append(a)
+            std.append(_standin(a))
+        else:
+            std.append(x)
+    return std, arrays
+
+
+def einsum_path(*operands, optimize="greedy", einsum_call=False):
+    std, _ = _split_operands(operands)
+    return _np.einsum_path(*std, optimize=optimize, einsum_call=einsum_call)
+
+
+def _sum(x, axes, dt):
+    cp = _cp()
+    if dt == _np.bool_:
+        return cp.any(x, axis=axes)
+    return cp.sum(x, axis=axes, dtype=dt)
+
+
+def _reduce_single(x, idx, keep, dt):
+    """Diagonals of repeated letters, then the letters not in `keep` summed out."""
+    while len(set(idx)) != len(idx):
+        for c in idx:
+            if idx.count(c) > 1:
+                break
+        i = idx.index(c)
+        j = idx.index(c, i + 1)
+        x = _core.diagonal(x, 0, i, j)
+        idx = "".join(ch for k, ch in enumerate(idx) if k not in (i, j)) + c
+    axes = tuple(k for k, c in enumerate(idx) if c not in keep)
+    if axes:
+        x = _asarray(_sum(x, axes, dt))
+        idx = "".join(c for c in idx if c in keep)
+    return x, idx
+
+
+def _perm(x, idx, order):
+    p = tuple(idx.index(c) for c in order)
+    return x if p == tuple(range(len(p))) else _transpose(x, p)
+
+
+def _contract_pair(a, ia, b, ib, keep, dt):
+    from ._products import _matmul
+    cp = _cp()
+    a, ia = _reduce_single(a, ia, keep | set(ib), dt)
+    b, ib = _reduce_single(b, ib, keep | set(ia), dt)
+    size = {}
+    for x, idx in ((a, ia), (b, ib)):
+        for c, s in zip(idx, x.shape):
+            size[c] = s if size.get(c, 1) == 1 else size[c]   # broadcast (ellipsis dims)
+    batch = [c for c in ia if c in ib and c in keep]
+    contr = [c for c in ia if c in ib and c not in keep]
+    left = [c for c in ia if c not in ib]
+    right = [c for c in ib if c not in ia]
+    out = "".join(batch + left + right)
+    if not contr:
+        A = _perm(a, ia, batch + left)
+        A = _reshape(A, tuple(A.shape) + (1,) * len(right))
+        B = _perm(b, ib, batch + right)
+        B = _reshape(B, tuple(B.shape[:len(batch)]) + (1,) * len(left) + tuple(B.shape[len(batch):]))
+        return _asarray(cp.multiply(A, B)), out
+    bshape_a = tuple(a.shape[ia.index(c)] for c in batch)
+    bshape_b = tuple(b.shape[ib.index(c)] for c in batch)
+    m = int(_np.prod([size[c] for c in left], dtype=_np.int64))
+    n = int(_np.prod([size[c] for c in right], dtype=_np.int64))
+    k = int(_np.prod([size[c] for c in contr], dtype=_np.int64))
+    A = _reshape(_perm(a, ia, batch + left + contr), bshape_a + (m, k))
+    B = _reshape(_perm(b, ib, batch + contr + right), bshape_b + (k, n))
+    C = _matmul(A, B)
+    return _reshape(C, tuple(C.shape[:len(batch)]) + tuple(size[c] for c in left + right)), out
+
+
+def _cast_check(arrays, dtype, casting):
+    if dtype is None:
+        dt = _np.result_type(*[a.dtype for a in arrays]) if arrays else _np.dtype(float)
+    else:
+        dt = _np.dtype(dtype)
+        for a in arrays:
+            if not _np.can_cast(a.dtype, dt, casting):
+                raise TypeError(f"Cannot cast array data from {a.dtype!r} to {dt!r} according "
+                                f"to the rule {casting!r}")
+    return dt
+
+
+def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="safe"):
+    std, arrays = _split_operands(operands)
+    # NumPy parses (and raises its errors for bad subscripts and shapes)
+    from numpy._core.einsumfunc import _parse_einsum_input
+    inputs, output, _ = _parse_einsum_input(std)
+    ins = inputs.split(",")
+    dt = _cast_check(arrays, dtype, casting)
+    if any(len(i) != a.ndim for i, a in zip(ins, arrays)):
+        _np.einsum(*std)   # NumPy's error
+    cdt = _np.dtype(_np.float32) if dt == _np.float16 else dt
+    ops = [(_core.cast(a, cdt) if a.dtype != cdt else a, i) for a, i in zip(arrays, ins)]
+    if optimize is False:
+        path = [(0, 1)] * (len(ops) - 1) if len(ops) > 1 else [(0,)]
+    else:
+        path = [tuple(p) for p in _np.einsum_path(*std, optimize=optimize)[0][1:]]
+    last_pair = False
+    for step in path:
+        taken = [ops[p] for p in step]
+        for p in sorted(step, reverse=True):
+            del ops[p]
+        keep = set(output).union(*[set(i) for _, i in ops])
+        x, ix = taken[0]
+        if len(taken) == 1:
+            x, ix = _reduce_single(x, ix, keep, cdt)
+        for t in range(1, len(taken)):
+            y, iy = taken[t]
+            rest = keep.union(*[set(i) for _, i in taken[t + 1:]])
+            x, ix = _contract_pair(x, ix, y, iy, rest, cdt)
+        last_pair = len(taken) > 1
+        ops.append((x, ix))
+    (x, ix), = ops
+    x, ix = _reduce_single(x, ix, set(output), cdt)
+    x = _perm(x, ix, output)
+    if x.dtype != dt:
+        x = _core.cast(x, dt)
+    if out is not None:
+        if not isinstance(out, ndarray):
+            raise TypeError("einsum: out must be a cupynum array")
+        if tuple(out.shape) != tuple(x.shape):
+            raise ValueError(f"output operand has a shape {tuple(out.shape)} not matching "
+                             f"the einsum result {tuple(x.shape)}")
+        _core.assign(out, x)
+        return out
+    if x.ndim == 0 and (optimize is False or not last_pair):
+        return _core.to_scalar(x)   # NumPy's c_einsum returns a scalar, its bmm a 0-d array
+    return x
+
+
+# ---- polyfit, roots -------------------------------------------------------------------------------
+
+def _vander(x, N):
+    """numpy.vander(x, N): columns x**(N-1) ... x**0, the powers by repeated multiplication in
+    NumPy's order (multiply.accumulate)."""
+    cp = _cp()
+    v = cp.empty((x.shape[0], N), dtype=_np.promote_types(x.dtype, int))
+    if N > 0:
+        v[:, N - 1] = 1
+    p = None
+    for k in range(1, N):
+        p = x if p is None else p * x
+        v[:, N - 1 - k] = p
+    return v
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    import warnings
+    from . import linalg
+    cp = _cp()
+    order = int(deg) + 1
+    x = _asarray(x) + 0.0
+    y = _asarray(y) + 0.0
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if x.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x.size == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y.ndim < 1 or y.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x.shape[0] != y.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if rcond is None:
+        rcond = len(x) * _np.finfo(x.dtype).eps
+    lhs = _vander(x, order)
+    rhs = y
+    if w is not None:
+        w = _asarray(w) + 0.0
+        if w.ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if w.shape[0] != y.shape[0]:
+            raise TypeError("expected w and y to have the same length")
+        lhs = lhs * w[:, None]
+        rhs = rhs * w[:, None] if rhs.ndim == 2 else rhs * w
+    scale = cp.sqrt((lhs * lhs).sum(axis=0))
+    lhs = lhs / scale
+    c, resids, rank, s = linalg.lstsq(lhs, rhs, rcond)
+    c = (c.T / scale).T
+    if rank != order and not full:
+        warnings.warn("Polyfit may be poorly conditioned", _np.exceptions.RankWarning, stacklevel=2)
+    if full:
+        return c, resids, rank, s, rcond
+    elif cov:
+        Vbase = linalg.inv(cp.dot(lhs.T, lhs))
+        Vbase = Vbase / cp.outer(scale, scale)
+        if cov == "unscaled":
+            fac = 1
+        else:
+            if len(x) <= order:
+                raise ValueError("the number of data points must exceed order "
+                                 "to scale the covariance matrix")
+            fac = resids / (len(x) - order)
+        if y.ndim == 1:
+            return c, Vbase * fac
+        return c, Vbase[:, :, None] * fac
+    return c
+
+
+def roots(p):
+    from . import linalg
+    cp = _cp()
+    p = _asarray(p)
+    if p.ndim == 0:
+        p = _reshape(p, (1,))
+    if p.ndim != 1:
+        raise ValueError("Input must be a rank-1 array.")
+    non_zero = _np.nonzero(_core.to_numpy(p))[0]   # the coefficients: a few values
+    if len(non_zero) == 0:
+        return _core.from_any(_np.array([]))
+    trailing_zeros = len(p) - non_zero[-1] - 1
+    p = p[int(non_zero[0]):int(non_zero[-1]) + 1]
+    if p.dtype.kind not in "fc":
+        p = p.astype(float)
+    N = len(p)
+    if N > 1:
+        A = cp.zeros((N - 1, N - 1), dtype=p.dtype)
+        for i in range(1, N - 1):
+            A[i, i - 1] = 1
+        A[0, :] = -p[1:] / p[0]
+        r = linalg.eigvals(A)
+    else:
+        r = _core.from_any(_np.array([]))
+    if trailing_zeros:
+        full = cp.zeros((len(r) + int(trailing_zeros),), dtype=r.dtype)
+        if len(r):
+            full[:len(r)] = r
+        r = full
+    return r
+
+
+for _name, _npf in (("einsum", _np.einsum), ("polyfit", _np.polyfit), ("roots", _np.roots)):
+    from . import _fallback
+    globals()[_name] = _fallback.numpy_for_foreign(_npf)(globals()[_name])
+del _name, _npf

@@ -1,0 +1,427 @@
+"""numpy.linalg's factorizations (cupynum/linalg/_linalg.py on csrc/kernels/lapack.c: one LAPACK
+op per batch of matrices) against NumPy: solve, inv, det, slogdet, cholesky, qr (every mode),
+eigh/eigvalsh (UPLO), eig/eigvals, svd (full_matrices, compute_uv, hermitian), svdvals, lstsq,
+pinv, matrix_rank, cond, norm/matrix_norm/vector_norm, tensorsolve, tensorinv, cross, trace, over
+dtypes x batch dims x shapes (empty included), strided views, and NumPy's errors.  Runs as it is
+under mpirun (every array partitioned with CUPYNUM_MIN_TILE=1: the op runs on gathered copies).
+
+Both compute in double (NumPy's linalg casts float32 to float64 and back), on OpenBLAS's LAPACK,
+so results agree to a few ulps of the result type; vectors defined up to a sign or phase
+(eigenvectors, singular vectors) are compared after fixing each column's phase."""
+
+import warnings
+
+import numpy
+import pytest
+
+import cupynum
+from cupynum import _fallback
+
+DTYPES = [numpy.float32, numpy.float64, numpy.complex64, numpy.complex128, numpy.int64]
+BATCHES = [(), (2,), (2, 3)]
+
+
+def _id(x):
+    return numpy.dtype(x).name if isinstance(x, type) else "x".join(map(str, x)) or "0d"
+
+
+def _tol(dt):
+    return 2e-4 if numpy.dtype(dt) in (numpy.float32, numpy.complex64) else 1e-9
+
+
+def mat(shape, dt, seed=0, spd=False, square_boost=True):
+    rng = numpy.random.default_rng(seed)
+    x = rng.standard_normal(shape)
+    if numpy.dtype(dt).kind == "c":
+        x = x + 1j * rng.standard_normal(shape)
+    if numpy.dtype(dt).kind in "iu":
+        x = rng.integers(-4, 5, shape)
+    if spd:
+        x = x @ numpy.conj(numpy.swapaxes(x, -1, -2)) + shape[-1] * numpy.eye(shape[-1])
+    elif square_boost and len(shape) >= 2 and shape[-1] == shape[-2] and shape[-1] > 0:
+        x = x + (4 * shape[-1] + 1 if numpy.dtype(dt).kind in "iu" else 3) * numpy.eye(shape[-1])
+    return numpy.asarray(x).astype(dt)
+
+
+def close(c, n, dt=numpy.float64, exact_type=True):
+    """cupynum's result c is NumPy's n: same type, dtype, shape; values to the dtype's tolerance."""
+    if isinstance(n, tuple):
+        assert isinstance(c, tuple) and len(c) == len(n)
+        if hasattr(n, "_fields"):
+            assert type(c).__name__ == type(n).__name__
+        for a, b in zip(c, n):
+            close(a, b, dt)
+        return
+    if isinstance(n, numpy.ndarray):
+        assert isinstance(c, cupynum.ndarray), type(c)
+        c = cupynum.asnumpy(c) if hasattr(cupynum, "asnumpy") else numpy.asarray(c)
+    else:
+        assert not isinstance(c, cupynum.ndarray), (type(c), type(n))
+        if exact_type:
+            assert type(c) is type(n), (type(c), type(n))
+    c, n = numpy.asarray(c), numpy.asarray(n)
+    assert c.dtype == n.dtype and c.shape == n.shape, (c.dtype, n.dtype, c.shape, n.shape)
+    t = _tol(n.dtype if n.dtype.kind in "fc" else dt)
+    scale = max(1.0, float(numpy.max(numpy.abs(n)))) if n.size and n.dtype.kind in "fc" else 1.0
+    numpy.testing.assert_allclose(c, n, rtol=t, atol=t * scale)
+
+
+def phase_fixed(v):
+    """Each column (axis -1 indexes columns) divided by the phase of its largest entry."""
+    v = numpy.asarray(v)
+    if v.size == 0:
+        return v
+    idx = numpy.argmax(numpy.abs(v), axis=-2)[..., None, :]
+    p = numpy.take_along_axis(v, idx, axis=-2)
+    p = numpy.where(p == 0, 1, p)
+    return v * (numpy.abs(p) / p)
+
+
+def both(shape, dt, seed=0, **kw):
+    n = mat(shape, dt, seed, **kw)
+    return n, cupynum.array(n)
+
+
+@pytest.fixture(autouse=True)
+def _no_fallback(monkeypatch):
+    """Native: none of these may fall back to NumPy on gathered data."""
+    monkeypatch.setenv("CUPYNUM_FALLBACK", "error")
+
+
+# ---- solve, inv, det, slogdet -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("dt", DTYPES, ids=_id)
+@pytest.mark.parametrize("batch", BATCHES, ids=_id)
+@pytest.mark.parametrize("n", [1, 4, 9])
+def test_solve_inv_det(dt, batch, n):
+    na, a = both(batch + (n, n), dt, 1)
+    nb, b = both(batch + (n, 3), dt, 2)
+    close(cupynum.linalg.solve(a, b), numpy.linalg.solve(na, nb), dt)
+    close(cupynum.linalg.inv(a), numpy.linalg.inv(na), dt)
+    close(cupynum.linalg.det(a), numpy.linalg.det(na), dt)
+    close(cupynum.linalg.slogdet(a), numpy.linalg.slogdet(na), dt)
+    nv, v = both((n,), dt, 3)
+    close(cupynum.linalg.solve(a, v), numpy.linalg.solve(na, nv), dt)
+
+
+@pytest.mark.parametrize("ash,bsh", [((2, 1, 4, 4), (3, 4, 2)), ((4, 4), (2, 4, 1)), ((2, 4, 4), (4, 5)),
+                                     ((0, 3, 3), (0, 3, 1)), ((0, 0), (0, 2)), ((3, 3), (3, 0))],
+                         ids=lambda s: "x".join(map(str, s)))
+def test_solve_broadcast_and_empty(ash, bsh):
+    na, a = both(ash, numpy.float64, 1)
+    nb, b = both(bsh, numpy.float64, 2)
+    close(cupynum.linalg.solve(a, b), numpy.linalg.solve(na, nb))
+
+
+def test_solve_mixed_dtypes_and_views():
+    na, a = both((6, 6), numpy.float32, 1)
+    nb, b = both((6, 2), numpy.complex128, 2)
+    close(cupynum.linalg.solve(a, b), numpy.linalg.solve(na, nb), numpy.complex128)
+    close(cupynum.linalg.solve(a.T, b[::-1]), numpy.linalg.solve(na.T, nb[::-1]), numpy.complex128)
+    close(cupynum.linalg.inv(a[::2, ::2]), numpy.linalg.inv(na[::2, ::2]), numpy.float32)
+    ni = numpy.array([[2, 1], [1, 3]], dtype=numpy.int32)
+    close(cupynum.linalg.inv(cupynum.array(ni)), numpy.linalg.inv(ni))
+    close(cupynum.linalg.det(cupynum.array(ni)), numpy.linalg.det(ni))
+
+
+def test_det_singular_and_empty():
+    z = numpy.zeros((2, 3, 3))
+    close(cupynum.linalg.det(cupynum.array(z)), numpy.linalg.det(z))
+    close(cupynum.linalg.slogdet(cupynum.array(z)), numpy.linalg.slogdet(z))
+    for shape in [(0, 0), (2, 0, 0), (0, 2, 2)]:
+        e = numpy.zeros(shape)
+        close(cupynum.linalg.det(cupynum.array(e)), numpy.linalg.det(e))
+        close(cupynum.linalg.inv(cupynum.array(e)), numpy.linalg.inv(e))
+
+
+def test_errors_match_numpy():
+    L = numpy.linalg.LinAlgError
+    cases = [
+        (lambda xp: xp.linalg.inv(xp.zeros((3, 3))), L, "Singular matrix"),
+        (lambda xp: xp.linalg.solve(xp.asarray(numpy.ones((2, 2, 2))), xp.ones((2, 2, 1))), L, "Singular matrix"),
+        (lambda xp: xp.linalg.cholesky(xp.asarray(-numpy.eye(3))), L, "Matrix is not positive definite"),
+        (lambda xp: xp.linalg.inv(xp.zeros((3, 2))), L, "Last 2 dimensions of the array must be square"),
+        (lambda xp: xp.linalg.det(xp.zeros(3)), L, "1-dimensional array given"),
+        (lambda xp: xp.linalg.qr(xp.zeros(3)), L, "1-dimensional array given"),
+        (lambda xp: xp.linalg.eig(xp.asarray(numpy.array([[1.0, numpy.nan], [0, 1]]))), L,
+         "Array must not contain infs or NaNs"),
+        (lambda xp: xp.linalg.lstsq(xp.zeros((3, 2)), xp.zeros(4)), L, "Incompatible dimensions"),
+        (lambda xp: xp.linalg.eigh(xp.eye(2), UPLO="X"), ValueError, "UPLO argument must be"),
+        (lambda xp: xp.linalg.qr(xp.eye(2), mode="bad"), ValueError, "Unrecognized mode"),
+        (lambda xp: xp.linalg.solve(xp.eye(3), xp.ones((2, 1))), ValueError, ""),
+        (lambda xp: xp.linalg.inv(xp.eye(2, dtype=numpy.float16)), TypeError, "unsupported in linalg"),
+        (lambda xp: xp.linalg.cond(xp.zeros((0, 0))), L, "cond is not defined on empty arrays"),
+    ]
+    for f, exc, msg in cases:
+        with pytest.raises(exc) as en:
+            f(numpy)
+        with pytest.raises(exc) as ec:
+            f(cupynum)
+        assert msg in str(en.value)
+        assert str(ec.value) == str(en.value)
+
+
+def test_nothing_written_on_failure():
+    """A failed factorization raises before anything reaches the caller: a stack where one matrix is
+    singular raises (as NumPy does) and an out-of-place result is never half-made."""
+    na = mat((3, 4, 4), numpy.float64, 1)
+    na[1] = 0
+    a = cupynum.array(na)
+    with pytest.raises(numpy.linalg.LinAlgError, match="Singular matrix"):
+        cupynum.linalg.inv(a)
+    numpy.testing.assert_array_equal(cupynum.asnumpy(a) if hasattr(cupynum, "asnumpy") else numpy.asarray(a), na)
+
+
+# ---- cholesky, qr ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dt", DTYPES, ids=_id)
+@pytest.mark.parametrize("batch", BATCHES, ids=_id)
+@pytest.mark.parametrize("upper", [False, True])
+def test_cholesky(dt, batch, upper):
+    na, a = both(batch + (5, 5), dt, 4, spd=True)
+    close(cupynum.linalg.cholesky(a, upper=upper), numpy.linalg.cholesky(na, upper=upper), dt)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=_id)
+@pytest.mark.parametrize("batch", BATCHES[:2], ids=_id)
+@pytest.mark.parametrize("mn", [(5, 3), (3, 5), (4, 4), (1, 3)], ids=_id)
+@pytest.mark.parametrize("mode", ["reduced", "complete", "r", "raw"])
+def test_qr(dt, batch, mn, mode):
+    na, a = both(batch + mn, dt, 5)
+    close(cupynum.linalg.qr(a, mode=mode), numpy.linalg.qr(na, mode=mode), dt)
+
+
+def test_qr_economic_and_empty():
+    na, a = both((5, 3), numpy.float64, 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        close(cupynum.linalg.qr(a, mode="economic"), numpy.linalg.qr(na, mode="economic"))
+        close(cupynum.linalg.qr(a, mode="full"), numpy.linalg.qr(na, mode="full"))
+    for shape in [(0, 3), (3, 0), (2, 0, 0)]:
+        e = numpy.zeros(shape)
+        for mode in ["reduced", "complete", "r"]:
+            close(cupynum.linalg.qr(cupynum.array(e), mode=mode), numpy.linalg.qr(e, mode=mode))
+
+
+# ---- eigenvalues ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dt", DTYPES, ids=_id)
+@pytest.mark.parametrize("batch", BATCHES, ids=_id)
+@pytest.mark.parametrize("UPLO", ["L", "U", "u"])
+def test_eigh(dt, batch, UPLO):
+    n = mat(batch + (5, 5), dt, 7)   # not Hermitian: UPLO decides which triangle is read
+    a = cupynum.array(n)
+    w, v = cupynum.linalg.eigh(a, UPLO=UPLO)
+    wn, vn = numpy.linalg.eigh(n, UPLO=UPLO)
+    close(w, wn, dt)
+    assert v.dtype == vn.dtype and tuple(v.shape) == vn.shape
+    numpy.testing.assert_allclose(phase_fixed(numpy.asarray(v)), phase_fixed(vn), atol=_tol(dt) * 10)
+    close(cupynum.linalg.eigvalsh(a, UPLO=UPLO), numpy.linalg.eigvalsh(n, UPLO=UPLO), dt)
+    assert type(cupynum.linalg.eigh(a)).__name__ == "EighResult"
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=_id)
+@pytest.mark.parametrize("batch", BATCHES[:2], ids=_id)
+def test_eig(dt, batch):
+    n = mat(batch + (5, 5), dt, 8, square_boost=False)
+    a = cupynum.array(n)
+    w, v = cupynum.linalg.eig(a)
+    wn, vn = numpy.linalg.eig(n)
+    close(w, wn, dt)
+    assert v.dtype == vn.dtype and tuple(v.shape) == vn.shape
+    numpy.testing.assert_allclose(phase_fixed(numpy.asarray(v)), phase_fixed(vn), atol=_tol(dt) * 10)
+    close(cupynum.linalg.eigvals(a), numpy.linalg.eigvals(n), dt)
+
+
+def test_eig_real_eigenvalues_are_real():
+    n = numpy.array([[2.0, 1.0], [1.0, 3.0]])
+    close(cupynum.linalg.eig(cupynum.array(n)), numpy.linalg.eig(n))
+    close(cupynum.linalg.eigvals(cupynum.array(n.astype(numpy.float32))), numpy.linalg.eigvals(n.astype(numpy.float32)), numpy.float32)
+    r = numpy.array([[0.0, -1.0], [1.0, 0.0]])   # a rotation: +-i
+    close(cupynum.linalg.eig(cupynum.array(r)), numpy.linalg.eig(r))
+
+
+# ---- svd and what is built on it --------------------------------------------------------------------
+
+@pytest.mark.parametrize("dt", DTYPES, ids=_id)
+@pytest.mark.parametrize("batch", BATCHES[:2], ids=_id)
+@pytest.mark.parametrize("mn", [(5, 3), (3, 5), (4, 4)], ids=_id)
+@pytest.mark.parametrize("full", [True, False])
+def test_svd(dt, batch, mn, full):
+    n = mat(batch + mn, dt, 9)
+    a = cupynum.array(n)
+    u, s, vh = cupynum.linalg.svd(a, full_matrices=full)
+    un, sn, vhn = numpy.linalg.svd(n, full_matrices=full)
+    close(s, sn, dt)
+    assert type(cupynum.linalg.svd(a)).__name__ == "SVDResult"
+    k = min(mn)
+    for c, r in ((u, un), (numpy.conj(numpy.swapaxes(numpy.asarray(vh), -1, -2)), numpy.conj(numpy.swapaxes(vhn, -1, -2)))):
+        c = numpy.asarray(c)
+        assert c.dtype == r.dtype and c.shape == r.shape
+        numpy.testing.assert_allclose(phase_fixed(c[..., :k]), phase_fixed(r[..., :k]), atol=_tol(dt) * 10)
+    close(cupynum.linalg.svd(a, compute_uv=False), numpy.linalg.svd(n, compute_uv=False), dt)
+    close(cupynum.linalg.svdvals(a), numpy.linalg.svdvals(n), dt)
+
+
+@pytest.mark.parametrize("dt", [numpy.float64, numpy.complex128], ids=_id)
+def test_svd_hermitian(dt):
+    n = mat((2, 4, 4), dt, 10, spd=True)
+    a = cupynum.array(n)
+    close(cupynum.linalg.svd(a, hermitian=True, compute_uv=False), numpy.linalg.svd(n, hermitian=True, compute_uv=False), dt)
+    u, s, vh = cupynum.linalg.svd(a, hermitian=True)
+    un, sn, vhn = numpy.linalg.svd(n, hermitian=True)
+    close(s, sn, dt)
+    numpy.testing.assert_allclose(numpy.asarray(u) * numpy.asarray(s)[..., None, :] @ numpy.asarray(vh), n, atol=1e-9)
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=_id)
+@pytest.mark.parametrize("mn", [(6, 3), (3, 6), (4, 4)], ids=_id)
+@pytest.mark.parametrize("rhs", [None, 1, 3])
+def test_lstsq(dt, mn, rhs):
+    na, a = both(mn, dt, 11, square_boost=False)
+    nb, b = both((mn[0],) if rhs is None else (mn[0], rhs), dt, 12)
+    c = cupynum.linalg.lstsq(a, b, rcond=None)
+    r = numpy.linalg.lstsq(na, nb, rcond=None)
+    close(c[0], r[0], dt)
+    close(c[1], r[1], dt)
+    assert c[2] == r[2] and type(c[2]) is type(r[2])
+    close(c[3], r[3], dt)
+
+
+def test_lstsq_rank_deficient_and_rcond():
+    n = numpy.array([[1.0, 2.0], [2.0, 4.0], [3.0, 6.0]])
+    y = numpy.array([1.0, 2.0, 2.0])
+    for rcond in [None, 1e-3, -1]:
+        c = cupynum.linalg.lstsq(cupynum.array(n), cupynum.array(y), rcond=rcond)
+        r = numpy.linalg.lstsq(n, y, rcond=rcond)
+        close(c[0], r[0])
+        close(c[1], r[1])
+        assert c[2] == r[2]
+
+
+@pytest.mark.parametrize("dt", DTYPES, ids=_id)
+@pytest.mark.parametrize("batch", BATCHES[:2], ids=_id)
+def test_pinv_rank_cond(dt, batch):
+    n = mat(batch + (5, 4), dt, 13)
+    a = cupynum.array(n)
+    close(cupynum.linalg.pinv(a), numpy.linalg.pinv(n), dt)
+    close(cupynum.linalg.matrix_rank(a), numpy.linalg.matrix_rank(n))
+    sq = mat(batch + (4, 4), dt, 14)
+    s = cupynum.array(sq)
+    for p in [None, 1, -1, 2, -2, numpy.inf, -numpy.inf, "fro", "nuc"]:
+        close(cupynum.linalg.cond(s, p), numpy.linalg.cond(sq, p), dt)
+    close(cupynum.linalg.pinv(s, hermitian=False, rtol=1e-3), numpy.linalg.pinv(sq, rtol=1e-3), dt)
+
+
+def test_rank_deficient_and_singular_cond():
+    n = numpy.array([[1.0, 2.0], [2.0, 4.0]])
+    a = cupynum.array(n)
+    close(cupynum.linalg.matrix_rank(a), numpy.linalg.matrix_rank(n))
+    close(cupynum.linalg.matrix_rank(a, tol=0.5), numpy.linalg.matrix_rank(n, tol=0.5))
+    close(cupynum.linalg.matrix_rank(cupynum.array([1.0, 0.0])), numpy.linalg.matrix_rank(numpy.array([1.0, 0.0])))
+    with numpy.errstate(all="ignore"):
+        for p in [1, numpy.inf, "fro"]:
+            close(cupynum.linalg.cond(a, p), numpy.linalg.cond(n, p))
+
+
+NORMS_VEC = [None, 2, 1, 0, numpy.inf, -numpy.inf, 3, -1.5]
+NORMS_MAT = [None, "fro", "nuc", 1, -1, 2, -2, numpy.inf, -numpy.inf]
+
+
+@pytest.mark.filterwarnings("ignore:divide by zero")
+@pytest.mark.parametrize("dt", DTYPES, ids=_id)
+def test_norms(dt):
+    n = mat((3, 4, 5), dt, 15)
+    a = cupynum.array(n)
+    close(cupynum.linalg.norm(a), numpy.linalg.norm(n), dt)
+    close(cupynum.linalg.norm(a, keepdims=True), numpy.linalg.norm(n, keepdims=True), dt)
+    for o in NORMS_VEC:
+        close(cupynum.linalg.norm(a, o, axis=1), numpy.linalg.norm(n, o, axis=1), dt)
+        close(cupynum.linalg.norm(a[0, 0], o), numpy.linalg.norm(n[0, 0], o), dt)
+        close(cupynum.linalg.vector_norm(a, ord=o, axis=(0, 2)), numpy.linalg.vector_norm(n, ord=o, axis=(0, 2)), dt)
+    close(cupynum.linalg.vector_norm(a, keepdims=True), numpy.linalg.vector_norm(n, keepdims=True), dt)
+    for o in NORMS_MAT:
+        close(cupynum.linalg.norm(a, o, axis=(2, 0)), numpy.linalg.norm(n, o, axis=(2, 0)), dt)
+        close(cupynum.linalg.norm(a[1], o), numpy.linalg.norm(n[1], o), dt)
+        close(cupynum.linalg.matrix_norm(a, ord=o, keepdims=True), numpy.linalg.matrix_norm(n, ord=o, keepdims=True), dt)
+
+
+def test_tensorsolve_tensorinv_cross_trace():
+    n = mat((6, 4, 2, 3, 4), numpy.float64, 16, square_boost=False)
+    n = n.reshape(24, 24) + 6 * numpy.eye(24)
+    n = n.reshape(6, 4, 2, 3, 4)
+    b = mat((6, 4), numpy.float64, 17)
+    close(cupynum.linalg.tensorsolve(cupynum.array(n), cupynum.array(b)), numpy.linalg.tensorsolve(n, b))
+    t = n.reshape(6, 4, 24)
+    close(cupynum.linalg.tensorinv(cupynum.array(t), ind=2), numpy.linalg.tensorinv(t, ind=2))
+    na, nb = mat((4, 3), numpy.float64, 18), mat((4, 3), numpy.float64, 19)
+    close(cupynum.linalg.cross(cupynum.array(na), cupynum.array(nb)), numpy.linalg.cross(na, nb))
+    with pytest.raises(ValueError) as e:
+        cupynum.linalg.cross(cupynum.array(na[:, :2]), cupynum.array(nb[:, :2]))
+    assert "3-dimensional vectors" in str(e.value)
+    m = mat((2, 3, 4), numpy.float64, 20)
+    close(cupynum.linalg.trace(cupynum.array(m)), numpy.linalg.trace(m))
+    close(cupynum.linalg.trace(cupynum.array(m), offset=1), numpy.linalg.trace(m, offset=1))
+
+
+def test_every_linalg_name_native():
+    """Every name of numpy.linalg cupynum provides is native (the fallback machinery is left for
+    names a later NumPy adds)."""
+    lacking = [n for n in dir(numpy.linalg) if not n.startswith("_") and n != "test" and callable(getattr(numpy.linalg, n))
+               and not isinstance(getattr(numpy.linalg, n), type)
+               and _fallback.is_fallback(getattr(cupynum.linalg, n))]
+    assert lacking == [], lacking
+
+
+# ---- partitioned matrices: ScaLAPACK under MPI (csrc/runtime/scalapack.c) -----------------------
+
+@pytest.mark.parametrize("n", [1, 7, 33, 100])
+@pytest.mark.parametrize("dt", [numpy.float64, numpy.complex128, numpy.float32], ids=_id)
+def test_partitioned_cholesky_solve(n, dt):
+    """On 2+ ranks a partitioned matrix is factored by ScaLAPACK (redistributed to block-cyclic
+    and back); results equal NumPy's to 1e-10 relative (float32: its own tolerance)."""
+    tol = 1e-10 if numpy.dtype(dt) in (numpy.float64, numpy.complex128) else 1e-5
+    ns = mat((n, n), dt, 21, spd=True)
+    s = cupynum.array(ns)
+    for upper in (False, True):
+        r, e = numpy.asarray(cupynum.linalg.cholesky(s, upper=upper)), numpy.linalg.cholesky(ns, upper=upper)
+        assert r.dtype == e.dtype
+        assert numpy.max(numpy.abs(r - e)) <= tol * numpy.max(numpy.abs(e))
+    na = mat((n, n), dt, 22)
+    a = cupynum.array(na)
+    for bshape in [(n,), (n, 1), (n, 5)]:
+        nb = mat(bshape, dt, 23)
+        r, e = numpy.asarray(cupynum.linalg.solve(a, cupynum.array(nb))), numpy.linalg.solve(na, nb)
+        assert r.dtype == e.dtype and r.shape == e.shape
+        assert numpy.max(numpy.abs(r - e)) <= tol * numpy.max(numpy.abs(e))
+
+
+def test_partitioned_failures_raise():
+    with pytest.raises(numpy.linalg.LinAlgError, match="Matrix is not positive definite"):
+        cupynum.linalg.cholesky(cupynum.array(-numpy.eye(12)))
+    with pytest.raises(numpy.linalg.LinAlgError, match="Singular matrix"):
+        cupynum.linalg.solve(cupynum.zeros((12, 12)), cupynum.ones((12, 2)))
+
+
+def test_partitioned_scalapack_moves_less_than_gathering(monkeypatch):
+    """Under MPI with ScaLAPACK, cholesky of a partitioned matrix sends fewer bytes than the
+    gathered path (CUPYNUM_SCALAPACK=0) and gives the same answer."""
+    info = cupynum._core.runtime_info()
+    if info["ranks"] < 2:
+        pytest.skip("one rank: nothing is partitioned")
+    ns = mat((60, 60), numpy.float64, 24, spd=True)
+    s = cupynum.array(ns)
+
+    def sent(env):
+        monkeypatch.setenv("CUPYNUM_SCALAPACK", env)
+        before = cupynum._core.runtime_stats()["bytes_sent"]
+        r = cupynum.linalg.cholesky(s)
+        float(r[0, 0])
+        return cupynum._core.runtime_stats()["bytes_sent"] - before, numpy.asarray(r)
+
+    b1, r1 = sent("1")
+    b0, r0 = sent("0")
+    numpy.testing.assert_allclose(r1, r0, rtol=1e-12, atol=1e-12)
+    if b1 == b0:
+        pytest.skip("built without ScaLAPACK (both paths gather)")
+    assert b1 < b0, (b1, b0)
