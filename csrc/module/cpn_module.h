@@ -116,6 +116,7 @@ PyObject *cpn_mod_quantile(PyObject *m, PyObject *args);
 PyObject *cpn_mod_select(PyObject *m, PyObject *args);
 PyObject *cpn_mod_bincount(PyObject *m, PyObject *args);
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args);
+PyObject *cpn_mod_fft(PyObject *m, PyObject *args);
 PyObject *cpn_mod_arange(PyObject *m, PyObject *args);
 PyObject *cpn_mod_random(PyObject *m, PyObject *args);
 /* methods_views.c: views and data in and out, and the ndarray's C methods. */

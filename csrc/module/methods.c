@@ -150,7 +150,7 @@ static PyObject *mod_finalize(PyObject *m, PyObject *noargs)
 
 static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
 {
-    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:s,s:i,s:s,s:s}",
+    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:s,s:i,s:s,s:s,s:s}",
                          "rank", cpn_runtime_rank(), "ranks", cpn_runtime_ranks(),
                          "threads", cpn_runtime_threads(),
                          "mpi", cpn_runtime_mpi_active() ? Py_True : Py_False,
@@ -158,7 +158,8 @@ static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
                          "cuda", cpn_runtime_have_cuda() ? Py_True : Py_False,
                          "backend", cpn_backend_active()->name,
                          "device", cpn_backend_device_name(), "max_dims", CPN_MAXDIM,
-                         "vmath", cpn_runtime_vmath(), "blas", cpn_runtime_blas());
+                         "vmath", cpn_runtime_vmath(), "blas", cpn_runtime_blas(),
+                         "fft", cpn_runtime_fft());
 }
 
 /* _vmath_kernel(name, a[, b]): the raw vector kernel of NumPy function `name` on contiguous
@@ -340,6 +341,7 @@ PyMethodDef cpn_module_methods[] = {
      "quantile(a, axes, q, method, flags, index_dtype, compute_dtype, out_dtype): order statistics."},
     {"select", cpn_mod_select, METH_VARARGS, "select(cond, a, b, out): out[...] = where(cond, a, b)."},
     {"matmul", cpn_mod_matmul, METH_VARARGS, "matmul(a, b, dtype): (batched) product."},
+    {"fft", cpn_mod_fft, METH_VARARGS, "fft(a, kind, axes, n, scale): a discrete Fourier transform."},
     {"bincount", cpn_mod_bincount, METH_VARARGS, "bincount(a, weights, nbins): int64 counts / float64 sums."},
     {"arange", cpn_mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},
     {"random", cpn_mod_random, METH_VARARGS, "random(dist, shape, seed, stream, lo, hi)."},

@@ -126,6 +126,9 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
         return cpn_kernel_bincount(in->ptr, in->st[0], weights ? w->ptr : NULL, weights ? w->st[0] : 0,
                                    in->shape[0], out->ptr, out->st[0], out->shape[0]);
     }
+    case CPN_OPK_FFT:
+        return cpn_kernel_fft((enum cpn_fft_kind)op->code, op->dtype, out->ndim, op->axes, in->shape,
+                              in->ptr, in->st, out->shape, out->ptr, out->st, op->dparam[0]);
     default:
         return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);
     }

@@ -14,6 +14,7 @@ const char *cpn_op_describe(const struct cpn_op *op)
     case CPN_OPK_REDUCE: return cpn_op_info(op->code)->name;
     case CPN_OPK_MATMUL: return "matmul";
     case CPN_OPK_BINCOUNT: return "bincount";
+    case CPN_OPK_FFT: return "fft";
     case CPN_OPK_ARGREDUCE: return op->code == CPN_OP_MAXIMUM ? "argmax" : "argmin";
     case CPN_OPK_SCAN: return cpn_op_info(op->code)->name;
     case CPN_OPK_QUANTILE: return op->iparam[0] == CPN_QM_MEDIAN ? "median" : "quantile";

@@ -35,6 +35,9 @@ enum cpn_opkind {
     CPN_OPK_BINCOUNT,      /* out[0] = bincount of in[0] (int64, 1-D, values in [0, len(out)))
                             * weighted by in[1] (float64, same length) when nin == 2; out int64
                             * without weights, float64 with */
+    CPN_OPK_FFT,           /* out[0] = transform `code` (enum cpn_fft_kind) of in[0] over `axes`
+                            * (r2c / c2r: one axis), times dparam[0]; dtype: the complex dtype;
+                            * other dims are batch dims (kernels.h cpn_kernel_fft) */
     CPN_OPK_COUNT
 };
 

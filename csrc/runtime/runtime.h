@@ -28,6 +28,8 @@ bool cpn_runtime_have_cuda(void);  /* built with the CUDA backend */
 const char *cpn_runtime_vmath(void);
 /* The BLAS products run on ("scipy-openblas ...", "openblas ...", or "none: ..."). */
 const char *cpn_runtime_blas(void);
+/* The FFT library numpy.fft runs on ("fftw 3.3.10", or "none"). */
+const char *cpn_runtime_fft(void);
 int cpn_runtime_vmath_kernel(const char *name, int *nin, void (**f64)(void), void (**f32)(void));
 bool cpn_runtime_random_simd(bool on);
 
