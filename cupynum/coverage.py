@@ -56,7 +56,12 @@ DISTRIBUTED = frozenset(
        "var squeeze flags".split()]
     + ["numpy.linalg.matrix_transpose"]
     + ["numpy.random." + n for n in
-       "normal rand randn random random_sample ranf sample standard_normal uniform".split()])
+       "normal rand randn random random_sample ranf sample standard_normal uniform".split()]
+    # numpy.fft (with an FFT library): owner computes, or slabs and all-to-all transposes
+    # (csrc/runtime/distfft.c); fftfreq/rfftfreq are arange, fftshift/ifftshift slice copies
+    + ["numpy.fft." + n for n in
+       "fft ifft rfft irfft hfft ihfft fft2 ifft2 fftn ifftn rfft2 irfft2 rfftn irfftn fftfreq "
+       "rfftfreq fftshift ifftshift".split()])
 # Native but not partitioned: computed on gathered copies under MPI (matrix products; the
 # two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; bincount; scans: cumsum,
 # cumprod, ufunc.accumulate; reductions of ops other than add/multiply/maximum/minimum, e.g.
@@ -71,6 +76,8 @@ NATIVE, FALLBACK, OWN = "native", "fallback", "NumPy's own"
 
 # Notes on native entries whose behaviour a reader should know.
 NOTES = {
+    **{f"numpy.fft.{n}": "distributed for n-d arrays; a 1-D array partitioned along its only "
+       "dimension is gathered (no distributed 1-D FFT)" for n in "fft ifft rfft irfft hfft ihfft".split()},
     "numpy.ndarray.flat": "reads copy, writes go to the array",
     "numpy.ndarray.base": "always None: views share stores, not bases",
     "numpy.ndarray.real": "view (writes seen both ways)",

@@ -255,3 +255,62 @@ def test_shift(shape, axes):
 
 def test_runtime_info_names_the_library():
     assert cupynum.runtime_info()["fft"].startswith("fftw ")
+
+
+# ---- partitioned (under mpirun with CUPYNUM_MIN_TILE=1; on one rank: nothing moves) -------------
+
+def _tile_bytes(x):
+    t = cupynum._core._tiling(x)
+    n = 1
+    for lo, hi in zip(t["lo"], t["hi"]):
+        n *= max(hi - lo, 0)
+    return n * x.dtype.itemsize, t
+
+
+DIST_CASES = [  # (shape, function, kwargs)
+    ((24, 10), "fft", dict(axis=0)), ((24, 10), "fft", dict(axis=1)), ((10, 24), "fft", dict(axis=0)),
+    ((10, 24), "ifft", dict(axis=1, norm="ortho")), ((24, 10), "fft2", {}), ((10, 24), "fft2", {}),
+    ((24, 10), "ifft2", dict(norm="forward")), ((6, 8, 10), "fftn", {}), ((6, 8, 10), "fft2", {}),
+    ((6, 8, 10), "ifftn", dict(axes=(0, 2))), ((24, 10), "rfft", dict(axis=0)),
+    ((10, 24), "rfft", dict(axis=1)), ((24, 10), "irfft", dict(axis=0)), ((6, 8, 10), "irfft", {}),
+    ((24, 10), "rfft2", {}), ((6, 8, 10), "irfftn", {}), ((24, 10), "hfft", dict(axis=0)),
+    ((13, 7), "fft2", {}), ((7, 13), "fft", dict(axis=1)),
+]
+
+
+@pytest.mark.parametrize("shape,name,kw", DIST_CASES, ids=[f"{c[1]}-{'x'.join(map(str, c[0]))}-{c[2]}" for c in DIST_CASES])
+def test_partitioned_bytes(shape, name, kw):
+    """A transform no tile cuts moves nothing (owner computes); one along a cut dimension, and
+    fft2/fftn of a partitioned array, move one transpose's worth per rank (the rank's tile) when
+    the input is in slabs, at most two when its tiles are cut along two dimensions."""
+    real_in = name in ("rfft", "rfft2", "rfftn")
+    na, _ = data(shape, "float64" if real_in else "complex128", seed=7)
+    x = cupynum.array(na)
+    cupynum.sync()
+    mine, t = _tile_bytes(x)
+    cupynum.reset_stats()
+    r = getattr(cupynum.fft, name)(x, **kw)
+    cupynum.sync()
+    sent = cupynum.runtime_stats()["bytes_sent"]
+    close(r, getattr(numpy.fft, name)(na, **kw))
+    if not t["tiled"]:
+        assert sent == 0
+        return
+    nd = len(shape)
+    if "axes" in kw:
+        axes = [a % nd for a in kw["axes"]]
+    elif "axis" in kw:
+        axes = [kw["axis"] % nd]
+    elif name.endswith("2"):
+        axes = [nd - 2, nd - 1]
+    elif name.endswith("n"):
+        axes = list(range(nd))
+    else:
+        axes = [nd - 1]
+    cut = [d for d in range(nd) if t["grid"][d] > 1]
+    if not set(cut) & set(axes):
+        assert sent == 0, (t, sent)
+    else:
+        transposes = 1 if len(cut) == 1 else 2
+        # complex output of a real input weighs twice the input per element
+        assert 0 < sent <= transposes * mine * (2 if real_in else 1), (t, sent, mine)

@@ -61,6 +61,9 @@ PyObject *cpn_array_new_like(enum cpn_dtype dt, int ndim, const int64_t *shape,
                              const struct cpn_view *like);
 /* As cpn_array_new, replicated on every rank (reduction results). */
 PyObject *cpn_array_new_replicated(enum cpn_dtype dt, int ndim, const int64_t *shape);
+/* An array over the whole of store s, which it takes the caller's reference of (NULL: raise the
+ * recorded error). */
+PyObject *cpn_array_from_store(struct cpn_store *s);
 /* Copy a NumPy array's data into a new ndarray now. */
 PyObject *cpn_array_from_numpy(PyArrayObject *a);
 /* Any array-like (ndarray of ours returned as is, with a new reference). */

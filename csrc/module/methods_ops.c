@@ -2,6 +2,7 @@
  * the runtime (element-wise, cast, reduce, scan, quantile, select, bincount, matmul, arange,
  * random), arguments already reduced to the runtime's by cupynum/. */
 #include "cpn_module.h"
+#include "distfft.h"
 
 /* Queue `op`, which computes the new array r: r, or NULL (r dropped) when submission fails. */
 static PyObject *submit_for(PyObject *r, const struct cpn_op *op)
@@ -372,7 +373,8 @@ PyObject *cpn_mod_fft(PyObject *m, PyObject *args)
     if (real_in) shape[last] = av->shape[last] / 2 + 1;
     if (real_out) shape[last] = n;
     enum cpn_dtype odt = real_out ? (cdt == CPN_DTYPE_COMPLEX64 ? CPN_DTYPE_FLOAT32 : CPN_DTYPE_FLOAT64) : cdt;
-    PyObject *r = cpn_array_new(odt, nd, shape);
+    /* under distribution, a layout the transform leaves without further moves (distfft.h) */
+    PyObject *r = cpn_array_from_store(cpn_distfft_new_output(odt, nd, shape, av, axes));
     if (!r) return NULL;
     struct cpn_op op = {.kind = CPN_OPK_FFT, .code = kind, .nin = 1, .nout = 1};
     op.dtype = cdt;

@@ -31,6 +31,7 @@
 #include "stats.h"
 #include "store.h"
 #include "summa.h"
+#include "distfft.h"
 #include "transport.h"
 
 struct box {
@@ -1014,6 +1015,7 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     case CPN_OPK_MATMUL: return cpn_summa_applies(op) ? cpn_summa_execute(op) : exec_gathered(op, fp);
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE: return exec_generate(op, fp);
+    case CPN_OPK_FFT: return cpn_distfft_applies(op) ? cpn_distfft_execute(op) : exec_gathered(op, fp);
     default: return exec_gathered(op, fp);
     }
 }
