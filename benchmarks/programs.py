@@ -341,6 +341,25 @@ def la_svd(np, n=2000):
 def la_eigh(np, n=2000):
     w, v = np.linalg.eigh(_spd_matrix(np, n))
     return float(np.sum(w))
+# ---- FFT (FFTW) -------------------------------------------------------------------------------
+
+def _weyl_complex(np, shape, dtype="complex128"):
+    n = math.prod(shape)
+    re = _weyl_matrix(np, n, 1, PHI1, "float64").reshape(shape)
+    im = _weyl_matrix(np, n, 1, PHI2, "float64").reshape(shape)
+    return (re + 1j * im).astype(dtype)
+
+
+def fft1d(np, n=1 << 22):
+    """numpy.fft.fft of n complex128 (issue #17: at least NumPy's speed)."""
+    f = np.fft.fft(_weyl_complex(np, (n,)))
+    return float(np.sum(np.abs(f))), float(np.sum(f.real * np.arange(n) / n))
+
+
+def fft2d(np, n=4096):
+    """numpy.fft.fft2 of an n x n complex128 array (issue #17: at least NumPy's speed)."""
+    f = np.fft.fft2(_weyl_complex(np, (n, n)))
+    return float(np.sum(np.abs(f))), float(np.sum(f.imag[:, 1]))
 
 
 # ---- the registry -----------------------------------------------------------------------------
@@ -434,6 +453,10 @@ BENCHMARKS = {b.name: b for b in [
     Benchmark(f.__name__, f, {"n": 2000}, {"n": 200}, lambda s: f"{s['n']}^2", target=0.8,
               rtol=1e-8, grow=None)
     for f in (la_solve, la_cholesky, la_qr, la_svd, la_eigh)
+    Benchmark("fft", fft1d, {"n": 1 << 22}, {"n": 1 << 16}, lambda s: f"2^{s['n'].bit_length() - 1} c128",
+              target=1.0, rtol=1e-9),
+    Benchmark("fft2", fft2d, {"n": 4096}, {"n": 256}, lambda s: f"{s['n']}^2 c128", target=1.0,
+              rtol=1e-9, grow=_grow_2d),
 ] + [
     Benchmark(f.__name__, f, {"n": 100, "reps": 20000}, {"n": 100, "reps": 2000},
               lambda s: f"{s['n']} x{s['reps']}", target=SMALL_TARGET, grow=None, per_op=True)

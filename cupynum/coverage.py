@@ -70,7 +70,12 @@ DISTRIBUTED = frozenset(
     + ["numpy.linalg.cholesky", "numpy.linalg.solve"]
     # numpy.random: every draw is a deferred Philox op, each rank draws its own part
     + ["numpy.random." + n for n in _RANDOM_DRAWS]
-    + [f"numpy.random.{c}.{n}" for c in ("Generator", "RandomState") for n in _RANDOM_DRAWS])
+    + [f"numpy.random.{c}.{n}" for c in ("Generator", "RandomState") for n in _RANDOM_DRAWS]
+    # numpy.fft (with an FFT library): owner computes, or slabs and all-to-all transposes
+    # (csrc/runtime/distfft.c); fftfreq/rfftfreq are arange, fftshift/ifftshift slice copies
+    + ["numpy.fft." + n for n in
+       "fft ifft rfft irfft hfft ihfft fft2 ifft2 fftn ifftn rfft2 irfft2 rfftn irfftn fftfreq "
+       "rfftfreq fftshift ifftshift".split()])
 # Native but not partitioned: computed on gathered copies under MPI (matrix products; the
 # two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; bincount; the boolean
 # selections nonzero/argwhere/flatnonzero/extract/compress and a[mask]; scans: cumsum,
@@ -86,6 +91,8 @@ NATIVE, FALLBACK, OWN = "native", "fallback", "NumPy's own"
 
 # Notes on native entries whose behaviour a reader should know.
 NOTES = {
+    **{f"numpy.fft.{n}": "distributed for n-d arrays; a 1-D array partitioned along its only "
+       "dimension is gathered (no distributed 1-D FFT)" for n in "fft ifft rfft irfft hfft ihfft".split()},
     "numpy.ndarray.flat": "reads copy, writes go to the array",
     "numpy.ndarray.base": "always None: views share stores, not bases",
     "numpy.ndarray.real": "view (writes seen both ways)",

@@ -385,7 +385,10 @@ def test_linalg_fallback_matches_numpy(name):
 @pytest.mark.parametrize("name", sorted(FFT_CASES))
 def test_fft_fallback_matches_numpy(name):
     f = FFT_CASES[name]
-    _compare(f(cupynum, data(cupynum)), f(numpy, data(numpy)))
+    if _fallback.is_fallback(getattr(cupynum.fft, name)):
+        _compare(f(cupynum, data(cupynum)), f(numpy, data(numpy)))
+    else:   # native (an FFT library in the build): rounding differs (tests/test_fft.py)
+        check(f(cupynum, data(cupynum)), f(numpy, data(numpy)), rtol=1e-12, atol=1e-12)
 
 
 @pytest.mark.parametrize("name", sorted(NDARRAY_CASES))
@@ -535,7 +538,7 @@ def test_numpy_functions_on_cupynum_arrays():
     d, nd = data(cupynum), data(numpy)
     check(numpy.kron(d["v3"], d["w3"]), numpy.kron(nd["v3"], nd["w3"]))
     check(numpy.linalg.svd(d["m"]), numpy.linalg.svd(nd["m"]), rtol=1e-12, atol=1e-12)   # native: LAPACK
-    check(numpy.fft.fft(d["r"]), numpy.fft.fft(nd["r"]))
+    check(numpy.fft.fft(d["r"]), numpy.fft.fft(nd["r"]), rtol=1e-12, atol=1e-12)
     check(numpy.unique(d["v"], return_inverse=True), numpy.unique(nd["v"], return_inverse=True))
     check(numpy.interp(d["q"], d["x"], d["y"]), numpy.interp(nd["q"], nd["x"], nd["y"]))
     check(numpy.median(d["m"]), numpy.median(nd["m"]))
@@ -586,7 +589,7 @@ def test_warns_once_naming_the_function(fresh):
 
 
 @pytest.mark.parametrize("call,name", [
-    (lambda a: cupynum.fft.fft2(a), "cupynum.fft.fft2"),
+    (lambda a: cupynum.polyval(a[0], a[1]), "cupynum.polyval"),
     (lambda a: a.argsort(), "cupynum.ndarray.argsort"),
     (lambda a: a.sort(), "cupynum.ndarray.sort"),
     (lambda a: a.ctypes, "cupynum.ndarray.ctypes"),

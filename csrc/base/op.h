@@ -231,4 +231,9 @@ enum cpn_unique_mode {
     CPN_UNIQUE_MODE_COUNT
 };
 
+/* The FFT op's transforms (opsem.h CPN_OPK_FFT, kernels/fft.c): complex to complex forward
+ * (exp(-2 pi i jk/n)) or backward (exp(+...)), both unnormalized; real to complex (the n//2 + 1
+ * non-negative frequencies) and its inverse complex to real. */
+enum cpn_fft_kind { CPN_FFT_C2C_FORWARD, CPN_FFT_C2C_BACKWARD, CPN_FFT_R2C, CPN_FFT_C2R, CPN_FFT_COUNT };
+
 #endif

@@ -287,5 +287,17 @@ enum cpn_status cpn_kernel_lapack(const struct cpn_lapack_args *p);
 bool cpn_kernel_lapack_available(void);
 /* Size OpenBLAS's pool to cupynum's thread count (before any BLAS or LAPACK call).  Local. */
 void cpn_kernel_blas_threads(void);
+/* out = the unnormalized transform `kind` of in over the dimensions set in `axes` (complex to
+ * complex: any set; real to complex and back: one dimension), times `scale`; every other
+ * dimension is a batch (ishape and oshape equal there).  cdt is the complex dtype of the
+ * transform (complex64: single precision); real sides are its real dtype.  Along a transformed
+ * dimension ishape == oshape except r2c (out n//2 + 1 of in n) and c2r (in n//2 + 1 of out n);
+ * is/os: byte strides.  in is never written.  CPN_ERR_UNSUPPORTED without an FFT library
+ * (fft.c, on FFTW3).  Local. */
+enum cpn_status cpn_kernel_fft(enum cpn_fft_kind kind, enum cpn_dtype cdt, int nd, uint64_t axes,
+                               const int64_t *ishape, const char *in, const int64_t *is,
+                               const int64_t *oshape, char *out, const int64_t *os, double scale);
+/* The FFT library the transforms use ("fftw 3.3.10", or "none").  Local. */
+const char *cpn_kernel_fft_name(void);
 
 #endif

@@ -74,6 +74,9 @@ PyObject *cpn_array_new_like(enum cpn_dtype dt, int ndim, const int64_t *shape,
                              const struct cpn_view *like);
 /* As cpn_array_new, replicated on every rank (reduction results). */
 PyObject *cpn_array_new_replicated(enum cpn_dtype dt, int ndim, const int64_t *shape);
+/* An array over the whole of store s, which it takes the caller's reference of (NULL: raise the
+ * recorded error). */
+PyObject *cpn_array_from_store(struct cpn_store *s);
 /* Copy a NumPy array's data into a new ndarray now. */
 PyObject *cpn_array_from_numpy(PyArrayObject *a);
 /* Any array-like (ndarray of ours returned as is, with a new reference). */
@@ -146,6 +149,7 @@ PyObject *cpn_mod_searchsorted(PyObject *m, PyObject *args);
 PyObject *cpn_mod_unique(PyObject *m, PyObject *args);
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args);
 PyObject *cpn_mod_lapack(PyObject *m, PyObject *args);
+PyObject *cpn_mod_fft(PyObject *m, PyObject *args);
 PyObject *cpn_mod_arange(PyObject *m, PyObject *args);
 PyObject *cpn_mod_random(PyObject *m, PyObject *args);
 /* methods_views.c: views and data in and out, and the ndarray's C methods. */

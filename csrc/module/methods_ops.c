@@ -2,6 +2,7 @@
  * the runtime (element-wise, cast, reduce, scan, quantile, select, bincount, matmul, arange,
  * random), arguments already reduced to the runtime's by cupynum/. */
 #include "cpn_module.h"
+#include "distfft.h"
 
 /* Queue `op`, which computes the new array r: r, or NULL (r dropped) when submission fails. */
 static PyObject *submit_for(PyObject *r, const struct cpn_op *op)
@@ -468,6 +469,59 @@ PyObject *cpn_mod_lapack(PyObject *m, PyObject *args)
         return NULL;
     }
     return Py_BuildValue("NN", r, x);
+/* fft(a, kind, axes, n, scale): the transform `kind` (enum cpn_fft_kind) of a over the dimensions
+ * in the tuple `axes` (non-negative, distinct; r2c and c2r: one), times scale; a new array.  a is
+ * already complex64/complex128 (c2c, c2r) or float32/float64 (r2c) and of the transform's length
+ * along its axes (c2r: n//2 + 1 for the output length n; n is ignored otherwise). */
+PyObject *cpn_mod_fft(PyObject *m, PyObject *args)
+{
+    PyObject *a, *axes_o;
+    int kind;
+    long long n;
+    double scale;
+    if (!PyArg_ParseTuple(args, "OiOLd", &a, &kind, &axes_o, &n, &scale) || cpn_check_array(a) < 0)
+        return NULL;
+    struct cpn_view *av = cpn_array_view(a);
+    const int nd = av->ndim;
+    uint64_t axes = 0;
+    PyObject *seq = PySequence_Fast(axes_o, "fft: axes must be a sequence");
+    if (!seq) return NULL;
+    bool ok = kind >= 0 && kind < CPN_FFT_COUNT && PySequence_Fast_GET_SIZE(seq) >= 1;
+    int last = -1;
+    for (Py_ssize_t i = 0; ok && i < PySequence_Fast_GET_SIZE(seq); i++) {
+        long d = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        ok = d >= 0 && d < nd && !((axes >> d) & 1);
+        if (ok) axes |= (uint64_t)1 << d, last = (int)d;
+    }
+    Py_DECREF(seq);
+    if (PyErr_Occurred()) return NULL;
+    const bool real_in = kind == CPN_FFT_R2C, real_out = kind == CPN_FFT_C2R;
+    enum cpn_dtype adt = av->dtype;
+    enum cpn_dtype cdt = adt == CPN_DTYPE_FLOAT32 || adt == CPN_DTYPE_COMPLEX64 ? CPN_DTYPE_COMPLEX64
+                                                                               : CPN_DTYPE_COMPLEX128;
+    ok = ok && (real_in ? adt == CPN_DTYPE_FLOAT32 || adt == CPN_DTYPE_FLOAT64
+                        : adt == CPN_DTYPE_COMPLEX64 || adt == CPN_DTYPE_COMPLEX128);
+    ok = ok && (kind <= CPN_FFT_C2C_BACKWARD || __builtin_popcountll(axes) == 1);
+    ok = ok && (!real_out || (n >= 1 && av->shape[last] == n / 2 + 1));
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "fft: internal operand mismatch");
+        return NULL;
+    }
+    int64_t shape[CPN_MAXDIM];
+    memcpy(shape, av->shape, sizeof(int64_t) * (size_t)nd);
+    if (real_in) shape[last] = av->shape[last] / 2 + 1;
+    if (real_out) shape[last] = n;
+    enum cpn_dtype odt = real_out ? (cdt == CPN_DTYPE_COMPLEX64 ? CPN_DTYPE_FLOAT32 : CPN_DTYPE_FLOAT64) : cdt;
+    /* under distribution, a layout the transform leaves without further moves (distfft.h) */
+    PyObject *r = cpn_array_from_store(cpn_distfft_new_output(odt, nd, shape, av, axes));
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_FFT, .code = kind, .nin = 1, .nout = 1};
+    op.dtype = cdt;
+    op.axes = axes;
+    op.dparam[0] = scale;
+    op.in[0] = av;
+    op.out[0] = cpn_array_view(r);
+    return submit_for(r, &op);
 }
 
 /* arange(n, dtype, start, second): NumPy's arange fill. */

@@ -163,6 +163,9 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
         CPN_ASSERT(out->st[nb] == (int64_t)cpn_dtype_size(ov->dtype) && b->out[1].st[nb] == 8);
         return cpn_kernel_lapack(&la);
     }
+    case CPN_OPK_FFT:
+        return cpn_kernel_fft((enum cpn_fft_kind)op->code, op->dtype, out->ndim, op->axes, in->shape,
+                              in->ptr, in->st, out->shape, out->ptr, out->st, op->dparam[0]);
     default:
         return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);
     }

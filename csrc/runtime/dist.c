@@ -33,6 +33,7 @@
 #include "samplesort.h"
 #include "scalapack.h"
 #include "summa.h"
+#include "distfft.h"
 #include "transport.h"
 
 struct box {
@@ -1043,6 +1044,7 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     }
     /* cholesky and solve of a partitioned matrix: ScaLAPACK, not a gathered copy */
     case CPN_OPK_LAPACK: return cpn_scalapack_applies(op) ? cpn_scalapack_execute(op) : exec_gathered(op, fp);
+    case CPN_OPK_FFT: return cpn_distfft_applies(op) ? cpn_distfft_execute(op) : exec_gathered(op, fp);
     default: return exec_gathered(op, fp);
     }
 }

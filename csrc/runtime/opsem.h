@@ -53,6 +53,9 @@ enum cpn_opkind {
                             * the right-hand side), batched along the leading dims; out[0] the
                             * packed results (..., L), out[1] float64 aux (..., naux), aux[0]
                             * LAPACK's info; iparam[0..1] the routine's options, dparam[0] rcond */
+    CPN_OPK_FFT,           /* out[0] = transform `code` (enum cpn_fft_kind) of in[0] over `axes`
+                            * (r2c / c2r: one axis), times dparam[0]; dtype: the complex dtype;
+                            * other dims are batch dims (kernels.h cpn_kernel_fft) */
     CPN_OPK_COUNT
 };
 

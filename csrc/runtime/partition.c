@@ -107,6 +107,41 @@ enum cpn_status cpn_partition_default(struct cpn_store *s)
     return CPN_OK;
 }
 
+enum cpn_status cpn_partition_slabs(struct cpn_store *s, int dim)
+{
+    if (!worth_tiling(s) || dim < 0 || dim >= s->ndim) return cpn_partition_default(s);
+    int grid[CPN_MAXDIM];
+    int64_t rs[CPN_MAXDIM];
+    for (int d = 0; d < s->ndim; d++) {
+        grid[d] = d == dim ? n_ranks : 1;
+        rs[d] = 1;
+    }
+    CPN_TRY(set_tiling(s, grid, rs));
+    int64_t *sp = s->splits;
+    for (int d = 0; d < s->ndim; d++) {
+        for (int k = 0; k <= grid[d]; k++) sp[k] = s->shape[d] * k / grid[d];
+        sp += grid[d] + 1;
+    }
+    return CPN_OK;
+}
+
+enum cpn_status cpn_partition_copy(struct cpn_store *s, const struct cpn_store *src)
+{
+    if (!worth_tiling(s) || !src->tiled || src->ndim != s->ndim) return cpn_partition_default(s);
+    for (int d = 0; d < s->ndim; d++)
+        if (src->grid[d] > 1 && src->shape[d] != s->shape[d]) return cpn_partition_default(s);
+    CPN_TRY(set_tiling(s, src->grid, src->rank_stride));
+    int64_t total = 0;
+    for (int d = 0; d < s->ndim; d++) total += src->grid[d] + 1;
+    memcpy(s->splits, src->splits, (size_t)total * sizeof(int64_t));
+    int64_t *sp = s->splits;   /* unsplit dimensions: this store's extent */
+    for (int d = 0; d < s->ndim; d++) {
+        if (src->grid[d] == 1) sp[1] = s->shape[d];
+        sp += src->grid[d] + 1;
+    }
+    return CPN_OK;
+}
+
 enum cpn_status cpn_partition_like(struct cpn_store *s, const struct cpn_view *like)
 {
     const struct cpn_store *src = cpn_store_root(like->store);

@@ -28,6 +28,12 @@ enum cpn_status cpn_partition_default(struct cpn_store *s);
  * expressed.  Local. */
 enum cpn_status cpn_partition_like(struct cpn_store *s, const struct cpn_view *like);
 
+/* Tile a new root store in `ranks` slabs along dimension dim (rank r: [shape*r/p, shape*(r+1)/p)),
+ * whole along the others; default when it is too small to tile.  Local. */
+enum cpn_status cpn_partition_slabs(struct cpn_store *s, int dim);
+/* Tile a new root store with src's grid, rank strides and split points (src's split dimensions
+ * have s's extents); default when that cannot be.  Local. */
+enum cpn_status cpn_partition_copy(struct cpn_store *s, const struct cpn_store *src);
 /* The process grid the default layout uses for `shape` over `ranks` (grid[d] tiles per dim). */
 void cpn_partition_grid(int ndim, const int64_t *shape, int ranks, int *grid);
 

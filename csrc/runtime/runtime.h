@@ -30,6 +30,8 @@ const char *cpn_runtime_vmath(void);
 const char *cpn_runtime_blas(void);
 /* What sorts ("vqsort (highway ...)", or the plain C radix sort when libhwy-contrib is absent). */
 const char *cpn_runtime_sort(void);
+/* The FFT library numpy.fft runs on ("fftw 3.3.10", or "none"). */
+const char *cpn_runtime_fft(void);
 int cpn_runtime_vmath_kernel(const char *name, int *nin, void (**f64)(void), void (**f32)(void));
 bool cpn_runtime_random_simd(bool on);
 

@@ -124,10 +124,10 @@ static enum cpn_status check_allocatable(const struct cpn_store *s)
                      size, shape, cpn_dtype_name(s->dtype));
 }
 
-enum tile_mode { TILE_DEFAULT, TILE_LIKE, TILE_REPLICATED };
+enum tile_mode { TILE_DEFAULT, TILE_LIKE, TILE_REPLICATED, TILE_SLABS, TILE_COPY };
 
 static struct cpn_store *store_new(enum cpn_dtype dtype, int ndim, const int64_t *shape,
-                                   enum tile_mode mode, const struct cpn_view *like)
+                                   enum tile_mode mode, const void *like)
 {
     struct cpn_store *s = store_alloc(dtype, ndim, shape);
     if (!s) return NULL;
@@ -135,6 +135,8 @@ static struct cpn_store *store_new(enum cpn_dtype dtype, int ndim, const int64_t
     enum cpn_status st = CPN_OK;
     if (mode == TILE_LIKE) st = cpn_partition_like(s, like);
     else if (mode == TILE_DEFAULT) st = cpn_partition_default(s);
+    else if (mode == TILE_SLABS) st = cpn_partition_slabs(s, *(const int *)like);
+    else if (mode == TILE_COPY) st = cpn_partition_copy(s, like);
     if (st != CPN_OK) {
         cpn_store_release(s);
         return NULL;
@@ -156,6 +158,17 @@ struct cpn_store *cpn_store_new_like(enum cpn_dtype dtype, int ndim, const int64
                                      const struct cpn_view *like)
 {
     return store_new(dtype, ndim, shape, like ? TILE_LIKE : TILE_DEFAULT, like);
+}
+
+struct cpn_store *cpn_store_new_slabs(enum cpn_dtype dtype, int ndim, const int64_t *shape, int dim)
+{
+    return store_new(dtype, ndim, shape, TILE_SLABS, &dim);
+}
+
+struct cpn_store *cpn_store_new_tiled_as(enum cpn_dtype dtype, int ndim, const int64_t *shape,
+                                         const struct cpn_store *src)
+{
+    return store_new(dtype, ndim, shape, TILE_COPY, src);
 }
 
 struct cpn_store *cpn_store_new_replicated(enum cpn_dtype dtype, int ndim, const int64_t *shape)

@@ -79,6 +79,11 @@ struct cpn_store *cpn_store_new(enum cpn_dtype dtype, int ndim, const int64_t *s
 struct cpn_view;
 struct cpn_store *cpn_store_new_like(enum cpn_dtype dtype, int ndim, const int64_t *shape,
                                      const struct cpn_view *like);
+/* A store in rank slabs along dimension dim (cpn_partition_slabs), or tiled with src's grid and
+ * split points (cpn_partition_copy); as cpn_store_new when it cannot be.  Local. */
+struct cpn_store *cpn_store_new_slabs(enum cpn_dtype dtype, int ndim, const int64_t *shape, int dim);
+struct cpn_store *cpn_store_new_tiled_as(enum cpn_dtype dtype, int ndim, const int64_t *shape,
+                                         const struct cpn_store *src);
 /* A store replicated on every rank whatever its size.  Local. */
 struct cpn_store *cpn_store_new_replicated(enum cpn_dtype dtype, int ndim, const int64_t *shape);
 
