@@ -341,6 +341,8 @@ def la_svd(np, n=2000):
 def la_eigh(np, n=2000):
     w, v = np.linalg.eigh(_spd_matrix(np, n))
     return float(np.sum(w))
+
+
 # ---- FFT (FFTW) -------------------------------------------------------------------------------
 
 def _weyl_complex(np, shape, dtype="complex128"):
@@ -453,6 +455,7 @@ BENCHMARKS = {b.name: b for b in [
     Benchmark(f.__name__, f, {"n": 2000}, {"n": 200}, lambda s: f"{s['n']}^2", target=0.8,
               rtol=1e-8, grow=None)
     for f in (la_solve, la_cholesky, la_qr, la_svd, la_eigh)
+] + [
     Benchmark("fft", fft1d, {"n": 1 << 22}, {"n": 1 << 16}, lambda s: f"2^{s['n'].bit_length() - 1} c128",
               target=1.0, rtol=1e-9),
     Benchmark("fft2", fft2d, {"n": 4096}, {"n": 256}, lambda s: f"{s['n']}^2 c128", target=1.0,

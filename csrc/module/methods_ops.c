@@ -469,6 +469,8 @@ PyObject *cpn_mod_lapack(PyObject *m, PyObject *args)
         return NULL;
     }
     return Py_BuildValue("NN", r, x);
+}
+
 /* fft(a, kind, axes, n, scale): the transform `kind` (enum cpn_fft_kind) of a over the dimensions
  * in the tuple `axes` (non-negative, distinct; r2c and c2r: one), times scale; a new array.  a is
  * already complex64/complex128 (c2c, c2r) or float32/float64 (r2c) and of the transform's length
