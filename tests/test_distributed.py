@@ -216,7 +216,8 @@ def test_beside_mpi4py_in_either_import_order(first):
     pytest.importorskip("mpi4py", reason="mpi4py is not installed")
     imports = ("from mpi4py import MPI\nimport cupynum as np\n" if first == "mpi4py"
                else "import cupynum as np\nfrom mpi4py import MPI\n")
-    code = imports + (
+    # every rank's stdout (by default only rank 0's reaches it)
+    code = "import os\nos.environ['CUPYNUM_OUTPUT'] = 'all'\n" + imports + (
         "import numpy\n"
         "comm = MPI.COMM_WORLD\n"
         "info = np.runtime_info()\n"
