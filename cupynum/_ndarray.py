@@ -437,6 +437,17 @@ def _flatten(self, order="C"):
     return _core.reshape(_core.cast(self, self.dtype), (self.size,))
 
 
+def _element_value(dtype, value):
+    """What NumPy stores when an array or a sequence is assigned to one element of an array of
+    `dtype` (a bool of a size-1 array, the value of a nested single-element list for floats...),
+    or NumPy's own error for it: index.c hands such assignments here."""
+    if isinstance(value, ndarray):
+        value = _core.to_numpy(value)
+    one = _np.zeros(1, dtype)
+    one[0] = value
+    return one[0]
+
+
 def _transpose(self, *axes):
     if len(axes) == 1 and (axes[0] is None or isinstance(axes[0], (tuple, list))):
         axes = axes[0]

@@ -615,8 +615,20 @@ EXCEPTION_CASES = {
     "none-into-int": _set(int, (3,), 0, None),
     "readonly-cast": _set(int, (4,), 0, "abc", readonly=True),
     "0d-mean-axis": lambda xp: xp.mean(xp.array(3.0), axis=0),
-    "0d-sum-axis-1": lambda xp: xp.sum(xp.array(3.0), axis=1),
+    "readonly-before-index": _set(float, (4,), 10, 1, readonly=True),
+    "readonly-fancy": _set(float, (4,), [1, 2], 1, readonly=True),
 }
+# one element from an array or a sequence: NumPy's conversion or its error, per dtype
+for _dt in (float, int, complex, bool, numpy.float32, numpy.uint8):
+    for _name, _value in (("size1", lambda xp: xp.ones(1)), ("size1-2d", lambda xp: xp.ones((1, 1))),
+                          ("size3", lambda xp: xp.ones(3)), ("0d", lambda xp: xp.array(2.0)),
+                          ("list1", lambda xp: [1]), ("nested1", lambda xp: [[1]]),
+                          ("list3", lambda xp: [1, 2, 3])):
+        EXCEPTION_CASES[f"element-{numpy.dtype(_dt).name}-{_name}"] = (
+            lambda xp, _dt=_dt, _value=_value: _set(_dt, (3, 2), (0, 1), _value(xp))(xp))
+EXCEPTION_CASES.update({
+    "0d-sum-axis-1": lambda xp: xp.sum(xp.array(3.0), axis=1),
+})
 
 
 @pytest.mark.parametrize("case", sorted(EXCEPTION_CASES))

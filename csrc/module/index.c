@@ -161,10 +161,23 @@ PyObject *cpn_array_subscript(PyObject *self, PyObject *key)
     return res;
 }
 
+/* An array of at least one dimension or a list/tuple: not a scalar for one element. */
+static int is_sequence_value(PyObject *o)
+{
+    if (cpn_array_check(o)) return cpn_array_view(o)->ndim > 0;
+    if (PyArray_Check(o)) return PyArray_NDIM((PyArrayObject *)o) > 0;
+    return PyList_Check(o) || PyTuple_Check(o);
+}
+
 int cpn_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
 {
     if (!value) {
         PyErr_SetString(PyExc_ValueError, "cannot delete array elements");
+        return -1;
+    }
+    /* NumPy checks the destination before the key and the value. */
+    if (cpn_array_view(self)->readonly) {
+        PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
         return -1;
     }
     struct cpn_view *v = NULL;
@@ -176,6 +189,17 @@ int cpn_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
         if (!res) return -1;
         Py_DECREF(res);
         return 0;
+    }
+    if (all_int && is_sequence_value(value)) {
+        /* One element from an array or a sequence: what NumPy stores there, or NumPy's error
+         * ("setting an array element with a sequence.", or the dtype's own TypeError). */
+        PyObject *f = cpn_py_helper("_element_value");
+        PyObject *el = f ? PyObject_CallFunctionObjArgs(f, (PyObject *)cpn_descr(v->dtype), value, NULL)
+                         : NULL;
+        r = el ? cpn_assign(v, el) : -1;
+        Py_XDECREF(el);
+        cpn_view_release(v);
+        return r;
     }
     r = cpn_assign(v, value);
     cpn_view_release(v);
