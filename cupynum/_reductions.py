@@ -139,6 +139,9 @@ def ptp(a, axis=None, out=None, keepdims=False):
 
 def _scan(name, a, axis, dtype, out):
     a = _asarray(a)
+    if a.ndim == 0 and axis is not None:
+        normalize_axis_index(operator.index(axis), 1)   # 0 or -1: NumPy scans the one element
+        axis = None
     if axis is None:
         from ._functions import ravel
         a = ravel(a)
@@ -156,6 +159,9 @@ def cumprod(a, axis=None, dtype=None, out=None):
 
 def _arg(name, fname, a, axis, out, keepdims):
     a = _asarray(a)
+    if a.ndim == 0 and axis is not None:
+        normalize_axis_index(operator.index(axis), 1)   # 0 or -1 on a 0-d array, as NumPy
+        axis = None
     if axis is None:
         axes = tuple(range(a.ndim))
         kshape = (1,) * a.ndim
@@ -215,6 +221,8 @@ def _divide(s, n, out_dtype=None):
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
     a = _asarray(a)
+    _axes(axis, a.ndim)                          # NumPy checks axis=, then keepdims=
+    keepdims = _ufunc._keepdims(keepdims)
     n = _count(a, axis, keepdims, where)
     if n == 0 if isinstance(n, int) else _any_true(_core.ufunc("equal", (n, 0))):
         warnings.warn("Mean of empty slice", RuntimeWarning, stacklevel=2)
@@ -246,6 +254,8 @@ def _abs2(x):
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
         mean=_NoValue, correction=_NoValue):
     a = _asarray(a)
+    _axes(axis, a.ndim)                          # NumPy checks axis=, then keepdims=
+    keepdims = _ufunc._keepdims(keepdims)
     if correction is not _NoValue:
         if ddof != 0:
             raise ValueError("ddof and correction can't be provided simultaneously.")

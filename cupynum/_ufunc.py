@@ -111,9 +111,25 @@ def _call(uf, *args, **kwargs):
 
 # ---- reductions -------------------------------------------------------------------------------
 
-def _axes(axis, ndim):
+def _keepdims(k):
+    """NumPy's conversion of keepdims=: a bool, or an integer's truth (TypeError otherwise)."""
+    return k if isinstance(k, (bool, _np.bool_)) else bool(operator.index(k))
+
+
+def _zero_d_axis(axis):
+    """An integer axis= of a reduction over a 0-d array: 0 and -1 are accepted, as NumPy's."""
+    if operator.index(axis) not in (0, -1):
+        raise _np.exceptions.AxisError(operator.index(axis), 0)
+
+
+def _axes(axis, ndim, zero_d=False):
+    """The normalized axes of `axis` over `ndim` dimensions.  zero_d: ufunc reductions accept
+    axis 0 and -1 (alone or in a tuple) on a 0-d operand, as NumPy's, reducing nothing."""
     if axis is None:
         return tuple(range(ndim))
+    if zero_d and ndim == 0 and not isinstance(axis, (tuple, list)):
+        _zero_d_axis(axis)
+        return ()
     if isinstance(axis, (tuple, list)):
         axes = tuple(normalize_axis_index(operator.index(a), ndim) for a in axis)
         if len(set(axes)) != len(axes):
@@ -168,6 +184,7 @@ def _initial_value(initial, acc, given=False):
 def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoValue,
            where=True):
     npu = uf._numpy
+    keepdims = _keepdims(keepdims)
     kw = {"axis": axis, "dtype": dtype, "out": out, "keepdims": keepdims}
     if initial is not _NoValue:
         kw["initial"] = initial
@@ -184,7 +201,7 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
     if a is None:
         return _numpy_general(npu, "reduce", (array,), kw)
     name = npu.__name__
-    axes = _axes(axis, a.ndim)
+    axes = _axes(axis, a.ndim, zero_d=True)
     try:
         if dtype is not None:
             acc = _np.dtype(dtype)

@@ -680,3 +680,27 @@ def _column_sweeps(xp, n=20, iters=2):
 def test_fused_runs_of_many_distinct_views_under_distribution(n):
     for got, want in zip(_column_sweeps(cupynum, n), _column_sweeps(numpy, n)):
         check(got, want, rtol=1e-12)
+
+
+@pytest.mark.parametrize("f", ["sum", "prod", "max", "min", "argmax", "argmin", "cumsum", "cumprod",
+                               "any", "all", "mean", "std", "var", "nansum"])
+@pytest.mark.parametrize("shape", [(), (2, 3)])
+def test_reduction_axis_and_keepdims_validation_as_numpy(f, shape):
+    """axis 0/-1 of a 0-d array (accepted by ufunc reductions, argmax and scans; AxisError in
+    mean/std/var), keepdims that is not a bool (an integer's truth; TypeError for a string in
+    the ufunc reductions and mean/std/var, truthiness in argmax), in NumPy's order of checks."""
+    cases = [(ax, kd) for ax in (0, -1, (0,), 1, -2, (), None, (0, 1))
+             for kd in (False, True, 1, "no")] + [((0, 0), False), ((0, 0), True)]
+    results = []
+    for xp in (numpy, cupynum):
+        x = xp.arange(6.0).reshape(shape) if shape else xp.array(3.0)
+        out = []
+        for ax, kd in cases:
+            try:
+                r = (getattr(xp, f)(x, axis=ax) if f.startswith("cum")
+                     else getattr(xp, f)(x, axis=ax, keepdims=kd))
+                out.append(repr(numpy.asarray(r).tolist()) + numpy.asarray(r).dtype.str)
+            except Exception as e:
+                out.append((type(e).__name__, str(e)))
+        results.append(out)
+    assert results[1] == results[0]
