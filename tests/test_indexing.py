@@ -320,3 +320,60 @@ def test_mask_get_sends_at_most_the_selection():
     moved = _sent() - before
     check(r, n[n > 7.0])
     assert moved <= r.size * r.itemsize + 1024, moved
+
+
+# ---- integer-array indexing and take --------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("idtype", [numpy.int64, numpy.int32, numpy.uint8, numpy.int8],
+                         ids=dtype_id)
+def test_int_get_every_dtype(dtype, idtype):
+    n, c = _pair((6, 5), dtype)
+    idx = numpy.array([0, 5, 3, 3, 1], dtype=idtype)
+    if numpy.dtype(idtype).kind == "i":
+        idx[1] = -1
+    _same_get(n, c, idx, cupynum.array(idx))
+    _same_get(n, c, idx, idx)
+    _same_get(n, c, (slice(None), idx[idx < 5]), (slice(None), cupynum.array(idx[idx < 5])))
+    _same_get(n, c, [0, 2, 2], [0, 2, 2])
+
+
+def test_int_get_forms():
+    n, c = _pair((3, 4, 5), numpy.float64)
+    i1 = numpy.array([2, -1, 0, 0])
+    i2 = numpy.array([[1, 3], [0, -4]])
+    keys = [i1[:3], (slice(None), i2), (1, i1), (slice(None), 1, i1), (Ellipsis, i1),
+            (i1[:2], slice(1, 3)), (None, i1[:2]), (0, slice(None), i1), (slice(None), 0, Ellipsis, i1),
+            (i2[:, :1] + 1, None, 2), (slice(None, None, -1), slice(1, 3), i1),
+            numpy.zeros((0,), numpy.int64), (slice(None), numpy.zeros((2, 0), numpy.intp))]
+    for key in keys:
+        kn, kc = _both_keys(key)
+        _same_get(n, c, kn, kc)
+    r = c[numpy.array([0, 0])]
+    r[...] = -1                                           # a copy, as NumPy's
+    check(c, n)
+
+
+def test_int_get_errors():
+    n, c = _pair((3, 4), numpy.int32)
+    for key in [numpy.array([3]), numpy.array([-4]), (slice(None), numpy.array([0, 4])),
+                (0, numpy.array([1, -5])), numpy.array([[0], [7]])]:
+        kn, kc = _both_keys(key)
+        _same_get(n, c, kn, kc)
+    e, z = _pair((0, 2), numpy.float64)
+    _same_get(e, z, numpy.array([0]), cupynum.array([0]))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_take(axis):
+    n, c = _pair((4, 6), numpy.float32)
+    idx = numpy.array([[3, 0], [-1, 2]])
+    check(cupynum.take(c, cupynum.array(idx), axis=axis), numpy.take(n, idx, axis=axis))
+    check(c.take([1, 1, 0], axis=axis), n.take([1, 1, 0], axis=axis))
+    check(cupynum.take(c, 2, axis=axis), numpy.take(n, 2, axis=axis))
+    check(cupynum.take(c, [9], axis=axis, mode="clip"), numpy.take(n, [9], axis=axis, mode="clip"))
+    with pytest.raises(IndexError) as e:
+        numpy.take(n, [99], axis=axis)
+    with pytest.raises(IndexError) as g:
+        cupynum.take(c, [99], axis=axis)
+    assert str(g.value) == str(e.value)

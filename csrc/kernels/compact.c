@@ -196,3 +196,52 @@ enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *m
     cpn_free(starts);
     return CPN_OK;
 }
+
+/* ---- gather: the elements named by an index array (integer-array indexing, take) ---------- */
+
+enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, const char *src,
+                                  const int64_t *sst, const char *idx, int64_t ist, int64_t m,
+                                  char *out)
+{
+    const int64_t n = shape[0];
+    int64_t block = 1, rows = 1;
+    for (int d = 1; d < ndim; d++) block *= shape[d];
+    for (int d = 1; d < ndim - 1; d++) rows *= shape[d];
+    if (block == 0 || m == 0) return CPN_OK;
+    const int64_t len = ndim > 1 ? shape[ndim - 1] : 1, ls = ndim > 1 ? sst[ndim - 1] : 0;
+    const int64_t bytes = block * (int64_t)item;
+    int bad = 0;
+    int nth = cpn_kernel_threads();
+#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1 && m * block > 32768) reduction(|: bad)
+    for (int64_t j = 0; j < m; j++) {
+        int64_t k = *(const int64_t *)(idx + j * ist);
+        if (k < 0) k += n;
+        if (k < 0 || k >= n) {
+            bad = 1;
+            continue;
+        }
+        const char *s = src + k * sst[0];
+        char *o = out + j * bytes;
+        if (ndim == 1) {
+            memcpy(o, s, item);
+            continue;
+        }
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t off = 0, q = r;
+            for (int d = ndim - 2; d >= 1; d--) {
+                off += (q % shape[d]) * sst[d];
+                q /= shape[d];
+            }
+            const char *sr = s + off;
+            if (ls == (int64_t)item) {
+                memcpy(o, sr, (size_t)(len * (int64_t)item));
+                o += len * (int64_t)item;
+            } else {
+                for (int64_t i = 0; i < len; i++, o += item) memcpy(o, sr + i * ls, item);
+            }
+        }
+    }
+    return bad ? cpn_error(CPN_ERR_INDEX, "gather: an index is out of bounds for size %lld",
+                           (long long)n)
+               : CPN_OK;
+}

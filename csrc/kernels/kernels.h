@@ -189,6 +189,14 @@ enum cpn_status cpn_kernel_compact(size_t item, int ndim, const int64_t *shape, 
 enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *mask,
                                    const int64_t *mst, int64_t *out, int64_t count);
 
+/* Gather (compact.c): out (contiguous, m blocks of shape[1:]) = src[idx[j]] for j < m, src of
+ * ndim >= 1 dimensions (shape, byte strides sst), idx int64 with byte stride ist, negative
+ * indices counted from the end of dimension 0; an index out of bounds is CPN_ERR_INDEX (the
+ * module checks first, so this is a broken invariant).  Local. */
+enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, const char *src,
+                                  const int64_t *sst, const char *idx, int64_t ist, int64_t m,
+                                  char *out);
+
 /* C[..., m, n] = A[..., m, k] @ B[..., k, n] on strided operands of dtype dt: nb batch dimensions
  * of extents bshape (A and B broadcast to them: stride 0), then the two core dimensions; as, bs
  * and cs hold nb + 2 byte strides each.  Floats and complex through BLAS when built with it

@@ -438,3 +438,28 @@ PyObject *cpn_mod_nonzero(PyObject *m, PyObject *args)
     op.iparam[0] = count;
     return submit_for(r, &op);
 }
+
+/* gather(a, idx): a[idx] for idx a 1-D int64 ndarray of indices into a's first dimension (the
+ * caller checked them against its length), as a new array of shape (len(idx),) + a.shape[1:]. */
+PyObject *cpn_mod_gather(PyObject *m, PyObject *args)
+{
+    PyObject *a, *idx;
+    if (!PyArg_ParseTuple(args, "OO", &a, &idx) || cpn_check_array(a) < 0 || cpn_check_array(idx) < 0)
+        return NULL;
+    struct cpn_view *av = cpn_array_view(a), *iv = cpn_array_view(idx);
+    if (av->ndim < 1 || iv->ndim != 1 || iv->dtype != CPN_DTYPE_INT64) {
+        PyErr_SetString(PyExc_ValueError, "internal: gather operand shape/dtype mismatch");
+        return NULL;
+    }
+    int64_t shape[CPN_MAXDIM];
+    shape[0] = iv->shape[0];
+    for (int d = 1; d < av->ndim; d++) shape[d] = av->shape[d];
+    PyObject *r = cpn_array_new(av->dtype, av->ndim, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_GATHER, .nin = 2, .nout = 1};
+    op.dtype = av->dtype;
+    op.in[0] = av;
+    op.in[1] = iv;
+    op.out[0] = cpn_array_view(r);
+    return submit_for(r, &op);
+}

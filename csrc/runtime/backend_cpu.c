@@ -134,6 +134,10 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
         CPN_ASSERT(cpn_view_is_contiguous(ov) && ov->dtype == CPN_DTYPE_INT64);
         return cpn_kernel_nonzero(in->ndim, in->shape, in->ptr, in->st, (int64_t *)out->ptr,
                                   op->iparam[0]);
+    case CPN_OPK_GATHER:
+        CPN_ASSERT(cpn_view_is_contiguous(ov) && b->in[1].ndim == 1);
+        return cpn_kernel_gather(cpn_dtype_size(ov->dtype), in->ndim, in->shape, in->ptr, in->st,
+                                 b->in[1].ptr, b->in[1].st[0], b->in[1].shape[0], out->ptr);
     default:
         return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);
     }

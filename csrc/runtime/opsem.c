@@ -19,6 +19,7 @@ const char *cpn_op_describe(const struct cpn_op *op)
     case CPN_OPK_QUANTILE: return op->iparam[0] == CPN_QM_MEDIAN ? "median" : "quantile";
     case CPN_OPK_COMPACT: return "boolean index";
     case CPN_OPK_NONZERO: return "nonzero";
+    case CPN_OPK_GATHER: return "integer index";
     default: return "op";
     }
 }

@@ -39,6 +39,9 @@ enum cpn_opkind {
                             * where in[1] (bool, in[0]'s shape) is true, in C order */
     CPN_OPK_NONZERO,       /* out[0] (int64, contiguous (ndim, iparam[0])) = the indices of the
                             * true elements of in[0] (bool, ndim >= 1), in C order */
+    CPN_OPK_GATHER,        /* out[0] (contiguous (m, in[0].shape[1:])) = in[0][in[1]]: in[1] is
+                            * int64, 1-D of m indices into dimension 0 (negatives from the end;
+                            * bounds checked by the builder) */
     CPN_OPK_COUNT
 };
 
