@@ -55,7 +55,7 @@ def _getitem_advanced(self, key):
 
 
 def _setitem_advanced(self, key, value):
-    if _setitem_mask(self, key, value):
+    if _setitem_mask(self, key, value) or _setitem_int(self, key, value):
         return
     _fallback.compute(operator.setitem, (self, key, value), write=(self,))
 
@@ -250,6 +250,71 @@ def _getitem_int(self, key):
             view = _core.transpose(view, (parts[2],) + tuple(i for i in range(view.ndim)
                                                               if i != parts[2]))
     return _gather(view, idx, p)
+
+
+def _setitem_int(self, key, value):
+    """self[key] = value natively when the key is basic items and one integer array: a scatter in
+    index order (a repeated index keeps the last value, as NumPy's; `a[idx] += 1` is a read and
+    this set, so repeats add once).  False (nothing done) for other keys, values the scatter does
+    not take, and every error (NumPy's path raises before writing).  Local (flushes to check the
+    indices)."""
+    parts = _int_key(self, key)
+    if parts is None:
+        return False
+    basic, arr, p, has_ints, items, at = parts
+    view = self[basic]
+    if not isinstance(view, ndarray) or _core.readonly(view):
+        return False
+    n = view.shape[p]
+    idx = arr if isinstance(arr, ndarray) else _core.from_any(arr)
+    if idx.size and (n == 0 or _extreme(idx, "maximum") >= n or _extreme(idx, "minimum") < -n):
+        return False
+    others = tuple(i for i in range(view.ndim) if i != p)
+    rest = tuple(view.shape[i] for i in others)
+    separated = has_ints and p and _separated_int(items, at)
+    # the indexing result's shape, where NumPy places the index's dimensions
+    lead = 0 if separated else p
+    rshape = rest[:lead] + tuple(idx.shape) + rest[lead:]
+    if isinstance(value, _SCALARS):
+        if isinstance(value, _np.generic) and value.dtype.kind not in "biufc":
+            return False
+        tmp = _np.empty((), self.dtype)
+        tmp[()] = value                       # NumPy's conversion and its errors
+        val = _core.from_any(tmp)
+    else:
+        if not isinstance(value, ndarray):
+            value = _np.asarray(value)
+            if value.dtype.kind not in "biufc" or type(value) is not _np.ndarray:
+                return False
+            value = _core.from_any(value)
+        if value.dtype.kind == "c" and self.dtype.kind != "c":
+            return False
+        val = value
+    vshape = tuple(val.shape)
+    while len(vshape) > len(rshape) and vshape[0] == 1:
+        vshape = vshape[1:]
+    if len(vshape) > len(rshape) or any(a != b and a != 1 for a, b in
+                                        zip(vshape, rshape[len(rshape) - len(vshape):])):
+        return False                          # NumPy's ValueError
+    val = _core.reshape(val, vshape) if vshape != tuple(val.shape) else val
+    # a fresh copy of dtype self.dtype, broadcast to the result, index dimensions first
+    val = _core.broadcast_to(val, rshape) if tuple(val.shape) != rshape else val
+    k = idx.ndim
+    if lead:
+        perm = tuple(range(lead, lead + k)) + tuple(range(lead)) + \
+            tuple(range(lead + k, len(rshape)))
+        val = _core.transpose(val, perm)
+    val = _core.reshape(_core.cast(val, self.dtype), (idx.size,) + rest)
+    w = _core.transpose(view, (p,) + others) if p else view
+    flat = _core.reshape(_core.cast(idx, _np.int64), (idx.size,))
+    _core.scatter(w, flat, val)
+    return True
+
+
+def _separated_int(items, at):
+    adv = [i for i, o in enumerate(items) if i == at or _is_int_item(o)]
+    return any(not (i == at or _is_int_item(o)) for i, o in enumerate(items)
+               if adv[0] <= i <= adv[-1])
 
 
 def _setitem_mask(self, key, value):

@@ -377,3 +377,41 @@ def test_take(axis):
     with pytest.raises(IndexError) as g:
         cupynum.take(c, [99], axis=axis)
     assert str(g.value) == str(e.value)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+def test_int_set_every_dtype(dtype):
+    n, c = _pair((6, 5), dtype)
+    idx = numpy.array([0, -1, 3, 3, 1])
+    v = sample((5, 5), dtype, seed=3)
+    _same_set(n, c, idx, cupynum.array(idx), v, cupynum.array(v))       # repeats: the last wins
+    _same_set(n, c, idx, idx, v[0])                                      # a row, broadcast
+    _same_set(n, c, [2, 4], [2, 4], v[0, 0])                             # a scalar
+    _same_set(n, c, (slice(None), idx[2:]), (slice(None), cupynum.array(idx[2:])), v[:, :1],
+              cupynum.array(v[:, :1]))
+
+
+def test_int_set_forms_and_errors():
+    n, c = _pair((3, 4, 5), numpy.float64)
+    i1 = numpy.array([2, -1, 0, 0])
+    cases = [((1, i1), numpy.arange(4.0)), ((0, slice(None), i1), numpy.arange(16.0).reshape(4, 4)),
+             ((slice(None), 1, i1), numpy.arange(4.0)), ((Ellipsis, i1), -3.0),
+             ((i1[:2], slice(1, 3)), numpy.ones((2, 2, 5))), (i1, n[0])]
+    for key, v in cases:
+        kn, kc = _both_keys(key)
+        _same_set(n, c, kn, kc, v, cupynum.array(v) if isinstance(v, numpy.ndarray) else v)
+    for key, v in [(numpy.array([3]), 1.0), ((0, numpy.array([-6])), 1.0),
+                   (numpy.array([0, 1]), numpy.ones(3)), ((slice(None), i1), numpy.ones((2, 5)))]:
+        kn, kc = _both_keys(key)
+        _same_set(n, c, kn, kc, v)
+    # the value read from the array itself, and augmented assignment with repeats (not
+    # accumulating, as NumPy's)
+    _same_set(n, c, i1, cupynum.array(i1), n[::-1, ::-1], c[::-1, ::-1])
+    n[i1] += 1
+    c[cupynum.array(i1)] += 1
+    check(c, n)
+    ci = cupynum.array([1, 1, 2], dtype=numpy.int64)
+    ni = numpy.array([1, 1, 2])
+    ni[ni] = 0
+    ci[ci] = 0
+    check(ci, ni)

@@ -118,6 +118,7 @@ PyObject *cpn_mod_bincount(PyObject *m, PyObject *args);
 PyObject *cpn_mod_compact(PyObject *m, PyObject *args);
 PyObject *cpn_mod_nonzero(PyObject *m, PyObject *args);
 PyObject *cpn_mod_gather(PyObject *m, PyObject *args);
+PyObject *cpn_mod_scatter(PyObject *m, PyObject *args);
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args);
 PyObject *cpn_mod_arange(PyObject *m, PyObject *args);
 PyObject *cpn_mod_random(PyObject *m, PyObject *args);

@@ -463,3 +463,35 @@ PyObject *cpn_mod_gather(PyObject *m, PyObject *args)
     op.out[0] = cpn_array_view(r);
     return submit_for(r, &op);
 }
+
+/* scatter(dst, idx, values): dst[idx[j]] = values[j] for j in order (NumPy's last-wins), dst a
+ * writable view of n rows, idx a 1-D int64 ndarray of m indices in [-n, n) (the caller checked),
+ * values an ndarray (m,) + dst.shape[1:] of dst's dtype.  idx and values must not share dst's
+ * store (the caller hands fresh copies: the executor would evaluate an overlapping op into a
+ * temporary that lacks the rows not written).  Returns None. */
+PyObject *cpn_mod_scatter(PyObject *m, PyObject *args)
+{
+    PyObject *dst, *idx, *val;
+    if (!PyArg_ParseTuple(args, "OOO", &dst, &idx, &val) || cpn_check_array(dst) < 0 ||
+        cpn_check_array(idx) < 0 || cpn_check_array(val) < 0)
+        return NULL;
+    struct cpn_view *dv = cpn_array_view(dst), *iv = cpn_array_view(idx), *vv = cpn_array_view(val);
+    int ok = dv->ndim >= 1 && iv->ndim == 1 && iv->dtype == CPN_DTYPE_INT64 && vv->ndim == dv->ndim &&
+             vv->dtype == dv->dtype && vv->shape[0] == iv->shape[0];
+    for (int d = 1; ok && d < dv->ndim; d++) ok = vv->shape[d] == dv->shape[d];
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "internal: scatter operand shape/dtype mismatch");
+        return NULL;
+    }
+    if (dv->readonly) {
+        PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
+        return NULL;
+    }
+    struct cpn_op op = {.kind = CPN_OPK_SCATTER, .nin = 2, .nout = 1};
+    op.dtype = dv->dtype;
+    op.in[0] = vv;
+    op.in[1] = iv;
+    op.out[0] = dv;
+    if (cpn_submit(&op) < 0) return NULL;
+    Py_RETURN_NONE;
+}
