@@ -85,8 +85,30 @@ static void test_gather(int threads)
     CHECK(cpn_kernel_gather(8, 3, shape, (char *)src, st, (char *)idx, 8, M, (char *)out) == CPN_ERR_INDEX);
 }
 
+/* scatter: rows written in index order (the last of repeats wins), other rows untouched. */
+static void test_scatter(void)
+{
+    enum { N = 6, L = 4, M = 9 };
+    double dst[N][2 * L], want[N][2 * L], val[M][L];
+    for (int i = 0; i < N; i++)
+        for (int l = 0; l < 2 * L; l++) dst[i][l] = want[i][l] = -1 - i - l;
+    int64_t idx[M], shape[2] = {N, L}, dst_st[2] = {2 * L * 8, 16}, val_st[2] = {L * 8, 8};
+    for (int j = 0; j < M; j++) {
+        idx[j] = rnd_int(2 * N) - N;
+        for (int l = 0; l < L; l++) {
+            val[j][l] = j * 10 + l;
+            want[(idx[j] + N) % N][2 * l] = val[j][l];
+        }
+    }
+    CHECK(cpn_kernel_scatter(8, 2, shape, (char *)dst, dst_st, (char *)val, val_st, (char *)idx, 8, M) == CPN_OK);
+    CHECK(memcmp(dst, want, sizeof dst) == 0);
+    idx[0] = -N - 1;
+    CHECK(cpn_kernel_scatter(8, 2, shape, (char *)dst, dst_st, (char *)val, val_st, (char *)idx, 8, M) == CPN_ERR_INDEX);
+}
+
 int main(void)
 {
+    test_scatter();
     test_gather(1);
     test_gather(4);
     const size_t items[] = {1, 2, 4, 8, 16};
