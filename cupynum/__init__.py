@@ -43,7 +43,7 @@ from ._functions import (broadcast_to, dot, matmul, may_share_memory, ndim, rave
 from ._products import inner, kron, outer, tensordot, vdot
 from ._einsum import einsum, einsum_path, polyfit, roots  # noqa: E402
 from ._where import where
-from ._selection import argwhere, compress, extract, flatnonzero, nonzero
+from ._selection import argwhere, compress, extract, flatnonzero, nonzero, take
 from ._bincount import bincount
 from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero,
                           cumprod, cumsum, max, mean, min, nanargmax, nanargmin, nancumprod,

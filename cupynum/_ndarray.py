@@ -35,13 +35,15 @@ def _any_negative(a):
 
 def _getitem_advanced(self, key):
     r = _getitem_mask(self, key)
+    if r is None:
+        r = _getitem_int(self, key)
     if r is not None:
         return r
     return _fallback.compute(operator.getitem, (self, key))
 
 
 def _setitem_advanced(self, key, value):
-    if _setitem_mask(self, key, value):
+    if _setitem_mask(self, key, value) or _setitem_int(self, key, value):
         return
     _fallback.compute(operator.setitem, (self, key, value), write=(self,))
 
@@ -148,6 +150,159 @@ def _getitem_mask(self, key):
         r = _core.transpose(r, (p,) + tuple(i for i in range(r.ndim) if i != p))
         r = _core.cast(r, r.dtype)           # C-ordered, as NumPy's result
     return r
+
+
+def _int_key(self, key):
+    """(basic key with the array as a full slice, index array, p, has_ints) for a key of basic
+    items and one integer array of ndim >= 1 (a cupynum or NumPy array, or a list of ints); None
+    for any other key.  p is the indexed axis's position in self[basic key].  Local."""
+    items = key if isinstance(key, tuple) else (key,)
+    arr, at = None, -1
+    for i, o in enumerate(items):
+        if o is None or o is Ellipsis or isinstance(o, slice) or _is_int_item(o):
+            continue
+        if arr is not None:
+            return None
+        if isinstance(o, ndarray) or isinstance(o, _np.ndarray) and type(o) is _np.ndarray:
+            a = o
+        elif isinstance(o, list) and o and all(type(x) is int for x in o):
+            a = _np.asarray(o)
+        else:
+            return None
+        if a.dtype.kind not in "iu" or a.dtype == _np.uint64 or a.ndim == 0:
+            return None
+        arr, at = a, i
+    if arr is None:
+        return None
+    consumed = 1 + sum(1 for i, o in enumerate(items)
+                       if i != at and (isinstance(o, slice) or _is_int_item(o)))
+    if consumed > self.ndim or sum(1 for o in items if o is Ellipsis) > 1:
+        return None
+    p = 0
+    for o in items[:at]:
+        if isinstance(o, slice) or o is None:
+            p += 1
+        elif o is Ellipsis:
+            p += self.ndim - consumed
+    basic = items[:at] + (slice(None),) + items[at + 1:]
+    return basic, arr, p, any(_is_int_item(o) for o in items), key if isinstance(key, tuple) else (key,), at
+
+
+def _extreme(a, op):
+    r = _core.full_reduce(a, op)
+    if r is None:
+        r = _core.to_scalar(_core.reduce(op, a, tuple(range(a.ndim)), a.dtype, None))
+    return int(r)
+
+
+def _gather(view, idx, p):
+    """view[(slice(None),) * p + (idx,)] for an integer cupynum array idx whose values lie in
+    [-n, n) (checked by the caller), idx's dimensions at p: a new array."""
+    others = tuple(i for i in range(view.ndim) if i != p)
+    w = _core.transpose(view, (p,) + others) if p else view
+    flat = _core.reshape(idx, (idx.size,))
+    if flat is None:
+        flat = _core.reshape(_core.cast(idx, idx.dtype), (idx.size,))
+    if flat.dtype != _np.int64:
+        flat = _core.cast(flat, _np.int64)
+    g = _core.gather(w, flat)
+    rest = tuple(view.shape[i] for i in others)
+    g = _core.reshape(g, tuple(idx.shape) + rest)
+    if p:
+        k = idx.ndim
+        perm = tuple(range(k, k + p)) + tuple(range(k)) + tuple(range(k + p, g.ndim))
+        g = _core.cast(_core.transpose(g, perm), g.dtype)    # C-ordered, as NumPy's result
+    return g
+
+
+def _getitem_int(self, key):
+    """self[key] natively when the key is basic items and one integer array (bounds checked
+    first: out of bounds, NumPy raises from the general path); None for any other key."""
+    parts = _int_key(self, key)
+    if parts is None:
+        return None
+    basic, arr, p, has_ints, items, at = parts
+    view = self[basic]
+    if not isinstance(view, ndarray):
+        return None
+    n = view.shape[p]
+    idx = arr if isinstance(arr, ndarray) else _core.from_any(arr)
+    if idx.size:
+        if n == 0 or _extreme(idx, "maximum") >= n or _extreme(idx, "minimum") < -n:
+            return None
+    if has_ints:
+        adv = [i for i, o in enumerate(items) if i == at or _is_int_item(o)]
+        if any(not (i == at or _is_int_item(o)) for i, o in enumerate(items)
+               if adv[0] <= i <= adv[-1]):
+            p = 0                                 # separated: the index's axes come first
+            view = _core.transpose(view, (parts[2],) + tuple(i for i in range(view.ndim)
+                                                              if i != parts[2]))
+    return _gather(view, idx, p)
+
+
+def _setitem_int(self, key, value):
+    """self[key] = value natively when the key is basic items and one integer array: a scatter in
+    index order (a repeated index keeps the last value, as NumPy's; `a[idx] += 1` is a read and
+    this set, so repeats add once).  False (nothing done) for other keys, values the scatter does
+    not take, and every error (NumPy's path raises before writing).  Local (flushes to check the
+    indices)."""
+    parts = _int_key(self, key)
+    if parts is None:
+        return False
+    basic, arr, p, has_ints, items, at = parts
+    view = self[basic]
+    if not isinstance(view, ndarray) or _core.readonly(view):
+        return False
+    n = view.shape[p]
+    idx = arr if isinstance(arr, ndarray) else _core.from_any(arr)
+    if idx.size and (n == 0 or _extreme(idx, "maximum") >= n or _extreme(idx, "minimum") < -n):
+        return False
+    others = tuple(i for i in range(view.ndim) if i != p)
+    rest = tuple(view.shape[i] for i in others)
+    separated = has_ints and p and _separated_int(items, at)
+    # the indexing result's shape, where NumPy places the index's dimensions
+    lead = 0 if separated else p
+    rshape = rest[:lead] + tuple(idx.shape) + rest[lead:]
+    if isinstance(value, _SCALARS):
+        if isinstance(value, _np.generic) and value.dtype.kind not in "biufc":
+            return False
+        tmp = _np.empty((), self.dtype)
+        tmp[()] = value                       # NumPy's conversion and its errors
+        val = _core.from_any(tmp)
+    else:
+        if not isinstance(value, ndarray):
+            value = _np.asarray(value)
+            if value.dtype.kind not in "biufc" or type(value) is not _np.ndarray:
+                return False
+            value = _core.from_any(value)
+        if value.dtype.kind == "c" and self.dtype.kind != "c":
+            return False
+        val = value
+    vshape = tuple(val.shape)
+    while len(vshape) > len(rshape) and vshape[0] == 1:
+        vshape = vshape[1:]
+    if len(vshape) > len(rshape) or any(a != b and a != 1 for a, b in
+                                        zip(vshape, rshape[len(rshape) - len(vshape):])):
+        return False                          # NumPy's ValueError
+    val = _core.reshape(val, vshape) if vshape != tuple(val.shape) else val
+    # a fresh copy of dtype self.dtype, broadcast to the result, index dimensions first
+    val = _core.broadcast_to(val, rshape) if tuple(val.shape) != rshape else val
+    k = idx.ndim
+    if lead:
+        perm = tuple(range(lead, lead + k)) + tuple(range(lead)) + \
+            tuple(range(lead + k, len(rshape)))
+        val = _core.transpose(val, perm)
+    val = _core.reshape(_core.cast(val, self.dtype), (idx.size,) + rest)
+    w = _core.transpose(view, (p,) + others) if p else view
+    flat = _core.reshape(_core.cast(idx, _np.int64), (idx.size,))
+    _core.scatter(w, flat, val)
+    return True
+
+
+def _separated_int(items, at):
+    adv = [i for i, o in enumerate(items) if i == at or _is_int_item(o)]
+    return any(not (i == at or _is_int_item(o)) for i, o in enumerate(items)
+               if adv[0] <= i <= adv[-1])
 
 
 def _setitem_mask(self, key, value):
@@ -552,6 +707,7 @@ def _install_methods():
     from . import _selection
     methods["nonzero"] = _selection._method_nonzero
     methods["compress"] = _selection._method_compress
+    methods["take"] = _selection._method_take
     from . import _reductions as R
     for name in R.METHODS:
         if name in ("sum", "prod", "max", "min"):

@@ -1,5 +1,6 @@
 """Selection by truth: nonzero, argwhere, flatnonzero, extract, compress (and where(cond) with one
-argument), on the runtime's compaction kernels (csrc/kernels/compact.c: ops COMPACT, NONZERO).
+argument), on the runtime's compaction kernels (csrc/kernels/compact.c: ops COMPACT, NONZERO);
+take, on its gather (op GATHER, as integer-array indexing).
 
 Each counts the true elements first (a native count_nonzero: a flush, and under MPI a reduction
 every rank shares), then queues one op whose result has that length.  NumPy's rules: truth is
@@ -106,3 +107,26 @@ def _method_nonzero(self):
 
 def _method_compress(self, condition, axis=None, out=None):
     return compress(condition, self, axis=axis, out=out)
+
+
+def take(a, indices, axis=None, out=None, mode="raise"):
+    """numpy.take natively for an integer index array (bounds as mode='raise'); scalars, out=,
+    the clip/wrap modes and errors are NumPy's."""
+    from ._ndarray import _getitem_int
+    if out is None and mode == "raise" and isinstance(a, ndarray) and \
+            (isinstance(indices, (ndarray, list)) or type(indices) is _np.ndarray) and \
+            _np.ndim(indices) > 0:
+        if axis is None:
+            from ._functions import ravel
+            x, ax = ravel(a), 0
+        else:
+            from numpy.lib.array_utils import normalize_axis_index
+            x, ax = a, normalize_axis_index(axis, a.ndim)
+        r = _getitem_int(x, (slice(None),) * ax + (indices,))
+        if r is not None:
+            return r
+    return _numpy("take", a, indices, axis=axis, out=out, mode=mode)
+
+
+def _method_take(self, indices, axis=None, out=None, mode="raise"):
+    return take(self, indices, axis=axis, out=out, mode=mode)

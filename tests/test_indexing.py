@@ -320,3 +320,98 @@ def test_mask_get_sends_at_most_the_selection():
     moved = _sent() - before
     check(r, n[n > 7.0])
     assert moved <= r.size * r.itemsize + 1024, moved
+
+
+# ---- integer-array indexing and take --------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("idtype", [numpy.int64, numpy.int32, numpy.uint8, numpy.int8],
+                         ids=dtype_id)
+def test_int_get_every_dtype(dtype, idtype):
+    n, c = _pair((6, 5), dtype)
+    idx = numpy.array([0, 5, 3, 3, 1], dtype=idtype)
+    if numpy.dtype(idtype).kind == "i":
+        idx[1] = -1
+    _same_get(n, c, idx, cupynum.array(idx))
+    _same_get(n, c, idx, idx)
+    _same_get(n, c, (slice(None), idx[idx < 5]), (slice(None), cupynum.array(idx[idx < 5])))
+    _same_get(n, c, [0, 2, 2], [0, 2, 2])
+
+
+def test_int_get_forms():
+    n, c = _pair((3, 4, 5), numpy.float64)
+    i1 = numpy.array([2, -1, 0, 0])
+    i2 = numpy.array([[1, 3], [0, -4]])
+    keys = [i1[:3], (slice(None), i2), (1, i1), (slice(None), 1, i1), (Ellipsis, i1),
+            (i1[:2], slice(1, 3)), (None, i1[:2]), (0, slice(None), i1), (slice(None), 0, Ellipsis, i1),
+            (i2[:, :1] + 1, None, 2), (slice(None, None, -1), slice(1, 3), i1),
+            numpy.zeros((0,), numpy.int64), (slice(None), numpy.zeros((2, 0), numpy.intp))]
+    for key in keys:
+        kn, kc = _both_keys(key)
+        _same_get(n, c, kn, kc)
+    r = c[numpy.array([0, 0])]
+    r[...] = -1                                           # a copy, as NumPy's
+    check(c, n)
+
+
+def test_int_get_errors():
+    n, c = _pair((3, 4), numpy.int32)
+    for key in [numpy.array([3]), numpy.array([-4]), (slice(None), numpy.array([0, 4])),
+                (0, numpy.array([1, -5])), numpy.array([[0], [7]])]:
+        kn, kc = _both_keys(key)
+        _same_get(n, c, kn, kc)
+    e, z = _pair((0, 2), numpy.float64)
+    _same_get(e, z, numpy.array([0]), cupynum.array([0]))
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_take(axis):
+    n, c = _pair((4, 6), numpy.float32)
+    idx = numpy.array([[3, 0], [-1, 2]])
+    check(cupynum.take(c, cupynum.array(idx), axis=axis), numpy.take(n, idx, axis=axis))
+    check(c.take([1, 1, 0], axis=axis), n.take([1, 1, 0], axis=axis))
+    check(cupynum.take(c, 2, axis=axis), numpy.take(n, 2, axis=axis))
+    check(cupynum.take(c, [9], axis=axis, mode="clip"), numpy.take(n, [9], axis=axis, mode="clip"))
+    with pytest.raises(IndexError) as e:
+        numpy.take(n, [99], axis=axis)
+    with pytest.raises(IndexError) as g:
+        cupynum.take(c, [99], axis=axis)
+    assert str(g.value) == str(e.value)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+def test_int_set_every_dtype(dtype):
+    n, c = _pair((6, 5), dtype)
+    idx = numpy.array([0, -1, 3, 3, 1])
+    v = sample((5, 5), dtype, seed=3)
+    _same_set(n, c, idx, cupynum.array(idx), v, cupynum.array(v))       # repeats: the last wins
+    _same_set(n, c, idx, idx, v[0])                                      # a row, broadcast
+    _same_set(n, c, [2, 4], [2, 4], v[0, 0])                             # a scalar
+    _same_set(n, c, (slice(None), idx[2:]), (slice(None), cupynum.array(idx[2:])), v[:, :1],
+              cupynum.array(v[:, :1]))
+
+
+def test_int_set_forms_and_errors():
+    n, c = _pair((3, 4, 5), numpy.float64)
+    i1 = numpy.array([2, -1, 0, 0])
+    cases = [((1, i1), numpy.arange(4.0)), ((0, slice(None), i1), numpy.arange(16.0).reshape(4, 4)),
+             ((slice(None), 1, i1), numpy.arange(4.0)), ((Ellipsis, i1), -3.0),
+             ((i1[:2], slice(1, 3)), numpy.ones((2, 2, 5))), (i1, n[0])]
+    for key, v in cases:
+        kn, kc = _both_keys(key)
+        _same_set(n, c, kn, kc, v, cupynum.array(v) if isinstance(v, numpy.ndarray) else v)
+    for key, v in [(numpy.array([3]), 1.0), ((0, numpy.array([-6])), 1.0),
+                   (numpy.array([0, 1]), numpy.ones(3)), ((slice(None), i1), numpy.ones((2, 5)))]:
+        kn, kc = _both_keys(key)
+        _same_set(n, c, kn, kc, v)
+    # the value read from the array itself, and augmented assignment with repeats (not
+    # accumulating, as NumPy's)
+    _same_set(n, c, i1, cupynum.array(i1), n[::-1, ::-1], c[::-1, ::-1])
+    n[i1] += 1
+    c[cupynum.array(i1)] += 1
+    check(c, n)
+    ci = cupynum.array([1, 1, 2], dtype=numpy.int64)
+    ni = numpy.array([1, 1, 2])
+    ni[ni] = 0
+    ci[ci] = 0
+    check(ci, ni)

@@ -1,13 +1,17 @@
 /* compact.c: stream compaction, the kernels of boolean selection (`a[mask]`, nonzero, argwhere,
  * extract, compress).
  *
- * Both kernels walk an n-d strided mask in C order.  The walk is cut into chunks of whole
+ * The compaction kernels walk an n-d strided mask in C order.  The walk is cut into chunks of whole
  * innermost rows whose number depends only on the shape (never on the thread count); threads
  * count the true elements of each chunk, an exclusive prefix sum over the chunks gives each
  * chunk's first output position, and threads then write.  The output is therefore the same on
  * any number of threads (it is a copy: order is all there is).
  *
- * The mask is read as bytes, non-zero is true (the module hands bool arrays). */
+ * The mask is read as bytes, non-zero is true (the module hands bool arrays).
+ *
+ * Gather and scatter (integer-array indexing) copy blocks of the source's trailing dimensions per
+ * index; the scatter runs in index order, so a repeated index keeps the last value (NumPy's
+ * assignment). */
 #include <string.h>
 
 #include "alloc.h"
@@ -194,5 +198,86 @@ enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *m
         }
     }
     cpn_free(starts);
+    return CPN_OK;
+}
+
+/* ---- gather: the elements named by an index array (integer-array indexing, take) ---------- */
+
+enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, const char *src,
+                                  const int64_t *sst, const char *idx, int64_t ist, int64_t m,
+                                  char *out)
+{
+    const int64_t n = shape[0];
+    int64_t block = 1, rows = 1;
+    for (int d = 1; d < ndim; d++) block *= shape[d];
+    for (int d = 1; d < ndim - 1; d++) rows *= shape[d];
+    if (block == 0 || m == 0) return CPN_OK;
+    const int64_t len = ndim > 1 ? shape[ndim - 1] : 1, ls = ndim > 1 ? sst[ndim - 1] : 0;
+    const int64_t bytes = block * (int64_t)item;
+    int bad = 0;
+    int nth = cpn_kernel_threads();
+#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1 && m * block > 32768) reduction(|: bad)
+    for (int64_t j = 0; j < m; j++) {
+        int64_t k = *(const int64_t *)(idx + j * ist);
+        if (k < 0) k += n;
+        if (k < 0 || k >= n) {
+            bad = 1;
+            continue;
+        }
+        const char *s = src + k * sst[0];
+        char *o = out + j * bytes;
+        if (ndim == 1) {
+            memcpy(o, s, item);
+            continue;
+        }
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t off = 0, q = r;
+            for (int d = ndim - 2; d >= 1; d--) {
+                off += (q % shape[d]) * sst[d];
+                q /= shape[d];
+            }
+            const char *sr = s + off;
+            if (ls == (int64_t)item) {
+                memcpy(o, sr, (size_t)(len * (int64_t)item));
+                o += len * (int64_t)item;
+            } else {
+                for (int64_t i = 0; i < len; i++, o += item) memcpy(o, sr + i * ls, item);
+            }
+        }
+    }
+    return bad ? cpn_error(CPN_ERR_INDEX, "gather: an index is out of bounds for size %lld",
+                           (long long)n)
+               : CPN_OK;
+}
+
+/* ---- scatter: dst[idx[j]] = values[j], in j order (NumPy's last-wins for repeats) ----------- */
+
+enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, char *dst,
+                                   const int64_t *dst_st, const char *val, const int64_t *val_st,
+                                   const char *idx, int64_t ist, int64_t m)
+{
+    const int64_t n = shape[0];
+    int64_t block = 1;
+    for (int d = 1; d < ndim; d++) block *= shape[d];
+    if (block == 0 || m == 0) return CPN_OK;
+    for (int64_t j = 0; j < m; j++) {   /* sequential: a later repeat overwrites an earlier one */
+        int64_t k = *(const int64_t *)(idx + j * ist);
+        if (k < 0) k += n;
+        if (k < 0 || k >= n)
+            return cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
+                             (long long)n);
+        char *o = dst + k * dst_st[0];
+        const char *v = val + j * val_st[0];
+        for (int64_t e = 0; e < block; e++) {
+            int64_t q = e, od = 0, vd = 0;
+            for (int d = ndim - 1; d >= 1; d--) {
+                int64_t i = q % shape[d];
+                q /= shape[d];
+                od += i * dst_st[d];
+                vd += i * val_st[d];
+            }
+            memcpy(o + od, v + vd, item);
+        }
+    }
     return CPN_OK;
 }

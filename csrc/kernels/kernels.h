@@ -231,6 +231,22 @@ enum cpn_status cpn_kernel_unique(enum cpn_dtype dt, enum cpn_unique_mode mode, 
 /* What sorts the keys: "vqsort (highway ...)" or the plain C radix sort.  Local. */
 const char *cpn_kernel_sort_name(void);
 
+/* Gather (compact.c): out (contiguous, m blocks of shape[1:]) = src[idx[j]] for j < m, src of
+ * ndim >= 1 dimensions (shape, byte strides sst), idx int64 with byte stride ist, negative
+ * indices counted from the end of dimension 0; an index out of bounds is CPN_ERR_INDEX (the
+ * module checks first, so this is a broken invariant).  Local. */
+enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, const char *src,
+                                  const int64_t *sst, const char *idx, int64_t ist, int64_t m,
+                                  char *out);
+
+/* Scatter (compact.c): dst[idx[j]] = val[j] for j = 0..m-1 in order (a repeated index keeps the
+ * last value, as NumPy's assignment), dst of shape (n, shape[1:]) with byte strides dst_st, val
+ * (m, shape[1:]) with byte strides val_st, idx int64 with byte stride ist; negatives from the
+ * end; out of bounds is CPN_ERR_INDEX (the module checks first).  Local. */
+enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, char *dst,
+                                   const int64_t *dst_st, const char *val, const int64_t *val_st,
+                                   const char *idx, int64_t ist, int64_t m);
+
 /* C[..., m, n] = A[..., m, k] @ B[..., k, n] on strided operands of dtype dt: nb batch dimensions
  * of extents bshape (A and B broadcast to them: stride 0), then the two core dimensions; as, bs
  * and cs hold nb + 2 byte strides each.  Floats and complex through BLAS when built with it

@@ -631,3 +631,60 @@ PyObject *cpn_mod_nonzero(PyObject *m, PyObject *args)
     op.iparam[0] = count;
     return submit_for(r, &op);
 }
+
+/* gather(a, idx): a[idx] for idx a 1-D int64 ndarray of indices into a's first dimension (the
+ * caller checked them against its length), as a new array of shape (len(idx),) + a.shape[1:]. */
+PyObject *cpn_mod_gather(PyObject *m, PyObject *args)
+{
+    PyObject *a, *idx;
+    if (!PyArg_ParseTuple(args, "OO", &a, &idx) || cpn_check_array(a) < 0 || cpn_check_array(idx) < 0)
+        return NULL;
+    struct cpn_view *av = cpn_array_view(a), *iv = cpn_array_view(idx);
+    if (av->ndim < 1 || iv->ndim != 1 || iv->dtype != CPN_DTYPE_INT64) {
+        PyErr_SetString(PyExc_ValueError, "internal: gather operand shape/dtype mismatch");
+        return NULL;
+    }
+    int64_t shape[CPN_MAXDIM];
+    shape[0] = iv->shape[0];
+    for (int d = 1; d < av->ndim; d++) shape[d] = av->shape[d];
+    PyObject *r = cpn_array_new(av->dtype, av->ndim, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_GATHER, .nin = 2, .nout = 1};
+    op.dtype = av->dtype;
+    op.in[0] = av;
+    op.in[1] = iv;
+    op.out[0] = cpn_array_view(r);
+    return submit_for(r, &op);
+}
+
+/* scatter(dst, idx, values): dst[idx[j]] = values[j] for j in order (NumPy's last-wins), dst a
+ * writable view of n rows, idx a 1-D int64 ndarray of m indices in [-n, n) (the caller checked),
+ * values an ndarray (m,) + dst.shape[1:] of dst's dtype.  idx and values must not share dst's
+ * store (the caller hands fresh copies: the executor would evaluate an overlapping op into a
+ * temporary that lacks the rows not written).  Returns None. */
+PyObject *cpn_mod_scatter(PyObject *m, PyObject *args)
+{
+    PyObject *dst, *idx, *val;
+    if (!PyArg_ParseTuple(args, "OOO", &dst, &idx, &val) || cpn_check_array(dst) < 0 ||
+        cpn_check_array(idx) < 0 || cpn_check_array(val) < 0)
+        return NULL;
+    struct cpn_view *dv = cpn_array_view(dst), *iv = cpn_array_view(idx), *vv = cpn_array_view(val);
+    int ok = dv->ndim >= 1 && iv->ndim == 1 && iv->dtype == CPN_DTYPE_INT64 && vv->ndim == dv->ndim &&
+             vv->dtype == dv->dtype && vv->shape[0] == iv->shape[0];
+    for (int d = 1; ok && d < dv->ndim; d++) ok = vv->shape[d] == dv->shape[d];
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "internal: scatter operand shape/dtype mismatch");
+        return NULL;
+    }
+    if (dv->readonly) {
+        PyErr_SetString(PyExc_ValueError, "assignment destination is read-only");
+        return NULL;
+    }
+    struct cpn_op op = {.kind = CPN_OPK_SCATTER, .nin = 2, .nout = 1};
+    op.dtype = dv->dtype;
+    op.in[0] = vv;
+    op.in[1] = iv;
+    op.out[0] = dv;
+    if (cpn_submit(&op) < 0) return NULL;
+    Py_RETURN_NONE;
+}

@@ -167,6 +167,14 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
     case CPN_OPK_FFT:
         return cpn_kernel_fft((enum cpn_fft_kind)op->code, op->dtype, out->ndim, op->axes, in->shape,
                               in->ptr, in->st, out->shape, out->ptr, out->st, op->dparam[0]);
+    case CPN_OPK_GATHER:
+        CPN_ASSERT(cpn_view_is_contiguous(ov) && b->in[1].ndim == 1);
+        return cpn_kernel_gather(cpn_dtype_size(ov->dtype), in->ndim, in->shape, in->ptr, in->st,
+                                 b->in[1].ptr, b->in[1].st[0], b->in[1].shape[0], out->ptr);
+    case CPN_OPK_SCATTER:
+        CPN_ASSERT(b->in[1].ndim == 1 && in->ndim == out->ndim);
+        return cpn_kernel_scatter(cpn_dtype_size(ov->dtype), out->ndim, out->shape, out->ptr, out->st,
+                                  in->ptr, in->st, b->in[1].ptr, b->in[1].st[0], b->in[1].shape[0]);
     default:
         return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);
     }

@@ -35,6 +35,8 @@ const char *cpn_op_describe(const struct cpn_op *op)
     case CPN_OPK_QUANTILE: return op->iparam[0] == CPN_QM_MEDIAN ? "median" : "quantile";
     case CPN_OPK_COMPACT: return "boolean index";
     case CPN_OPK_NONZERO: return "nonzero";
+    case CPN_OPK_GATHER: return "integer index";
+    case CPN_OPK_SCATTER: return "integer index assignment";
     default: return "op";
     }
 }
@@ -44,6 +46,7 @@ bool cpn_op_overwrites(const struct cpn_op *op) { return cpn_op_overwrites_out(o
 bool cpn_op_overwrites_out(const struct cpn_op *op, int k)
 {
     const struct cpn_view *out = op->out[k];
+    if (op->kind == CPN_OPK_SCATTER) return false;   /* writes the indexed rows only */
     bool overwrite = cpn_view_covers_store(out);
     for (int i = 0; i < op->nin; i++)
         if (op->in[i] && cpn_store_root(op->in[i]->store) == cpn_store_root(out->store)) overwrite = false;

@@ -56,6 +56,13 @@ enum cpn_opkind {
     CPN_OPK_FFT,           /* out[0] = transform `code` (enum cpn_fft_kind) of in[0] over `axes`
                             * (r2c / c2r: one axis), times dparam[0]; dtype: the complex dtype;
                             * other dims are batch dims (kernels.h cpn_kernel_fft) */
+    CPN_OPK_GATHER,        /* out[0] (contiguous (m, in[0].shape[1:])) = in[0][in[1]]: in[1] is
+                            * int64, 1-D of m indices into dimension 0 (negatives from the end;
+                            * bounds checked by the builder) */
+    CPN_OPK_SCATTER,       /* out[0][in[1][j]] = in[0][j] for j in order (last wins): out[0] of
+                            * shape (n, rest...), in[0] (m, rest...) of its dtype, in[1] int64 1-D
+                            * (checked by the builder); it writes some rows only: never an
+                            * overwrite of its output (cpn_op_overwrites_out) */
     CPN_OPK_COUNT
 };
 
