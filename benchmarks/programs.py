@@ -287,6 +287,16 @@ def unique(np, n=10_000_000, distinct=100_000, reps=3):
     return t
 
 
+def histogram(np, n=10_000_000, bins=100, reps=3):
+    """np.histogram of n scattered float64 values into `bins` equal bins, `reps` times."""
+    x = _sort_input(np, n, "float64")
+    t = 0.0
+    for _ in range(reps):
+        h, e = np.histogram(x, bins=bins)
+        t += float(h[bins // 3]) + float(e[1])
+    return t
+
+
 # ---- the registry -----------------------------------------------------------------------------
 
 def _grow_2d(size, ranks):
@@ -361,6 +371,8 @@ BENCHMARKS = {b.name: b for b in [
               lambda s: f"{s['n']:.0e} stable x3", target=1.3),
     Benchmark("unique", unique, {"n": 10_000_000}, {"n": 200_000, "distinct": 2000},
               lambda s: f"{s['n']:.0e} i64 {s.get('distinct', 100_000):.0e} distinct x3", target=1.5),
+    Benchmark("histogram", histogram, {"n": 10_000_000}, {"n": 200_000},
+              lambda s: f"{s['n']:.0e} f64 100 bins x3", target=2.0),
 ] + [
     Benchmark(f.__name__, f, {"n": 100, "reps": 20000}, {"n": 100, "reps": 2000},
               lambda s: f"{s['n']} x{s['reps']}", target=SMALL_TARGET, grow=None, per_op=True)

@@ -300,9 +300,117 @@ def setxor1d(ar1, ar2, assume_unique=False):
     return aux[_core.ufunc("logical_and", (flag[1:], flag[:-1]))]
 
 
+# ---- histograms ----------------------------------------------------------------------------------
+
+def _hist_input(a, weights):
+    """(flat a, flat float64 weights or None) when the counting is native, else None; NumPy's
+    bool conversion warning and weights check."""
+    import warnings
+    x = _native(a)
+    if x is None or x.dtype.kind == "c":
+        return None
+    w = None
+    if weights is not None:
+        w = _native(weights)
+        if w is None or w.dtype != _np.float64:
+            return None
+        if w.shape != x.shape:
+            raise ValueError("weights should have the same shape as a.")
+    if x.dtype == _np.bool_:
+        warnings.warn(f"Converting input from {x.dtype} to {_np.uint8} for compatibility.",
+                      RuntimeWarning, stacklevel=3)
+        x = _core.cast(x, _np.uint8)
+    flat = lambda y: y if y.ndim == 1 else (_flat(y) if y.ndim else _core.reshape(y, (1,)))
+    return flat(x), (flat(w) if w is not None else None)
+
+
+def _uniform_edges(x, bins, range):
+    """NumPy's outer edges, edges and denominator of `bins` equal bins over x (or range), or None
+    when NumPy would compute them in a dtype other than float64."""
+    import operator
+    from numpy.lib import _histograms_impl as H
+    try:
+        n = operator.index(bins)
+    except TypeError as e:
+        raise TypeError("`bins` must be an integer, a string, or an array") from e
+    if n < 1:
+        raise ValueError("`bins` must be positive, when an integer")
+    first, last = H._get_outer_edges(x, range)
+    bin_type = _np.result_type(first, last, x.dtype)
+    if _np.issubdtype(bin_type, _np.integer):
+        bin_type = _np.result_type(bin_type, float)
+    if bin_type != _np.float64:
+        return None
+    edges = _np.linspace(first, last, n + 1, endpoint=True, dtype=bin_type)
+    return edges, float(first), float(last), float(H._unsigned_subtract(last, first))
+
+
+def _array_edges(bins):
+    e = _np.asarray(_core.to_numpy(bins) if isinstance(bins, ndarray) else bins)
+    if e.ndim != 1:
+        raise ValueError("`bins` must be 1d, when an array")
+    if _np.any(e[:-1] > e[1:]):
+        raise ValueError("`bins` must increase monotonically, when an array")
+    return e
+
+
+def histogram(a, bins=10, range=None, density=None, weights=None):
+    args = _hist_input(a, weights) if not isinstance(bins, str) else None
+    u = None
+    if args is not None and _np.ndim(bins) == 0:
+        u = _uniform_edges(args[0], bins, range)
+        if u is None:
+            args = None
+    elif args is not None:
+        edges = _array_edges(bins)
+        dt = _np.result_type(args[0].dtype, edges.dtype)
+        if weights is not None or dt.kind not in "biuf" or dt == _np.longdouble:
+            args = None
+    if args is None:
+        return _fallback.compute(_np.histogram, (a,), {"bins": bins, "range": range,
+                                                       "density": density, "weights": weights})
+    x, w = args
+    if u is not None:
+        edges, first, last, denom = u
+        xf = x if x.dtype == _np.float64 else _core.cast(x, _np.float64)
+        n = _core.histogram(xf, w, _core.from_any(edges), True, first, last, denom)
+    else:
+        xc = x if x.dtype == dt else _core.cast(x, dt)
+        n = _core.histogram(xc, None, _core.from_any(edges.astype(dt)), False, 0.0, 0.0, 0.0)
+    if density:
+        db = _core.from_any(_np.array(_np.diff(edges), float))
+        from ._reductions import sum as _sum
+        n = n / db / _sum(n)
+    return n, _core.from_any(edges)
+
+
+def histogram_bin_edges(a, bins=10, range=None, weights=None):
+    args = _hist_input(a, weights) if not isinstance(bins, str) and _np.ndim(bins) == 0 else None
+    u = _uniform_edges(args[0], bins, range) if args is not None else None
+    if u is None:
+        return _fallback.compute(_np.histogram_bin_edges, (a,), {"bins": bins, "range": range,
+                                                                 "weights": weights})
+    return _core.from_any(u[0])
+
+
+def digitize(x, bins, right=False):
+    xn = _native(x)
+    if xn is None or xn.dtype.kind == "c":
+        return _fallback.compute(_np.digitize, (x, bins), {"right": right})
+    b = _np.asarray(_core.to_numpy(bins) if isinstance(bins, ndarray) else bins)
+    from numpy._core.multiarray import _monotonicity
+    mono = _monotonicity(b)
+    if mono == 0:
+        raise ValueError("bins must be monotonically increasing or decreasing")
+    side = "left" if right else "right"
+    if mono == -1:
+        return len(b) - searchsorted(b[::-1].copy(), xn, side=side)
+    return searchsorted(b, xn, side=side)
+
+
 NAMES = ("sort", "argsort", "sort_complex", "searchsorted", "unique", "unique_values",
          "unique_counts", "unique_inverse", "unique_all", "isin", "union1d", "intersect1d",
-         "setdiff1d", "setxor1d")
+         "setdiff1d", "setxor1d", "histogram", "histogram_bin_edges", "digitize")
 
 
 def install(cls, namespace, implemented):

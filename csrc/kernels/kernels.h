@@ -211,6 +211,20 @@ enum cpn_status cpn_kernel_unique(enum cpn_dtype dt, enum cpn_unique_mode mode, 
 /* What sorts the keys: "vqsort (highway ...)" or the plain C radix sort.  Local. */
 const char *cpn_kernel_sort_name(void);
 
+/* numpy.histogram's counting: n elements x (byte stride xs; float64 when `uniform`, else of
+ * dtype dt, like the nbins + 1 edges e, stride es), weighted by float64 w (stride ws; NULL: count
+ * into int64).  Uniform bins from first, last, denom (last - first) and edges (float64, NumPy's
+ * linspace); otherwise the bins between the edges, the last closed.  NumPy's results bit for bit
+ * (histogram.c).  Threaded.  Local. */
+struct cpn_hist_args {
+    enum cpn_dtype dt;
+    bool uniform;
+    const char *x, *w, *edges;
+    int64_t xs, ws, es, n, nbins;
+    double first, last, denom;
+};
+enum cpn_status cpn_kernel_histogram(const struct cpn_hist_args *h, char *out, int64_t os);
+
 /* C[..., m, n] = A[..., m, k] @ B[..., k, n] on strided operands of dtype dt: nb batch dimensions
  * of extents bshape (A and B broadcast to them: stride 0), then the two core dimensions; as, bs
  * and cs hold nb + 2 byte strides each.  Floats and complex through BLAS when built with it

@@ -118,6 +118,7 @@ PyObject *cpn_mod_bincount(PyObject *m, PyObject *args);
 PyObject *cpn_mod_sort(PyObject *m, PyObject *args);
 PyObject *cpn_mod_searchsorted(PyObject *m, PyObject *args);
 PyObject *cpn_mod_unique(PyObject *m, PyObject *args);
+PyObject *cpn_mod_histogram(PyObject *m, PyObject *args);
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args);
 PyObject *cpn_mod_arange(PyObject *m, PyObject *args);
 PyObject *cpn_mod_random(PyObject *m, PyObject *args);

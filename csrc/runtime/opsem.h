@@ -45,6 +45,10 @@ enum cpn_opkind {
     CPN_OPK_UNIQUE,        /* runs of equal elements of in[0] (1-D, sorted; through in[1], an
                             * int64 permutation, when present): iparam[0] = enum
                             * cpn_unique_mode, iparam[1] = 1: NaNs distinct (equal_nan=False) */
+    CPN_OPK_HISTOGRAM,     /* out[0] (1-D, int64, or float64 with weights in[1]) = numpy.histogram
+                            * counts of in[0] (1-D) over the edges in[2] (len(out) + 1):
+                            * iparam[0] = 1: uniform bins (in[0] and in[2] float64; dparam[0..2] =
+                            * first, last, last - first); else in[0] and in[2] of one dtype */
     CPN_OPK_COUNT
 };
 
