@@ -53,7 +53,9 @@ DISTRIBUTED = frozenset(
         "where "
         # sorting: a sample sort along the partitioned axis of a 1-D array, each rank's own
         # lanes along an axis no tile splits (csrc/runtime/samplesort.c)
-        "sort argsort sort_complex").split()]
+        "sort argsort sort_complex "
+        # counts of each rank's tile, partial counts added (unweighted)
+        "histogram").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "var squeeze flags sort argsort".split()]

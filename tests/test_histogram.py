@@ -108,3 +108,16 @@ def test_digitize(dtype):
         cupynum.digitize(a, [1, 3, 2])
     with pytest.raises(TypeError, match="x may not be complex"):
         cupynum.digitize(cupynum.array([1j]), [0, 1])
+
+
+def test_histogram_of_a_partitioned_array_moves_only_counts():
+    ranks = cupynum.runtime_info()["ranks"]
+    x = numpy.random.default_rng(5).standard_normal(30000 * ranks)
+    a = cupynum.array(x)
+    cupynum.sync()
+    cupynum.reset_stats()
+    for kw in (dict(bins=100, range=(-3, 3)), dict(bins=[-2, -1, 0, 0.5, 1, 4])):
+        h, e = cupynum.histogram(a, **kw)
+        check(h, numpy.histogram(x, **kw)[0])
+    sent = cupynum.runtime_stats()["bytes_sent"]
+    assert sent < 8 * 106 * 2 * ranks + 4096, sent      # the counts (and edges' scalars), not data
