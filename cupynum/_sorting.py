@@ -108,6 +108,58 @@ def sort_complex(a):
     return b
 
 
+# ---- partition: a sorted lane is one of the partitions NumPy may return ---------------------------
+
+def _check_partition(kth, kind, n):
+    if not isinstance(kind, str):
+        raise TypeError(f"select kind must be str, not {type(kind).__name__}")
+    if kind != "introselect":
+        raise ValueError(f"select kind must be 'introselect' (got '{kind}')")
+    ks = _np.asarray(kth)
+    if ks.dtype.kind not in "iu":
+        raise TypeError("Partition index must be integer")
+    for k in ks.ravel().tolist():
+        k = k + n if k < 0 else k
+        if not 0 <= k < n:
+            raise ValueError(f"kth(={k}) out of bounds ({n})")
+
+
+def _partitioned(a, kth, axis, kind, order, arg):
+    fn = _np.argpartition if arg else _np.partition
+    x = _native(a) if order is None else None
+    if x is None or x.ndim == 0 or isinstance(kth, ndarray):
+        return _fallback.compute(fn, (a, kth), {"axis": axis, "kind": kind, "order": order})
+    if axis is None:
+        x, axis = _flat(x), 0
+    axis = _axis(axis, x.ndim)
+    _check_partition(kth, kind, x.shape[axis])
+    return _core.sort(x, axis, arg)
+
+
+def partition(a, kth, axis=-1, kind="introselect", order=None):
+    return _partitioned(a, kth, axis, kind, order, False)
+
+
+def argpartition(a, kth, axis=-1, kind="introselect", order=None):
+    return _partitioned(a, kth, axis, kind, order, True)
+
+
+def _method_partition(self, kth, axis=-1, kind="introselect", order=None):
+    if order is not None or self.dtype.kind not in _NATIVE_KINDS or self.ndim == 0 or \
+            isinstance(kth, ndarray):
+        return _fallback.compute(_np.ndarray.partition, (self, kth), {"axis": axis, "kind": kind,
+                                                                      "order": order}, write=(self,))
+    axis = _axis(axis, self.ndim)
+    _check_partition(kth, kind, self.shape[axis])
+    if not self.flags.writeable:
+        raise ValueError("partition array is read-only")
+    _core.assign(self, _core.sort(self, axis, False))
+
+
+def _method_argpartition(self, kth, axis=-1, kind="introselect", order=None):
+    return argpartition(self, kth, axis, kind, order)
+
+
 # ---- searching ------------------------------------------------------------------------------------
 
 def _common(*xs):
@@ -410,7 +462,8 @@ def digitize(x, bins, right=False):
 
 NAMES = ("sort", "argsort", "sort_complex", "searchsorted", "unique", "unique_values",
          "unique_counts", "unique_inverse", "unique_all", "isin", "union1d", "intersect1d",
-         "setdiff1d", "setxor1d", "histogram", "histogram_bin_edges", "digitize")
+         "setdiff1d", "setxor1d", "histogram", "histogram_bin_edges", "digitize", "partition",
+         "argpartition")
 
 
 def install(cls, namespace, implemented):
@@ -424,3 +477,5 @@ def install(cls, namespace, implemented):
     cls.sort = _method_sort
     cls.argsort = _method_argsort
     cls.searchsorted = _method_searchsorted
+    cls.partition = _method_partition
+    cls.argpartition = _method_argpartition
