@@ -460,10 +460,67 @@ def digitize(x, bins, right=False):
     return searchsorted(b, xn, side=side)
 
 
+# ---- cov, corrcoef: NumPy's own arithmetic over native means and products ------------------------
+
+def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *,
+        dtype=None):
+    import warnings
+    x = _native(m)
+    if y is not None or fweights is not None or aweights is not None or x is None or \
+            x.ndim > 2 or x.dtype.kind == "c" or (dtype is not None and _np.dtype(dtype).kind != "f"):
+        return _fallback.compute(_np.cov, (m, y), {
+            "rowvar": rowvar, "bias": bias, "ddof": ddof, "fweights": fweights,
+            "aweights": aweights, "dtype": dtype})
+    if ddof is not None and ddof != int(ddof):
+        raise ValueError("ddof must be integer")
+    dt = _np.result_type(x.dtype, _np.float64) if dtype is None else _np.dtype(dtype)
+    if dt == _np.longdouble:
+        return _fallback.compute(_np.cov, (m,), {"rowvar": rowvar, "bias": bias, "ddof": ddof,
+                                                 "dtype": dtype})
+    X = _core.cast(x, dt)          # a copy, as NumPy's array(m, ndmin=2, dtype=dtype)
+    if X.ndim == 1:
+        X = _core.reshape(X, (1, X.shape[0]))
+    elif not rowvar:
+        X = _core.cast(X.T, dt)
+    if X.shape[0] == 0:
+        return _core.from_any(_np.array([]).reshape(0, 0))
+    if ddof is None:
+        ddof = 0 if bias else 1
+    from ._reductions import mean
+    from ._products import dot
+    avg = mean(X, axis=1)
+    fact = X.shape[1] - ddof
+    if fact <= 0:
+        warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
+        fact = 0.0
+    X -= avg[:, None]
+    c = dot(X, X.T)
+    c *= _np.true_divide(1, fact)
+    from ._views import squeeze
+    return squeeze(c)
+
+
+def corrcoef(x, y=None, rowvar=True, *, dtype=None):
+    xn = _native(x)
+    if y is not None or xn is None or xn.ndim > 2 or xn.dtype.kind == "c" or \
+            (dtype is not None and _np.dtype(dtype).kind != "f"):
+        return _fallback.compute(_np.corrcoef, (x, y, rowvar), {"dtype": dtype})
+    c = cov(xn, None, rowvar, dtype=dtype)
+    if c.ndim != 2:
+        return c / c
+    from ._views import diagonal
+    from ._functions import ufuncs
+    d = diagonal(c)
+    stddev = ufuncs["sqrt"](d)
+    c = c / stddev[:, None]
+    c = c / stddev[None, :]
+    return ufuncs["minimum"](ufuncs["maximum"](c, -1), 1)
+
+
 NAMES = ("sort", "argsort", "sort_complex", "searchsorted", "unique", "unique_values",
          "unique_counts", "unique_inverse", "unique_all", "isin", "union1d", "intersect1d",
          "setdiff1d", "setxor1d", "histogram", "histogram_bin_edges", "digitize", "partition",
-         "argpartition")
+         "argpartition", "cov", "corrcoef")
 
 
 def install(cls, namespace, implemented):

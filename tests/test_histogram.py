@@ -121,3 +121,27 @@ def test_histogram_of_a_partitioned_array_moves_only_counts():
         check(h, numpy.histogram(x, **kw)[0])
     sent = cupynum.runtime_stats()["bytes_sent"]
     assert sent < 8 * 106 * 2 * ranks + 4096, sent      # the counts (and edges' scalars), not data
+
+
+# ---- cov, corrcoef ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int32, numpy.bool_], ids=dtype_id)
+@pytest.mark.parametrize("shape", [(5,), (3, 20), (20, 3), (1, 4)])
+def test_cov_corrcoef(dtype, shape):
+    x = special(numpy.dtype(dtype), int(numpy.prod(shape)), seed=31)
+    if x.dtype.kind == "f":
+        x = numpy.where(numpy.isfinite(x), x, 0.5).astype(dtype)
+    x = x.reshape(shape)
+    a = cupynum.array(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for kw in ({}, {"rowvar": False}, {"bias": True}, {"ddof": 2}, {"dtype": numpy.float32}):
+            got, want = cupynum.cov(a, **kw), numpy.cov(x, **kw)
+            check(got, want, rtol=1e-5 if want.dtype == numpy.float32 else 1e-12, atol=1e-6)
+        got, want = cupynum.corrcoef(a), numpy.corrcoef(x)
+        check(got, want, rtol=1e-5, atol=1e-6) if isinstance(want, numpy.ndarray) else \
+            numpy.testing.assert_allclose(got, want)
+    y = x + 1
+    check(cupynum.cov(a, y), numpy.cov(x, y), rtol=1e-12, atol=1e-12)   # y=: NumPy's help
+    with pytest.raises(ValueError, match="ddof must be integer"):
+        cupynum.cov(a, ddof=1.5)
