@@ -1,12 +1,16 @@
-"""sort, argsort, ndarray.sort/argsort and sort_complex over the runtime's sort op
-(csrc/kernels/sort.c; under distribution csrc/runtime/samplesort.c).
+"""Sorting and what is built on it, over the runtime's sort, search, run and histogram ops
+(csrc/kernels/sort.c, histogram.c; under distribution csrc/runtime/samplesort.c):
+sort, argsort, ndarray.sort/argsort, sort_complex, partition/argpartition (a sorted lane is one
+of NumPy's partitions), searchsorted, unique and the Array API unique_* functions, isin and the
+set functions, histogram, histogram_bin_edges, digitize, cov and corrcoef.
 
 NumPy's rules are applied here: `kind` (any kind is accepted as NumPy accepts it -- by its first
 letter -- and every kind is computed stably: ties keep index order, which is NumPy's stable
 result and one of the orders its quicksort may give), `stable=`, `axis` (None sorts the
 flattened array), NumPy's errors raised before anything is queued or written (a read-only array's
-`sort` changes nothing).  Every dtype cupynum holds is native; structured arrays (`order=`),
-other dtypes (object, strings, datetimes, long double) and NumPy subclasses go to NumPy."""
+`sort` changes nothing).  Every dtype cupynum holds is native for sorting; structured arrays
+(`order=`), other dtypes (object, strings, datetimes, long double) and NumPy subclasses go to
+NumPy, as do the argument combinations each function's comment names."""
 
 import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index

@@ -10,7 +10,7 @@ import pytest
 import cupynum
 from conftest import ALL_DTYPES, SHAPES, check, dtype_id, sample, shape_id
 
-pytestmark = [pytest.mark.mpi_device]
+pytestmark = [pytest.mark.device, pytest.mark.mpi_device]
 
 RANKS = cupynum.runtime_info()["ranks"]
 
