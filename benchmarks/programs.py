@@ -364,6 +364,16 @@ def fft2d(np, n=4096):
     return float(np.sum(np.abs(f))), float(np.sum(f.imag[:, 1]))
 
 
+def histogram(np, n=10_000_000, bins=100, reps=3):
+    """np.histogram of n scattered float64 values into `bins` equal bins, `reps` times."""
+    x = _sort_input(np, n, "float64")
+    t = 0.0
+    for _ in range(reps):
+        h, e = np.histogram(x, bins=bins)
+        t += float(h[bins // 3]) + float(e[1])
+    return t
+
+
 # ---- the registry -----------------------------------------------------------------------------
 
 def _grow_2d(size, ranks):
@@ -444,8 +454,11 @@ BENCHMARKS = {b.name: b for b in [
               {"n": 200_000, "dtype": "int64"}, lambda s: f"{s['n']:.0e} i64 x3", target=1.3),
     Benchmark("argsort", argsort, {"n": 10_000_000}, {"n": 200_000},
               lambda s: f"{s['n']:.0e} stable x3", target=1.3),
-    Benchmark("unique", unique, {"n": 10_000_000}, {"n": 200_000, "distinct": 2000},
-              lambda s: f"{s['n']:.0e} i64 {s.get('distinct', 100_000):.0e} distinct x3", target=1.5),
+    Benchmark("unique", unique, {"n": 10_000_000, "reps": 1}, {"n": 200_000, "distinct": 2000},
+              lambda s: f"{s['n']:.0e} i64 {s.get('distinct', 100_000):.0e} distinct x{s.get('reps', 3)}",
+              target=1.5),
+    Benchmark("histogram", histogram, {"n": 10_000_000}, {"n": 200_000},
+              lambda s: f"{s['n']:.0e} f64 100 bins x3", target=2.0),
     Benchmark("gemm2000", gemm, {"n": 2000}, {"n": 200}, lambda s: f"{s['n']}^2 float64",
               target=0.9, rtol=1e-9, grow=None),
     Benchmark("gemm2000_32", gemm, {"n": 2000, "dtype": "float32"}, {"n": 200, "dtype": "float32"},

@@ -60,10 +60,12 @@ DISTRIBUTED = frozenset(
         "where "
         # sorting: a sample sort along the partitioned axis of a 1-D array, each rank's own
         # lanes along an axis no tile splits (csrc/runtime/samplesort.c)
-        "sort argsort sort_complex").split()]
+        "sort argsort sort_complex partition argpartition "
+        # counts of each rank's tile, partial counts added (unweighted)
+        "histogram").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
-       "var squeeze flags sort argsort".split()]
+       "var squeeze flags sort argsort partition argpartition".split()]
     + ["numpy.linalg.matrix_transpose"]
     # cholesky and solve of one partitioned matrix: ScaLAPACK (csrc/runtime/scalapack.c), when
     # built with it; the other numpy.linalg factorizations compute on gathered copies

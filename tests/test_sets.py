@@ -9,7 +9,7 @@ import cupynum
 from conftest import ALL_DTYPES, check, dtype_id
 from test_sorting import special
 
-pytestmark = [pytest.mark.mpi_device]
+pytestmark = [pytest.mark.device, pytest.mark.mpi_device]
 
 REAL = [d for d in ALL_DTYPES if d.kind != "c"]
 

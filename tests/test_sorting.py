@@ -10,7 +10,7 @@ import pytest
 import cupynum
 from conftest import ALL_DTYPES, SHAPES, check, dtype_id, sample, shape_id
 
-pytestmark = [pytest.mark.mpi_device]
+pytestmark = [pytest.mark.device, pytest.mark.mpi_device]
 
 RANKS = cupynum.runtime_info()["ranks"]
 
@@ -221,3 +221,45 @@ def test_sort_along_an_axis_no_tile_splits_sends_nothing():
         check(s, numpy.argsort(x, axis=axis, kind="stable"))
     for axis in (0, 1):   # a split axis of a 2-D array: gathered, still NumPy's result
         check(cupynum.sort(a, axis=axis), numpy.sort(x, axis=axis))
+
+
+# ---- partition (a sorted lane is one of the partitions NumPy may return) --------------------------
+
+def _is_partition_of(r, x, kth, axis):
+    """r partitions x at kth along axis as numpy.partition does: r[k] is numpy's r[k], nothing
+    before it is greater, nothing after it smaller, and r holds x's values."""
+    want = numpy.partition(x, kth, axis=axis)
+    rr = numpy.moveaxis(numpy.asarray(r), axis, -1)
+    ww = numpy.moveaxis(want, axis, -1)
+    for k in numpy.atleast_1d(kth):
+        k = int(k) % rr.shape[-1]
+        numpy.testing.assert_array_equal(rr[..., k], ww[..., k])
+        pivot = rr[..., k:k + 1]
+        assert not numpy.any(rr[..., :k] > pivot) and not numpy.any(rr[..., k + 1:] < pivot)
+    numpy.testing.assert_array_equal(numpy.sort(rr, axis=-1), numpy.sort(ww, axis=-1))
+
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind != "c"], ids=dtype_id)
+def test_partition_and_argpartition(dtype):
+    x = special(dtype, 6 * 40, seed=21).reshape(6, 40)
+    a = cupynum.array(x)
+    for axis, kth in ((-1, 3), (0, [0, 5]), (1, -1), (None, [7, 100])):
+        r = cupynum.partition(a, kth, axis=axis)
+        assert isinstance(r, cupynum.ndarray) and r.dtype == x.dtype
+        _is_partition_of(r, x if axis is not None else x.ravel(), kth, axis if axis is not None else 0)
+        i = numpy.asarray(cupynum.argpartition(a, kth, axis=axis))
+        xx = x if axis is not None else x.ravel()
+        _is_partition_of(numpy.take_along_axis(xx, i, axis if axis is not None else 0), xx, kth,
+                         axis if axis is not None else 0)
+    n, c = x.copy(), cupynum.array(x)
+    c.partition(4)
+    _is_partition_of(c, n, 4, -1)
+    for f in (lambda m, v: m.partition(v, 40), lambda m, v: m.partition(v, -41),
+              lambda m, v: m.partition(v, 1, kind="x"), lambda m, v: m.partition(v, 1.5),
+              lambda m, v: m.argpartition(v, [1, 99]), lambda m, v: m.partition(v, 1, axis=2),
+              lambda m, v: m.partition(v, 1, kind=3)):
+        with pytest.raises(Exception) as e_np:
+            f(numpy, x)
+        with pytest.raises(type(e_np.value)) as e_cp:
+            f(cupynum, a)
+        assert str(e_cp.value) == str(e_np.value)

@@ -246,6 +246,19 @@ enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, c
 enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, char *dst,
                                    const int64_t *dst_st, const char *val, const int64_t *val_st,
                                    const char *idx, int64_t ist, int64_t m);
+/* numpy.histogram's counting: n elements x (byte stride xs; float64 when `uniform`, else of
+ * dtype dt, like the nbins + 1 edges e, stride es), weighted by float64 w (stride ws; NULL: count
+ * into int64).  Uniform bins from first, last, denom (last - first) and edges (float64, NumPy's
+ * linspace); otherwise the bins between the edges, the last closed.  NumPy's results bit for bit
+ * (histogram.c).  Threaded.  Local. */
+struct cpn_hist_args {
+    enum cpn_dtype dt;
+    bool uniform;
+    const char *x, *w, *edges;
+    int64_t xs, ws, es, n, nbins;
+    double first, last, denom;
+};
+enum cpn_status cpn_kernel_histogram(const struct cpn_hist_args *h, char *out, int64_t os);
 
 /* C[..., m, n] = A[..., m, k] @ B[..., k, n] on strided operands of dtype dt: nb batch dimensions
  * of extents bshape (A and B broadcast to them: stride 0), then the two core dimensions; as, bs

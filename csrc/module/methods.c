@@ -352,6 +352,8 @@ PyMethodDef cpn_module_methods[] = {
     {"sort", cpn_mod_sort, METH_VARARGS, "sort(a, axis, arg): numpy.sort / stable numpy.argsort along axis."},
     {"searchsorted", cpn_mod_searchsorted, METH_VARARGS,
      "searchsorted(a, v, sorter, right, found): int64 positions (or bool: a holds v) of 1-D v in sorted a."},
+    {"histogram", cpn_mod_histogram, METH_VARARGS,
+     "histogram(x, weights, edges, uniform, first, last, denom): numpy.histogram's counts."},
     {"unique", cpn_mod_unique, METH_VARARGS,
      "unique(s, perm, mode, nan_distinct, length): runs of equal elements of sorted 1-D s (through perm)."},
     {"lapack", cpn_mod_lapack, METH_VARARGS,

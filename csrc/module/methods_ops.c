@@ -383,6 +383,42 @@ PyObject *cpn_mod_unique(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
+/* histogram(x, weights, edges, uniform, first, last, denom): numpy.histogram's counts of 1-D x
+ * over the 1-D edges (len(edges) - 1 bins) as a new replicated array: int64 counts, or float64
+ * sums of `weights` (1-D float64 of x's length, or None).  uniform: x and edges float64 and
+ * first/last/denom NumPy's outer edges and their difference; else x and edges of one dtype.
+ * The caller has checked the edges. */
+PyObject *cpn_mod_histogram(PyObject *m, PyObject *args)
+{
+    PyObject *x, *w, *e;
+    int uniform;
+    double first, last, denom;
+    if (!PyArg_ParseTuple(args, "OOOpddd", &x, &w, &e, &uniform, &first, &last, &denom) ||
+        cpn_check_array(x) < 0 || cpn_check_array(e) < 0 || (w != Py_None && cpn_check_array(w) < 0))
+        return NULL;
+    struct cpn_view *xv = cpn_array_view(x), *ev = cpn_array_view(e), *wv = w != Py_None ? cpn_array_view(w) : NULL;
+    if (xv->ndim != 1 || ev->ndim != 1 || ev->shape[0] < 2 || xv->dtype != ev->dtype ||
+        cpn_dtype_class(xv->dtype) == CPN_CLASS_COMPLEX || (uniform && xv->dtype != CPN_DTYPE_FLOAT64) ||
+        (wv && (wv->ndim != 1 || wv->dtype != CPN_DTYPE_FLOAT64 || wv->shape[0] != xv->shape[0]))) {
+        PyErr_SetString(PyExc_ValueError, "internal: histogram operand shape/dtype mismatch");
+        return NULL;
+    }
+    int64_t shape[1] = {ev->shape[0] - 1};
+    PyObject *r = cpn_array_new_replicated(wv ? CPN_DTYPE_FLOAT64 : CPN_DTYPE_INT64, 1, shape);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_HISTOGRAM, .nin = 3, .nout = 1};
+    op.dtype = xv->dtype;
+    op.in[0] = xv;
+    op.in[1] = wv;
+    op.in[2] = ev;
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = uniform;
+    op.dparam[0] = first;
+    op.dparam[1] = last;
+    op.dparam[2] = denom;
+    return submit_for(r, &op);
+}
+
 /* matmul(a, b, dtype): operands already cast to dtype, of one ndim >= 2 and equal batch dims
  * (broadcast views); a new (..., m, n) array. */
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args)

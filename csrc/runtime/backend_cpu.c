@@ -175,6 +175,17 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
         CPN_ASSERT(b->in[1].ndim == 1 && in->ndim == out->ndim);
         return cpn_kernel_scatter(cpn_dtype_size(ov->dtype), out->ndim, out->shape, out->ptr, out->st,
                                   in->ptr, in->st, b->in[1].ptr, b->in[1].st[0], b->in[1].shape[0]);
+    case CPN_OPK_HISTOGRAM: {
+        const bool w = op->nin > 1 && op->in[1];
+        struct cpn_hist_args h = {
+            .dt = op->in[0]->dtype, .uniform = op->iparam[0] != 0, .x = in->ptr, .xs = in->st[0],
+            .n = in->shape[0], .w = w ? b->in[1].ptr : NULL, .ws = w ? b->in[1].st[0] : 0,
+            .edges = b->in[2].ptr, .es = b->in[2].st[0], .nbins = out->shape[0],
+            .first = op->dparam[0], .last = op->dparam[1], .denom = op->dparam[2],
+        };
+        CPN_ASSERT(!h.uniform || h.es == 8);
+        return cpn_kernel_histogram(&h, out->ptr, out->st[0]);
+    }
     default:
         return cpn_error(CPN_ERR_INTERNAL, "unknown op kind %d", op->kind);
     }

@@ -967,6 +967,58 @@ done:
     return st;
 }
 
+/* Histogram counts of a tiled 1-D store walked whole: each rank counts its tile, the partial
+ * counts are gathered and added in rank order (integers: exact, NumPy's counts).  Weighted sums
+ * keep NumPy's block order only on the gathered input, so they are computed there. */
+static enum cpn_status exec_histogram(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *in = op->in[0], *ev = op->in[2], *out = op->out[0];
+    const struct cpn_store *s = in->store;
+    bool whole = !s->root && !in->part && in->dtype == s->dtype && in->ndim == 1 && in->sdim[0] == 0 &&
+                 in->step[0] == 1 && in->off[0] == 0 && in->shape[0] == s->shape[0];
+    if (!whole || !s->tiled || (op->nin > 1 && op->in[1]) || ev->store->root ||
+        cpn_store_root(out->store)->tiled || !cpn_view_is_contiguous(out))
+        return exec_gathered(op, fp);
+    const int P = cpn_partition_ranks();
+    const int64_t nb = cpn_view_size(out);
+    struct box t;
+    tile_of(s, cpn_partition_rank(), &t);
+    int64_t est[CPN_MAXDIM], eoff;
+    cpn_view_byte_layout(ev, est, &eoff);
+    const int64_t mine = t.hi[0] > t.lo[0] ? t.hi[0] - t.lo[0] : 0;
+    const char *tile = mine ? cpn_store_data((struct cpn_store *)s) : NULL;
+    /* the edges (few) are gathered when they are tiled */
+    enum cpn_status est_ = CPN_OK;
+    struct cpn_store *eshadow = ev->store->tiled ? shadow_of(ev->store, &est_) : NULL;
+    if (est_ != CPN_OK) return est_;
+    const char *edges = cpn_store_data(eshadow ? eshadow : ev->store);
+    char *part = cpn_alloc((size_t)nb * 8 + 1), *all = cpn_alloc((size_t)(P * nb) * 8 + 1);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    char *dst = cpn_store_data_for_overwrite(out->store);
+    enum cpn_status st = (tile || !mine) && edges && part && all && counts && dst ? CPN_OK : CPN_ERR_NOMEM;
+    if (st == CPN_OK) {
+        struct cpn_hist_args h = {
+            .dt = in->dtype, .uniform = op->iparam[0] != 0, .x = tile, .xs = (int64_t)cpn_dtype_size(in->dtype),
+            .n = mine, .edges = edges + eoff, .es = est[0], .nbins = nb,
+            .first = op->dparam[0], .last = op->dparam[1], .denom = op->dparam[2],
+        };
+        st = cpn_kernel_histogram(&h, part, 8);
+    }
+    for (int r = 0; st == CPN_OK && r < P; r++) counts[r] = (size_t)nb * 8;
+    if (st == CPN_OK) st = cpn_comm_allgatherv(part, all, counts);
+    if (st == CPN_OK) {
+        int64_t *o = (int64_t *)dst;
+        for (int64_t k = 0; k < nb; k++) o[k] = 0;
+        for (int r = 0; r < P; r++)
+            for (int64_t k = 0; k < nb; k++) o[k] += ((const int64_t *)all)[r * nb + k];
+    }
+    cpn_free(part);
+    cpn_free(all);
+    cpn_free(counts);
+    cpn_store_release(eshadow);
+    return st;
+}
+
 /* Generators: each rank fills its tile; values depend on the global element index only. */
 static enum cpn_status exec_generate(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
@@ -1038,6 +1090,7 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     case CPN_OPK_MATMUL: return cpn_summa_applies(op) ? cpn_summa_execute(op) : exec_gathered(op, fp);
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE: return exec_generate(op, fp);
+    case CPN_OPK_HISTOGRAM: return exec_histogram(op, fp);
     case CPN_OPK_SORT: {
         enum cpn_status st = cpn_samplesort_execute(op);
         return st == CPN_ERR_UNSUPPORTED ? exec_gathered(op, fp) : st;

@@ -63,6 +63,10 @@ enum cpn_opkind {
                             * shape (n, rest...), in[0] (m, rest...) of its dtype, in[1] int64 1-D
                             * (checked by the builder); it writes some rows only: never an
                             * overwrite of its output (cpn_op_overwrites_out) */
+    CPN_OPK_HISTOGRAM,     /* out[0] (1-D, int64, or float64 with weights in[1]) = numpy.histogram
+                            * counts of in[0] (1-D) over the edges in[2] (len(out) + 1):
+                            * iparam[0] = 1: uniform bins (in[0] and in[2] float64; dparam[0..2] =
+                            * first, last, last - first); else in[0] and in[2] of one dtype */
     CPN_OPK_COUNT
 };
 

@@ -1,0 +1,147 @@
+"""histogram (integer and array bins, range, float64 weights, density), histogram_bin_edges and
+digitize against NumPy, bit for bit: dtypes, NaN/inf outside the range, edge values, empty and
+length-1 inputs, NumPy's errors; under mpirun every array partitioned (CUPYNUM_MIN_TILE=1)."""
+
+import warnings
+
+import numpy
+import pytest
+
+import cupynum
+from conftest import ALL_DTYPES, check, dtype_id
+from test_sorting import special
+
+pytestmark = [pytest.mark.device, pytest.mark.mpi_device]
+
+REAL = [d for d in ALL_DTYPES if d.kind != "c"]
+
+
+def both_hist(x, **kw):
+    a = cupynum.array(x)
+    if "weights" in kw:
+        kw_c = dict(kw, weights=cupynum.array(kw["weights"]))
+    else:
+        kw_c = kw
+    with warnings.catch_warnings(record=True) as wc:
+        warnings.simplefilter("always")
+        got = cupynum.histogram(a, **kw_c)
+        cupynum.sync()      # floating-point warnings are issued at the flush (deferred ops)
+    with warnings.catch_warnings(record=True) as wn:
+        warnings.simplefilter("always")
+        want = numpy.histogram(x, **kw)
+    assert [str(w.message) for w in wc] == [str(w.message) for w in wn]
+    check(got[0], want[0])
+    check(got[1], want[1])
+
+
+@pytest.mark.parametrize("dtype", REAL, ids=dtype_id)
+@pytest.mark.parametrize("n", [0, 1, 33, 200_001])
+def test_histogram_bins_range_weights_density(dtype, n):
+    x = sample_finite(dtype, n)
+    rng = numpy.random.default_rng(n)
+    w = rng.standard_normal(n)
+    if n or dtype.kind != "f":
+        for bins in (1, 10, 100):
+            both_hist(x, bins=bins)
+    both_hist(x, bins=7, range=(-2, 2.5))
+    both_hist(x, bins=7, range=(-2, 2.5), weights=w)
+    both_hist(x, bins=5, range=(-1, 3), density=True)
+    both_hist(x, bins=[-3, -1, 0, 0, 0.5, 2, 3])
+    both_hist(x, bins=numpy.array([-2, 0, 1, 2], dtype=numpy.int64))
+
+
+def sample_finite(dtype, n):
+    x = special(dtype, n, seed=n)
+    if dtype.kind == "f":
+        x = numpy.where(numpy.isfinite(x), x, 1).astype(dtype)
+    return x
+
+
+def test_histogram_nan_inf_outside_range_and_edges():
+    x = numpy.array([numpy.nan, numpy.inf, -numpy.inf, 0.0, -0.0, 1.0, 2.0, 2.0, -2.0, 1.9999999])
+    both_hist(x, bins=4, range=(-2, 2))
+    both_hist(x, bins=[-2, 0, 2])
+    both_hist(x, bins=3, range=(0, 0))
+    ints = numpy.array([5, 5, 5])
+    both_hist(ints, bins=3)
+    big = numpy.array([numpy.iinfo(numpy.int64).min, numpy.iinfo(numpy.int64).max])
+    both_hist(big, bins=4)
+
+
+def test_histogram_errors_and_fallbacks():
+    x = numpy.arange(10.0)
+    a = cupynum.array(x)
+    for kw in (dict(bins=0), dict(bins=[3, 1, 2]), dict(bins=[[1, 2]]), dict(bins=2.5),
+               dict(bins=3, range=(2, 1)), dict(bins=3, range=(0, numpy.inf)),
+               dict(bins=3, weights=numpy.ones(3))):
+        with pytest.raises(Exception) as e_np:
+            numpy.histogram(x, **kw)
+        with pytest.raises(type(e_np.value)) as e_cp:
+            cupynum.histogram(a, **kw)
+        assert str(e_cp.value) == str(e_np.value)
+    with pytest.raises(ValueError, match="not finite"):
+        cupynum.histogram(cupynum.array([1.0, numpy.nan]))
+    for kw in (dict(bins="auto"), dict(bins="fd", range=(1, 5)),
+               dict(bins=[0, 2, 9], weights=numpy.arange(10.0)),
+               dict(bins=4, weights=numpy.arange(10, dtype=numpy.int64))):
+        both_hist(x, **kw)
+    both_hist(x.astype(numpy.float32), bins=4)
+
+
+@pytest.mark.parametrize("bins", [10, 3, "auto"])
+def test_histogram_bin_edges(bins):
+    x = numpy.random.default_rng(3).standard_normal(1000)
+    check(cupynum.histogram_bin_edges(cupynum.array(x), bins=bins), numpy.histogram_bin_edges(x, bins=bins))
+    check(cupynum.histogram_bin_edges(cupynum.array(x), bins=bins, range=(-1, 1)),
+          numpy.histogram_bin_edges(x, bins=bins, range=(-1, 1)))
+
+
+@pytest.mark.parametrize("dtype", REAL, ids=dtype_id)
+def test_digitize(dtype):
+    x = special(dtype, 100, seed=8)
+    a = cupynum.array(x)
+    for bins in ([-2, -1, 0, 0.5, 2], [3, 1, 0, -1.5], [0, 0, 1]):
+        for right in (False, True):
+            check(cupynum.digitize(a, bins, right=right), numpy.digitize(x, bins, right=right))
+    check(cupynum.digitize(a[0], [-1, 0, 1]), numpy.digitize(x[0], [-1, 0, 1]))
+    with pytest.raises(ValueError, match="monotonically increasing or decreasing"):
+        cupynum.digitize(a, [1, 3, 2])
+    with pytest.raises(TypeError, match="x may not be complex"):
+        cupynum.digitize(cupynum.array([1j]), [0, 1])
+
+
+def test_histogram_of_a_partitioned_array_moves_only_counts():
+    ranks = cupynum.runtime_info()["ranks"]
+    x = numpy.random.default_rng(5).standard_normal(30000 * ranks)
+    a = cupynum.array(x)
+    cupynum.sync()
+    cupynum.reset_stats()
+    for kw in (dict(bins=100, range=(-3, 3)), dict(bins=[-2, -1, 0, 0.5, 1, 4])):
+        h, e = cupynum.histogram(a, **kw)
+        check(h, numpy.histogram(x, **kw)[0])
+    sent = cupynum.runtime_stats()["bytes_sent"]
+    assert sent < 8 * 106 * 2 * ranks + 4096, sent      # the counts (and edges' scalars), not data
+
+
+# ---- cov, corrcoef ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int32, numpy.bool_], ids=dtype_id)
+@pytest.mark.parametrize("shape", [(5,), (3, 20), (20, 3), (1, 4)])
+def test_cov_corrcoef(dtype, shape):
+    x = special(numpy.dtype(dtype), int(numpy.prod(shape)), seed=31)
+    if x.dtype.kind == "f":
+        x = numpy.where(numpy.isfinite(x), x, 0.5).astype(dtype)
+    x = x.reshape(shape)
+    a = cupynum.array(x)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        for kw in ({}, {"rowvar": False}, {"bias": True}, {"ddof": 2}, {"dtype": numpy.float32}):
+            got, want = cupynum.cov(a, **kw), numpy.cov(x, **kw)
+            check(got, want, rtol=1e-5 if want.dtype == numpy.float32 else 1e-12, atol=1e-6)
+        got, want = cupynum.corrcoef(a), numpy.corrcoef(x)
+        check(got, want, rtol=1e-5, atol=1e-6) if isinstance(want, numpy.ndarray) else \
+            numpy.testing.assert_allclose(got, want)
+    y = x + 1
+    check(cupynum.cov(a, y), numpy.cov(x, y), rtol=1e-12, atol=1e-12)   # y=: NumPy's help
+    with pytest.raises(ValueError, match="ddof must be integer"):
+        cupynum.cov(a, ddof=1.5)
