@@ -254,7 +254,74 @@ static PyObject *helper_binary(const char *name, PyObject *a, PyObject *b)
     PyObject *h = cpn_py_helper(name);
     return h ? PyObject_CallFunctionObjArgs(h, a, b, NULL) : NULL;
 }
-static PyObject *array_matmul(PyObject *a, PyObject *b) { return helper_binary("_matmul_operator", a, b); }
+/* A view of `v` (a 1-d or 2-d array's) in `ndim` dims of `shape`, a new reference; NULL when it
+ * cannot be had (no exception). */
+static struct cpn_view *matmul_view(struct cpn_view *v, int ndim, const int64_t *shape)
+{
+    struct cpn_view *r = NULL;
+    if (cpn_view_reshape(v, ndim, shape, &r) != CPN_OK) {
+        cpn_error_clear();
+        return NULL;
+    }
+    return r;
+}
+
+/* a @ b of two cupynum arrays (exact type) of one dtype, each 1-d or 2-d with matching inner
+ * extents: the matmul op queued here, as cupynum/_products.py's _matmul queues it, without its
+ * Python layers (a dot product in a Python loop, `L[i, :i] @ x[:i]`: issue #21).  Py_NotImplemented
+ * (no exception) for everything else, which the Python helper takes: NumPy's rules and errors. */
+static PyObject *fast_matmul(PyObject *a, PyObject *b)
+{
+    if (Py_TYPE(a) != cpn_array_type || Py_TYPE(b) != cpn_array_type) return Py_NewRef(Py_NotImplemented);
+    struct cpn_view *av = cpn_array_view(a), *bv = cpn_array_view(b);
+    const int na = av->ndim, nb = bv->ndim;
+    const enum cpn_dtype dt = cpn_array_dtype(a);
+    if (na < 1 || na > 2 || nb < 1 || nb > 2 || cpn_array_dtype(b) != dt ||
+        av->shape[na - 1] != bv->shape[0])
+        return Py_NewRef(Py_NotImplemented);
+    const int64_t k = bv->shape[0], m = na == 2 ? av->shape[0] : 1, n = nb == 2 ? bv->shape[1] : 1;
+    const int64_t ash[2] = {m, k}, bsh[2] = {k, n};
+    struct cpn_view *A = na == 2 ? (cpn_view_retain(av), av) : matmul_view(av, 2, ash);
+    struct cpn_view *B = nb == 2 ? (cpn_view_retain(bv), bv) : matmul_view(bv, 2, bsh);
+    if (!A || !B) {
+        if (A) cpn_view_release(A);
+        if (B) cpn_view_release(B);
+        return Py_NewRef(Py_NotImplemented);
+    }
+    const int64_t csh[2] = {m, n};
+    PyObject *r = cpn_array_new(dt, 2, csh);
+    if (r) {
+        struct cpn_op op = {.kind = CPN_OPK_MATMUL, .nin = 2, .nout = 1};
+        op.dtype = dt;
+        op.in[0] = A;
+        op.in[1] = B;
+        op.out[0] = cpn_array_view(r);
+        if (cpn_submit(&op) < 0) Py_CLEAR(r);
+    }
+    cpn_view_release(A);
+    cpn_view_release(B);
+    if (!r || (na == 2 && nb == 2)) return r;
+    /* NumPy's result: a 1-d operand's dimension removed (two vectors: a scalar). */
+    const int64_t out_shape[1] = {na == 2 ? m : n};
+    const int ond = na == 2 || nb == 2 ? 1 : 0;
+    struct cpn_view *cv = matmul_view(cpn_array_view(r), ond, out_shape);
+    Py_DECREF(r);
+    if (!cv) {
+        PyErr_SetString(PyExc_SystemError, "matmul: result reshape failed");
+        return NULL;
+    }
+    PyObject *c = cpn_array_wrap(cv);
+    if (c && ond == 0) Py_SETREF(c, cpn_array_to_scalar(c));
+    return c;
+}
+
+static PyObject *array_matmul(PyObject *a, PyObject *b)
+{
+    PyObject *r = fast_matmul(a, b);
+    if (r != Py_NotImplemented) return r;
+    Py_DECREF(r);
+    return helper_binary("_matmul_operator", a, b);
+}
 static PyObject *array_inplace_matmul(PyObject *a, PyObject *b)
 {
     return helper_binary("_imatmul_operator", a, b);
