@@ -54,6 +54,18 @@ static struct plan_slot cache[FFT_CACHE];
 static int cache_next;
 static bool threads_ready;
 
+/* FFTW's thread support is initialised before any other FFTW call (its rule). */
+static void init_threads(void)
+{
+    pthread_mutex_lock(&plan_lock);
+    if (!threads_ready) {
+        fftw_init_threads();
+        fftwf_init_threads();
+        threads_ready = true;
+    }
+    pthread_mutex_unlock(&plan_lock);
+}
+
 static void destroy_plan(struct plan_slot *s)
 {
     if (!s->used) return;
@@ -72,11 +84,6 @@ static void *get_plan(const struct plan_key *k, const char *in, char *out)
             p = cache[i].plan;
             goto done;
         }
-    if (!threads_ready) {
-        fftw_init_threads();
-        fftwf_init_threads();
-        threads_ready = true;
-    }
     const unsigned flags = FFTW_ESTIMATE | (k->kind == CPN_FFT_C2R && !k->destroy ? FFTW_PRESERVE_INPUT : 0);
     const int sign = k->kind == CPN_FFT_C2C_BACKWARD ? FFTW_BACKWARD : FFTW_FORWARD;
     if (k->single) {
@@ -248,6 +255,7 @@ enum cpn_status cpn_kernel_fft(enum cpn_fft_kind kind, enum cpn_dtype cdt, int n
         total_out *= oshape[d];
     }
     if (total_in == 0 || total_out == 0) return CPN_OK;
+    init_threads();
     for (int d = 0; d < nd; d++)
         if (oshape[d] != 1 && os[d] % (int64_t)oes != 0)
             return cpn_error(CPN_ERR_INTERNAL, "fft: output stride %lld is not whole elements",
