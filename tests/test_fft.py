@@ -161,10 +161,10 @@ def test_s_without_axes_warns_as_numpy():
     close(got, want)
 
 
-@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "fftn",
-                                  "ifftn", "rfftn"])
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "ihfft", "fft2", "fftn",
+                                  "ifftn", "rfftn", "irfftn", "rfft2"])
 def test_out(name):
-    real_in = name in ("rfft", "ihfft", "rfftn")
+    real_in = name in ("rfft", "ihfft", "rfftn", "rfft2")
     na, a = data((4, 6), "float64" if real_in else "complex128", seed=5)
     want = getattr(numpy.fft, name)(na)
     for odt in (want.dtype, numpy.complex64 if want.dtype.kind == "c" else numpy.float32):
@@ -172,6 +172,19 @@ def test_out(name):
         r = getattr(cupynum.fft, name)(a, out=out)
         assert r is out
         close(out, want.astype(odt))
+
+
+@pytest.mark.parametrize("name", ["ifft2", "irfft2", "hfft"])
+def test_out_ignored_where_numpy_ignores_it(name):
+    """NumPy 2's ifft2, irfft2 and hfft pass out=None on: a new array, out untouched."""
+    na, a = data((4, 6), "complex128", seed=6)
+    want = getattr(numpy.fft, name)(na)
+    nout = numpy.full(want.shape, 7, want.dtype)
+    assert getattr(numpy.fft, name)(na, out=nout) is not nout and numpy.all(nout == 7)
+    out = cupynum.full(want.shape, 7, want.dtype)
+    r = getattr(cupynum.fft, name)(a, out=out)
+    assert r is not out and numpy.all(numpy.asarray(out) == 7)
+    close(r, want)
 
 
 def _raises_like(f_np, f_cp, *args, **kwargs):
