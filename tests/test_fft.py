@@ -95,6 +95,17 @@ def test_large_threaded_batches(dt):
         close(cupynum.fft.irfft(cupynum.fft.rfft(a), n=1024), numpy.fft.irfft(numpy.fft.rfft(na), n=1024))
 
 
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+@pytest.mark.parametrize("axes", [(1,), (0,), (0, 1, 2), (1, 2), (0, 2)])
+def test_large_blocked_axes(dt, axes):
+    """Large complex transforms of a non-innermost axis go axis by axis in blocks of lanes
+    (fft.c c2c_by_axes): batches before and after the axis, a partial last block (21 lanes)."""
+    na, a = data((3, 700, 21), dt, seed=8)
+    for norm in (None, "ortho"):
+        close(cupynum.fft.fftn(a, axes=axes, norm=norm), numpy.fft.fftn(na, axes=axes, norm=norm))
+        close(cupynum.fft.ifftn(a, axes=axes, norm=norm), numpy.fft.ifftn(na, axes=axes, norm=norm))
+
+
 def test_plans_reused_on_other_buffers():
     """A cached plan runs on other buffers of one layout (and of other alignments): results stay
     NumPy's call after call."""
