@@ -36,10 +36,12 @@
 #include "alloc.h"
 #include "backend.h"
 #include "blas.h"
+#include "fft.h"
 #include "codegen.h"
 #include "cuda_try.h"
 #include "devargs.h"
 #include "devfpe.h"
+#include "devfft.h"
 #include "devreduce.h"
 #include "fperr.h"
 #include "fused.h"
@@ -419,6 +421,8 @@ static bool cuda_supports(const struct cpn_op *op)
     case CPN_OPK_SCAN:
     case CPN_OPK_ARGREDUCE:
         return cpn_devred_plan(op, NULL);   /* CUB (reduce.cu) */
+    case CPN_OPK_FFT:
+        return cpn_devfft_plan(op, NULL);   /* cuFFT (fft.c) */
     default: {
         static struct cpn_fused_prog p;
         return op_template(op, &p) && cuda_supports_fused(&p);
@@ -449,6 +453,8 @@ enum cpn_status cpn_cuda_compute(const struct cpn_bound_op *b, struct cpn_fprepo
     case CPN_OPK_SCAN:
     case CPN_OPK_ARGREDUCE:
         return cpn_cuda_reduce_op(op, dev.stream, fp);
+    case CPN_OPK_FFT:
+        return cpn_cuda_fft(op, dev.stream);
     default:
         break;
     }

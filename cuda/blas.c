@@ -26,6 +26,8 @@ static struct {
     cublasStatus_t (*sgemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int,
                             const float *, const float *, int, const float *, int, const float *,
                             float *, int);
+    cublasStatus_t (*dscal)(cublasHandle_t, int, const double *, double *, int);
+    cublasStatus_t (*sscal)(cublasHandle_t, int, const float *, float *, int);
 } blas;
 
 static bool load(void)
@@ -40,7 +42,9 @@ static bool load(void)
     *(void **)&blas.set_stream = dlsym(blas.lib, "cublasSetStream_v2");
     *(void **)&blas.dgemm = dlsym(blas.lib, "cublasDgemm_v2");
     *(void **)&blas.sgemm = dlsym(blas.lib, "cublasSgemm_v2");
-    if (!blas.create || !blas.set_stream || !blas.dgemm || !blas.sgemm || blas.create(&blas.h) != CUBLAS_STATUS_SUCCESS) {
+    *(void **)&blas.dscal = dlsym(blas.lib, "cublasDscal_v2");
+    *(void **)&blas.sscal = dlsym(blas.lib, "cublasSscal_v2");
+    if (!blas.create || !blas.set_stream || !blas.dgemm || !blas.sgemm || !blas.dscal || !blas.sscal || blas.create(&blas.h) != CUBLAS_STATUS_SUCCESS) {
         blas.h = NULL;
         return false;
     }
@@ -106,5 +110,25 @@ enum cpn_status cpn_cuda_matmul(const struct cpn_op *op, cudaStream_t stream)
                        (const float *)(ab + ao), lda, &zero, (float *)(cb + co), ldc);
     }
     if (s != CUBLAS_STATUS_SUCCESS) return cpn_error(CPN_ERR_DEVICE, "cupynum: cuBLAS gemm failed (status %d)", (int)s);
+    return CPN_OK;
+}
+
+enum cpn_status cpn_cuda_scale(bool single, long long n, double alpha, void *x, cudaStream_t stream)
+{
+    if (!load()) return cpn_error(CPN_ERR_DEVICE, "cupynum: the fft's scaling needs cuBLAS (libcublas not found)");
+    if (blas.set_stream(blas.h, stream) != CUBLAS_STATUS_SUCCESS)
+        return cpn_error(CPN_ERR_DEVICE, "cupynum: cublasSetStream failed");
+    const long long chunk = 1LL << 30;   /* scal counts are int */
+    for (long long at = 0; at < n; at += chunk) {
+        const int m = (int)(n - at < chunk ? n - at : chunk);
+        cublasStatus_t s;
+        if (single) {
+            const float a = (float)alpha;
+            s = blas.sscal(blas.h, m, &a, (float *)x + at, 1);
+        } else {
+            s = blas.dscal(blas.h, m, &alpha, (double *)x + at, 1);
+        }
+        if (s != CUBLAS_STATUS_SUCCESS) return cpn_error(CPN_ERR_DEVICE, "cupynum: cuBLAS scal failed (status %d)", (int)s);
+    }
     return CPN_OK;
 }

@@ -95,6 +95,17 @@ def test_large_threaded_batches(dt):
         close(cupynum.fft.irfft(cupynum.fft.rfft(a), n=1024), numpy.fft.irfft(numpy.fft.rfft(na), n=1024))
 
 
+@pytest.mark.parametrize("dt", ["complex64", "complex128"])
+@pytest.mark.parametrize("axes", [(1,), (0,), (0, 1, 2), (1, 2), (0, 2)])
+def test_large_blocked_axes(dt, axes):
+    """Large complex transforms of a non-innermost axis go axis by axis in blocks of lanes
+    (fft.c c2c_by_axes): batches before and after the axis, a partial last block (21 lanes)."""
+    na, a = data((3, 700, 21), dt, seed=8)
+    for norm in (None, "ortho"):
+        close(cupynum.fft.fftn(a, axes=axes, norm=norm), numpy.fft.fftn(na, axes=axes, norm=norm))
+        close(cupynum.fft.ifftn(a, axes=axes, norm=norm), numpy.fft.ifftn(na, axes=axes, norm=norm))
+
+
 def test_plans_reused_on_other_buffers():
     """A cached plan runs on other buffers of one layout (and of other alignments): results stay
     NumPy's call after call."""
@@ -161,10 +172,10 @@ def test_s_without_axes_warns_as_numpy():
     close(got, want)
 
 
-@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "fftn",
-                                  "ifftn", "rfftn"])
+@pytest.mark.parametrize("name", ["fft", "ifft", "rfft", "irfft", "ihfft", "fft2", "fftn",
+                                  "ifftn", "rfftn", "irfftn", "rfft2"])
 def test_out(name):
-    real_in = name in ("rfft", "ihfft", "rfftn")
+    real_in = name in ("rfft", "ihfft", "rfftn", "rfft2")
     na, a = data((4, 6), "float64" if real_in else "complex128", seed=5)
     want = getattr(numpy.fft, name)(na)
     for odt in (want.dtype, numpy.complex64 if want.dtype.kind == "c" else numpy.float32):
@@ -172,6 +183,19 @@ def test_out(name):
         r = getattr(cupynum.fft, name)(a, out=out)
         assert r is out
         close(out, want.astype(odt))
+
+
+@pytest.mark.parametrize("name", ["ifft2", "irfft2", "hfft"])
+def test_out_ignored_where_numpy_ignores_it(name):
+    """NumPy 2's ifft2, irfft2 and hfft pass out=None on: a new array, out untouched."""
+    na, a = data((4, 6), "complex128", seed=6)
+    want = getattr(numpy.fft, name)(na)
+    nout = numpy.full(want.shape, 7, want.dtype)
+    assert getattr(numpy.fft, name)(na, out=nout) is not nout and numpy.all(nout == 7)
+    out = cupynum.full(want.shape, 7, want.dtype)
+    r = getattr(cupynum.fft, name)(a, out=out)
+    assert r is not out and numpy.all(numpy.asarray(out) == 7)
+    close(r, want)
 
 
 def _raises_like(f_np, f_cp, *args, **kwargs):

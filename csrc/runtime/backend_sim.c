@@ -21,6 +21,7 @@
 #include "backend.h"
 #include "comm.h"
 #include "devfpe.h"
+#include "devfft.h"
 #include "devreduce.h"
 #include "fperr.h"
 #include "fused.h"
@@ -117,6 +118,8 @@ static bool sim_supports(const struct cpn_op *op)
     case CPN_OPK_ARGREDUCE:
         /* as CUB (cuda/reduce.cu): what devreduce.h plans */
         return cpn_devred_plan(op, NULL);
+    case CPN_OPK_FFT:
+        return cpn_devfft_plan(op, NULL);   /* as cuFFT (cuda/fft.c) */
     default:
         return false;
     }

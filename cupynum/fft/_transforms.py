@@ -183,8 +183,8 @@ def irfft(a, n=None, axis=-1, norm=None, out=None):
 
 def hfft(a, n=None, axis=-1, norm=None, out=None):
     """numpy.fft.hfft: irfft of the conjugate, the normalisation's direction swapped."""
-    args = (a, n, axis, norm)
-    return _deliver(_npfft.hfft, _irfft(_npfft.hfft, a, n, axis, norm, True, conj=True), out, args, {})
+    # NumPy 2's hfft ignores out= (it passes out=None on): so does this, returning a new array
+    return _irfft(_npfft.hfft, a, n, axis, norm, True, conj=True)
 
 
 def ihfft(a, n=None, axis=-1, norm=None, out=None):
@@ -291,8 +291,8 @@ def fft2(a, s=None, axes=(-2, -1), norm=None, out=None):
 
 
 def ifft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    """numpy.fft.ifft2."""
-    return _c2cn(_npfft.ifft2, a, s, axes, norm, out, False)
+    """numpy.fft.ifft2 (which, in NumPy 2, ignores out=: so does this)."""
+    return _c2cn(_npfft.ifft2, a, s, axes, norm, None, False)
 
 
 def _rfftn(f, a, s, axes, norm, out):
@@ -357,8 +357,8 @@ def irfftn(a, s=None, axes=None, norm=None, out=None):
 
 
 def irfft2(a, s=None, axes=(-2, -1), norm=None, out=None):
-    """numpy.fft.irfft2."""
-    return _irfftn(_npfft.irfft2, a, s, axes, norm, out)
+    """numpy.fft.irfft2 (which, in NumPy 2, ignores out=: so does this)."""
+    return _irfftn(_npfft.irfft2, a, s, axes, norm, None)
 
 
 # ---- helpers ------------------------------------------------------------------------------------
