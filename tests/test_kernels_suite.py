@@ -15,16 +15,8 @@ sys.path.insert(0, ROOT)
 from benchmarks import kernels, measure  # noqa: E402
 
 
-# adi at n=20 or 60 crashes (SIGSEGV) under mpirun -np 3 with CUPYNUM_MIN_TILE=1 in the
-# distributed executor (its column writes q[1:-1, j] from row reads u[j, ...]); n=30 passes.
-# Reported in issue #21's notes; the one-process and simulated-device runs check it.
-DIST_CRASH = {"adi"}
-
-
 @pytest.mark.parametrize("name", list(kernels.KERNELS))
 def test_kernel_agrees_with_numpy(name):
-    if name in DIST_CRASH and cupynum.runtime_info()["ranks"] > 1:
-        pytest.skip("crashes in the distributed executor (a dist.c bug, outside this suite)")
     k = kernels.KERNELS[name]
     ref = k.func(numpy, **k.small)
     got = k.func(cupynum, **k.small)
