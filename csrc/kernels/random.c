@@ -9,7 +9,13 @@
  * only after a runtime check of the CPU; the baseline loop stays for other CPUs, for the tails,
  * and as the reference the vector path must equal bit for bit (tests/c/test_queue.c).  Both
  * convert words to doubles exactly (27 + 26 bits through int32) and apply lo + span * u with
- * separate multiply and add (no FMA), so they round identically. */
+ * separate multiply and add (no FMA), so they round identically.
+ *
+ * Every other distribution (philox.h's cpn_philox_draw) runs a chunk at a time: the chunk's
+ * attempt-0 blocks from the same AVX2 rounds, then the header's samplers on them (further attempts
+ * computed there); normal, exponential and gamma's first attempt use SLEEF's vector log/cos/log1p
+ * (within a few ULP of the header's libm values; each element through the same vector code, so
+ * still independent of where a chunk or tile begins). */
 #include <math.h>
 
 #include "kernels.h"
