@@ -420,6 +420,37 @@ def _sq(s):
 
 SMALL_TARGET = 0.5   # "100-element ops <= 2x NumPy's time"
 
+# numpy.random's Generator beside cupynum's (issue #18): name -> (method, args, sd of one draw,
+# the issue's target)
+RANDOM_DRAWS = {
+    "random": ("random", (), math.sqrt(1 / 12), 6.0),
+    "uniform": ("uniform", (-1.0, 2.0), 3 * math.sqrt(1 / 12), 6.0),
+    "standard_normal": ("standard_normal", (), 1.0, 4.0),
+    "integers": ("integers", (0, 1000), 1000 * math.sqrt(1 / 12), 4.0),
+    "exponential": ("exponential", (2.0,), 2.0, 2.0),
+    "gamma": ("gamma", (2.0,), math.sqrt(2.0), 2.0),
+    "poisson": ("poisson", (5.0,), math.sqrt(5.0), 2.0),
+    "binomial": ("binomial", (10, 0.3), math.sqrt(2.1), 2.0),
+}
+
+
+def _draw_program(dist):
+    method, args, _, _ = RANDOM_DRAWS[dist]
+
+    def draw(np, n=100_000_000):
+        """default_rng(7).<method>(size=n), read back (one element: the whole array is written),
+        then its mean."""
+        x = getattr(np.random.default_rng(7), method)(*args, size=n)
+        float(x[-1])
+        return float(x.mean())
+    draw.__name__ = f"random_{dist}"
+    return draw
+
+
+def _draw_tolerance(dist):
+    sd = RANDOM_DRAWS[dist][2]
+    return lambda size: 6.0 * sd * math.sqrt(2.0 / size["n"])   # two independent means
+
 BENCHMARKS = {b.name: b for b in [
     Benchmark("pi", pi, {"n": 100_000_000}, {"n": 1_000_000}, lambda s: f"{s['n']:.0e} pts",
               target=6.0, statistical=_pi_tolerance,
@@ -478,10 +509,16 @@ BENCHMARKS = {b.name: b for b in [
               lambda s: f"{s['n']} x{s['reps']}", target=SMALL_TARGET, grow=None, per_op=True)
     for f in (small_add, small_multiply, small_sqrt, small_compare, small_sum, small_index,
               small_slice, small_setslice)
+] + [
+    Benchmark(f"random_{d}", _draw_program(d), {"n": 100_000_000}, {"n": 1_000_000},
+              lambda s: f"{s['n']:.0e}", target=RANDOM_DRAWS[d][3], statistical=_draw_tolerance(d),
+              notes="streams differ (cupynum's Philox vs NumPy's PCG64): checked statistically")
+    for d in RANDOM_DRAWS
 ]}
 
 GROUPS = {"small": [n for n in BENCHMARKS if n.startswith("small_")],
-          "linalg": ["gemm2000", "gemm2000_32"] + [n for n in BENCHMARKS if n.startswith("la_")]}
+          "linalg": ["gemm2000", "gemm2000_32"] + [n for n in BENCHMARKS if n.startswith("la_")],
+          "random": [n for n in BENCHMARKS if n.startswith("random_")]}
 
 
 def select(names):

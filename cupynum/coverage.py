@@ -123,13 +123,20 @@ NOTES = {
     "numpy.random.Generator.multivariate_hypergeometric":
         "NumPy's Generator on a Philox keyed by (key, stream): the same on every rank",
     "numpy.random.Generator.multinomial": "array-valued n: NumPy's Generator keyed by (key, stream)",
-    "numpy.random.Generator.choice": "without replacement, and with p=: argsort/searchsorted of keys",
-    "numpy.random.Generator.permutation": "argsort of counter-based keys: the same on any rank count",
-    "numpy.random.Generator.shuffle": "argsort of counter-based keys: the same on any rank count",
-    "numpy.random.Generator.permuted": "argsort of counter-based keys: the same on any rank count",
+    "numpy.random.Generator.choice":
+        "native draws; p= and replace=False then searchsorted/argsort/take (NumPy's for now)",
+    "numpy.random.Generator.permutation":
+        "native keys, then argsort and take (NumPy's for now): the same on any rank count",
+    "numpy.random.Generator.shuffle":
+        "native keys, then argsort and take (NumPy's for now): the same on any rank count",
+    "numpy.random.Generator.permuted":
+        "native keys, then argsort and take_along_axis (NumPy's for now): the same on any rank count",
     "numpy.random.Generator.gamma":
         "array shape with more than 16 distinct values: NumPy's Generator keyed by (key, stream)",
 }
+for _n in ("choice", "permutation", "shuffle"):   # the legacy spellings of the same draws
+    for _p in ("numpy.random.", "numpy.random.RandomState."):
+        NOTES[_p + _n] = NOTES["numpy.random.Generator." + _n]
 for _n in ("nditer", "ndenumerate", "broadcast", "matrix", "memmap", "recarray", "record"):
     NOTES[f"numpy.{_n}"] = "NumPy's class: reads cupynum arrays as NumPy copies"
 _ATTRIBUTE_OF_COPY = {"ctypes", "data"}

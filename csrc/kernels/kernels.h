@@ -108,8 +108,9 @@ void cpn_kernel_arange(enum cpn_dtype dt, void *out, int64_t first, int64_t n, d
                        double second, int64_t istart, int64_t isecond);
 
 /* Philox4x32-10 draws for elements [first, first + n) of stream (seed, stream) into a contiguous
- * float64 buffer: uniform on [lo, hi) or normal(loc=lo, scale=hi).  Element i's value depends
- * only on (seed, stream, first + i).  Local. */
+ * float64 buffer: distribution `dist` with parameters (lo, hi) as op.h's enum cpn_random_dist
+ * says (uniform on [lo, hi), normal(loc=lo, scale=hi), ...).  Element i's value depends only on
+ * (seed, stream, first + i).  Local. */
 void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream, double *out,
                        int64_t first, int64_t n, double lo, double hi);
 /* Choose the uniform draws' AVX2 path (on: where the CPU has AVX2) or the baseline loop; returns

@@ -5,7 +5,8 @@
  * depends only on (seed, stream, i), whatever the device, thread count or partitioning.  Uniform
  * draws use integer arithmetic and two exactly rounded double operations (compiled without FMA
  * contraction on the device), so CPU and GPU draw bitwise the same numbers; normal draws go
- * through log/cos/sqrt, whose device versions may differ from the host's in the last place. */
+ * through log/cos/sqrt, whose device versions (and the CPU loop's SLEEF ones, random.c) may
+ * differ from these in the last places. */
 #ifndef CPN_PHILOX_H
 #define CPN_PHILOX_H
 

@@ -9,7 +9,13 @@
  * only after a runtime check of the CPU; the baseline loop stays for other CPUs, for the tails,
  * and as the reference the vector path must equal bit for bit (tests/c/test_queue.c).  Both
  * convert words to doubles exactly (27 + 26 bits through int32) and apply lo + span * u with
- * separate multiply and add (no FMA), so they round identically. */
+ * separate multiply and add (no FMA), so they round identically.
+ *
+ * Every other distribution (philox.h's cpn_philox_draw) runs a chunk at a time: the chunk's
+ * attempt-0 blocks from the same AVX2 rounds, then the header's samplers on them (further attempts
+ * computed there); normal, exponential and gamma's first attempt use SLEEF's vector log/cos/log1p
+ * (within a few ULP of the header's libm values; each element through the same vector code, so
+ * still independent of where a chunk or tile begins). */
 #include <math.h>
 
 #include "kernels.h"
@@ -179,23 +185,23 @@ AVX2_FN static void blocks_avx2(uint32_t k0, uint32_t k1, uint64_t stream, int64
         key0[r] = _mm256_set1_epi32((int)(k0 + (uint32_t)r * PHILOX_W0));
         key1[r] = _mm256_set1_epi32((int)(k1 + (uint32_t)r * PHILOX_W1));
     }
+    enum { V = 4 };   /* four vectors in flight, as uniform_avx2 */
     int64_t i = 0;
-    for (; i + 16 <= n; i += 16) {   /* two vectors in flight */
-        __m256i a0, a1, a2 = s0, a3 = s1, b0, b1, b2 = s0, b3 = s1;
-        counters8((uint64_t)(first + i), lane, &a0, &a1);
-        counters8((uint64_t)(first + i + 8), lane, &b0, &b1);
-        for (int r = 0; r < 10; r++) {
-            round8(&a0, &a1, &a2, &a3, m0, m1, key0[r], key1[r]);
-            round8(&b0, &b1, &b2, &b3, m0, m1, key0[r], key1[r]);
+    for (; i + 8 * V <= n; i += 8 * V) {
+        __m256i c0[V], c1[V], c2[V], c3[V];
+        for (int v = 0; v < V; v++) {
+            counters8((uint64_t)(first + i + 8 * v), lane, &c0[v], &c1[v]);
+            c2[v] = s0;
+            c3[v] = s1;
         }
-        _mm256_storeu_si256((__m256i *)(w + i), a0);
-        _mm256_storeu_si256((__m256i *)(w + ld + i), a1);
-        _mm256_storeu_si256((__m256i *)(w + 2 * ld + i), a2);
-        _mm256_storeu_si256((__m256i *)(w + 3 * ld + i), a3);
-        _mm256_storeu_si256((__m256i *)(w + i + 8), b0);
-        _mm256_storeu_si256((__m256i *)(w + ld + i + 8), b1);
-        _mm256_storeu_si256((__m256i *)(w + 2 * ld + i + 8), b2);
-        _mm256_storeu_si256((__m256i *)(w + 3 * ld + i + 8), b3);
+        for (int r = 0; r < 10; r++)
+            for (int v = 0; v < V; v++) round8(&c0[v], &c1[v], &c2[v], &c3[v], m0, m1, key0[r], key1[r]);
+        for (int v = 0; v < V; v++) {
+            _mm256_storeu_si256((__m256i *)(w + i + 8 * v), c0[v]);
+            _mm256_storeu_si256((__m256i *)(w + ld + i + 8 * v), c1[v]);
+            _mm256_storeu_si256((__m256i *)(w + 2 * ld + i + 8 * v), c2[v]);
+            _mm256_storeu_si256((__m256i *)(w + 3 * ld + i + 8 * v), c3[v]);
+        }
     }
     for (; i < n; i += 8) {
         __m256i a0, a1, a2 = s0, a3 = s1;
@@ -321,10 +327,16 @@ static void draw_chunk(int dist, uint64_t seed, uint64_t stream, double *out, in
     if (dist == CPN_RANDOM_INTEGER) {   /* Lemire on word pair 0-1; rare rejections in philox.h */
         const uint64_t r = (uint64_t)p0;
         for (int64_t i = 0; i < n; i++) {
-            uint64_t hi, lo;
-            cpn_philox_mul64((uint64_t)w0[i] | (uint64_t)w1[i] << 32, r, &hi, &lo);
+            uint64_t x = (uint64_t)w0[i] | (uint64_t)w1[i] << 32, hi, lo;
+#ifdef __SIZEOF_INT128__
+            unsigned __int128 m = (unsigned __int128)x * r;   /* = cpn_philox_mul64 */
+            hi = (uint64_t)(m >> 64);
+            lo = (uint64_t)m;
+#else
+            cpn_philox_mul64(x, r, &hi, &lo);
+#endif
             if (lo >= r) {
-                out[i] = (double)hi;
+                out[i] = (double)(int64_t)hi;   /* hi < r <= 2**53 */
             } else {
                 uint32_t c[4] = {w0[i], w1[i], w2[i], w3[i]};
                 out[i] = cpn_philox_integer(seed, stream, (uint64_t)(first + i), p0, c);

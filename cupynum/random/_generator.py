@@ -714,10 +714,10 @@ class _Base:
         _CHECK.dirichlet(al, size=1)
         shape = _size(size) or ()
         cp = _cp()
-        cols = [self._raw(_GAMMA, shape, a, 1.0) for a in al]
-        g = cp.stack(cols, axis=-1) if cols else cp.zeros(shape + (0,))
-        r = g / g.sum(axis=-1, keepdims=True)
-        return r if shape else r
+        g = cp.empty(shape + (al.shape[0],))
+        for j, a in enumerate(al):   # one draw per column (its own stream)
+            g[..., j] = self._raw(_GAMMA, shape, a, 1.0)
+        return g / g.sum(axis=-1, keepdims=True)
 
     def multinomial(self, n, pvals, size=None):
         """Conditional binomials category by category (native where n is a scalar)."""
@@ -749,7 +749,10 @@ class _Base:
         cols.append(left if shape else float(n))
         if not shape:
             return _core.from_any(_np.array(cols, dtype=_np.int64))
-        return cp.stack(cols, axis=-1).astype(_np.int64)
+        out = cp.empty(shape + (k,), dtype=_np.int64)
+        for j, c in enumerate(cols):
+            out[..., j] = c
+        return out
 
     def _binomial_array_n(self, nleft, p, shape):
         """Binomial(nleft, p) for a float64 array nleft of small integers: the sum of Bernoulli

@@ -262,6 +262,41 @@ static void pi_program(struct cpn_fused_prog *p)
     p->next = e;
 }
 
+/* gamma + binomial draws (philox.h's cpn_philox_draw on the device), summed into float64. */
+static void draws_program(struct cpn_fused_prog *p)
+{
+    memset(p, 0, sizeof *p);
+    p->ndim = 1;
+    struct cpn_fused_instr *in = p->instr;
+    const int dists[2] = {CPN_RANDOM_GAMMA, CPN_RANDOM_BINOMIAL};
+    for (int k = 0; k < 2; k++) {
+        in[k].kind = CPN_FI_RANDOM;
+        in[k].dist = dists[k];
+        in[k].narg = 1;
+        in[k].arg[0].kind = CPN_FARG_REG;
+        in[k].arg[0].idx = k;
+        in[k].index_ext = k;
+        in[k].index_size = 8;
+    }
+    struct cpn_fused_instr *i = &in[2];
+    i->kind = CPN_FI_LOOP;
+    i->code = CPN_OP_ADD;
+    i->in_dt = i->out_dt = CPN_DTYPE_FLOAT64;
+    i->narg = 3;
+    i->arg[0] = (struct cpn_fused_arg){CPN_FARG_REG, 0, 8, NULL};
+    i->arg[1] = (struct cpn_fused_arg){CPN_FARG_REG, 1, 8, NULL};
+    i->arg[2] = (struct cpn_fused_arg){CPN_FARG_REG, 2, 8, NULL};
+    struct cpn_fused_instr *r = &in[3];
+    r->kind = CPN_FI_REDUCE;
+    r->narg = 1;
+    r->arg[0] = (struct cpn_fused_arg){CPN_FARG_REG, 2, 8, NULL};
+    r->dt = CPN_DTYPE_FLOAT64;
+    r->acc_dt = CPN_DTYPE_FLOAT64;
+    r->rcode = CPN_OP_ADD;
+    p->ninstr = 4;
+    p->next = 2;
+}
+
 /* stencil: out = 0.2 * (c + n + s + e + w), five externals, one output external. */
 static void stencil_program(struct cpn_fused_prog *p)
 {
@@ -421,7 +456,8 @@ static void test_fused_programs(void)
     char src[32768], key[17];
     struct cpn_fused_prog p;
     void (*builders[])(struct cpn_fused_prog *) = {pi_program, stencil_program, arange_program,
-                                                   complex_program, half_program, ldexp_program};
+                                                   complex_program, half_program, ldexp_program,
+                                                   draws_program};
     const char *expect[][3] = {
         {"cpn_philox_uniform(", "cpn_less_f64(", "acc = has ? cpn_add_i64(acc, x) : x"},
         {"cpn_add_f64(", "cpn_multiply_f64((*(const double *)&a.scal[0][0]), v3)", "a.base[5] + o5"},
@@ -430,7 +466,8 @@ static void test_fused_programs(void)
          "acc = has ? cpn_add_c128(acc, x) : x"},
         {"cpn_arange<cpn_half>(", "cpn_to_c64(v0)", "!cpn_logical_not_c64(v2)"},
         {"const int64_t v0 = (int64_t)(*(const int32_t *)(a.base[0] + o0))",
-         "cpn_ldexp_f32((*(const float *)(a.base[1] + o1)), v0)", "cpn_multiply_f32(v1, "}};
+         "cpn_ldexp_f32((*(const float *)(a.base[1] + o1)), v0)", "cpn_multiply_f32(v1, "},
+        {"cpn_philox_draw(5, ", "cpn_philox_draw(7, ", "acc = has ? cpn_add_f64(acc, x) : x"}};
     const int nb = (int)(sizeof builders / sizeof builders[0]);
     struct cpn_nvrtc_stats s0, s1;
     cpn_nvrtc_stats(&s0);
