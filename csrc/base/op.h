@@ -161,8 +161,16 @@ void cpn_op_combine_identity(enum cpn_opcode code, enum cpn_dtype dt, void *dst)
  * codes outside the table (a fused program's casts).  Local. */
 static inline bool cpn_op_fails_on_data(int code, int dt)
 {
-    return (unsigned)code < CPN_OP_COUNT && (cpn_op_info((enum cpn_opcode)code)->flags & CPN_OPF_NEGEXP) &&
-           cpn_dtype_class((enum cpn_dtype)dt) == CPN_CLASS_INT;
+    switch (code) {   /* the column as compile-time cases: per-op paths pay one compare */
+#define OP(E, ...)                                                                                \
+    case CPN_OP_##E:                                                                              \
+        if (!(CPN_OPFLAGS_##E & CPN_OPF_NEGEXP)) return false;                                    \
+        break;
+#include "ops.def"
+#undef OP
+    default: return false;
+    }
+    return cpn_dtype_class((enum cpn_dtype)dt) == CPN_CLASS_INT;
 }
 /* The failure of such an op (NumPy's ValueError text) as a status, its message set.  Local. */
 enum cpn_status cpn_op_data_error(enum cpn_opcode code);
