@@ -357,8 +357,7 @@ static int bind_ext(struct cpn_fused_prog *p, const struct cpn_view *v, char *ba
  * (nothing launched); an array's elements by the kernel, into its report word. */
 static bool int_power(const struct cpn_op *op)
 {
-    return op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER &&
-           cpn_dtype_class(op->dtype) == CPN_CLASS_INT;
+    return op->kind == CPN_OPK_ELEMENTWISE && cpn_op_fails_on_data(op->code, op->dtype);
 }
 
 static bool negative_scalar(const struct cpn_op *op)

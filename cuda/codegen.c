@@ -220,7 +220,7 @@ static bool fpe_intdiv(const struct cpn_fused_instr *in)
 /* Signed integer power: a negative exponent is NumPy's ValueError, whatever the error mode. */
 static bool value_check(const struct cpn_fused_instr *in)
 {
-    return in->kind == CPN_FI_LOOP && in->code == CPN_OP_POWER && (cpn_dtype_class(loop_dt(in)) == CPN_CLASS_INT);
+    return in->kind == CPN_FI_LOOP && cpn_op_fails_on_data(in->code, loop_dt(in));
 }
 
 /* Does instruction k write its report word?  Floating-point findings only when the program is

@@ -134,7 +134,8 @@ static bool region_prog(const struct cpn_op *op, struct cpn_fused_prog *p, int n
     switch (op->kind) {
     case CPN_OPK_ELEMENTWISE:
         /* Integer power may fail on its data (negative exponents): the host loop reports it. */
-        if (op->code == CPN_OP_POWER && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT) return false;
+        if ((cpn_op_info(op->code)->flags & CPN_OPF_NEGEXP) && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT)
+            return false;
         break;
     case CPN_OPK_CAST: break;
     default: return false;

@@ -38,6 +38,12 @@ static const struct {
 
 const struct cpn_op_info *cpn_op_info(enum cpn_opcode code) { return &info[code]; }
 
+enum cpn_status cpn_op_data_error(enum cpn_opcode code)
+{
+    (void)code;   /* NEGEXP is the one way an op fails on its data */
+    return cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.");
+}
+
 int cpn_op_lookup(const char *name)
 {
     for (int i = 0; i < CPN_OP_COUNT; i++)

@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "dtype.h"
+#include "status.h"
 
 enum cpn_opcode {
 #define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL, RED, ACC, FPC) CPN_OP_##E,
@@ -38,6 +39,7 @@ enum cpn_op_flag {
     CPN_OPF_INTDIV = 2,     /* integer loops divide: by zero gives 0 and "divide by zero" */
     CPN_OPF_QUOTIENT = 4,   /* integer loops also report "overflow" for MIN // -1 */
     CPN_OPF_INTDIV_Q = CPN_OPF_INTDIV | CPN_OPF_QUOTIENT,
+    CPN_OPF_NEGEXP = 8,     /* signed integer loops fail on a negative second input (power) */
 };
 /* The same flags as compile-time constants per op, CPN_OPFLAGS_<ENUM>, for code generated per op
  * (the loops' integer-division checks fold away in other ops). */
@@ -154,6 +156,24 @@ int cpn_op_reduce_dtype(enum cpn_opcode code, enum cpn_dtype dt);
  * `dt`, into dst (cpn_dtype_size(dt) bytes): 0, 1, the dtype's lowest (-inf) or highest value.
  * Local. */
 void cpn_op_combine_identity(enum cpn_opcode code, enum cpn_dtype dt, void *dst);
+/* May element-wise op `code` in loop dtype `dt` fail on its data (ops.def's NEGEXP flag: signed
+ * integer loops refuse a negative second input), so on some ranks and not others?  False for
+ * codes outside the table (a fused program's casts).  Local. */
+static inline bool cpn_op_fails_on_data(int code, int dt)
+{
+    switch (code) {   /* the column as compile-time cases: per-op paths pay one compare */
+#define OP(E, ...)                                                                                \
+    case CPN_OP_##E:                                                                              \
+        if (!(CPN_OPFLAGS_##E & CPN_OPF_NEGEXP)) return false;                                    \
+        break;
+#include "ops.def"
+#undef OP
+    default: return false;
+    }
+    return cpn_dtype_class((enum cpn_dtype)dt) == CPN_CLASS_INT;
+}
+/* The failure of such an op (NumPy's ValueError text) as a status, its message set.  Local. */
+enum cpn_status cpn_op_data_error(enum cpn_opcode code);
 /* Whether op `code` has a loop for dtype `dt`: its info row's dtype set (the CPU loop table and
  * the device kernels expand from the same set).  Local. */
 static inline bool cpn_op_has_loop(int code, int dt)

@@ -86,7 +86,7 @@
         typedef IN1_T_##IN1(T) T2;                                                        \
         typedef __typeof__(cpn_##FN##_##S((T)0, (T2)0)) TO;                               \
         const int64_t sa = st[0], sb = st[1], so = st[2];                                 \
-        if (CPN_OP_##E == CPN_OP_POWER) {                                                 \
+        if (CPN_OPFLAGS_##E & CPN_OPF_NEGEXP) {                                           \
             for (int64_t i = 0; i < n; i++)                                               \
                 if (NEG_##CLS(*(const T2 *)(args[1] + i * sb))) {                         \
                     __atomic_store_n(&ctx->err, 1, __ATOMIC_RELAXED);                     \

@@ -401,7 +401,7 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
         if (rows) {
             reduce_rows(code, &g, out, okstride);
             cpn_fpreport_add(fp, g.hw, g.fpe);
-            return g.err ? cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.")
+            return g.err ? cpn_op_data_error(code)
                          : CPN_OK;
         }
     }
@@ -425,7 +425,7 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
         hw |= cpn_kernel_fpe_status();
         }
         cpn_fpreport_add(fp, hw, g.fpe);
-        return g.err ? cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.")
+        return g.err ? cpn_op_data_error(code)
                      : CPN_OK;
     }
     /* Few outputs: split the reduced space and combine the partial results in order. */

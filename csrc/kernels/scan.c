@@ -72,6 +72,6 @@ enum cpn_status cpn_kernel_scan(enum cpn_opcode code, enum cpn_dtype dt, const c
         ctx.hw |= cpn_kernel_fpe_status();
     }
     cpn_fpreport_add(fp, ctx.hw, ctx.fpe);
-    return ctx.err ? cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.")
+    return ctx.err ? cpn_op_data_error(code)
                    : CPN_OK;
 }

@@ -583,12 +583,13 @@ static PyObject *apply(enum cpn_opcode code, PyObject *const *args, const struct
             widen_int_scalar((enum cpn_dtype)np_dt, &op.scalar[i]);
         }
     }
-    if (rc == 0 && code == CPN_OP_POWER && !ops[1].arr && negative_int_scalar(op.dtype, &op.scalar[1])) {
+    const bool data_fails = cpn_op_fails_on_data(code, op.dtype);   /* ops.def's NEGEXP */
+    if (rc == 0 && data_fails && !ops[1].arr && negative_int_scalar(op.dtype, &op.scalar[1])) {
         /* A negative scalar exponent is known now: raise at the call, as NumPy does. */
         cpn_raise(cpn_op_loop_error(&op));
         goto fail;
     }
-    if (rc == 0 && code == CPN_OP_POWER && ops[1].arr && cpn_dtype_class(op.dtype) == CPN_CLASS_INT) {
+    if (rc == 0 && data_fails && ops[1].arr) {
         /* A signed integer exponent array: NumPy's error depends on its values and comes from
          * the call, so look at them now (this op alone pays the flush). */
         PyObject *h = cpn_py_helper("_any_negative");

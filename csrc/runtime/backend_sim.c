@@ -146,7 +146,8 @@ static enum cpn_status sim_copy_region(int n, const int64_t *ext, size_t item, v
 static bool sim_region_supported(const struct cpn_op *op)
 {
     if (op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST) return false;
-    if (op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER && cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT)
+    if (op->kind == CPN_OPK_ELEMENTWISE && (cpn_op_info(op->code)->flags & CPN_OPF_NEGEXP) &&
+        cpn_dtype_class(op->dtype) != CPN_CLASS_FLOAT)
         return false;   /* as the CUDA region path (nccl.c): its failure is the host loop's */
     if (!cpn_op_loop(op)) {
         cpn_error_clear();

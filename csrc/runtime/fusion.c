@@ -216,8 +216,7 @@ void cpn_fusion_prepare(struct cpn_op *ops, int n)
 
 static bool may_fail_on_data(const struct cpn_op *op)
 {
-    return op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER &&
-           cpn_dtype_class(op->dtype) == CPN_CLASS_INT;
+    return op->kind == CPN_OPK_ELEMENTWISE && cpn_op_fails_on_data(op->code, op->dtype);
 }
 
 static bool op_local(const struct cpn_op *op)

@@ -77,7 +77,7 @@ cpn_loop_fn cpn_op_loop(const struct cpn_op *op)
 
 enum cpn_status cpn_op_loop_error(const struct cpn_op *op)
 {
-    if (op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER)
-        return cpn_error(CPN_ERR_VALUE, "Integers to negative integer powers are not allowed.");
+    if (op->kind == CPN_OPK_ELEMENTWISE && (cpn_op_info(op->code)->flags & CPN_OPF_NEGEXP))
+        return cpn_op_data_error(op->code);
     return cpn_error(CPN_ERR_VALUE, "invalid value in %s", cpn_op_describe(op));
 }

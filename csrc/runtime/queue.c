@@ -71,12 +71,11 @@ static const struct cpn_store *poisoned_input(const struct cpn_op *op)
     return NULL;
 }
 
-/* Can `op` fail because of the values it reads (so on some ranks and not others)?  Integer
- * power with a negative exponent is the one such op today. */
+/* Can `op` fail because of the values it reads (so on some ranks and not others)?  ops.def's
+ * NEGEXP ops (integer power with a negative exponent). */
 static bool may_fail_on_data(const struct cpn_op *op)
 {
-    return op->kind == CPN_OPK_ELEMENTWISE && op->code == CPN_OP_POWER &&
-           cpn_dtype_class(op->dtype) == CPN_CLASS_INT;
+    return op->kind == CPN_OPK_ELEMENTWISE && cpn_op_fails_on_data(op->code, op->dtype);
 }
 
 /* Several ranks: a data-dependent failure on one rank is a failure on all, with the message of
