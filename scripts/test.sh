@@ -65,3 +65,9 @@ else
     echo "mpirun not found: the distributed runs were not done" >&2
     exit 1
 fi
+# The differential fuzzer (tests/fuzz.py): seeded random NumPy programs on NumPy and on cupynum,
+# one process and 3 ranks with every array partitioned; it fails on a crash, a hang, a wrong
+# answer or an exception difference that is not in its documented known list.
+echo "== differential fuzzer: NumPy against cupynum, 1 process and 3 ranks"
+$PY -m tests.fuzz --programs 1000 --seed 1
+$PY -m tests.fuzz --programs 300 --seed 2 --ranks 3

@@ -704,3 +704,19 @@ def test_reduction_axis_and_keepdims_validation_as_numpy(f, shape):
                 out.append((type(e).__name__, str(e)))
         results.append(out)
     assert results[1] == results[0]
+
+
+@pytest.mark.parametrize("shape", [(0,), (3, 0), (2, 3)])
+@pytest.mark.parametrize("exponent", [-1, "array"])
+def test_integer_power_negative_exponent_only_with_elements(shape, exponent):
+    """NumPy's loop refuses a negative integer exponent element by element: an empty operand
+    raises nothing, a broadcast error comes before the value error."""
+    outcome = []
+    for xp in (numpy, cupynum):
+        a = xp.ones(shape, dtype=numpy.int64)
+        e = -1 if exponent == -1 else xp.array([-1, 2], dtype=numpy.int64)
+        try:
+            outcome.append(repr(numpy.asarray(a ** e).tolist()))
+        except Exception as exc:
+            outcome.append((type(exc).__name__, str(exc)))
+    assert outcome[1] == outcome[0]

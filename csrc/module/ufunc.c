@@ -584,23 +584,6 @@ static PyObject *apply(enum cpn_opcode code, PyObject *const *args, const struct
         }
     }
     const bool data_fails = cpn_op_fails_on_data(code, op.dtype);   /* ops.def's NEGEXP */
-    if (rc == 0 && data_fails && !ops[1].arr && negative_int_scalar(op.dtype, &op.scalar[1])) {
-        /* A negative scalar exponent is known now: raise at the call, as NumPy does. */
-        cpn_raise(cpn_op_loop_error(&op));
-        goto fail;
-    }
-    if (rc == 0 && data_fails && ops[1].arr) {
-        /* A signed integer exponent array: NumPy's error depends on its values and comes from
-         * the call, so look at them now (this op alone pays the flush). */
-        PyObject *h = cpn_py_helper("_any_negative");
-        PyObject *neg = h ? PyObject_CallOneArg(h, ops[1].arr) : NULL;
-        int yes = neg ? PyObject_IsTrue(neg) : -1;
-        Py_XDECREF(neg);
-        if (yes) {
-            if (yes > 0) cpn_raise(cpn_op_loop_error(&op));
-            goto fail;
-        }
-    }
     if (rc == 1) goto numpy;
     if (warr && cpn_array_dtype(warr) != CPN_DTYPE_BOOL) {   /* a sequence NumPy reads as booleans */
         PyObject *c = cpn_array_cast(warr, CPN_DTYPE_BOOL);
@@ -633,6 +616,27 @@ static PyObject *apply(enum cpn_opcode code, PyObject *const *args, const struct
                 goto fail;
             }
         }
+    /* NumPy's loop refuses a negative integer exponent element by element: after broadcasting,
+     * and only when there is an element. */
+    int64_t count = 1;
+    for (int d = 0; d < ndim; d++) count *= shape[d];
+    if (data_fails && count > 0 && !ops[1].arr && negative_int_scalar(op.dtype, &op.scalar[1])) {
+        /* A negative scalar exponent is known now: raise at the call, as NumPy does. */
+        cpn_raise(cpn_op_loop_error(&op));
+        goto fail;
+    }
+    if (data_fails && count > 0 && ops[1].arr) {
+        /* A signed integer exponent array: NumPy's error depends on its values and comes from
+         * the call, so look at them now (this op alone pays the flush). */
+        PyObject *h = cpn_py_helper("_any_negative");
+        PyObject *neg = h ? PyObject_CallOneArg(h, ops[1].arr) : NULL;
+        int yes = neg ? PyObject_IsTrue(neg) : -1;
+        Py_XDECREF(neg);
+        if (yes) {
+            if (yes > 0) cpn_raise(cpn_op_loop_error(&op));
+            goto fail;
+        }
+    }
     for (int i = 0; i < nin; i++) {
         if (!ops[i].arr) continue;
         if (!(bviews[i] = broadcast_view(cpn_array_view(ops[i].arr), ndim, shape))) goto fail;
