@@ -454,7 +454,16 @@ class flatiter:
         v = _core.reshape(a, (a.size,))
         if v is not None and _np.ndim(value) == 0 and not isinstance(key, (list, tuple)) \
                 and not isinstance(key, (ndarray, _np.ndarray)):
-            v[key] = value
+            if not isinstance(key, (int, _np.integer)):
+                v[key] = value
+                return
+            if not -v.size <= key < v.size:      # NumPy's flat iterator's text
+                raise IndexError(f"index {key} is out of bounds for size {v.size}")
+            try:
+                v[key] = value
+            except (TypeError, ValueError, OverflowError):
+                # NumPy's flat iterator reports any failure to store one element so
+                raise ValueError("Error setting single item of array.") from None
             return
         _fallback.compute(lambda n, k, x: n.flat.__setitem__(k, x), (a, key, value), write=(a,))
 

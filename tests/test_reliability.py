@@ -693,3 +693,24 @@ def test_integer_power_negative_exponent_only_with_elements(shape, exponent):
         except Exception as exc:
             outcome.append((type(exc).__name__, str(exc)))
     assert outcome[1] == outcome[0]
+
+
+@pytest.mark.parametrize("dtype", [numpy.uint8, numpy.int8, numpy.int64, numpy.float32, bool])
+def test_flat_single_item_errors_as_numpy(dtype):
+    """a.flat[k] = v: NumPy reports any failure to store the one element as ValueError('Error
+    setting single item of array.'), and an index out of range in its own words."""
+    outcome = []
+    for xp in (numpy, cupynum):
+        out = []
+        for v in (-1.5, 1.5, 300, -1, 1e300, float("nan"), 1j, 2.7):
+            for k in (1, -1, 7, -5):
+                x = xp.zeros(4, dtype)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    try:
+                        x.flat[k] = v
+                        out.append(repr(x.tolist()))
+                    except Exception as e:
+                        out.append(f"{type(e).__name__}: {e}")
+        outcome.append(out)
+    assert outcome[1] == outcome[0]
