@@ -638,7 +638,8 @@ def _swapaxes(self, axis1, axis2):
 def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     dtype = _np.dtype(dtype)
     if not _np.can_cast(self.dtype, dtype, casting=casting):
-        raise TypeError(f"Cannot cast array data from {self.dtype!r} to {dtype!r} according to "
+        what = "scalar" if self.ndim == 0 else "array data"     # NumPy's words for 0-d
+        raise TypeError(f"Cannot cast {what} from {self.dtype!r} to {dtype!r} according to "
                         f"the rule '{casting}'")
     if dtype == self.dtype and not copy:
         return self

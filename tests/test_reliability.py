@@ -208,7 +208,9 @@ needs_launcher = pytest.mark.skipif(
 
 
 def _job(code, ranks, timeout=60):
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
+    # the job's own settings only: CUPYNUM_OUTPUT and the like of the calling shell do not leak in
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("OMPI_", "PMIX_", "PMI_", "CUPYNUM_"))}
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", CUPYNUM_MIN_TILE="1")
     cmd = ["mpirun", "-np", str(ranks), "--oversubscribe", "--mca", "mpi_yield_when_idle", "1",
            "-x", "CUPYNUM_MIN_TILE", sys.executable, "-c", code]
@@ -615,6 +617,8 @@ EXCEPTION_CASES = {
     "none-into-int": _set(int, (3,), 0, None),
     "readonly-cast": _set(int, (4,), 0, "abc", readonly=True),
     "0d-mean-axis": lambda xp: xp.mean(xp.array(3.0), axis=0),
+    "0d-astype-casting": lambda xp: xp.array(3.0).astype(numpy.int64, casting="same_kind"),
+    "nd-astype-casting": lambda xp: xp.ones(3).astype(numpy.int64, casting="safe"),
     "readonly-before-index": _set(float, (4,), 10, 1, readonly=True),
     "readonly-fancy": _set(float, (4,), [1, 2], 1, readonly=True),
 }
