@@ -68,6 +68,23 @@ def _is_int_item(o):
     return isinstance(o, ndarray) and o.ndim == 0 and o.dtype.kind in "iu"
 
 
+def _advanced_split(self, items, at, k):
+    """One advanced index (spanning k dimensions) at items[at] among basic items: the basic key
+    with slices in its place, and p, the first of its dimensions in the basic view; None when
+    the items consume more dimensions than self has or hold two Ellipses."""
+    consumed = k + sum(1 for i, o in enumerate(items)
+                       if i != at and (isinstance(o, slice) or _is_int_item(o)))
+    if consumed > self.ndim or sum(1 for o in items if o is Ellipsis) > 1:
+        return None
+    p = 0
+    for o in items[:at]:
+        if isinstance(o, slice) or o is None:
+            p += 1
+        elif o is Ellipsis:
+            p += self.ndim - consumed
+    return items[:at] + (slice(None),) * k + items[at + 1:], p
+
+
 def _mask_key(self, key):
     """(basic key with the mask as k full slices, mask, p, has_ints) for a key of basic items and
     one boolean array of ndim >= 1; None for any other key.  p is the position of the mask's first
@@ -84,18 +101,10 @@ def _mask_key(self, key):
             return None
     if mask is None:
         return None
-    k = mask.ndim
-    consumed = k + sum(1 for i, o in enumerate(items)
-                       if i != at and (isinstance(o, slice) or _is_int_item(o)))
-    if consumed > self.ndim or sum(1 for o in items if o is Ellipsis) > 1:
+    split = _advanced_split(self, items, at, mask.ndim)
+    if split is None:
         return None
-    p = 0
-    for o in items[:at]:
-        if isinstance(o, slice) or o is None:
-            p += 1
-        elif o is Ellipsis:
-            p += self.ndim - consumed
-    basic = items[:at] + (slice(None),) * k + items[at + 1:]
+    basic, p = split
     has_ints = any(_is_int_item(o) for o in items)
     return basic, mask, p, has_ints
 
@@ -174,17 +183,10 @@ def _int_key(self, key):
         arr, at = a, i
     if arr is None:
         return None
-    consumed = 1 + sum(1 for i, o in enumerate(items)
-                       if i != at and (isinstance(o, slice) or _is_int_item(o)))
-    if consumed > self.ndim or sum(1 for o in items if o is Ellipsis) > 1:
+    split = _advanced_split(self, items, at, 1)
+    if split is None:
         return None
-    p = 0
-    for o in items[:at]:
-        if isinstance(o, slice) or o is None:
-            p += 1
-        elif o is Ellipsis:
-            p += self.ndim - consumed
-    basic = items[:at] + (slice(None),) + items[at + 1:]
+    basic, p = split
     return basic, arr, p, any(_is_int_item(o) for o in items), key if isinstance(key, tuple) else (key,), at
 
 
