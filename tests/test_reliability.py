@@ -718,3 +718,56 @@ def test_flat_single_item_errors_as_numpy(dtype):
                         out.append(f"{type(e).__name__}: {e}")
         outcome.append(out)
     assert outcome[1] == outcome[0]
+
+
+@needs_launcher
+@pytest.mark.parametrize("ranks", [2, 3])
+def test_threads_under_mpirun_raise_instead_of_hanging(ranks):
+    """Threads of one rank interleave their ops differently on each rank, so the ranks' messages
+    would not match (TestThread of NumPy's random tests hung a 3-rank job): under mpirun only the
+    main thread may use arrays; another thread gets RuntimeError at its first op, the arrays are
+    as they were and the main thread goes on, with NumPy's results."""
+    code = ("import threading, numpy, cupynum as np\n"
+            "out = np.zeros((4, 1000))\n"
+            "errors = []\n"
+            "def work(i):\n"
+            "    try:\n"
+            "        out[i] = np.arange(1000.0) * i\n"
+            "    except RuntimeError as e:\n"
+            "        errors.append(str(e))\n"
+            "ts = [threading.Thread(target=work, args=(i,)) for i in range(4)]\n"
+            "[t.start() for t in ts]\n"
+            "[t.join() for t in ts]\n"
+            "assert len(errors) == 4 and 'main thread only' in errors[0], errors\n"
+            "assert float(abs(out).sum()) == 0.0\n"
+            "ref = numpy.arange(1000.0)[None, :] * numpy.arange(4.0)[:, None]\n"
+            "for i in range(4):\n"
+            "    out[i] = np.arange(1000.0) * i\n"
+            "assert (out.__array__() == ref).all()\n"
+            "print('ok', flush=True)\n")
+    out = _job(code, ranks)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.splitlines() == ["ok"]
+
+
+def test_threads_use_arrays_in_one_process_and_raise_on_several_ranks():
+    """In one process threads may use arrays, as with NumPy; on several ranks (this suite under
+    mpirun) every rank's threads get the guard's RuntimeError, and nothing is written."""
+    import threading
+    out = cupynum.zeros((4, 1000))
+    ref = numpy.arange(1000.0)[None, :] * numpy.arange(4.0)[:, None]
+    errors = []
+    def work(i):
+        try:
+            out[i] = cupynum.arange(1000.0) * i
+        except RuntimeError as e:
+            errors.append(str(e))
+    ts = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    [t.start() for t in ts]
+    [t.join() for t in ts]
+    if cupynum.runtime_info()["ranks"] > 1:
+        assert len(errors) == 4 and "main thread only" in errors[0], errors
+        assert (out.__array__() == 0).all()
+    else:
+        assert errors == []
+        assert (out.__array__() == ref).all()

@@ -36,6 +36,12 @@ static inline struct cpn_view *cpn_array_view(PyObject *o) { return ((CpnArray *
 PyObject *cpn_raise(enum cpn_status st);
 /* Flush the queue, raising on a failed deferred op; 0 on success, -1 with an exception set. */
 int cpn_flush(void);
+/* Under mpirun with more than one rank, every rank must issue the same ops in the same order:
+ * only the interpreter's main thread may queue, flush or communicate (another thread's ops would
+ * interleave differently on each rank and the ranks' messages would not match: a hang).
+ * cpn_thread_guard raises RuntimeError from another thread there (0: allowed, -1: raised). */
+int cpn_thread_init(void);
+int cpn_thread_guard(void);
 /* NumPy's errors of the ufunc call, the one copy of each text; each returns NULL.  Broadcasting
  * of n operands' shapes failed (inputs, scalars as 0-d, given outputs, where=, in that order): */
 PyObject *cpn_raise_broadcast(int n, const int *ndims, const int64_t *const *shapes);

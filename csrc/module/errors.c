@@ -2,6 +2,7 @@
 #include "cpn_module.h"
 
 #include "fperr.h"
+#include "partition.h"
 
 #include <stdio.h>
 
@@ -47,14 +48,42 @@ static int after_flush(enum cpn_status st)
     return 0;
 }
 
+/* The interpreter's main thread, recorded at import (cpn_thread_init). */
+static unsigned long main_thread;
+
+int cpn_thread_init(void)
+{
+    PyObject *threading = PyImport_ImportModule("threading");
+    PyObject *t = threading ? PyObject_CallMethod(threading, "main_thread", NULL) : NULL;
+    PyObject *ident = t ? PyObject_GetAttrString(t, "ident") : NULL;
+    Py_XDECREF(threading);
+    Py_XDECREF(t);
+    if (!ident) return -1;
+    main_thread = PyLong_AsUnsignedLong(ident);
+    Py_DECREF(ident);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
+int cpn_thread_guard(void)
+{
+    if (cpn_partition_ranks() <= 1 || PyThread_get_thread_ident() == main_thread) return 0;
+    PyErr_Format(PyExc_RuntimeError,
+                 "cupynum: under mpirun with %d ranks, arrays are used from the main thread only "
+                 "(another thread's operations would reach each rank in a different order, and "
+                 "the ranks' messages would no longer match)", cpn_partition_ranks());
+    return -1;
+}
+
 int cpn_flush(void)
 {
+    if (cpn_thread_guard() < 0) return -1;
     if (cpn_queue_length() == 0) return 0;
     return after_flush(cpn_queue_flush());
 }
 
 int cpn_submit(const struct cpn_op *op)
 {
+    if (cpn_thread_guard() < 0) return -1;
     struct cpn_op rec = *op;
     /* Ops whose arithmetic NumPy checks (element-wise, casts, reductions, scans) carry NumPy's
      * error mode of the moment they are submitted. */

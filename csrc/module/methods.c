@@ -137,6 +137,7 @@ static PyObject *mod_sync(PyObject *m, PyObject *noargs)
 
 static PyObject *mod_barrier(PyObject *m, PyObject *noargs)
 {
+    if (cpn_thread_guard() < 0) return NULL;
     enum cpn_status st = cpn_comm_barrier();
     if (st != CPN_OK) return cpn_raise(st);
     Py_RETURN_NONE;
@@ -265,7 +266,7 @@ static PyObject *mod_set_random_simd(PyObject *m, PyObject *arg)
 static PyObject *mod_bcast_u64(PyObject *m, PyObject *arg)
 {
     unsigned long long x = PyLong_AsUnsignedLongLongMask(arg);
-    if (PyErr_Occurred()) return NULL;
+    if (PyErr_Occurred() || cpn_thread_guard() < 0) return NULL;
     enum cpn_status st = cpn_comm_bcast(&x, sizeof x, 0);
     if (st != CPN_OK) return cpn_raise(st);
     return PyLong_FromUnsignedLongLong(x);

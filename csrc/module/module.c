@@ -19,7 +19,7 @@ static struct PyModuleDef core_module = {
 __attribute__((visibility("default"))) PyMODINIT_FUNC PyInit__core(void)
 {
     import_array();
-    if (cpn_convert_init() < 0) return NULL;
+    if (cpn_convert_init() < 0 || cpn_thread_init() < 0) return NULL;
     enum cpn_status st = cpn_runtime_init();
     if (st != CPN_OK) return cpn_raise(st);
     PyObject *m = PyModule_Create(&core_module);

@@ -44,6 +44,7 @@ import json
 import linecache
 import os
 import re
+import faulthandler
 import signal
 import sys
 import threading
@@ -358,6 +359,10 @@ class ConformancePlugin:
         self.stats = _activity()
         self.current = (nodeid, time.monotonic())
         self.log.write(event="start", id=nodeid)
+        # The watchdog is a Python thread: C code that holds the GIL while it waits (a rank
+        # stuck in MPI) stops it too.  faulthandler's timer is a C thread: it prints the
+        # stacks and ends the process a little later; the runner counts the test as crashed.
+        faulthandler.dump_traceback_later(2 * self.timeout + 60, exit=True)
 
     def _alarm(self, signum, frame):
         raise ConformanceTimeout(f"test phase ran past {self.timeout:g} s")
@@ -437,6 +442,7 @@ class ConformancePlugin:
                        duration=round(time.monotonic() - cur[1], 3) if cur else None,
                        cupynum=_activity() != self.stats)
         self.current = None
+        faulthandler.cancel_dump_traceback_later()
 
     def pytest_sessionfinish(self, session, exitstatus):
         self.log.write(event="done", seconds=round(time.monotonic() - self.started, 1))
