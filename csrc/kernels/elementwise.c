@@ -4,6 +4,7 @@
  * Each loop has a contiguous path (and contiguous-with-a-scalar paths) written so that the
  * compiler vectorises it, and a general strided path. */
 #include <fenv.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -191,6 +192,7 @@ cpn_loop_fn cpn_kernel_elementwise(enum cpn_opcode code, enum cpn_dtype dt)
 /* ---- the threaded n-d driver ------------------------------------------------------------ */
 
 static int n_threads;
+static int64_t parallel_min;   /* 0: not yet measured for this team (cpn_kernel_parallel_min) */
 
 int cpn_kernel_threads(void)
 {
@@ -204,7 +206,37 @@ int cpn_kernel_threads(void)
     return n_threads;
 }
 
-void cpn_kernel_set_threads(int n) { n_threads = n > 0 ? n : 1; }
+void cpn_kernel_set_threads(int n)
+{
+    n_threads = n > 0 ? n : 1;
+    parallel_min = 0;   /* measured again for the new team */
+}
+
+/* ---- the per-op cost model: is a team worth waking? ------------------------------------ */
+
+/* Where a team starts to pay, measured on the 2-core development machine, quiet (load 1.4),
+ * with OMP_WAIT_POLICY=PASSIVE: `c[:] = a * k + b * k - a * b` (6 element-instructions) takes
+ * 43.9 us on one thread and 42.0 us on two at 40,000 elements, 73.6 against 64.5 at 65,536, and
+ * two threads lose below (18.4 against 23.7 us at 16,384): the wake-up of a sleeping team costs
+ * about 15 us inside a loop of ops (an empty region back to back, 40-60 us on this VM, is not the
+ * figure: it wakes a core that has just gone idle).  So 2^18 element-instructions, the break-even;
+ * CUPYNUM_PARALLEL_MIN sets another (a machine whose cores wake faster). */
+static int64_t measure_parallel_min(int nth)
+{
+    if (nth <= 1) return INT64_MAX;
+    const char *env = getenv("CUPYNUM_PARALLEL_MIN");
+    if (env && *env) {
+        long long v = atoll(env);
+        return v > 0 ? (int64_t)v : 1;
+    }
+    return (int64_t)1 << 18;
+}
+
+int64_t cpn_kernel_parallel_min(void)
+{
+    if (parallel_min <= 0) parallel_min = measure_parallel_min(cpn_kernel_threads());
+    return parallel_min;
+}
 
 static unsigned fpe_from_status(void);
 
@@ -261,7 +293,7 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
     int64_t inner = shape[nd - 1], outer = 1;
     for (int d = 0; d < nd - 1; d++) outer *= shape[d];
     int nth = cpn_kernel_threads();
-    if (inner * outer < CPN_KERNEL_PARALLEL_MIN) nth = 1;
+    if (inner * outer < cpn_kernel_parallel_min()) nth = 1;
     int64_t chunk = inner;
     if (nth > 1 && outer < 8 * nth) {
         chunk = (inner + 8 * nth - 1) / (8 * nth);

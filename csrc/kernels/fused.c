@@ -181,7 +181,7 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
     coalesce(p, &g);
     const int64_t ntasks = g.outer * g.nchunks;
     int nth = cpn_kernel_threads();
-    if (g.inner * g.outer * p->ninstr < CPN_KERNEL_PARALLEL_MIN) nth = 1;
+    if (g.inner * g.outer * p->ninstr < cpn_kernel_parallel_min()) nth = 1;
     if (nth > ntasks) nth = (int)ntasks;
     if (nth > 64) nth = 64;
     const int nslots = p->nslots > 0 ? p->nslots : 1;

@@ -95,10 +95,11 @@ int cpn_kernel_threads(void);
 
 /* The per-op cost model of the element-wise and fused drivers: below this many
  * element-instructions the calling thread computes alone.  Waking the team (OMP_WAIT_POLICY is
- * PASSIVE: a futex wake per thread and a barrier) costs tens of microseconds, and on a loaded
- * machine the caller waits for a descheduled worker to run at all; 2^18 element-instructions is
- * about 100-300 us of work on one core, where a second core starts to pay (issue #21). */
-#define CPN_KERNEL_PARALLEL_MIN ((int64_t)1 << 18)
+ * PASSIVE: a futex wake per thread and a barrier) costs tens of microseconds on a quiet machine
+ * and far more on a loaded one, where the caller waits for a descheduled worker to run at all
+ * (issue #21).  2^18 element-instructions, the break-even measured in a loop of ops
+ * (elementwise.c); CUPYNUM_PARALLEL_MIN sets it; never with one thread.  Local. */
+int64_t cpn_kernel_parallel_min(void);
 void cpn_kernel_set_threads(int n);
 
 /* NumPy's arange fill of elements [first, first + n) into a contiguous buffer of dtype dt:

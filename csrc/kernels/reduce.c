@@ -278,7 +278,7 @@ static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
     const int64_t nblk = (L + bw - 1) / bw, ntasks = nouter * nblk;
     cpn_loop_fn combine = cpn_kernel_elementwise(code, g->acc_dt);
     cpn_loop_fn to_acc = cpn_kernel_cast(g->in_dt, g->acc_dt);
-    if (ntasks < 2 || nouter * L * g->nred < 32768) nth = 1;
+    if (ntasks < 2 || nouter * L * g->nred < cpn_kernel_parallel_min()) nth = 1;
     unsigned hw = 0;
 #pragma omp parallel num_threads(nth) if (nth > 1) reduction(|: hw)
     {
@@ -407,7 +407,7 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
     }
 
     int nth = cpn_kernel_threads();
-    if (nout * g.nred < 32768) nth = 1;
+    if (nout * g.nred < cpn_kernel_parallel_min()) nth = 1;
     /* Only the associative fast folds split one output's reduced space over threads. */
     unsigned hw = 0;
     if (nout >= nth || !g.fold) {
@@ -531,7 +531,7 @@ enum cpn_status cpn_kernel_argreduce(enum cpn_opcode code, enum cpn_dtype dt, co
     const arg_fn fn = arg_table[dt];
     const int mx = code == CPN_OP_MAXIMUM;
     int nth = cpn_kernel_threads();
-    if (nout * g.nred < 32768 || nout < nth) nth = 1;
+    if (nout * g.nred < cpn_kernel_parallel_min() || nout < nth) nth = 1;
 #pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1)
     for (int64_t o = 0; o < nout; o++)
         *(int64_t *)kept_output(&g, out, okstride, o) = fn(&g, kept_origin(&g, o), mx);

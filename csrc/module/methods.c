@@ -151,7 +151,7 @@ static PyObject *mod_finalize(PyObject *m, PyObject *noargs)
 
 static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
 {
-    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:s,s:i,s:s,s:s,s:s,s:s}",
+    return Py_BuildValue("{s:i,s:i,s:i,s:O,s:O,s:O,s:s,s:s,s:i,s:s,s:s,s:s,s:s,s:L}",
                          "rank", cpn_runtime_rank(), "ranks", cpn_runtime_ranks(),
                          "threads", cpn_runtime_threads(),
                          "mpi_running", cpn_runtime_mpi_active() ? Py_True : Py_False,
@@ -160,7 +160,8 @@ static PyObject *mod_runtime_info(PyObject *m, PyObject *noargs)
                          "backend", cpn_backend_active()->name,
                          "device", cpn_backend_device_name(), "max_dims", CPN_MAXDIM,
                          "vmath", cpn_runtime_vmath(), "blas", cpn_runtime_blas(),
-                         "sort", cpn_runtime_sort(), "fft", cpn_runtime_fft());
+                         "sort", cpn_runtime_sort(), "fft", cpn_runtime_fft(),
+                         "parallel_min", cpn_runtime_parallel_min());
 }
 
 /* _vmath_kernel(name, a[, b]): the raw vector kernel of NumPy function `name` on contiguous

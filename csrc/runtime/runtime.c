@@ -108,6 +108,7 @@ const char *cpn_runtime_vmath(void) { return cpn_vmath_backend(); }
 const char *cpn_runtime_blas(void) { return cpn_kernel_blas_name(); }
 const char *cpn_runtime_sort(void) { return cpn_kernel_sort_name(); }
 const char *cpn_runtime_fft(void) { return cpn_kernel_fft_name(); }
+long long cpn_runtime_parallel_min(void) { return (long long)cpn_kernel_parallel_min(); }
 
 int cpn_runtime_vmath_kernel(const char *name, int *nin, void (**f64)(void), void (**f32)(void))
 {
