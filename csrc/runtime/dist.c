@@ -36,9 +36,7 @@
 #include "distfft.h"
 #include "transport.h"
 
-struct box {
-    int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];
-};
+#define box cpn_dist_box   /* dist.h's box: view or store index ranges [lo, hi) per dimension */
 
 static int64_t box_count(const struct box *b, int n)
 {
@@ -171,7 +169,11 @@ struct piece {
 
 struct in_plan {
     bool view;          /* false: an inline scalar */
-    bool buffered;      /* read through a buffer of `need` (remote pieces or aliasing) */
+    bool buffered;      /* read through buffer copies (remote pieces or aliasing) */
+    bool aliased;       /* the output's store: one copy of all of `need`, taken before any
+                         * write; otherwise (remote pieces) a region whose image lies in the
+                         * local tile reads it in place and the others read copies of their
+                         * images only (struct exec_bufs) */
     bool has_interior;  /* the preimage of the local part is a box */
     struct box need;    /* store box read (when the work box is non-empty) */
     struct box local;   /* the part of `need` held here */
@@ -338,6 +340,7 @@ static struct plan *plan_build(const struct cpn_op *op, bool *expressible)
                     if (box_intersect(&ip->need, &tr, n, &piece)) ip->recv[ip->nrecv++] = (struct piece){r, piece};
                 }
             ip->buffered = aliased || ip->nrecv > 0;
+            ip->aliased = aliased;
             if (ip->nrecv > 0) {
                 /* Interior: the work indices whose input elements are held here. */
                 struct box pw;
@@ -443,54 +446,46 @@ static const struct cpn_transport_i *transport_for(bool device)
 
 struct exec_bufs {
     char *tile[CPN_OP_MAXIN];          /* the inputs' tiles (host or device copies) */
-    char *buf[CPN_OP_MAXIN];           /* input box buffers (buffered inputs) */
+    char *buf[CPN_OP_MAXIN];           /* aliased inputs: a copy of the whole need box */
+    char **rbuf[CPN_OP_MAXIN];         /* other buffered inputs: per region a copy of its image,
+                                        * NULL where the image lies in the local tile */
     char **recv[CPN_OP_MAXIN];         /* staging per received piece */
     char **send[CPN_OP_MAXIN];
 };
 
-static enum cpn_status compute_region(const struct cpn_transport_i *t, const struct cpn_op *op,
-                                      const struct plan *p, const struct box *r, char *obase,
-                                      const struct exec_bufs *eb, struct cpn_fpreport *fp)
-{
-    const struct cpn_view *out = op->out[0];
-    int64_t strides[CPN_MAXARGS][CPN_MAXDIM], ext[CPN_MAXDIM];
-    char *ptr[CPN_MAXARGS];
-    for (int i = 0; i < out->ndim; i++) {
-        ext[i] = r->hi[i] - r->lo[i];
-        if (ext[i] <= 0) return CPN_OK;
-    }
-    for (int k = 0; k < op->nin; k++) {
-        const struct cpn_view *v = op->in[k];
-        if (!v) {
-            ptr[k] = (char *)op->scalar[k].bytes;
-            for (int i = 0; i < out->ndim; i++) strides[k][i] = 0;
-            continue;
-        }
-        const struct in_plan *ip = &p->in[k];
-        const struct cpn_store *s = v->store;
-        if (ip->buffered) {
-            int64_t bst[CPN_MAXDIM];
-            dense_strides(&ip->need, s->ndim, bst);
-            ptr[k] = region_layout(v, r, eb->buf[k], ip->need.lo, bst, strides[k]);
-        } else {
-            ptr[k] = region_layout(v, r, eb->tile[k], s->tlo, s->tstride, strides[k]);
-        }
-    }
-    ptr[op->nin] = region_layout(out, r, obase, out->store->tlo, out->store->tstride, strides[op->nin]);
-    const int64_t *st[CPN_MAXARGS];
-    for (int k = 0; k <= op->nin; k++) st[k] = strides[k];
-    return t->compute_region(op, ptr, out->ndim, ext, st, fp);
-}
+struct xchg;
+static char *input_layout(struct xchg *x, int k, int j, int64_t *byte_strides);
+
+/* Compute region j of the exchange's regions (view indices of the output) into obase. */
+static enum cpn_status compute_region(struct xchg *x, int j, char *obase, struct cpn_fpreport *fp);
 
 /* An op's exchange in flight: its input buffers, staging, and the posted messages. */
 struct xchg {
     const struct cpn_op *op;
     const struct plan *p;
     const struct cpn_transport_i *t;
+    int nreg;                          /* the regions the op is computed in (the caller's) */
+    const struct box *reg;
     struct exec_bufs eb;
     struct cpn_msg *recvs, *sends;
     void *handle;
 };
+
+/* The store box input k reads over region j, and whether it needs a copy (some of it is held by
+ * other ranks); false for an empty region. */
+static bool region_need(const struct xchg *x, int k, int j, struct box *need)
+{
+    const struct cpn_view *v = x->op->in[k];
+    const struct box *r = &x->reg[j];
+    for (int i = 0; i < v->ndim; i++)
+        if (r->hi[i] <= r->lo[i]) return false;
+    image(v, r, need);
+    struct box mine;
+    tile_of(v->store, cpn_partition_rank(), &mine);
+    for (int d = 0; d < v->store->ndim; d++)
+        if (need->lo[d] < mine.lo[d] || need->hi[d] > mine.hi[d]) return true;
+    return false;
+}
 
 static void xchg_free(struct xchg *x)
 {
@@ -505,12 +500,19 @@ static void xchg_free(struct xchg *x)
         size_t item = cpn_dtype_size(s->dtype);
         size_t bufn = (size_t)box_count(&ip->need, n) * item;
         if (x->eb.buf[k]) x->t->release(x->eb.buf[k], bufn ? bufn : 1);
+        if (x->eb.rbuf[k])
+            for (int j = 0; j < x->nreg; j++) {
+                struct box need;
+                if (x->eb.rbuf[k][j] && region_need(x, k, j, &need))
+                    x->t->release(x->eb.rbuf[k][j], (size_t)box_count(&need, n) * item);
+            }
         if (x->eb.recv[k])
             for (int j = 0; j < ip->nrecv; j++)
                 if (x->eb.recv[k][j]) x->t->release(x->eb.recv[k][j], (size_t)box_count(&ip->recv[j].box, n) * item);
         if (x->eb.send[k])
             for (int j = 0; j < ip->nsend; j++)
                 if (x->eb.send[k][j]) x->t->release(x->eb.send[k][j], (size_t)box_count(&ip->send[j].box, n) * item);
+        cpn_free(x->eb.rbuf[k]);
         cpn_free(x->eb.recv[k]);
         cpn_free(x->eb.send[k]);
     }
@@ -523,18 +525,31 @@ static void xchg_free(struct xchg *x)
 }
 
 /* Pack and post the op's sends and receives, then copy the local parts of its buffered inputs
- * (before anything is written).  On failure x still needs xchg_free. */
+ * (before anything is written): an aliased input's whole need box, another buffered input's
+ * image of each region that reaches beyond the local tile (the border rows of a stencil, not its
+ * tile).  The op is computed in the `nreg` regions `reg` (view indices of the output, covering the
+ * work box; the caller's array, read until xchg_free).  On failure x still needs xchg_free. */
 static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const struct plan *p,
-                                  const struct cpn_transport_i *t)
+                                  const struct cpn_transport_i *t, int nreg, const struct box *reg)
 {
     memset(x, 0, sizeof *x);
     x->op = op;
     x->p = p;
     ((struct plan *)p)->refs++;   /* released by xchg_free */
     x->t = t;
+    x->nreg = p->work ? nreg : 0;
+    x->reg = reg;
     struct exec_bufs *eb = &x->eb;
-    for (int k = 0; k < op->nin; k++)
-        if (op->in[k] && !(eb->tile[k] = t->tile(op->in[k]->store))) return CPN_ERR_NOMEM;
+    /* The inputs' tiles, made current where the op runs (on the device: before the output's, so
+     * an output sharing their store sees them).  A store without a buffer that nothing packs or
+     * copies is fetched when a region reads it in place (input_layout): a fused run's
+     * temporaries, kept in registers, are never allocated. */
+    for (int k = 0; k < op->nin; k++) {
+        const struct cpn_store *s = op->in[k] ? op->in[k]->store : NULL;
+        if (s && (s->data || s->dev || p->in[k].nsend > 0 || p->in[k].buffered) &&
+            !(eb->tile[k] = t->tile(op->in[k]->store)))
+            return CPN_ERR_NOMEM;
+    }
     int nr = 0, ns = 0;
     for (int k = 0; k < op->nin; k++) {
         nr += p->in[k].nrecv;
@@ -579,15 +594,33 @@ static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const
         const struct in_plan *ip = &p->in[k];
         if (!ip->view || !ip->buffered) continue;
         const struct cpn_store *s = op->in[k]->store;
-        size_t item = cpn_dtype_size(s->dtype), bytes = (size_t)box_count(&ip->need, s->ndim) * item;
+        size_t item = cpn_dtype_size(s->dtype);
         int64_t bst[CPN_MAXDIM];
-        eb->buf[k] = t->alloc(bytes ? bytes : 1);
-        if (!eb->buf[k]) return CPN_ERR_NOMEM;
-        dense_strides(&ip->need, s->ndim, bst);
-        struct box chk;
-        if (box_intersect(&ip->local, &ip->need, s->ndim, &chk) || s->ndim == 0)
-            CPN_TRY(tcopy(t, s->ndim, &ip->local, item, eb->buf[k], ip->need.lo, bst, eb->tile[k], s->tlo,
-                             s->tstride));
+        struct box chk, mine;
+        if (ip->aliased) {
+            size_t bytes = (size_t)box_count(&ip->need, s->ndim) * item;
+            eb->buf[k] = t->alloc(bytes ? bytes : 1);
+            if (!eb->buf[k]) return CPN_ERR_NOMEM;
+            dense_strides(&ip->need, s->ndim, bst);
+            if (box_intersect(&ip->local, &ip->need, s->ndim, &chk) || s->ndim == 0)
+                CPN_TRY(tcopy(t, s->ndim, &ip->local, item, eb->buf[k], ip->need.lo, bst, eb->tile[k],
+                              s->tlo, s->tstride));
+            continue;
+        }
+        eb->rbuf[k] = cpn_alloc((size_t)(x->nreg + 1) * sizeof(char *));
+        if (!eb->rbuf[k]) return CPN_ERR_NOMEM;
+        memset(eb->rbuf[k], 0, (size_t)(x->nreg + 1) * sizeof(char *));
+        tile_of(s, cpn_partition_rank(), &mine);
+        for (int j = 0; j < x->nreg; j++) {
+            struct box need;
+            if (!region_need(x, k, j, &need)) continue;
+            eb->rbuf[k][j] = t->alloc((size_t)box_count(&need, s->ndim) * item);
+            if (!eb->rbuf[k][j]) return CPN_ERR_NOMEM;
+            dense_strides(&need, s->ndim, bst);
+            if (box_intersect(&need, &mine, s->ndim, &chk))
+                CPN_TRY(tcopy(t, s->ndim, &chk, item, eb->rbuf[k][j], need.lo, bst, eb->tile[k], s->tlo,
+                              s->tstride));
+        }
     }
     return CPN_OK;
 }
@@ -606,14 +639,96 @@ static enum cpn_status xchg_end(struct xchg *x)
         const struct cpn_store *s = op->in[k]->store;
         size_t item = cpn_dtype_size(s->dtype);
         int64_t bst[CPN_MAXDIM], pst[CPN_MAXDIM];
-        dense_strides(&ip->need, s->ndim, bst);
-        for (int j = 0; j < ip->nrecv; j++) {
-            dense_strides(&ip->recv[j].box, s->ndim, pst);
-            CPN_TRY(tcopy(x->t, s->ndim, &ip->recv[j].box, item, x->eb.buf[k], ip->need.lo, bst,
-                                x->eb.recv[k][j], ip->recv[j].box.lo, pst));
+        if (ip->aliased) {
+            dense_strides(&ip->need, s->ndim, bst);
+            for (int j = 0; j < ip->nrecv; j++) {
+                dense_strides(&ip->recv[j].box, s->ndim, pst);
+                CPN_TRY(tcopy(x->t, s->ndim, &ip->recv[j].box, item, x->eb.buf[k], ip->need.lo, bst,
+                              x->eb.recv[k][j], ip->recv[j].box.lo, pst));
+            }
+            continue;
+        }
+        for (int r = 0; r < x->nreg; r++) {
+            struct box need, piece;
+            if (!x->eb.rbuf[k][r] || !region_need(x, k, r, &need)) continue;
+            dense_strides(&need, s->ndim, bst);
+            for (int j = 0; j < ip->nrecv; j++) {
+                if (!box_intersect(&need, &ip->recv[j].box, s->ndim, &piece)) continue;
+                dense_strides(&ip->recv[j].box, s->ndim, pst);
+                CPN_TRY(tcopy(x->t, s->ndim, &piece, item, x->eb.rbuf[k][r], need.lo, bst,
+                              x->eb.recv[k][j], ip->recv[j].box.lo, pst));
+            }
         }
     }
     return CPN_OK;
+}
+
+/* Origin and byte strides of op input k over region j: a copy (aliased inputs, regions reaching
+ * beyond the local tile) or the tile itself (NULL when its buffer cannot be allocated). */
+static char *input_layout(struct xchg *x, int k, int j, int64_t *byte_strides)
+{
+    const struct cpn_view *v = x->op->in[k];
+    const struct in_plan *ip = &x->p->in[k];
+    const struct cpn_store *s = v->store;
+    const struct box *r = &x->reg[j];
+    int64_t bst[CPN_MAXDIM];
+    if (ip->buffered && ip->aliased) {
+        dense_strides(&ip->need, s->ndim, bst);
+        return region_layout(v, r, x->eb.buf[k], ip->need.lo, bst, byte_strides);
+    }
+    struct box need;
+    if (ip->buffered && x->eb.rbuf[k] && x->eb.rbuf[k][j] && region_need(x, k, j, &need)) {
+        dense_strides(&need, s->ndim, bst);
+        return region_layout(v, r, x->eb.rbuf[k][j], need.lo, bst, byte_strides);
+    }
+    if (!x->eb.tile[k] && !(x->eb.tile[k] = x->t->tile(v->store))) return NULL;
+    return region_layout(v, r, x->eb.tile[k], s->tlo, s->tstride, byte_strides);
+}
+
+static enum cpn_status compute_region(struct xchg *x, int j, char *obase, struct cpn_fpreport *fp)
+{
+    const struct cpn_op *op = x->op;
+    const struct cpn_view *out = op->out[0];
+    const struct box *r = &x->reg[j];
+    int64_t strides[CPN_MAXARGS][CPN_MAXDIM], ext[CPN_MAXDIM];
+    char *ptr[CPN_MAXARGS];
+    for (int i = 0; i < out->ndim; i++) {
+        ext[i] = r->hi[i] - r->lo[i];
+        if (ext[i] <= 0) return CPN_OK;
+    }
+    for (int k = 0; k < op->nin; k++) {
+        if (!op->in[k]) {
+            ptr[k] = (char *)op->scalar[k].bytes;
+            for (int i = 0; i < out->ndim; i++) strides[k][i] = 0;
+            continue;
+        }
+        if (!(ptr[k] = input_layout(x, k, j, strides[k]))) return CPN_ERR_NOMEM;
+    }
+    ptr[op->nin] = region_layout(out, r, obase, out->store->tlo, out->store->tstride, strides[op->nin]);
+    const int64_t *st[CPN_MAXARGS];
+    for (int k = 0; k <= op->nin; k++) st[k] = strides[k];
+    return x->t->compute_region(op, ptr, out->ndim, ext, st, fp);
+}
+
+int cpn_dist_regions(int ndim, const struct box *w, const struct box *in, struct box *out)
+{
+    if (!in) {
+        out[0] = *w;
+        return 1;
+    }
+    int n = 0;
+    out[n++] = *in;
+    struct box rest = *w;
+    for (int d = 0; d < ndim; d++) {
+        struct box lo = rest, hi = rest;
+        lo.hi[d] = in->lo[d];
+        hi.lo[d] = in->hi[d];
+        if (box_count(&lo, ndim) > 0) out[n++] = lo;
+        if (box_count(&hi, ndim) > 0) out[n++] = hi;
+        rest.lo[d] = in->lo[d];
+        rest.hi[d] = in->hi[d];
+    }
+    return n;
 }
 
 static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p, struct cpn_fpreport *fp)
@@ -626,34 +741,21 @@ static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p, s
      * copies are made current first, so an output sharing their store sees them. */
     char *obase = t->device ? NULL : cpn_op_output_buffer(op);
     if (!t->device && !obase) return CPN_ERR_NOMEM;
+    /* The interior (every input local) is computed while the messages fly, the border after. */
+    struct box reg[CPN_DIST_MAXREG];
+    const bool interior = p->work && p->interior;
+    int nreg = p->work ? cpn_dist_regions(out->ndim, &p->w, interior ? &p->wint : NULL, reg) : 0;
     struct xchg x;
-    enum cpn_status st = xchg_begin(&x, op, p, t);
+    enum cpn_status st = xchg_begin(&x, op, p, t, nreg, reg);
     if (st != CPN_OK) goto done;
     if (t->device && !(obase = cpn_store_device_data(out->store, true, cpn_op_overwrites(op)))) {
         st = CPN_ERR_NOMEM;
         goto done;
     }
-    if (p->work && p->interior) st = compute_region(t, op, p, &p->wint, obase, &x.eb, fp);
+    if (interior) st = compute_region(&x, 0, obase, fp);
     enum cpn_status st2 = xchg_end(&x);   /* completed even after a failure: the peers wait */
     if (st == CPN_OK) st = st2;
-    if (st != CPN_OK) goto done;
-    if (p->work) {
-        if (!p->interior) {
-            st = compute_region(t, op, p, &p->w, obase, &x.eb, fp);
-        } else {
-            /* The border: the work box minus the interior, as slabs. */
-            struct box rest = p->w;
-            for (int d = 0; d < out->ndim; d++) {
-                struct box lo = rest, hi = rest;
-                lo.hi[d] = p->wint.lo[d];
-                hi.lo[d] = p->wint.hi[d];
-                if (st == CPN_OK) st = compute_region(t, op, p, &lo, obase, &x.eb, fp);
-                if (st == CPN_OK) st = compute_region(t, op, p, &hi, obase, &x.eb, fp);
-                rest.lo[d] = p->wint.lo[d];
-                rest.hi[d] = p->wint.hi[d];
-            }
-        }
-    }
+    for (int j = interior ? 1 : 0; j < nreg && st == CPN_OK; j++) st = compute_region(&x, j, obase, fp);
 done:
     xchg_free(&x);
     return st;
@@ -686,14 +788,21 @@ int cpn_dist_run_info(const struct cpn_op *op, struct cpn_dist_work *w, enum cpn
         memcpy(w->lo, p->w.lo, sizeof w->lo);
         memcpy(w->hi, p->w.hi, sizeof w->hi);
     }
+    /* Where every input is local: the plan's interior when some input receives pieces, the whole
+     * work box when none does, nothing when the receiving inputs leave no box. */
+    bool recv = false;
     for (int k = 0; k < op->nin; k++) {
         w->moves[k] = p->in[k].nrecv > 0 || p->in[k].nsend > 0;
         w->buffered[k] = p->in[k].buffered;
+        recv |= p->in[k].nrecv > 0;
     }
+    w->interior = p->work && (!recv || p->interior);
+    if (w->interior) w->in = recv ? p->wint : p->w;
     return 1;
 }
 
-enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, bool device, struct cpn_dist_xchg **out)
+enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, bool device, int nreg,
+                                    const struct box *reg, struct cpn_dist_xchg **out)
 {
     *out = NULL;
     enum cpn_status st;
@@ -702,7 +811,7 @@ enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, bool device, struct
     struct cpn_dist_xchg *x = cpn_alloc(sizeof *x);
     if (!x) return CPN_ERR_NOMEM;
     *out = x;
-    return xchg_begin(&x->x, op, p, transport_for(device));
+    return xchg_begin(&x->x, op, p, transport_for(device), nreg, reg);
 }
 
 enum cpn_status cpn_dist_xchg_end(struct cpn_dist_xchg *x) { return xchg_end(&x->x); }
@@ -714,18 +823,9 @@ void cpn_dist_xchg_free(struct cpn_dist_xchg *x)
     cpn_free(x);
 }
 
-char *cpn_dist_xchg_input(const struct cpn_dist_xchg *x, int k, int64_t *byte_strides)
+char *cpn_dist_xchg_input(struct cpn_dist_xchg *x, int k, int j, int64_t *byte_strides)
 {
-    const struct cpn_op *op = x->x.op;
-    const struct plan *p = x->x.p;
-    const struct cpn_view *v = op->in[k];
-    const struct cpn_store *s = v->store;
-    if (p->in[k].buffered) {
-        int64_t bst[CPN_MAXDIM];
-        dense_strides(&p->in[k].need, s->ndim, bst);
-        return region_layout(v, &p->w, x->x.eb.buf[k], p->in[k].need.lo, bst, byte_strides);
-    }
-    return region_layout(v, &p->w, x->x.eb.tile[k], s->tlo, s->tstride, byte_strides);
+    return input_layout(&x->x, k, j, byte_strides);
 }
 
 char *cpn_dist_tile_layout(const struct cpn_view *v, const int64_t *wlo, char *base,

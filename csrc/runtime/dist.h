@@ -28,11 +28,24 @@ bool cpn_dist_op_is_local(const struct cpn_op *op);
 /* ---- fused runs (fusion.c) over aligned tiles ----
  * A run of element-wise ops on tiled stores is fused when every op's work box (the view indices of
  * its output that this rank computes) is the same: the exchanges of all the run's ops are posted
- * first (xchg_begin, in queue order), completed (xchg_end), then the run is evaluated on the work
- * box, each external input read from its op's exchange buffer or the local tile. */
+ * first (xchg_begin, in queue order), the run is evaluated on the interior of the work box (where
+ * every input is local: read in place from the tiles) while the messages fly, the exchanges are
+ * completed (xchg_end), and the run is evaluated on the border, each external input read from its
+ * tile or from a copy of the region's image (remote pieces in it) or of the op's whole need box
+ * (an input on the output's store). */
+struct cpn_dist_box {
+    int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];
+};
+#define CPN_DIST_MAXREG (1 + 2 * CPN_MAXDIM)
+/* The regions of work box w: `in` (an interior within w) first, then the rest of w as at most
+ * 2 ndim slabs; with in == NULL, w alone.  Returns how many (out holds CPN_DIST_MAXREG).  Local. */
+int cpn_dist_regions(int ndim, const struct cpn_dist_box *w, const struct cpn_dist_box *in,
+                     struct cpn_dist_box *out);
 struct cpn_dist_work {
     bool work;                                  /* this rank computes something */
     int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];     /* the work box, when work */
+    bool interior;                              /* `in` holds the indices whose inputs are local */
+    struct cpn_dist_box in;
     bool moves[CPN_OP_MAXIN];                   /* input k sends or receives pieces here */
     bool buffered[CPN_OP_MAXIN];                /* input k is read through a buffer copy */
 };
@@ -40,16 +53,21 @@ struct cpn_dist_work {
  * does not (local, gathered, or an error in *st).  Local (pure function of the op and tilings). */
 int cpn_dist_run_info(const struct cpn_op *op, struct cpn_dist_work *w, enum cpn_status *st);
 struct cpn_dist_xchg;
-/* Post op's exchanges (a box-path op) and copy the local parts of its buffered inputs; *x is set
- * (free it with cpn_dist_xchg_free, also on failure).  With `device` (and a device backend with
- * the device transport, backend.h) the buffers and cpn_dist_xchg_input's addresses are device
- * memory, else host memory; every rank passes the same.  Collective (with the peers). */
-enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, bool device, struct cpn_dist_xchg **x);
+/* Post op's exchanges (a box-path op) and copy the local parts of its buffered inputs for the
+ * `nreg` regions `reg` the op will be computed in (view indices of the output covering the work
+ * box; the caller's array, read until the exchange is freed); *x is set (free it with
+ * cpn_dist_xchg_free, also on failure).  With `device` (and a device backend with the device
+ * transport, backend.h) the buffers and cpn_dist_xchg_input's addresses are device memory, else
+ * host memory; every rank passes the same.  Collective (with the peers). */
+enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, bool device, int nreg,
+                                    const struct cpn_dist_box *reg, struct cpn_dist_xchg **x);
 /* Wait for the exchange and unpack what arrived.  Collective (with the peers). */
 enum cpn_status cpn_dist_xchg_end(struct cpn_dist_xchg *x);
 void cpn_dist_xchg_free(struct cpn_dist_xchg *x);
-/* Origin (work box's low corner) and byte strides of op input k for the fused kernel.  Local. */
-char *cpn_dist_xchg_input(const struct cpn_dist_xchg *x, int k, int64_t *byte_strides);
+/* Origin (region j's low corner) and byte strides of op input k for the fused kernel: before
+ * xchg_end only for a region whose inputs are local; NULL when the tile's buffer cannot be
+ * allocated.  Local. */
+char *cpn_dist_xchg_input(struct cpn_dist_xchg *x, int k, int j, int64_t *byte_strides);
 /* Origin and byte strides of view v at view index wlo in its tile buffer `base`.  Local. */
 char *cpn_dist_tile_layout(const struct cpn_view *v, const int64_t *wlo, char *base,
                            int64_t *byte_strides);

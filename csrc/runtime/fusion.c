@@ -440,6 +440,8 @@ struct run {
     int ndim;                            /* the iteration space: the first op's output */
     const int64_t *shape;
     struct cpn_dist_work w0;             /* dist: the first op's work box */
+    bool has_in;                         /* dist: `in`, where every op's inputs are local */
+    struct cpn_dist_box in;
     struct access acc[CPN_FUSED_MAXINSTR * OP_MAXVIEWS];
     int nacc;
     int nacc_after[CPN_FUSED_MAXINSTR];  /* accesses of the run's first k+1 ops */
@@ -453,6 +455,16 @@ struct run {
     struct cpn_fused_prog prog;
     bool on_dev;                         /* the program executes on the device backend */
     struct cpn_dist_xchg *xs[CPN_FUSED_MAXINSTR];
+    /* dist: the regions of the work box (the interior first when has_in) and, per external the
+     * program reads or writes, where it comes from: input i of the run's op k, or (i < 0) op k's
+     * output buffer `out`; bound again for each region */
+    struct cpn_dist_box reg[CPN_DIST_MAXREG];
+    int nreg;
+    int ndext;
+    struct dext {
+        int e, k, i;
+        char *out;
+    } dext[CPN_FUSED_MAXEXT];
     /* run_program: per op of the run what its loops found (the caller's array); per
      * instruction while it runs */
     struct cpn_fpreport *op_fp;
@@ -533,11 +545,13 @@ static bool conflicts(const struct run *r, const struct cpn_op *op)
  * ranks (the exchanges are posted before the run computes) and no buffer copy holds its old
  * values.  Each rank decides alone; a rank that stops a run earlier than its peers still posts
  * the same messages in the same order, and what the longer run sends was not written by it yet. */
-static bool dist_aligned(const struct run *r, const struct cpn_op *op, enum cpn_status *st)
+static bool dist_aligned(const struct run *r, const struct cpn_op *op, struct cpn_dist_work *wp,
+                         enum cpn_status *st)
 {
     const struct cpn_dist_work *w0 = &r->w0;
     struct cpn_dist_work w;
     if (!cpn_dist_run_info(op, &w, st)) return false;
+    *wp = w;
     if (w.work != w0->work) return false;
     for (int d = 0; w.work && d < op->out[0]->ndim; d++)
         if (w.lo[d] != w0->lo[d] || w.hi[d] != w0->hi[d]) return false;
@@ -851,6 +865,8 @@ static bool select_run(struct run *r, struct cpn_op *ops, int n, int start, enum
     const bool dist = r->dist;
     if (!pointwise_member(first, ndim, shape, dist)) return false;
     if (dist && !cpn_dist_run_info(first, &r->w0, st)) return false;
+    r->has_in = dist && r->w0.work && r->w0.interior;
+    if (r->has_in) r->in = r->w0.in;
 
     int len = 0;
     r->nacc = 0;
@@ -860,8 +876,18 @@ static bool select_run(struct run *r, struct cpn_op *ops, int n, int start, enum
         bool red = !dist && reduce_member(op, ndim, shape);
         if (!red && !pointwise_member(op, ndim, shape, dist)) break;
         if (conflicts(r, op)) break;
-        if (dist && j > start && !dist_aligned(r, op, st)) break;
+        struct cpn_dist_work wj;
+        if (dist && j > start && !dist_aligned(r, op, &wj, st)) break;
         if (*st != CPN_OK) return false;
+        if (dist && j > start && r->has_in) {
+            /* the run's interior: where every op's inputs are local */
+            r->has_in = wj.interior;
+            for (int d = 0; d < ndim && r->has_in; d++) {
+                if (wj.in.lo[d] > r->in.lo[d]) r->in.lo[d] = wj.in.lo[d];
+                if (wj.in.hi[d] < r->in.hi[d]) r->in.hi[d] = wj.in.hi[d];
+                r->has_in = r->in.lo[d] < r->in.hi[d];
+            }
+        }
         struct cpn_view *vs[OP_MAXVIEWS];
         bool w[OP_MAXVIEWS];
         int nv = op_views(op, vs, w);
@@ -1083,13 +1109,21 @@ static enum cpn_status bind_run(struct run *r, const struct plan *p)
     prog->reduce_out = NULL;
     r->on_dev = cpn_backend_on_device() && cpn_backend_active()->supports_fused(prog);
     const bool on_dev = r->on_dev;
-    /* Distributed: every op's exchange posted (dropped ops' too: the peers expect them), then
-     * completed, its buffers where the run executes; the run is evaluated on the work box. */
+    /* Distributed: every op's exchange posted (dropped ops' too: the peers expect them), its
+     * buffers where the run executes; run_program evaluates the interior, completes the
+     * exchanges, then evaluates the border (the regions of the work box). */
+    r->ndext = 0;
+    r->nreg = 0;
     if (dist) {
         enum cpn_status st = CPN_OK;
+        if (w0->work) {
+            struct cpn_dist_box w;
+            memcpy(w.lo, w0->lo, sizeof w.lo);
+            memcpy(w.hi, w0->hi, sizeof w.hi);
+            r->nreg = cpn_dist_regions(ndim, &w, r->has_in ? &r->in : NULL, r->reg);
+        }
         for (int k = 0; k < len && st == CPN_OK; k++)
-            st = cpn_dist_xchg_begin(&r->ops[start + k], on_dev, &xs[k]);
-        for (int k = 0; k < len && st == CPN_OK; k++) st = cpn_dist_xchg_end(xs[k]);
+            st = cpn_dist_xchg_begin(&r->ops[start + k], on_dev, r->nreg, r->reg, &xs[k]);
         if (st != CPN_OK) return st;
     }
     int pi = 0;
@@ -1126,7 +1160,7 @@ static enum cpn_status bind_run(struct run *r, const struct plan *p)
             } else if (in->arg[i].kind == CPN_FARG_EXT && dist) {
                 if (!w0->work) continue;
                 int e = prog->next++;
-                prog->ext_base[e] = (intptr_t)cpn_dist_xchg_input(xs[k], i, prog->ext_st[e]);
+                r->dext[r->ndext++] = (struct dext){e, k, i, NULL};
                 in->arg[i].idx = e;
             } else if (in->arg[i].kind == CPN_FARG_EXT) {
                 char *b = run_buffer(on_dev, op->in[i]->store, false, false);
@@ -1153,7 +1187,7 @@ static enum cpn_status bind_run(struct run *r, const struct plan *p)
             if (dist) {
                 if (!w0->work) continue;
                 int e = prog->next++;
-                prog->ext_base[e] = (intptr_t)cpn_dist_tile_layout(op->out[0], w0->lo, b, prog->ext_st[e]);
+                r->dext[r->ndext++] = (struct dext){e, k, -1, b};
                 o->idx = e;
             } else {
                 o->idx = add_ext(prog, op->out[0], (intptr_t)b);
@@ -1176,6 +1210,55 @@ static enum cpn_status bind_run(struct run *r, const struct plan *p)
         }
     }
     return CPN_OK;
+}
+
+static enum cpn_status run_kernel(struct run *r)
+{
+    struct cpn_kctx ctx = {0};
+    struct cpn_fused_prog *prog = &r->prog;
+    enum cpn_status st = r->on_dev ? cpn_backend_active()->execute_fused(prog) : cpn_kernel_fused(prog, &ctx);
+    if (st == CPN_OK && ctx.err) st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
+    return st;
+}
+
+/* Bind the distributed run's externals to region j of its work box. */
+static enum cpn_status bind_region(struct run *r, int j)
+{
+    struct cpn_fused_prog *prog = &r->prog;
+    const struct cpn_dist_box *g = &r->reg[j];
+    for (int d = 0; d < r->ndim; d++) prog->shape[d] = g->hi[d] - g->lo[d];
+    for (int x = 0; x < r->ndext; x++) {
+        const struct dext *de = &r->dext[x];
+        const struct cpn_op *op = &r->ops[r->start + de->k];
+        char *b = de->i >= 0 ? cpn_dist_xchg_input(r->xs[de->k], de->i, j, prog->ext_st[de->e])
+                             : cpn_dist_tile_layout(op->out[0], g->lo, de->out, prog->ext_st[de->e]);
+        if (!b) return CPN_ERR_NOMEM;
+        prog->ext_base[de->e] = (intptr_t)b;
+    }
+    return CPN_OK;
+}
+
+/* A distributed run: the interior while the messages fly, then every exchange completed (also
+ * after a failure: the peers wait), then the border. */
+static enum cpn_status run_dist(struct run *r)
+{
+    enum cpn_status st = CPN_OK;
+    const bool compute = r->prog.ninstr > 0 && r->w0.work;
+    int j = 0;
+    if (compute && r->has_in) {
+        st = bind_region(r, 0);
+        if (st == CPN_OK) st = run_kernel(r);
+        j = 1;
+    }
+    for (int k = 0; k < r->len; k++) {
+        enum cpn_status e = cpn_dist_xchg_end(r->xs[k]);
+        if (st == CPN_OK) st = e;
+    }
+    for (; compute && j < r->nreg && st == CPN_OK; j++) {
+        st = bind_region(r, j);
+        if (st == CPN_OK) st = run_kernel(r);
+    }
+    return st;
 }
 
 /* Run the bound program (band by band when r->band.on, then the copy op is consumed too) and
@@ -1207,10 +1290,10 @@ static int run_program(struct run *r, enum cpn_status *st)
         cpn_stats.bytes_elided += P->size * (int64_t)cpn_dtype_size(P->dtype);
         cpn_stats.fused_runs_banded++;
         len++;   /* the copy ran too */
-    } else if (prog->ninstr > 0 && (!r->dist || r->w0.work)) {
-        struct cpn_kctx ctx = {0};
-        *st = r->on_dev ? cpn_backend_active()->execute_fused(prog) : cpn_kernel_fused(prog, &ctx);
-        if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
+    } else if (r->dist) {
+        *st = run_dist(r);
+    } else if (prog->ninstr > 0) {
+        *st = run_kernel(r);
     }
     /* Instruction i of op k: after the regenerations placed before it (their findings are
      * nobody's), as lookup_plan laid the program out. */
