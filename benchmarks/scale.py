@@ -134,6 +134,7 @@ def worker(name, n, iters):
         step()
     np.sync()
     np.reset_stats()
+    allocated0 = np.runtime_stats()["bytes_allocated"]   # a running total: the loop's is the difference
     t0 = time.perf_counter()
     for _ in range(iters):
         step()
@@ -142,7 +143,7 @@ def worker(name, n, iters):
     s = np.runtime_stats()
     row = {"program": name, "ranks": p, "rank": info["rank"], "n": n, "s_per_iter": dt,
            "bytes_sent": s["bytes_sent"] / iters, "messages": s["messages_sent"] / iters,
-           "bytes_allocated": s["bytes_allocated"] / iters, "ops": s["ops_executed"] / iters,
+           "bytes_allocated": (s["bytes_allocated"] - allocated0) / iters, "ops": s["ops_executed"] / iters,
            "collectives": collectives}
     sys.stdout.write("SCALE " + json.dumps(row) + "\n")
     sys.stdout.flush()

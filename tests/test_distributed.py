@@ -84,6 +84,39 @@ def test_stencil_halo_bytes_are_the_tile_perimeter():
     check(grid, stencil(numpy, n, 2 + iterations))
 
 
+@pytest.mark.parametrize("cols", [300, 301])
+def test_stencil_steady_state_is_banded_and_allocates_only_exchange_buffers(cols):
+    """Issue #23: a rank's tile goes through the banded fused execution of one process (the
+    write-back copy fused, the temporary never allocated; the border rows computed from copies
+    of just their halo), bitwise equal to NumPy; in steady state an iteration allocates no more
+    than its exchange buffers (on one rank: nothing but small records)."""
+    rows = 340 * RANKS                       # >= 3 bands of 256 KiB per rank's interior
+    n = numpy.zeros((rows + 2, cols + 2))
+    n[0, :] = 40.0
+    n[:, 0] = -273.15
+    c = cupynum.array(n)
+    stencil(cupynum, c, 2)                   # plans built, scratch grown
+    cupynum.sync()
+    cupynum.reset_stats()
+    before = cupynum.runtime_stats()["bytes_allocated"]    # a running total
+    iterations = 6
+    stencil(cupynum, c, iterations)
+    cupynum.sync()
+    stats = cupynum.runtime_stats()
+    check(c, stencil(numpy, n, 2 + iterations))
+    per_iteration = (stats["bytes_allocated"] - before) / iterations
+    t = cupynum._core._tiling(c)
+    tile_bytes = numpy.prod([h - l for l, h in zip(t["lo"], t["hi"])]) * c.itemsize
+    if RANKS > 1 and t["tiled"]:
+        assert stats["fused_runs_banded"] == iterations, stats
+        ext = [h - l for l, h in zip(t["lo"], t["hi"])]
+        exchange = 4 * 2 * sum(ext) * c.itemsize   # sends, receives, border copies: halo-sized
+        assert per_iteration <= exchange + 16384, (per_iteration, exchange, tile_bytes)
+    else:
+        assert stats["fused_runs_banded"] == iterations, stats
+        assert per_iteration <= 16384, (per_iteration, tile_bytes)
+
+
 def test_second_iteration_plans_nothing():
     n, c = both(numpy.arange(40.0).reshape(5, 8))
     for _ in range(2):

@@ -212,6 +212,36 @@ void cpn_kernel_set_threads(int n)
     parallel_min = 0;   /* measured again for the new team */
 }
 
+/* ---- scratch kept between kernel calls -------------------------------------------------- */
+
+#define SCRATCH_SLOTS 4
+#define SCRATCH_KEEP ((size_t)64 << 20)
+static struct {
+    char *p;
+    size_t cap;
+    bool busy;
+} scratch[SCRATCH_SLOTS];
+
+void *cpn_kernel_scratch(int slot, size_t bytes)
+{
+    if (slot < 0 || slot >= SCRATCH_SLOTS || bytes > SCRATCH_KEEP || scratch[slot].busy) return NULL;
+    if (bytes > scratch[slot].cap) {
+        void *p = NULL;
+        size_t cap = bytes < 4096 ? 4096 : bytes;
+        if (posix_memalign(&p, 64, cap) != 0) return NULL;
+        free(scratch[slot].p);
+        scratch[slot].p = p;
+        scratch[slot].cap = cap;
+    }
+    scratch[slot].busy = true;
+    return scratch[slot].p;
+}
+
+void cpn_kernel_scratch_done(int slot, void *p)
+{
+    if (slot >= 0 && slot < SCRATCH_SLOTS && p && p == scratch[slot].p) scratch[slot].busy = false;
+}
+
 /* ---- the per-op cost model: is a team worth waking? ------------------------------------ */
 
 /* Where a team starts to pay, measured on the 2-core development machine, quiet (load 1.4),

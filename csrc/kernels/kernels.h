@@ -100,6 +100,15 @@ int cpn_kernel_threads(void);
  * (issue #21).  2^18 element-instructions, the break-even measured in a loop of ops
  * (elementwise.c); CUPYNUM_PARALLEL_MIN sets it; never with one thread.  Local. */
 int64_t cpn_kernel_parallel_min(void);
+
+/* Scratch memory a kernel keeps between calls (slot: CPN_SCRATCH_*), so that a loop's runs
+ * allocate nothing in steady state: a buffer of at least `bytes` (grown as needed, kept up to
+ * 64 MiB, outside the runtime's allocation statistics: it belongs to the kernels, as their
+ * threads' stacks do), or NULL (larger, or the slot in use): then the caller allocates.
+ * Hand it back with cpn_kernel_scratch_done.  Local (the runtime thread only). */
+enum { CPN_SCRATCH_FUSED_REGS, CPN_SCRATCH_BANDED, CPN_SCRATCH_BANDED_PLAN };
+void *cpn_kernel_scratch(int slot, size_t bytes);
+void cpn_kernel_scratch_done(int slot, void *p);
 void cpn_kernel_set_threads(int n);
 
 /* NumPy's arange fill of elements [first, first + n) into a contiguous buffer of dtype dt:

@@ -30,6 +30,7 @@
 #include "alloc.h"
 #include "backend.h"
 #include "dist.h"
+#include "transport.h"
 #include "banded.h"
 #include "fused.h"
 #include "kernels.h"
@@ -409,6 +410,7 @@ struct band {
     bool on;
     bool serial;              /* readers too far back for threads to take slabs of bands */
     int ext;                  /* P's external operand in the bound program */
+    int64_t o0;               /* the first outer index banded (a distributed run: its interior's) */
     int64_t rows, h, nb;      /* outer extent, rows per band, bands */
     int64_t band_bytes;       /* P's bytes per band (dense) */
     int32_t lr[BAND_MAX];     /* the last band that reads a row band j writes (>= j) */
@@ -565,6 +567,21 @@ static bool dist_aligned(const struct run *r, const struct cpn_op *op, struct cp
     return true;
 }
 
+/* May the copy ops[end] after a distributed run be its banded write-back?  On the host only; the
+ * copy's work box is the run's and nothing of it moves (no rank sends it or receives it: a peer
+ * that runs the copy alone posts no message that this rank would miss). */
+static bool dist_copy_aligned(const struct run *r, int end, enum cpn_status *st)
+{
+    if (end >= r->n || cpn_backend_on_device()) return false;
+    const struct cpn_op *c = &r->ops[end];
+    struct cpn_dist_work w;
+    if (c->nin != 1 || !c->in[0] || !cpn_dist_run_info(c, &w, st)) return false;
+    if (!w.work || !r->w0.work || w.moves[0] || w.buffered[0]) return false;
+    for (int d = 0; d < c->out[0]->ndim; d++)
+        if (w.lo[d] != r->w0.lo[d] || w.hi[d] != r->w0.hi[d]) return false;
+    return true;
+}
+
 /* Would the last op of the run [start, end) only spill?  It computes a fresh temporary that is
  * read after the run (so it is written to memory, not kept in a register), and it reads nothing
  * the run could hold in a register (every input store is held by Python or not written in the
@@ -716,7 +733,7 @@ static int64_t band_last_reader(const struct band *band, const struct cpn_view *
     while (lo <= hi) {   /* the largest k not yet past the window */
         int64_t k = (lo + hi) / 2, rlo, rhi;
         int64_t b = (k + 1) * band->h < band->rows ? (k + 1) * band->h : band->rows;
-        band_rows(v, k * band->h, b, &rlo, &rhi);
+        band_rows(v, band->o0 + k * band->h, band->o0 + b, &rlo, &rhi);
         if (up ? rlo < whi : rhi > wlo) {
             found = k;
             lo = k + 1;
@@ -726,7 +743,7 @@ static int64_t band_last_reader(const struct band *band, const struct cpn_view *
     }
     if (found < 0) return -1;
     int64_t b = (found + 1) * band->h < band->rows ? (found + 1) * band->h : band->rows, rlo, rhi;
-    band_rows(v, found * band->h, b, &rlo, &rhi);
+    band_rows(v, band->o0 + found * band->h, band->o0 + b, &rlo, &rhi);
     return rlo < whi && rhi > wlo ? found : -1;
 }
 
@@ -739,7 +756,7 @@ static int64_t band_first_reader(const struct band *band, const struct cpn_view 
     while (lo <= hi) {   /* the smallest k that reached the window */
         int64_t k = (lo + hi) / 2, rlo, rhi;
         int64_t b = (k + 1) * band->h < band->rows ? (k + 1) * band->h : band->rows;
-        band_rows(v, k * band->h, b, &rlo, &rhi);
+        band_rows(v, band->o0 + k * band->h, band->o0 + b, &rlo, &rhi);
         if (up ? rhi > wlo : rlo < whi) {
             found = k;
             hi = k - 1;
@@ -749,12 +766,13 @@ static int64_t band_first_reader(const struct band *band, const struct cpn_view 
     }
     if (found == band->nb) return found;
     int64_t b = (found + 1) * band->h < band->rows ? (found + 1) * band->h : band->rows, rlo, rhi;
-    band_rows(v, found * band->h, b, &rlo, &rhi);
+    band_rows(v, band->o0 + found * band->h, band->o0 + b, &rlo, &rhi);
     return rlo < whi && rhi > wlo ? found : band->nb;
 }
 
-/* Decide whether the run's first `len` ops and the copy after them can be banded (band.on). */
-static void band_plan(struct run *r, int len)
+/* Decide whether the run's first `len` ops and the copy after them can be banded (band.on), over
+ * the iteration box [lo, hi) (the whole shape; a distributed run's interior). */
+static void band_plan(struct run *r, int len, const int64_t *lo, const int64_t *hi)
 {
     struct band *band = &r->band;
     const struct cpn_op *ops = r->ops;
@@ -763,7 +781,7 @@ static void band_plan(struct run *r, int len)
     const struct access *acc = r->acc;
     const int nacc = r->nacc;
     band->on = false;
-    if (end >= r->n || ndim < 1 || shape[0] < 3) return;
+    if (end >= r->n || ndim < 1 || hi[0] - lo[0] < 3) return;
     const struct cpn_op *last = &ops[end - 1], *c = &ops[end];
     if (last->kind == CPN_OPK_REDUCE || last->nout != 1) return;
     const struct cpn_view *pv = last->out[0];
@@ -784,9 +802,10 @@ static void band_plan(struct run *r, int len)
         if (acc[a].write || acc[a].v->store != R || !band_view_ok(acc[a].v, d0, ndim)) return;
     }
     int64_t inner = 1;
-    for (int d = 1; d < ndim; d++) inner *= shape[d];
+    for (int d = 1; d < ndim; d++) inner *= hi[d] - lo[d];
     int64_t row_bytes = inner * (int64_t)cpn_dtype_size(pv->dtype);
-    band->rows = shape[0];
+    band->o0 = lo[0];
+    band->rows = hi[0] - lo[0];
     band->h = row_bytes > 0 && BAND_BYTES / row_bytes > 1 ? BAND_BYTES / row_bytes : 1;
     band->nb = (band->rows + band->h - 1) / band->h;
     if (band->nb < 3 || band->nb > BAND_MAX) return;
@@ -795,7 +814,7 @@ static void band_plan(struct run *r, int len)
     band->serial = false;
     for (int64_t j = 0; j < band->nb; j++) {
         int64_t b = (j + 1) * band->h < band->rows ? (j + 1) * band->h : band->rows, wlo, whi;
-        band_rows(D, j * band->h, b, &wlo, &whi);
+        band_rows(D, band->o0 + j * band->h, band->o0 + b, &wlo, &whi);
         int64_t lr = j, fr = j;
         for (int a = 0; a < nacc; a++) {
             if (acc[a].v->store != R) continue;
@@ -835,10 +854,14 @@ static enum cpn_status band_execute(struct run *r, const struct cpn_op *c, bool 
     bp.pext = band->ext;
     memcpy(bp.pst, r->prog.ext_st[band->ext], (size_t)ndim * sizeof *bp.pst);
     bp.copy = cpn_op_loop(c);
-    cpn_view_byte_layout(c->out[0], bp.dst, &doff);
     char *dbase = cpn_store_data(c->out[0]->store);
     if (!dbase) return CPN_ERR_NOMEM;
-    bp.dbase = dbase + doff;
+    if (r->dist) {   /* D's tile at the interior's corner */
+        bp.dbase = cpn_dist_tile_layout(c->out[0], r->reg[0].lo, dbase, bp.dst);
+    } else {
+        cpn_view_byte_layout(c->out[0], bp.dst, &doff);
+        bp.dbase = dbase + doff;
+    }
     bp.watch = watch;
     return cpn_kernel_banded(&r->prog, &bp, ctx, wb_hw);
 }
@@ -895,16 +918,20 @@ static bool select_run(struct run *r, struct cpn_op *ops, int n, int start, enum
         r->nacc_after[len++] = r->nacc;
         if (red) break;
     }
+    static const int64_t zero[CPN_MAXDIM];
     if (!dist) {
-        band_plan(r, len);
+        band_plan(r, len, zero, shape);
         const int len0 = len;
         while (!r->band.on && len > 1 && trailing_spill(ops, start, start + len)) len--;
         if (len != len0) {
             r->nacc = r->nacc_after[len - 1];
-            band_plan(r, len);
+            band_plan(r, len, zero, shape);
         }
+    } else {
+        r->band.on = false;
+        if (r->has_in && dist_copy_aligned(r, start + len, st)) band_plan(r, len, r->in.lo, r->in.hi);
+        if (*st != CPN_OK) return false;
     }
-    if (dist) r->band.on = false;
     r->len = len;
     return true;
 }
@@ -1261,6 +1288,72 @@ static enum cpn_status run_dist(struct run *r)
     return st;
 }
 
+/* P's external bound to a dense buffer `base` over region j's shape (base 0: the band ring). */
+static void bind_p_dense(struct run *r, int j, char *base)
+{
+    struct cpn_fused_prog *prog = &r->prog;
+    const struct cpn_dist_box *g = &r->reg[j];
+    const int e = r->band.ext;
+    int64_t stv = (int64_t)cpn_dtype_size(r->ops[r->start + r->len - 1].out[0]->dtype);
+    for (int d = r->ndim - 1; d >= 0; d--) {
+        prog->ext_st[e][d] = stv;
+        stv *= g->hi[d] - g->lo[d];
+    }
+    prog->ext_base[e] = (intptr_t)base;
+}
+
+/* A distributed run written back in bands (band_plan over its interior, region 0): the exchanges
+ * completed; each border region computed into a buffer of its own (P's values there: a few rows);
+ * the interior band by band, written back through the copy `c` into D's tile as its readers
+ * complete; then the border buffers copied into D.  Every read sees the values before the
+ * run: the border is computed before any band is written back, and the interior bands read D's
+ * border rows before the border buffers are copied.  P is never allocated. */
+static enum cpn_status run_dist_banded(struct run *r, const struct cpn_op *c, bool watch,
+                                       struct cpn_kctx *ctx, unsigned *wb_hw)
+{
+    enum cpn_status st = CPN_OK;
+    for (int k = 0; k < r->len; k++) {
+        enum cpn_status e = cpn_dist_xchg_end(r->xs[k]);
+        if (st == CPN_OK) st = e;
+    }
+    char *pb[CPN_DIST_MAXREG] = {0};
+    size_t pbn[CPN_DIST_MAXREG] = {0};
+    const size_t item = cpn_dtype_size(r->ops[r->start + r->len - 1].out[0]->dtype);
+    for (int j = 1; j < r->nreg && st == CPN_OK; j++) {
+        int64_t n = 1;
+        for (int d = 0; d < r->ndim; d++) n *= r->reg[j].hi[d] - r->reg[j].lo[d];
+        pbn[j] = (size_t)n * item;
+        if (!(pb[j] = cpn_alloc(pbn[j] ? pbn[j] : 1))) st = CPN_ERR_NOMEM;
+        if (st == CPN_OK) st = bind_region(r, j);
+        if (st == CPN_OK) {
+            bind_p_dense(r, j, pb[j]);
+            st = run_kernel(r);
+        }
+    }
+    if (st == CPN_OK) st = bind_region(r, 0);
+    if (st == CPN_OK) {
+        bind_p_dense(r, 0, NULL);
+        st = band_execute(r, c, watch, ctx, wb_hw);
+    }
+    char *dtile = st == CPN_OK ? cpn_store_data(c->out[0]->store) : NULL;
+    for (int j = 1; j < r->nreg && st == CPN_OK; j++) {
+        /* the border's write-back: the copy op over region j, from its buffer into D's tile */
+        int64_t ext[CPN_MAXDIM], sst[CPN_MAXDIM], dst[CPN_MAXDIM], stv = (int64_t)item;
+        for (int d = r->ndim - 1; d >= 0; d--) {
+            ext[d] = r->reg[j].hi[d] - r->reg[j].lo[d];
+            sst[d] = stv;
+            stv *= ext[d];
+        }
+        char *ptr[2] = {pb[j], cpn_dist_tile_layout(c->out[0], r->reg[j].lo, dtile, dst)};
+        const int64_t *strides[2] = {sst, dst};
+        struct cpn_fpreport fp = {0};
+        st = cpn_transport_host()->compute_region(c, ptr, r->ndim, ext, strides, &fp);
+        *wb_hw |= fp.hw;
+    }
+    for (int j = 1; j < r->nreg; j++) cpn_free(pb[j]);
+    return st;
+}
+
 /* Run the bound program (band by band when r->band.on, then the copy op is consumed too) and
  * hand each op's findings on.  Returns the number of ops consumed. */
 static int run_program(struct run *r, enum cpn_status *st)
@@ -1281,13 +1374,14 @@ static int run_program(struct run *r, enum cpn_status *st)
         const struct cpn_store *P = ops[start + len - 1].out[0]->store;
         unsigned wb_hw = 0;
         const bool wb_watch = cpn_fperr_watches(&ops[start + len]);
-        *st = band_execute(r, &ops[start + len], wb_watch, &ctx, &wb_hw);
+        *st = r->dist ? run_dist_banded(r, &ops[start + len], wb_watch, &ctx, &wb_hw)
+                      : band_execute(r, &ops[start + len], wb_watch, &ctx, &wb_hw);
         if (wb_watch) {   /* the copy's own findings, reported as if it ran alone */
             r->op_fp[len].hw = wb_hw;   /* casts report through the status flags only */
         }
         if (*st == CPN_OK && ctx.err) *st = cpn_error(CPN_ERR_VALUE, "invalid value in a fused run");
         cpn_stats.temporaries_elided++;
-        cpn_stats.bytes_elided += P->size * (int64_t)cpn_dtype_size(P->dtype);
+        cpn_stats.bytes_elided += P->tsize * (int64_t)cpn_dtype_size(P->dtype);
         cpn_stats.fused_runs_banded++;
         len++;   /* the copy ran too */
     } else if (r->dist) {
