@@ -6,8 +6,10 @@ speedup NumPy/cupynum (> 1: cupynum is faster) against the issue's target, wheth
 agree with NumPy's, and the peak memory of each library (fresh process each). `--ranks N` runs
 the cupynum side under mpirun on N ranks and adds weak scaling (problem grown with N) and the
 bytes each rank sent. `python -m benchmarks kernels [kernel names...]` runs the suite of ordinary
-kernels of `benchmarks/kernels.py` (also run, after the programs, when no name is given). Exit
-status 1 when a result check fails."""
+kernels of `benchmarks/kernels.py` (also run, after the programs, when no name is given).
+`python -m benchmarks scale [...]` measures weak scaling on 1-4 ranks and projects it to 1,024
+(`benchmarks/scale.py`, also `python -m benchmarks.scale`).  Exit status 1 when a result check
+fails."""
 import argparse
 import json
 import os
@@ -200,10 +202,14 @@ def _summary(rows, avail, scaling, args, out):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv[:1] == ["scale"]:   # weak scaling on 1..4 ranks and its projection (benchmarks/scale.py)
+        from . import scale
+        return scale.main(argv[1:])
     p = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n")[2])
     p.add_argument("names", nargs="*",
                    help=f"programs (default all): {', '.join(list(BENCHMARKS) + list(GROUPS))}; "
-                        f"or kernels [names]: {', '.join(kernels.KERNELS)}")
+                        f"or kernels [names]: {', '.join(kernels.KERNELS)}; or scale [options]")
     p.add_argument("--repeat", type=int, default=5, help="timed runs per program (median)")
     p.add_argument("--quick", action="store_true", help="sizes 10-100x smaller (smoke test)")
     p.add_argument("--ranks", type=int, default=0, help="run the cupynum side on N MPI ranks")

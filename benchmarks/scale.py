@@ -54,7 +54,7 @@ def stencil(np, p, n):
 
     def step():
         center[:] = 0.2 * (center + north + east + west + south)
-    return step, 0
+    return step, 0, lambda: float(grid.sum())
 
 
 def jacobi(np, p, n):
@@ -69,7 +69,7 @@ def jacobi(np, p, n):
         u, v = state
         v[1:-1, 1:-1] = 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:] + f)
         state.reverse()
-    return step, 0
+    return step, 0, lambda: float(state[0].sum())
 
 
 def swe(np, p, n):
@@ -91,7 +91,7 @@ def swe(np, p, n):
         for q, q1, kq in zip((h, hu, hv), (h1, hu1, hv1), k):
             q[inner] = 0.5 * q[inner] + 0.5 * (q1[inner] + dt * kq)
         m.dry_out(h, hu, hv)
-    return step, 0
+    return step, 0, lambda: m.checksum(np, h, hu, hv, nx, ny)
 
 
 def reduction(np, p, n):
@@ -102,7 +102,7 @@ def reduction(np, p, n):
         out.append(np.sum(x * x))
         if len(out) > 4:
             float(out.pop(0))
-    return step, 1
+    return step, 1, lambda: float(out[-1])
 
 
 def matmul(np, p, n):
@@ -115,12 +115,20 @@ def matmul(np, p, n):
         out.append(a @ b)
         if len(out) > 2:
             out.pop(0)
-    return step, 0
+    return step, 0, lambda: float(out[-1].sum())
 
 
-PROGRAMS = {"stencil": (stencil, 1400, 300), "jacobi": (jacobi, 1000, 200),
+PROGRAMS = {"stencil": (stencil, 4000, 300), "jacobi": (jacobi, 2000, 200),
             "swe": (swe, 400, 100), "reduction": (reduction, 1400, 300),
             "matmul": (matmul, 1000, 200)}
+
+
+def result(xp, name, p, n, iters):
+    """The program's checksum after `iters` steps with array module xp (tests compare NumPy's)."""
+    step, _, value = PROGRAMS[name][0](xp, p, n)
+    for _ in range(iters):
+        step()
+    return value()
 
 
 # ---- one job (every rank runs this) ------------------------------------------------------------
@@ -129,7 +137,7 @@ def worker(name, n, iters):
     import cupynum as np
     info = np.runtime_info()
     p = info["ranks"]
-    step, collectives = PROGRAMS[name][0](np, p, n)
+    step, collectives, _ = PROGRAMS[name][0](np, p, n)
     for _ in range(2):
         step()
     np.sync()

@@ -92,3 +92,28 @@ def test_program_on_cupynum_matches_numpy(name):
         got = bench.func(cupynum, **size)
     ok, tol = programs.check(bench, size, ref, got)
     assert ok, f"{name}: {got} vs NumPy's {ref} ({tol})"
+
+
+@pytest.mark.parametrize("name", ["stencil", "jacobi", "swe", "reduction", "matmul"])
+def test_scale_programs_match_numpy(name):
+    """benchmarks/scale.py's weak-scaling programs compute what NumPy computes (here at the
+    rank count of this run, a small block)."""
+    from benchmarks import scale
+    n = {"swe": 40}.get(name, 24)
+    got = scale.result(cupynum, name, INFO["ranks"], n, 3)
+    want = scale.result(numpy, name, INFO["ranks"], n, 3)
+    numpy.testing.assert_allclose(got, want, rtol=1e-12)
+
+
+@rank0_only
+@pytest.mark.skipif(bool(os.environ.get("OMPI_COMM_WORLD_SIZE")) or not shutil.which("mpirun"),
+                    reason="launches its own mpirun jobs")
+def test_scale_benchmark_measures_and_projects(tmp_path):
+    proc = subprocess.run([sys.executable, "-m", "benchmarks", "scale", "--quick", "--ranks", "1,2",
+                           "--programs", "stencil,reduction", "--iters", "2"],
+                          cwd=ROOT, env=measure.clean_env(), capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    rows = [line for line in proc.stdout.splitlines() if line.startswith("| stencil |")]
+    assert len(rows) == 3, proc.stdout          # 1 and 2 ranks measured, one projection row
+    assert rows[-1].count("|") == 7 + len([8, 16, 32, 64, 128, 256, 512, 1024])

@@ -104,6 +104,12 @@ PyObject *cpn_array_new_like(enum cpn_dtype dt, int ndim, const int64_t *shape,
     return wrap_store(cpn_store_new_like(dt, ndim, shape, like));
 }
 
+PyObject *cpn_array_new_like_n(enum cpn_dtype dt, int ndim, const int64_t *shape, int n,
+                               const struct cpn_view *const *like)
+{
+    return wrap_store(cpn_store_new_like_n(dt, ndim, shape, n, like));
+}
+
 PyObject *cpn_array_from_store(struct cpn_store *s)
 {
     return wrap_store(s);

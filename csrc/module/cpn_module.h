@@ -78,6 +78,9 @@ PyObject *cpn_array_new(enum cpn_dtype dt, int ndim, const int64_t *shape);
  * op that will compute it), so that owner-computes moves only halos; like may be NULL. */
 PyObject *cpn_array_new_like(enum cpn_dtype dt, int ndim, const int64_t *shape,
                              const struct cpn_view *like);
+/* ... between the regions of an op's operands like[0..n) (the result lies like their centre). */
+PyObject *cpn_array_new_like_n(enum cpn_dtype dt, int ndim, const int64_t *shape, int n,
+                               const struct cpn_view *const *like);
 /* As cpn_array_new, replicated on every rank (reduction results). */
 PyObject *cpn_array_new_replicated(enum cpn_dtype dt, int ndim, const int64_t *shape);
 /* An array over the whole of store s, which it takes the caller's reference of (NULL: raise the

@@ -650,10 +650,17 @@ static PyObject *apply(enum cpn_opcode code, PyObject *const *args, const struct
         if (nout == 1 && outs[k] && !warr && (int)cpn_array_dtype(outs[k]) == res.out[k]) {
             targets[k] = Py_NewRef(outs[k]);
         } else {
-            /* Lay the result out like an operand, so that owner-computes keeps it local. */
-            const struct cpn_view *like = outs[k] ? cpn_array_view(outs[k]) : NULL;
-            for (int i = 0; !like && i < nin; i++) like = bviews[i];
-            targets[k] = cpn_array_new_like(res.out[k], ndim, shape, like);
+            /* Lay the result out like an operand (between the operands' regions of one
+             * grid), so that owner-computes keeps it local. */
+            if (outs[k]) {
+                targets[k] = cpn_array_new_like(res.out[k], ndim, shape, cpn_array_view(outs[k]));
+            } else {
+                const struct cpn_view *likes[CPN_OP_MAXIN];
+                int nl = 0;
+                for (int i = 0; i < nin; i++)
+                    if (bviews[i]) likes[nl++] = bviews[i];
+                targets[k] = cpn_array_new_like_n(res.out[k], ndim, shape, nl, likes);
+            }
             if (!targets[k]) goto fail;
         }
         op.out[k] = cpn_array_view(targets[k]);

@@ -142,24 +142,24 @@ enum cpn_status cpn_partition_copy(struct cpn_store *s, const struct cpn_store *
     return CPN_OK;
 }
 
-enum cpn_status cpn_partition_like(struct cpn_store *s, const struct cpn_view *like)
+/* The tiling `like` induces on a result s of its shape: grid, rank strides and split points
+ * (the source's, shifted to the view's origin, clamped).  False when it induces none (the view
+ * does not walk each cut dimension of a tiled source forward by one view dimension). */
+static bool like_tiling(const struct cpn_store *s, const struct cpn_view *like, int *grid, int64_t *rs,
+                        int64_t *splits)
 {
     const struct cpn_store *src = cpn_store_root(like->store);
-    if (!worth_tiling(s) || !src->tiled || like->store != src || like->ndim != s->ndim)
-        return cpn_partition_default(s);
-    /* Each cut dimension of the source must be walked forward by exactly one view dimension. */
+    if (!src->tiled || like->store != src || like->ndim != s->ndim) return false;
     int walker[CPN_MAXDIM];
     for (int d = 0; d < src->ndim; d++) walker[d] = -1;
     for (int i = 0; i < like->ndim; i++) {
         int d = like->sdim[i];
         if (d < 0 || like->shape[i] == 1) continue;
-        if (walker[d] >= 0 || like->step[i] != 1) return cpn_partition_default(s);
+        if (walker[d] >= 0 || like->step[i] != 1) return false;
         walker[d] = i;
     }
     for (int d = 0; d < src->ndim; d++)
-        if (src->grid[d] > 1 && walker[d] < 0) return cpn_partition_default(s);
-    int grid[CPN_MAXDIM];
-    int64_t rs[CPN_MAXDIM];
+        if (src->grid[d] > 1 && walker[d] < 0) return false;
     for (int i = 0; i < s->ndim; i++) {
         grid[i] = 1;
         rs[i] = 1;
@@ -169,15 +169,13 @@ enum cpn_status cpn_partition_like(struct cpn_store *s, const struct cpn_view *l
             grid[walker[d]] = src->grid[d];
             rs[walker[d]] = src->rank_stride[d];
         }
-    CPN_TRY(set_tiling(s, grid, rs));
-    /* Split points: the source's, shifted to the view's origin and clamped to the result. */
     const int64_t *ssp[CPN_MAXDIM];
     const int64_t *p = src->splits;
     for (int d = 0; d < src->ndim; d++) {
         ssp[d] = p;
         p += src->grid[d] + 1;
     }
-    int64_t *sp = s->splits;
+    int64_t *sp = splits;
     for (int i = 0; i < s->ndim; i++) {
         int d = like->sdim[i];
         for (int k = 0; k <= grid[i]; k++) {
@@ -190,5 +188,50 @@ enum cpn_status cpn_partition_like(struct cpn_store *s, const struct cpn_view *l
         sp[grid[i]] = s->shape[i];
         sp += grid[i] + 1;
     }
-    return CPN_OK;
+    return true;
+}
+
+enum cpn_status cpn_partition_like(struct cpn_store *s, int n, const struct cpn_view *const *like)
+{
+    if (!worth_tiling(s) || n < 1 || !like[0]) return cpn_partition_default(s);
+    /* An operand that is a whole array (an earlier result, a named array) decides: the result
+     * lies like it.  Only slices of arrays (a stencil's north and south) are averaged. */
+    for (int j = 0; j < n; j++)
+        if (like[j] && cpn_view_covers_store(like[j]) && cpn_store_root(like[j]->store)->tiled) {
+            like = &like[j];
+            n = 1;
+            break;
+        }
+    int grid[CPN_MAXDIM], g2[CPN_MAXDIM];
+    int64_t rs[CPN_MAXDIM], r2[CPN_MAXDIM];
+    /* a grid of P tiles has at most P + 2 ndim split points */
+    const size_t cap = (size_t)cpn_partition_ranks() + 2 * (size_t)s->ndim + 1;
+    int64_t *sp = cpn_alloc(3 * cap * sizeof *sp);
+    if (!sp) return CPN_ERR_NOMEM;
+    int64_t *sum = sp + cap, *sp2 = sum + cap;
+    enum cpn_status st;
+    if (!like_tiling(s, like[0], grid, rs, sp)) {
+        cpn_free(sp);
+        return cpn_partition_default(s);
+    }
+    int64_t nsp = 0;
+    for (int i = 0; i < s->ndim; i++) nsp += grid[i] + 1;
+    /* The split points averaged (rounded down) over the operands that induce the same grid: a
+     * result of north + south of one grid lies like the centre between them, so that the copy
+     * into grid[1:-1] that usually follows moves nothing (Jacobi's u[:-2] + u[2:]). */
+    int m = 1;
+    for (int64_t k = 0; k < nsp; k++) sum[k] = sp[k];
+    for (int j = 1; j < n; j++) {
+        if (!like[j] || !like_tiling(s, like[j], g2, r2, sp2)) continue;
+        bool same = true;
+        for (int i = 0; i < s->ndim && same; i++) same = g2[i] == grid[i] && r2[i] == rs[i];
+        if (!same) continue;
+        for (int64_t k = 0; k < nsp; k++) sum[k] += sp2[k];
+        m++;
+    }
+    st = set_tiling(s, grid, rs);
+    if (st == CPN_OK)
+        for (int64_t k = 0; k < nsp; k++) s->splits[k] = sum[k] / m;
+    cpn_free(sp);
+    return st;
 }

@@ -24,9 +24,10 @@ int64_t cpn_partition_min_tile(void);
 
 /* Give a new root store its default layout (tiled or replicated).  Local. */
 enum cpn_status cpn_partition_default(struct cpn_store *s);
-/* Tile a new root store like the region `like` views (same shape); default when that cannot be
- * expressed.  Local. */
-enum cpn_status cpn_partition_like(struct cpn_store *s, const struct cpn_view *like);
+/* Tile a new root store like the region like[0] views (same shape), its split points averaged
+ * with those of the other views that induce the same grid (an op's operands: the result lies
+ * between its shifted inputs); default when like[0] induces none.  Local. */
+enum cpn_status cpn_partition_like(struct cpn_store *s, int n, const struct cpn_view *const *like);
 
 /* Tile a new root store in `ranks` slabs along dimension dim (rank r: [shape*r/p, shape*(r+1)/p)),
  * whole along the others; default when it is too small to tile.  Local. */

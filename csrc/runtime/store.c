@@ -124,7 +124,11 @@ static enum cpn_status check_allocatable(const struct cpn_store *s)
                      size, shape, cpn_dtype_name(s->dtype));
 }
 
-enum tile_mode { TILE_DEFAULT, TILE_LIKE, TILE_REPLICATED, TILE_SLABS, TILE_COPY };
+enum tile_mode { TILE_DEFAULT, TILE_LIKE, TILE_LIKE_N, TILE_REPLICATED, TILE_SLABS, TILE_COPY };
+struct like_n {
+    int n;
+    const struct cpn_view *const *v;
+};
 
 static struct cpn_store *store_new(enum cpn_dtype dtype, int ndim, const int64_t *shape,
                                    enum tile_mode mode, const void *like)
@@ -133,7 +137,8 @@ static struct cpn_store *store_new(enum cpn_dtype dtype, int ndim, const int64_t
     if (!s) return NULL;
     cpn_stats.stores_live++;
     enum cpn_status st = CPN_OK;
-    if (mode == TILE_LIKE) st = cpn_partition_like(s, like);
+    if (mode == TILE_LIKE) st = cpn_partition_like(s, 1, (const struct cpn_view *const *)&like);
+    else if (mode == TILE_LIKE_N) st = cpn_partition_like(s, ((const struct like_n *)like)->n, ((const struct like_n *)like)->v);
     else if (mode == TILE_DEFAULT) st = cpn_partition_default(s);
     else if (mode == TILE_SLABS) st = cpn_partition_slabs(s, *(const int *)like);
     else if (mode == TILE_COPY) st = cpn_partition_copy(s, like);
@@ -158,6 +163,13 @@ struct cpn_store *cpn_store_new_like(enum cpn_dtype dtype, int ndim, const int64
                                      const struct cpn_view *like)
 {
     return store_new(dtype, ndim, shape, like ? TILE_LIKE : TILE_DEFAULT, like);
+}
+
+struct cpn_store *cpn_store_new_like_n(enum cpn_dtype dtype, int ndim, const int64_t *shape, int n,
+                                       const struct cpn_view *const *like)
+{
+    struct like_n l = {n, like};
+    return store_new(dtype, ndim, shape, n > 0 && like[0] ? TILE_LIKE_N : TILE_DEFAULT, &l);
 }
 
 struct cpn_store *cpn_store_new_slabs(enum cpn_dtype dtype, int ndim, const int64_t *shape, int dim)

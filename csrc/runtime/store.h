@@ -79,6 +79,9 @@ struct cpn_store *cpn_store_new(enum cpn_dtype dtype, int ndim, const int64_t *s
 struct cpn_view;
 struct cpn_store *cpn_store_new_like(enum cpn_dtype dtype, int ndim, const int64_t *shape,
                                      const struct cpn_view *like);
+/* As cpn_store_new_like, between the regions like[0..n) view (cpn_partition_like). */
+struct cpn_store *cpn_store_new_like_n(enum cpn_dtype dtype, int ndim, const int64_t *shape, int n,
+                                       const struct cpn_view *const *like);
 /* A store in rank slabs along dimension dim (cpn_partition_slabs), or tiled with src's grid and
  * split points (cpn_partition_copy); as cpn_store_new when it cannot be.  Local. */
 struct cpn_store *cpn_store_new_slabs(enum cpn_dtype dtype, int ndim, const int64_t *shape, int dim);
