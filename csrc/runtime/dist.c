@@ -194,7 +194,7 @@ struct plan {
     bool evicted;                /* replaced in the cache while referenced: freed at the last unref */
 };
 
-#define PLAN_SLOTS 512
+#define PLAN_SLOTS 4096
 static struct plan *plans[PLAN_SLOTS];
 
 struct keybuf {
@@ -323,7 +323,10 @@ static struct plan *plan_build(const struct cpn_op *op, bool *expressible)
         ip->view = true;
         const struct cpn_store *s = v->store;
         const int n = s->ndim;
-        bool aliased = cpn_store_root(s) == cpn_store_root(so);
+        /* The output's store through another view: read from a copy taken before any write.
+         * The very view the op writes (q[inner] += dt * k) is read element by element before
+         * each element is written, as in one process: in place. */
+        bool aliased = cpn_store_root(s) == cpn_store_root(so) && !cpn_view_same(v, out);
         struct box mine;
         tile_of(s, me, &mine);
         ip->recv = cpn_alloc((size_t)P * sizeof *ip->recv);
