@@ -168,7 +168,7 @@ def _method_argpartition(self, kth, axis=-1, kind="introselect", order=None):
 
 def _common(*xs):
     """The arrays cast to NumPy's common dtype (result_type), or None when it is not native."""
-    dt = _np.result_type(*xs)
+    dt = _np.result_type(*[x.dtype for x in xs])   # dtypes: the arrays themselves would be gathered
     if dt.kind not in "biuf" or dt == _np.longdouble:
         return None
     return [x if x.dtype == dt else _core.cast(x, dt) for x in xs]
