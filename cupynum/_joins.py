@@ -1,0 +1,505 @@
+"""Joins, repeats and layout: concatenate and the stacks, block, append, insert, delete, tile,
+repeat, roll, pad, resize, trim_zeros, copyto, require -- in Python over the runtime's own ops.
+
+Every function allocates its result with `empty` (partitioned under mpirun like any array) and
+fills it with slice assignments `out[box] = piece`: each assignment is one copy (or cast) op on
+basic views, which the distributed box path runs owner-computes -- the owner of each output tile
+copies into it from just the input pieces the box needs, so the bytes that move are the pieces
+whose owner changes, never the whole array (dist.c).  In one process the same ops are threaded
+copies.  Where one op can do the work of many (a repeat or tile as one broadcast into a view
+that splits a dimension) the single op is used when the output is not tiled; a split view is a
+flat alias under distribution (dist.c's gathered path), so a tiled output is filled by one
+strided or block assignment per repeat instead, up to _MAX_PIECES of them.
+
+NumPy is used for shape, dtype and index arithmetic only (result_type, can_cast, normalized
+axes, the index lists of insert/delete/repeat), never on array data.  Errors are NumPy's types
+and texts, raised at the call before anything is written; arguments cupynum cannot hold (object
+or string dtypes, NumPy subclasses) go to NumPy's own function (_fallback.compute)."""
+
+import builtins
+import operator
+import warnings
+
+import numpy as _np
+from numpy.exceptions import AxisError  # noqa: F401
+from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
+
+from . import _core, _fallback
+from ._core import ndarray
+
+_NATIVE = frozenset(_np.dtype(c) for c in "?bhilqBHILQefdFD")
+_CASTINGS = ("no", "equiv", "safe", "same_kind", "unsafe")
+
+# Most ops one call issues for a repeat/tile of a tiled output (one per repeat or block); more
+# take one op through a split view (correct, gathered under distribution).
+_MAX_PIECES = 256
+
+
+class _NotNative(Exception):
+    """An argument cupynum cannot hold: NumPy's function computes instead."""
+
+
+def _asarray(a):
+    if isinstance(a, ndarray):
+        if a.dtype not in _NATIVE:
+            raise _NotNative
+        return a
+    if isinstance(a, _np.ndarray) and (type(a) is not _np.ndarray or a.dtype not in _NATIVE):
+        raise _NotNative
+    n = _np.asarray(a)
+    if n.dtype not in _NATIVE or type(n) is not _np.ndarray:
+        raise _NotNative
+    return _core.from_any(n)
+
+
+def _numpy(name, args, kwargs):
+    return _fallback.compute(getattr(_np, name), args, kwargs)
+
+
+def _native(name):
+    """Decorator: a call with an argument cupynum cannot hold is NumPy's (gathered)."""
+    def deco(f):
+        def wrapper(*args, **kwargs):
+            try:
+                return f(*args, **kwargs)
+            except _NotNative:
+                return _numpy(name, args, kwargs)
+        wrapper.__name__ = wrapper.__qualname__ = name
+        wrapper.__doc__ = getattr(_np, name).__doc__
+        wrapper.__wrapped__ = f
+        return wrapper
+    return deco
+
+
+def _tiled(a):
+    return _core._tiling(a)["tiled"]
+
+
+def _empty(shape, dtype):
+    return _core.empty(tuple(shape), _np.dtype(dtype))
+
+
+def _along(ndim, axis, sl):
+    return (slice(None),) * axis + (sl,) + (slice(None),) * (ndim - axis - 1)
+
+
+def _check_casting(casting):
+    if casting not in _CASTINGS:
+        raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe' "
+                         f"(got {casting!r})")
+
+
+def _cast_check(arrays, dt, casting):
+    for a in arrays:
+        if not _np.can_cast(a.dtype, dt, casting):
+            raise TypeError(f"Cannot cast array data from {a.dtype!r} to {dt!r} according to "
+                            f"the rule '{casting}'")
+
+
+def _shares(out, arrays):
+    return any(_core._shares_store(out, a) for a in arrays)
+
+
+def _result(arrays, axis, shape, dt):
+    """The join's new array: tiled like its first input on the other dimensions where that
+    input's tiling leaves the joined axis whole (stacks, hstack of row blocks: then no input
+    moves), else the default tiling of its shape."""
+    a = max(arrays, key=lambda x: x.size)
+    t = _core._tiling(a)
+    if t["tiled"] and len(t["grid"]) == a.ndim and t["grid"][axis] == 1 and a.shape[axis]:
+        like = _core.broadcast_to(a[_along(a.ndim, axis, slice(0, 1))], shape, False)
+        return _core.empty(shape, dt, like)
+    return _empty(shape, dt)
+
+
+# ---- concatenate and the stacks ---------------------------------------------------------------
+
+def _sequence(arrays):
+    if isinstance(arrays, ndarray):
+        if arrays.ndim == 0:
+            raise ValueError("zero-dimensional arrays cannot be concatenated")
+        return [arrays[i] for i in range(arrays.shape[0])]
+    try:
+        return list(arrays)
+    except TypeError:
+        raise TypeError("dispatcher for __array_function__ did not return an iterable") from None
+
+
+def _join(arrays, axis, out, dtype, casting):
+    """concatenate of converted arrays (a list of cupynum arrays)."""
+    if out is not None and dtype is not None:
+        raise TypeError("concatenate() only takes `out` or `dtype` as an argument, but both "
+                        "were provided.")
+    _check_casting(casting)
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    if axis is None:
+        from ._functions import ravel
+        arrays = [ravel(a) for a in arrays]
+        axis = 0
+    first = arrays[0]
+    if first.ndim == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    nd = first.ndim
+    axis = normalize_axis_index(operator.index(axis), nd)
+    total = 0
+    for i, a in enumerate(arrays):
+        if a.ndim != nd:
+            raise ValueError("all the input arrays must have same number of dimensions, but the "
+                             f"array at index 0 has {nd} dimension(s) and the array at index {i} "
+                             f"has {a.ndim} dimension(s)")
+        for d in range(nd):
+            if d != axis and a.shape[d] != first.shape[d]:
+                raise ValueError("all the input array dimensions except for the concatenation "
+                                 f"axis must match exactly, but along dimension {d}, the array "
+                                 f"at index 0 has size {first.shape[d]} and the array at index "
+                                 f"{i} has size {a.shape[d]}")
+        total += a.shape[axis]
+    shape = first.shape[:axis] + (total,) + first.shape[axis + 1:]
+    if out is not None:
+        if not isinstance(out, ndarray):
+            raise _NotNative
+        if out.ndim != nd:
+            raise ValueError("Output array has wrong dimensionality")
+        if out.shape != shape:
+            raise ValueError("Output array is the wrong shape")
+        dt = out.dtype
+    elif dtype is not None:
+        dt = _np.dtype(dtype)
+        if dt not in _NATIVE:
+            raise _NotNative
+    else:
+        dt = _np.result_type(*[a.dtype for a in arrays])
+    _cast_check(arrays, dt, casting)
+    target = out if out is not None and not _shares(out, arrays) else _result(arrays, axis, shape, dt)
+    start = 0
+    for a in arrays:
+        n = a.shape[axis]
+        if n:
+            target[_along(nd, axis, slice(start, start + n))] = a
+        start += n
+    if out is not None and target is not out:
+        out[...] = target
+        return out
+    return target
+
+
+@_native("concatenate")
+def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    return _join([_asarray(a) for a in _sequence(arrays)], axis, out, dtype, casting)
+
+
+@_native("concat")
+def concat(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    return _join([_asarray(a) for a in _sequence(arrays)], axis, out, dtype, casting)
+
+
+def _stack_sequence(arrays):
+    if not hasattr(arrays, "__getitem__"):
+        raise TypeError('arrays to stack must be passed as a "sequence" type such as list or '
+                        'tuple.')
+    return [_asarray(a) for a in arrays]
+
+
+@_native("stack")
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    arrays = _stack_sequence(arrays)
+    if not arrays:
+        raise ValueError("need at least one array to stack")
+    shape = arrays[0].shape
+    if any(a.shape != shape for a in arrays):
+        raise ValueError("all input arrays must have the same shape")
+    axis = normalize_axis_index(operator.index(axis), len(shape) + 1)
+    # a[..., None, ...] along axis: the size-1 dimension is a view, the join fills it per array
+    expanded = [_core.reshape(a, shape[:axis] + (1,) + shape[axis:]) for a in arrays]
+    return _join(expanded, axis, out, dtype, casting)
+
+
+def _atleast(arrs, nd):
+    from ._views import _atleast as atleast
+    r = atleast([_asarray(a) for a in arrs], nd)
+    return list(r) if isinstance(r, tuple) else [r]
+
+
+@_native("vstack")
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    return _join(_atleast(_stack_sequence(tup), 2), 0, None, dtype, casting)
+
+
+@_native("row_stack")
+def row_stack(tup, *, dtype=None, casting="same_kind"):
+    warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.",
+                  DeprecationWarning, stacklevel=3)
+    return _join(_atleast(_stack_sequence(tup), 2), 0, None, dtype, casting)
+
+
+@_native("hstack")
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    arrs = _atleast(_stack_sequence(tup), 1)
+    axis = 0 if arrs and arrs[0].ndim == 1 else 1
+    return _join(arrs, axis, None, dtype, casting)
+
+
+@_native("dstack")
+def dstack(tup):
+    return _join(_atleast(_stack_sequence(tup), 3), 2, None, None, "same_kind")
+
+
+@_native("column_stack")
+def column_stack(tup):
+    arrays = []
+    for v in _stack_sequence(tup):
+        if v.ndim < 2:
+            v = _core.transpose(_core.reshape(v, (1,) * (2 - v.ndim) + v.shape), (1, 0))
+        arrays.append(v)
+    return _join(arrays, 1, None, None, "same_kind")
+
+
+# ---- block --------------------------------------------------------------------------------------
+
+def _block_index(index):
+    return "arrays" + "".join(f"[{i}]" for i in index if i is not None)
+
+
+def _block_depths(arrays, parent=()):
+    """NumPy's depth check: (index of a bottom element, the largest leaf ndim)."""
+    if isinstance(arrays, tuple):
+        raise TypeError(f"{_block_index(parent)} is a tuple. Only lists can be used to arrange "
+                        "blocks, and np.block does not allow implicit conversion from tuple to "
+                        "ndarray.")
+    if isinstance(arrays, list) and arrays:
+        first, max_nd = None, 0
+        for i, arr in enumerate(arrays):
+            index, nd = _block_depths(arr, parent + (i,))
+            max_nd = builtins.max(max_nd, nd)
+            if first is None:
+                first = index
+                continue
+            if len(index) != len(first):
+                raise ValueError("List depths are mismatched. First element was at depth "
+                                 f"{len(first)}, but there is an element at depth {len(index)} "
+                                 f"({_block_index(index)})")
+            if index[-1] is None:
+                first = index
+        return first, max_nd
+    if isinstance(arrays, list):
+        return parent + (None,), 0
+    return parent, _np.ndim(arrays) if not isinstance(arrays, ndarray) else arrays.ndim
+
+
+def _block_layout(arrays, depth, list_nd, result_nd):
+    """(shape, [(box, leaf)]): where each leaf lands in the block's result."""
+    if depth == list_nd:
+        leaf = _asarray(arrays)
+        if leaf.ndim < result_nd:
+            leaf = _core.reshape(leaf, (1,) * (result_nd - leaf.ndim) + leaf.shape)
+        return leaf.shape, [((0,) * result_nd, leaf)]
+    axis = result_nd - (list_nd - depth)
+    parts = [_block_layout(a, depth + 1, list_nd, result_nd) for a in arrays]
+    first = parts[0][0]
+    offset, placed = 0, []
+    for i, (shape, leaves) in enumerate(parts):
+        # NumPy joins each level with concatenate: its checks and texts
+        for d in range(result_nd):
+            if d != axis and shape[d] != first[d]:
+                raise ValueError("all the input array dimensions except for the concatenation "
+                                 f"axis must match exactly, but along dimension {d}, the array "
+                                 f"at index 0 has size {first[d]} and the array at index {i} "
+                                 f"has size {shape[d]}")
+        for origin, leaf in leaves:
+            placed.append((origin[:axis] + (origin[axis] + offset,) + origin[axis + 1:], leaf))
+        offset += shape[axis]
+    return first[:axis] + (offset,) + first[axis + 1:], placed
+
+
+@_native("block")
+def block(arrays):
+    bottom, arr_nd = _block_depths(arrays)
+    list_nd = len(bottom)
+    if bottom and bottom[-1] is None:
+        raise ValueError(f"List at {_block_index(bottom)} cannot be empty")
+    result_nd = builtins.max(arr_nd, list_nd)
+    shape, leaves = _block_layout(arrays, 0, list_nd, result_nd)
+    dt = _np.result_type(*[leaf.dtype for _, leaf in leaves])
+    out = _empty(shape, dt)
+    for origin, leaf in leaves:
+        if leaf.size:
+            out[tuple(slice(o, o + n) for o, n in zip(origin, leaf.shape))] = leaf
+    return out
+
+
+# ---- append -------------------------------------------------------------------------------------
+
+@_native("append")
+def append(arr, values, axis=None):
+    from ._functions import ravel
+    arr = _asarray(arr)
+    values = _asarray(values)
+    if axis is None:
+        if arr.ndim != 1:
+            arr = ravel(arr)
+        values = ravel(values)
+        axis = arr.ndim - 1
+    return _join([arr, values], axis, None, None, "same_kind")
+
+
+# ---- repeat, tile, roll -------------------------------------------------------------------------
+
+def _split_view(v, shape):
+    """v reshaped to `shape` (dimensions split) as a view, or None."""
+    try:
+        return _core.reshape(v, tuple(shape))
+    except (ValueError, TypeError):
+        return None
+
+
+def _fill_repeat(out, a, r, axis):
+    """out (a's shape with n*r along axis) = each element of a repeated r times along axis."""
+    n = a.shape[axis]
+    if r == 0 or n == 0 or out.size == 0:
+        return
+    nd = a.ndim
+    split = None
+    if not _tiled(out) or (r > _MAX_PIECES and n > _MAX_PIECES):
+        # one broadcast op into the (n, r) view (a flat alias under distribution: gathered)
+        split = _split_view(out, a.shape[:axis] + (n, r) + a.shape[axis + 1:])
+    if split is not None:
+        split[...] = _core.reshape(a, a.shape[:axis] + (n, 1) + a.shape[axis + 1:])
+    elif r <= n or r <= _MAX_PIECES:
+        for j in range(r):            # every r-th element: one strided box per repeat
+            out[_along(nd, axis, slice(j, None, r))] = a
+    else:
+        for i in range(n):            # one block of r copies per element
+            out[_along(nd, axis, slice(i * r, (i + 1) * r))] = a[_along(nd, axis, slice(i, i + 1))]
+
+
+def _runs(counts):
+    """[(start, stop, count)] of the consecutive equal counts."""
+    edges = _np.flatnonzero(_np.diff(counts)) + 1
+    starts = _np.concatenate(([0], edges))
+    stops = _np.concatenate((edges, [len(counts)]))
+    return [(int(i), int(j), int(counts[i])) for i, j in zip(starts, stops)]
+
+
+@_native("repeat")
+def repeat(a, repeats, axis=None):
+    from ._functions import ravel
+    a = _asarray(a)
+    if axis is None:
+        a, axis = ravel(a), 0
+    else:
+        axis = normalize_axis_index(operator.index(axis), a.ndim)
+    n = a.shape[axis]
+    if isinstance(repeats, ndarray):
+        repeats = _core.to_numpy(repeats)    # the counts: index data, like take's indices
+    if _np.ndim(repeats) == 0:
+        # NumPy's conversion and checks of the count (a float truncates, negative raises)
+        r = len(_np.repeat(_np.zeros(1, _np.int8), repeats))
+        out = _empty(a.shape[:axis] + (n * r,) + a.shape[axis + 1:], a.dtype)
+        _fill_repeat(out, a, r, axis)
+        return out
+    idx = _np.repeat(_np.arange(n), repeats)   # NumPy's checks and texts; the gather's indices
+    counts = _np.broadcast_to(_np.asarray(repeats).astype(_np.intp), (n,))
+    out = _empty(a.shape[:axis] + (len(idx),) + a.shape[axis + 1:], a.dtype)
+    runs = _runs(counts) if n else []
+    if len(runs) > _MAX_PIECES:
+        from ._selection import take
+        out[...] = take(a, idx, axis=axis)
+        return out
+    start = 0
+    for i, j, r in runs:
+        k = (j - i) * r
+        _fill_repeat(out[_along(a.ndim, axis, slice(start, start + k))],
+                     a[_along(a.ndim, axis, slice(i, j))], r, axis)
+        start += k
+    return out
+
+
+def _method_repeat(self, repeats, axis=None):
+    return repeat(self, repeats, axis=axis)
+
+
+@_native("tile")
+def tile(A, reps):
+    try:
+        tup = tuple(reps)
+    except TypeError:
+        tup = (reps,)
+    tup = tuple(operator.index(t) for t in tup)
+    d = len(tup)
+    c = _asarray(A)
+    if c.ndim < d:
+        c = _core.reshape(c, (1,) * (d - c.ndim) + c.shape)
+    if all(t == 1 for t in tup):
+        return _core.cast(c, c.dtype)          # a copy, as NumPy's
+    tup = (1,) * (c.ndim - d) + tup
+    if any(t < 0 for t in tup):
+        raise ValueError("negative dimensions are not allowed")
+    shape = tuple(s * t for s, t in zip(c.shape, tup))
+    out = _empty(shape, c.dtype)
+    if out.size == 0:
+        return out
+    blocks = 1
+    for t in tup:
+        blocks *= t
+    if not _tiled(out) or blocks > _MAX_PIECES:
+        # one broadcast op into the (t0, s0, t1, s1, ...) view of the result
+        inter = [x for s, t in zip(c.shape, tup) for x in (t, s)]
+        src = [x for s in c.shape for x in (1, s)]
+        _split_view(out, inter)[...] = _core.reshape(c, tuple(src))
+        return out
+    import itertools
+    for pos in itertools.product(*[range(t) for t in tup]):
+        out[tuple(slice(p * s, (p + 1) * s) for p, s in zip(pos, c.shape))] = c
+    return out
+
+
+@_native("roll")
+def roll(a, shift, axis=None):
+    a = _asarray(a)
+    if axis is None:
+        from ._functions import ravel
+        return _core.reshape(roll(ravel(a), shift, 0), a.shape) if a.ndim != 1 else \
+            roll(a, shift, 0)
+    axes = normalize_axis_tuple(axis, a.ndim, allow_duplicate=True)
+    pairs = _np.broadcast(shift, axes)
+    if pairs.ndim > 1:
+        raise ValueError("'shift' and 'axis' should be scalars or 1D sequences")
+    shifts = [0] * a.ndim
+    for sh, ax in pairs:
+        shifts[ax] += int(sh)
+    import itertools
+    pieces = []
+    for ax in range(a.ndim):
+        k = shifts[ax] % (a.shape[ax] or 1)
+        whole = slice(None)
+        pieces.append([(whole, whole)] if k == 0 else
+                      [(slice(None, -k), slice(k, None)), (slice(-k, None), slice(None, k))])
+    out = _core.empty(a.shape, a.dtype, a) if a.ndim else _empty(a.shape, a.dtype)
+    if a.size == 0:
+        return out
+    for combo in itertools.product(*pieces):
+        src = tuple(p[0] for p in combo)
+        dst = tuple(p[1] for p in combo)
+        out[dst] = a[src]
+    return out
+
+
+NAMES = ("concatenate concat stack vstack row_stack hstack dstack column_stack block "
+         "append repeat tile roll").split()
+
+
+def install(cls, namespace, implemented):
+    """The functions into cupynum's namespace and __array_function__'s table (replacing the
+    fallbacks)."""
+    g = globals()
+    for n in NAMES:
+        npf = getattr(_np, n, None)
+        if npf is None:
+            continue
+        namespace[n] = g[n]
+        implemented[npf] = g[n]
+    cls.repeat = _method_repeat
+    _method_repeat.__name__ = "repeat"
+    _method_repeat.__qualname__ = "ndarray.repeat"
+    _method_repeat.__doc__ = _np.ndarray.repeat.__doc__
