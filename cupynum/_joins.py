@@ -439,19 +439,25 @@ def tile(A, reps):
     out = _empty(shape, c.dtype)
     if out.size == 0:
         return out
+    _fill_tile(out, c, tup)
+    return out
+
+
+def _fill_tile(out, c, tup):
+    """out (c.shape times tup) = c repeated tup[d] times along each dimension d."""
     blocks = 1
     for t in tup:
         blocks *= t
     if not _tiled(out) or blocks > _MAX_PIECES:
         # one broadcast op into the (t0, s0, t1, s1, ...) view of the result
         inter = [x for s, t in zip(c.shape, tup) for x in (t, s)]
-        src = [x for s in c.shape for x in (1, s)]
-        _split_view(out, inter)[...] = _core.reshape(c, tuple(src))
-        return out
+        split = _split_view(out, inter)
+        if split is not None:
+            split[...] = _core.reshape(c, tuple(x for s in c.shape for x in (1, s)))
+            return
     import itertools
     for pos in itertools.product(*[range(t) for t in tup]):
         out[tuple(slice(p * s, (p + 1) * s) for p, s in zip(pos, c.shape))] = c
-    return out
 
 
 @_native("roll")
@@ -485,8 +491,221 @@ def roll(a, shift, axis=None):
     return out
 
 
+# ---- copyto, require, trim_zeros, resize --------------------------------------------------------
+
+def _broadcast_error(what, src, dst):
+    raise ValueError(f"could not broadcast {what} from shape {_shape_text(src)} into shape "
+                     f"{_shape_text(dst)}")
+
+
+def _shape_text(shape):
+    return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _broadcastable(src, dst):
+    try:
+        return _np.broadcast_shapes(src, dst) == tuple(dst)
+    except ValueError:
+        return False
+
+
+def _mask(where, shape):
+    """copyto's where= as a cupynum bool array (or a Python bool), NumPy's checks."""
+    if isinstance(where, (ndarray, _np.ndarray)):
+        if where.dtype not in _NATIVE:
+            raise _NotNative
+        if not _np.can_cast(where.dtype, _np.bool_, "safe"):
+            raise TypeError(f"Cannot cast array data from {where.dtype!r} to dtype('bool') "
+                            "according to the rule 'safe'")
+        m = where if isinstance(where, ndarray) else _core.from_any(where)
+    else:
+        n = _np.asarray(where, dtype=_np.bool_)
+        if n.ndim == 0:
+            return bool(n)
+        m = _core.from_any(n)
+    if not _broadcastable(m.shape, shape):
+        _broadcast_error("where mask", m.shape, shape)
+    if m.ndim == 0:
+        return bool(m)
+    return m
+
+
+@_native("copyto")
+def copyto(dst, src, casting="same_kind", where=True):
+    if not isinstance(dst, ndarray):
+        if isinstance(dst, _np.ndarray):
+            raise _NotNative                  # NumPy writes into its own array
+        raise TypeError(f"copyto() argument 1 must be a numpy.ndarray, not "
+                        f"{type(dst).__name__}")
+    if dst.dtype not in _NATIVE:
+        raise _NotNative
+    _check_casting(casting)
+    if isinstance(src, ndarray) or _np.ndim(src) != 0:
+        if isinstance(src, ndarray):
+            if src.dtype not in _NATIVE:
+                raise _NotNative
+            value = src
+        else:
+            value = _asarray(src)
+        if not _np.can_cast(value.dtype, dst.dtype, casting):
+            kind = "scalar" if value.ndim == 0 else "array data"
+            raise TypeError(f"Cannot cast {kind} from {value.dtype!r} to {dst.dtype!r} "
+                            f"according to the rule '{casting}'")
+        if not _broadcastable(value.shape, dst.shape):
+            _broadcast_error("input array", value.shape, dst.shape)
+    else:
+        # a scalar: NumPy converts it (weak Python scalars, its errors: OverflowError...)
+        v = _np.empty((), dst.dtype)
+        _np.copyto(v, src, casting=casting)
+        value = v
+    mask = _mask(where, dst.shape)
+    if mask is True:
+        dst[...] = value
+    elif mask is not False:
+        from ._where import where as select
+        if isinstance(value, ndarray) and value.dtype != dst.dtype:
+            value = _core.cast(value, dst.dtype)
+        dst[...] = select(mask, value, dst)
+
+
+_FLAGS = {"C": "C", "C_CONTIGUOUS": "C", "CONTIGUOUS": "C", "F": "F", "F_CONTIGUOUS": "F",
+          "FORTRAN": "F", "A": "A", "ALIGNED": "A", "W": "W", "WRITEABLE": "W", "O": "O",
+          "OWNDATA": "O", "E": "E", "ENSUREARRAY": "E"}
+
+
+@_native("require")
+def require(a, dtype=None, requirements=None, *, like=None):
+    from ._creation import array
+    if not requirements:
+        return array(_asarray(a), dtype, copy=None)
+    reqs = {_FLAGS[x.upper()] for x in requirements}
+    reqs.discard("E")
+    order = "A"
+    if reqs >= {"C", "F"}:
+        raise ValueError('Cannot specify both "C" and "F" order')
+    if "F" in reqs:
+        order = "F"
+        reqs.remove("F")
+    elif "C" in reqs:
+        order = "C"
+        reqs.remove("C")
+    arr = array(_asarray(a), dtype, copy=None, order=order)
+    for prop in reqs:
+        if not arr.flags[prop]:
+            return arr.copy(order)
+    return arr
+
+
+def _first_last(m):
+    """(first, last) index of the true elements of the 1-D bool array m, or None: two native
+    reductions (distributed)."""
+    from ._creation import arange
+    from ._where import where as select
+    n = m.shape[0]
+    if n == 0:
+        return None
+    i = arange(n)
+    first = int(select(m, i, n).min())
+    if first == n:
+        return None
+    return first, int(select(m, i, -1).max())
+
+
+@_native("trim_zeros")
+def trim_zeros(filt, trim="fb", axis=None):
+    if not isinstance(filt, ndarray):
+        raise _NotNative                          # host data (a list keeps its type): NumPy's
+    trim = trim.lower()
+    if trim not in {"fb", "bf", "f", "b"}:
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    nd = filt.ndim
+    axes = tuple(range(nd)) if axis is None else normalize_axis_tuple(axis, nd, argname="axis")
+    if not axes:
+        return filt
+    nonzero = filt != 0
+    bounds = []
+    for ax in range(nd):
+        m = nonzero if nd == 1 else nonzero.any(axis=tuple(d for d in range(nd) if d != ax))
+        fl = _first_last(m)
+        if fl is None:                            # all zero: every trimmed axis empty
+            bounds = None
+            break
+        bounds.append(fl)
+    sl = []
+    for ax in range(nd):
+        if ax not in axes:
+            sl.append(slice(None))
+        elif bounds is None:
+            sl.append(slice(0, 0))
+        else:
+            first, last = bounds[ax]
+            sl.append(slice(first if "f" in trim else None, last + 1 if "b" in trim else None))
+    return filt[tuple(sl)]
+
+
+def _flat(a):
+    from ._functions import ravel
+    return ravel(a)
+
+
+def _fill_flat(flat, src):
+    """flat (1-D, new) = src (1-D, size > 0) repeated, cut at flat's length."""
+    n, total = src.shape[0], flat.shape[0]
+    full, rem = divmod(total, n)
+    if full:
+        _fill_tile(flat[:full * n], src, (full,))
+    if rem:
+        flat[full * n:] = src[:rem]
+
+
+@_native("resize")
+def resize(a, new_shape):
+    if isinstance(new_shape, (int, _np.integer)):
+        new_shape = (new_shape,)
+    a = _flat(_asarray(a))
+    new_size = 1
+    for dim in new_shape:
+        new_size *= dim
+        if dim < 0:
+            raise ValueError("all elements of `new_shape` must be non-negative")
+    out = _empty(tuple(operator.index(d) for d in new_shape), a.dtype)
+    if a.size == 0 or new_size == 0:
+        out[...] = 0
+        return out
+    _fill_flat(out if out.ndim == 1 else _core.reshape(out, (new_size,)), a)
+    return out
+
+
+def _method_resize(self, *new_shape, refcheck=True):
+    """ndarray.resize in place: the array takes a new zero-filled store of the new shape with
+    its first elements (C order) copied in.  Other views of the old data keep it (NumPy refuses
+    to resize an array that others reference; cupynum cannot see references)."""
+    if len(new_shape) == 0 or (len(new_shape) == 1 and new_shape[0] is None):
+        return None
+    if len(new_shape) == 1 and not isinstance(new_shape[0], (int, _np.integer)):
+        new_shape = tuple(new_shape[0])
+    shape = tuple(operator.index(d) for d in new_shape)
+    if any(d < 0 for d in shape):
+        raise ValueError("negative dimensions not allowed")
+    size = 1
+    for d in shape:
+        size *= d
+    if shape == self.shape:
+        return None
+    new = _empty(shape, self.dtype)
+    flat = new if new.ndim == 1 else _core.reshape(new, (size,))
+    k = builtins.min(size, self.size)
+    if k < size:
+        flat[k:] = 0
+    if k:
+        flat[:k] = _flat(self)[:k]
+    from ._ndarray import _Adopt
+    self.shape = _Adopt(new)
+    return None
+
+
 NAMES = ("concatenate concat stack vstack row_stack hstack dstack column_stack block "
-         "append repeat tile roll").split()
+         "append repeat tile roll copyto require trim_zeros resize").split()
 
 
 def install(cls, namespace, implemented):
@@ -500,6 +719,10 @@ def install(cls, namespace, implemented):
         namespace[n] = g[n]
         implemented[npf] = g[n]
     cls.repeat = _method_repeat
+    cls.resize = _method_resize
+    _method_resize.__name__ = "resize"
+    _method_resize.__qualname__ = "ndarray.resize"
+    _method_resize.__doc__ += "\n\n" + _np.ndarray.resize.__doc__
     _method_repeat.__name__ = "repeat"
     _method_repeat.__qualname__ = "ndarray.repeat"
     _method_repeat.__doc__ = _np.ndarray.repeat.__doc__

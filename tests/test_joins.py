@@ -370,3 +370,155 @@ def test_repeats_move_only_pieces():
     r, sent = _moved(lambda: cupynum.append(c, c[:10], axis=0))
     check(r, numpy.append(n, n[:10], axis=0))
     assert sent <= _bound(r.nbytes), sent
+
+
+# ---- copyto, require, trim_zeros, resize ---------------------------------------------------------
+
+def _outcome(fn_np, fn_cp, n, c):
+    """fn(n) and fn(c), each writing its first argument: the same error (type, text, array
+    unchanged) or the same array afterwards."""
+    before = n.copy()
+    try:
+        fn_np(n)
+    except Exception as e:  # noqa: BLE001  (NumPy is the oracle)
+        with pytest.raises(type(e)) as got:
+            fn_cp(c)
+        assert str(got.value) == str(e)
+        check(c, before)
+        return
+    assert fn_cp(c) is None
+    check(c, n)
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("dst", ["i1", "i8", "u2", "f4", "f8", "c8", "?"])
+@pytest.mark.parametrize("src", ["i4", "f8", "?", "c16", "u8"])
+@pytest.mark.parametrize("casting", ["same_kind", "unsafe", "safe", "no"])
+def test_copyto_arrays(dst, src, casting):
+    n, c = _pair((3, 4), dst)
+    sn, sc = _pair((4,), src, 1)
+    _outcome(lambda a: numpy.copyto(a, sn, casting=casting),
+             lambda a: cupynum.copyto(a, sc, casting=casting), n, c)
+    mn, mc = _pair((3, 1), "?", 2)
+    _outcome(lambda a: numpy.copyto(a, sn, casting=casting, where=mn),
+             lambda a: cupynum.copyto(a, sc, casting=casting, where=mc), n, c)
+
+
+@pytest.mark.parametrize("value", [7, -3, 300, 1.5, 2.5j, True, numpy.float64(2.5),
+                                   numpy.int8(-1), [1, 2, 3, 4], [[1.5], [2], [3]],
+                                   numpy.array(1.5), [1, 2]])
+@pytest.mark.parametrize("dst", ["i1", "u1", "i8", "f2", "f8", "c8", "?"])
+def test_copyto_values(value, dst):
+    n, c = _pair((3, 4), dst)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _outcome(lambda a: numpy.copyto(a, value), lambda a: cupynum.copyto(a, value), n, c)
+        _outcome(lambda a: numpy.copyto(a, value, casting="unsafe", where=[True, False, False, True]),
+                 lambda a: cupynum.copyto(a, value, casting="unsafe",
+                                          where=[True, False, False, True]), n, c)
+
+
+def test_copyto_errors_and_forms():
+    n, c = _pair((3,), "f8")
+    _outcome(lambda a: numpy.copyto(a, [1, 2, 3], where=[True, False]),
+             lambda a: cupynum.copyto(a, [1, 2, 3], where=[True, False]), n, c)
+    _outcome(lambda a: numpy.copyto(a, 1, casting="bad"),
+             lambda a: cupynum.copyto(a, 1, casting="bad"), n, c)
+    _outcome(lambda a: numpy.copyto(a, a[::-1]), lambda a: cupynum.copyto(a, a[::-1]), n, c)
+    _outcome(lambda a: numpy.copyto(a, [4, 5, 6], where=numpy.array([1, 0, 1])),
+             lambda a: cupynum.copyto(a, [4, 5, 6], where=cupynum.array([1, 0, 1])), n, c)
+    _outcome(lambda a: numpy.copyto(a, [4, 5, 6], where=False),
+             lambda a: cupynum.copyto(a, [4, 5, 6], where=False), n, c)
+    _same_error(lambda: numpy.copyto([1, 2], [3, 4]), lambda: cupynum.copyto([1, 2], [3, 4]))
+    host = numpy.zeros(3)
+    numpy.copyto(host, c)                      # a NumPy destination: NumPy writes it
+    check(cupynum.asarray(host), n)
+
+
+@pytest.mark.parametrize("reqs", [None, "C", "F", "A", "W", "O", "E", ["C", "W"],
+                                  ["F_CONTIGUOUS", "aligned"], "CF", "Q"])
+@pytest.mark.parametrize("dtype", [None, "f4"])
+def test_require(reqs, dtype):
+    n, c = _pair((3, 4), "i8")
+    for a_n, a_c in ((n, c), (n.T, c.T), (n[:, ::2], c[:, ::2])):
+        try:
+            r_n = numpy.require(a_n, dtype, reqs)
+        except Exception as e:  # noqa: BLE001
+            with pytest.raises(type(e)) as got:
+                cupynum.require(a_c, dtype, reqs)
+            assert str(got.value) == str(e)
+            continue
+        r_c = cupynum.require(a_c, dtype, reqs)
+        check(r_c, r_n)
+        if reqs and "O" in reqs:
+            # OWNDATA: cupynum's views own their data (docs/api-coverage.md), so NumPy's copy
+            # of a view is not made
+            continue
+        assert r_c.flags.c_contiguous == r_n.flags.c_contiguous
+        assert r_c.flags.f_contiguous == r_n.flags.f_contiguous
+        assert (r_c is a_c) == (r_n is a_n)     # the operand itself where NumPy returns it
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("data", [[0, 0, 1, 2, 0, 3, 0], [1, 0, 2], [0, 0, 0], [], [5],
+                                  [[0, 0, 0], [0, 1, 0], [0, 2, 3], [0, 0, 0]]])
+@pytest.mark.parametrize("trim", ["fb", "f", "b", "BF"])
+def test_trim_zeros(dtype, data, trim):
+    n, c = both(numpy.array(data, dtype=dtype))
+    if n.ndim == 2:
+        for axis in (None, 0, 1, -1, (0, 1)):
+            check(cupynum.trim_zeros(c, trim, axis=axis), numpy.trim_zeros(n, trim, axis=axis))
+    r = cupynum.trim_zeros(c, trim)
+    check(r, numpy.trim_zeros(n, trim))
+    if r.size:                      # a view, as NumPy's: writes are seen by the operand
+        r[(0,) * r.ndim] = 1
+        rn = numpy.trim_zeros(n, trim)
+        rn[(0,) * rn.ndim] = 1
+        check(c, n)
+
+
+def test_trim_zeros_forms():
+    assert cupynum.trim_zeros([0, 1, 2, 0]) == numpy.trim_zeros([0, 1, 2, 0])   # a list stays
+    n, c = both(numpy.array([0.0, numpy.nan, 0.0]))
+    check(cupynum.trim_zeros(c), numpy.trim_zeros(n))
+    _same_error(lambda: numpy.trim_zeros(n, "x"), lambda: cupynum.trim_zeros(c, "x"))
+    _same_error(lambda: numpy.trim_zeros(n, axis=1), lambda: cupynum.trim_zeros(c, axis=1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (2, 3)])
+@pytest.mark.parametrize("new", [7, 0, (2, 4), (3, 0), (4, 5, 2), (1,), ()])
+def test_resize(dtype, shape, new):
+    n, c = _pair(shape, dtype)
+    check(cupynum.resize(c, new), numpy.resize(n, new))
+    m, d = n.copy(), c.copy()
+    m.resize(new, refcheck=False)
+    assert d.resize(new) is None
+    check(d, m)
+    if isinstance(new, tuple) and len(new) > 1:
+        m, d = n.copy(), c.copy()
+        m.resize(*new, refcheck=False)
+        d.resize(*new)
+        check(d, m)
+
+
+def test_resize_errors():
+    n, c = _pair((4,), "f8")
+    _same_error(lambda: numpy.resize(n, (2, -1)), lambda: cupynum.resize(c, (2, -1)))
+    _same_error(lambda: n.copy().resize(-1, refcheck=False), lambda: c.copy().resize(-1))
+    check(cupynum.resize([1, 2, 3], (2, 2)), numpy.resize([1, 2, 3], (2, 2)))
+
+
+def test_layout_moves_only_pieces():
+    n, c = _pair((96, 40), "f8")
+    m, d = _pair((96, 40), "f8", 1)
+    _, sent = _moved(lambda: cupynum.copyto(d, c))
+    numpy.copyto(m, n)
+    check(d, m)
+    assert sent <= _bound(d.nbytes), sent
+    r, sent = _moved(lambda: cupynum.trim_zeros(c))
+    check(r, numpy.trim_zeros(n))
+    assert sent <= _bound(c.nbytes), sent
+    r, sent = _moved(lambda: cupynum.resize(c[:, 0], 200))
+    check(r, numpy.resize(n[:, 0], 200))
+    assert sent <= _bound(r.nbytes + c[:, 0].nbytes), sent
