@@ -704,8 +704,252 @@ def _method_resize(self, *new_shape, refcheck=True):
     return None
 
 
+# ---- pad ----------------------------------------------------------------------------------------
+#
+# NumPy's algorithm (numpy/lib/_arraypad_impl.py), axis by axis on the padded array itself: the
+# original values are copied into the middle, then for each axis the two pad slabs are filled
+# from the region already defined (the earlier axes padded, the later ones still the original
+# extent), so corners come out as NumPy's.  Every fill is a slice assignment on the result (its
+# reads of the result are copied before the write by the runtime), a broadcast of an edge or a
+# statistic, or an element-wise ramp.
+
+_PAD_KWARGS = {
+    "empty": [], "edge": [], "wrap": [], "constant": ["constant_values"],
+    "linear_ramp": ["end_values"], "maximum": ["stat_length"], "mean": ["stat_length"],
+    "median": ["stat_length"], "minimum": ["stat_length"], "reflect": ["reflect_type"],
+    "symmetric": ["reflect_type"],
+}
+
+
+def _pairs(x, ndim, as_index=False):
+    """NumPy's (before, after) per axis of a pad argument (host values)."""
+    if x is None:
+        return ((None, None),) * ndim
+    x = _np.array(_fallback.gather(x))
+    if as_index:
+        x = _np.round(x).astype(_np.intp, copy=False)
+    if x.ndim < 3:
+        if x.size == 1:
+            x = x.ravel()
+            if as_index and x < 0:
+                raise ValueError("index can't contain negative values")
+            return ((x[0].item(), x[0].item()),) * ndim
+        if x.size == 2 and x.shape != (2, 1):
+            x = x.ravel()
+            if as_index and (x[0] < 0 or x[1] < 0):
+                raise ValueError("index can't contain negative values")
+            return ((x[0].item(), x[1].item()),) * ndim
+    if as_index and x.min() < 0:
+        raise ValueError("index can't contain negative values")
+    return _np.broadcast_to(x, (ndim, 2)).tolist()
+
+
+def _at(axis, sl):
+    return (slice(None),) * axis + (sl, Ellipsis)
+
+
+def _edges(p, axis, left, right):
+    n = p.shape[axis]
+    return p[_at(axis, slice(left, left + 1))], p[_at(axis, slice(n - right - 1, n - right))]
+
+
+def _set_pad(p, axis, left, right, lv, rv):
+    n = p.shape[axis]
+    if left:
+        p[_at(axis, slice(None, left))] = lv
+    if right:
+        p[_at(axis, slice(n - right, None))] = rv
+
+
+def _reflect_both(p, axis, left, right, odd, period, include_edge):
+    old = p.shape[axis] - right - left
+    if include_edge:
+        old = old // period * period
+        offset = 1
+    else:
+        old = (old - 1) // (period - 1) * (period - 1) + 1
+        offset = 0
+        old -= 1
+    if left > 0:
+        k = builtins.min(old, left)
+        stop = left - offset
+        chunk = p[_at(axis, slice(stop + k, stop, -1))]
+        if odd:
+            chunk = 2 * p[_at(axis, slice(left, left + 1))] - chunk
+        p[_at(axis, slice(left - k, left))] = chunk
+        left -= k
+    if right > 0:
+        k = builtins.min(old, right)
+        n = p.shape[axis]
+        start = -right + offset - 2                    # counted from the end, as NumPy's
+        chunk = p[_at(axis, slice(start, start - k, -1))]
+        if odd:
+            chunk = 2 * p[_at(axis, slice(-right - 1, -right))] - chunk
+        p[_at(axis, slice(n - right, n - right + k))] = chunk
+        right -= k
+    return left, right
+
+
+def _wrap_both(p, axis, left, right, period0):
+    n = p.shape[axis]
+    period = (n - right - left) // period0 * period0
+    new_left = new_right = 0
+    if left > 0:
+        end = left + period
+        chunk = p[_at(axis, slice(end - builtins.min(period, left), end))]
+        if left > period:
+            p[_at(axis, slice(left - period, left))] = chunk
+            new_left = left - period
+        else:
+            p[_at(axis, slice(None, left))] = chunk
+    if right > 0:
+        start = n - right - period
+        chunk = p[_at(axis, slice(start, start + builtins.min(period, right)))]
+        if right > period:
+            p[_at(axis, slice(n - right, n - right + period))] = chunk
+            new_right = right - period
+        else:
+            p[_at(axis, slice(n - right, None))] = chunk
+    return new_left, new_right
+
+
+def _ramp(edge, end, width, axis, dtype):
+    """NumPy's linspace(end, edge.squeeze(axis), width, endpoint=False, dtype, axis), with the
+    edge kept as a size-1 dimension (the ramp broadcasts along it)."""
+    from . import _functions
+    from ._creation import arange
+    u = _functions.ufuncs
+    start = _np.asarray(end) * 1.0
+    stop = edge * 1.0
+    dt = _np.result_type(start, stop.dtype, float(width))
+    delta = u["subtract"](stop, start, dtype=dt)
+    y = _core.reshape(arange(0, width, dtype=dt), (1,) * axis + (width,) +
+                      (1,) * (edge.ndim - axis - 1))
+    step = delta / width
+    if bool((step == 0).any()):
+        y = (y / width) * delta
+    else:
+        y = y * step
+    y = y + start
+    if _np.issubdtype(dtype, _np.integer):
+        y = u["floor"](y)
+    return _core.cast(y, _np.dtype(dtype)) if y.dtype != dtype else y
+
+
+def _stats(p, axis, left, right, lengths, mode):
+    from . import _functions
+    from ._quantile import median
+    from ._reductions import amax, amin, mean
+    func = {"maximum": amax, "minimum": amin, "mean": mean, "median": median}[mode]
+    li, ri = left, p.shape[axis] - right
+    most = ri - li
+    ll, rl = lengths
+    if ll is None or most < ll:
+        ll = most
+    if rl is None or most < rl:
+        rl = most
+    if (ll == 0 or rl == 0) and mode in ("maximum", "minimum"):
+        raise ValueError("stat_length of 0 yields no value for padding")
+
+    def stat(sl):
+        r = func(p[_at(axis, sl)], axis=axis, keepdims=True)
+        if _np.issubdtype(p.dtype, _np.integer) and r.dtype.kind not in "biu":
+            r = _functions.ufuncs["rint"](r)
+        return r
+    ls = stat(slice(li, li + ll))
+    if ll == rl == most:
+        return ls, ls
+    return ls, stat(slice(ri - rl, ri))
+
+
+def _scalar_as(v, dtype):
+    """v as NumPy's setitem converts it into dtype (its OverflowError for a Python int out of
+    range), before anything is written."""
+    x = _np.empty((), dtype)
+    x[...] = v
+    return x
+
+
+@_native("pad")
+def pad(array, pad_width, mode="constant", **kwargs):
+    if callable(mode):
+        raise _NotNative                  # user Python per vector: NumPy's apply along axes
+    a = _asarray(array)
+    if isinstance(pad_width, dict):
+        seq = [(0, 0)] * a.ndim
+        for ax, w in pad_width.items():
+            seq[ax] = (w, w) if isinstance(w, int) else tuple(w)
+        pad_width = seq
+    pw = _np.asarray(_fallback.gather(pad_width))
+    if pw.dtype.kind != "i":
+        raise TypeError("`pad_width` must be of integral type.")
+    widths = [tuple(int(x) for x in w) for w in _pairs(pw, a.ndim, as_index=True)]
+    try:
+        unsupported = set(kwargs) - set(_PAD_KWARGS[mode])
+    except (KeyError, TypeError):
+        raise ValueError(f"mode '{mode}' is not supported") from None
+    if unsupported:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
+    shape = tuple(l + n + r for n, (l, r) in zip(a.shape, widths))
+    p = _empty(shape, a.dtype)
+    orig = tuple(slice(l, l + n) for n, (l, r) in zip(a.shape, widths))
+    if a.size:
+        p[orig] = a
+    nd = a.ndim
+
+    def roi(axis):
+        return p[(slice(None),) * (axis + 1) + orig[axis + 1:]]
+
+    if mode == "constant":
+        values = [tuple(_scalar_as(v, p.dtype) for v in pair)
+                  for pair in _pairs(kwargs.get("constant_values", 0), nd)]
+        for axis, (l, r), (lv, rv) in zip(range(nd), widths, values):
+            _set_pad(roi(axis), axis, l, r, lv, rv)
+    elif mode == "empty":
+        pass
+    elif a.size == 0:
+        for axis, (l, r) in enumerate(widths):
+            if a.shape[axis] == 0 and (l or r):
+                raise ValueError(f"can't extend empty axis {axis} using modes other than "
+                                 "'constant' or 'empty'")
+    elif mode == "edge":
+        for axis, (l, r) in enumerate(widths):
+            v = roi(axis)
+            _set_pad(v, axis, l, r, *_edges(v, axis, l, r))
+    elif mode == "linear_ramp":
+        ends = _pairs(kwargs.get("end_values", 0), nd)
+        for axis, (l, r), (le, re) in zip(range(nd), widths, ends):
+            v = roi(axis)
+            el, er = _edges(v, axis, l, r)
+            lr = _ramp(el, le, l, axis, p.dtype) if l else None
+            rr = _ramp(er, re, r, axis, p.dtype)[_at(axis, slice(None, None, -1))] if r else None
+            _set_pad(v, axis, l, r, lr, rr)
+    elif mode in ("maximum", "minimum", "mean", "median"):
+        lengths = _pairs(kwargs.get("stat_length"), nd, as_index=True)
+        for axis, (l, r), lp in zip(range(nd), widths, lengths):
+            v = roi(axis)
+            if l or r:
+                _set_pad(v, axis, l, r, *_stats(v, axis, l, r, lp, mode))
+    elif mode in ("reflect", "symmetric"):
+        odd = kwargs.get("reflect_type", "even") == "odd"
+        for axis, (l, r) in enumerate(widths):
+            if a.shape[axis] == 1 and (l > 0 or r > 0):
+                _set_pad(p, axis, l, r, *_edges(p, axis, l, r))
+                continue
+            v = roi(axis)
+            while l > 0 or r > 0:
+                l, r = _reflect_both(v, axis, l, r, odd, a.shape[axis], mode == "symmetric")
+    elif mode == "wrap":
+        for axis, (l, r) in enumerate(widths):
+            v = roi(axis)
+            period = v.shape[axis] - r - l
+            while l > 0 or r > 0:
+                l, r = _wrap_both(v, axis, l, r, period)
+    return p
+
+
 NAMES = ("concatenate concat stack vstack row_stack hstack dstack column_stack block "
-         "append repeat tile roll copyto require trim_zeros resize").split()
+         "append repeat tile roll copyto require trim_zeros resize pad").split()
 
 
 def install(cls, namespace, implemented):

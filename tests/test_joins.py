@@ -522,3 +522,88 @@ def test_layout_moves_only_pieces():
     r, sent = _moved(lambda: cupynum.resize(c[:, 0], 200))
     check(r, numpy.resize(n[:, 0], 200))
     assert sent <= _bound(r.nbytes + c[:, 0].nbytes), sent
+
+
+# ---- pad ----------------------------------------------------------------------------------------
+
+PAD_MODES = ["constant", "edge", "wrap", "reflect", "symmetric", "linear_ramp", "maximum",
+             "minimum", "mean", "median", "empty"]
+
+
+def _pad_kwargs(mode):
+    kws = [{}]
+    if mode in ("reflect", "symmetric"):
+        kws.append({"reflect_type": "odd"})
+    if mode == "constant":
+        kws += [{"constant_values": (3, 5)}, {"constant_values": ((1.5, 2), (7, -1))}]
+    if mode == "linear_ramp":
+        kws.append({"end_values": (3, 5)})
+    if mode in ("maximum", "mean", "median", "minimum"):
+        kws += [{"stat_length": 2}, {"stat_length": ((1, 3), (2, 1))}]
+    return kws
+
+
+@pytest.mark.parametrize("mode", PAD_MODES)
+@pytest.mark.parametrize("dtype", ["f8", "i4", "u1", "f4", "c16", "?"], ids=dtype_id)
+@pytest.mark.parametrize("shape", [(3, 4), (1, 5), (5,), (2, 1, 3), (0, 3)])
+def test_pad(mode, dtype, shape):
+    n, c = _pair(shape, dtype)
+    widths = [0, 1, (2, 3), ((1, 5),) * len(shape), 9]
+    if len(shape) == 2:
+        widths.append(((0, 2), (3, 1)))
+        widths.append({1: (2, 1)})
+    for w in widths:
+        for kw in _pad_kwargs(mode):
+            if dtype == "?" and (mode in ("linear_ramp", "mean", "median") or
+                                 kw.get("reflect_type") or mode == "constant" and kw):
+                continue                # NumPy's own arithmetic on bools is not pad's
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    expected = numpy.pad(n, w, mode, **kw)
+            except Exception as e:  # noqa: BLE001  (NumPy is the oracle)
+                with pytest.raises(type(e)) as got:
+                    cupynum.pad(c, w, mode, **kw)
+                assert str(got.value) == str(e)
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                r = cupynum.pad(c, w, mode, **kw)
+            if mode == "empty":
+                assert r.shape == expected.shape and r.dtype == expected.dtype
+            elif mode == "mean" and n.dtype.kind in "fc":
+                check(r, expected, rtol=8 * numpy.finfo(n.dtype).eps)   # sums in another order
+            else:
+                check(r, expected)
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_pad_errors(case):
+    n, c = _pair((3, 4), "f8")
+    calls = [
+        lambda m, a: m.pad(a, 1.5),
+        lambda m, a: m.pad(a, -1),
+        lambda m, a: m.pad(a, 1, mode="bogus"),
+        lambda m, a: m.pad(a, 1, mode="edge", constant_values=3),
+        lambda m, a: m.pad(a, ((1, 2), (3, 4), (5, 6))),
+        lambda m, a: m.pad(a, 2, mode="maximum", stat_length=0),
+    ]
+    _same_error(lambda: calls[case](numpy, n), lambda: calls[case](cupynum, c))
+
+
+def test_pad_forms():
+    check(cupynum.pad([1, 2, 3], 2, "reflect"), numpy.pad([1, 2, 3], 2, "reflect"))
+    check(cupynum.pad(cupynum.array(5.0), 3), numpy.pad(numpy.array(5.0), 3))
+    n, c = _pair((4,), "i8")
+
+    def double(vector, width, axis, kwargs):
+        vector[:width[0]] = 7
+    check(cupynum.pad(c, 2, double), numpy.pad(n, 2, double))    # a callable: NumPy's
+
+
+def test_pad_moves_only_pieces():
+    n, c = _pair((96, 40), "f8")
+    for mode in ("constant", "edge", "wrap", "reflect"):
+        r, sent = _moved(lambda: cupynum.pad(c, 3, mode))
+        check(r, numpy.pad(n, 3, mode))
+        assert sent <= _bound(r.nbytes), (mode, sent)
