@@ -948,8 +948,164 @@ def pad(array, pad_width, mode="constant", **kwargs):
     return p
 
 
+# ---- insert, delete -----------------------------------------------------------------------------
+
+def _position_runs(dst, src):
+    """[(dst_start, src_start, length)]: runs where both index lists advance by one."""
+    runs = []
+    for d, s in zip(dst.tolist(), src.tolist()):
+        if runs and runs[-1][0] + runs[-1][2] == d and runs[-1][1] + runs[-1][2] == s:
+            runs[-1][2] += 1
+        else:
+            runs.append([d, s, 1])
+    return runs
+
+
+def _place(new, axis, dst, src_array, src):
+    """new[..., dst[k], ...] = src_array[..., src[k], ...] for index lists dst, src (host,
+    sorted by dst): one slice assignment per run, or one scatter when there are many."""
+    nd = new.ndim
+    runs = _position_runs(dst, src)
+    if len(runs) <= _MAX_PIECES:
+        for d, s_, k in runs:
+            new[_along(nd, axis, slice(d, d + k))] = src_array[_along(nd, axis, slice(s_, s_ + k))]
+        return
+    from ._selection import take
+    piece = take(src_array, src, axis=axis) if not _np.array_equal(
+        src, _np.arange(src_array.shape[axis])) else src_array
+    new[(slice(None),) * axis + (dst,)] = piece
+
+
+def _axis_of(arr, axis):
+    if axis is None:
+        from ._functions import ravel
+        if arr.ndim != 1:
+            arr = ravel(arr)
+        return arr, arr.ndim - 1
+    return arr, normalize_axis_index(operator.index(axis), arr.ndim)
+
+
+@_native("delete")
+def delete(arr, obj, axis=None):
+    arr, axis = _axis_of(_asarray(arr), axis)
+    n = arr.shape[axis]
+    newshape = list(arr.shape)
+    if isinstance(obj, slice):
+        keep = _np.ones(n, dtype=bool)
+        keep[obj] = False
+    elif isinstance(obj, (int, _np.integer)) and not isinstance(obj, (bool, _np.bool_)):
+        if obj < -n or obj >= n:
+            raise IndexError(f"index {obj} is out of bounds for axis {axis} with size {n}")
+        keep = _np.ones(n, dtype=bool)
+        keep[obj] = False
+    else:
+        o = _core.to_numpy(obj) if isinstance(obj, ndarray) else obj
+        idx = _np.asarray(o)
+        if idx.size == 0 and not isinstance(o, _np.ndarray):
+            idx = idx.astype(_np.intp)
+        elif idx.size == 1 and idx.dtype.kind in "ui":
+            return delete(arr, idx.item(), axis)
+        if idx.dtype == bool:
+            if idx.shape != (n,):
+                raise ValueError("boolean array argument obj to delete must be one "
+                                 f"dimensional and match the axis length of {n}")
+            keep = ~idx
+        else:
+            keep = _np.ones(n, dtype=bool)
+            keep[idx,] = False          # NumPy's IndexError for a bad index
+    kept = _np.flatnonzero(keep)
+    newshape[axis] = len(kept)
+    new = _empty(newshape, arr.dtype)
+    if new.size:
+        _place(new, axis, _np.arange(len(kept)), arr, kept)
+    return new
+
+
+def _values_as(values, dtype, ndmin):
+    """insert's `array(values, copy=None, ndmin=ndmin, dtype=dtype)`."""
+    if isinstance(values, ndarray):
+        v = values if values.dtype == dtype else _core.cast(values, dtype)
+    else:
+        v = _core.from_any(_np.array(_fallback.gather(values), dtype=dtype, ndmin=ndmin))
+    if v.ndim < ndmin:
+        v = _core.reshape(v, (1,) * (ndmin - v.ndim) + v.shape)
+    return v
+
+
+@_native("insert")
+def insert(arr, obj, values, axis=None):
+    arr, axis = _axis_of(_asarray(arr), axis)
+    nd = arr.ndim
+    n = arr.shape[axis]
+    newshape = list(arr.shape)
+    if isinstance(obj, slice):
+        indices = _np.arange(*obj.indices(n), dtype=_np.intp)
+    else:
+        o = _core.to_numpy(obj) if isinstance(obj, ndarray) else obj
+        indices = _np.array(o)
+        if indices.dtype == bool:
+            if not hasattr(o, "ndim"):        # NumPy reads obj.ndim of the argument itself
+                raise AttributeError(f"'{type(o).__name__}' object has no attribute 'ndim'")
+            if indices.ndim != 1:
+                raise ValueError("boolean array argument obj to insert must be one dimensional")
+            indices = _np.flatnonzero(indices)
+        elif indices.ndim > 1:
+            raise ValueError("index array argument obj to insert must be one dimensional or "
+                             "scalar")
+    if indices.size == 1:
+        index = indices.item()
+        if index < -n or index > n:
+            raise IndexError(f"index {obj} is out of bounds for axis {axis} with size {n}")
+        if index < 0:
+            index += n
+        if not isinstance(index, int):
+            raise TypeError("slice indices must be integers or None or have an __index__ method")
+        v = _values_as(values, arr.dtype, nd)
+        if indices.ndim == 0:
+            from ._views import moveaxis
+            v = moveaxis(v, 0, axis)
+        k = v.shape[axis]
+        newshape[axis] += k
+        target = tuple(newshape[:axis]) + (k,) + tuple(newshape[axis + 1:])
+        if not _broadcastable(v.shape, target):
+            raise ValueError(f"could not broadcast input array from shape {_shape_text(v.shape)} "
+                             f"into shape {_shape_text(target)}")
+        new = _empty(newshape, arr.dtype)
+        if new.size:
+            if index:
+                new[_along(nd, axis, slice(None, index))] = arr[_along(nd, axis, slice(None, index))]
+            if k:
+                new[_along(nd, axis, slice(index, index + k))] = v
+            if index < n:
+                new[_along(nd, axis, slice(index + k, None))] = arr[_along(nd, axis, slice(index, None))]
+        return new
+    if indices.size == 0 and not isinstance(obj, (_np.ndarray, ndarray)):
+        indices = indices.astype(_np.intp)
+    indices[indices < 0] += n
+    numnew = len(indices)
+    order = indices.argsort(kind="mergesort")
+    indices[order] += _np.arange(numnew)
+    newshape[axis] += numnew
+    old_mask = _np.ones(newshape[axis], dtype=bool)
+    old_mask[indices] = False
+    v = _values_as(values, arr.dtype, 0)
+    target = tuple(newshape[:axis]) + (numnew,) + tuple(newshape[axis + 1:])
+    if not _broadcastable(v.shape, target):
+        raise ValueError(f"shape mismatch: value array of shape {_shape_text(v.shape)} could not "
+                         "be broadcast to indexing result of shape "
+                         f"{_shape_text(target)}")
+    new = _empty(newshape, arr.dtype)
+    if new.size == 0:
+        return new
+    if numnew:
+        vb = v if v.shape == target else _core.broadcast_to(v, target)
+        _place(new, axis, indices[order], vb, order)
+    _place(new, axis, _np.flatnonzero(old_mask), arr, _np.arange(n))
+    return new
+
+
 NAMES = ("concatenate concat stack vstack row_stack hstack dstack column_stack block "
-         "append repeat tile roll copyto require trim_zeros resize pad").split()
+         "append repeat tile roll copyto require trim_zeros resize pad insert delete").split()
 
 
 def install(cls, namespace, implemented):

@@ -39,7 +39,7 @@ _RANDOM_DRAWS = (
     "standard_t tomaxint triangular uniform vonmises wald weibull zipf dirichlet "
     "multivariate_normal").split()
 _JOINS = ("concatenate concat stack vstack row_stack hstack dstack column_stack block append "
-          "repeat tile roll copyto require trim_zeros resize pad").split()
+          "repeat tile roll copyto require trim_zeros resize pad insert delete").split()
 DISTRIBUTED = frozenset(
     # element-wise ufuncs: every op of the table (csrc/base/ops.def) and its aliases runs
     # owner-computes over tiles, halos exchanged -- except the two-output ops, which are computed
@@ -124,6 +124,8 @@ NOTES = {
        "MPI)" for n in ("concatenate", "concat", "append", "roll")},
     "numpy.repeat": "more than 256 runs of equal counts: a native gather (gathered under MPI)",
     "numpy.ndarray.repeat": "more than 256 runs of equal counts: a native gather (gathered under MPI)",
+    **{f"numpy.{n}": "more than 256 runs of kept or inserted positions: a native gather or "
+       "scatter (gathered under MPI)" for n in ("insert", "delete")},
     "numpy.pad": "every named mode native; a callable mode is NumPy's (gathered)",
     "numpy.resize": "an n-d result is written through its flat alias (gathered under MPI)",
     "numpy.require": "OWNDATA is always true (a view is not copied for it)",

@@ -607,3 +607,65 @@ def test_pad_moves_only_pieces():
         r, sent = _moved(lambda: cupynum.pad(c, 3, mode))
         check(r, numpy.pad(n, 3, mode))
         assert sent <= _bound(r.nbytes), (mode, sent)
+
+
+# ---- insert, delete -----------------------------------------------------------------------------
+
+OBJS = [0, 1, -1, 3, 7, -9, slice(1, 3), slice(None, None, 2), slice(None, None, -3),
+        slice(5, 1, -1), [0, 2], [2, 0, 2], [], numpy.array([], dtype=int), [True, False, True],
+        numpy.array([1]), [[1]], [1.5], "mask"]
+
+
+def _same_outcome(fn):
+    try:
+        expected = fn(numpy)
+    except Exception as e:  # noqa: BLE001  (NumPy is the oracle)
+        with pytest.raises(type(e)) as got:
+            fn(cupynum)
+        assert str(got.value) == str(e)
+        return
+    check(fn(cupynum), expected)
+
+
+@pytest.mark.parametrize("dtype", ["f8", "i4", "?", "c8", "u2"], ids=dtype_id)
+@pytest.mark.parametrize("shape", [(6,), (3, 4), (2, 3, 2), (0,), (4, 0)])
+@pytest.mark.parametrize("axis", [None, 0, -1, 1, 5])
+def test_delete_insert(dtype, shape, axis):
+    n, c = _pair(shape, dtype)
+    for obj in OBJS:
+        if isinstance(obj, str):
+            obj = numpy.arange(shape[0]) % 2 == 0
+        _same_outcome(lambda m: m.delete(c if m is cupynum else n, obj, axis=axis))
+        for values in (9, [7, 8], [[1], [2]], 2.5):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _same_outcome(lambda m: m.insert(c if m is cupynum else n, obj, values, axis=axis))
+
+
+def test_delete_insert_many():
+    n, c = _pair((700, 3), "f8")
+    obj = numpy.arange(0, 700, 3)                     # 234 deletions, 234 runs
+    check(cupynum.delete(c, obj, axis=0), numpy.delete(n, obj, axis=0))
+    obj = numpy.arange(0, 700, 2)                     # 350 runs: the gather
+    check(cupynum.delete(c, obj, axis=0), numpy.delete(n, obj, axis=0))
+    check(cupynum.delete(c, cupynum.array(obj), axis=0), numpy.delete(n, obj, axis=0))
+    check(cupynum.delete(c, slice(None, None, 2), axis=0), numpy.delete(n, slice(None, None, 2), axis=0))
+    pos = (numpy.arange(400) * 37) % 701
+    vals = numpy.arange(400.0)[:, None] * numpy.ones(3)
+    check(cupynum.insert(c, pos, vals, axis=0), numpy.insert(n, pos, vals, axis=0))
+    check(cupynum.insert(c, pos, 5.0, axis=0), numpy.insert(n, pos, 5.0, axis=0))
+    check(cupynum.insert(c, [1, 1, 2], cupynum.array([[1.0, 2, 3]]), axis=0),
+          numpy.insert(n, [1, 1, 2], [[1.0, 2, 3]], axis=0))
+
+
+def test_delete_insert_move_only_pieces():
+    n, c = _pair((96, 40), "f8")
+    r, sent = _moved(lambda: cupynum.delete(c, [3, 50, 51, 90], axis=0))
+    check(r, numpy.delete(n, [3, 50, 51, 90], axis=0))
+    assert sent <= _bound(r.nbytes), sent
+    r, sent = _moved(lambda: cupynum.insert(c, [3, 50, 90], 7.0, axis=0))
+    check(r, numpy.insert(n, [3, 50, 90], 7.0, axis=0))
+    assert sent <= _bound(r.nbytes), sent
+    r, sent = _moved(lambda: cupynum.delete(c, slice(10, 20), axis=1))
+    check(r, numpy.delete(n, slice(10, 20), axis=1))
+    assert sent <= _bound(r.nbytes), sent
