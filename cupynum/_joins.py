@@ -79,6 +79,15 @@ def _empty(shape, dtype):
     return _core.empty(tuple(shape), _np.dtype(dtype))
 
 
+def _empty_as(shape, dtype, a):
+    """A new array laid out as NumPy's `empty(shape, order='F' if a.flags.fnc else 'C')`
+    (delete, insert, pad): Fortran order is the transposed view of a C-ordered store."""
+    if a.ndim > 1 and a.flags.fnc and len(shape) == a.ndim:
+        rev = tuple(range(len(shape)))[::-1]
+        return _core.transpose(_empty(tuple(shape)[::-1], dtype), rev)
+    return _empty(shape, dtype)
+
+
 def _along(ndim, axis, sl):
     return (slice(None),) * axis + (sl,) + (slice(None),) * (ndim - axis - 1)
 
@@ -394,7 +403,12 @@ def repeat(a, repeats, axis=None):
         repeats = _core.to_numpy(repeats)    # the counts: index data, like take's indices
     if _np.ndim(repeats) == 0:
         # NumPy's conversion and checks of the count (a float truncates, negative raises)
-        r = len(_np.repeat(_np.zeros(1, _np.int8), repeats))
+        if isinstance(repeats, (int, _np.integer)):
+            r = operator.index(repeats)
+            if r < 0:
+                raise ValueError("negative dimensions are not allowed")
+        else:
+            r = len(_np.repeat(_np.zeros(1, _np.int8), repeats))
         out = _empty(a.shape[:axis] + (n * r,) + a.shape[axis + 1:], a.dtype)
         _fill_repeat(out, a, r, axis)
         return out
@@ -891,7 +905,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if unsupported:
         raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unsupported}")
     shape = tuple(l + n + r for n, (l, r) in zip(a.shape, widths))
-    p = _empty(shape, a.dtype)
+    p = _empty_as(shape, a.dtype, a)
     orig = tuple(slice(l, l + n) for n, (l, r) in zip(a.shape, widths))
     if a.size:
         p[orig] = a
@@ -988,6 +1002,10 @@ def _axis_of(arr, axis):
 @_native("delete")
 def delete(arr, obj, axis=None):
     arr, axis = _axis_of(_asarray(arr), axis)
+    return _delete(arr, obj, axis)
+
+
+def _delete(arr, obj, axis):
     n = arr.shape[axis]
     newshape = list(arr.shape)
     if isinstance(obj, slice):
@@ -1004,7 +1022,7 @@ def delete(arr, obj, axis=None):
         if idx.size == 0 and not isinstance(o, _np.ndarray):
             idx = idx.astype(_np.intp)
         elif idx.size == 1 and idx.dtype.kind in "ui":
-            return delete(arr, idx.item(), axis)
+            return _delete(arr, idx.item(), axis)
         if idx.dtype == bool:
             if idx.shape != (n,):
                 raise ValueError("boolean array argument obj to delete must be one "
@@ -1015,7 +1033,7 @@ def delete(arr, obj, axis=None):
             keep[idx,] = False          # NumPy's IndexError for a bad index
     kept = _np.flatnonzero(keep)
     newshape[axis] = len(kept)
-    new = _empty(newshape, arr.dtype)
+    new = _empty_as(newshape, arr.dtype, arr)
     if new.size:
         _place(new, axis, _np.arange(len(kept)), arr, kept)
     return new
@@ -1070,7 +1088,7 @@ def insert(arr, obj, values, axis=None):
         if not _broadcastable(v.shape, target):
             raise ValueError(f"could not broadcast input array from shape {_shape_text(v.shape)} "
                              f"into shape {_shape_text(target)}")
-        new = _empty(newshape, arr.dtype)
+        new = _empty_as(newshape, arr.dtype, arr)
         if new.size:
             if index:
                 new[_along(nd, axis, slice(None, index))] = arr[_along(nd, axis, slice(None, index))]
@@ -1094,7 +1112,7 @@ def insert(arr, obj, values, axis=None):
         raise ValueError(f"shape mismatch: value array of shape {_shape_text(v.shape)} could not "
                          "be broadcast to indexing result of shape "
                          f"{_shape_text(target)}")
-    new = _empty(newshape, arr.dtype)
+    new = _empty_as(newshape, arr.dtype, arr)
     if new.size == 0:
         return new
     if numnew:

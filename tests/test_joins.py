@@ -669,3 +669,16 @@ def test_delete_insert_move_only_pieces():
     r, sent = _moved(lambda: cupynum.delete(c, slice(10, 20), axis=1))
     check(r, numpy.delete(n, slice(10, 20), axis=1))
     assert sent <= _bound(r.nbytes), sent
+
+
+def test_fortran_order_kept():
+    """delete, insert and pad make their result in Fortran order when the operand is (NumPy's
+    `order='F' if arr.flags.fnc`)."""
+    kn = numpy.arange(12.0).reshape(3, 4, order="F")
+    k = cupynum.arange(12.0).reshape(3, 4, order="F")
+    for f in (lambda m, a: m.delete(a, 1, axis=0), lambda m, a: m.insert(a, 1, 5.0, axis=1),
+              lambda m, a: m.insert(a, [1, 2], 5.0, axis=1), lambda m, a: m.pad(a, 1, "edge")):
+        r, e = f(cupynum, k), f(numpy, kn)
+        check(r, e)
+        assert (r.flags.c_contiguous, r.flags.f_contiguous) == \
+            (e.flags.c_contiguous, e.flags.f_contiguous)
