@@ -374,6 +374,66 @@ def histogram(np, n=10_000_000, bins=100, reps=3):
     return t
 
 
+# ---- joins and layout (issue #20) ---------------------------------------------------------------
+
+def _join_input(np, n):
+    i = np.arange(n, dtype=np.float64)
+    return (i * PHI1) % 1.0
+
+
+def join_concatenate(np, n=10_000_000, reps=3):
+    """np.concatenate of two n-element float64 arrays, `reps` times."""
+    a = _join_input(np, n)
+    b = a + 1.0
+    t = 0.0
+    for _ in range(reps):
+        r = np.concatenate([a, b])
+        t += float(r[n // 3]) + float(r[n + n // 2])
+    return t
+
+
+def join_stack(np, n=10_000_000, reps=3):
+    """np.stack of two n-element float64 arrays along a new last axis, `reps` times."""
+    a = _join_input(np, n)
+    b = a + 1.0
+    t = 0.0
+    for _ in range(reps):
+        r = np.stack([a, b], axis=1)
+        t += float(r[n // 3, 1]) + float(r[n - 1, 0])
+    return t
+
+
+def join_pad(np, n=10_000_000, reps=3):
+    """np.pad of an n-element (rows x 4000) float64 array by 4 on every side (constant),
+    `reps` times."""
+    a = _join_input(np, n).reshape(-1, 4000)
+    t = 0.0
+    for _ in range(reps):
+        r = np.pad(a, 4)
+        t += float(r[a.shape[0] // 2, 7]) + float(r[-1, -1])
+    return t
+
+
+def join_roll(np, n=10_000_000, reps=3):
+    """np.roll of an n-element float64 array by 12345, `reps` times."""
+    a = _join_input(np, n)
+    t = 0.0
+    for _ in range(reps):
+        r = np.roll(a, 12345)
+        t += float(r[n // 3]) + float(r[7])
+    return t
+
+
+def join_tile(np, n=10_000_000, reps=3):
+    """np.tile of an n-element float64 array twice, `reps` times."""
+    a = _join_input(np, n)
+    t = 0.0
+    for _ in range(reps):
+        r = np.tile(a, 2)
+        t += float(r[n // 3]) + float(r[n + n // 2])
+    return t
+
+
 # ---- the registry -----------------------------------------------------------------------------
 
 def _grow_2d(size, ranks):
@@ -490,6 +550,9 @@ BENCHMARKS = {b.name: b for b in [
               target=1.5),
     Benchmark("histogram", histogram, {"n": 10_000_000}, {"n": 200_000},
               lambda s: f"{s['n']:.0e} f64 100 bins x3", target=2.0),
+    *[Benchmark(f.__name__, f, {"n": 10_000_000}, {"n": 200_000},
+                lambda s: f"{s['n']:.0e} f64 x3", target=1.5)
+      for f in (join_concatenate, join_stack, join_pad, join_roll, join_tile)],
     Benchmark("gemm2000", gemm, {"n": 2000}, {"n": 200}, lambda s: f"{s['n']}^2 float64",
               target=0.9, rtol=1e-9, grow=None),
     Benchmark("gemm2000_32", gemm, {"n": 2000, "dtype": "float32"}, {"n": 200, "dtype": "float32"},

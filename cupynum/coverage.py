@@ -38,6 +38,8 @@ _RANDOM_DRAWS = (
     "rayleigh sample standard_cauchy standard_exponential standard_gamma standard_normal "
     "standard_t tomaxint triangular uniform vonmises wald weibull zipf dirichlet "
     "multivariate_normal").split()
+_JOINS = ("concatenate concat stack vstack row_stack hstack dstack column_stack block append "
+          "repeat tile roll copyto require trim_zeros resize pad insert delete").split()
 DISTRIBUTED = frozenset(
     # element-wise ufuncs: every op of the table (csrc/base/ops.def) and its aliases runs
     # owner-computes over tiles, halos exchanged -- except the two-output ops, which are computed
@@ -67,6 +69,9 @@ DISTRIBUTED = frozenset(
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "var squeeze flags sort argsort partition argpartition".split()]
     + ["numpy.linalg.matrix_transpose"]
+    # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
+    # output tile filled by its owner from the input pieces it needs
+    + ["numpy." + n for n in _JOINS] + ["numpy.ndarray.repeat"]
     # cholesky and solve of one partitioned matrix: ScaLAPACK (csrc/runtime/scalapack.c), when
     # built with it; the other numpy.linalg factorizations compute on gathered copies
     + ["numpy.linalg.cholesky", "numpy.linalg.solve"]
@@ -115,6 +120,18 @@ NOTES = {
     "numpy.percentile": "weights= and float16 q are computed by NumPy",
     "numpy.nanquantile": "weights= and integer/float16 q are computed by NumPy",
     "numpy.nanpercentile": "weights= and float16 q are computed by NumPy",
+    **{f"numpy.{n}": "axis=None of an n-d array reads it through its flat alias (gathered under "
+       "MPI)" for n in ("concatenate", "concat", "append", "roll")},
+    "numpy.repeat": "more than 256 runs of equal counts: a native gather (gathered under MPI)",
+    "numpy.ndarray.repeat": "more than 256 runs of equal counts: a native gather (gathered under MPI)",
+    **{f"numpy.{n}": "more than 256 runs of kept or inserted positions: a native gather or "
+       "scatter (gathered under MPI)" for n in ("insert", "delete")},
+    "numpy.pad": "every named mode native; a callable mode is NumPy's (gathered)",
+    "numpy.resize": "an n-d result is written through its flat alias (gathered under MPI)",
+    "numpy.require": "OWNDATA is always true (a view is not copied for it)",
+    "numpy.trim_zeros": "view, as NumPy's; a list argument is NumPy's",
+    "numpy.tile": "more than 256 blocks of a partitioned result: one op through a split view "
+                  "(gathered under MPI)",
     "numpy.vectorize": "cupynum class: calls take and return cupynum arrays",
     "numpy.poly1d": "cupynum class: methods take and return cupynum arrays",
     "numpy.random.Generator": "cupynum class over a counter-based Philox: streams differ from NumPy's",

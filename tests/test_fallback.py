@@ -597,7 +597,7 @@ def test_warns_once_naming_the_function(fresh):
     (lambda a: a.byteswap(), "cupynum.ndarray.byteswap"),
     (lambda a: a.dumps(), "cupynum.ndarray.dumps"),
     (lambda a: a.ctypes, "cupynum.ndarray.ctypes"),
-    (lambda a: a.resize((4, 4)), "cupynum.ndarray.resize"),
+    (lambda a: a.put([0], 1.0), "cupynum.ndarray.put"),
     (lambda a: numpy.convolve(a[0], a[1]), "cupynum.convolve"),
     (lambda a: numpy.vecdot(a, a), "cupynum.vecdot"),
     (lambda a: cupynum.matvec(a, a[0]), "cupynum.matvec"),
@@ -622,8 +622,8 @@ def test_error(fresh):
     f = cupynum.convolve                     # reachable: the error comes at the call
     with pytest.raises(cupynum.FallbackError, match="cupynum.convolve"):
         f(c, c)
-    with pytest.raises(NotImplementedError, match="cupynum.copyto"):
-        cupynum.copyto(c, 5.0)
+    with pytest.raises(NotImplementedError, match="cupynum.put"):
+        cupynum.put(c, [0], 5.0)
     check(c, n)                          # nothing ran
     with pytest.raises(cupynum.FallbackError, match="cupynum.ndarray.byteswap"):
         c.byteswap(inplace=True)

@@ -1,0 +1,684 @@
+"""Joins, repeats and layout (cupynum/_joins.py) against NumPy: values, dtypes, shapes, errors
+(type and text, arrays unchanged), and under mpirun the bytes each rank sends (only the pieces
+whose owner changes, never the whole array)."""
+
+import warnings
+
+import numpy
+import pytest
+
+import cupynum
+from conftest import ALL_DTYPES, both, check, dtype_id, sample
+
+RANKS = cupynum.runtime_info()["ranks"]
+DTYPES = [numpy.dtype(t) for t in ("?", "i1", "u2", "i4", "i8", "u8", "f2", "f4", "f8", "c8",
+                                   "c16")]
+
+
+def _pair(shape, dtype, seed=0):
+    return both(sample(shape, dtype, seed))
+
+
+def _same_error(fn_np, fn_cp):
+    with pytest.raises(Exception) as e_np:
+        fn_np()
+    with pytest.raises(type(e_np.value)) as e_cp:
+        fn_cp()
+    assert str(e_cp.value) == str(e_np.value)
+
+
+def _sent():
+    cupynum.sync()
+    return cupynum.runtime_stats()["bytes_sent"]
+
+
+def _moved(fn):
+    """fn()'s result and the bytes this rank sent while computing it."""
+    cupynum.sync()
+    cupynum.reset_stats()
+    r = fn()
+    cupynum.sync()
+    return r, cupynum.runtime_stats()["bytes_sent"]
+
+
+def _bound(nbytes, factor=1.25):
+    """Bytes a rank may send to fill an output of nbytes: its share of the moved pieces."""
+    return 0 if RANKS == 1 else int(factor * nbytes / RANKS) + 4096
+
+
+# ---- concatenate ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shapes,axis", [
+    ([(5,), (3,), (0,)], 0), ([(2, 3), (4, 3)], 0), ([(2, 3), (2, 1), (2, 4)], 1),
+    ([(2, 3), (2, 3)], -1), ([(2, 3, 4), (2, 1, 4)], 1), ([(2, 3, 4), (2, 3, 2)], 2),
+    ([(3, 4), (2,)], None), ([(0, 3), (0, 3)], 0), ([(7,)], 0)])
+def test_concatenate(dtype, shapes, axis):
+    pairs = [_pair(s, dtype, i) for i, s in enumerate(shapes)]
+    check(cupynum.concatenate([c for _, c in pairs], axis=axis),
+          numpy.concatenate([n for n, _ in pairs], axis=axis))
+    check(cupynum.concat(tuple(c for _, c in pairs), axis=axis),
+          numpy.concat(tuple(n for n, _ in pairs), axis=axis))
+
+
+@pytest.mark.parametrize("d1,d2", [("i1", "u1"), ("i8", "f4"), ("?", "i2"), ("f2", "c8"),
+                                   ("u8", "i8"), ("f4", "f8")])
+def test_concatenate_promotes(d1, d2):
+    (n1, c1), (n2, c2) = _pair((3, 2), d1), _pair((2, 2), d2, 1)
+    check(cupynum.concatenate([c1, c2]), numpy.concatenate([n1, n2]))
+    check(numpy.concatenate([c1, c2]), numpy.concatenate([n1, n2]))   # __array_function__
+
+
+def test_concatenate_lists_and_scalars():
+    n, c = _pair((3,), "i1")
+    check(cupynum.concatenate([c, [1, 2]]), numpy.concatenate([n, [1, 2]]))
+    check(cupynum.concatenate([[1.5], c, (3,)]), numpy.concatenate([[1.5], n, (3,)]))
+    check(cupynum.concatenate([[True], [False]]), numpy.concatenate([[True], [False]]))
+    n2, c2 = _pair((3, 4), "f8")
+    check(cupynum.concatenate(c2), numpy.concatenate(n2))   # an array: its rows
+    check(cupynum.concatenate(c2, axis=None), numpy.concatenate(n2, axis=None))
+
+
+@pytest.mark.parametrize("dtype,casting", [("f4", "same_kind"), ("i4", "unsafe"),
+                                           ("f8", "safe"), ("c16", "no"), ("i2", "same_kind"),
+                                           ("u1", "same_kind"), ("f8", "bogus")])
+def test_concatenate_dtype_casting(dtype, casting):
+    (n1, c1), (n2, c2) = _pair((3,), "i4"), _pair((2,), "f8", 1)
+    for args_n, args_c in (([n1, n1], [c1, c1]), ([n1, n2], [c1, c2])):
+        try:
+            expected = numpy.concatenate(args_n, dtype=dtype, casting=casting)
+        except Exception as e:  # noqa: BLE001  (NumPy is the oracle)
+            with pytest.raises(type(e)) as got:
+                cupynum.concatenate(args_c, dtype=dtype, casting=casting)
+            assert str(got.value) == str(e)
+            continue
+        check(cupynum.concatenate(args_c, dtype=dtype, casting=casting), expected)
+
+
+@pytest.mark.parametrize("out_dtype", ["f8", "i8", "f4", "c16"])
+def test_concatenate_out(out_dtype):
+    (n1, c1), (n2, c2) = _pair((2, 3), "i4"), _pair((1, 3), "f4", 1)
+    on = numpy.zeros((3, 3), out_dtype)
+    oc = cupynum.zeros((3, 3), out_dtype)
+    try:
+        rn = numpy.concatenate([n1, n2], out=on)
+    except Exception as e:  # noqa: BLE001
+        with pytest.raises(type(e)) as got:
+            cupynum.concatenate([c1, c2], out=oc)
+        assert str(got.value) == str(e)
+        # raised before anything is written (NumPy may have copied the arrays before the one
+        # it cannot cast)
+        check(oc, numpy.zeros((3, 3), out_dtype))
+        return
+    rc = cupynum.concatenate([c1, c2], out=oc)
+    assert rc is oc and rn is on
+    check(oc, on)
+
+
+def test_concatenate_out_overlapping_inputs():
+    n, c = _pair((6, 2), "f8")
+    numpy.concatenate([n[3:], n[:3]], out=n.copy())   # NumPy itself: into a fresh array
+    expected = numpy.concatenate([n[3:], n[:3]])
+    r = cupynum.concatenate([c[3:], c[:3]], out=c)
+    assert r is c
+    check(c, expected)
+
+
+@pytest.mark.parametrize("case", range(11))
+def test_concatenate_errors(case):
+    n, c = _pair((2, 3), "f8")
+    calls = [
+        lambda m, a: m.concatenate([]),
+        lambda m, a: m.concatenate([a[0, 0], a[0, 1]]),
+        lambda m, a: m.concatenate([a, a[0]]),
+        lambda m, a: m.concatenate([a, a[:, :2]]),
+        lambda m, a: m.concatenate([a, a], axis=2),
+        lambda m, a: m.concatenate([a, a], axis=-3),
+        lambda m, a: m.concatenate([a], out=m.zeros(3)),
+        lambda m, a: m.concatenate([a, a], out=m.zeros((4, 2))),
+        lambda m, a: m.concatenate([a], dtype=int),
+        lambda m, a: m.concatenate([a], out=m.zeros((2, 3)), dtype=float),
+        lambda m, a: m.concatenate([a], casting="foo"),
+    ]
+    _same_error(lambda: calls[case](numpy, n), lambda: calls[case](cupynum, c))
+    check(c, n)
+
+
+# ---- stacks -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", [(), (4,), (2, 3), (2, 0, 3), (3, 1, 2)])
+def test_stack_family(dtype, shape):
+    pairs = [_pair(shape, dtype, i) for i in range(3)]
+    ns, cs = [p[0] for p in pairs], [p[1] for p in pairs]
+    for axis in range(-len(shape) - 1, len(shape) + 1):
+        check(cupynum.stack(cs, axis=axis), numpy.stack(ns, axis=axis))
+    for f in ("vstack", "hstack", "dstack", "column_stack"):
+        if f == "column_stack" and len(shape) > 2:
+            continue
+        check(getattr(cupynum, f)(cs), getattr(numpy, f)(ns))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        check(cupynum.row_stack(cs), numpy.row_stack(ns))
+
+
+def test_stack_mixed():
+    n, c = _pair((3,), "i2")
+    check(cupynum.stack([1, 2.5, 3]), numpy.stack([1, 2.5, 3]))
+    check(cupynum.stack([c, [1, 2, 3]], axis=1), numpy.stack([n, [1, 2, 3]], axis=1))
+    check(cupynum.hstack([c, 5, [1.5]]), numpy.hstack([n, 5, [1.5]]))
+    check(cupynum.vstack([c, [5, 6, 7]]), numpy.vstack([n, [5, 6, 7]]))
+    check(cupynum.column_stack([c, c * 2]), numpy.column_stack([n, n * 2]))
+    check(cupynum.hstack([c, c], dtype="f4"), numpy.hstack([n, n], dtype="f4"))
+    check(cupynum.vstack([c, c], dtype="i1", casting="unsafe"),
+          numpy.vstack([n, n], dtype="i1", casting="unsafe"))
+    on, oc = numpy.zeros((2, 3)), cupynum.zeros((2, 3))
+    assert cupynum.stack([c, c], out=oc) is oc
+    numpy.stack([n, n], out=on)
+    check(oc, on)
+    with pytest.warns(DeprecationWarning, match="row_stack"):
+        cupynum.row_stack([c, c])
+
+
+@pytest.mark.parametrize("case", range(8))
+def test_stack_errors(case):
+    n, c = _pair((2, 3), "f8")
+    calls = [
+        lambda m, a: m.stack([]),
+        lambda m, a: m.stack([a, a[0]]),
+        lambda m, a: m.stack((x for x in [a])),
+        lambda m, a: m.stack([a, a], axis=3),
+        lambda m, a: m.vstack([]),
+        lambda m, a: m.hstack([a, a[:1, :2]]),
+        lambda m, a: m.stack([a, a], dtype="i4"),
+        lambda m, a: m.dstack([a, a[0]]),
+    ]
+    _same_error(lambda: calls[case](numpy, n), lambda: calls[case](cupynum, c))
+
+
+# ---- block --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ["f8", "i4", "c8", "?"])
+def test_block(dtype):
+    (a, ca), (b, cb) = _pair((2, 2), dtype), _pair((2, 3), dtype, 1)
+    (v, cv), (w, cw) = _pair((5,), dtype, 2), _pair((3,), dtype, 3)
+    check(cupynum.block([[ca, cb], [cb[:, :2], ca[:, :1], cb[:, :2]]]),
+          numpy.block([[a, b], [b[:, :2], a[:, :1], b[:, :2]]]))
+    check(cupynum.block([cv, cw]), numpy.block([v, w]))
+    check(cupynum.block([[cv], [cv]]), numpy.block([[v], [v]]))
+    check(cupynum.block(ca), numpy.block(a))
+    check(cupynum.block([[1, 2], [3, 4]]), numpy.block([[1, 2], [3, 4]]))
+    check(cupynum.block([[ca[:1, :1], 1.5]]), numpy.block([[a[:1, :1], 1.5]]))
+    check(cupynum.block([[[ca]], [[ca]]]), numpy.block([[[a]], [[a]]]))
+
+
+@pytest.mark.parametrize("case", range(5))
+def test_block_errors(case):
+    n, c = _pair((2, 2), "f8")
+    calls = [
+        lambda m, a: m.block([[a], a]),
+        lambda m, a: m.block([]),
+        lambda m, a: m.block([[a], []]),
+        lambda m, a: m.block((a, a)),
+        lambda m, a: m.block([[a, a], [a[:1]]]),
+    ]
+    _same_error(lambda: calls[case](numpy, n), lambda: calls[case](cupynum, c))
+
+
+# ---- append -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_append(dtype):
+    (n, c), (m, d) = _pair((2, 3), dtype), _pair((1, 3), dtype, 1)
+    check(cupynum.append(c, d), numpy.append(n, m))
+    check(cupynum.append(c, d, axis=0), numpy.append(n, m, axis=0))
+    check(cupynum.append(c[0], 7), numpy.append(n[0], 7))
+    check(cupynum.append(c, [[1.5, 2, 3]], axis=0), numpy.append(n, [[1.5, 2, 3]], axis=0))
+    check(cupynum.append(5, c[:, 1]), numpy.append(5, n[:, 1]))
+    _same_error(lambda: numpy.append(n, m[:, :2], axis=0),
+                lambda: cupynum.append(c, d[:, :2], axis=0))
+
+
+def test_foreign_arguments_fall_back():
+    s = numpy.array(["a", "b"])
+    assert list(cupynum.concatenate([s, s])) == list(numpy.concatenate([s, s]))
+
+
+# ---- distributed: only the pieces whose owner changes move --------------------------------------
+
+def test_joins_move_only_pieces():
+    (n1, c1), (n2, c2) = _pair((60, 40), "f8"), _pair((36, 40), "f8", 1)
+    r, sent = _moved(lambda: cupynum.concatenate([c1, c2]))
+    check(r, numpy.concatenate([n1, n2]))
+    assert sent <= _bound(r.nbytes), sent
+    r, sent = _moved(lambda: cupynum.stack([c1[:36], c2], axis=1))
+    check(r, numpy.stack([n1[:36], n2], axis=1))
+    assert sent <= _bound(r.nbytes), sent
+    r, sent = _moved(lambda: cupynum.hstack([c1[:36], c2]))
+    check(r, numpy.hstack([n1[:36], n2]))
+    assert sent <= _bound(r.nbytes), sent
+    r, sent = _moved(lambda: cupynum.block([[c1[:36], c2], [c2, c1[:36]]]))
+    check(r, numpy.block([[n1[:36], n2], [n2, n1[:36]]]))
+    assert sent <= _bound(r.nbytes), sent
+
+
+# ---- repeat, tile, roll -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (3, 4), (2, 3, 2)])
+def test_repeat(dtype, shape):
+    n, c = _pair(shape, dtype)
+    for axis in [None] + list(range(-len(shape), len(shape))):
+        for reps in (0, 1, 3, True, 2.7):
+            check(cupynum.repeat(c, reps, axis=axis), numpy.repeat(n, reps, axis=axis))
+        length = n.size if axis is None else n.shape[axis]
+        counts = [(i * 7) % 4 for i in range(length)]
+        check(cupynum.repeat(c, counts, axis=axis), numpy.repeat(n, counts, axis=axis))
+        check(c.repeat(counts, axis=axis), n.repeat(counts, axis=axis))
+        check(c.repeat(2, axis), n.repeat(2, axis))
+        check(cupynum.repeat(c, cupynum.array([2]), axis=axis), numpy.repeat(n, [2], axis=axis))
+
+
+def test_repeat_many():
+    n, c = _pair((300, 4), "f8")
+    counts = numpy.arange(300) % 3               # 300 runs: the gather
+    check(cupynum.repeat(c, counts, axis=0), numpy.repeat(n, counts, axis=0))
+    check(cupynum.repeat(c, cupynum.array(counts), axis=0), numpy.repeat(n, counts, axis=0))
+    check(cupynum.repeat(c[:, :2], 300, axis=1), numpy.repeat(n[:, :2], 300, axis=1))
+    check(cupynum.repeat(c[:2, :1], 700, axis=0), numpy.repeat(n[:2, :1], 700, axis=0))
+    check(cupynum.repeat(5, 4), numpy.repeat(5, 4))
+    check(cupynum.repeat([1, 2.5], [2, 3]), numpy.repeat([1, 2.5], [2, 3]))
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_repeat_errors(case):
+    n, c = _pair((2, 3), "i4")
+    calls = [
+        lambda m, a: m.repeat(a, [1, 2]),
+        lambda m, a: m.repeat(a, -1),
+        lambda m, a: m.repeat(a, [1, -2, 1], axis=1),
+        lambda m, a: m.repeat(a, 2, axis=2),
+        lambda m, a: m.repeat(a, [[1, 2, 3]], axis=1),
+        lambda m, a: m.repeat(a, m.asarray([1.5, 2, 1]), axis=1),
+    ]
+    _same_error(lambda: calls[case](numpy, n), lambda: calls[case](cupynum, c))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (3, 4), (2, 1, 3)])
+@pytest.mark.parametrize("reps", [1, 3, 0, (2, 1), (1, 2, 2), (3, 1, 2), (), (2, 0)])
+def test_tile(dtype, shape, reps):
+    n, c = _pair(shape, dtype)
+    r = cupynum.tile(c, reps)
+    check(r, numpy.tile(n, reps))
+    if r.size and c.size:
+        r[(0,) * r.ndim] = 0                    # a copy: writing it leaves the operand as it was
+        check(c, n)
+
+
+def test_tile_mixed_and_errors():
+    check(cupynum.tile(5, (2, 3)), numpy.tile(5, (2, 3)))
+    check(cupynum.tile([1.5, 2], 2), numpy.tile([1.5, 2], 2))
+    n, c = _pair((4, 3), "f8")
+    check(cupynum.tile(c, (70, 5)), numpy.tile(n, (70, 5)))     # more blocks than pieces
+    _same_error(lambda: numpy.tile(n, -1), lambda: cupynum.tile(c, -1))
+    _same_error(lambda: numpy.tile(n, 1.5), lambda: cupynum.tile(c, 1.5))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 4), (2, 3, 4)])
+def test_roll(dtype, shape):
+    n, c = _pair(shape, dtype)
+    for shift in (0, 1, -2, 9, 2.5):
+        check(cupynum.roll(c, shift), numpy.roll(n, shift))
+        for axis in range(-len(shape), len(shape)):
+            check(cupynum.roll(c, shift, axis=axis), numpy.roll(n, shift, axis=axis))
+    if len(shape) >= 2:
+        for shift, axis in (((1, 2), (0, 1)), ((1, -3), (1, 1)), (2, (0, -1)), ((1, 2), 0)):
+            check(cupynum.roll(c, shift, axis=axis), numpy.roll(n, shift, axis=axis))
+    check(cupynum.roll([1, 2, 3], 1), numpy.roll([1, 2, 3], 1))
+
+
+@pytest.mark.parametrize("case", range(3))
+def test_roll_errors(case):
+    n, c = _pair((2, 3), "f8")
+    calls = [
+        lambda m, a: m.roll(a, 1, axis=2),
+        lambda m, a: m.roll(a, [[1, 2]], axis=0),
+        lambda m, a: m.roll(a, [1, 2, 3], axis=(0, 1)),
+    ]
+    _same_error(lambda: calls[case](numpy, n), lambda: calls[case](cupynum, c))
+
+
+def test_repeats_move_only_pieces():
+    n, c = _pair((96, 40), "f8")
+    r, sent = _moved(lambda: cupynum.roll(c, 5, axis=0))
+    check(r, numpy.roll(n, 5, axis=0))
+    assert sent <= _bound(r.nbytes), sent
+    r, sent = _moved(lambda: cupynum.roll(c, (3, -4), axis=(0, 1)))
+    check(r, numpy.roll(n, (3, -4), axis=(0, 1)))
+    assert sent <= _bound(r.nbytes), sent
+    r, sent = _moved(lambda: cupynum.repeat(c, 3, axis=0))
+    check(r, numpy.repeat(n, 3, axis=0))
+    assert sent <= _bound(r.nbytes), sent
+    r, sent = _moved(lambda: cupynum.repeat(c, 2, axis=1))
+    check(r, numpy.repeat(n, 2, axis=1))
+    assert sent <= _bound(r.nbytes), sent
+    r, sent = _moved(lambda: cupynum.tile(c, (3, 2)))
+    check(r, numpy.tile(n, (3, 2)))
+    assert sent <= _bound(r.nbytes), sent
+    r, sent = _moved(lambda: cupynum.append(c, c[:10], axis=0))
+    check(r, numpy.append(n, n[:10], axis=0))
+    assert sent <= _bound(r.nbytes), sent
+
+
+# ---- copyto, require, trim_zeros, resize ---------------------------------------------------------
+
+def _outcome(fn_np, fn_cp, n, c):
+    """fn(n) and fn(c), each writing its first argument: the same error (type, text, array
+    unchanged) or the same array afterwards."""
+    before = n.copy()
+    try:
+        fn_np(n)
+    except Exception as e:  # noqa: BLE001  (NumPy is the oracle)
+        with pytest.raises(type(e)) as got:
+            fn_cp(c)
+        assert str(got.value) == str(e)
+        check(c, before)
+        return
+    assert fn_cp(c) is None
+    check(c, n)
+
+
+@pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
+@pytest.mark.parametrize("dst", ["i1", "i8", "u2", "f4", "f8", "c8", "?"])
+@pytest.mark.parametrize("src", ["i4", "f8", "?", "c16", "u8"])
+@pytest.mark.parametrize("casting", ["same_kind", "unsafe", "safe", "no"])
+def test_copyto_arrays(dst, src, casting):
+    n, c = _pair((3, 4), dst)
+    sn, sc = _pair((4,), src, 1)
+    _outcome(lambda a: numpy.copyto(a, sn, casting=casting),
+             lambda a: cupynum.copyto(a, sc, casting=casting), n, c)
+    mn, mc = _pair((3, 1), "?", 2)
+    _outcome(lambda a: numpy.copyto(a, sn, casting=casting, where=mn),
+             lambda a: cupynum.copyto(a, sc, casting=casting, where=mc), n, c)
+
+
+@pytest.mark.parametrize("value", [7, -3, 300, 1.5, 2.5j, True, numpy.float64(2.5),
+                                   numpy.int8(-1), [1, 2, 3, 4], [[1.5], [2], [3]],
+                                   numpy.array(1.5), [1, 2]])
+@pytest.mark.parametrize("dst", ["i1", "u1", "i8", "f2", "f8", "c8", "?"])
+def test_copyto_values(value, dst):
+    n, c = _pair((3, 4), dst)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _outcome(lambda a: numpy.copyto(a, value), lambda a: cupynum.copyto(a, value), n, c)
+        _outcome(lambda a: numpy.copyto(a, value, casting="unsafe", where=[True, False, False, True]),
+                 lambda a: cupynum.copyto(a, value, casting="unsafe",
+                                          where=[True, False, False, True]), n, c)
+
+
+def test_copyto_errors_and_forms():
+    n, c = _pair((3,), "f8")
+    _outcome(lambda a: numpy.copyto(a, [1, 2, 3], where=[True, False]),
+             lambda a: cupynum.copyto(a, [1, 2, 3], where=[True, False]), n, c)
+    _outcome(lambda a: numpy.copyto(a, 1, casting="bad"),
+             lambda a: cupynum.copyto(a, 1, casting="bad"), n, c)
+    _outcome(lambda a: numpy.copyto(a, a[::-1]), lambda a: cupynum.copyto(a, a[::-1]), n, c)
+    _outcome(lambda a: numpy.copyto(a, [4, 5, 6], where=numpy.array([1, 0, 1])),
+             lambda a: cupynum.copyto(a, [4, 5, 6], where=cupynum.array([1, 0, 1])), n, c)
+    _outcome(lambda a: numpy.copyto(a, [4, 5, 6], where=False),
+             lambda a: cupynum.copyto(a, [4, 5, 6], where=False), n, c)
+    _same_error(lambda: numpy.copyto([1, 2], [3, 4]), lambda: cupynum.copyto([1, 2], [3, 4]))
+    host = numpy.zeros(3)
+    numpy.copyto(host, c)                      # a NumPy destination: NumPy writes it
+    check(cupynum.asarray(host), n)
+
+
+@pytest.mark.parametrize("reqs", [None, "C", "F", "A", "W", "O", "E", ["C", "W"],
+                                  ["F_CONTIGUOUS", "aligned"], "CF", "Q"])
+@pytest.mark.parametrize("dtype", [None, "f4"])
+def test_require(reqs, dtype):
+    n, c = _pair((3, 4), "i8")
+    for a_n, a_c in ((n, c), (n.T, c.T), (n[:, ::2], c[:, ::2])):
+        try:
+            r_n = numpy.require(a_n, dtype, reqs)
+        except Exception as e:  # noqa: BLE001
+            with pytest.raises(type(e)) as got:
+                cupynum.require(a_c, dtype, reqs)
+            assert str(got.value) == str(e)
+            continue
+        r_c = cupynum.require(a_c, dtype, reqs)
+        check(r_c, r_n)
+        if reqs and "O" in reqs:
+            # OWNDATA: cupynum's views own their data (docs/api-coverage.md), so NumPy's copy
+            # of a view is not made
+            continue
+        assert r_c.flags.c_contiguous == r_n.flags.c_contiguous
+        assert r_c.flags.f_contiguous == r_n.flags.f_contiguous
+        assert (r_c is a_c) == (r_n is a_n)     # the operand itself where NumPy returns it
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("data", [[0, 0, 1, 2, 0, 3, 0], [1, 0, 2], [0, 0, 0], [], [5],
+                                  [[0, 0, 0], [0, 1, 0], [0, 2, 3], [0, 0, 0]]])
+@pytest.mark.parametrize("trim", ["fb", "f", "b", "BF"])
+def test_trim_zeros(dtype, data, trim):
+    n, c = both(numpy.array(data, dtype=dtype))
+    if n.ndim == 2:
+        for axis in (None, 0, 1, -1, (0, 1)):
+            check(cupynum.trim_zeros(c, trim, axis=axis), numpy.trim_zeros(n, trim, axis=axis))
+    r = cupynum.trim_zeros(c, trim)
+    check(r, numpy.trim_zeros(n, trim))
+    if r.size:                      # a view, as NumPy's: writes are seen by the operand
+        r[(0,) * r.ndim] = 1
+        rn = numpy.trim_zeros(n, trim)
+        rn[(0,) * rn.ndim] = 1
+        check(c, n)
+
+
+def test_trim_zeros_forms():
+    assert cupynum.trim_zeros([0, 1, 2, 0]) == numpy.trim_zeros([0, 1, 2, 0])   # a list stays
+    n, c = both(numpy.array([0.0, numpy.nan, 0.0]))
+    check(cupynum.trim_zeros(c), numpy.trim_zeros(n))
+    _same_error(lambda: numpy.trim_zeros(n, "x"), lambda: cupynum.trim_zeros(c, "x"))
+    _same_error(lambda: numpy.trim_zeros(n, axis=1), lambda: cupynum.trim_zeros(c, axis=1))
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", [(), (0,), (5,), (2, 3)])
+@pytest.mark.parametrize("new", [7, 0, (2, 4), (3, 0), (4, 5, 2), (1,), ()])
+def test_resize(dtype, shape, new):
+    n, c = _pair(shape, dtype)
+    check(cupynum.resize(c, new), numpy.resize(n, new))
+    m, d = n.copy(), c.copy()
+    m.resize(new, refcheck=False)
+    assert d.resize(new) is None
+    check(d, m)
+    if isinstance(new, tuple) and len(new) > 1:
+        m, d = n.copy(), c.copy()
+        m.resize(*new, refcheck=False)
+        d.resize(*new)
+        check(d, m)
+
+
+def test_resize_errors():
+    n, c = _pair((4,), "f8")
+    _same_error(lambda: numpy.resize(n, (2, -1)), lambda: cupynum.resize(c, (2, -1)))
+    _same_error(lambda: n.copy().resize(-1, refcheck=False), lambda: c.copy().resize(-1))
+    check(cupynum.resize([1, 2, 3], (2, 2)), numpy.resize([1, 2, 3], (2, 2)))
+
+
+def test_layout_moves_only_pieces():
+    n, c = _pair((96, 40), "f8")
+    m, d = _pair((96, 40), "f8", 1)
+    _, sent = _moved(lambda: cupynum.copyto(d, c))
+    numpy.copyto(m, n)
+    check(d, m)
+    assert sent <= _bound(d.nbytes), sent
+    r, sent = _moved(lambda: cupynum.trim_zeros(c))
+    check(r, numpy.trim_zeros(n))
+    assert sent <= _bound(c.nbytes), sent
+    r, sent = _moved(lambda: cupynum.resize(c[:, 0], 200))
+    check(r, numpy.resize(n[:, 0], 200))
+    assert sent <= _bound(r.nbytes + c[:, 0].nbytes), sent
+
+
+# ---- pad ----------------------------------------------------------------------------------------
+
+PAD_MODES = ["constant", "edge", "wrap", "reflect", "symmetric", "linear_ramp", "maximum",
+             "minimum", "mean", "median", "empty"]
+
+
+def _pad_kwargs(mode):
+    kws = [{}]
+    if mode in ("reflect", "symmetric"):
+        kws.append({"reflect_type": "odd"})
+    if mode == "constant":
+        kws += [{"constant_values": (3, 5)}, {"constant_values": ((1.5, 2), (7, -1))}]
+    if mode == "linear_ramp":
+        kws.append({"end_values": (3, 5)})
+    if mode in ("maximum", "mean", "median", "minimum"):
+        kws += [{"stat_length": 2}, {"stat_length": ((1, 3), (2, 1))}]
+    return kws
+
+
+@pytest.mark.parametrize("mode", PAD_MODES)
+@pytest.mark.parametrize("dtype", ["f8", "i4", "u1", "f4", "c16", "?"], ids=dtype_id)
+@pytest.mark.parametrize("shape", [(3, 4), (1, 5), (5,), (2, 1, 3), (0, 3)])
+def test_pad(mode, dtype, shape):
+    n, c = _pair(shape, dtype)
+    widths = [0, 1, (2, 3), ((1, 5),) * len(shape), 9]
+    if len(shape) == 2:
+        widths.append(((0, 2), (3, 1)))
+        widths.append({1: (2, 1)})
+    for w in widths:
+        for kw in _pad_kwargs(mode):
+            if dtype == "?" and (mode in ("linear_ramp", "mean", "median") or
+                                 kw.get("reflect_type") or mode == "constant" and kw):
+                continue                # NumPy's own arithmetic on bools is not pad's
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    expected = numpy.pad(n, w, mode, **kw)
+            except Exception as e:  # noqa: BLE001  (NumPy is the oracle)
+                with pytest.raises(type(e)) as got:
+                    cupynum.pad(c, w, mode, **kw)
+                assert str(got.value) == str(e)
+                continue
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                r = cupynum.pad(c, w, mode, **kw)
+            if mode == "empty":
+                assert r.shape == expected.shape and r.dtype == expected.dtype
+            elif mode == "mean" and n.dtype.kind in "fc":
+                check(r, expected, rtol=8 * numpy.finfo(n.dtype).eps)   # sums in another order
+            else:
+                check(r, expected)
+
+
+@pytest.mark.parametrize("case", range(6))
+def test_pad_errors(case):
+    n, c = _pair((3, 4), "f8")
+    calls = [
+        lambda m, a: m.pad(a, 1.5),
+        lambda m, a: m.pad(a, -1),
+        lambda m, a: m.pad(a, 1, mode="bogus"),
+        lambda m, a: m.pad(a, 1, mode="edge", constant_values=3),
+        lambda m, a: m.pad(a, ((1, 2), (3, 4), (5, 6))),
+        lambda m, a: m.pad(a, 2, mode="maximum", stat_length=0),
+    ]
+    _same_error(lambda: calls[case](numpy, n), lambda: calls[case](cupynum, c))
+
+
+def test_pad_forms():
+    check(cupynum.pad([1, 2, 3], 2, "reflect"), numpy.pad([1, 2, 3], 2, "reflect"))
+    check(cupynum.pad(cupynum.array(5.0), 3), numpy.pad(numpy.array(5.0), 3))
+    n, c = _pair((4,), "i8")
+
+    def double(vector, width, axis, kwargs):
+        vector[:width[0]] = 7
+    check(cupynum.pad(c, 2, double), numpy.pad(n, 2, double))    # a callable: NumPy's
+
+
+def test_pad_moves_only_pieces():
+    n, c = _pair((96, 40), "f8")
+    for mode in ("constant", "edge", "wrap", "reflect"):
+        r, sent = _moved(lambda: cupynum.pad(c, 3, mode))
+        check(r, numpy.pad(n, 3, mode))
+        assert sent <= _bound(r.nbytes), (mode, sent)
+
+
+# ---- insert, delete -----------------------------------------------------------------------------
+
+OBJS = [0, 1, -1, 3, 7, -9, slice(1, 3), slice(None, None, 2), slice(None, None, -3),
+        slice(5, 1, -1), [0, 2], [2, 0, 2], [], numpy.array([], dtype=int), [True, False, True],
+        numpy.array([1]), [[1]], [1.5], "mask"]
+
+
+def _same_outcome(fn):
+    try:
+        expected = fn(numpy)
+    except Exception as e:  # noqa: BLE001  (NumPy is the oracle)
+        with pytest.raises(type(e)) as got:
+            fn(cupynum)
+        assert str(got.value) == str(e)
+        return
+    check(fn(cupynum), expected)
+
+
+@pytest.mark.parametrize("dtype", ["f8", "i4", "?", "c8", "u2"], ids=dtype_id)
+@pytest.mark.parametrize("shape", [(6,), (3, 4), (2, 3, 2), (0,), (4, 0)])
+@pytest.mark.parametrize("axis", [None, 0, -1, 1, 5])
+def test_delete_insert(dtype, shape, axis):
+    n, c = _pair(shape, dtype)
+    for obj in OBJS:
+        if isinstance(obj, str):
+            obj = numpy.arange(shape[0]) % 2 == 0
+        _same_outcome(lambda m: m.delete(c if m is cupynum else n, obj, axis=axis))
+        for values in (9, [7, 8], [[1], [2]], 2.5):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                _same_outcome(lambda m: m.insert(c if m is cupynum else n, obj, values, axis=axis))
+
+
+def test_delete_insert_many():
+    n, c = _pair((700, 3), "f8")
+    obj = numpy.arange(0, 700, 3)                     # 234 deletions, 234 runs
+    check(cupynum.delete(c, obj, axis=0), numpy.delete(n, obj, axis=0))
+    obj = numpy.arange(0, 700, 2)                     # 350 runs: the gather
+    check(cupynum.delete(c, obj, axis=0), numpy.delete(n, obj, axis=0))
+    check(cupynum.delete(c, cupynum.array(obj), axis=0), numpy.delete(n, obj, axis=0))
+    check(cupynum.delete(c, slice(None, None, 2), axis=0), numpy.delete(n, slice(None, None, 2), axis=0))
+    pos = (numpy.arange(400) * 37) % 701
+    vals = numpy.arange(400.0)[:, None] * numpy.ones(3)
+    check(cupynum.insert(c, pos, vals, axis=0), numpy.insert(n, pos, vals, axis=0))
+    check(cupynum.insert(c, pos, 5.0, axis=0), numpy.insert(n, pos, 5.0, axis=0))
+    check(cupynum.insert(c, [1, 1, 2], cupynum.array([[1.0, 2, 3]]), axis=0),
+          numpy.insert(n, [1, 1, 2], [[1.0, 2, 3]], axis=0))
+
+
+def test_delete_insert_move_only_pieces():
+    n, c = _pair((96, 40), "f8")
+    r, sent = _moved(lambda: cupynum.delete(c, [3, 50, 51, 90], axis=0))
+    check(r, numpy.delete(n, [3, 50, 51, 90], axis=0))
+    assert sent <= _bound(r.nbytes), sent
+    r, sent = _moved(lambda: cupynum.insert(c, [3, 50, 90], 7.0, axis=0))
+    check(r, numpy.insert(n, [3, 50, 90], 7.0, axis=0))
+    assert sent <= _bound(r.nbytes), sent
+    r, sent = _moved(lambda: cupynum.delete(c, slice(10, 20), axis=1))
+    check(r, numpy.delete(n, slice(10, 20), axis=1))
+    assert sent <= _bound(r.nbytes), sent
+
+
+def test_fortran_order_kept():
+    """delete, insert and pad make their result in Fortran order when the operand is (NumPy's
+    `order='F' if arr.flags.fnc`)."""
+    kn = numpy.arange(12.0).reshape(3, 4, order="F")
+    k = cupynum.arange(12.0).reshape(3, 4, order="F")
+    for f in (lambda m, a: m.delete(a, 1, axis=0), lambda m, a: m.insert(a, 1, 5.0, axis=1),
+              lambda m, a: m.insert(a, [1, 2], 5.0, axis=1), lambda m, a: m.pad(a, 1, "edge")):
+        r, e = f(cupynum, k), f(numpy, kn)
+        check(r, e)
+        assert (r.flags.c_contiguous, r.flags.f_contiguous) == \
+            (e.flags.c_contiguous, e.flags.f_contiguous)
