@@ -1,0 +1,254 @@
+"""Element-wise helpers, construction, small calculus and polynomials (issue 20,
+cupynum/_helpers.py), compared with NumPy on the same data.
+
+Runs on one rank and under `mpirun -np 2, 3, 4` with CUPYNUM_MIN_TILE=1 (every array
+partitioned); every rank checks the whole result against NumPy.  The element-wise helpers are
+compositions of native ufuncs and where: the tests read runtime_stats() to see that they fuse with
+the chain around them and move no bytes between ranks."""
+
+import warnings
+
+import numpy
+import pytest
+
+import cupynum
+from conftest import ALL_DTYPES, check, dtype_id
+
+pytestmark = [pytest.mark.device, pytest.mark.mpi_device]
+
+RANKS = cupynum.runtime_info()["ranks"]
+
+# values that meet every branch: ties of round, signed zeros, NaN, infinities, large values
+_SPECIAL = numpy.array([-2.5, -0.5, -0.0, 0.0, 0.4, 1.5, 2.5, 3.25, 7.7, 9.1, numpy.nan,
+                        numpy.inf, -numpy.inf, 123.456, 800.0, -1e300, 1e-300])
+
+
+def _data(dtype, n=17):
+    dtype = numpy.dtype(dtype)
+    if dtype.kind in "fc":
+        with numpy.errstate(all="ignore"):
+            x = _SPECIAL[:n].astype(dtype)
+            if dtype.kind == "c":
+                x = x + (1j * _SPECIAL[:n][::-1]).astype(dtype)
+        return x
+    if dtype.kind == "b":
+        return numpy.arange(n) % 3 == 0
+    return (numpy.arange(n) * 7 % 23).astype(dtype)
+
+
+def _same(fn, *args, rtol=0.0, **kwargs):
+    """fn(numpy, ...) and fn(cupynum, ...): the same result (value, dtype, type, warnings) or
+    the same exception type and message."""
+    try:
+        with warnings.catch_warnings(record=True) as wn:
+            warnings.simplefilter("always")
+            expected = fn(numpy, *args, **kwargs)
+    except Exception as e:  # noqa: BLE001  (NumPy is the oracle)
+        with pytest.raises(type(e)) as got:
+            fn(cupynum, *args, **kwargs)
+            cupynum.sync()
+        assert str(got.value) == str(e)
+        return None
+    with warnings.catch_warnings(record=True) as wc:
+        warnings.simplefilter("always")
+        result = fn(cupynum, *args, **kwargs)
+        cupynum.sync()
+    assert {str(w.message) for w in wc} == {str(w.message) for w in wn}
+    if rtol:
+        check(result, expected, rtol=rtol)
+    else:
+        check(result, expected)
+        if isinstance(expected, numpy.ndarray) and expected.dtype.kind in "fc":
+            z = expected == 0      # signed zeros as NumPy's
+            r = numpy.asarray(result)
+            assert (numpy.signbit(r.real)[z] == numpy.signbit(expected.real)[z]).all()
+    return result
+
+
+def _a(m, x):
+    return m.array(x)
+
+
+# ---- element-wise helpers ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("bounds", [(0, 1), (-1.5, 2.5), (None, 3), (2, None), (None, None),
+                                    (-1000, 1000), (numpy.nan, 1)])
+def test_clip(dtype, bounds):
+    x = _data(dtype)
+    _same(lambda m: m.clip(_a(m, x), *bounds))
+    _same(lambda m: _a(m, x).clip(*bounds))
+    _same(lambda m: m.clip(_a(m, x), min=bounds[0], max=bounds[1]))
+
+
+def test_clip_arrays_out_and_errors():
+    x = _data(numpy.float64)
+    _same(lambda m: m.clip(_a(m, x), _a(m, x)[::-1], 3))
+    _same(lambda m: m.clip(_a(m, x).reshape(1, -1), _a(m, numpy.arange(3.0)).reshape(3, 1), 5))
+    _same(lambda m: m.clip(_a(m, x), 0, 1, out=m.zeros(x.shape)))
+    _same(lambda m: m.clip(_a(m, x), 0, 1, out=m.zeros(x.shape, int)))      # casting error
+    _same(lambda m: m.clip(_a(m, x), 1))
+    _same(lambda m: m.clip(_a(m, x), 1, 2, min=3))
+    _same(lambda m: m.clip(m.zeros((0, 3)), 0, 1))
+    _same(lambda m: m.clip(1.5, 0, 1))
+    _same(lambda m: m.clip(m.array(1.5), 0, 1))
+    _same(lambda m: m.clip(m.arange(5, dtype=m.int8), -1000, 3))
+    c = cupynum.zeros(4)
+    assert cupynum.clip(cupynum.arange(4.0), 1, 2, out=c) is c
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("decimals", [0, 1, 2, -1, -2])
+def test_round(dtype, decimals):
+    x = _data(dtype)
+    if dtype.kind == "u" and decimals < 0:
+        x = x[:5]
+    _same(lambda m: m.round(_a(m, x), decimals))
+    _same(lambda m: m.around(_a(m, x), decimals))
+    _same(lambda m: _a(m, x).round(decimals))
+
+
+def test_round_out_scalars_and_errors():
+    x = _data(numpy.float64)
+    _same(lambda m: m.round(_a(m, x), 2, out=m.zeros(x.shape)))
+    _same(lambda m: m.round(_a(m, x), 2, out=m.zeros(x.shape, int)))
+    _same(lambda m: m.round(_a(m, x), 1.5))
+    for s in (1.5, 2, -0.5, numpy.float32(2.5), True):
+        _same(lambda m: m.round(s))
+        _same(lambda m: m.round(s, 1))
+    _same(lambda m: m.round([1.25, 2.5], 1))
+    _same(lambda m: m.round(m.array(2.5)))
+    _same(lambda m: m.array(2.5).round())
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", ["fix", "isposinf", "isneginf", "iscomplex", "isreal",
+                                  "iscomplexobj", "isrealobj", "angle", "sinc", "nan_to_num",
+                                  "real_if_close", "asarray_chkfinite"])
+def test_unary(dtype, name):
+    x = _data(dtype)
+    _same(lambda m: getattr(m, name)(_a(m, x)))
+    _same(lambda m: getattr(m, name)(_a(m, x[:0])))
+    _same(lambda m: getattr(m, name)(_a(m, x[3])))
+
+
+@pytest.mark.parametrize("value", [1.5, 2, -0.5, numpy.float32(2.5), True, numpy.nan, -numpy.inf,
+                                   [1.5, 2.0], 1 + 1e-20j])
+@pytest.mark.parametrize("name", ["fix", "isposinf", "isneginf", "iscomplex", "isreal", "angle",
+                                  "sinc", "nan_to_num", "real_if_close", "i0"])
+def test_unary_python_values(value, name):
+    if name in ("isposinf", "isneginf", "i0", "fix") and isinstance(value, complex):
+        value = 2.5
+    _same(lambda m: getattr(m, name)(value), rtol=1e-6 if name == "i0" else 0.0)
+
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind != "c"], ids=dtype_id)
+def test_i0(dtype):
+    x = _data(dtype)
+    # float64 exactly (the same Chebyshev series in the same order); float32/float16 to their
+    # precision (cupynum's float32 exp may differ from NumPy's SIMD exp in the last bit)
+    _same(lambda m: m.i0(_a(m, x)), rtol=0.0 if dtype in (numpy.float64, numpy.int64, numpy.bool_)
+          else 1e-6)
+
+
+def test_i0_complex_and_isposinf_complex_raise():
+    _same(lambda m: m.i0(m.ones(3, complex)))
+    _same(lambda m: m.isposinf(m.ones(3, complex)))
+    _same(lambda m: m.isneginf(m.ones(3, complex)))
+
+
+def test_angle_deg_and_nan_to_num_options():
+    for dtype in (numpy.int32, numpy.float32, numpy.float64, numpy.complex64, numpy.complex128):
+        x = _data(dtype)
+        _same(lambda m: m.angle(_a(m, x), deg=True))
+        _same(lambda m: m.nan_to_num(_a(m, x), nan=5, posinf=7.0, neginf=-1))
+    x = _data(numpy.float64)
+    c = cupynum.array(x)
+    r = cupynum.nan_to_num(c, copy=False)
+    assert r is c
+    check(c, numpy.nan_to_num(x))
+    c = cupynum.array(x)
+    cupynum.nan_to_num(c)
+    check(c, x)                      # copy=True leaves the argument alone
+    r = cupynum.real_if_close(cupynum.array(x + 1e-20j))
+    check(r, x)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+def test_isclose_allclose_equal(dtype):
+    x = _data(dtype)
+    _same(lambda m: m.isclose(_a(m, x), _a(m, x)[::-1]))
+    _same(lambda m: m.isclose(_a(m, x), 1, equal_nan=True))
+    _same(lambda m: m.isclose(_a(m, x), _a(m, x), equal_nan=True))
+    _same(lambda m: m.isclose(_a(m, x), _a(m, x)[::-1], rtol=0.5, atol=2))
+    _same(lambda m: m.allclose(_a(m, x), _a(m, x)))
+    _same(lambda m: m.allclose(_a(m, x), _a(m, x), equal_nan=True))
+    _same(lambda m: m.array_equal(_a(m, x), _a(m, x).copy()))
+    _same(lambda m: m.array_equal(_a(m, x), _a(m, x).copy(), equal_nan=True))
+    _same(lambda m: m.array_equal(_a(m, x), _a(m, x)[::-1], equal_nan=True))
+    _same(lambda m: m.array_equal(_a(m, x), _a(m, x)[1:]))
+    _same(lambda m: m.array_equiv(_a(m, x), _a(m, x)[:1]))
+    _same(lambda m: m.array_equiv(_a(m, x[:1]), _a(m, x)))
+    _same(lambda m: m.array_equiv(_a(m, x), _a(m, x)[:2]))
+
+
+def test_isclose_broadcast_scalars_and_bad_tolerance():
+    _same(lambda m: m.isclose(m.arange(4.0), m.arange(4.0).reshape(4, 1) + 0.5, atol=0.5))
+    _same(lambda m: m.isclose(1.0, 1.0 + 1e-9))
+    _same(lambda m: m.isclose([1.0, numpy.nan], [1.0, numpy.nan], equal_nan=True))
+    _same(lambda m: m.isclose(m.arange(4.0), 1, atol=numpy.nan))
+    _same(lambda m: m.isclose(m.arange(4, dtype=m.int64), numpy.iinfo(numpy.int64).min))
+    _same(lambda m: m.allclose(m.arange(4.0), m.arange(4.0) + 1e-9))
+    _same(lambda m: m.allclose(m.arange(4.0), m.arange(3.0)))
+
+
+def test_conj_methods():
+    for dtype in ALL_DTYPES:
+        x = _data(dtype)
+        _same(lambda m: _a(m, x).conj())
+        _same(lambda m: _a(m, x).conjugate())
+    c = cupynum.arange(3.0)
+    assert c.conj() is c                     # NumPy returns a real array itself
+
+
+def _fusion(fn):
+    cupynum.sync()
+    cupynum.reset_stats()
+    fn()
+    cupynum.sync()
+    return cupynum.runtime_stats()
+
+
+@pytest.mark.parametrize("name", ["clip", "isclose", "nan_to_num", "round", "fix", "sinc"])
+def test_helpers_fuse_with_the_chain(name):
+    """The helper's ops and the element-wise ops before and after it run as one fused pass."""
+    n = numpy.linspace(-3, 3, 1000)
+    a = cupynum.array(n)
+    fns = {
+        "clip": lambda m, a: m.clip(a * 2, -1, 1) + 1,
+        "isclose": lambda m, a: m.isclose(a * 2, a + a) * 1.0 + 1,
+        "nan_to_num": lambda m, a: m.nan_to_num(m.sqrt(a)) * 2,
+        "round": lambda m, a: m.round(a * 3, 2) - 1,
+        "fix": lambda m, a: m.fix(a * 3) - 1,
+        "sinc": lambda m, a: m.sinc(a + 1) * 2,
+    }
+    r = {}
+    with numpy.errstate(invalid="ignore"):
+        stats = _fusion(lambda: r.setdefault("c", fns[name](cupynum, a)))
+        # (sin of float64: cupynum's libm may differ from NumPy's SIMD sin in the last bit)
+        check(r["c"], fns[name](numpy, n), rtol=1e-15 if name == "sinc" else 0.0)
+    assert stats["flushes"] == 1
+    assert stats["fused_runs"] >= 1
+    assert stats["fused_ops"] == stats["ops_executed"]     # every op in a fused run
+    assert stats["bytes_sent"] == 0                        # owner computes
+
+
+def test_elementwise_helper_on_partitioned_array_sends_nothing():
+    n = numpy.linspace(-5, 5, 64 * max(RANKS, 1)).reshape(8 * max(RANKS, 1), 8)
+    a = cupynum.array(n)
+    cupynum.sync()
+    cupynum.reset_stats()
+    r = cupynum.nan_to_num(cupynum.clip(cupynum.round(a, 1), -2, 2)) + cupynum.isclose(a, 0.0)
+    cupynum.sync()
+    assert cupynum.runtime_stats()["bytes_sent"] == 0
+    check(r, numpy.nan_to_num(numpy.clip(numpy.round(n, 1), -2, 2)) + numpy.isclose(n, 0.0))
