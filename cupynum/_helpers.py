@@ -415,14 +415,21 @@ NAMES = ("clip round around fix isclose allclose array_equal array_equiv isposin
 
 
 def install(cls, namespace, implemented):
-    """The functions into cupynum's namespace and __array_function__'s table (a foreign NumPy
-    array argument -- a subclass, a dtype cupynum lacks -- goes to NumPy); ndarray's methods."""
-    g = globals()
-    for n in NAMES:
-        npf = getattr(_np, n)
-        f = _fallback.numpy_for_foreign(npf)(g[n])
-        namespace[n] = f
-        implemented[npf] = f
+    """The functions of this module, cupynum/_construct.py and cupynum/_calculus.py into
+    cupynum's namespace and __array_function__'s table (a foreign NumPy array argument -- a
+    subclass, a dtype cupynum lacks -- goes to NumPy); ndarray's methods."""
+    import importlib
+    for modname in ("_helpers", "_construct", "_calculus"):
+        try:
+            mod = importlib.import_module("cupynum." + modname)
+        except ModuleNotFoundError:
+            continue
+        g = vars(mod)
+        for n in mod.NAMES:
+            npf = getattr(_np, n)
+            f = _fallback.numpy_for_foreign(npf)(g[n])
+            namespace[n] = f
+            implemented[npf] = f
     cls.clip = _method_clip
     cls.round = _method_round
     cls.conj = _conjugate
