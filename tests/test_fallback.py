@@ -438,12 +438,14 @@ def test_fallback_sweep_with_simple_arguments(ns, name):
 
 
 def test_sample_is_mostly_fallbacks():
-    """The sample exercises at least 40 functions that fall back today (across sections): the
-    fallback path keeps a broad test as functions become native."""
+    """The sample exercises at least 10 functions that fall back today (across sections): the
+    fallback path keeps a broad test as functions become native.  (40 before issue #20 made the
+    element-wise helpers, construction and small calculus native; the sweep above calls every
+    function still falling back.)"""
     fallen = [n for n in MODULE_CASES if n in dir(numpy) and _fallback.is_fallback(getattr(cupynum, n))]
     fallen += [n for n in LINALG_CASES if _fallback.is_fallback(getattr(cupynum.linalg, n, None))]
     fallen += [n for n in FFT_CASES if _fallback.is_fallback(getattr(cupynum.fft, n))]
-    assert len(fallen) >= 40, fallen
+    assert len(fallen) >= 10, fallen
 
 
 # ---- random: the legacy functions follow cupynum.random.seed, the objects wrap NumPy's ---------------
