@@ -420,3 +420,176 @@ def test_tril_on_partitioned_array_moves_only_the_index_vectors():
     cupynum.sync()
     assert cupynum.runtime_stats()["bytes_sent"] <= 8 * 2 * side * max(RANKS, 1)
     check(r, numpy.tril(n, 1) + numpy.triu(n, 2))
+
+
+# ---- small calculus -----------------------------------------------------------------------------
+
+_CALC_DTYPES = [numpy.int8, numpy.int64, numpy.uint8, numpy.float16, numpy.float32, numpy.float64,
+                numpy.complex128, numpy.bool_]
+
+
+def _grid(dtype):
+    return (numpy.arange(24) * 7 % 11 - 3).astype(dtype).reshape(4, 6)
+
+
+@pytest.mark.parametrize("dtype", _CALC_DTYPES, ids=dtype_id)
+def test_diff_ediff1d(dtype):
+    x = _grid(dtype)
+    for n in (0, 1, 2, 5):
+        for ax in (-1, 0):
+            _same(lambda m: m.diff(_a(m, x), n, ax))
+    _same(lambda m: m.diff(_a(m, x), prepend=0, append=_a(m, x[:, :2])))
+    _same(lambda m: m.diff(_a(m, x), axis=0, prepend=_a(m, x[:1])))
+    _same(lambda m: m.diff(_a(m, x), axis=0, prepend=_a(m, x[:, :1])))     # NumPy's error
+    _same(lambda m: m.diff(_a(m, x[0, 0])))
+    _same(lambda m: m.diff(_a(m, x), -1))
+    _same(lambda m: m.ediff1d(_a(m, x)))
+    _same(lambda m: m.ediff1d(_a(m, x), to_end=[1, 2], to_begin=5))
+    _same(lambda m: m.ediff1d(_a(m, x), to_end=1.5))
+    _same(lambda m: m.ediff1d(_a(m, x[:1, :1])))
+
+
+@pytest.mark.parametrize("dtype", _CALC_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("axis", [None, 0, 1])
+@pytest.mark.parametrize("edge_order", [1, 2])
+def test_gradient(dtype, axis, edge_order):
+    x = _grid(dtype)
+    _same(lambda m: m.gradient(_a(m, x), axis=axis, edge_order=edge_order))
+    _same(lambda m: m.gradient(_a(m, x), 2.0, axis=axis, edge_order=edge_order))
+    _same(lambda m: m.gradient(_a(m, x), _a(m, numpy.array([0.0, 1, 3, 4])),
+                               _a(m, numpy.array([1.0, 2, 4, 7, 8, 10])), edge_order=edge_order))
+    _same(lambda m: m.gradient(_a(m, x), [0, 2, 4, 6], 1.5, edge_order=edge_order))
+    _same(lambda m: m.gradient(_a(m, x[:2]), axis=0, edge_order=2))          # too small
+    _same(lambda m: m.gradient(_a(m, x), 1, 2, 3))
+
+
+@pytest.mark.parametrize("dtype", _CALC_DTYPES, ids=dtype_id)
+def test_trapezoid_unwrap(dtype):
+    x = _grid(dtype)
+    _same(lambda m: m.trapezoid(_a(m, x)))
+    _same(lambda m: m.trapezoid(_a(m, x), _a(m, numpy.array([0.0, 1, 3, 4, 4.5, 7]))))
+    _same(lambda m: m.trapezoid(_a(m, x), dx=0.5, axis=0))
+    _same(lambda m: m.trapezoid(_a(m, x), _a(m, x).astype(float) * 0.5, axis=0))
+    _same(lambda m: m.trapezoid(_a(m, x[0])))
+    _same(lambda m: m.unwrap(_a(m, x)))
+    _same(lambda m: m.unwrap(_a(m, x), axis=0, period=4))
+    _same(lambda m: m.unwrap(_a(m, x), discont=1.0, period=6.0))
+    _same(lambda m: m.unwrap(_a(m, numpy.array([0.0, 3, 6.5, 9.7, -3, 0]))))
+
+
+@pytest.mark.parametrize("dtype", _CALC_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("axis", [None, 0, 1])
+@pytest.mark.parametrize("include_initial", [False, True])
+def test_cumulative(dtype, axis, include_initial):
+    x = _grid(dtype)
+    for name in ("cumulative_sum", "cumulative_prod"):
+        _same(lambda m: getattr(m, name)(_a(m, x), axis=axis, include_initial=include_initial))
+        _same(lambda m: getattr(m, name)(_a(m, x[0]), axis=axis,
+                                         include_initial=include_initial, dtype=float))
+        _same(lambda m: getattr(m, name)(_a(m, x[0, 0]), include_initial=include_initial))
+    _same(lambda m: m.cumulative_sum(_a(m, x), axis=1, include_initial=True,
+                                     out=m.zeros((4, 7))))
+    _same(lambda m: m.cumulative_sum(_a(m, x), axis=1, out=m.zeros((4, 6))))
+
+
+@pytest.mark.parametrize("sa,sb", [((3,), (3,)), ((2,), (3,)), ((3,), (2,)), ((2,), (2,)),
+                                   ((4, 3), (3,)), ((4, 3), (4, 2)), ((2, 1, 3), (5, 3)),
+                                   ((4,), (3,)), ((), (3,))])
+@pytest.mark.parametrize("dtype", [numpy.int64, numpy.float64, numpy.complex128, numpy.float32],
+                         ids=dtype_id)
+def test_cross(sa, sb, dtype):
+    A = (numpy.arange(int(numpy.prod(sa))) % 5 - 2.0).reshape(sa).astype(dtype)
+    B = (numpy.arange(int(numpy.prod(sb))) % 3 + 1.0).reshape(sb).astype(dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        _same(lambda m: m.cross(_a(m, A), _a(m, B)))
+
+
+def test_cross_axes_and_bool():
+    A = numpy.arange(24.0).reshape(3, 2, 4) % 5
+    B = numpy.arange(12.0).reshape(3, 4) % 7
+    _same(lambda m: m.cross(_a(m, A[:, :, :3]), _a(m, B[:, :3]), axisa=-1, axisb=1, axisc=0))
+    _same(lambda m: m.cross(_a(m, A[:3]), _a(m, A[:3]), axis=0))
+    _same(lambda m: m.cross(m.ones(3, bool), m.ones(3, bool)))
+    _same(lambda m: m.cross(_a(m, A[:, :, :3]), _a(m, B[:, :3]), axisc=5))
+
+
+_XP = numpy.array([0.0, 1.0, 1.0, 2.5, 4.0, 7.0])
+_FP = numpy.array([1.0, 3.0, 4.0, -2.0, numpy.inf, 5.0])
+_XS = numpy.array([-1.0, 0.0, 0.5, 1.0, 1.2, 2.5, 3.0, 4.0, 5.0, 7.0, 8.0, numpy.nan, -numpy.inf,
+                   numpy.inf])
+
+
+def test_interp():
+    _same(lambda m: m.interp(_a(m, _XS), _a(m, _XP), _a(m, _FP)))
+    _same(lambda m: m.interp(_a(m, _XS), _a(m, _XP), _a(m, _FP), left=-9, right=9))
+    _same(lambda m: m.interp(_a(m, _XS), _a(m, _XP), _a(m, _FP + 1j * _FP[::-1])))
+    _same(lambda m: m.interp(_a(m, _XS), _a(m, _XP), _a(m, _FP + 1j * _FP[::-1]), left=1 + 2j))
+    _same(lambda m: m.interp(2.0, _a(m, _XP), _a(m, _FP)))
+    _same(lambda m: m.interp([1.5, 2], [1, 2, 3], [4, 5, 6]))
+    _same(lambda m: m.interp(_a(m, _XS), [1.0], [5.0]))
+    _same(lambda m: m.interp(3, [1.0], [5.0]))
+    k = [0, 1, 3, 4, 5]
+    _same(lambda m: m.interp(_a(m, _XS[:-3]), _a(m, _XP[k]), _a(m, _FP[k]), period=3))
+    _same(lambda m: m.interp(_a(m, _XS[:12].reshape(3, 4)), _a(m, _XP), _a(m, _FP)))
+    n = numpy.linspace(-1, 8, 1000)
+    _same(lambda m: m.interp(_a(m, n), _a(m, _XP), _a(m, numpy.sin(_XP))))
+
+
+def test_interp_errors():
+    _same(lambda m: m.interp(_a(m, _XS), _a(m, _XP), _a(m, _FP[:3])))
+    _same(lambda m: m.interp(_a(m, _XS), m.zeros(0), m.zeros(0)))
+    _same(lambda m: m.interp(_a(m, _XS), m.zeros((2, 2)), m.zeros(4)))
+    _same(lambda m: m.interp(_a(m, _XS), _a(m, _XP), _a(m, _FP), period=0))
+
+
+@pytest.mark.parametrize("dtype", [numpy.int8, numpy.int64, numpy.float16, numpy.float32,
+                                   numpy.float64, numpy.complex128, numpy.bool_], ids=dtype_id)
+@pytest.mark.parametrize("na,nv", [(10, 3), (10, 1), (3, 10), (7, 7), (5, 2), (12, 11), (40, 35)])
+@pytest.mark.parametrize("mode", ["full", "same", "valid"])
+def test_convolve_correlate(dtype, na, nv, mode):
+    A = ((numpy.arange(na) * 5 % 7) - 2.5).astype(dtype)
+    V = ((numpy.arange(nv) * 3 % 5) - 1.25).astype(dtype)
+    if dtype == numpy.complex128:
+        A, V = A + 1j * A[::-1], V - 0.5j * V
+    _same(lambda m: m.convolve(_a(m, A), _a(m, V), mode))
+    _same(lambda m: m.correlate(_a(m, A), _a(m, V), mode))
+
+
+def test_convolve_errors():
+    _same(lambda m: m.convolve(m.zeros(0), m.ones(3)))
+    _same(lambda m: m.convolve(m.ones(3), m.zeros(0)))
+    _same(lambda m: m.correlate(m.zeros(0), m.ones(3)))
+    for mode in ("foo", "v", 3, None, 0, 1, 2):
+        _same(lambda m: m.convolve(m.ones(3), m.ones(2), mode))
+    _same(lambda m: m.convolve(2.0, m.ones(3)))
+    _same(lambda m: m.correlate(m.ones((2, 2)), m.ones(3)))
+
+
+# ---- polynomials --------------------------------------------------------------------------------
+
+_POLYS = [[1, 2, 3], [2.5, -1, 0, 4], [0, 0, 1, 2], [3], [1j, 2], [0, 0],
+          numpy.array([1, 2, 3], numpy.float32)]
+
+
+@pytest.mark.parametrize("p", _POLYS, ids=str)
+def test_polynomials(p):
+    for x in (2.0, 3, numpy.arange(5.0) - 2, numpy.arange(4), [1, 2]):
+        _same(lambda m: m.polyval(_a(m, p), _a(m, x) if isinstance(x, numpy.ndarray) else x))
+    for q in ([1, 2], [0.5, 1, 2, 3, 4], [0, 0, 1]):
+        _same(lambda m: m.polyadd(_a(m, p), q))
+        _same(lambda m: m.polysub(p, _a(m, q)))
+        _same(lambda m: m.polymul(_a(m, p), _a(m, q)))
+    for n in (0, 1, 2, 5):
+        _same(lambda m: m.polyder(_a(m, p), n))
+        _same(lambda m: m.polyint(_a(m, p), n))
+        _same(lambda m: m.polyint(_a(m, p), n, k=[3, 4, 5, 6, 7]))
+        _same(lambda m: m.polyint(_a(m, p), n, k=2))
+
+
+def test_polynomial_errors():
+    _same(lambda m: m.polyder([1, 2], -1))
+    _same(lambda m: m.polyint([1, 2], -1))
+    _same(lambda m: m.polyint([1, 2], 3, k=[1, 2]))
+    _same(lambda m: m.polyval(m.array(2.0), 3.0))
+    _same(lambda m: m.polymul(m.ones((2, 2)), [1, 2]))
