@@ -25,14 +25,17 @@ def _cp():
 
 # ---- triangles and diagonals --------------------------------------------------------------------
 
-def _tri_mask(N, M=None, k=0):
-    """i >= j - k over (N, M): NumPy's greater_equal.outer of two aranges."""
+def _tri_mask(N, M=None, k=0, like=None):
+    """i >= j - k over (N, M): NumPy's greater_equal.outer of two aranges (laid out like the
+    2-d array `like`, so that a where against it moves none of its elements)."""
     cp = _cp()
     N = operator.index(N)
     M = N if M is None else operator.index(M)
     k = operator.index(k)
     rows = cp.arange(N, dtype=_np.int64).reshape(max(N, 0), 1)
     cols = cp.arange(-k, M - k, dtype=_np.int64)
+    if like is not None and like.shape == (max(N, 0), max(M, 0)):
+        return U.greater_equal(rows, cols, out=_core.empty(like.shape, _np.bool_, like))
     return U.greater_equal(rows, cols)
 
 
@@ -48,7 +51,7 @@ def _trilu(m, k, lower):
     m = _asarray(m)
     if m.ndim < 1:
         _np.tril(_np.zeros(())) if lower else _np.triu(_np.zeros(()))    # NumPy's error
-    mask = _tri_mask(*m.shape[-2:], k=k if lower else k - 1)
+    mask = _tri_mask(*m.shape[-2:], k=k if lower else k - 1, like=m if m.ndim == 2 else None)
     zero = _core.from_any(_np.zeros(1, m.dtype))
     return _where(mask, m, zero) if lower else _where(mask, zero, m)
 
