@@ -50,12 +50,18 @@ def _clip_both(a, lo, hi):
     """NumPy's clip ufunc (numpy/_core/src/umath/clip.cpp), ties of -0.0 and 0.0 included: with
     both bounds scalars, max(x, lo) keeps x on a tie (and NaN x), min(., hi) likewise; with an
     array bound, max(x, lo) is x only where x > lo (or NaN x), min(., hi) is it only where
-    . < hi.  A NaN bound gives NaN."""
-    if a.dtype.kind in "iub":
-        dt = _np.result_type(a, lo, hi)
-        if dt.kind in "iub":
-            return U.minimum(U.maximum(a, lo), hi)
-    if _np.size(lo) == 1 and _np.size(hi) == 1:
+    . < hi.  A NaN bound gives NaN.  cupynum's maximum(p, q) is p where p > q or p is NaN, else
+    q (minimum likewise), so the real cases are two ops: the bound first for scalar bounds, x
+    first for array bounds (tests/test_helpers.py checks the signed zeros)."""
+    dt = _np.result_type(*(v.dtype if isinstance(v, ndarray) else v for v in (a, lo, hi)))
+    if dt.kind in "iub":
+        return U.minimum(U.maximum(a, lo), hi)
+    scalar_bounds = _np.size(lo) == 1 and _np.size(hi) == 1
+    if dt.kind == "f":
+        if scalar_bounds:
+            return U.minimum(hi, U.maximum(lo, a))
+        return U.minimum(U.maximum(a, lo), hi)
+    if scalar_bounds:
         r = _where(U.greater_equal(a, lo) | U.isnan(a), a, lo)
         return _where(U.less_equal(r, hi) | U.isnan(r), r, hi)
     r = _where(U.greater(a, lo) | U.isnan(a), a, lo)
@@ -317,6 +323,12 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     maxf = fi.max if posinf is None else posinf
     minf = fi.min if neginf is None else neginf
     for d in ((xa.real, xa.imag) if xa.dtype.kind == "c" else (xa,)):
+        if posinf is None and neginf is None:
+            # the infinities clamp to the finite extremes (finite values are unchanged): one
+            # where, for the NaNs
+            r = U.minimum(U.maximum(d, _cast_fill(minf, d.dtype)), _cast_fill(maxf, d.dtype))
+            d[...] = _where(U.isnan(d), _cast_fill(nan, d.dtype), r)
+            continue
         r = _where(U.isnan(d), _cast_fill(nan, d.dtype), d)
         r = _where(U.isinf(d) & ~U.signbit(d), _cast_fill(maxf, d.dtype), r)
         r = _where(U.isinf(d) & U.signbit(d), _cast_fill(minf, d.dtype), r)
