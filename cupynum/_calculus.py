@@ -359,7 +359,7 @@ def _interp_part(x, j, xp, fp, lval, rval, lenxp):
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
-    from ._sorting import argsort, searchsorted
+    from ._sorting import argsort
     from ._selection import take
     fpa = fp if isinstance(fp, ndarray) else _np.asarray(fp)
     complex_fp = fpa.dtype.kind == "c"
@@ -393,7 +393,11 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     lenxp = xpa.shape[0]
     j = None
     if lenxp > 1:
-        j = U.subtract(searchsorted(xpa, xa, side="right"), 1)
+        # the runtime's search op on the float64 operands (as _sorting.searchsorted calls it;
+        # its dtype resolution would take result_type of the arrays themselves)
+        xf = xa.reshape(-1) if xa.ndim != 1 else xa
+        j = _core.searchsorted(xpa, xf, None, True, False)
+        j = U.subtract(j if xa.ndim == 1 else j.reshape(xa.shape), 1)
 
     def bound(v, default):
         if v is None:

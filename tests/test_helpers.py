@@ -630,3 +630,81 @@ def test_each_elementwise_helper_sends_nothing(name):
     assert cupynum.runtime_stats()["bytes_sent"] == 0
     # (i0, sinc: cupynum's exp/sin may differ from NumPy's in the last bit)
     check(r, _ELEMENTWISE[name](numpy, n, nz), rtol=1e-15 if name in ("i0", "sinc") else 0.0)
+
+
+# Every native name once, with the host copy of cupynum arrays forbidden during the call: the
+# functions compute with cupynum's ops, never on gathered data.
+_X = numpy.array([[1.5, -2.0, 0.0, 3.25], [numpy.nan, 4.0, -numpy.inf, 0.5], [2.0, 1.0, 7.0, -1.0]])
+_NATIVE_CALLS = {
+    "clip": lambda m, a: m.clip(a, -1, 1), "round": lambda m, a: m.round(a, 1),
+    "around": lambda m, a: m.around(a, -1), "fix": lambda m, a: m.fix(a),
+    "isclose": lambda m, a: m.isclose(a, a * 1.0), "allclose": lambda m, a: m.allclose(a, a),
+    "array_equal": lambda m, a: m.array_equal(a, a, equal_nan=True),
+    "array_equiv": lambda m, a: m.array_equiv(a, a[:1]),
+    "isposinf": lambda m, a: m.isposinf(a), "isneginf": lambda m, a: m.isneginf(a),
+    "iscomplexobj": lambda m, a: m.iscomplexobj(a), "isrealobj": lambda m, a: m.isrealobj(a),
+    "iscomplex": lambda m, a: m.iscomplex(a), "isreal": lambda m, a: m.isreal(a),
+    "asarray_chkfinite": lambda m, a: m.asarray_chkfinite(a[0]),
+    "nan_to_num": lambda m, a: m.nan_to_num(a), "real_if_close": lambda m, a: m.real_if_close(a),
+    "angle": lambda m, a: m.angle(a), "sinc": lambda m, a: m.sinc(a[0]),
+    "i0": lambda m, a: m.i0(a[0]),
+    "tri": lambda m, a: m.tri(3, 4), "tril": lambda m, a: m.tril(a), "triu": lambda m, a: m.triu(a, 1),
+    "diag": lambda m, a: m.diag(a[0], 1), "diagflat": lambda m, a: m.diagflat(a[0]),
+    "fill_diagonal": lambda m, a: m.fill_diagonal(a.copy(), 5.0),
+    "indices": lambda m, a: m.indices((2, 3)), "meshgrid": lambda m, a: m.meshgrid(a[0], a[2]),
+    "fromfunction": lambda m, a: m.fromfunction(lambda i, j: i + j, (2, 3)),
+    "vander": lambda m, a: m.vander(a[2]), "geomspace": lambda m, a: m.geomspace(1, 100, 5),
+    "logspace": lambda m, a: m.logspace(0, 2, 5),
+    "tril_indices": lambda m, a: m.tril_indices(3), "triu_indices": lambda m, a: m.triu_indices(3),
+    "tril_indices_from": lambda m, a: m.tril_indices_from(a),
+    "triu_indices_from": lambda m, a: m.triu_indices_from(a),
+    "diag_indices": lambda m, a: m.diag_indices(3),
+    "diag_indices_from": lambda m, a: m.diag_indices_from(a[:, :3]),
+    "mask_indices": lambda m, a: m.mask_indices(3, m.triu),
+    "ravel_multi_index": lambda m, a: m.ravel_multi_index((m.arange(3), m.arange(3)), (3, 4)),
+    "unravel_index": lambda m, a: m.unravel_index(m.arange(5), (3, 4)),
+    "bartlett": lambda m, a: m.bartlett(5), "blackman": lambda m, a: m.blackman(5),
+    "hamming": lambda m, a: m.hamming(5), "hanning": lambda m, a: m.hanning(5),
+    "kaiser": lambda m, a: m.kaiser(5, 2.0),
+    "diff": lambda m, a: m.diff(a, prepend=0), "ediff1d": lambda m, a: m.ediff1d(a, to_end=1),
+    "gradient": lambda m, a: m.gradient(a[2], a[2] * 2 + m.arange(4)),
+    "trapezoid": lambda m, a: m.trapezoid(a[2], a[0]), "unwrap": lambda m, a: m.unwrap(a[2]),
+    "cumulative_sum": lambda m, a: m.cumulative_sum(a, axis=1, include_initial=True),
+    "cumulative_prod": lambda m, a: m.cumulative_prod(a[2]),
+    "cross": lambda m, a: m.cross(a[:, :3], a[::-1, :3]),
+    "interp": lambda m, a: m.interp(a[0], m.arange(4.0), a[2], period=3),
+    "convolve": lambda m, a: m.convolve(a[2], a[0], "same"),
+    "correlate": lambda m, a: m.correlate(a[2], a[0][:2]),
+    "polyval": lambda m, a: m.polyval(a[2], a[0]), "polyadd": lambda m, a: m.polyadd(a[2], a[0][:2]),
+    "polysub": lambda m, a: m.polysub(a[2], a[0][:2]),
+    "polymul": lambda m, a: m.polymul(a[2], a[0][:2]), "polyder": lambda m, a: m.polyder(a[2], 2),
+    "polyint": lambda m, a: m.polyint(a[2], 2, k=[1, 2]),
+}
+
+
+def test_native_calls_cover_every_name():
+    from cupynum import _calculus, _construct, _helpers
+    assert set(_NATIVE_CALLS) == set(_helpers.NAMES + _construct.NAMES + _calculus.NAMES)
+
+
+@pytest.mark.parametrize("name", sorted(_NATIVE_CALLS))
+def test_native_without_gathering(name, monkeypatch):
+    from cupynum import _fallback
+    a = cupynum.array(_X)
+    cupynum.sync()
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("an array was copied to NumPy")
+    with monkeypatch.context() as mp:
+        mp.setattr(cupynum.ndarray, "__array__", refuse)
+        mp.setattr(_fallback, "_to_numpy", refuse)
+        with numpy.errstate(all="ignore"):
+            r = _NATIVE_CALLS[name](cupynum, a)
+            cupynum.sync()
+    assert not _fallback.is_fallback(getattr(cupynum, name))
+    with numpy.errstate(all="ignore"):
+        expected = _NATIVE_CALLS[name](numpy, _X.copy())
+    if name == "fill_diagonal":
+        return
+    check(r, expected, rtol=1e-15 if name in ("sinc", "i0", "kaiser", "geomspace",
+                                              "logspace") else 0.0)
