@@ -88,6 +88,8 @@ from . import _sorting  # noqa: E402
 _sorting.install(ndarray, globals(), _functions._IMPLEMENTED)
 from . import _joins  # noqa: E402
 _joins.install(ndarray, globals(), _functions._IMPLEMENTED)
+from . import _helpers  # noqa: E402
+_helpers.install(ndarray, globals(), _functions._IMPLEMENTED)
 _atexit.register(_core._finalize)
 
 

@@ -64,10 +64,14 @@ DISTRIBUTED = frozenset(
         # lanes along an axis no tile splits (csrc/runtime/samplesort.c)
         "sort argsort sort_complex partition argpartition "
         # counts of each rank's tile, partial counts added (unweighted)
-        "histogram").split()]
+        "histogram "
+        # element-wise helpers and masks: compositions of the ops above (cupynum/_helpers.py,
+        # _construct.py)
+        "clip round around fix isclose nan_to_num angle sinc i0 isposinf isneginf iscomplex "
+        "isreal real_if_close tri tril triu").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
-       "var squeeze flags sort argsort partition argpartition".split()]
+       "var squeeze flags sort argsort partition argpartition clip round conj conjugate".split()]
     + ["numpy.linalg.matrix_transpose"]
     # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
     # output tile filled by its owner from the input pieces it needs

@@ -438,12 +438,14 @@ def test_fallback_sweep_with_simple_arguments(ns, name):
 
 
 def test_sample_is_mostly_fallbacks():
-    """The sample exercises at least 40 functions that fall back today (across sections): the
-    fallback path keeps a broad test as functions become native."""
+    """The sample exercises at least 10 functions that fall back today (across sections): the
+    fallback path keeps a broad test as functions become native.  (40 before issue #20 made the
+    element-wise helpers, construction and small calculus native; the sweep above calls every
+    function still falling back.)"""
     fallen = [n for n in MODULE_CASES if n in dir(numpy) and _fallback.is_fallback(getattr(cupynum, n))]
     fallen += [n for n in LINALG_CASES if _fallback.is_fallback(getattr(cupynum.linalg, n, None))]
     fallen += [n for n in FFT_CASES if _fallback.is_fallback(getattr(cupynum.fft, n))]
-    assert len(fallen) >= 40, fallen
+    assert len(fallen) >= 10, fallen
 
 
 # ---- random: the legacy functions follow cupynum.random.seed, the objects wrap NumPy's ---------------
@@ -582,23 +584,23 @@ def test_warning_class():
 
 def test_warns_once_naming_the_function(fresh):
     a = cupynum.arange(4.0)
-    w = _fallback_warnings(lambda: [cupynum.convolve(a, a) for _ in range(3)])
+    w = _fallback_warnings(lambda: [cupynum.histogram2d(a, a) for _ in range(3)])
     assert len(w) == 1
-    assert "cupynum.convolve" in str(w[0].message) and "numpy.convolve" in str(w[0].message)
+    assert "cupynum.histogram2d" in str(w[0].message) and "numpy.histogram2d" in str(w[0].message)
     assert w[0].filename == __file__   # points at the caller's line
-    assert _fallback_warnings(lambda: cupynum.convolve(a, a)) == []
-    w = _fallback_warnings(lambda: (cupynum.interp(a, a, a), cupynum.interp(a, a, a),
-                                    cupynum.convolve(a, a)))
-    assert [str(x.message).split()[0] for x in w] == ["cupynum.interp"]
+    assert _fallback_warnings(lambda: cupynum.histogram2d(a, a)) == []
+    w = _fallback_warnings(lambda: (cupynum.lexsort(a), cupynum.lexsort(a),
+                                    cupynum.histogram2d(a, a)))
+    assert [str(x.message).split()[0] for x in w] == ["cupynum.lexsort"]
 
 
 @pytest.mark.parametrize("call,name", [
-    (lambda a: cupynum.polyval(a[0], a[1]), "cupynum.polyval"),
+    (lambda a: cupynum.histogram2d(a[0], a[1]), "cupynum.histogram2d"),
     (lambda a: a.byteswap(), "cupynum.ndarray.byteswap"),
     (lambda a: a.dumps(), "cupynum.ndarray.dumps"),
     (lambda a: a.ctypes, "cupynum.ndarray.ctypes"),
     (lambda a: a.put([0], 1.0), "cupynum.ndarray.put"),
-    (lambda a: numpy.convolve(a[0], a[1]), "cupynum.convolve"),
+    (lambda a: numpy.histogram2d(a[0], a[1]), "cupynum.histogram2d"),
     (lambda a: numpy.vecdot(a, a), "cupynum.vecdot"),
     (lambda a: cupynum.matvec(a, a[0]), "cupynum.matvec"),
     (lambda a: cupynum.r_[a, a], "cupynum.r_"),
@@ -613,22 +615,22 @@ def test_warning_names_each_function(fresh, call, name):
 def test_silent(fresh):
     fresh.setenv("CUPYNUM_FALLBACK", "silent")
     a = cupynum.arange(3.0)
-    assert _fallback_warnings(lambda: (cupynum.convolve(a, a), a.std(), numpy.median(a))) == []
+    assert _fallback_warnings(lambda: (cupynum.histogram2d(a, a), a.std(), numpy.median(a))) == []
 
 
 def test_error(fresh):
     fresh.setenv("CUPYNUM_FALLBACK", "error")
     n, c = both(numpy.arange(4.0))
-    f = cupynum.convolve                     # reachable: the error comes at the call
-    with pytest.raises(cupynum.FallbackError, match="cupynum.convolve"):
+    f = cupynum.histogram2d                     # reachable: the error comes at the call
+    with pytest.raises(cupynum.FallbackError, match="cupynum.histogram2d"):
         f(c, c)
     with pytest.raises(NotImplementedError, match="cupynum.put"):
         cupynum.put(c, [0], 5.0)
     check(c, n)                          # nothing ran
     with pytest.raises(cupynum.FallbackError, match="cupynum.ndarray.byteswap"):
         c.byteswap(inplace=True)
-    with pytest.raises(cupynum.FallbackError, match="cupynum.convolve"):
-        numpy.convolve(c, c)
+    with pytest.raises(cupynum.FallbackError, match="cupynum.histogram2d"):
+        numpy.histogram2d(c, c)
     check(cupynum.sum(c), numpy.sum(n))  # native functions are unaffected
     check(c[[0, 2]], n[[0, 2]])
 
@@ -636,15 +638,15 @@ def test_error(fresh):
 def test_policy_is_read_at_call_time(fresh):
     a = cupynum.arange(3.0)
     fresh.setenv("CUPYNUM_FALLBACK", "silent")
-    assert _fallback_warnings(lambda: cupynum.convolve(a, a)) == []
+    assert _fallback_warnings(lambda: cupynum.histogram2d(a, a)) == []
     fresh.setenv("CUPYNUM_FALLBACK", "warn")
-    assert len(_fallback_warnings(lambda: cupynum.convolve(a, a))) == 1
+    assert len(_fallback_warnings(lambda: cupynum.histogram2d(a, a))) == 1
 
 
 def test_bad_policy(fresh):
     fresh.setenv("CUPYNUM_FALLBACK", "loud")
     with pytest.raises(ValueError, match="CUPYNUM_FALLBACK"):
-        cupynum.convolve(cupynum.arange(2), cupynum.arange(2))
+        cupynum.histogram2d(cupynum.arange(2), cupynum.arange(2))
 
 
 def test_internal_calls_never_warn(fresh):
@@ -660,10 +662,10 @@ def test_internal_calls_never_warn(fresh):
 
     assert _fallback_warnings(internal_help) == []
     # A fallback called from inside the cupynum package is internal machinery.
-    code = compile("cupynum.convolve(c[0], c[1])", "<cupynum-internal>", "exec")
+    code = compile("cupynum.histogram2d(c[0], c[1])", "<cupynum-internal>", "exec")
     ns = {"__name__": "cupynum._some_module", "cupynum": cupynum, "c": c}
     assert _fallback_warnings(lambda: exec(code, ns)) == []   # noqa: S102
-    assert len(_fallback_warnings(lambda: cupynum.convolve(c[0], c[1]))) == 1
+    assert len(_fallback_warnings(lambda: cupynum.histogram2d(c[0], c[1]))) == 1
 
 
 # ---- the coverage table ----------------------------------------------------------------------------------
@@ -678,7 +680,7 @@ def test_coverage_table_counts_every_name():
     for name in NDARRAY_NAMES:
         assert f"numpy.ndarray.{name}" in names
     statuses = {r[0]: r[2] for rows in sections.values() for r in rows}
-    assert statuses["numpy.convolve"] == "fallback" and statuses["numpy.add"] == "native"
+    assert statuses["numpy.histogram2d"] == "fallback" and statuses["numpy.add"] == "native"
     assert statuses["numpy.float32"] == "NumPy's own"
     assert statuses["numpy.ndarray.sum"] == "native" and statuses["numpy.ndarray.byteswap"] == "fallback"
     assert statuses["numpy.linalg.matmul"] == "native"
