@@ -354,7 +354,7 @@ def _interp_part(x, j, xp, fp, lval, rval, lenxp):
         d = _where(U.equal(x0, x), y0, d)
         d = _where(U.equal(j, lenxp - 1), fp[lenxp - 1:], d)
         d = _where(U.greater(x, xp[lenxp - 1:]), rval, d)
-        d = _where(U.equal(j, -1), lval, d)
+        d = _where(U.less(x, xp[0:1]), lval, d)     # as the C loop: x < xp[0] (false for NaN)
         return _where(U.isnan(x), x, d)
 
 
@@ -379,7 +379,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
             raise ValueError("Data points must be 1-D sequences")
         if xpa.shape[0] != fpa.shape[0]:
             raise ValueError("fp and xp are not of the same length")
-        xa = U.remainder(xa, period)
+        xa = _asarray(U.remainder(xa, period))     # a 0-d result comes back as a scalar
         xpa = U.remainder(xpa, period)
         order = argsort(xpa)
         xpa = take(xpa, order)

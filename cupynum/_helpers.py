@@ -202,9 +202,8 @@ def isclose(a, b, rtol=1e-05, atol=1e-08, equal_nan=False):
             print(err_msg)
     # NumPy's own errstate (not cupynum's, which flushes): the ops capture it when submitted.
     with _np.errstate(invalid="ignore"):
-        result = U.less_equal(U.absolute(U.subtract(x, y)),
-                              U.add(atol, U.multiply(rtol, U.absolute(y)))) \
-            & U.isfinite(y) | U.equal(x, y)
+        # Python operators, as NumPy's: on Python scalars they stay Python scalars (weak, NEP 50)
+        result = U.less_equal(abs(x - y), atol + rtol * abs(y)) & U.isfinite(y) | U.equal(x, y)
         if equal_nan:
             result = result | (U.isnan(x) & U.isnan(y))
     return _scalar(result)
