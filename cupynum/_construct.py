@@ -374,19 +374,23 @@ def unravel_index(indices, shape, order="C"):
 
 # ---- windows ------------------------------------------------------------------------------------
 
-def _window_M(M):
+def _window_points(M):
+    """NumPy's windows' common start: M as NumPy's float array of (0, M) holds it, the empty and
+    one-point windows (as the result), else the points n = 1-M, 3-M, ..., M-1."""
+    cp = _cp()
     values = _np.array([0.0, M])
-    return values[1], values.dtype
+    M, dt = values[1], values.dtype
+    if M < 1:
+        return M, cp.array([], dtype=dt)
+    if M == 1:
+        return M, cp.ones(1, dtype=dt)
+    return M, cp.arange(1 - M, M, 2)
 
 
 def _cosine_window(M, terms):
-    cp = _cp()
-    M, dt = _window_M(M)
-    if M < 1:
-        return cp.array([], dtype=dt)
-    if M == 1:
-        return cp.ones(1, dtype=dt)
-    n = cp.arange(1 - M, M, 2)
+    M, n = _window_points(M)
+    if M <= 1:
+        return n
     r = None
     for c, f in terms:
         t = c if f is None else U.multiply(c, U.cos(U.true_divide(U.multiply(f, n), M - 1)))
@@ -407,13 +411,9 @@ def hamming(M):
 
 
 def bartlett(M):
-    cp = _cp()
-    M, dt = _window_M(M)
-    if M < 1:
-        return cp.array([], dtype=dt)
-    if M == 1:
-        return cp.ones(1, dtype=dt)
-    n = cp.arange(1 - M, M, 2)
+    M, n = _window_points(M)
+    if M <= 1:
+        return n
     q = U.true_divide(n, M - 1)
     return _where(U.less_equal(n, 0), U.add(1, q), U.subtract(1, q))
 

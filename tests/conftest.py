@@ -111,6 +111,12 @@ def raises_same(fn_np, fn_cp, *args):
     return np_exc.value, cp_exc.value
 
 
+def same_error(fn_np, fn_cp):
+    """raises_same, and the messages are NumPy's word for word."""
+    e_np, e_cp = raises_same(fn_np, fn_cp)
+    assert str(e_cp) == str(e_np)
+
+
 @pytest.fixture
 def checker():
     return check

@@ -9,7 +9,7 @@ import numpy
 import pytest
 
 import cupynum
-from conftest import ALL_DTYPES, check, dtype_id, sample
+from conftest import ALL_DTYPES, check, dtype_id, sample, same_error
 
 PAIRS = [   # (shape of a, shape of b) for matmul
     ((3, 4), (4, 5)), ((4,), (4,)), ((4,), (4, 5)), ((3, 4), (4,)), ((1, 1), (1, 1)),
@@ -108,28 +108,20 @@ def test_matmul_out_aliases_input():
     check(a, na)
 
 
-def _same_error(f_np, f_cp):
-    with pytest.raises(Exception) as e_np:
-        f_np()
-    with pytest.raises(type(e_np.value)) as e_cp:
-        f_cp()
-    assert str(e_cp.value) == str(e_np.value)
-
-
 @pytest.mark.parametrize("sa,sb", [((3, 4), (5, 6)), ((2, 3, 4), (3, 4, 5)), ((4,), (5,)), ((), (3,)),
                                    ((3,), ()), ((2, 3), (2,))])
 def test_matmul_errors(sa, sb):
     na, a = both_(sa, "float64", 1)
     nb, b = both_(sb, "float64", 2)
-    _same_error(lambda: numpy.matmul(na, nb), lambda: cupynum.matmul(a, b))
+    same_error(lambda: numpy.matmul(na, nb), lambda: cupynum.matmul(a, b))
 
 
 def test_matmul_out_errors():
     na, a = both_((3, 4), "float64", 1)
     nb, b = both_((4, 5), "float64", 2)
-    _same_error(lambda: numpy.matmul(na, nb, out=numpy.zeros((3, 4))),
+    same_error(lambda: numpy.matmul(na, nb, out=numpy.zeros((3, 4))),
                 lambda: cupynum.matmul(a, b, out=cupynum.zeros((3, 4))))
-    _same_error(lambda: numpy.matmul(na, nb, out=numpy.zeros((3, 5), "int64")),
+    same_error(lambda: numpy.matmul(na, nb, out=numpy.zeros((3, 5), "int64")),
                 lambda: cupynum.matmul(a, b, out=cupynum.zeros((3, 5), "int64")))
 
 
@@ -173,11 +165,11 @@ def test_dot_out_and_errors():
     out = cupynum.zeros((3, 5))
     assert cupynum.dot(a, b, out=out) is out
     check(out, numpy.dot(na, nb))
-    _same_error(lambda: numpy.dot(na, nb, out=numpy.zeros((3, 5), "float32")),
+    same_error(lambda: numpy.dot(na, nb, out=numpy.zeros((3, 5), "float32")),
                 lambda: cupynum.dot(a, b, out=cupynum.zeros((3, 5), "float32")))
-    _same_error(lambda: numpy.dot(na, na), lambda: cupynum.dot(a, a))
+    same_error(lambda: numpy.dot(na, na), lambda: cupynum.dot(a, a))
     n3, c3 = both_((2, 3, 4), "float64", 3)
-    _same_error(lambda: numpy.dot(n3, n3), lambda: cupynum.dot(c3, c3))
+    same_error(lambda: numpy.dot(n3, n3), lambda: cupynum.dot(c3, c3))
 
 
 @pytest.mark.parametrize("dt", ["float64", "complex128", "complex64", "int32", "bool"])
@@ -192,7 +184,7 @@ def test_vdot(dt, shape):
 def test_vdot_error():
     na, a = both_((3,), "float64", 1)
     nb, b = both_((4,), "float64", 2)
-    _same_error(lambda: numpy.vdot(na, nb), lambda: cupynum.vdot(a, b))
+    same_error(lambda: numpy.vdot(na, nb), lambda: cupynum.vdot(a, b))
 
 
 @pytest.mark.parametrize("dt", ["float64", "complex64", "int16", "bool"])
@@ -235,9 +227,9 @@ def test_tensordot(dt, shapes, axes):
 def test_tensordot_errors():
     na, a = both_((3, 4), "float64", 1)
     nb, b = both_((5, 4), "float64", 2)
-    _same_error(lambda: numpy.tensordot(na, nb, 1), lambda: cupynum.tensordot(a, b, 1))
-    _same_error(lambda: numpy.tensordot(na, nb, ([0], [0])), lambda: cupynum.tensordot(a, b, ([0], [0])))
-    _same_error(lambda: numpy.inner(na, nb.T), lambda: cupynum.inner(a, b.T))
+    same_error(lambda: numpy.tensordot(na, nb, 1), lambda: cupynum.tensordot(a, b, 1))
+    same_error(lambda: numpy.tensordot(na, nb, ([0], [0])), lambda: cupynum.tensordot(a, b, ([0], [0])))
+    same_error(lambda: numpy.inner(na, nb.T), lambda: cupynum.inner(a, b.T))
 
 
 @pytest.mark.parametrize("dt", ["float64", "complex64", "int32", "bool"])
@@ -270,9 +262,9 @@ def test_matrix_power_negative_and_errors():
     a = cupynum.array(na)
     check(cupynum.linalg.matrix_power(a, -3), numpy.linalg.matrix_power(na, -3), rtol=1e-12)
     nb = numpy.ones((2, 3))
-    _same_error(lambda: numpy.linalg.matrix_power(nb, 2),
+    same_error(lambda: numpy.linalg.matrix_power(nb, 2),
                 lambda: cupynum.linalg.matrix_power(cupynum.array(nb), 2))
-    _same_error(lambda: numpy.linalg.matrix_power(na, 1.5),
+    same_error(lambda: numpy.linalg.matrix_power(na, 1.5),
                 lambda: cupynum.linalg.matrix_power(a, 1.5))
 
 
@@ -350,10 +342,10 @@ def test_multi_dot_errors_and_out():
     assert cupynum.linalg.multi_dot(cs, out=out) is out
     check(out, numpy.linalg.multi_dot(ns))
     bad = [ns[0], ns[0], ns[2]]
-    _same_error(lambda: numpy.linalg.multi_dot(bad), lambda: cupynum.linalg.multi_dot([cupynum.array(x) for x in bad]))
+    same_error(lambda: numpy.linalg.multi_dot(bad), lambda: cupynum.linalg.multi_dot([cupynum.array(x) for x in bad]))
     bad = [numpy.ones((2, 2, 2)), ns[0], ns[1]]
-    _same_error(lambda: numpy.linalg.multi_dot(bad), lambda: cupynum.linalg.multi_dot([cupynum.array(x) for x in bad]))
-    _same_error(lambda: numpy.linalg.multi_dot([ns[0]]), lambda: cupynum.linalg.multi_dot([cs[0]]))
+    same_error(lambda: numpy.linalg.multi_dot(bad), lambda: cupynum.linalg.multi_dot([cupynum.array(x) for x in bad]))
+    same_error(lambda: numpy.linalg.multi_dot([ns[0]]), lambda: cupynum.linalg.multi_dot([cs[0]]))
 
 
 @pytest.mark.parametrize("dt", ["float64", "float32", "complex128", "complex64", "int32", "bool"])
@@ -369,7 +361,7 @@ def test_linalg_vecdot(dt, sa, sb, axis):
 def test_linalg_vecdot_error():
     na, a = both_((3, 4), "float64", 1)
     nb, b = both_((3, 5), "float64", 2)
-    _same_error(lambda: numpy.linalg.vecdot(na, nb), lambda: cupynum.linalg.vecdot(a, b))
+    same_error(lambda: numpy.linalg.vecdot(na, nb), lambda: cupynum.linalg.vecdot(a, b))
 
 
 @pytest.mark.parametrize("dt", ["float64", "complex64", "int32"])

@@ -82,7 +82,6 @@ struct slabs {
     int64_t *hslot;     /* per band: its held buffer, or -1 */
     int64_t *held;      /* the held bands, in order */
     int64_t nheld;
-    void *kept;         /* start is the kernels' kept scratch (cpn_kernel_scratch) */
 };
 
 /* Run slab s on this thread: bands in order, written back as their readers complete. */
@@ -110,20 +109,12 @@ static enum cpn_status run_slab(const struct cpn_fused_prog *prog, const struct 
     return st;
 }
 
-static void slabs_free(struct slabs *sl)
-{
-    if (sl->kept) cpn_kernel_scratch_done(CPN_SCRATCH_BANDED_PLAN, sl->kept);
-    else cpn_free(sl->start);
-}
-
 /* Cut the bands into slabs and find the bands each slab must hold back.  Local. */
 static enum cpn_status plan_slabs(const struct cpn_band_plan *bp, int64_t nslab, struct slabs *sl)
 {
     const int64_t nb = bp->nb;
     sl->nslab = nslab;
-    const size_t n = (size_t)(nslab + 1 + 3 * nb) * sizeof(int64_t);
-    sl->kept = cpn_kernel_scratch(CPN_SCRATCH_BANDED_PLAN, n);
-    sl->start = sl->kept ? sl->kept : cpn_alloc(n);
+    sl->start = cpn_kernel_scratch(CPN_SCRATCH_BANDED_PLAN, (size_t)(nslab + 1 + 3 * nb) * sizeof(int64_t));
     if (!sl->start) return CPN_ERR_NOMEM;
     sl->need = sl->start + nslab + 1;
     sl->hslot = sl->need + nb;
@@ -161,10 +152,9 @@ enum cpn_status cpn_kernel_banded(const struct cpn_fused_prog *prog, const struc
     const size_t hstride = R64((size_t)bp->band_bytes);
     const size_t per = ringbytes + regbytes + R64(sizeof(struct cpn_fused_prog));
     const size_t sn = (size_t)nth * per + (size_t)sl.nheld * hstride;
-    char *kept = cpn_kernel_scratch(CPN_SCRATCH_BANDED, sn);
-    char *scratch = kept ? kept : cpn_alloc(sn);
+    char *scratch = cpn_kernel_scratch(CPN_SCRATCH_BANDED, sn);
     if (!scratch) {
-        slabs_free(&sl);
+        cpn_kernel_scratch_done(CPN_SCRATCH_BANDED_PLAN, sl.start);
         return CPN_ERR_NOMEM;
     }
     char *heldbuf = scratch + (size_t)nth * per;
@@ -202,8 +192,7 @@ enum cpn_status cpn_kernel_banded(const struct cpn_fused_prog *prog, const struc
         }
     }
     *wb_hw |= hw;
-    if (kept) cpn_kernel_scratch_done(CPN_SCRATCH_BANDED, kept);
-    else cpn_free(scratch);
-    slabs_free(&sl);
+    cpn_kernel_scratch_done(CPN_SCRATCH_BANDED, scratch);
+    cpn_kernel_scratch_done(CPN_SCRATCH_BANDED_PLAN, sl.start);
     return status;
 }

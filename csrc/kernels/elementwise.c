@@ -10,6 +10,7 @@
 #include <omp.h>
 #endif
 
+#include "alloc.h"
 #include "kernels.h"
 #include "scalar.h"
 #include "status.h"
@@ -224,11 +225,11 @@ static struct {
 
 void *cpn_kernel_scratch(int slot, size_t bytes)
 {
-    if (slot < 0 || slot >= SCRATCH_SLOTS || bytes > SCRATCH_KEEP || scratch[slot].busy) return NULL;
+    if (bytes > SCRATCH_KEEP || scratch[slot].busy) return cpn_alloc(bytes ? bytes : 1);
     if (bytes > scratch[slot].cap) {
         void *p = NULL;
         size_t cap = bytes < 4096 ? 4096 : bytes;
-        if (posix_memalign(&p, 64, cap) != 0) return NULL;
+        if (posix_memalign(&p, 64, cap) != 0) return cpn_alloc(bytes);
         free(scratch[slot].p);
         scratch[slot].p = p;
         scratch[slot].cap = cap;
@@ -239,7 +240,8 @@ void *cpn_kernel_scratch(int slot, size_t bytes)
 
 void cpn_kernel_scratch_done(int slot, void *p)
 {
-    if (slot >= 0 && slot < SCRATCH_SLOTS && p && p == scratch[slot].p) scratch[slot].busy = false;
+    if (p && p == scratch[slot].p) scratch[slot].busy = false;
+    else cpn_free(p);
 }
 
 /* ---- the per-op cost model: is a team worth waking? ------------------------------------ */

@@ -186,8 +186,7 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
     if (nth > 64) nth = 64;
     const int nslots = p->nslots > 0 ? p->nslots : 1;
     const size_t regn = (size_t)(nth * nslots * REG_BYTES);
-    char *kept = cpn_kernel_scratch(CPN_SCRATCH_FUSED_REGS, regn);
-    char *regs = kept ? kept : cpn_alloc(regn);
+    char *regs = cpn_kernel_scratch(CPN_SCRATCH_FUSED_REGS, regn);
     if (!regs) return CPN_ERR_NOMEM;
     _Alignas(16) unsigned char acc[64][16];
     int has[64] = {0};
@@ -232,7 +231,6 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
         }
         if (first >= 0) memcpy(p->reduce_out, acc[first], cpn_dtype_size(last->acc_dt));
     }
-    if (kept) cpn_kernel_scratch_done(CPN_SCRATCH_FUSED_REGS, kept);
-    else cpn_free(regs);
+    cpn_kernel_scratch_done(CPN_SCRATCH_FUSED_REGS, regs);
     return status;
 }

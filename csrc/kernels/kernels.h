@@ -102,10 +102,10 @@ int cpn_kernel_threads(void);
 int64_t cpn_kernel_parallel_min(void);
 
 /* Scratch memory a kernel keeps between calls (slot: CPN_SCRATCH_*), so that a loop's runs
- * allocate nothing in steady state: a buffer of at least `bytes` (grown as needed, kept up to
- * 64 MiB, outside the runtime's allocation statistics: it belongs to the kernels, as their
- * threads' stacks do), or NULL (larger, or the slot in use): then the caller allocates.
- * Hand it back with cpn_kernel_scratch_done.  Local (the runtime thread only). */
+ * allocate nothing in steady state: a buffer of at least `bytes`, the slot's (grown as needed,
+ * kept up to 64 MiB, outside the runtime's allocation statistics: it belongs to the kernels, as
+ * their threads' stacks do) or, when larger or the slot is in use, a cpn_alloc'd one; NULL when
+ * out of memory.  Hand it back with cpn_kernel_scratch_done.  Local (the runtime thread only). */
 enum { CPN_SCRATCH_FUSED_REGS, CPN_SCRATCH_BANDED, CPN_SCRATCH_BANDED_PLAN };
 void *cpn_kernel_scratch(int slot, size_t bytes);
 void cpn_kernel_scratch_done(int slot, void *p);
