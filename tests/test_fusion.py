@@ -716,3 +716,40 @@ def test_banded_write_back_casts_into_the_destination():
     on, off = both(prog)
     bitwise_equal(on, off)
     agrees(on, prog(numpy))
+
+
+# `B[...] = f(...)`: f's last op writes B itself where that is safe (copies_elided counts it);
+# where it is not, the copy runs.  Every case equals NumPy and the unfused path bit for bit.
+COPY_CASES = {
+    "jacobi": lambda np, A, B: B.__setitem__(slice(1, -1), 0.33333 * (A[:-2] + A[1:-1] + A[2:])),
+    "same_view_read": lambda np, A, B: B.__setitem__(slice(1, -1), B[1:-1] * 2.0 + A[1:-1]),
+    "shifted_self": lambda np, A, B: B.__setitem__(slice(1, None), B[:-1] * 0.5 + 1.0),
+    "reversed_self": lambda np, A, B: B.__setitem__(slice(None), B[::-1] * 3.0 - A),
+    "cast_into": lambda np, A, B: B.__setitem__(slice(None), (A * 4.0).astype(np.float32) + 1),
+    "strided": lambda np, A, B: B.__setitem__(slice(None, len(A) // 2 * 2, 2),
+                                              A[1::2][:len(A) // 2] - A[::2][:len(A) // 2]),
+    "two_statements": lambda np, A, B: (B.__setitem__(slice(None), A * 2.0 + 1.0),
+                                        A.__setitem__(slice(None), B * B - A)),
+    "temp_read_twice": lambda np, A, B: B.__setitem__(slice(None), (lambda t: t * t)(A + 1.0)),
+}
+COPY_ELIDED = {"jacobi": 1, "same_view_read": 1, "shifted_self": 0, "reversed_self": 0,
+               "cast_into": 0, "strided": 1, "two_statements": 2, "temp_read_twice": 1}
+
+
+@pytest.mark.parametrize("case", sorted(COPY_CASES))
+@pytest.mark.parametrize("n", [6, 1025, 5000])
+def test_copy_into_a_view_is_written_by_the_op_before(case, n):
+    def prog(np):
+        A = np.arange(n, dtype=np.float64) * 0.25 - 3.0
+        B = np.linspace(-1.0, 2.0, n)
+        COPY_CASES[case](np, A, B)
+        return A, B
+    cupynum.sync()
+    cupynum.reset_stats()
+    on, off = both(prog)
+    for got, unfused, ref in zip(on, off, prog(numpy)):
+        bitwise_equal(got, unfused)
+        agrees(got, ref)
+    if one_rank():
+        # both() ran the program twice; only the fused run elides copies
+        assert cupynum.runtime_stats()["copies_elided"] == COPY_ELIDED[case], case

@@ -396,7 +396,7 @@ struct acc_index {
 
 /* ---- the run ---------------------------------------------------------------------------------- */
 
-#define SIG_MAX (CPN_FUSED_MAXINSTR * 12 + 4)
+#define SIG_MAX (CPN_FUSED_MAXINSTR * 13 + 4)
 #define BAND_MAX 65536
 
 /* How an operand of a run op is supplied. */
@@ -421,6 +421,7 @@ struct band {
 struct assign {
     bool drop[CPN_FUSED_MAXINSTR];   /* not computed: nothing reads it */
     bool virt[CPN_FUSED_MAXINSTR];   /* its store is left virtual */
+    int16_t into[CPN_FUSED_MAXINSTR]; /* c + 1: it writes op c's output; op c, the copy, is dropped */
     struct operand in[CPN_FUSED_MAXINSTR][CPN_OP_MAXIN], out[CPN_FUSED_MAXINSTR];
     int nslots;
     /* Virtual stores the run reads, regenerated into a register just before op `at` reads them
@@ -951,6 +952,76 @@ static int lone_op(struct run *r)
 /* Which stores live in registers: written entirely, first named by the writer, unowned, named
  * by nothing after the run, and always through the writer's view.  Also which ops are dropped
  * (never read) and which stores are left virtual; and the run's signature. */
+/* Does op j of the run (or, input: only its inputs) touch store `s`? */
+static bool run_touches(const struct run *r, int j, const struct cpn_store *s, bool inputs_only)
+{
+    const struct cpn_op *op = &r->ops[r->start + j];
+    for (int i = 0; i < op->nin; i++)
+        if (op->in[i] && op->in[i]->store == s) return true;
+    if (!inputs_only)
+        for (int k = 0; k < op->nout; k++)
+            if (op->out[k]->store == s) return true;
+    return false;
+}
+
+/* Is register `slot`, as op c reads it, read by no op of the run but c? */
+static bool only_reader(const struct run *r, int k, int c, int slot)
+{
+    const struct assign *a = &r->a;
+    bool live = true;   /* the register holds op k's value */
+    for (int j = k + 1; j < r->len && live; j++) {
+        if (a->drop[j]) continue;
+        const struct cpn_op *op = &r->ops[r->start + j];
+        for (int i = 0; i < op->nin; i++)
+            if (j != c && a->in[j][i].kind == CPN_FARG_REG && a->in[j][i].slot == slot) return false;
+        if (op->kind != CPN_OPK_REDUCE && a->out[j].kind == CPN_FARG_REG && a->out[j].slot == slot)
+            live = false;
+    }
+    for (int g = 0; g < a->nregen; g++)   /* a regeneration into it ends op k's value too */
+        if (a->regen[g].slot == slot && a->regen[g].at > k && a->regen[g].at <= c) return false;
+    return true;
+}
+
+/* `B[...] = f(...)`: f's last op writes B itself and the copy from its register is not run (an
+ * ordered, in-place evaluation), where nothing between the two touches B, f's last op reads B
+ * only through the copy's own view (element i read before element i is written), and the
+ * register is the copy's alone.  Recorded in the signature: the plan differs. */
+static void coalesce_copies(struct run *r)
+{
+    if (r->dist || r->band.on) return;
+    const struct cpn_op *ops = r->ops;
+    struct assign *a = &r->a;
+    const int start = r->start, len = r->len;
+    for (int c = 1; c < len; c++) {
+        const struct cpn_op *cp = &ops[start + c];
+        if (cp->kind != CPN_OPK_CAST || a->drop[c] || a->out[c].kind != CPN_FARG_EXT ||
+            a->in[c][0].kind != CPN_FARG_REG || !cp->in[0] || cp->in[0]->dtype != cp->out[0]->dtype)
+            continue;
+        const int slot = a->in[c][0].slot;
+        int k = c - 1;
+        while (k >= 0 && (a->drop[k] || ops[start + k].kind == CPN_OPK_REDUCE ||
+                          a->out[k].kind != CPN_FARG_REG || a->out[k].slot != slot))
+            k--;
+        if (k < 0) continue;
+        const struct cpn_op *pr = &ops[start + k];
+        const struct cpn_view *B = cp->out[0];
+        if ((pr->kind != CPN_OPK_ELEMENTWISE && pr->kind != CPN_OPK_CAST) || pr->nout != 1 ||
+            a->virt[k] || a->into[k] || pr->out[0]->dtype != B->dtype ||
+            !same_shape(B, pr->out[0]->ndim, pr->out[0]->shape) || !only_reader(r, k, c, slot))
+            continue;
+        bool ok = true;
+        for (int j = k + 1; j < c && ok; j++) ok = !run_touches(r, j, B->store, false);
+        for (int i = 0; i < pr->nin && ok; i++)
+            ok = !pr->in[i] || pr->in[i]->store != B->store || cpn_view_same(pr->in[i], B);
+        if (!ok) continue;
+        a->into[k] = (int16_t)(c + 1);
+        a->out[k] = (struct operand){CPN_FARG_EXT, 0};
+        a->drop[c] = true;
+        r->sig[r->nsig++] = 0x7e000000 | k << 12 | c;
+        cpn_stats.copies_elided++;
+    }
+}
+
 static void assign_registers(struct run *r)
 {
     const struct cpn_op *ops = r->ops;
@@ -1058,6 +1129,7 @@ static void assign_registers(struct run *r)
     a->nslots = nslots;
     sig[nsig++] = nslots;
     r->nsig = nsig;
+    coalesce_copies(r);
 }
 
 /* The program template of the run's signature: from the cache, or built and cached.  NULL with
@@ -1208,8 +1280,10 @@ static enum cpn_status bind_run(struct run *r, const struct plan *p)
             o->idx = e;
             r->band.ext = e;
         } else if (o->kind == CPN_FARG_EXT) {
-            char *b = run_buffer(on_dev, op->out[0]->store, true,
-                                 live_out(start + k, 0)->first == start + k && cpn_op_overwrites(op));
+            const int w = a->into[k] ? a->into[k] - 1 : k;   /* the op whose output it writes */
+            const struct cpn_op *wop = &r->ops[start + w];
+            char *b = run_buffer(on_dev, wop->out[0]->store, true,
+                                 live_out(start + w, 0)->first == start + w && cpn_op_overwrites(wop));
             if (!b) return CPN_ERR_NOMEM;
             if (dist) {
                 if (!w0->work) continue;
@@ -1217,7 +1291,7 @@ static enum cpn_status bind_run(struct run *r, const struct plan *p)
                 r->dext[r->ndext++] = (struct dext){e, k, -1, b};
                 o->idx = e;
             } else {
-                o->idx = add_ext(prog, op->out[0], (intptr_t)b);
+                o->idx = add_ext(prog, wop->out[0], (intptr_t)b);
             }
         }
         if (in->kind == CPN_FI_RANDOM || in->kind == CPN_FI_ARANGE) {
