@@ -301,6 +301,9 @@ def _foreign(x):
                                           or x.dtype.char in "gG")
 
 
+_MAYBE_FOREIGN = (_np.ndarray, list, tuple)
+
+
 def numpy_for_foreign(npfunc):
     """Decorator of a native function: called with a foreign NumPy array (`_foreign`, also one
     level inside a list or tuple argument), NumPy's `npfunc` computes instead, as the fallback
@@ -308,8 +311,11 @@ def numpy_for_foreign(npfunc):
     def deco(f):
         @functools.wraps(f)
         def wrapper(*args, **kwargs):
-            for x in (*args, *kwargs.values()):
-                if _foreign(x) or (isinstance(x, (list, tuple)) and any(_foreign(y) for y in x)):
+            # One isinstance per argument on the common path (cupynum arrays, scalars): a product
+            # in a Python loop pays this on every call (issue #21).
+            for x in (*args, *kwargs.values()) if kwargs else args:
+                if isinstance(x, _MAYBE_FOREIGN) and (
+                        _foreign(x) or (isinstance(x, (list, tuple)) and any(_foreign(y) for y in x))):
                     return compute(npfunc, args, kwargs)
             return f(*args, **kwargs)
         return wrapper

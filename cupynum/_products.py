@@ -180,6 +180,16 @@ def tensordot(a, b, axes=2):
 
 
 def dot(a, b, out=None):
+    if out is None and type(a) is ndarray and type(b) is ndarray:
+        r = _core.dot1(a, b)   # two vectors of one dtype: one call (a dot in a Python loop)
+        if r is not None:
+            return r
+    if out is None and type(a) is ndarray and type(b) is ndarray and 0 < a.ndim <= 2 and 0 < b.ndim <= 2:
+        # Two vectors or matrices: straight to the product (a dot in a Python loop, issue #21).
+        if a.shape[-1] != b.shape[0]:
+            _numpy_raises(_np.dot, a, b)
+        r = _matmul(a, b)
+        return _core.to_scalar(r) if r.ndim == 0 else r
     a, b = _asarray(a), _asarray(b)
     if a.ndim == 0 or b.ndim == 0:
         r = _core.ufunc("multiply", (a, b))

@@ -753,3 +753,40 @@ def test_copy_into_a_view_is_written_by_the_op_before(case, n):
     if one_rank():
         # both() ran the program twice; only the fused run elides copies
         assert cupynum.runtime_stats()["copies_elided"] == COPY_ELIDED[case], case
+
+
+# A short innermost dimension (the 3 of an (n, n, 3) broadcast) is walked outermost by the fused
+# driver and by lone element-wise loops; the values are NumPy's either way, fused or not, also
+# in place and into strided views, and a floating-point finding is still reported.
+@pytest.mark.parametrize("shape", [(300, 300, 3), (5, 70, 2), (3, 1, 200, 4), (64, 3), (2, 2, 2)])
+def test_short_inner_dimension_walked_in_any_order(shape):
+    def prog(np):
+        pos = np.arange(shape[-2] * shape[-1], dtype=np.float64).reshape(shape[-2], shape[-1]) * 0.01
+        d = pos[None, ...] - pos[..., None, :] if len(shape) == 3 else pos * 2.0 - 1.0
+        r2 = d * d + 0.5
+        e = np.zeros(d.shape)
+        e[...] = np.sqrt(r2) * 3.0 - d
+        e[..., ::2] += d[..., ::2] * 0.25           # in place, strided
+        s = (d * d).sum(axis=-1)                     # a fold keeps its order
+        return e, r2, s
+    if len(shape) != 3:
+        def prog(np, prog3=prog):   # noqa: F811  the same statements over the other shapes
+            a = np.arange(int(numpy.prod(shape)), dtype=np.float64).reshape(shape) * 1e-3
+            b = a[..., :1] * 2.0 + a            # a broadcast along the short dimension
+            c = np.empty(shape)
+            c[...] = b * b - a
+            c[..., 1:] -= b[..., :-1]
+            return c, b
+    on, off = both(prog)
+    for got, unfused, ref in zip(on, off, prog(numpy)):
+        bitwise_equal(got, unfused)
+        agrees(got, ref)
+
+
+def test_short_inner_dimension_reports_floating_point_findings():
+    big = cupynum.full((100, 3), 1e308)
+    with pytest.warns(RuntimeWarning, match="overflow encountered in multiply"):
+        r = big * cupynum.arange(3.0)[None, :] * 10.0
+        cupynum.sync()
+    with numpy.errstate(over="ignore"):
+        agrees(numpy.asarray(r), numpy.full((100, 3), 1e308) * numpy.arange(3.0)[None, :] * 10.0)

@@ -312,6 +312,24 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
         }
     }
     nd = nd ? m + 1 : 0;
+    /* A short inner dimension (the 3 of an (n, n, 3) broadcast): the longest one goes innermost.
+     * Each element is computed from the same element of the operands (the executor gives a loop
+     * no partly overlapping operands), so the order does not change the result. */
+    if (nd >= 2 && shape[nd - 1] < 64) {
+        int best = nd - 1;
+        for (int d = 0; d < nd - 1; d++)
+            if (shape[d] > shape[best]) best = d;
+        if (shape[best] >= 4 * shape[nd - 1]) {
+            int64_t t = shape[best];
+            shape[best] = shape[nd - 1];
+            shape[nd - 1] = t;
+            for (int a = 0; a < narg; a++) {
+                t = st[a][best];
+                st[a][best] = st[a][nd - 1];
+                st[a][nd - 1] = t;
+            }
+        }
+    }
     int64_t inner_st[CPN_MAXARGS];
     unsigned hw = 0;
     if (nd == 0) {

@@ -8,6 +8,7 @@
  * partial; the partials are combined in thread order (the executor fuses only reductions whose
  * result does not depend on that order). */
 #include <fenv.h>
+#include <stdbool.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -54,6 +55,27 @@ static void coalesce(struct cpn_fused_prog *p, struct geom *g)
         nd = 1;
     } else {
         nd = m + 1;
+    }
+    /* A short inner dimension (the 3 of an (n, n, 3) broadcast) makes every task a few elements
+     * long.  An element-wise program computes each element from the same element of its operands,
+     * so any order gives its result: the longest dimension goes innermost instead.  Not with a
+     * fold (its order is NumPy's) or a draw or fill (their index runs along the inner dimension). */
+    if (nd >= 2 && g->shape[nd - 1] < 64) {
+        bool ordered = false;
+        for (int k = 0; k < p->ninstr; k++) ordered |= p->instr[k].kind != CPN_FI_LOOP;
+        int best = nd - 1;
+        for (int d = 0; d < nd - 1; d++)
+            if (g->shape[d] > g->shape[best]) best = d;
+        if (!ordered && g->shape[best] >= 4 * g->shape[nd - 1]) {
+            int64_t t = g->shape[best];
+            g->shape[best] = g->shape[nd - 1];
+            g->shape[nd - 1] = t;
+            for (int a = 0; a < ne; a++) {
+                t = p->ext_st[a][best];
+                p->ext_st[a][best] = p->ext_st[a][nd - 1];
+                p->ext_st[a][nd - 1] = t;
+            }
+        }
     }
     g->nd = nd;
     g->inner = g->shape[nd - 1];

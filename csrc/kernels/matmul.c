@@ -165,10 +165,24 @@ static bool blas_layout(int64_t r, int64_t c, const int64_t *s, int64_t item, in
 }
 
 /* Pack an r x c strided operand into a row-major contiguous buffer. */
+/* Element copies by type: a memcpy call per element costs more than the product of a vector. */
+#define PACK_AS(T)                                                                        \
+    for (int64_t i = 0; i < r; i++) {                                                     \
+        T *d = (T *)(dst + i * c * item);                                                 \
+        const char *p = src + i * s[0];                                                   \
+        for (int64_t j = 0; j < c; j++) memcpy(&d[j], p + j * s[1], sizeof(T));           \
+    }
+
 static void pack(const char *src, const int64_t *s, int64_t r, int64_t c, int64_t item, char *dst)
 {
-    for (int64_t i = 0; i < r; i++)
-        for (int64_t j = 0; j < c; j++) memcpy(dst + (i * c + j) * item, src + i * s[0] + j * s[1], (size_t)item);
+    switch (item) {
+    case 4: PACK_AS(uint32_t) return;
+    case 8: PACK_AS(uint64_t) return;
+    case 16: PACK_AS(cpn_c128) return;
+    default:
+        for (int64_t i = 0; i < r; i++)
+            for (int64_t j = 0; j < c; j++) memcpy(dst + (i * c + j) * item, src + i * s[0] + j * s[1], (size_t)item);
+    }
 }
 
 static void unpack(const char *src, int64_t r, int64_t c, int64_t item, char *dst, const int64_t *s)

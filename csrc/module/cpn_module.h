@@ -160,6 +160,7 @@ PyObject *cpn_mod_gather(PyObject *m, PyObject *args);
 PyObject *cpn_mod_scatter(PyObject *m, PyObject *args);
 PyObject *cpn_mod_histogram(PyObject *m, PyObject *args);
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args);
+PyObject *cpn_mod_dot1(PyObject *m, PyObject *args);
 PyObject *cpn_mod_lapack(PyObject *m, PyObject *args);
 PyObject *cpn_mod_fft(PyObject *m, PyObject *args);
 PyObject *cpn_mod_arange(PyObject *m, PyObject *args);
