@@ -268,3 +268,30 @@ def test_beside_mpi4py_in_either_import_order(first):
     assert out.returncode == 0, out.stderr[-2000:]
     # the ranks' lines may interleave in mpirun's output: look for each marker
     assert "<rank 0 ok>" in out.stdout and "<rank 1 ok>" in out.stdout, out.stdout
+
+
+# Fresh temporaries of one shape are tiled alike along a chain of element-wise ops (fusion.c's
+# retile_chain): h[1:] * 2 lies like h shifted, h[:-1] * 3 would lie like h unshifted, and the
+# two work boxes would differ by one element on every rank, so the three ops ran apart.  Now one
+# distributed run, one element of halo per rank boundary.
+@pytest.mark.parametrize("n", [4002, 1203])
+def test_same_shape_temporaries_share_a_tiling_and_fuse(n):
+    def prog(np):
+        h = np.arange(float(n)) * 0.5
+        a = h[1:] * 2.0
+        b = h[:-1] * 3.0
+        return (a - b) * h[1:]
+    h = cupynum.arange(float(n)) * 0.5   # tiled once, outside the measured flush
+    cupynum.sync()
+    cupynum.reset_stats()
+    a = h[1:] * 2.0
+    b = h[:-1] * 3.0
+    c = (a - b) * h[1:]
+    del a, b
+    cupynum.sync()
+    s = cupynum.runtime_stats()
+    check(c, prog(numpy))
+    tiled = cupynum.runtime_info()["ranks"] > 1 and cupynum._core._tiling(h)["tiled"]
+    if tiled:
+        assert s["fused_runs_dist"] == 1 and s["fused_runs"] == 1, s
+        assert s["bytes_sent"] <= 2 * 8, s   # a halo element to each neighbour at most

@@ -173,6 +173,32 @@ static const struct live *live_out(int j, int k)
     return &flush.ent[flush.slot[j * OP_MAXVIEWS + CPN_OP_MAXIN + k]];
 }
 
+static bool same_shape(const struct cpn_view *v, int ndim, const int64_t *shape)
+{
+    if (v->ndim != ndim) return false;
+    for (int d = 0; d < ndim; d++)
+        if (v->shape[d] != shape[d]) return false;
+    return true;
+}
+
+/* Op i writes a fresh temporary of the shape of op i - 1's element-wise result: it is tiled as
+ * that result (no data exists yet), so that the two share work boxes and fuse under `mpirun`.
+ * Tiled by its own shape's split points, the 401 faces beside the 400 cells of a finite-volume
+ * step cut at 201 and 200 and every such pair of ops ran apart.  A pure function of the queue and
+ * the tilings: every rank retiles alike. */
+static void retile_chain(const struct cpn_op *ops, int i)
+{
+    const struct cpn_op *op = &ops[i], *prev = &ops[i - 1];
+    if (op->nout != 1 || prev->nout != 1 || (op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST) ||
+        (prev->kind != CPN_OPK_ELEMENTWISE && prev->kind != CPN_OPK_CAST))
+        return;
+    const struct cpn_view *ov = op->out[0], *pv = prev->out[0];
+    if (!cpn_view_covers_store(ov) || live_out(i, 0)->first != i || !cpn_store_root(pv->store)->tiled ||
+        !same_shape(pv, ov->ndim, ov->shape))
+        return;
+    cpn_store_retile_like(ov->store, pv);
+}
+
 void cpn_fusion_prepare(struct cpn_op *ops, int n)
 {
     size_t keys = 0;
@@ -213,6 +239,8 @@ void cpn_fusion_prepare(struct cpn_op *ops, int n)
             flush.ent[e].owned = true;
         }
     }
+    if (cpn_partition_ranks() > 1)
+        for (int i = 1; i < n; i++) retile_chain(ops, i);
 }
 
 static bool may_fail_on_data(const struct cpn_op *op)
@@ -313,13 +341,6 @@ static int last_reader(const struct cpn_op *ops, int k, int end, const struct cp
 
 /* ---- runs ----------------------------------------------------------------------------------- */
 
-static bool same_shape(const struct cpn_view *v, int ndim, const int64_t *shape)
-{
-    if (v->ndim != ndim) return false;
-    for (int d = 0; d < ndim; d++)
-        if (v->shape[d] != shape[d]) return false;
-    return true;
-}
 
 static bool poisoned_input(const struct cpn_op *op)
 {

@@ -154,6 +154,39 @@ static struct cpn_store *store_new(enum cpn_dtype dtype, int ndim, const int64_t
     return s;
 }
 
+bool cpn_store_retile_like(struct cpn_store *s, const struct cpn_view *like)
+{
+    if (s->root || !s->tiled || cpn_store_allocated(s) || like->ndim != s->ndim) return false;
+    for (int i = 0; i < s->ndim; i++)
+        if (like->shape[i] != s->shape[i]) return false;
+    int64_t *old = s->splits, total = 0;
+    int grid[CPN_MAXDIM];
+    int64_t rs[CPN_MAXDIM];
+    for (int d = 0; d < s->ndim; d++) {
+        grid[d] = s->grid[d];
+        rs[d] = s->rank_stride[d];
+        total += grid[d] + 1;
+    }
+    s->splits = NULL;
+    s->tiled = false;
+    if (cpn_partition_like(s, 1, &like) != CPN_OK || !s->tiled) {
+        cpn_free(s->splits);   /* back to the tiling it had */
+        s->splits = old;
+        s->tiled = true;
+        for (int d = 0; d < s->ndim; d++) {
+            s->grid[d] = grid[d];
+            s->rank_stride[d] = rs[d];
+        }
+        return false;
+    }
+    bool same = true;
+    for (int d = 0; d < s->ndim; d++) same &= s->grid[d] == grid[d] && s->rank_stride[d] == rs[d];
+    same = same && !memcmp(s->splits, old, (size_t)total * sizeof *old);
+    cpn_free(old);
+    set_local(s);
+    return !same;
+}
+
 struct cpn_store *cpn_store_new(enum cpn_dtype dtype, int ndim, const int64_t *shape)
 {
     return store_new(dtype, ndim, shape, TILE_DEFAULT, NULL);

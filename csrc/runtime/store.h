@@ -79,6 +79,11 @@ struct cpn_store *cpn_store_new(enum cpn_dtype dtype, int ndim, const int64_t *s
 struct cpn_view;
 struct cpn_store *cpn_store_new_like(enum cpn_dtype dtype, int ndim, const int64_t *shape,
                                      const struct cpn_view *like);
+/* Tile `s`, a tiled root store that holds no data yet (no buffer, not virtual), as the region
+ * `like` (of s's shape) views: its split points become the ones `like` induces
+ * (cpn_partition_like of one operand).  True when the tiling changed; false (and unchanged) when
+ * s holds data or `like` induces no tiling.  Local (a pure function of the tilings). */
+bool cpn_store_retile_like(struct cpn_store *s, const struct cpn_view *like);
 /* As cpn_store_new_like, between the regions like[0..n) view (cpn_partition_like). */
 struct cpn_store *cpn_store_new_like_n(enum cpn_dtype dtype, int ndim, const int64_t *shape, int n,
                                        const struct cpn_view *const *like);
