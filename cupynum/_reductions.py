@@ -69,10 +69,21 @@ def _scalar_or(r):
 
 # ---- sums, products, extremes -------------------------------------------------------------
 
+def _axis_sum(a, axis):
+    """The sum of a float or complex cupynum array (not float16) over one int axis, as the
+    reduce op directly (a row or column sum in a Python loop, issue #21); None otherwise."""
+    if type(a) is not ndarray or type(axis) is not int:
+        return None
+    nd = a.ndim
+    if not -nd <= axis < nd or a.dtype.kind not in "fc" or a.dtype.itemsize == 2 or nd == 1:
+        return None
+    return _core.reduce("add", a, (axis % nd,), a.dtype, None)
+
+
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
-    if (axis is None and dtype is None and out is None and keepdims is False
-            and initial is _NoValue and where is True):
-        r = _core.full_reduce(a, "add")    # one C call where it applies
+    if dtype is None and out is None and keepdims is False and initial is _NoValue and where is True:
+        # one C call where it applies
+        r = _core.full_reduce(a, "add") if axis is None else _axis_sum(a, axis)
         if r is not None:
             return r
     return _reduce("add", _asarray(a), axis, dtype, out, keepdims, initial, where)
@@ -220,6 +231,12 @@ def _divide(s, n, out_dtype=None):
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    if dtype is None and out is None and keepdims is False and where is True and axis is not None:
+        s = _axis_sum(a, axis)
+        if s is not None:
+            n = a.shape[axis]
+            if n > 0:   # a float sum over a positive count raises nothing: no errstate
+                return _core.ufunc("divide", (s, n))
     a = _asarray(a)
     _axes(axis, a.ndim)                          # NumPy checks axis=, then keepdims=
     keepdims = _ufunc._keepdims(keepdims)
