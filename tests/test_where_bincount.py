@@ -273,3 +273,27 @@ def test_bincount_lists_and_numpy_dispatch():
     got = numpy.bincount(a, minlength=4)
     assert isinstance(got, cupynum.ndarray)
     check(got, numpy.bincount(numpy.array([2, 2, 0]), minlength=4))
+
+
+# where's dense loops blend the candidates' bits under a mask from the condition: every element
+# size, array or scalar candidates, NaNs and signed zeros kept bit for bit, and a condition
+# whose True bytes are not 1 (a NumPy bool view of other bytes) still counts as True.
+@pytest.mark.parametrize("dt", ["int8", "int16", "float32", "float64", "complex128", "bool"])
+@pytest.mark.parametrize("form", ["arrays", "scalar_x", "scalar_y", "scalars"])
+def test_where_blends_every_element_size(dt, form):
+    n = 1037
+    raw = numpy.frombuffer(bytes((i * 7) % 3 for i in range(n)), dtype=numpy.uint8)
+    cond = raw.view(numpy.bool_)        # bytes 0, 1 and 2
+    x = (numpy.arange(n) % 11 - 5).astype(dt)
+    y = (numpy.arange(n) % 7).astype(dt)
+    if numpy.dtype(dt).kind == "f":
+        x[::5] = numpy.nan
+        y[::3] = -0.0
+    args = {"arrays": (x, y), "scalar_x": (x[3], y), "scalar_y": (x, y[4]),
+            "scalars": (x[3], y[4])}[form]
+    ref = numpy.where(cond, *args)
+    got = cupynum.where(cupynum.asarray(cond), *[cupynum.asarray(a) if isinstance(a, numpy.ndarray)
+                                                else a for a in args])
+    got = numpy.asarray(got)
+    assert got.dtype == ref.dtype and got.shape == ref.shape
+    assert got.tobytes() == ref.tobytes()

@@ -5,6 +5,7 @@
  * compiler vectorises it, and a general strided path. */
 #include <fenv.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -144,17 +145,59 @@
                                *(const T *)(args[1] + i * st[1]), (T1 *)(args[3] + i * st[3])); \
     }
 
+/* where's dense loops on the operands' bits: a mask from the condition blends the two candidates
+ * (a conditional load, c ? a[i] : b[i], is not vectorised); `sa`/`sb`: the candidate is an
+ * array (else one value).  False for an element size it does not handle. */
+#define WHERE_BLEND(W, K)                                                                 \
+    do {                                                                                  \
+        const W *a = (const W *)pa, *b = (const W *)pb;                                   \
+        W *o = (W *)po;                                                                   \
+        if (sa && sb) {                                                                   \
+            for (int64_t i = 0; i < n; i++) {                                             \
+                const W m = (W)0 - (W)(c[i] != 0);                                               \
+                for (int k = 0; k < K; k++) o[i * K + k] = (a[i * K + k] & m) | (b[i * K + k] & (W)~m); \
+            }                                                                             \
+        } else if (sb) {                                                                  \
+            for (int64_t i = 0; i < n; i++) {                                             \
+                const W m = (W)0 - (W)(c[i] != 0);                                               \
+                for (int k = 0; k < K; k++) o[i * K + k] = (a[k] & m) | (b[i * K + k] & (W)~m); \
+            }                                                                             \
+        } else if (sa) {                                                                  \
+            for (int64_t i = 0; i < n; i++) {                                             \
+                const W m = (W)0 - (W)(c[i] != 0);                                               \
+                for (int k = 0; k < K; k++) o[i * K + k] = (a[i * K + k] & m) | (b[k] & (W)~m); \
+            }                                                                             \
+        } else {                                                                          \
+            for (int64_t i = 0; i < n; i++) {                                             \
+                const W m = (W)0 - (W)(c[i] != 0);                                               \
+                for (int k = 0; k < K; k++) o[i * K + k] = (a[k] & m) | (b[k] & (W)~m);   \
+            }                                                                             \
+        }                                                                                 \
+    } while (0)
+
+LOOP_ATTR static bool where_words(const uint8_t *c, const char *pa, bool sa, const char *pb, bool sb,
+                                  char *po, int64_t n, size_t size)
+{
+    switch (size) {
+    case 1: WHERE_BLEND(uint8_t, 1); return true;
+    case 2: WHERE_BLEND(uint16_t, 1); return true;
+    case 4: WHERE_BLEND(uint32_t, 1); return true;
+    case 8: WHERE_BLEND(uint64_t, 1); return true;
+    case 16: WHERE_BLEND(uint64_t, 2); return true;
+    default: return false;
+    }
+}
+
 /* The one ternary op, where: a bool condition selects between two operands of the loop dtype. */
 #define LOOP_3_1(DTE, S, T, CLS, E, FN, IN1, O1)                                          \
     LOOP_ATTR static void loop_##FN##_##S(char **args, const int64_t *st, int64_t n,      \
                                 struct cpn_kctx *ctx)                                     \
     {                                                                                     \
         (void)ctx;                                                                        \
-        if (st[0] == 1 && st[1] == sizeof(T) && st[2] == sizeof(T) && st[3] == sizeof(T)) { \
-            const _Bool *c = (const _Bool *)args[0];                                      \
-            const T *a = (const T *)args[1], *b = (const T *)args[2];                     \
-            T *o = (T *)args[3];                                                          \
-            for (int64_t i = 0; i < n; i++) o[i] = c[i] ? a[i] : b[i];                    \
+        const uint8_t *c = (const uint8_t *)args[0];                                      \
+        if (st[0] == 1 && st[3] == sizeof(T) && (st[1] == sizeof(T) || st[1] == 0) &&     \
+            (st[2] == sizeof(T) || st[2] == 0) &&                                         \
+            where_words(c, args[1], st[1] != 0, args[2], st[2] != 0, args[3], n, sizeof(T))) { \
         } else {                                                                          \
             for (int64_t i = 0; i < n; i++)                                               \
                 *(T *)(args[3] + i * st[3]) = *(const _Bool *)(args[0] + i * st[0])       \
