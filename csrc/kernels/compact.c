@@ -12,6 +12,7 @@
  * Gather and scatter (integer-array indexing) copy blocks of the source's trailing dimensions per
  * index; the scatter runs in index order, so a repeated index keeps the last value (NumPy's
  * assignment). */
+#include <fenv.h>
 #include <string.h>
 
 #include "alloc.h"
@@ -281,3 +282,47 @@ enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, 
     }
     return CPN_OK;
 }
+
+enum cpn_status cpn_kernel_scatter_apply(cpn_loop_fn fn, int nin, int ndim, const int64_t *shape,
+                                         char *dst, const int64_t *dst_st, const char *val,
+                                         const int64_t *val_st, const char *idx, int64_t ist,
+                                         int64_t m, struct cpn_kctx *ctx)
+{
+    const int64_t n = shape[0];
+    int64_t rows = 1;
+    for (int d = 1; d < ndim - 1; d++) rows *= shape[d];
+    const int64_t len = ndim > 1 ? shape[ndim - 1] : 1;
+    if (m == 0 || len == 0 || rows == 0) return CPN_OK;
+    int64_t st[3] = {ndim > 1 ? dst_st[ndim - 1] : 0, ndim > 1 ? dst_st[ndim - 1] : 0, 0};
+    if (nin == 2) {
+        st[1] = ndim > 1 ? val_st[ndim - 1] : 0;
+        st[2] = st[0];
+    }
+    feclearexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
+    enum cpn_status rc = CPN_OK;
+    for (int64_t j = 0; j < m; j++) {   /* sequential: a repeated index applies again */
+        int64_t k = *(const int64_t *)(idx + j * ist);
+        if (k < 0) k += n;
+        if (k < 0 || k >= n) {
+            rc = cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
+                           (long long)n);
+            break;
+        }
+        char *o = dst + k * dst_st[0];
+        const char *v = nin == 2 ? val + j * val_st[0] : NULL;
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t od = 0, vd = 0, q = r;
+            for (int d = ndim - 2; d >= 1; d--) {
+                int64_t i = q % shape[d];
+                q /= shape[d];
+                od += i * dst_st[d];
+                if (v) vd += i * val_st[d];
+            }
+            char *args[3] = {o + od, v ? (char *)v + vd : o + od, o + od};
+            fn(args, st, len, ctx);
+        }
+    }
+    ctx->hw |= cpn_kernel_fpe_status();
+    return rc;
+}
+
