@@ -426,7 +426,12 @@ def putmask(a, mask, values):
     if tuple(m.shape) != tuple(a.shape):
         from ._functions import ravel
         m = _core.reshape(ravel(m), tuple(a.shape))
-    vals = _core.reshape(_cyclic(val, a.size, a.dtype), tuple(a.shape))
+    if tuple(val.shape) == tuple(a.shape):
+        vals = _core.cast(val, a.dtype)             # aligned with a: owner computes
+    elif val.size == 1:
+        vals = _core.broadcast_to(_core.cast(_core.reshape(val, ()), a.dtype), tuple(a.shape))
+    else:
+        vals = _core.reshape(_cyclic(val, a.size, a.dtype), tuple(a.shape))
     _core.select(m, vals, a, a)
     return None
 

@@ -399,3 +399,63 @@ def test_add_at_2d_rows(no_fallback):
     numpy.add.at(n, (ind, ind % 3), 2.0)
     cupynum.add.at(c, (cupynum.array(ind), cupynum.array(ind % 3)), 2.0)
     check(c, n)
+
+
+# ---- distributed: bytes in proportion to the selection -----------------------------------------
+
+RANKS = cupynum.runtime_info()["ranks"]
+
+
+def _sent():
+    cupynum.sync()
+    return cupynum.runtime_stats()["bytes_sent"]
+
+
+@pytest.mark.parametrize("shape", [(64, 48), (1000,), (30, 4, 5), (7,)])
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int32, numpy.complex128], ids=dtype_id)
+def test_mask_read_and_nonzero_bytes(shape, dtype):
+    """a[mask] and nonzero of an array partitioned along its rows: each rank compacts its tile,
+    the counts are shared and each rank sends its packed part to the result's owners: no more
+    than the selected bytes (plus 1 KiB of counts) leave a rank.  A grid that splits a later
+    dimension too (2-D arrays on 4 ranks) takes the gathered path: one copy of a tile to every
+    rank bounds it then."""
+    n, c = _pair(shape, dtype)
+    mn = sample(shape, numpy.bool_, seed=2)
+    m = cupynum.array(mn)
+    from cupynum import _core
+    rows = all(g == 1 for g in _core._tiling(c)["grid"][1:])
+    loose = (n.size * (n.itemsize + 1)) * max(RANKS - 1, 0) + 1024
+    before = _sent()
+    r = c[m]
+    moved = _sent() - before
+    check(r, n[mn])
+    assert moved <= (n[mn].nbytes + 1024 if rows else loose), moved
+    before = _sent()
+    nz = cupynum.nonzero(m)
+    moved = _sent() - before
+    for x, y in zip(nz, numpy.nonzero(mn)):
+        check(x, y)
+    assert moved <= (8 * len(shape) * int(mn.sum()) + 1024 if rows else loose), moved
+    check(cupynum.argwhere(m), numpy.argwhere(mn))
+    check(cupynum.flatnonzero(m), numpy.flatnonzero(mn))
+    check(cupynum.extract(m, c), numpy.extract(mn, n))
+
+
+def test_select_choose_putmask_move_nothing():
+    """select, choose and putmask on arrays partitioned alike are element-wise selects: owner
+    computes, no element moves (a few bytes of the bounds count of choose)."""
+    n = sample((60, 40), numpy.float64, seed=1)
+    c = cupynum.array(n)
+    ca, cb = c * 2, c + 1
+    cupynum.sync()
+    before = _sent()
+    r = cupynum.select([c < -0.5, c > 0.5], [ca, cb], 0.0)
+    k = cupynum.choose((c > 0).astype(numpy.int64), [ca, cb])
+    cupynum.putmask(ca, c > 1, cb)
+    moved = _sent() - before
+    check(r, numpy.select([n < -0.5, n > 0.5], [n * 2, n + 1], 0.0))
+    check(k, numpy.choose((n > 0).astype(numpy.int64), [n * 2, n + 1]))
+    na = n * 2
+    numpy.putmask(na, n > 1, n + 1)
+    check(ca, na)
+    assert moved <= 1024 * max(RANKS - 1, 0), moved

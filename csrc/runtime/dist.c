@@ -1160,6 +1160,227 @@ static enum cpn_status exec_generate(const struct cpn_op *op, struct cpn_fprepor
     return CPN_OK;
 }
 
+/* ---- selections: compaction (a[mask], nonzero) and integer-index gathers ----------------------
+ * Issue #15: data moves in proportion to what is selected.  A view split over ranks along its
+ * first dimension only (each rank's elements a C-order range of the view's) is compacted by each
+ * rank on its own tile; the ranks' counts are shared (O(ranks) bytes: every rank learns the
+ * exclusive prefix of the counts in the view's order) and each rank sends its packed part to the
+ * owners of the result's tiles it lands in.  Any other layout takes the gathered path. */
+#define SELECT_TAG 0x5e1c
+
+/* Rank q's part of view v (the view-index box of its elements in q's tile of v's store): 1 with
+ * *w when it is a range of v's first dimension (full along the others), 0 when q holds none of v,
+ * -1 when the part is not such a range.  Local (a pure function of the tiling). */
+static int row_part(const struct cpn_view *v, int q, struct box *w)
+{
+    const struct cpn_store *s = v->store;
+    if (s->root || v->part || v->ndim < 1 || v->dtype != s->dtype) return -1;
+    if (!s->tiled) {
+        for (int i = 0; i < v->ndim; i++) {
+            w->lo[i] = 0;
+            w->hi[i] = v->shape[i];
+        }
+        return q == cpn_partition_rank() ? 1 : 0;   /* replicated: each rank its own copy */
+    }
+    struct box t;
+    tile_of(s, q, &t);
+    int r = preimage(v, &t, w);
+    if (r <= 0) return r;
+    for (int i = 1; i < v->ndim; i++)
+        if (w->lo[i] != 0 || w->hi[i] != v->shape[i]) return -1;
+    return 1;
+}
+
+/* The columns [lo, hi) and rows [rlo, rhi) of rank q's tile of a result store of `nrows` rows
+ * (a 1-D store: one row; else a 2-D (nrows, total) store); an untiled store: all of it. */
+static void result_tile(const struct cpn_store *os, int q, int64_t *rlo, int64_t *rhi, int64_t *lo, int64_t *hi)
+{
+    struct box t;
+    if (!os->tiled) {
+        *rlo = 0;
+        *rhi = os->ndim == 1 ? 1 : os->shape[0];
+        *lo = 0;
+        *hi = os->shape[os->ndim - 1];
+        return;
+    }
+    tile_of(os, q, &t);
+    if (os->ndim == 1) {
+        *rlo = 0;
+        *rhi = 1;
+        *lo = t.lo[0];
+        *hi = t.hi[0];
+    } else {
+        *rlo = t.lo[0];
+        *rhi = t.hi[0];
+        *lo = t.lo[1];
+        *hi = t.hi[1];
+    }
+}
+
+static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Place every rank's packed part (rank r: nrows rows of cnt[r] items at result columns
+ * [off[r], off[r] + cnt[r]); this rank's in `mine`, row d at d * cnt[me]) into the result store
+ * os, each rank writing its tile.  Collective. */
+static enum cpn_status place_packed(struct cpn_store *os, int nrows, size_t item, const char *mine,
+                                    const int64_t *cnt, const int64_t *off)
+{
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    char *tile = cpn_store_data_for_overwrite(os);
+    if (!tile) return CPN_ERR_NOMEM;
+    const int64_t ts0 = os->tstride[0], ts1 = os->ndim > 1 ? os->tstride[1] : 1;
+    const int64_t tlo0 = os->tiled ? os->tlo[0] : 0, tlo1 = os->tiled && os->ndim > 1 ? os->tlo[1] : 0;
+    int64_t mrlo, mrhi, mlo, mhi;
+    result_tile(os, me, &mrlo, &mrhi, &mlo, &mhi);
+    /* element (d, g) of the result in this rank's tile */
+#define AT(d, g) (tile + (os->ndim == 1 ? ((g) - tlo0) * ts0 : ((d) - tlo0) * ts0 + ((g) - tlo1) * ts1) * (int64_t)item)
+    size_t sbytes = 0, rbytes = 0;
+    for (int q = 0; q < P; q++) {
+        if (q == me) continue;
+        int64_t rlo, rhi, lo, hi;
+        result_tile(os, q, &rlo, &rhi, &lo, &hi);
+        int64_t a = imax(lo, off[me]), b = imin(hi, off[me] + cnt[me]);
+        if (b > a) sbytes += (size_t)((rhi - rlo) * (b - a)) * item;
+        a = imax(mlo, off[q]);
+        b = imin(mhi, off[q] + cnt[q]);
+        if (b > a) rbytes += (size_t)((mrhi - mrlo) * (b - a)) * item;
+    }
+    char *sbuf = cpn_alloc(sbytes + 1), *rbuf = cpn_alloc(rbytes + 1);
+    struct cpn_msg *sends = cpn_alloc((size_t)P * sizeof *sends), *recvs = cpn_alloc((size_t)P * sizeof *recvs);
+    enum cpn_status st = sbuf && rbuf && sends && recvs ? CPN_OK : CPN_ERR_NOMEM;
+    int ns = 0, nr = 0;
+    size_t so = 0, ro = 0;
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        int64_t rlo, rhi, lo, hi;
+        result_tile(os, q, &rlo, &rhi, &lo, &hi);
+        int64_t a = imax(lo, off[me]), b = imin(hi, off[me] + cnt[me]);
+        if (q == me) {
+            for (int64_t d = rlo; b > a && d < rhi; d++)
+                for (int64_t g = a; g < b; g++)
+                    memcpy(AT(d, g), mine + (d * cnt[me] + g - off[me]) * (int64_t)item, item);
+            continue;
+        }
+        if (b > a) {
+            size_t n0 = so;
+            for (int64_t d = rlo; d < rhi; d++) {
+                memcpy(sbuf + so, mine + (d * cnt[me] + a - off[me]) * (int64_t)item, (size_t)(b - a) * item);
+                so += (size_t)(b - a) * item;
+            }
+            sends[ns++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG, .buf = sbuf + n0, .bytes = so - n0};
+        }
+        a = imax(mlo, off[q]);
+        b = imin(mhi, off[q] + cnt[q]);
+        if (b > a) {
+            size_t n = (size_t)((mrhi - mrlo) * (b - a)) * item;
+            recvs[nr++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG, .buf = rbuf + ro, .bytes = n};
+            ro += n;
+        }
+    }
+    void *h = NULL;
+    if (st == CPN_OK && (ns || nr)) st = cpn_comm_post(nr, recvs, ns, sends, &h);
+    if (h) {
+        enum cpn_status w = cpn_comm_wait(h);
+        if (st == CPN_OK) st = w;
+    }
+    ro = 0;
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        if (q == me) continue;
+        int64_t a = imax(mlo, off[q]), b = imin(mhi, off[q] + cnt[q]);
+        if (b <= a) continue;
+        for (int64_t d = mrlo; d < mrhi; d++)
+            for (int64_t g = a; g < b; g++, ro += item) memcpy(AT(d, g), rbuf + ro, item);
+    }
+#undef AT
+    cpn_free(sbuf);
+    cpn_free(rbuf);
+    cpn_free(sends);
+    cpn_free(recvs);
+    return st;
+}
+
+/* COMPACT (x = in[0] where in[1]) and NONZERO (indices of in[0]'s true elements). */
+static enum cpn_status exec_select(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const bool compact = op->kind == CPN_OPK_COMPACT;
+    const struct cpn_view *m = compact ? op->in[1] : op->in[0], *x = compact ? op->in[0] : NULL;
+    const struct cpn_view *ov = op->out[0];
+    struct cpn_store *os = ov->store;
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    if (os->root || !cpn_view_is_contiguous(ov) || cpn_view_size(ov) != os->size ||
+        os->ndim != (compact ? 1 : 2) || !m->store->tiled)
+        return exec_gathered(op, fp);
+    /* every rank decides the same: each rank's part a range of rows, the same for x and m */
+    int64_t *lo0 = cpn_alloc((size_t)P * 3 * sizeof *lo0);
+    if (!lo0) return CPN_ERR_NOMEM;
+    int64_t *cnt = lo0 + P, *off = lo0 + 2 * P;
+    struct box w = {{0}, {0}};
+    bool have = false;
+    for (int q = 0; q < P; q++) {
+        struct box bm, bx;
+        int rm = row_part(m, q, &bm);
+        int rx = x ? row_part(x, q, &bx) : rm;
+        if (rm < 0 || rx != rm || (x && rm == 1 && (bx.lo[0] != bm.lo[0] || bx.hi[0] != bm.hi[0])) ||
+            (x && !x->store->tiled)) {
+            cpn_free(lo0);
+            return exec_gathered(op, fp);
+        }
+        lo0[q] = rm == 1 ? bm.lo[0] : -1;
+        if (q == me && rm == 1) {
+            w = bm;
+            have = true;
+        }
+    }
+    const int nd = m->ndim, nrows = compact ? 1 : nd;
+    const size_t item = compact ? cpn_dtype_size(ov->dtype) : 8;
+    int64_t shape[CPN_MAXDIM], mst[CPN_MAXDIM], xst[CPN_MAXDIM];
+    const char *mp = NULL, *xp = NULL;
+    int64_t c = 0;
+    enum cpn_status st = CPN_OK;
+    if (have) {
+        for (int i = 0; i < nd; i++) shape[i] = w.hi[i] - w.lo[i];
+        char *md = cpn_store_data(m->store), *xd = x ? cpn_store_data(x->store) : NULL;
+        if (!md || (x && !xd)) st = CPN_ERR_NOMEM;
+        else {
+            mp = region_layout(m, &w, md, m->store->tlo, m->store->tstride, mst);
+            if (x) xp = region_layout(x, &w, xd, x->store->tlo, x->store->tstride, xst);
+            c = cpn_kernel_count_true(nd, shape, mp, mst);
+        }
+    }
+    /* every rank's count (O(ranks) bytes), then the exclusive prefix in the view's row order */
+    size_t *sizes = cpn_alloc((size_t)P * sizeof *sizes);
+    if (!sizes && st == CPN_OK) st = CPN_ERR_NOMEM;
+    for (int q = 0; st == CPN_OK && q < P; q++) sizes[q] = sizeof(int64_t);
+    if (st == CPN_OK) st = cpn_comm_allgatherv(&c, cnt, sizes);
+    cpn_free(sizes);
+    int64_t total = 0;
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        off[q] = 0;
+        for (int r = 0; r < P; r++)
+            if (lo0[r] >= 0 && (lo0[r] < lo0[q] || (lo0[r] == lo0[q] && r < q))) off[q] += cnt[r];
+        total += cnt[q];
+    }
+    if (st == CPN_OK && total != op->iparam[0])
+        st = cpn_error(CPN_ERR_INTERNAL, "selection: %lld true elements, %lld expected",
+                       (long long)total, (long long)op->iparam[0]);
+    char *mine = st == CPN_OK ? cpn_alloc((size_t)(nrows * c) * item + 1) : NULL;
+    if (st == CPN_OK && !mine) st = CPN_ERR_NOMEM;
+    if (st == CPN_OK && c) {
+        if (compact) {
+            st = cpn_kernel_compact(item, nd, shape, xp, xst, mp, mst, mine, c);
+        } else {
+            st = cpn_kernel_nonzero(nd, shape, mp, mst, (int64_t *)mine, c);
+            for (int d = 0; st == CPN_OK && d < nd; d++)
+                for (int64_t j = 0; j < c; j++) ((int64_t *)mine)[d * c + j] += w.lo[d];
+        }
+    }
+    /* every rank takes part in the exchange, also one whose part failed (peers wait for it) */
+    if (st == CPN_OK) st = place_packed(os, nrows, item, mine, cnt, off);
+    cpn_free(mine);
+    cpn_free(lo0);
+    return st;
+}
+
 /* ---- entry points ------------------------------------------------------------------------------ */
 
 bool cpn_dist_op_is_local(const struct cpn_op *op)
@@ -1194,6 +1415,8 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE: return exec_generate(op, fp);
     case CPN_OPK_HISTOGRAM: return exec_histogram(op, fp);
+    case CPN_OPK_COMPACT:
+    case CPN_OPK_NONZERO: return exec_select(op, fp);
     case CPN_OPK_SORT: {
         enum cpn_status st = cpn_samplesort_execute(op);
         return st == CPN_ERR_UNSUPPORTED ? exec_gathered(op, fp) : st;
