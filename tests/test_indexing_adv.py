@@ -459,3 +459,24 @@ def test_select_choose_putmask_move_nothing():
     numpy.putmask(na, n > 1, n + 1)
     check(ca, na)
     assert moved <= 1024 * max(RANKS - 1, 0), moved
+
+
+@pytest.mark.parametrize("shape", [(1000,), (90, 7), (5,)])
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16, numpy.complex128], ids=dtype_id)
+def test_int_gather_bytes(shape, dtype):
+    """a[idx] (and take) of an array split along its rows: each rank reads the index and the
+    owners send the selected rows to the result's owners: bytes in proportion to len(idx), not to
+    the array."""
+    n, c = _pair(shape, dtype)
+    idx = _idx(shape[0], (40,), 6)
+    ci = cupynum.array(idx)
+    cupynum.sync()
+    before = _sent()
+    r = c[ci]
+    moved = _sent() - before
+    check(r, n[idx])
+    row = n[0].nbytes if n.ndim > 1 else n.itemsize
+    from cupynum import _core
+    if all(g == 1 for g in _core._tiling(c)["grid"][1:]):
+        assert moved <= idx.size * (8 + row) + 1024, moved
+    check(cupynum.take(c, ci, axis=0), numpy.take(n, idx, axis=0))

@@ -1381,6 +1381,157 @@ static enum cpn_status exec_select(const struct cpn_op *op, struct cpn_fpreport 
     return st;
 }
 
+/* GATHER (out[j] = x[idx[j]]) of a view split along its first dimension: every rank reads the
+ * index (bytes in proportion to len(idx)), and each owner of source rows sends the rows each
+ * result tile needs straight to its owner (bytes in proportion to the rows selected). */
+static enum cpn_status exec_gather(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *x = op->in[0], *iv = op->in[1], *ov = op->out[0];
+    struct cpn_store *os = ov->store;
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    if (os->root || !cpn_view_is_contiguous(ov) || cpn_view_size(ov) != os->size || os->ndim != x->ndim)
+        return exec_gathered(op, fp);
+    int64_t *lo0 = cpn_alloc((size_t)P * 4 * sizeof *lo0);
+    if (!lo0) return CPN_ERR_NOMEM;
+    int64_t *hi0 = lo0 + P, *olo = lo0 + 2 * P, *ohi = lo0 + 3 * P;
+    struct box w = {{0}, {0}};
+    bool have = false;
+    for (int q = 0; q < P; q++) {
+        struct box b;
+        int r = row_part(x, q, &b);
+        bool rows = true;
+        if (os->tiled) {
+            struct box t;
+            tile_of(os, q, &t);
+            for (int d = 1; d < os->ndim; d++) rows &= t.hi[d] <= t.lo[d] || (t.lo[d] == 0 && t.hi[d] == os->shape[d]);
+            olo[q] = t.lo[0];
+            ohi[q] = t.hi[0] > t.lo[0] ? t.hi[0] : t.lo[0];
+            for (int d = 1; d < os->ndim; d++) if (t.hi[d] <= t.lo[d]) ohi[q] = olo[q];
+        } else {
+            olo[q] = 0;
+            ohi[q] = os->shape[0];
+        }
+        if (r < 0 || !rows) {
+            cpn_free(lo0);
+            return exec_gathered(op, fp);
+        }
+        lo0[q] = r == 1 ? b.lo[0] : 0;
+        hi0[q] = r == 1 ? b.hi[0] : 0;
+        if (q == me && r == 1) {
+            w = b;
+            have = true;
+        }
+    }
+    const int64_t m = iv->shape[0], n = x->shape[0];
+    const size_t item = cpn_dtype_size(x->dtype);
+    int64_t block = 1;
+    for (int d = 1; d < x->ndim; d++) block *= x->shape[d];
+    const size_t bbytes = (size_t)block * item;
+    int64_t *idx = cpn_alloc((size_t)m * 8 + 8);
+    int *own = cpn_alloc((size_t)m * sizeof *own + 1);
+    enum cpn_status st = idx && own ? CPN_OK : CPN_ERR_NOMEM;
+    if (st == CPN_OK) st = cpn_dist_read(iv, (char *)idx, (int64_t[CPN_MAXDIM]){8});
+    for (int64_t j = 0; st == CPN_OK && j < m; j++) {
+        int64_t k = idx[j] < 0 ? idx[j] + n : idx[j];
+        if (k < 0 || k >= n) {
+            st = cpn_error(CPN_ERR_INDEX, "gather: an index is out of bounds for size %lld", (long long)n);
+            break;
+        }
+        idx[j] = k;
+        own[j] = -1;
+        for (int q = 0; q < P; q++)
+            if (k >= lo0[q] && k < hi0[q]) { own[j] = q; break; }
+        if (own[j] < 0) st = cpn_error(CPN_ERR_INTERNAL, "gather: no owner of row %lld", (long long)k);
+    }
+    /* the local source rows: shape (rows, rest), its layout in the tile */
+    int64_t lshape[CPN_MAXDIM], lst[CPN_MAXDIM];
+    const char *lp = NULL;
+    if (st == CPN_OK && have && block) {
+        char *xd = cpn_store_data(x->store);
+        if (!xd) st = CPN_ERR_NOMEM;
+        else {
+            lp = region_layout(x, &w, xd, x->store->tiled ? x->store->tlo : (int64_t[CPN_MAXDIM]){0},
+                               x->store->tstride, lst);
+            for (int d = 0; d < x->ndim; d++) lshape[d] = w.hi[d] - w.lo[d];
+        }
+    }
+    char *tile = st == CPN_OK ? cpn_store_data_for_overwrite(os) : NULL;
+    if (st == CPN_OK && !tile && os->size) st = CPN_ERR_NOMEM;
+    const int64_t tlo0 = os->tiled ? os->tlo[0] : 0, ts0 = os->tstride[0];
+    /* counts: rows this rank sends to q, and receives from q */
+    size_t sn = 0, rn = 0;
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        if (q == me) continue;
+        for (int64_t j = olo[q]; j < ohi[q]; j++) sn += own[j] == me;
+        for (int64_t j = olo[me]; j < ohi[me]; j++) rn += own[j] == q;
+    }
+    int64_t *lidx = st == CPN_OK ? cpn_alloc((size_t)(sn + (size_t)(ohi[me] - olo[me]) + 1) * 8) : NULL;
+    char *sbuf = st == CPN_OK ? cpn_alloc(sn * bbytes + 1) : NULL, *rbuf = st == CPN_OK ? cpn_alloc(rn * bbytes + 1) : NULL;
+    struct cpn_msg *sends = cpn_alloc((size_t)P * sizeof *sends), *recvs = cpn_alloc((size_t)P * sizeof *recvs);
+    if (st == CPN_OK && (!lidx || !sbuf || !rbuf || !sends || !recvs)) st = CPN_ERR_NOMEM;
+    int ns = 0, nr = 0;
+    size_t so = 0, ro = 0;
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        if (q == me) {
+            /* this rank's own rows of its own result tile */
+            int64_t c = 0;
+            for (int64_t j = olo[q]; j < ohi[q]; j++)
+                if (own[j] == me) lidx[c++] = idx[j] - w.lo[0];
+            char *tmp = c && block ? cpn_alloc((size_t)c * bbytes) : NULL;
+            if (c && block && !tmp) { st = CPN_ERR_NOMEM; break; }
+            if (c && block) st = cpn_kernel_gather(item, x->ndim, lshape, lp, lst, (const char *)lidx, 8, c, tmp);
+            c = 0;
+            for (int64_t j = olo[q]; st == CPN_OK && block && j < ohi[q]; j++)
+                if (own[j] == me) memcpy(tile + (j - tlo0) * ts0 * (int64_t)item, tmp + (c++) * (int64_t)bbytes, bbytes);
+            cpn_free(tmp);
+            continue;
+        }
+        int64_t c = 0;
+        for (int64_t j = olo[q]; j < ohi[q]; j++)
+            if (own[j] == me) lidx[c++] = idx[j] - w.lo[0];
+        if (c && block) {
+            st = cpn_kernel_gather(item, x->ndim, lshape, lp, lst, (const char *)lidx, 8, c, sbuf + so);
+            sends[ns++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG + 1, .buf = sbuf + so, .bytes = (size_t)c * bbytes};
+            so += (size_t)c * bbytes;
+        }
+        c = 0;
+        for (int64_t j = olo[me]; j < ohi[me]; j++) c += own[j] == q;
+        if (c && block) {
+            recvs[nr++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG + 1, .buf = rbuf + ro, .bytes = (size_t)c * bbytes};
+            ro += (size_t)c * bbytes;
+        }
+    }
+    void *h = NULL;
+    if (st == CPN_OK && (ns || nr)) st = cpn_comm_post(nr, recvs, ns, sends, &h);
+    if (h) {
+        enum cpn_status wt = cpn_comm_wait(h);
+        if (st == CPN_OK) st = wt;
+    }
+    /* unpack: the rows from rank q arrive in result order; q's block starts where its message does */
+    if (st == CPN_OK && nr) {
+        size_t *cur = cpn_alloc((size_t)P * sizeof *cur);
+        if (!cur) st = CPN_ERR_NOMEM;
+        for (int k = 0; cur && k < P; k++) cur[k] = (size_t)-1;
+        for (int k = 0; cur && k < nr; k++) cur[recvs[k].peer] = (size_t)((char *)recvs[k].buf - rbuf);
+        for (int64_t j = olo[me]; cur && j < ohi[me]; j++) {
+            int q = own[j];
+            if (q == me) continue;
+            memcpy(tile + (j - tlo0) * ts0 * (int64_t)item, rbuf + cur[q], bbytes);
+            cur[q] += bbytes;
+        }
+        cpn_free(cur);
+    }
+    cpn_free(lidx);
+    cpn_free(sbuf);
+    cpn_free(rbuf);
+    cpn_free(sends);
+    cpn_free(recvs);
+    cpn_free(idx);
+    cpn_free(own);
+    cpn_free(lo0);
+    return st;
+}
+
 /* ---- entry points ------------------------------------------------------------------------------ */
 
 bool cpn_dist_op_is_local(const struct cpn_op *op)
@@ -1417,6 +1568,7 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     case CPN_OPK_HISTOGRAM: return exec_histogram(op, fp);
     case CPN_OPK_COMPACT:
     case CPN_OPK_NONZERO: return exec_select(op, fp);
+    case CPN_OPK_GATHER: return exec_gather(op, fp);
     case CPN_OPK_SORT: {
         enum cpn_status st = cpn_samplesort_execute(op);
         return st == CPN_ERR_UNSUPPORTED ? exec_gathered(op, fp) : st;
