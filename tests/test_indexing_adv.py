@@ -480,3 +480,40 @@ def test_int_gather_bytes(shape, dtype):
     if all(g == 1 for g in _core._tiling(c)["grid"][1:]):
         assert moved <= idx.size * (8 + row) + 1024, moved
     check(cupynum.take(c, ci, axis=0), numpy.take(n, idx, axis=0))
+
+
+@pytest.mark.parametrize("shape", [(1000,), (90, 7), (5,)])
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16], ids=dtype_id)
+def test_int_scatter_and_at_bytes(shape, dtype):
+    """a[idx] = v, a[idx] += 1 and add.at of an array split along its rows: the value rows go
+    to the owners of their destination rows, applied there in index order (last wins; add.at
+    accumulates): bytes in proportion to len(idx)."""
+    n, c = _pair(shape, dtype)
+    idx = _idx(shape[0], (40,), 7)                       # repeats included
+    ci = cupynum.array(idx)
+    v = sample((40,) + shape[1:], dtype, seed=8)
+    cv = cupynum.array(v)
+    row = n[0].nbytes if n.ndim > 1 else n.itemsize
+    from cupynum import _core
+    rows = all(g == 1 for g in _core._tiling(c)["grid"][1:])
+    cupynum.sync()
+    before = _sent()
+    c[ci] = cv
+    moved = _sent() - before
+    n[idx] = v
+    check(c, n)
+    if rows:
+        assert moved <= idx.size * (8 + row) + 1024, moved
+    n[idx] += 1
+    c[ci] += 1
+    check(c, n)
+    before = _sent()
+    cupynum.add.at(c, ci, cv)
+    moved = _sent() - before
+    numpy.add.at(n, idx, v)
+    check(c, n)
+    if rows:
+        assert moved <= idx.size * (8 + row) + 1024, moved
+    numpy.put(n, idx[:9], v[:3].ravel()[:3])
+    cupynum.put(c, ci[:9], cv[:3].ravel()[:3])
+    check(c, n)

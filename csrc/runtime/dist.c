@@ -1487,7 +1487,8 @@ static enum cpn_status exec_gather(const struct cpn_op *op, struct cpn_fpreport 
             continue;
         }
         int64_t c = 0;
-        for (int64_t j = olo[q]; j < ohi[q]; j++)
+        /* a replicated source: every rank has every row and takes its own (no messages) */
+        for (int64_t j = olo[q]; x->store->tiled && j < ohi[q]; j++)
             if (own[j] == me) lidx[c++] = idx[j] - w.lo[0];
         if (c && block) {
             st = cpn_kernel_gather(item, x->ndim, lshape, lp, lst, (const char *)lidx, 8, c, sbuf + so);
@@ -1532,6 +1533,159 @@ static enum cpn_status exec_gather(const struct cpn_op *op, struct cpn_fpreport 
     return st;
 }
 
+/* SCATTER (dst[idx[j]] = v[j] in order; with iparam[0] the op applied, ufunc.at) into a view
+ * split along its first dimension: every rank reads the index; each rank sends the value rows it
+ * holds to the owners of their destination rows, which apply them in index order (NumPy's last
+ * wins, or the accumulation) on their own tiles. */
+static enum cpn_status exec_scatter(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *v = op->in[0], *iv = op->in[1], *dv = op->out[0];
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    if (!dv->store->tiled || v->ndim != dv->ndim) return exec_gathered(op, fp);
+    int64_t *lo0 = cpn_alloc((size_t)P * 4 * sizeof *lo0);
+    if (!lo0) return CPN_ERR_NOMEM;
+    int64_t *hi0 = lo0 + P, *vlo = lo0 + 2 * P, *vhi = lo0 + 3 * P;
+    struct box w = {{0}, {0}}, vw = {{0}, {0}};
+    bool have = false, vhave = false;
+    for (int q = 0; q < P; q++) {
+        struct box b, c;
+        int r = row_part(dv, q, &b), rv = row_part(v, q, &c);
+        if (r < 0 || rv < 0) {
+            cpn_free(lo0);
+            return exec_gathered(op, fp);
+        }
+        lo0[q] = r == 1 ? b.lo[0] : 0;
+        hi0[q] = r == 1 ? b.hi[0] : 0;
+        vlo[q] = rv == 1 ? c.lo[0] : 0;
+        vhi[q] = rv == 1 ? c.hi[0] : 0;
+        if (q == me && r == 1) { w = b; have = true; }
+        if (q == me && rv == 1) { vw = c; vhave = true; }
+    }
+    const int64_t m = iv->shape[0], n = dv->shape[0];
+    const size_t item = cpn_dtype_size(dv->dtype);
+    int64_t block = 1;
+    for (int d = 1; d < dv->ndim; d++) block *= dv->shape[d];
+    const size_t bbytes = (size_t)block * item;
+    int64_t *idx = cpn_alloc((size_t)m * 8 + 8);
+    int *own = cpn_alloc((size_t)m * sizeof *own + 1), *vown = cpn_alloc((size_t)m * sizeof *vown + 1);
+    enum cpn_status st = idx && own && vown ? CPN_OK : CPN_ERR_NOMEM;
+    if (st == CPN_OK) st = cpn_dist_read(iv, (char *)idx, (int64_t[CPN_MAXDIM]){8});
+    for (int64_t j = 0; st == CPN_OK && j < m; j++) {
+        int64_t k = idx[j] < 0 ? idx[j] + n : idx[j];
+        if (k < 0 || k >= n) {
+            st = cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld", (long long)n);
+            break;
+        }
+        idx[j] = k;
+        own[j] = vown[j] = -1;
+        for (int q = 0; q < P; q++) {
+            if (own[j] < 0 && k >= lo0[q] && k < hi0[q]) own[j] = q;
+            if (vown[j] < 0 && j >= vlo[q] && j < vhi[q]) vown[j] = q;
+        }
+        if (own[j] < 0 || vown[j] < 0) st = cpn_error(CPN_ERR_INTERNAL, "scatter: no owner of row %lld", (long long)k);
+    }
+    /* local layouts: the destination rows and the value rows this rank holds */
+    int64_t dshape[CPN_MAXDIM], dst_[CPN_MAXDIM], vshape[CPN_MAXDIM], vst[CPN_MAXDIM];
+    char *dp = NULL;
+    const char *vp = NULL;
+    if (st == CPN_OK && block) {
+        char *dd = have ? cpn_store_data(dv->store) : NULL, *vd = vhave ? cpn_store_data(v->store) : NULL;
+        if ((have && !dd) || (vhave && !vd)) st = CPN_ERR_NOMEM;
+        if (st == CPN_OK && have) {
+            dp = region_layout(dv, &w, dd, dv->store->tlo, dv->store->tstride, dst_);
+            for (int d = 0; d < dv->ndim; d++) dshape[d] = w.hi[d] - w.lo[d];
+        }
+        if (st == CPN_OK && vhave) {
+            vp = region_layout(v, &vw, vd, v->store->tiled ? v->store->tlo : (int64_t[CPN_MAXDIM]){0},
+                               v->store->tstride, vst);
+            for (int d = 0; d < v->ndim; d++) vshape[d] = vw.hi[d] - vw.lo[d];
+        }
+    }
+    /* rows this rank sends (its value rows for other owners) and applies (all rows it owns) */
+    size_t sn = 0, an = 0;
+    for (int64_t j = 0; st == CPN_OK && j < m; j++) {
+        sn += vown[j] == me && own[j] != me;
+        an += own[j] == me;
+    }
+    int64_t *lidx = st == CPN_OK ? cpn_alloc((sn + an + 1) * 8) : NULL;
+    char *sbuf = st == CPN_OK ? cpn_alloc(sn * bbytes + 1) : NULL;
+    char *abuf = st == CPN_OK ? cpn_alloc(an * bbytes + 1) : NULL, *rbuf = st == CPN_OK ? cpn_alloc(an * bbytes + 1) : NULL;
+    struct cpn_msg *sends = cpn_alloc((size_t)P * sizeof *sends), *recvs = cpn_alloc((size_t)P * sizeof *recvs);
+    size_t *rstart = cpn_alloc((size_t)P * sizeof *rstart);
+    if (st == CPN_OK && (!lidx || !sbuf || !abuf || !rbuf || !sends || !recvs || !rstart)) st = CPN_ERR_NOMEM;
+    int ns = 0, nr = 0;
+    size_t so = 0, ro = 0;
+    for (int q = 0; st == CPN_OK && block && q < P; q++) {
+        if (q == me) continue;
+        int64_t c = 0;
+        /* replicated values: every owner has them all (no messages) */
+        for (int64_t j = vlo[me]; vhave && v->store->tiled && j < vhi[me]; j++)
+            if (own[j] == q) lidx[c++] = j - vw.lo[0];
+        if (c) {
+            st = cpn_kernel_gather(item, v->ndim, vshape, vp, vst, (const char *)lidx, 8, c, sbuf + so);
+            sends[ns++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG + 2, .buf = sbuf + so, .bytes = (size_t)c * bbytes};
+            so += (size_t)c * bbytes;
+        }
+        c = 0;
+        for (int64_t j = vlo[q]; j < vhi[q]; j++) c += own[j] == me;
+        rstart[q] = ro;
+        if (c) {
+            recvs[nr++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG + 2, .buf = rbuf + ro, .bytes = (size_t)c * bbytes};
+            ro += (size_t)c * bbytes;
+        }
+    }
+    void *h = NULL;
+    if (st == CPN_OK && (ns || nr)) st = cpn_comm_post(nr, recvs, ns, sends, &h);
+    if (h) {
+        enum cpn_status wt = cpn_comm_wait(h);
+        if (st == CPN_OK) st = wt;
+    }
+    /* this rank's rows in index order: local values gathered, received ones in arrival order */
+    int64_t c = 0;
+    for (int64_t j = 0; st == CPN_OK && block && j < m; j++) {
+        if (own[j] != me) continue;
+        int q = vown[j];
+        if (q == me) {
+            int64_t l = j - vw.lo[0];
+            st = cpn_kernel_gather(item, v->ndim, vshape, vp, vst, (const char *)&l, 8, 1, abuf + c * (int64_t)bbytes);
+        } else {
+            memcpy(abuf + c * (int64_t)bbytes, rbuf + rstart[q], bbytes);
+            rstart[q] += bbytes;
+        }
+        lidx[c++] = idx[j] - w.lo[0];
+    }
+    if (st == CPN_OK && block && c) {
+        int64_t ast[CPN_MAXDIM], s = (int64_t)item;
+        for (int d = dv->ndim - 1; d >= 0; d--) {
+            ast[d] = s;
+            s *= d ? dshape[d] : c;
+        }
+        if (op->iparam[0]) {
+            cpn_loop_fn fn = cpn_kernel_elementwise_scalar(op->code, op->dtype);   /* one row at a time: the plain loop */
+            struct cpn_kctx ctx = {0};
+            st = fn ? cpn_kernel_scatter_apply(fn, (int)op->iparam[0], dv->ndim, dshape, dp, dst_, abuf, ast,
+                                               (const char *)lidx, 8, c, &ctx)
+                    : CPN_ERR_TYPE;
+            cpn_fpreport_add(fp, ctx.hw, ctx.fpe);
+            if (st == CPN_OK && ctx.err) st = cpn_op_loop_error(op);
+        } else {
+            st = cpn_kernel_scatter(item, dv->ndim, dshape, dp, dst_, abuf, ast, (const char *)lidx, 8, c);
+        }
+    }
+    cpn_free(lidx);
+    cpn_free(sbuf);
+    cpn_free(abuf);
+    cpn_free(rbuf);
+    cpn_free(sends);
+    cpn_free(recvs);
+    cpn_free(rstart);
+    cpn_free(idx);
+    cpn_free(own);
+    cpn_free(vown);
+    cpn_free(lo0);
+    return st;
+}
+
 /* ---- entry points ------------------------------------------------------------------------------ */
 
 bool cpn_dist_op_is_local(const struct cpn_op *op)
@@ -1569,6 +1723,7 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     case CPN_OPK_COMPACT:
     case CPN_OPK_NONZERO: return exec_select(op, fp);
     case CPN_OPK_GATHER: return exec_gather(op, fp);
+    case CPN_OPK_SCATTER: return exec_scatter(op, fp);
     case CPN_OPK_SORT: {
         enum cpn_status st = cpn_samplesort_execute(op);
         return st == CPN_ERR_UNSUPPORTED ? exec_gathered(op, fp) : st;
