@@ -204,6 +204,20 @@ enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *m
 
 /* ---- gather: the elements named by an index array (integer-array indexing, take) ---------- */
 
+/* One element of `item` bytes: a fixed-size copy the compiler inlines (a libc call per element
+ * costs more than the copy). */
+static inline void copy_item(char *dst, const char *src, size_t item)
+{
+    switch (item) {
+    case 1: *dst = *src; return;
+    case 2: memcpy(dst, src, 2); return;
+    case 4: memcpy(dst, src, 4); return;
+    case 8: memcpy(dst, src, 8); return;
+    case 16: memcpy(dst, src, 16); return;
+    default: memcpy(dst, src, item); return;
+    }
+}
+
 enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, const char *src,
                                   const int64_t *sst, const char *idx, int64_t ist, int64_t m,
                                   char *out)
@@ -228,7 +242,7 @@ enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, c
         const char *s = src + k * sst[0];
         char *o = out + j * bytes;
         if (ndim == 1) {
-            memcpy(o, s, item);
+            copy_item(o, s, item);
             continue;
         }
         for (int64_t r = 0; r < rows; r++) {
@@ -261,6 +275,17 @@ enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, 
     int64_t block = 1;
     for (int d = 1; d < ndim; d++) block *= shape[d];
     if (block == 0 || m == 0) return CPN_OK;
+    if (ndim == 1) {
+        for (int64_t j = 0; j < m; j++) {   /* sequential: a later repeat overwrites an earlier one */
+            int64_t k = *(const int64_t *)(idx + j * ist);
+            if (k < 0) k += n;
+            if (k < 0 || k >= n)
+                return cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
+                                 (long long)n);
+            copy_item(dst + k * dst_st[0], val + j * val_st[0], item);
+        }
+        return CPN_OK;
+    }
     for (int64_t j = 0; j < m; j++) {   /* sequential: a later repeat overwrites an earlier one */
         int64_t k = *(const int64_t *)(idx + j * ist);
         if (k < 0) k += n;
@@ -277,7 +302,7 @@ enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, 
                 od += i * dst_st[d];
                 vd += i * val_st[d];
             }
-            memcpy(o + od, v + vd, item);
+            copy_item(o + od, v + vd, item);
         }
     }
     return CPN_OK;

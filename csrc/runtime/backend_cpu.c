@@ -174,7 +174,7 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
     case CPN_OPK_SCATTER:
         CPN_ASSERT(b->in[1].ndim == 1 && in->ndim == out->ndim);
         if (op->iparam[0]) {   /* ufunc.at: the op applied in index order */
-            cpn_loop_fn fn = cpn_kernel_elementwise(op->code, op->dtype);
+            cpn_loop_fn fn = cpn_kernel_elementwise_scalar(op->code, op->dtype);   /* one row at a time: the plain loop */
             if (!fn) return CPN_ERR_TYPE;
             struct cpn_kctx ctx = {0};
             enum cpn_status st = cpn_kernel_scatter_apply(
