@@ -44,6 +44,8 @@ from ._products import inner, kron, outer, tensordot, vdot
 from ._einsum import einsum, einsum_path, polyfit, roots  # noqa: E402
 from ._where import where
 from ._selection import argwhere, compress, extract, flatnonzero, nonzero, take
+from ._advindex import (choose, ix_, place, put, put_along_axis, putmask, select,
+                        take_along_axis)
 from ._bincount import bincount
 from ._reductions import (all, amax, amin, any, argmax, argmin, average, count_nonzero,
                           cumprod, cumsum, max, mean, min, nanargmax, nanargmin, nancumprod,

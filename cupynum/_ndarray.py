@@ -37,6 +37,9 @@ def _getitem_advanced(self, key):
     r = _getitem_mask(self, key)
     if r is None:
         r = _getitem_int(self, key)
+    if r is None:
+        from . import _advindex
+        r = _advindex.getitem(self, key)
     if r is not None:
         return r
     return _fallback.compute(operator.getitem, (self, key))
@@ -44,6 +47,9 @@ def _getitem_advanced(self, key):
 
 def _setitem_advanced(self, key, value):
     if _setitem_mask(self, key, value) or _setitem_int(self, key, value):
+        return
+    from . import _advindex
+    if _advindex.setitem(self, key, value):
         return
     _fallback.compute(operator.setitem, (self, key, value), write=(self,))
 
@@ -467,6 +473,9 @@ class flatiter:
                 # NumPy's flat iterator reports any failure to store one element so
                 raise ValueError("Error setting single item of array.") from None
             return
+        from . import _advindex
+        if _advindex.flat_setitem(a, key, value):
+            return
         _fallback.compute(lambda n, k, x: n.flat.__setitem__(k, x), (a, key, value), write=(a,))
 
     def __array__(self, dtype=None, copy=None):
@@ -481,6 +490,9 @@ class flatiter:
 
 
 def _set_flat(self, value):
+    from . import _advindex
+    if _advindex.flat_setitem(self, slice(None), value):
+        return
     _fallback.compute(lambda n, x: setattr(n, "flat", x), (self, value), write=(self,))
 
 
@@ -720,6 +732,10 @@ def _install_methods():
     methods["nonzero"] = _selection._method_nonzero
     methods["compress"] = _selection._method_compress
     methods["take"] = _selection._method_take
+    from . import _advindex as A
+    methods["put"] = lambda self, indices, values, mode="raise": A.put(self, indices, values, mode)
+    methods["choose"] = lambda self, choices, out=None, mode="raise": \
+        A.choose(self, choices, out=out, mode=mode)
     from . import _reductions as R
     for name in R.METHODS:
         if name in ("sum", "prod", "max", "min"):

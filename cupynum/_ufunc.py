@@ -379,8 +379,12 @@ def at(uf, a, indices, b=None, /):
         else:
             uf(v, b, out=v, casting="unsafe")
         return None
-    # Integer or boolean index arrays (repeated indices accumulate): NumPy's unbuffered loop on
-    # the gathered array, written back.
+    # Integer or boolean index arrays (repeated indices accumulate): the op applied in index
+    # order by the runtime's scatter (cupynum/_advindex.py), else NumPy's unbuffered loop on the
+    # gathered array, written back.
+    from . import _advindex
+    if _advindex.ufunc_at(uf, a, indices, b):
+        return None
     _fallback.compute(npu.at, args, write=(a,))
     return None
 

@@ -58,8 +58,11 @@ DISTRIBUTED = frozenset(
         "broadcast_to transpose squeeze expand_dims atleast_1d atleast_2d atleast_3d "
         "broadcast_arrays swapaxes moveaxis rollaxis permute_dims matrix_transpose flip fliplr "
         "flipud rot90 array_split split hsplit vsplit dsplit unstack real imag "
-        # the select op, owner-computes like the element-wise ops
-        "where "
+        # the select op, owner-computes like the element-wise ops, and its chains
+        "where select choose putmask "
+        # compaction: each rank compacts its tile, counts shared, parts sent to the result's
+        # owners (dist.c exec_select: arrays split along their first dimension)
+        "nonzero argwhere "
         # sorting: a sample sort along the partitioned axis of a 1-D array, each rank's own
         # lanes along an axis no tile splits (csrc/runtime/samplesort.c)
         "sort argsort sort_complex partition argpartition "
@@ -71,6 +74,7 @@ DISTRIBUTED = frozenset(
         "isreal real_if_close tri tril triu").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
+       "nonzero choose "
        "var squeeze flags sort argsort partition argpartition clip round conj conjugate".split()]
     + ["numpy.linalg.matrix_transpose"]
     # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
@@ -89,7 +93,7 @@ DISTRIBUTED = frozenset(
        "rfftfreq fftshift ifftshift".split()])
 # Native but not partitioned: computed on gathered copies under MPI (matrix products; the
 # two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; bincount; the boolean
-# selections nonzero/argwhere/flatnonzero/extract/compress and a[mask]; scans: cumsum,
+# selections flatnonzero/extract/compress of n-d arrays (through a flat view); scans: cumsum,
 # cumprod, ufunc.accumulate; reductions of ops other than add/multiply/maximum/minimum, e.g.
 # subtract.reduce), or views
 # through a flat alias (ravel/reshape that merge dimensions, eye's diagonal, diagonal of two

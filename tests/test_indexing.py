@@ -309,9 +309,9 @@ def test_compress():
 
 
 def test_mask_get_bytes_bounded():
-    """a[mask] of a tiled array is computed on gathered copies today (issue 15 asks for bytes in
-    proportion to the selection: not done): what a rank sends is bounded by one copy of its tile
-    of the array and of the mask to every other rank, not more."""
+    """a[mask] of a tiled array: each rank compacts its own tile (dist.c exec_select), so what a
+    rank sends is at most the selected bytes plus the counts (tests/test_indexing_adv.py checks
+    that bound); here, the looser bound of one copy of a tile to every rank holds too."""
     n, c = _pair((64, 48), numpy.float64)
     m = c > 7.0
     cupynum.sync()

@@ -12,6 +12,7 @@
  * Gather and scatter (integer-array indexing) copy blocks of the source's trailing dimensions per
  * index; the scatter runs in index order, so a repeated index keeps the last value (NumPy's
  * assignment). */
+#include <fenv.h>
 #include <string.h>
 
 #include "alloc.h"
@@ -203,6 +204,20 @@ enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *m
 
 /* ---- gather: the elements named by an index array (integer-array indexing, take) ---------- */
 
+/* One element of `item` bytes: a fixed-size copy the compiler inlines (a libc call per element
+ * costs more than the copy). */
+static inline void copy_item(char *dst, const char *src, size_t item)
+{
+    switch (item) {
+    case 1: *dst = *src; return;
+    case 2: memcpy(dst, src, 2); return;
+    case 4: memcpy(dst, src, 4); return;
+    case 8: memcpy(dst, src, 8); return;
+    case 16: memcpy(dst, src, 16); return;
+    default: memcpy(dst, src, item); return;
+    }
+}
+
 enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, const char *src,
                                   const int64_t *sst, const char *idx, int64_t ist, int64_t m,
                                   char *out)
@@ -227,7 +242,7 @@ enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, c
         const char *s = src + k * sst[0];
         char *o = out + j * bytes;
         if (ndim == 1) {
-            memcpy(o, s, item);
+            copy_item(o, s, item);
             continue;
         }
         for (int64_t r = 0; r < rows; r++) {
@@ -260,6 +275,17 @@ enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, 
     int64_t block = 1;
     for (int d = 1; d < ndim; d++) block *= shape[d];
     if (block == 0 || m == 0) return CPN_OK;
+    if (ndim == 1) {
+        for (int64_t j = 0; j < m; j++) {   /* sequential: a later repeat overwrites an earlier one */
+            int64_t k = *(const int64_t *)(idx + j * ist);
+            if (k < 0) k += n;
+            if (k < 0 || k >= n)
+                return cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
+                                 (long long)n);
+            copy_item(dst + k * dst_st[0], val + j * val_st[0], item);
+        }
+        return CPN_OK;
+    }
     for (int64_t j = 0; j < m; j++) {   /* sequential: a later repeat overwrites an earlier one */
         int64_t k = *(const int64_t *)(idx + j * ist);
         if (k < 0) k += n;
@@ -276,8 +302,52 @@ enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, 
                 od += i * dst_st[d];
                 vd += i * val_st[d];
             }
-            memcpy(o + od, v + vd, item);
+            copy_item(o + od, v + vd, item);
         }
     }
     return CPN_OK;
 }
+
+enum cpn_status cpn_kernel_scatter_apply(cpn_loop_fn fn, int nin, int ndim, const int64_t *shape,
+                                         char *dst, const int64_t *dst_st, const char *val,
+                                         const int64_t *val_st, const char *idx, int64_t ist,
+                                         int64_t m, struct cpn_kctx *ctx)
+{
+    const int64_t n = shape[0];
+    int64_t rows = 1;
+    for (int d = 1; d < ndim - 1; d++) rows *= shape[d];
+    const int64_t len = ndim > 1 ? shape[ndim - 1] : 1;
+    if (m == 0 || len == 0 || rows == 0) return CPN_OK;
+    int64_t st[3] = {ndim > 1 ? dst_st[ndim - 1] : 0, ndim > 1 ? dst_st[ndim - 1] : 0, 0};
+    if (nin == 2) {
+        st[1] = ndim > 1 ? val_st[ndim - 1] : 0;
+        st[2] = st[0];
+    }
+    feclearexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
+    enum cpn_status rc = CPN_OK;
+    for (int64_t j = 0; j < m; j++) {   /* sequential: a repeated index applies again */
+        int64_t k = *(const int64_t *)(idx + j * ist);
+        if (k < 0) k += n;
+        if (k < 0 || k >= n) {
+            rc = cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
+                           (long long)n);
+            break;
+        }
+        char *o = dst + k * dst_st[0];
+        const char *v = nin == 2 ? val + j * val_st[0] : NULL;
+        for (int64_t r = 0; r < rows; r++) {
+            int64_t od = 0, vd = 0, q = r;
+            for (int d = ndim - 2; d >= 1; d--) {
+                int64_t i = q % shape[d];
+                q /= shape[d];
+                od += i * dst_st[d];
+                if (v) vd += i * val_st[d];
+            }
+            char *args[3] = {o + od, v ? (char *)v + vd : o + od, o + od};
+            fn(args, st, len, ctx);
+        }
+    }
+    ctx->hw |= cpn_kernel_fpe_status();
+    return rc;
+}
+

@@ -257,6 +257,14 @@ enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, c
 enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, char *dst,
                                    const int64_t *dst_st, const char *val, const int64_t *val_st,
                                    const char *idx, int64_t ist, int64_t m);
+/* Scatter with an op (compact.c, ufunc.at): dst[idx[j]] = fn(dst[idx[j]], val[j]) (nin 2) or
+ * fn(dst[idx[j]]) (nin 1, val unused) for j = 0..m-1 in order, so a repeated index applies again;
+ * shapes, strides and bounds as cpn_kernel_scatter.  fn's findings go to ctx (status flags in
+ * ctx->hw).  Sequential.  Local. */
+enum cpn_status cpn_kernel_scatter_apply(cpn_loop_fn fn, int nin, int ndim, const int64_t *shape,
+                                         char *dst, const int64_t *dst_st, const char *val,
+                                         const int64_t *val_st, const char *idx, int64_t ist,
+                                         int64_t m, struct cpn_kctx *ctx);
 /* numpy.histogram's counting: n elements x (byte stride xs; float64 when `uniform`, else of
  * dtype dt, like the nbins + 1 edges e, stride es), weighted by float64 w (stride ws; NULL: count
  * into int64).  Uniform bins from first, last, denom (last - first) and edges (float64, NumPy's

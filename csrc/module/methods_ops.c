@@ -738,7 +738,8 @@ PyObject *cpn_mod_gather(PyObject *m, PyObject *args)
 PyObject *cpn_mod_scatter(PyObject *m, PyObject *args)
 {
     PyObject *dst, *idx, *val;
-    if (!PyArg_ParseTuple(args, "OOO", &dst, &idx, &val) || cpn_check_array(dst) < 0 ||
+    const char *opname = NULL;   /* ufunc.at: the op applied at the indices, in order */
+    if (!PyArg_ParseTuple(args, "OOO|s", &dst, &idx, &val, &opname) || cpn_check_array(dst) < 0 ||
         cpn_check_array(idx) < 0 || cpn_check_array(val) < 0)
         return NULL;
     struct cpn_view *dv = cpn_array_view(dst), *iv = cpn_array_view(idx), *vv = cpn_array_view(val);
@@ -755,6 +756,16 @@ PyObject *cpn_mod_scatter(PyObject *m, PyObject *args)
     }
     struct cpn_op op = {.kind = CPN_OPK_SCATTER, .nin = 2, .nout = 1};
     op.dtype = dv->dtype;
+    if (opname) {
+        int code = cpn_op_lookup(opname);
+        if (code < 0 || cpn_op_info(code)->nout != 1 || !cpn_op_has_loop(code, dv->dtype) ||
+            cpn_op_out_dtype(code, 0, dv->dtype) != dv->dtype ||
+            (cpn_op_info(code)->nin == 2 && cpn_op_in_dtype(code, 1, dv->dtype) != dv->dtype))
+            return PyErr_Format(PyExc_TypeError, "no native %s.at on %s", opname,
+                                cpn_dtype_name(dv->dtype));
+        op.code = code;
+        op.iparam[0] = cpn_op_info(code)->nin;
+    }
     op.in[0] = vv;
     op.in[1] = iv;
     op.out[0] = dv;

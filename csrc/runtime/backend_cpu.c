@@ -173,6 +173,16 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
                                  b->in[1].ptr, b->in[1].st[0], b->in[1].shape[0], out->ptr);
     case CPN_OPK_SCATTER:
         CPN_ASSERT(b->in[1].ndim == 1 && in->ndim == out->ndim);
+        if (op->iparam[0]) {   /* ufunc.at: the op applied in index order */
+            cpn_loop_fn fn = cpn_kernel_elementwise_scalar(op->code, op->dtype);   /* one row at a time: the plain loop */
+            if (!fn) return CPN_ERR_TYPE;
+            struct cpn_kctx ctx = {0};
+            enum cpn_status st = cpn_kernel_scatter_apply(
+                fn, (int)op->iparam[0], out->ndim, out->shape, out->ptr, out->st, in->ptr, in->st,
+                b->in[1].ptr, b->in[1].st[0], b->in[1].shape[0], &ctx);
+            cpn_fpreport_add(fp, ctx.hw, ctx.fpe);
+            return st == CPN_OK && ctx.err ? cpn_op_loop_error(op) : st;
+        }
         return cpn_kernel_scatter(cpn_dtype_size(ov->dtype), out->ndim, out->shape, out->ptr, out->st,
                                   in->ptr, in->st, b->in[1].ptr, b->in[1].st[0], b->in[1].shape[0]);
     case CPN_OPK_HISTOGRAM: {

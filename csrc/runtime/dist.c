@@ -1160,6 +1160,532 @@ static enum cpn_status exec_generate(const struct cpn_op *op, struct cpn_fprepor
     return CPN_OK;
 }
 
+/* ---- selections: compaction (a[mask], nonzero) and integer-index gathers ----------------------
+ * Issue #15: data moves in proportion to what is selected.  A view split over ranks along its
+ * first dimension only (each rank's elements a C-order range of the view's) is compacted by each
+ * rank on its own tile; the ranks' counts are shared (O(ranks) bytes: every rank learns the
+ * exclusive prefix of the counts in the view's order) and each rank sends its packed part to the
+ * owners of the result's tiles it lands in.  Any other layout takes the gathered path. */
+#define SELECT_TAG 0x5e1c
+
+/* Rank q's part of view v (the view-index box of its elements in q's tile of v's store): 1 with
+ * *w when it is a range of v's first dimension (full along the others), 0 when q holds none of v,
+ * -1 when the part is not such a range.  Local (a pure function of the tiling). */
+static int row_part(const struct cpn_view *v, int q, struct box *w)
+{
+    const struct cpn_store *s = v->store;
+    if (s->root || v->part || v->ndim < 1 || v->dtype != s->dtype) return -1;
+    if (!s->tiled) {
+        for (int i = 0; i < v->ndim; i++) {
+            w->lo[i] = 0;
+            w->hi[i] = v->shape[i];
+        }
+        return q == cpn_partition_rank() ? 1 : 0;   /* replicated: each rank its own copy */
+    }
+    struct box t;
+    tile_of(s, q, &t);
+    int r = preimage(v, &t, w);
+    if (r <= 0) return r;
+    for (int i = 1; i < v->ndim; i++)
+        if (w->lo[i] != 0 || w->hi[i] != v->shape[i]) return -1;
+    return 1;
+}
+
+/* The columns [lo, hi) and rows [rlo, rhi) of rank q's tile of a result store of `nrows` rows
+ * (a 1-D store: one row; else a 2-D (nrows, total) store); an untiled store: all of it. */
+static void result_tile(const struct cpn_store *os, int q, int64_t *rlo, int64_t *rhi, int64_t *lo, int64_t *hi)
+{
+    struct box t;
+    if (!os->tiled) {
+        *rlo = 0;
+        *rhi = os->ndim == 1 ? 1 : os->shape[0];
+        *lo = 0;
+        *hi = os->shape[os->ndim - 1];
+        return;
+    }
+    tile_of(os, q, &t);
+    if (os->ndim == 1) {
+        *rlo = 0;
+        *rhi = 1;
+        *lo = t.lo[0];
+        *hi = t.hi[0];
+    } else {
+        *rlo = t.lo[0];
+        *rhi = t.hi[0];
+        *lo = t.lo[1];
+        *hi = t.hi[1];
+    }
+}
+
+static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
+
+/* Place every rank's packed part (rank r: nrows rows of cnt[r] items at result columns
+ * [off[r], off[r] + cnt[r]); this rank's in `mine`, row d at d * cnt[me]) into the result store
+ * os, each rank writing its tile.  Collective. */
+static enum cpn_status place_packed(struct cpn_store *os, int nrows, size_t item, const char *mine,
+                                    const int64_t *cnt, const int64_t *off)
+{
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    char *tile = cpn_store_data_for_overwrite(os);
+    if (!tile) return CPN_ERR_NOMEM;
+    const int64_t ts0 = os->tstride[0], ts1 = os->ndim > 1 ? os->tstride[1] : 1;
+    const int64_t tlo0 = os->tiled ? os->tlo[0] : 0, tlo1 = os->tiled && os->ndim > 1 ? os->tlo[1] : 0;
+    int64_t mrlo, mrhi, mlo, mhi;
+    result_tile(os, me, &mrlo, &mrhi, &mlo, &mhi);
+    /* element (d, g) of the result in this rank's tile */
+#define AT(d, g) (tile + (os->ndim == 1 ? ((g) - tlo0) * ts0 : ((d) - tlo0) * ts0 + ((g) - tlo1) * ts1) * (int64_t)item)
+    size_t sbytes = 0, rbytes = 0;
+    for (int q = 0; q < P; q++) {
+        if (q == me) continue;
+        int64_t rlo, rhi, lo, hi;
+        result_tile(os, q, &rlo, &rhi, &lo, &hi);
+        int64_t a = imax(lo, off[me]), b = imin(hi, off[me] + cnt[me]);
+        if (b > a) sbytes += (size_t)((rhi - rlo) * (b - a)) * item;
+        a = imax(mlo, off[q]);
+        b = imin(mhi, off[q] + cnt[q]);
+        if (b > a) rbytes += (size_t)((mrhi - mrlo) * (b - a)) * item;
+    }
+    char *sbuf = cpn_alloc(sbytes + 1), *rbuf = cpn_alloc(rbytes + 1);
+    struct cpn_msg *sends = cpn_alloc((size_t)P * sizeof *sends), *recvs = cpn_alloc((size_t)P * sizeof *recvs);
+    enum cpn_status st = sbuf && rbuf && sends && recvs ? CPN_OK : CPN_ERR_NOMEM;
+    int ns = 0, nr = 0;
+    size_t so = 0, ro = 0;
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        int64_t rlo, rhi, lo, hi;
+        result_tile(os, q, &rlo, &rhi, &lo, &hi);
+        int64_t a = imax(lo, off[me]), b = imin(hi, off[me] + cnt[me]);
+        if (q == me) {
+            for (int64_t d = rlo; b > a && d < rhi; d++)
+                for (int64_t g = a; g < b; g++)
+                    memcpy(AT(d, g), mine + (d * cnt[me] + g - off[me]) * (int64_t)item, item);
+            continue;
+        }
+        if (b > a) {
+            size_t n0 = so;
+            for (int64_t d = rlo; d < rhi; d++) {
+                memcpy(sbuf + so, mine + (d * cnt[me] + a - off[me]) * (int64_t)item, (size_t)(b - a) * item);
+                so += (size_t)(b - a) * item;
+            }
+            sends[ns++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG, .buf = sbuf + n0, .bytes = so - n0};
+        }
+        a = imax(mlo, off[q]);
+        b = imin(mhi, off[q] + cnt[q]);
+        if (b > a) {
+            size_t n = (size_t)((mrhi - mrlo) * (b - a)) * item;
+            recvs[nr++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG, .buf = rbuf + ro, .bytes = n};
+            ro += n;
+        }
+    }
+    void *h = NULL;
+    if (st == CPN_OK && (ns || nr)) st = cpn_comm_post(nr, recvs, ns, sends, &h);
+    if (h) {
+        enum cpn_status w = cpn_comm_wait(h);
+        if (st == CPN_OK) st = w;
+    }
+    ro = 0;
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        if (q == me) continue;
+        int64_t a = imax(mlo, off[q]), b = imin(mhi, off[q] + cnt[q]);
+        if (b <= a) continue;
+        for (int64_t d = mrlo; d < mrhi; d++)
+            for (int64_t g = a; g < b; g++, ro += item) memcpy(AT(d, g), rbuf + ro, item);
+    }
+#undef AT
+    cpn_free(sbuf);
+    cpn_free(rbuf);
+    cpn_free(sends);
+    cpn_free(recvs);
+    return st;
+}
+
+/* COMPACT (x = in[0] where in[1]) and NONZERO (indices of in[0]'s true elements). */
+static enum cpn_status exec_select(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const bool compact = op->kind == CPN_OPK_COMPACT;
+    const struct cpn_view *m = compact ? op->in[1] : op->in[0], *x = compact ? op->in[0] : NULL;
+    const struct cpn_view *ov = op->out[0];
+    struct cpn_store *os = ov->store;
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    if (os->root || !cpn_view_is_contiguous(ov) || cpn_view_size(ov) != os->size ||
+        os->ndim != (compact ? 1 : 2) || !m->store->tiled)
+        return exec_gathered(op, fp);
+    /* every rank decides the same: each rank's part a range of rows, the same for x and m */
+    int64_t *lo0 = cpn_alloc((size_t)P * 3 * sizeof *lo0);
+    if (!lo0) return CPN_ERR_NOMEM;
+    int64_t *cnt = lo0 + P, *off = lo0 + 2 * P;
+    struct box w = {{0}, {0}};
+    bool have = false;
+    for (int q = 0; q < P; q++) {
+        struct box bm, bx;
+        int rm = row_part(m, q, &bm);
+        int rx = x ? row_part(x, q, &bx) : rm;
+        if (rm < 0 || rx != rm || (x && rm == 1 && (bx.lo[0] != bm.lo[0] || bx.hi[0] != bm.hi[0])) ||
+            (x && !x->store->tiled)) {
+            cpn_free(lo0);
+            return exec_gathered(op, fp);
+        }
+        lo0[q] = rm == 1 ? bm.lo[0] : -1;
+        if (q == me && rm == 1) {
+            w = bm;
+            have = true;
+        }
+    }
+    const int nd = m->ndim, nrows = compact ? 1 : nd;
+    const size_t item = compact ? cpn_dtype_size(ov->dtype) : 8;
+    int64_t shape[CPN_MAXDIM], mst[CPN_MAXDIM], xst[CPN_MAXDIM];
+    const char *mp = NULL, *xp = NULL;
+    int64_t c = 0;
+    enum cpn_status st = CPN_OK;
+    if (have) {
+        for (int i = 0; i < nd; i++) shape[i] = w.hi[i] - w.lo[i];
+        char *md = cpn_store_data(m->store), *xd = x ? cpn_store_data(x->store) : NULL;
+        if (!md || (x && !xd)) st = CPN_ERR_NOMEM;
+        else {
+            mp = region_layout(m, &w, md, m->store->tlo, m->store->tstride, mst);
+            if (x) xp = region_layout(x, &w, xd, x->store->tlo, x->store->tstride, xst);
+            c = cpn_kernel_count_true(nd, shape, mp, mst);
+        }
+    }
+    /* every rank's count (O(ranks) bytes), then the exclusive prefix in the view's row order */
+    size_t *sizes = cpn_alloc((size_t)P * sizeof *sizes);
+    if (!sizes && st == CPN_OK) st = CPN_ERR_NOMEM;
+    for (int q = 0; st == CPN_OK && q < P; q++) sizes[q] = sizeof(int64_t);
+    if (st == CPN_OK) st = cpn_comm_allgatherv(&c, cnt, sizes);
+    cpn_free(sizes);
+    int64_t total = 0;
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        off[q] = 0;
+        for (int r = 0; r < P; r++)
+            if (lo0[r] >= 0 && (lo0[r] < lo0[q] || (lo0[r] == lo0[q] && r < q))) off[q] += cnt[r];
+        total += cnt[q];
+    }
+    if (st == CPN_OK && total != op->iparam[0])
+        st = cpn_error(CPN_ERR_INTERNAL, "selection: %lld true elements, %lld expected",
+                       (long long)total, (long long)op->iparam[0]);
+    char *mine = st == CPN_OK ? cpn_alloc((size_t)(nrows * c) * item + 1) : NULL;
+    if (st == CPN_OK && !mine) st = CPN_ERR_NOMEM;
+    if (st == CPN_OK && c) {
+        if (compact) {
+            st = cpn_kernel_compact(item, nd, shape, xp, xst, mp, mst, mine, c);
+        } else {
+            st = cpn_kernel_nonzero(nd, shape, mp, mst, (int64_t *)mine, c);
+            for (int d = 0; st == CPN_OK && d < nd; d++)
+                for (int64_t j = 0; j < c; j++) ((int64_t *)mine)[d * c + j] += w.lo[d];
+        }
+    }
+    /* every rank takes part in the exchange, also one whose part failed (peers wait for it) */
+    if (st == CPN_OK) st = place_packed(os, nrows, item, mine, cnt, off);
+    cpn_free(mine);
+    cpn_free(lo0);
+    return st;
+}
+
+/* GATHER (out[j] = x[idx[j]]) of a view split along its first dimension: every rank reads the
+ * index (bytes in proportion to len(idx)), and each owner of source rows sends the rows each
+ * result tile needs straight to its owner (bytes in proportion to the rows selected). */
+static enum cpn_status exec_gather(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *x = op->in[0], *iv = op->in[1], *ov = op->out[0];
+    struct cpn_store *os = ov->store;
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    if (os->root || !cpn_view_is_contiguous(ov) || cpn_view_size(ov) != os->size || os->ndim != x->ndim)
+        return exec_gathered(op, fp);
+    int64_t *lo0 = cpn_alloc((size_t)P * 4 * sizeof *lo0);
+    if (!lo0) return CPN_ERR_NOMEM;
+    int64_t *hi0 = lo0 + P, *olo = lo0 + 2 * P, *ohi = lo0 + 3 * P;
+    struct box w = {{0}, {0}};
+    bool have = false;
+    for (int q = 0; q < P; q++) {
+        struct box b;
+        int r = row_part(x, q, &b);
+        bool rows = true;
+        if (os->tiled) {
+            struct box t;
+            tile_of(os, q, &t);
+            for (int d = 1; d < os->ndim; d++) rows &= t.hi[d] <= t.lo[d] || (t.lo[d] == 0 && t.hi[d] == os->shape[d]);
+            olo[q] = t.lo[0];
+            ohi[q] = t.hi[0] > t.lo[0] ? t.hi[0] : t.lo[0];
+            for (int d = 1; d < os->ndim; d++) if (t.hi[d] <= t.lo[d]) ohi[q] = olo[q];
+        } else {
+            olo[q] = 0;
+            ohi[q] = os->shape[0];
+        }
+        if (r < 0 || !rows) {
+            cpn_free(lo0);
+            return exec_gathered(op, fp);
+        }
+        lo0[q] = r == 1 ? b.lo[0] : 0;
+        hi0[q] = r == 1 ? b.hi[0] : 0;
+        if (q == me && r == 1) {
+            w = b;
+            have = true;
+        }
+    }
+    const int64_t m = iv->shape[0], n = x->shape[0];
+    const size_t item = cpn_dtype_size(x->dtype);
+    int64_t block = 1;
+    for (int d = 1; d < x->ndim; d++) block *= x->shape[d];
+    const size_t bbytes = (size_t)block * item;
+    int64_t *idx = cpn_alloc((size_t)m * 8 + 8);
+    int *own = cpn_alloc((size_t)m * sizeof *own + 1);
+    enum cpn_status st = idx && own ? CPN_OK : CPN_ERR_NOMEM;
+    if (st == CPN_OK) st = cpn_dist_read(iv, (char *)idx, (int64_t[CPN_MAXDIM]){8});
+    for (int64_t j = 0; st == CPN_OK && j < m; j++) {
+        int64_t k = idx[j] < 0 ? idx[j] + n : idx[j];
+        if (k < 0 || k >= n) {
+            st = cpn_error(CPN_ERR_INDEX, "gather: an index is out of bounds for size %lld", (long long)n);
+            break;
+        }
+        idx[j] = k;
+        own[j] = -1;
+        for (int q = 0; q < P; q++)
+            if (k >= lo0[q] && k < hi0[q]) { own[j] = q; break; }
+        if (own[j] < 0) st = cpn_error(CPN_ERR_INTERNAL, "gather: no owner of row %lld", (long long)k);
+    }
+    /* the local source rows: shape (rows, rest), its layout in the tile */
+    int64_t lshape[CPN_MAXDIM], lst[CPN_MAXDIM];
+    const char *lp = NULL;
+    if (st == CPN_OK && have && block) {
+        char *xd = cpn_store_data(x->store);
+        if (!xd) st = CPN_ERR_NOMEM;
+        else {
+            lp = region_layout(x, &w, xd, x->store->tiled ? x->store->tlo : (int64_t[CPN_MAXDIM]){0},
+                               x->store->tstride, lst);
+            for (int d = 0; d < x->ndim; d++) lshape[d] = w.hi[d] - w.lo[d];
+        }
+    }
+    char *tile = st == CPN_OK ? cpn_store_data_for_overwrite(os) : NULL;
+    if (st == CPN_OK && !tile && os->size) st = CPN_ERR_NOMEM;
+    const int64_t tlo0 = os->tiled ? os->tlo[0] : 0, ts0 = os->tstride[0];
+    /* counts: rows this rank sends to q, and receives from q */
+    size_t sn = 0, rn = 0;
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        if (q == me) continue;
+        for (int64_t j = olo[q]; j < ohi[q]; j++) sn += own[j] == me;
+        for (int64_t j = olo[me]; j < ohi[me]; j++) rn += own[j] == q;
+    }
+    int64_t *lidx = st == CPN_OK ? cpn_alloc((size_t)(sn + (size_t)(ohi[me] - olo[me]) + 1) * 8) : NULL;
+    char *sbuf = st == CPN_OK ? cpn_alloc(sn * bbytes + 1) : NULL, *rbuf = st == CPN_OK ? cpn_alloc(rn * bbytes + 1) : NULL;
+    struct cpn_msg *sends = cpn_alloc((size_t)P * sizeof *sends), *recvs = cpn_alloc((size_t)P * sizeof *recvs);
+    if (st == CPN_OK && (!lidx || !sbuf || !rbuf || !sends || !recvs)) st = CPN_ERR_NOMEM;
+    int ns = 0, nr = 0;
+    size_t so = 0, ro = 0;
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        if (q == me) {
+            /* this rank's own rows of its own result tile */
+            int64_t c = 0;
+            for (int64_t j = olo[q]; j < ohi[q]; j++)
+                if (own[j] == me) lidx[c++] = idx[j] - w.lo[0];
+            char *tmp = c && block ? cpn_alloc((size_t)c * bbytes) : NULL;
+            if (c && block && !tmp) { st = CPN_ERR_NOMEM; break; }
+            if (c && block) st = cpn_kernel_gather(item, x->ndim, lshape, lp, lst, (const char *)lidx, 8, c, tmp);
+            c = 0;
+            for (int64_t j = olo[q]; st == CPN_OK && block && j < ohi[q]; j++)
+                if (own[j] == me) memcpy(tile + (j - tlo0) * ts0 * (int64_t)item, tmp + (c++) * (int64_t)bbytes, bbytes);
+            cpn_free(tmp);
+            continue;
+        }
+        int64_t c = 0;
+        /* a replicated source: every rank has every row and takes its own (no messages) */
+        for (int64_t j = olo[q]; x->store->tiled && j < ohi[q]; j++)
+            if (own[j] == me) lidx[c++] = idx[j] - w.lo[0];
+        if (c && block) {
+            st = cpn_kernel_gather(item, x->ndim, lshape, lp, lst, (const char *)lidx, 8, c, sbuf + so);
+            sends[ns++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG + 1, .buf = sbuf + so, .bytes = (size_t)c * bbytes};
+            so += (size_t)c * bbytes;
+        }
+        c = 0;
+        for (int64_t j = olo[me]; j < ohi[me]; j++) c += own[j] == q;
+        if (c && block) {
+            recvs[nr++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG + 1, .buf = rbuf + ro, .bytes = (size_t)c * bbytes};
+            ro += (size_t)c * bbytes;
+        }
+    }
+    void *h = NULL;
+    if (st == CPN_OK && (ns || nr)) st = cpn_comm_post(nr, recvs, ns, sends, &h);
+    if (h) {
+        enum cpn_status wt = cpn_comm_wait(h);
+        if (st == CPN_OK) st = wt;
+    }
+    /* unpack: the rows from rank q arrive in result order; q's block starts where its message does */
+    if (st == CPN_OK && nr) {
+        size_t *cur = cpn_alloc((size_t)P * sizeof *cur);
+        if (!cur) st = CPN_ERR_NOMEM;
+        for (int k = 0; cur && k < P; k++) cur[k] = (size_t)-1;
+        for (int k = 0; cur && k < nr; k++) cur[recvs[k].peer] = (size_t)((char *)recvs[k].buf - rbuf);
+        for (int64_t j = olo[me]; cur && j < ohi[me]; j++) {
+            int q = own[j];
+            if (q == me) continue;
+            memcpy(tile + (j - tlo0) * ts0 * (int64_t)item, rbuf + cur[q], bbytes);
+            cur[q] += bbytes;
+        }
+        cpn_free(cur);
+    }
+    cpn_free(lidx);
+    cpn_free(sbuf);
+    cpn_free(rbuf);
+    cpn_free(sends);
+    cpn_free(recvs);
+    cpn_free(idx);
+    cpn_free(own);
+    cpn_free(lo0);
+    return st;
+}
+
+/* SCATTER (dst[idx[j]] = v[j] in order; with iparam[0] the op applied, ufunc.at) into a view
+ * split along its first dimension: every rank reads the index; each rank sends the value rows it
+ * holds to the owners of their destination rows, which apply them in index order (NumPy's last
+ * wins, or the accumulation) on their own tiles. */
+static enum cpn_status exec_scatter(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *v = op->in[0], *iv = op->in[1], *dv = op->out[0];
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    if (!dv->store->tiled || v->ndim != dv->ndim) return exec_gathered(op, fp);
+    int64_t *lo0 = cpn_alloc((size_t)P * 4 * sizeof *lo0);
+    if (!lo0) return CPN_ERR_NOMEM;
+    int64_t *hi0 = lo0 + P, *vlo = lo0 + 2 * P, *vhi = lo0 + 3 * P;
+    struct box w = {{0}, {0}}, vw = {{0}, {0}};
+    bool have = false, vhave = false;
+    for (int q = 0; q < P; q++) {
+        struct box b, c;
+        int r = row_part(dv, q, &b), rv = row_part(v, q, &c);
+        if (r < 0 || rv < 0) {
+            cpn_free(lo0);
+            return exec_gathered(op, fp);
+        }
+        lo0[q] = r == 1 ? b.lo[0] : 0;
+        hi0[q] = r == 1 ? b.hi[0] : 0;
+        vlo[q] = rv == 1 ? c.lo[0] : 0;
+        vhi[q] = rv == 1 ? c.hi[0] : 0;
+        if (q == me && r == 1) { w = b; have = true; }
+        if (q == me && rv == 1) { vw = c; vhave = true; }
+    }
+    const int64_t m = iv->shape[0], n = dv->shape[0];
+    const size_t item = cpn_dtype_size(dv->dtype);
+    int64_t block = 1;
+    for (int d = 1; d < dv->ndim; d++) block *= dv->shape[d];
+    const size_t bbytes = (size_t)block * item;
+    int64_t *idx = cpn_alloc((size_t)m * 8 + 8);
+    int *own = cpn_alloc((size_t)m * sizeof *own + 1), *vown = cpn_alloc((size_t)m * sizeof *vown + 1);
+    enum cpn_status st = idx && own && vown ? CPN_OK : CPN_ERR_NOMEM;
+    if (st == CPN_OK) st = cpn_dist_read(iv, (char *)idx, (int64_t[CPN_MAXDIM]){8});
+    for (int64_t j = 0; st == CPN_OK && j < m; j++) {
+        int64_t k = idx[j] < 0 ? idx[j] + n : idx[j];
+        if (k < 0 || k >= n) {
+            st = cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld", (long long)n);
+            break;
+        }
+        idx[j] = k;
+        own[j] = vown[j] = -1;
+        for (int q = 0; q < P; q++) {
+            if (own[j] < 0 && k >= lo0[q] && k < hi0[q]) own[j] = q;
+            if (vown[j] < 0 && j >= vlo[q] && j < vhi[q]) vown[j] = q;
+        }
+        if (own[j] < 0 || vown[j] < 0) st = cpn_error(CPN_ERR_INTERNAL, "scatter: no owner of row %lld", (long long)k);
+    }
+    /* local layouts: the destination rows and the value rows this rank holds */
+    int64_t dshape[CPN_MAXDIM], dst_[CPN_MAXDIM], vshape[CPN_MAXDIM], vst[CPN_MAXDIM];
+    char *dp = NULL;
+    const char *vp = NULL;
+    if (st == CPN_OK && block) {
+        char *dd = have ? cpn_store_data(dv->store) : NULL, *vd = vhave ? cpn_store_data(v->store) : NULL;
+        if ((have && !dd) || (vhave && !vd)) st = CPN_ERR_NOMEM;
+        if (st == CPN_OK && have) {
+            dp = region_layout(dv, &w, dd, dv->store->tlo, dv->store->tstride, dst_);
+            for (int d = 0; d < dv->ndim; d++) dshape[d] = w.hi[d] - w.lo[d];
+        }
+        if (st == CPN_OK && vhave) {
+            vp = region_layout(v, &vw, vd, v->store->tiled ? v->store->tlo : (int64_t[CPN_MAXDIM]){0},
+                               v->store->tstride, vst);
+            for (int d = 0; d < v->ndim; d++) vshape[d] = vw.hi[d] - vw.lo[d];
+        }
+    }
+    /* rows this rank sends (its value rows for other owners) and applies (all rows it owns) */
+    size_t sn = 0, an = 0;
+    for (int64_t j = 0; st == CPN_OK && j < m; j++) {
+        sn += vown[j] == me && own[j] != me;
+        an += own[j] == me;
+    }
+    int64_t *lidx = st == CPN_OK ? cpn_alloc((sn + an + 1) * 8) : NULL;
+    char *sbuf = st == CPN_OK ? cpn_alloc(sn * bbytes + 1) : NULL;
+    char *abuf = st == CPN_OK ? cpn_alloc(an * bbytes + 1) : NULL, *rbuf = st == CPN_OK ? cpn_alloc(an * bbytes + 1) : NULL;
+    struct cpn_msg *sends = cpn_alloc((size_t)P * sizeof *sends), *recvs = cpn_alloc((size_t)P * sizeof *recvs);
+    size_t *rstart = cpn_alloc((size_t)P * sizeof *rstart);
+    if (st == CPN_OK && (!lidx || !sbuf || !abuf || !rbuf || !sends || !recvs || !rstart)) st = CPN_ERR_NOMEM;
+    int ns = 0, nr = 0;
+    size_t so = 0, ro = 0;
+    for (int q = 0; st == CPN_OK && block && q < P; q++) {
+        if (q == me) continue;
+        int64_t c = 0;
+        /* replicated values: every owner has them all (no messages) */
+        for (int64_t j = vlo[me]; vhave && v->store->tiled && j < vhi[me]; j++)
+            if (own[j] == q) lidx[c++] = j - vw.lo[0];
+        if (c) {
+            st = cpn_kernel_gather(item, v->ndim, vshape, vp, vst, (const char *)lidx, 8, c, sbuf + so);
+            sends[ns++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG + 2, .buf = sbuf + so, .bytes = (size_t)c * bbytes};
+            so += (size_t)c * bbytes;
+        }
+        c = 0;
+        for (int64_t j = vlo[q]; j < vhi[q]; j++) c += own[j] == me;
+        rstart[q] = ro;
+        if (c) {
+            recvs[nr++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG + 2, .buf = rbuf + ro, .bytes = (size_t)c * bbytes};
+            ro += (size_t)c * bbytes;
+        }
+    }
+    void *h = NULL;
+    if (st == CPN_OK && (ns || nr)) st = cpn_comm_post(nr, recvs, ns, sends, &h);
+    if (h) {
+        enum cpn_status wt = cpn_comm_wait(h);
+        if (st == CPN_OK) st = wt;
+    }
+    /* this rank's rows in index order: local values gathered, received ones in arrival order */
+    int64_t c = 0;
+    for (int64_t j = 0; st == CPN_OK && block && j < m; j++) {
+        if (own[j] != me) continue;
+        int q = vown[j];
+        if (q == me) {
+            int64_t l = j - vw.lo[0];
+            st = cpn_kernel_gather(item, v->ndim, vshape, vp, vst, (const char *)&l, 8, 1, abuf + c * (int64_t)bbytes);
+        } else {
+            memcpy(abuf + c * (int64_t)bbytes, rbuf + rstart[q], bbytes);
+            rstart[q] += bbytes;
+        }
+        lidx[c++] = idx[j] - w.lo[0];
+    }
+    if (st == CPN_OK && block && c) {
+        int64_t ast[CPN_MAXDIM], s = (int64_t)item;
+        for (int d = dv->ndim - 1; d >= 0; d--) {
+            ast[d] = s;
+            s *= d ? dshape[d] : c;
+        }
+        if (op->iparam[0]) {
+            cpn_loop_fn fn = cpn_kernel_elementwise_scalar(op->code, op->dtype);   /* one row at a time: the plain loop */
+            struct cpn_kctx ctx = {0};
+            st = fn ? cpn_kernel_scatter_apply(fn, (int)op->iparam[0], dv->ndim, dshape, dp, dst_, abuf, ast,
+                                               (const char *)lidx, 8, c, &ctx)
+                    : CPN_ERR_TYPE;
+            cpn_fpreport_add(fp, ctx.hw, ctx.fpe);
+            if (st == CPN_OK && ctx.err) st = cpn_op_loop_error(op);
+        } else {
+            st = cpn_kernel_scatter(item, dv->ndim, dshape, dp, dst_, abuf, ast, (const char *)lidx, 8, c);
+        }
+    }
+    cpn_free(lidx);
+    cpn_free(sbuf);
+    cpn_free(abuf);
+    cpn_free(rbuf);
+    cpn_free(sends);
+    cpn_free(recvs);
+    cpn_free(rstart);
+    cpn_free(idx);
+    cpn_free(own);
+    cpn_free(vown);
+    cpn_free(lo0);
+    return st;
+}
+
 /* ---- entry points ------------------------------------------------------------------------------ */
 
 bool cpn_dist_op_is_local(const struct cpn_op *op)
@@ -1194,6 +1720,10 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE: return exec_generate(op, fp);
     case CPN_OPK_HISTOGRAM: return exec_histogram(op, fp);
+    case CPN_OPK_COMPACT:
+    case CPN_OPK_NONZERO: return exec_select(op, fp);
+    case CPN_OPK_GATHER: return exec_gather(op, fp);
+    case CPN_OPK_SCATTER: return exec_scatter(op, fp);
     case CPN_OPK_SORT: {
         enum cpn_status st = cpn_samplesort_execute(op);
         return st == CPN_ERR_UNSUPPORTED ? exec_gathered(op, fp) : st;

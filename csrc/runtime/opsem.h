@@ -62,7 +62,9 @@ enum cpn_opkind {
     CPN_OPK_SCATTER,       /* out[0][in[1][j]] = in[0][j] for j in order (last wins): out[0] of
                             * shape (n, rest...), in[0] (m, rest...) of its dtype, in[1] int64 1-D
                             * (checked by the builder); it writes some rows only: never an
-                            * overwrite of its output (cpn_op_overwrites_out) */
+                            * overwrite of its output (cpn_op_overwrites_out).  iparam[0] = 1
+                            * or 2 (ufunc.at): out[0][in[1][j]] = code(out[0][in[1][j]]
+                            * [, in[0][j]]) in order instead, code's nin inputs */
     CPN_OPK_HISTOGRAM,     /* out[0] (1-D, int64, or float64 with weights in[1]) = numpy.histogram
                             * counts of in[0] (1-D) over the edges in[2] (len(out) + 1):
                             * iparam[0] = 1: uniform bins (in[0] and in[2] float64; dparam[0..2] =

@@ -1,0 +1,651 @@
+"""Advanced indexing with several index arrays at once, and what is built on it (issue #15).
+
+A key of basic items (slices, None, Ellipsis) and advanced ones (integer arrays, lists, Python
+integers beside them, boolean arrays as their nonzero() indices) is planned once (`_plan`): the
+basic items give a view V of the array; the advanced items index some of V's axes, broadcast
+together to a shape B.  V with those axes first, merged into one (a view when the layout allows,
+else a C-ordered copy), is indexed by ONE int64 index, the row-major linear combination of the
+broadcast indices (negatives counted from the end, computed as one fused element-wise op), so
+reading is the runtime's GATHER and writing its SCATTER (last wins, as NumPy's; with an op: the
+ufunc.at accumulation, in index order).  NumPy's rule places B where the advanced items stand when
+they are adjacent in the key, first when a slice, None or Ellipsis separates them.
+
+Everything NumPy would refuse (out-of-bounds indices, shapes that do not broadcast, wrong mask
+shapes, values that do not broadcast to the result) is detected before anything is written and the
+call returns None/False, so that the general path (NumPy on the gathered data) raises NumPy's own
+exception and message; nothing is written on failure.
+
+Also here, on the same plan: take_along_axis, put_along_axis, put, putmask, place, choose, select,
+ix_, the `at` method of the ufuncs, and ndarray.flat's assignments."""
+
+import numpy as _np
+
+from . import _core
+from ._ndarray import ndarray
+
+_SCALARS = (int, float, complex, bool, _np.generic)
+
+
+def _cp():
+    import cupynum
+    return cupynum
+
+
+def _as_index(o):
+    """('int', value) for a Python/NumPy integer or 0-d integer cupynum array, ('arr', cupynum
+    int array), ('mask', cupynum bool array of ndim >= 1), ('basic', o) for slice/None/Ellipsis,
+    or None for anything else (the general path)."""
+    if o is None or o is Ellipsis or isinstance(o, slice):
+        return "basic", o
+    if isinstance(o, (bool, _np.bool_)):
+        return None
+    if isinstance(o, (int, _np.integer)):
+        return "int", int(o)
+    if isinstance(o, ndarray):
+        a = o
+    elif type(o) is _np.ndarray:
+        a = o
+    elif isinstance(o, list):
+        try:
+            a = _np.asarray(o)
+        except (ValueError, TypeError):
+            return None
+        if a.size == 0 and a.dtype.kind == "f":
+            a = a.astype(_np.intp)
+    else:
+        return None
+    if a.dtype == _np.bool_:
+        if a.ndim == 0:
+            return None
+        return "mask", a if isinstance(a, ndarray) else _core.from_any(a)
+    if a.dtype.kind not in "iu" or a.dtype == _np.uint64:
+        return None
+    if a.ndim == 0:
+        return "int", int(a)
+    return "arr", a if isinstance(a, ndarray) else _core.from_any(a)
+
+
+class _Plan:
+    __slots__ = ("view", "w", "lin", "bshape", "rest", "rshape", "lead", "nmerged", "k")
+
+
+def _plan(self, key):
+    """The plan of self[key] for a key with advanced items (see the module's text); None for keys
+    it does not take and every key NumPy refuses."""
+    items = key if isinstance(key, tuple) else (key,)
+    parsed = []
+    for o in items:
+        p = _as_index(o)
+        if p is None:
+            return None
+        parsed.append(p)
+    if not any(kind != "basic" for kind, _ in parsed):
+        return None
+    if sum(1 for kind, o in parsed if kind == "basic" and o is Ellipsis) > 1:
+        return None
+    consumed = 0
+    for kind, o in parsed:
+        if kind == "basic":
+            consumed += isinstance(o, slice)
+        else:
+            consumed += o.ndim if kind == "mask" else 1
+    if consumed > self.ndim:
+        return None
+    # the basic key (advanced items as full slices) and each advanced item's first axis in V
+    basic, adv, pos = [], [], 0
+    for kind, o in parsed:
+        if kind == "basic":
+            basic.append(o)
+            if o is Ellipsis:
+                pos += self.ndim - consumed
+            else:
+                pos += 1
+        else:
+            k = o.ndim if kind == "mask" else 1
+            basic.append((slice(None),) * k)
+            adv.append((kind, o, pos))
+            pos += k
+    bkey = tuple(x for b in basic for x in (b if isinstance(b, tuple) else (b,)))
+    view = self[bkey]
+    if not isinstance(view, ndarray):
+        return None
+    # NumPy's placement: the advanced items adjacent in the key, or separated
+    at = [i for i, (kind, _) in enumerate(parsed) if kind != "basic"]
+    separated = any(parsed[i][0] == "basic" for i in range(at[0], at[-1] + 1))
+    # the index arrays, one per indexed axis of V, and their sizes
+    idx, dims = [], []
+    from ._ndarray import _count_true
+    for kind, o, p in adv:
+        if kind == "mask":
+            if tuple(view.shape[p:p + o.ndim]) != tuple(o.shape):
+                return None
+            nz = _core.nonzero(o, _count_true(o))
+            for d in range(o.ndim):
+                idx.append(nz[d])
+                dims.append(p + d)
+        else:
+            idx.append(o)
+            dims.append(p)
+    try:
+        bshape = _np.broadcast_shapes(*(() if isinstance(i, int) else tuple(i.shape) for i in idx))
+    except ValueError:
+        return None
+    sizes = [view.shape[d] for d in dims]
+    cp = _cp()
+    bad, lin = None, None
+    mult = 1
+    for i, n in reversed(list(zip(idx, sizes))):
+        if isinstance(i, int):
+            if not -n <= i < n:
+                return None
+            t = (i + n if i < 0 else i) * mult
+        else:
+            if i.dtype != _np.int64:
+                i = _core.cast(i, _np.int64)
+            b = cp.logical_or(cp.less(i, -n), cp.greater_equal(i, n))
+            bad = b if bad is None else cp.logical_or(bad, b)
+            t = cp.where(cp.less(i, 0), cp.add(i, n), i)
+            if mult != 1:
+                t = cp.multiply(t, mult)
+        lin = t if lin is None else cp.add(lin, t)
+        mult *= n
+    if bad is not None and bad.size and _count_true(bad):
+        return None                             # NumPy's IndexError, from the general path
+    plan = _Plan()
+    plan.view = view
+    others = tuple(d for d in range(view.ndim) if d not in dims)
+    plan.w = _core.transpose(view, tuple(dims) + others) if tuple(dims) + others != \
+        tuple(range(view.ndim)) else view
+    plan.rest = tuple(view.shape[d] for d in others)
+    plan.nmerged = mult
+    plan.bshape = tuple(bshape)
+    plan.k = len(plan.bshape)
+    m = 1
+    for e in bshape:
+        m *= e
+    if isinstance(lin, int):
+        lin = _core.from_any(_np.full((), lin, _np.int64))
+    if tuple(lin.shape) != plan.bshape:
+        lin = _core.broadcast_to(lin, plan.bshape)
+    lin = _core.cast(lin, _np.int64)               # a fresh C-ordered copy
+    plan.lin = _core.reshape(lin, (m,))
+    plan.lead = 0 if separated else dims[0]
+    plan.rshape = plan.rest[:plan.lead] + plan.bshape + plan.rest[plan.lead:]
+    return plan
+
+
+def _merged(plan, copy):
+    """V with the indexed axes first and merged: (array, is_view).  A copy (C-ordered) when the
+    layout does not allow a view and `copy`; None otherwise."""
+    shape = (plan.nmerged,) + plan.rest
+    v = _core.reshape(plan.w, shape)
+    if v is not None:
+        return v, True
+    if not copy:
+        return None
+    return _core.reshape(_core.cast(plan.w, plan.w.dtype), shape), False
+
+
+def _to_result_order(plan, g):
+    """g, of shape bshape + rest, as the indexing result (rshape, C-ordered)."""
+    g = _core.reshape(g, plan.bshape + plan.rest)
+    if plan.lead:
+        k, p = plan.k, plan.lead
+        perm = tuple(range(k, k + p)) + tuple(range(k)) + tuple(range(k + p, g.ndim))
+        g = _core.cast(_core.transpose(g, perm), g.dtype)
+    return g
+
+
+def getitem(self, key):
+    """self[key] natively, or None (the general path)."""
+    plan = _plan(self, key)
+    if plan is None:
+        return None
+    src, _ = _merged(plan, True)
+    g = _core.gather(src, plan.lin)
+    return _to_result_order(plan, g)
+
+
+def _value(dtype, value):
+    """value as a cupynum array (a scalar as 0-d of `dtype`, by NumPy's conversion), or None when
+    the general path should take it (non-numeric values, complex into real: NumPy warns)."""
+    if isinstance(value, _SCALARS):
+        if isinstance(value, _np.generic) and value.dtype.kind not in "biufc":
+            return None
+        if isinstance(value, (complex, _np.complexfloating)) and dtype.kind != "c":
+            return None
+        tmp = _np.empty((), dtype)
+        tmp[()] = value                       # NumPy's conversion and its errors
+        return _core.from_any(tmp)
+    if not isinstance(value, ndarray):
+        if isinstance(value, _np.ndarray) and type(value) is not _np.ndarray:
+            return None
+        try:
+            value = _np.asarray(value)
+        except (ValueError, TypeError):
+            return None
+        if value.dtype.kind not in "biufc":
+            return None
+        value = _core.from_any(value)
+    if value.dtype.kind == "c" and dtype.kind != "c":
+        return None
+    if value.dtype.kind not in "biufc":
+        return None
+    return value
+
+
+def _values_for(plan, val, dtype):
+    """val broadcast to the indexing result, in (len(lin),) + rest order, as a fresh array of
+    `dtype`; None when it does not broadcast (NumPy's ValueError from the general path)."""
+    vshape = tuple(val.shape)
+    while len(vshape) > len(plan.rshape) and vshape[0] == 1:
+        vshape = vshape[1:]
+    try:
+        if len(vshape) > len(plan.rshape) or \
+                _np.broadcast_shapes(vshape, plan.rshape) != plan.rshape:
+            return None
+    except ValueError:
+        return None
+    if vshape != tuple(val.shape):
+        val = _core.reshape(val, vshape)
+    if tuple(val.shape) != plan.rshape:
+        val = _core.broadcast_to(val, plan.rshape)
+    if plan.lead:
+        k, p = plan.k, plan.lead
+        perm = tuple(range(p, p + k)) + tuple(range(p)) + tuple(range(p + k, len(plan.rshape)))
+        val = _core.transpose(val, perm)
+    val = _core.cast(val, dtype)              # fresh: never shares the destination's store
+    return _core.reshape(val, (plan.lin.size,) + plan.rest)
+
+
+def _scatter(plan, val, op=None):
+    dst, is_view = _merged(plan, True)
+    if op is None:
+        _core.scatter(dst, plan.lin, val)
+    else:
+        _core.scatter(dst, plan.lin, val, op)
+    if not is_view:
+        _core.assign(plan.w, _core.reshape(dst, tuple(plan.w.shape)))
+
+
+def setitem(self, key, value):
+    """self[key] = value natively; False (nothing written) for what the general path takes."""
+    if _core.readonly(self):
+        return False
+    plan = _plan(self, key)
+    if plan is None:
+        return False
+    val = _value(self.dtype, value)
+    if val is None:
+        return False
+    val = _values_for(plan, val, self.dtype)
+    if val is None:
+        return False
+    _scatter(plan, val)
+    return True
+
+
+# ---- functions on the plan ------------------------------------------------------------------------
+
+def _numpy(name, *args, **kwargs):
+    from . import _fallback
+    return _fallback.call("numpy." + name, getattr(_np, name), args, kwargs)
+
+
+def _native_array(a):
+    """a as a cupynum array when cupynum can hold it (ndarray, NumPy's own ndarray, list of
+    numbers), else None."""
+    if isinstance(a, ndarray):
+        return a
+    if type(a) is _np.ndarray or isinstance(a, (list, tuple)):
+        try:
+            n = _np.asarray(a)
+        except (ValueError, TypeError):
+            return None
+        if n.dtype.kind not in "biufc":
+            return None
+        return _core.from_any(n)
+    return None
+
+
+def _along_axis_key(shape, indices, axis):
+    """NumPy's fancy index of take/put_along_axis: aranges on the other axes (broadcast), the
+    indices on `axis`."""
+    cp = _cp()
+    key = []
+    nd = len(shape)
+    for d in range(nd):
+        if d == axis:
+            key.append(indices)
+        else:
+            key.append(_core.reshape(cp.arange(shape[d]), (1,) * d + (shape[d],) + (1,) * (nd - d - 1)))
+    return tuple(key)
+
+
+def _along_axis_args(arr, indices, axis):
+    """(arr, indices, axis) normalised as NumPy's, or None (NumPy's errors and odd inputs)."""
+    if not isinstance(arr, ndarray):
+        return None
+    ind = _native_array(indices)
+    if ind is None or ind.dtype.kind not in "iu" or ind.dtype == _np.uint64:
+        return None
+    if axis is None:
+        if ind.ndim != 1:
+            return None
+        from ._functions import ravel
+        return ravel(arr), ind, 0
+    if not isinstance(axis, (int, _np.integer)) or ind.ndim != arr.ndim or arr.ndim == 0:
+        return None
+    if not -arr.ndim <= axis < arr.ndim:
+        return None
+    axis = int(axis) % arr.ndim
+    try:
+        _np.broadcast_shapes(tuple(s if d != axis else 1 for d, s in enumerate(arr.shape)),
+                             tuple(s if d != axis else 1 for d, s in enumerate(ind.shape)))
+    except ValueError:
+        return None
+    return arr, ind, axis
+
+
+def take_along_axis(arr, indices, axis=-1):
+    args = _along_axis_args(arr, indices, axis)
+    if args is not None:
+        a, ind, ax = args
+        r = getitem(a, _along_axis_key(a.shape, ind, ax))
+        if r is not None:
+            return r
+    return _numpy("take_along_axis", arr, indices, axis=axis)
+
+
+def put_along_axis(arr, indices, values, axis):
+    args = _along_axis_args(arr, indices, axis)
+    if args is not None and not _core.readonly(arr):
+        a, ind, ax = args
+        if axis is None and _core.reshape(arr, (arr.size,)) is None:
+            args = None
+        elif setitem(a, _along_axis_key(a.shape, ind, ax), values):
+            return None
+    return _numpy("put_along_axis", arr, indices, values, axis)
+
+
+def _cyclic(v, n, dtype):
+    """v (flattened) repeated to n elements, as a fresh 1-D array of `dtype` (NumPy's rule of
+    put/putmask/place/flat: short values repeat)."""
+    from ._joins import resize
+    return _core.cast(resize(v, (n,)), dtype)
+
+
+def _flat_target(a):
+    """a as 1-D in C order: (view, None) when a view can, else (copy, write_back)."""
+    v = _core.reshape(a, (a.size,))
+    if v is not None:
+        return v, None
+    c = _core.reshape(_core.cast(a, a.dtype), (a.size,))
+    return c, lambda: _core.assign(a, _core.reshape(c, tuple(a.shape)))
+
+
+def put(a, ind, v, mode="raise"):
+    if not isinstance(a, ndarray) or _core.readonly(a) or mode not in ("raise", "wrap", "clip"):
+        return _numpy("put", a, ind, v, mode=mode)
+    i = _native_array(ind) if not isinstance(ind, (int, _np.integer)) else \
+        _core.from_any(_np.asarray(ind, _np.intp))
+    val = _value(a.dtype, v) if not isinstance(v, (list, tuple)) or len(v) else None
+    if i is None or i.dtype.kind not in "iu" or i.dtype == _np.uint64 or val is None \
+            or val.size == 0 or a.size == 0:
+        return _numpy("put", a, ind, v, mode=mode)
+    cp = _cp()
+    from ._functions import ravel
+    i = _core.cast(ravel(i), _np.int64)
+    n = a.size
+    if mode == "raise":
+        from ._ndarray import _count_true
+        if i.size and _count_true(cp.logical_or(cp.less(i, -n), cp.greater_equal(i, n))):
+            return _numpy("put", a, ind, v, mode=mode)
+    elif mode == "wrap":
+        i = cp.remainder(i, n)
+    else:
+        i = cp.clip(i, 0, n - 1)
+    i = _core.cast(i, _np.int64)
+    vals = _cyclic(val, i.size, a.dtype)
+    dst, back = _flat_target(a)
+    _core.scatter(dst, i, vals)
+    if back:
+        back()
+    return None
+
+
+def putmask(a, mask, values):
+    if not isinstance(a, ndarray) or _core.readonly(a):
+        return _numpy("putmask", a, mask, values)
+    m = _native_array(mask)
+    val = _value(a.dtype, values)
+    if m is None or val is None or m.size != a.size or val.size == 0:
+        return _numpy("putmask", a, mask, values)
+    if m.dtype != _np.bool_:
+        m = _core.cast(m, _np.bool_)
+    if tuple(m.shape) != tuple(a.shape):
+        from ._functions import ravel
+        m = _core.reshape(ravel(m), tuple(a.shape))
+    if tuple(val.shape) == tuple(a.shape):
+        vals = _core.cast(val, a.dtype)             # aligned with a: owner computes
+    elif val.size == 1:
+        vals = _core.broadcast_to(_core.cast(_core.reshape(val, ()), a.dtype), tuple(a.shape))
+    else:
+        vals = _core.reshape(_cyclic(val, a.size, a.dtype), tuple(a.shape))
+    _core.select(m, vals, a, a)
+    return None
+
+
+def place(arr, mask, vals):
+    if not isinstance(arr, ndarray) or _core.readonly(arr):
+        return _numpy("place", arr, mask, vals)
+    m = _native_array(mask)
+    val = _value(arr.dtype, vals)
+    if m is None or val is None or m.size != arr.size:
+        return _numpy("place", arr, mask, vals)
+    from ._functions import ravel
+    from ._ndarray import _count_true
+    m = ravel(m)
+    if m.dtype != _np.bool_:
+        m = _core.cast(m, _np.bool_)
+    count = _count_true(m)
+    if count == 0:
+        return None
+    if val.size == 0:
+        return _numpy("place", arr, mask, vals)      # NumPy's ValueError
+    pos = _core.nonzero(m, count)[0]
+    pos = _core.cast(pos, _np.int64)
+    v = _cyclic(val, count, arr.dtype)
+    dst, back = _flat_target(arr)
+    _core.scatter(dst, pos, v)
+    if back:
+        back()
+    return None
+
+
+def choose(a, choices, out=None, mode="raise"):
+    """numpy.choose as a chain of element-wise selects (one fused op): choices[a] at each
+    element; NumPy computes out=, odd choices and every error."""
+    if out is not None or mode not in ("raise", "wrap", "clip"):
+        return _numpy("choose", a, choices, out=out, mode=mode)
+    ai = _native_array(a) if not isinstance(a, (int, _np.integer)) else None
+    if isinstance(choices, ndarray):
+        if choices.ndim == 0:
+            return _numpy("choose", a, choices, out=out, mode=mode)
+        chs = [choices[j] for j in range(choices.shape[0])]
+    elif isinstance(choices, (list, tuple)):
+        chs = [_native_array(c) if not isinstance(c, ndarray) else c for c in choices]
+    else:
+        chs = [None]
+    if ai is None or ai.dtype.kind not in "iu" or ai.dtype == _np.uint64 or not chs or \
+            any(c is None for c in chs) or len(chs) > 32:
+        return _numpy("choose", a, choices, out=out, mode=mode)
+    try:
+        shape = _np.broadcast_shapes(tuple(ai.shape), *(tuple(c.shape) for c in chs))
+        dtype = _np.result_type(*(c.dtype for c in chs))
+    except (ValueError, TypeError):
+        return _numpy("choose", a, choices, out=out, mode=mode)
+    cp = _cp()
+    n = len(chs)
+    ai = _core.cast(ai, _np.int64)
+    if mode == "raise":
+        from ._ndarray import _count_true
+        if ai.size and _count_true(cp.logical_or(cp.less(ai, 0), cp.greater_equal(ai, n))):
+            return _numpy("choose", a, choices, out=out, mode=mode)
+    elif mode == "wrap":
+        ai = cp.remainder(ai, n)
+    else:
+        ai = cp.clip(ai, 0, n - 1)
+    r = _core.cast(chs[-1], dtype)
+    for j in range(n - 2, -1, -1):
+        r = cp.where(cp.equal(ai, j), _core.cast(chs[j], dtype), r)
+    r = cp.broadcast_to(r, shape)
+    return _core.cast(r, dtype)
+
+
+def select(condlist, choicelist, default=0):
+    """numpy.select as a chain of element-wise selects (one fused op), NumPy's dtype rule
+    (Python scalars weak); NumPy computes everything else and raises its errors."""
+    if not isinstance(condlist, (list, tuple)) or not isinstance(choicelist, (list, tuple)) or \
+            len(condlist) != len(choicelist) or not condlist:
+        return _numpy("select", condlist, choicelist, default=default)
+    conds = [_native_array(c) for c in condlist]
+    weak = (int, float, complex)
+    chs = [c if type(c) in weak else _native_array(c) for c in choicelist]
+    dflt = default if type(default) in weak else _native_array(default)
+    if any(c is None or c.dtype != _np.bool_ for c in conds) or any(c is None for c in chs) or \
+            dflt is None:
+        return _numpy("select", condlist, choicelist, default=default)
+    stand = [c if type(c) in weak else _np.empty((), c.dtype) for c in chs + [dflt]]
+    try:
+        dtype = _np.result_type(*stand)
+        shape = _np.broadcast_shapes(*(tuple(c.shape) for c in conds),
+                                     *(() if type(c) in weak else tuple(c.shape)
+                                       for c in chs + [dflt]))
+    except (ValueError, TypeError):
+        return _numpy("select", condlist, choicelist, default=default)
+    if dtype.kind not in "biufc":
+        return _numpy("select", condlist, choicelist, default=default)
+    cp = _cp()
+
+    def arr(c):
+        if type(c) in weak:
+            return _core.from_any(_np.asarray(c, dtype))
+        return _core.cast(c, dtype) if c.dtype != dtype else c
+    r = arr(dflt)
+    for c, ch in zip(reversed(conds), reversed(chs)):
+        r = cp.where(c, arr(ch), r)
+    r = cp.broadcast_to(r, shape)
+    return _core.cast(r, dtype)
+
+
+def ix_(*args):
+    out = []
+    nd = len(args)
+    for k, new in enumerate(args):
+        if isinstance(new, ndarray):
+            a = new
+        else:
+            n = _np.asarray(new)
+            if n.size == 0:
+                n = n.astype(_np.intp)
+            if n.dtype.kind not in "biu" or type(n) is not _np.ndarray:
+                return _numpy("ix_", *args)
+            a = _core.from_any(n)
+        if a.ndim != 1:
+            raise ValueError("Cross index must be 1 dimensional")
+        if a.dtype == _np.bool_:
+            from ._ndarray import _count_true
+            a = _core.nonzero(a, _count_true(a))[0]
+            a = _core.cast(a, _np.intp)
+        out.append(_core.reshape(a, (1,) * k + (a.size,) + (1,) * (nd - k - 1)))
+    return tuple(out)
+
+
+# ---- ufunc.at --------------------------------------------------------------------------------------
+
+def ufunc_at(uf, a, indices, b=None):
+    """uf.at(a, indices[, b]) natively: the op applied at the indexed elements in index order
+    (repeats accumulate), when NumPy's loop for a's dtype is a's dtype in and out; False (nothing
+    done) otherwise, for NumPy to compute."""
+    npu = uf._numpy
+    if _core.readonly(a) or npu.nout != 1 or npu.nin not in (1, 2) or (b is None) != (npu.nin == 1):
+        return False
+    dt = a.dtype
+    if b is not None:
+        if isinstance(b, (int, float, complex)) and not isinstance(b, bool):
+            bt = type(b)
+        elif isinstance(b, (bool, _np.generic)):
+            bt = _np.asarray(b).dtype
+        else:
+            bb = _native_array(b)
+            if bb is None:
+                return False
+            bt = bb.dtype
+            b = bb
+        try:
+            loop = npu.resolve_dtypes((dt, bt, None))
+        except Exception:
+            return False
+        if loop != (dt, dt, dt):
+            return False
+    else:
+        try:
+            if npu.resolve_dtypes((dt, None)) != (dt, dt):
+                return False
+        except Exception:
+            return False
+    key = indices if isinstance(indices, tuple) else (indices,)
+    plan = _plan(a, key)
+    if plan is None:
+        return False
+    if b is None:
+        val = _core.broadcast_to(_core.from_any(_np.zeros((), dt)), (plan.lin.size,) + plan.rest)
+    else:
+        v = _value(dt, b)
+        if v is None:
+            return False
+        val = _values_for(plan, v, dt)
+        if val is None:
+            return False
+    try:
+        _scatter(plan, val, npu.__name__)
+    except TypeError:
+        return False
+    return True
+
+
+# ---- ndarray.flat assignments ------------------------------------------------------------------
+
+def flat_setitem(a, key, value):
+    """a.flat[key] = value natively for a slice, an Ellipsis or an integer array/list key: the
+    values repeat to fill the selection (NumPy's flat iterator); False otherwise."""
+    if _core.readonly(a) or a.size == 0:
+        return False
+    val = _value(a.dtype, value)
+    if val is None or val.size == 0:
+        return False
+    if key is Ellipsis:
+        key = slice(None)
+    if isinstance(key, slice):
+        start, stop, step = key.indices(a.size)
+        m = len(range(start, stop, step))
+        if m == 0:
+            return True
+        dst, back = _flat_target(a)
+        _core.assign(dst[key], _cyclic(val, m, a.dtype))
+        if back:
+            back()
+        return True
+    k = _as_index(key)
+    if k is None or k[0] != "arr":
+        return False
+    dst, back = _flat_target(a)
+    plan = _plan(dst, (k[1],))
+    if plan is None:
+        return False
+    v = _cyclic(val, plan.lin.size, a.dtype)
+    _core.scatter(dst, plan.lin, v)
+    if back:
+        back()
+    return True

@@ -1,0 +1,519 @@
+"""Advanced indexing with several index arrays and the functions built on it (issue 15):
+put, take_along_axis, put_along_axis, putmask, place, choose, select, ix_, ndarray.flat
+assignments and ufunc.at, compared with NumPy on the same data.
+
+Native cases run under `no_fallback` (any NumPy fallback fails the test); NumPy's errors are
+compared word for word with the array unchanged after a failed assignment.  Runs on one rank
+and under mpirun (every rank checks the whole result)."""
+
+import numpy
+import pytest
+
+import cupynum
+from cupynum import _fallback
+from conftest import ALL_DTYPES, check, dtype_id, sample
+
+pytestmark = [pytest.mark.device, pytest.mark.mpi_device]
+
+DTYPES = [numpy.dtype(t) for t in ("?", "i1", "i4", "i8", "u2", "u8", "f4", "f8", "c16")]
+
+
+@pytest.fixture
+def no_fallback(monkeypatch):
+    def refuse(*args, **kwargs):
+        raise AssertionError("fell back to NumPy")
+    monkeypatch.setattr(_fallback, "compute", refuse)
+    monkeypatch.setattr(_fallback, "call", refuse)
+
+
+def _pair(shape, dtype, seed=0):
+    n = sample(shape, dtype, seed=seed)
+    return n, cupynum.array(n)
+
+
+def _idx(n, shape, seed):
+    """Integer indices into a dimension of length n, negatives and repeats included."""
+    r = numpy.random.default_rng(seed)
+    return r.integers(-n, n, size=shape)
+
+
+def _conv(k):
+    """The key with its NumPy arrays as cupynum arrays."""
+    if isinstance(k, tuple):
+        return tuple(_conv(x) for x in k)
+    return cupynum.array(k) if isinstance(k, numpy.ndarray) else k
+
+
+def _keys(shape):
+    """Keys with several advanced items, adjacent and separated, with slices/None/Ellipsis/ints."""
+    a, b, c = shape
+    i0, i1, i2 = _idx(a, (4,), 1), _idx(b, (4,), 2), _idx(c, (4, 1), 3)
+    return [
+        (i0, i1),
+        (i0, i1, i2[:, 0]),
+        (i0[:, None], i1[None, :3]),
+        (slice(None), i1, i2),                         # adjacent after a slice
+        (i0, slice(1, None), i2),                      # separated: the broadcast dims first
+        (i0, None, i1),                                # separated by None
+        (Ellipsis, i1[:2], i2[:2, 0]),
+        (1, slice(None), i2),                          # an int and an array, separated
+        (slice(None), 1, i2),                          # an int and an array, adjacent
+        (i0.tolist(), i1.tolist()),                    # lists
+        (numpy.array([], numpy.intp), numpy.array([], numpy.intp)),
+        (i0.astype(numpy.int32), i1.astype(numpy.uint8) % b),
+        (slice(None, None, -1), i1, slice(None, None, 2)),
+    ]
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_several_arrays_get(no_fallback, dtype):
+    shape = (5, 6, 7)
+    n, c = _pair(shape, dtype)
+    for k in _keys(shape):
+        check(c[_conv(k)], n[k])
+        check(c[k], n[k])                              # NumPy arrays as indices
+    t = n.transpose(2, 0, 1)                           # a view the merge cannot keep
+    ct = c.transpose(2, 0, 1)
+    for k in _keys(t.shape):
+        check(ct[_conv(k)], t[k])
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_several_arrays_set(no_fallback, dtype):
+    shape = (5, 6, 7)
+    for j, k in enumerate(_keys(shape)):
+        n, c = _pair(shape, dtype)
+        r = n[k]
+        v = sample(r.shape, dtype, seed=10 + j)
+        n[k] = v
+        c[_conv(k)] = cupynum.array(v)
+        check(c, n)
+        n[k] = v[..., :1] if v.ndim else v             # a broadcast value
+        c[_conv(k)] = v[..., :1] if v.ndim else v
+        check(c, n)
+        n[k] = 1
+        c[_conv(k)] = 1
+        check(c, n)
+    # through a transposed view (written back into the base)
+    n, c = _pair(shape, dtype)
+    nt, ct = n.transpose(2, 0, 1), c.transpose(2, 0, 1)
+    k = (_idx(7, (3,), 4), slice(None), _idx(6, (3,), 5))
+    nt[k] = 0
+    ct[_conv(k)] = 0
+    check(c, n)
+
+
+def test_several_arrays_augmented_and_mask(no_fallback):
+    n, c = _pair((6, 5), numpy.float64)
+    i, j = numpy.array([0, 0, 2, -1]), numpy.array([1, 1, 3, 0])
+    n[i, j] += 1                                        # repeats add once (NumPy)
+    c[_conv((i, j))] += 1
+    check(c, n)
+    m = sample((5,), numpy.bool_, seed=3)
+    check(c[i[:1], m], n[i[:1], m])                     # a mask beside an array
+    m2 = sample((6, 5), numpy.bool_, seed=4)
+    k = (m2, )
+    check(c[cupynum.array(m2)], n[k])
+
+
+@pytest.mark.parametrize("key", [
+    ((numpy.array([0, 7]), numpy.array([1, 1]))),
+    ((numpy.array([0, 1]), numpy.array([1, -9]))),
+    ((numpy.array([0, 1]), numpy.array([1, 2, 1]))),
+    ((numpy.array([0]), numpy.array([0]), numpy.array([0]))),
+    ((numpy.array([[True, False]]), numpy.array([0]))),
+])
+def test_several_arrays_errors(key):
+    n, c = _pair((6, 5), numpy.int64)
+    with pytest.raises(IndexError) as e:
+        n[key]
+    with pytest.raises(IndexError) as g:
+        c[_conv(key)]
+    assert str(g.value) == str(e.value)
+    before = n.copy()
+    with pytest.raises(IndexError) as e:
+        n[key] = 3
+    with pytest.raises(IndexError) as g:
+        c[_conv(key)] = 3
+    assert str(g.value) == str(e.value)
+    check(c, before)
+
+
+def test_set_wrong_value_shape():
+    n, c = _pair((6, 5), numpy.int64)
+    k = (numpy.array([0, 1]), numpy.array([1, 2]))
+    with pytest.raises(ValueError) as e:
+        n[k] = numpy.arange(3)
+    with pytest.raises(ValueError) as g:
+        c[_conv(k)] = cupynum.arange(3)
+    assert str(g.value) == str(e.value)
+    check(c, _pair((6, 5), numpy.int64)[0])
+
+
+# ---- take_along_axis / put_along_axis ----------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("axis", [0, 1, -1, None])
+def test_along_axis(no_fallback, dtype, axis):
+    n, c = _pair((4, 6), dtype)
+    if axis is None:
+        ind = _idx(24, (9,), 1)
+    else:
+        shape = [4, 6]
+        shape[axis] = 5
+        ind = _idx(n.shape[axis], tuple(shape), 1)
+    check(cupynum.take_along_axis(c, cupynum.array(ind), axis=axis),
+          numpy.take_along_axis(n, ind, axis=axis))
+    v = sample(ind.shape, dtype, seed=7)
+    numpy.put_along_axis(n, ind, v, axis)
+    cupynum.put_along_axis(c, cupynum.array(ind), cupynum.array(v), axis)
+    check(c, n)
+    numpy.put_along_axis(n, ind, 1, axis)
+    cupynum.put_along_axis(c, ind, 1, axis)
+    check(c, n)
+
+
+def test_along_axis_sorted(no_fallback):
+    n, c = _pair((5, 7), numpy.float64)
+    o = numpy.argsort(n, axis=1)
+    check(cupynum.take_along_axis(c, cupynum.array(o), axis=1), numpy.take_along_axis(n, o, axis=1))
+
+
+def test_along_axis_errors():
+    n, c = _pair((4, 6), numpy.float64)
+    for ind, axis in [(numpy.array([[9]]), 1), (numpy.array([1]), 1), (numpy.array([[1.0]]), 0)]:
+        with pytest.raises(Exception) as e:
+            numpy.take_along_axis(n, ind, axis=axis)
+        with pytest.raises(type(e.value)) as g:
+            cupynum.take_along_axis(c, cupynum.array(ind), axis=axis)
+        assert str(g.value) == str(e.value)
+
+
+# ---- put / putmask / place ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
+def test_put(no_fallback, dtype, mode):
+    n, c = _pair((4, 5), dtype)
+    hi = 20 if mode == "raise" else 50
+    ind = _idx(hi, (7,), 2)
+    v = sample((3,), dtype, seed=5)                     # short values repeat
+    numpy.put(n, ind, v, mode=mode)
+    cupynum.put(c, cupynum.array(ind), cupynum.array(v), mode=mode)
+    check(c, n)
+    n.put(ind[:2].tolist(), v[0], mode=mode)
+    c.put(ind[:2].tolist(), v[0], mode=mode)
+    check(c, n)
+    nt, ct = n.T, c.T                                   # no flat view: written back
+    numpy.put(nt, ind, v, mode=mode)
+    cupynum.put(ct, ind, v, mode=mode)
+    check(c, n)
+
+
+def test_put_errors():
+    """NumPy's exception and text; cupynum writes nothing (NumPy's put has written the elements
+    before the bad index: the issue's rule, nothing written on failure, is kept here)."""
+    n, c = _pair((4, 5), numpy.int64)
+    before = n.copy()
+    with pytest.raises(IndexError) as e:
+        numpy.put(n, [1, 20], [5, 6])
+    with pytest.raises(IndexError) as g:
+        cupynum.put(c, cupynum.array([1, 20]), [5, 6])
+    assert str(g.value) == str(e.value)
+    check(c, before)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_putmask_place(no_fallback, dtype):
+    n, c = _pair((4, 5), dtype)
+    m = sample((4, 5), numpy.bool_, seed=3)
+    v = sample((3,), dtype, seed=5)
+    numpy.putmask(n, m, v)
+    cupynum.putmask(c, cupynum.array(m), cupynum.array(v))
+    check(c, n)
+    numpy.putmask(n, ~m, v[0])
+    cupynum.putmask(c, ~m, v[0])
+    check(c, n)
+    numpy.place(n, m, v)
+    cupynum.place(c, cupynum.array(m), cupynum.array(v))
+    check(c, n)
+    numpy.place(n.T, m.T, v[::-1])
+    cupynum.place(c.T, m.T, v[::-1])
+    check(c, n)
+
+
+def test_putmask_place_errors():
+    n, c = _pair((4, 5), numpy.float64)
+    with pytest.raises(ValueError) as e:
+        numpy.putmask(n, numpy.ones(3, bool), 1)
+    with pytest.raises(ValueError) as g:
+        cupynum.putmask(c, cupynum.ones(3, bool), 1)
+    assert str(g.value) == str(e.value)
+    with pytest.raises(ValueError) as e:
+        numpy.place(n, numpy.ones((4, 5), bool), [])
+    with pytest.raises(ValueError) as g:
+        cupynum.place(c, cupynum.ones((4, 5), bool), [])
+    assert str(g.value) == str(e.value)
+    check(c, n)
+
+
+# ---- choose / select / ix_ ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("mode", ["raise", "wrap", "clip"])
+def test_choose(no_fallback, dtype, mode):
+    chs = [sample((3, 4), dtype, seed=s) for s in range(3)]
+    hi = 3 if mode == "raise" else 7
+    a = numpy.random.default_rng(1).integers(0 if mode == "raise" else -4, hi, size=(3, 4))
+    check(cupynum.choose(cupynum.array(a), [cupynum.array(x) for x in chs], mode=mode),
+          numpy.choose(a, chs, mode=mode))
+    check(cupynum.array(a).choose(cupynum.array(numpy.stack(chs)), mode=mode),
+          a.choose(numpy.stack(chs), mode=mode))
+    check(cupynum.choose(cupynum.array(a[0]), [cupynum.array(x) for x in chs], mode=mode),
+          numpy.choose(a[0], chs, mode=mode))          # broadcast
+
+
+def test_choose_error():
+    with pytest.raises(ValueError) as e:
+        numpy.choose(numpy.array([0, 3]), [numpy.arange(2), numpy.arange(2)])
+    with pytest.raises(ValueError) as g:
+        cupynum.choose(cupynum.array([0, 3]), [cupynum.arange(2), cupynum.arange(2)])
+    assert str(g.value) == str(e.value)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_select(no_fallback, dtype):
+    x = sample((4, 5), numpy.float64, seed=1)
+    conds = [x < -0.5, x > 0.5, x > 2]
+    chs = [sample((4, 5), dtype, seed=s) for s in range(3)]
+    for default in (0, 1.5, numpy.array(3, dtype)):
+        exp = numpy.select(conds, chs, default)
+        got = cupynum.select([cupynum.array(c) for c in conds], [cupynum.array(c) for c in chs],
+                             default)
+        check(got, exp)
+    check(cupynum.select([cupynum.array(conds[0])], [7]), numpy.select([conds[0]], [7]))
+    check(cupynum.select([cupynum.array(conds[0])], [chs[0][0]]), numpy.select([conds[0]], [chs[0][0]]))
+
+
+def test_select_errors():
+    for args in [([], []), ([numpy.array([1, 0])], [numpy.array([1, 2])]),
+                 ([numpy.array([True])], [1, 2])]:
+        with pytest.raises(Exception) as e:
+            numpy.select(*args)
+        with pytest.raises(type(e.value)) as g:
+            cupynum.select([cupynum.array(a) for a in args[0]], args[1])
+        assert str(g.value) == str(e.value)
+
+
+def test_ix(no_fallback):
+    n, c = _pair((5, 6, 4), numpy.int32)
+    args = ([0, 2, -1], numpy.array([True, False, True, True, False, True]), numpy.array([3, 0]))
+    nk, ck = numpy.ix_(*args), cupynum.ix_(*[cupynum.array(a) for a in args])
+    assert len(ck) == len(nk)
+    for x, y in zip(ck, nk):
+        check(x, y)
+    check(c[ck], n[nk])
+    n[nk] = -1
+    c[ck] = -1
+    check(c, n)
+    check(cupynum.ix_([])[0], numpy.ix_([])[0])
+
+
+# ---- flat --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_flat_set(no_fallback, dtype):
+    n, c = _pair((4, 5), dtype)
+    v = sample((3,), dtype, seed=4)
+    for key in (slice(None), slice(2, 17, 3), Ellipsis, numpy.array([0, 5, 5, -1]), [1, 2, 3, 4, 19]):
+        n.flat[key] = v
+        c.flat[_conv(key)] = cupynum.array(v)
+        check(c, n)
+    n.flat = v[:2]
+    c.flat = cupynum.array(v[:2])
+    check(c, n)
+    nt, ct = n.T, c.T
+    nt.flat[[0, 1, 7]] = v
+    ct.flat[[0, 1, 7]] = v
+    check(c, n)
+    check(c.flat[[0, 3, -2]], n.flat[[0, 3, -2]])
+
+
+# ---- ufunc.at ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind != "b"], ids=dtype_id)
+def test_add_at_accumulates(no_fallback, dtype):
+    n, c = _pair((10,), dtype)
+    ind = _idx(10, (30,), 3)                            # many repeats
+    v = sample((30,), dtype, seed=5)
+    numpy.add.at(n, ind, v)
+    cupynum.add.at(c, cupynum.array(ind), cupynum.array(v))
+    check(c, n)
+    numpy.add.at(n, ind, 1)
+    cupynum.add.at(c, ind, 1)
+    check(c, n)
+
+
+@pytest.mark.parametrize("name", ["subtract", "multiply", "maximum", "minimum", "negative",
+                                  "bitwise_or", "absolute"])
+@pytest.mark.parametrize("dtype", [numpy.dtype(t) for t in ("i4", "i8", "u1", "f8", "f4")],
+                         ids=dtype_id)
+def test_ufunc_at(no_fallback, name, dtype):
+    uf_n, uf_c = getattr(numpy, name), getattr(cupynum, name)
+    if dtype.kind == "f" and name == "bitwise_or":
+        pytest.skip("no float loop in NumPy")
+    n, c = _pair((6, 4), dtype)
+    keys = [_idx(6, (9,), 1), (_idx(6, (9,), 1), _idx(4, (9,), 2)), (slice(None), [0, 0, 3])]
+    for k in keys:
+        if uf_n.nin == 1:
+            uf_n.at(n, k)
+            uf_c.at(c, _conv(k))
+        else:
+            r = n[k]
+            v = sample(r.shape, dtype, seed=8)
+            uf_n.at(n, k, v)
+            uf_c.at(c, _conv(k), cupynum.array(v))
+        check(c, n)
+
+
+def test_ufunc_at_casting_and_errors():
+    n, c = _pair((5,), numpy.int64)
+    numpy.add.at(n, [0, 0, 1], 1.5)                     # a float loop: NumPy computes it
+    cupynum.add.at(c, [0, 0, 1], 1.5)
+    check(c, n)
+    with pytest.raises(IndexError) as e:
+        numpy.add.at(n, [0, 9], 1)
+    with pytest.raises(IndexError) as g:
+        cupynum.add.at(c, cupynum.array([0, 9]), 1)
+    assert str(g.value) == str(e.value)
+    check(c, n)
+
+
+def test_add_at_2d_rows(no_fallback):
+    n, c = _pair((5, 3), numpy.float64)
+    ind = numpy.array([0, 4, 0, 2, 0])
+    v = sample((5, 3), numpy.float64, seed=2)
+    numpy.add.at(n, ind, v)
+    cupynum.add.at(c, cupynum.array(ind), cupynum.array(v))
+    check(c, n)
+    numpy.add.at(n, (ind, ind % 3), 2.0)
+    cupynum.add.at(c, (cupynum.array(ind), cupynum.array(ind % 3)), 2.0)
+    check(c, n)
+
+
+# ---- distributed: bytes in proportion to the selection -----------------------------------------
+
+RANKS = cupynum.runtime_info()["ranks"]
+
+
+def _sent():
+    cupynum.sync()
+    return cupynum.runtime_stats()["bytes_sent"]
+
+
+@pytest.mark.parametrize("shape", [(64, 48), (1000,), (30, 4, 5), (7,)])
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int32, numpy.complex128], ids=dtype_id)
+def test_mask_read_and_nonzero_bytes(shape, dtype):
+    """a[mask] and nonzero of an array partitioned along its rows: each rank compacts its tile,
+    the counts are shared and each rank sends its packed part to the result's owners: no more
+    than the selected bytes (plus 1 KiB of counts) leave a rank.  A grid that splits a later
+    dimension too (2-D arrays on 4 ranks) takes the gathered path: one copy of a tile to every
+    rank bounds it then."""
+    n, c = _pair(shape, dtype)
+    mn = sample(shape, numpy.bool_, seed=2)
+    m = cupynum.array(mn)
+    from cupynum import _core
+    rows = all(g == 1 for g in _core._tiling(c)["grid"][1:])
+    loose = (n.size * (n.itemsize + 1)) * max(RANKS - 1, 0) + 1024
+    before = _sent()
+    r = c[m]
+    moved = _sent() - before
+    check(r, n[mn])
+    assert moved <= (n[mn].nbytes + 1024 if rows else loose), moved
+    before = _sent()
+    nz = cupynum.nonzero(m)
+    moved = _sent() - before
+    for x, y in zip(nz, numpy.nonzero(mn)):
+        check(x, y)
+    assert moved <= (8 * len(shape) * int(mn.sum()) + 1024 if rows else loose), moved
+    check(cupynum.argwhere(m), numpy.argwhere(mn))
+    check(cupynum.flatnonzero(m), numpy.flatnonzero(mn))
+    check(cupynum.extract(m, c), numpy.extract(mn, n))
+
+
+def test_select_choose_putmask_move_nothing():
+    """select, choose and putmask on arrays partitioned alike are element-wise selects: owner
+    computes, no element moves (a few bytes of the bounds count of choose)."""
+    n = sample((60, 40), numpy.float64, seed=1)
+    c = cupynum.array(n)
+    ca, cb = c * 2, c + 1
+    cupynum.sync()
+    before = _sent()
+    r = cupynum.select([c < -0.5, c > 0.5], [ca, cb], 0.0)
+    k = cupynum.choose((c > 0).astype(numpy.int64), [ca, cb])
+    cupynum.putmask(ca, c > 1, cb)
+    moved = _sent() - before
+    check(r, numpy.select([n < -0.5, n > 0.5], [n * 2, n + 1], 0.0))
+    check(k, numpy.choose((n > 0).astype(numpy.int64), [n * 2, n + 1]))
+    na = n * 2
+    numpy.putmask(na, n > 1, n + 1)
+    check(ca, na)
+    assert moved <= 1024 * max(RANKS - 1, 0), moved
+
+
+@pytest.mark.parametrize("shape", [(1000,), (90, 7), (5,)])
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16, numpy.complex128], ids=dtype_id)
+def test_int_gather_bytes(shape, dtype):
+    """a[idx] (and take) of an array split along its rows: each rank reads the index and the
+    owners send the selected rows to the result's owners: bytes in proportion to len(idx), not to
+    the array."""
+    n, c = _pair(shape, dtype)
+    idx = _idx(shape[0], (40,), 6)
+    ci = cupynum.array(idx)
+    cupynum.sync()
+    before = _sent()
+    r = c[ci]
+    moved = _sent() - before
+    check(r, n[idx])
+    row = n[0].nbytes if n.ndim > 1 else n.itemsize
+    from cupynum import _core
+    if all(g == 1 for g in _core._tiling(c)["grid"][1:]):
+        assert moved <= idx.size * (8 + row) + 1024, moved
+    check(cupynum.take(c, ci, axis=0), numpy.take(n, idx, axis=0))
+
+
+@pytest.mark.parametrize("shape", [(1000,), (90, 7), (5,)])
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16], ids=dtype_id)
+def test_int_scatter_and_at_bytes(shape, dtype):
+    """a[idx] = v, a[idx] += 1 and add.at of an array split along its rows: the value rows go
+    to the owners of their destination rows, applied there in index order (last wins; add.at
+    accumulates): bytes in proportion to len(idx)."""
+    n, c = _pair(shape, dtype)
+    idx = _idx(shape[0], (40,), 7)                       # repeats included
+    ci = cupynum.array(idx)
+    v = sample((40,) + shape[1:], dtype, seed=8)
+    cv = cupynum.array(v)
+    row = n[0].nbytes if n.ndim > 1 else n.itemsize
+    from cupynum import _core
+    rows = all(g == 1 for g in _core._tiling(c)["grid"][1:])
+    cupynum.sync()
+    before = _sent()
+    c[ci] = cv
+    moved = _sent() - before
+    n[idx] = v
+    check(c, n)
+    if rows:
+        assert moved <= idx.size * (8 + row) + 1024, moved
+    n[idx] += 1
+    c[ci] += 1
+    check(c, n)
+    before = _sent()
+    cupynum.add.at(c, ci, cv)
+    moved = _sent() - before
+    numpy.add.at(n, idx, v)
+    check(c, n)
+    if rows:
+        assert moved <= idx.size * (8 + row) + 1024, moved
+    numpy.put(n, idx[:9], v[:3].ravel()[:3])
+    cupynum.put(c, ci[:9], cv[:3].ravel()[:3])
+    check(c, n)
