@@ -124,6 +124,7 @@ NOTES = {
     "numpy.percentile": "weights= and float16 q are computed by NumPy",
     "numpy.nanquantile": "weights= and integer/float16 q are computed by NumPy",
     "numpy.nanpercentile": "weights= and float16 q are computed by NumPy",
+    "numpy.unique": "axis= of a float or complex array holding NaN is computed by NumPy",
     **{f"numpy.{n}": "axis=None of an n-d array reads it through its flat alias (gathered under "
        "MPI)" for n in ("concatenate", "concat", "append", "roll")},
     "numpy.repeat": "more than 256 runs of equal counts: a native gather (gathered under MPI)",

@@ -6,7 +6,7 @@ import numpy
 import pytest
 
 import cupynum
-from conftest import ALL_DTYPES, check, dtype_id
+from conftest import ALL_DTYPES, check, dtype_id, same_error
 from test_sorting import special
 
 pytestmark = [pytest.mark.device, pytest.mark.mpi_device]
@@ -126,3 +126,61 @@ def test_large_unique_and_isin():
     check(cupynum.unique(a, return_counts=True), numpy.unique(x, return_counts=True))
     t = rng.integers(0, 2000, 500)
     check(cupynum.isin(a, t), numpy.isin(x, t))
+
+
+# ---- unique along an axis, complex unique ---------------------------------------------------------
+
+def _rows(dtype, shape, axis, seed):
+    """An array of `shape` whose slices along `axis` repeat a few patterns (duplicates to merge,
+    NaN, +-inf, +-0.0 among their elements)."""
+    axis %= len(shape)
+    n = shape[axis]
+    rest = [d for i, d in enumerate(shape) if i != axis]
+    m = int(numpy.prod(rest))
+    pats = special(dtype, 3 * m, seed=seed).reshape(3, m)
+    pick = numpy.random.default_rng(seed).integers(0, 3, n)
+    return numpy.moveaxis(pats[pick].reshape([n] + rest), 0, axis)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", [(7,), (9, 3), (2, 6, 4), (1, 5), (5, 1)], ids=str)
+def test_unique_axis_matches_numpy(dtype, shape, monkeypatch):
+    for axis in range(-len(shape), len(shape)):
+        x = _rows(dtype, shape, axis, seed=len(shape) + axis)
+        if dtype.kind in "fc" and axis % 2:
+            x = numpy.where(numpy.isnan(x), 1, x).astype(dtype)   # no NaN: native
+        if not numpy.isnan(x).any():
+            monkeypatch.setenv("CUPYNUM_FALLBACK", "error")
+        else:       # NumPy's order of rows holding NaN (its structured compare): NumPy's own
+            monkeypatch.setenv("CUPYNUM_FALLBACK", "silent")
+        a = cupynum.array(x)
+        check(cupynum.unique(a, axis=axis), numpy.unique(x, axis=axis))
+        check(cupynum.unique(a, True, True, True, axis=axis),
+              numpy.unique(x, True, True, True, axis=axis))
+        check(cupynum.unique(a, return_counts=True, axis=axis, equal_nan=False),
+              numpy.unique(x, return_counts=True, axis=axis, equal_nan=False))
+
+
+def test_unique_axis_empty_and_errors():
+    for shape, axis in [((0, 3), 0), ((3, 0), 0), ((3, 0), 1), ((0,), 0)]:
+        x = numpy.zeros(shape)
+        check(cupynum.unique(cupynum.array(x), True, True, True, axis=axis),
+              numpy.unique(x, True, True, True, axis=axis))
+    x = numpy.arange(6.0).reshape(2, 3)
+    same_error(lambda: numpy.unique(x, axis=2), lambda: cupynum.unique(cupynum.array(x), axis=2))
+    same_error(lambda: numpy.unique(x, axis=-3), lambda: cupynum.unique(cupynum.array(x), axis=-3))
+
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind == "c"], ids=dtype_id)
+@pytest.mark.parametrize("n", [0, 1, 7, 300])
+def test_unique_complex_is_native(dtype, n, monkeypatch):
+    monkeypatch.setenv("CUPYNUM_FALLBACK", "error")
+    x = special(dtype, n, seed=n + 5)
+    a = cupynum.array(x)
+    for eq in (True, False):
+        check(cupynum.unique(a, equal_nan=eq), numpy.unique(x, equal_nan=eq))
+        check(cupynum.unique(a, True, True, True, equal_nan=eq),
+              numpy.unique(x, True, True, True, equal_nan=eq))
+    y = x[: n - n % 2].reshape(-1, 2) if n > 1 else x.reshape(-1, 1)
+    check(cupynum.unique(cupynum.array(y), return_inverse=True),
+          numpy.unique(y, return_inverse=True))
