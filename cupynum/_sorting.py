@@ -81,6 +81,9 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     _check_kind(kind, stable)
+    if axis is not None:
+        import operator
+        operator.index(axis)         # NumPy's argsort words a float axis so
     x = _native(a) if order is None else None
     if x is None or x.ndim == 0:
         return _fallback.compute(_np.argsort, (a,), {"axis": axis, "kind": kind, "order": order,

@@ -297,3 +297,14 @@ def test_lexsort_mixed_key_dtypes_and_errors():
     same_error(lambda: numpy.lexsort((x, b), axis=1), lambda: cupynum.lexsort(c(x, b), axis=1))
     same_error(lambda: numpy.lexsort((x, b), axis=None), lambda: cupynum.lexsort(c(x, b), axis=None))
     check(cupynum.lexsort(cupynum.array(x)), numpy.lexsort(x))     # 0-d keys: NumPy's 0
+
+
+def test_float_axis_errors_word_for_word():
+    x = numpy.array([3.0, 1.0, 2.0])
+    a = cupynum.array(x)
+    for ax in (1.0, numpy.float64(0)):
+        same_error(lambda: numpy.argsort(x, axis=ax), lambda: cupynum.argsort(a, axis=ax))
+        same_error(lambda: x.argsort(axis=ax), lambda: a.argsort(axis=ax))
+        same_error(lambda: numpy.sort(x, axis=ax), lambda: cupynum.sort(a, axis=ax))
+        same_error(lambda: x.sort(axis=ax), lambda: a.sort(axis=ax))
+    check(a, x)
