@@ -300,6 +300,81 @@ static void msort_crec(struct crec *a, struct crec *tmp, int64_t n)
     memcpy(a, tmp, (size_t)n * sizeof *a);
 }
 
+/* ---- two threads, one long lane: split, then sort each side ------------------------------------- *
+ *
+ * A contiguous int64 or float64 lane sorted by value on two threads: one splitter (the median key
+ * of 255 evenly spaced elements), each key written to both free ends of the output as it is made
+ * and the end its side of the splitter names advanced (branch-free), then each side sorted by
+ * its own thread in place.  No merge pass and no scratch copy; the result is the sort's (the
+ * sides are disjoint ranges of keys), whatever the splitter.  False where it does not apply
+ * (the output overlaps the input, too few non-NaN samples): the general path sorts. */
+
+#define SPLIT_SAMPLE 255
+
+#if CPN_HAVE_VQSORT
+static bool sort_split2(enum cpn_dtype dt, const char *in, int64_t n, char *out, char *nanbuf)
+{
+    if (out < in + n * 8 && in < out + n * 8) return false;
+    const double *xd = (const double *)in;
+    const uint64_t *xu = (const uint64_t *)in;
+    const bool f = dt == CPN_DTYPE_FLOAT64;
+    uint64_t samp[SPLIT_SAMPLE];
+    int ns = 0;
+    for (int i = 0; i < SPLIT_SAMPLE; i++) {
+        const int64_t j = (n - 1) * i / (SPLIT_SAMPLE - 1);
+        if (f && xd[j] != xd[j]) continue;
+        samp[ns++] = f ? fkey(xd[j]) : xu[j] ^ SIGN64;
+    }
+    if (ns < 16) return false;
+    cpn_vqsort_u64(samp, (size_t)ns);
+    const uint64_t sp = samp[ns / 2];
+    uint64_t *k = (uint64_t *)out;
+    int64_t lo = 0, hi = n - 1, nan = 0;
+    if (!f) {
+        for (int64_t i = 0; i < n; i++) {
+            const uint64_t v = xu[i] ^ SIGN64;
+            const int64_t c = v < sp;
+            k[lo] = v;
+            k[hi] = v;
+            lo += c;
+            hi -= 1 - c;
+        }
+    } else {
+        double *nans = (double *)nanbuf;
+        for (int64_t i = 0; i < n; i++) {
+            const double d = xd[i];
+            if (d != d) {
+                nans[nan++] = d;
+                continue;
+            }
+            const uint64_t v = fkey(d);
+            const int64_t c = v < sp;
+            k[lo] = v;
+            k[hi] = v;
+            lo += c;
+            hi -= 1 - c;
+        }
+    }
+    const int64_t m = n - nan;     /* low side [0, lo), high side [hi + 1, n), NaNs between */
+    if (nan) memmove(k + lo, k + hi + 1, (size_t)(n - hi - 1) * 8);
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+    for (int side = 0; side < 2; side++) {
+        if (side == 0) cpn_vqsort_u64(k, (size_t)lo);
+        else cpn_vqsort_u64(k + lo, (size_t)(m - lo));
+    }
+    if (nan) memcpy(k + m, nanbuf, (size_t)nan * 8);   /* the NaNs' bits, in order */
+    if (f) {
+        double *o = (double *)out;
+#pragma omp parallel for num_threads(2) schedule(static)
+        for (int64_t i = 0; i < m; i++) o[i] = funkey(k[i]);
+    } else {
+#pragma omp parallel for num_threads(2) schedule(static)
+        for (int64_t i = 0; i < m; i++) k[i] ^= SIGN64;
+    }
+    return true;
+}
+#endif
+
 /* ---- one lane ---------------------------------------------------------------------------------- */
 
 struct lane_buf {
@@ -337,6 +412,11 @@ static void sort_lane(enum cpn_dtype dt, bool arg, const char *in, int64_t is, i
         for (int64_t i = 0; i < n; i++) *(int64_t *)(out + i * os) = (int64_t)p[i].idx + base;
         return;
     }
+#if CPN_HAVE_VQSORT
+    if (nth == 2 && n >= PAR_MIN && is == 8 && os == 8 &&
+        (dt == CPN_DTYPE_INT64 || dt == CPN_DTYPE_FLOAT64) && sort_split2(dt, in, n, out, lb->b))
+        return;
+#endif
     /* the keys are sorted in the output itself when it is a contiguous 8-byte lane */
     uint64_t *k = item == 8 && os == 8 ? (uint64_t *)out : lb->a;
     int64_t m = 0, nan = 0;
