@@ -562,11 +562,58 @@ enum cpn_status cpn_kernel_searchsorted(enum cpn_dtype dt, const char *a, int64_
     return CPN_OK;
 }
 
+/* Runs of a sorted contiguous lane of T read directly (no permutation): equal as T compares
+ * (-0.0 == +0.0), NaNs one run unless nan_distinct; the count on the threads (a sum of breaks). */
+#define UNIQ_BRK(x, i, FLT) \
+    (!((x)[i] == (x)[(i) - 1] || (FLT && !nan_distinct && (x)[i] != (x)[i] && (x)[(i) - 1] != (x)[(i) - 1])))
+#define UNIQ_FAST_DEF(NAME, T, FLT)                                                                 \
+    static void NAME(enum cpn_unique_mode mode, bool nan_distinct, const T *x, int64_t n, char *out, \
+                     int64_t os)                                                                    \
+    {                                                                                               \
+        if (mode == CPN_UNIQUE_COUNT) {                                                             \
+            int64_t c = n > 0;                                                                      \
+            int nth = n >= (1 << 18) ? cpn_kernel_threads() : 1;                                    \
+            _Pragma("omp parallel for num_threads(nth) reduction(+ : c) schedule(static) if (nth > 1)") \
+            for (int64_t i = 1; i < n; i++) c += UNIQ_BRK(x, i, FLT);                               \
+            *(int64_t *)out = c;                                                                    \
+            return;                                                                                 \
+        }                                                                                           \
+        if (n == 0) return;                                                                         \
+        int64_t g = 0, start = 0;                                                                   \
+        for (int64_t i = 1; i < n; i++) {                                                           \
+            if (!UNIQ_BRK(x, i, FLT)) continue;                                                     \
+            if (mode == CPN_UNIQUE_VALUES) memcpy(out + g * os, x + start, sizeof(T));              \
+            else *(int64_t *)(out + g * os) = i - start;                                            \
+            g++;                                                                                    \
+            start = i;                                                                              \
+        }                                                                                           \
+        if (mode == CPN_UNIQUE_VALUES) memcpy(out + g * os, x + start, sizeof(T));                  \
+        else *(int64_t *)(out + g * os) = n - start;                                                \
+    }
+UNIQ_FAST_DEF(uniq_i64, int64_t, 0)
+UNIQ_FAST_DEF(uniq_u64, uint64_t, 0)
+UNIQ_FAST_DEF(uniq_i32, int32_t, 0)
+UNIQ_FAST_DEF(uniq_u32, uint32_t, 0)
+UNIQ_FAST_DEF(uniq_f64, double, 1)
+UNIQ_FAST_DEF(uniq_f32, float, 1)
+
 enum cpn_status cpn_kernel_unique(enum cpn_dtype dt, enum cpn_unique_mode mode, bool nan_distinct,
                                   const char *s, int64_t ss, const char *perm, int64_t ps, int64_t n,
                                   char *out, int64_t os)
 {
     const size_t item = cpn_dtype_size(dt);
+    if (!perm && (int64_t)item == ss &&
+        (mode == CPN_UNIQUE_COUNT || mode == CPN_UNIQUE_VALUES || mode == CPN_UNIQUE_COUNTS)) {
+        switch (dt) {
+        case CPN_DTYPE_INT64: uniq_i64(mode, nan_distinct, (const int64_t *)s, n, out, os); return CPN_OK;
+        case CPN_DTYPE_UINT64: uniq_u64(mode, nan_distinct, (const uint64_t *)s, n, out, os); return CPN_OK;
+        case CPN_DTYPE_INT32: uniq_i32(mode, nan_distinct, (const int32_t *)s, n, out, os); return CPN_OK;
+        case CPN_DTYPE_UINT32: uniq_u32(mode, nan_distinct, (const uint32_t *)s, n, out, os); return CPN_OK;
+        case CPN_DTYPE_FLOAT64: uniq_f64(mode, nan_distinct, (const double *)s, n, out, os); return CPN_OK;
+        case CPN_DTYPE_FLOAT32: uniq_f32(mode, nan_distinct, (const float *)s, n, out, os); return CPN_OK;
+        default: break;
+        }
+    }
     int64_t g = -1, start = 0;
     uint64_t prev = 0;
     for (int64_t i = 0; i <= n; i++) {
