@@ -329,6 +329,9 @@ static bool sort_split2(enum cpn_dtype dt, const char *in, int64_t n, char *out,
     cpn_vqsort_u64(samp, (size_t)ns);
     const uint64_t sp = samp[ns / 2];
     uint64_t *k = (uint64_t *)out;
+    /* the keying pass is one thread: a fresh output's pages are faulted in (zeroed) by both */
+#pragma omp parallel for num_threads(2) schedule(static)
+    for (int64_t i = 0; i < n; i += 512) k[i] = 0;
     int64_t lo = 0, hi = n - 1, nan = 0;
     if (!f) {
         for (int64_t i = 0; i < n; i++) {
