@@ -63,15 +63,20 @@ DISTRIBUTED = frozenset(
         # sorting: a sample sort along the partitioned axis of a 1-D array, each rank's own
         # lanes along an axis no tile splits (csrc/runtime/samplesort.c)
         "sort argsort sort_complex partition argpartition "
-        # counts of each rank's tile, partial counts added (unweighted)
-        "histogram "
+        # searchsorted: each rank searches its tile of the sorted array (positions added) or
+        # its own values (the small array read everywhere); isin on them and the sample sort
+        "searchsorted isin "
+        # counts of each rank's tile, partial counts added (unweighted); histogram2d/dd bin by
+        # searchsorted on the edges, then count the same way
+        "histogram histogram2d histogramdd "
         # element-wise helpers and masks: compositions of the ops above (cupynum/_helpers.py,
         # _construct.py)
         "clip round around fix isclose nan_to_num angle sinc i0 isposinf isneginf iscomplex "
         "isreal real_if_close tri tril triu").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
-       "var squeeze flags sort argsort partition argpartition clip round conj conjugate".split()]
+       "var squeeze flags sort argsort partition argpartition clip round conj conjugate "
+       "searchsorted".split()]
     + ["numpy.linalg.matrix_transpose"]
     # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
     # output tile filled by its owner from the input pieces it needs

@@ -209,3 +209,18 @@ def test_histogramdd_errors():
     same_error(lambda: numpy.histogramdd(f), lambda: cupynum.histogramdd(cupynum.array(f)))
     same_error(lambda: numpy.histogram2d(s[:, 0], s[:3, 1]),
                lambda: cupynum.histogram2d(a[:, 0], a[:3, 1]))
+
+
+def test_histogram2d_of_partitioned_columns_moves_only_counts_and_edges():
+    ranks = cupynum.runtime_info()["ranks"]
+    n = 4000 * max(ranks, 1)
+    s = _dd_sample(numpy.dtype(numpy.float64), n, 2, seed=5)
+    x, y = cupynum.array(s[:, 0]), cupynum.array(s[:, 1])
+    cupynum.sync()
+    cupynum.reset_stats()
+    got = cupynum.histogram2d(x, y, bins=(6, 4), range=[(-3, 3), (-3, 3)])
+    cupynum.sync()
+    sent = cupynum.runtime_stats()["bytes_sent"]
+    check(got, numpy.histogram2d(s[:, 0], s[:, 1], bins=(6, 4), range=[(-3, 3), (-3, 3)]))
+    if ranks > 1:
+        assert sent < n * 8 / 4, sent     # not a gathered column

@@ -184,3 +184,66 @@ def test_unique_complex_is_native(dtype, n, monkeypatch):
     y = x[: n - n % 2].reshape(-1, 2) if n > 1 else x.reshape(-1, 1)
     check(cupynum.unique(cupynum.array(y), return_inverse=True),
           numpy.unique(y, return_inverse=True))
+
+
+# ---- distributed: searchsorted and isin of a partitioned sorted array ------------------------------
+
+RANKS = cupynum.runtime_info()["ranks"]
+
+
+@pytest.mark.parametrize("dtype", [numpy.dtype(numpy.int64), numpy.dtype(numpy.float64),
+                                   numpy.dtype(numpy.uint8), numpy.dtype(numpy.float32)],
+                         ids=dtype_id)
+def test_searchsorted_of_a_partitioned_array_moves_only_positions(dtype):
+    n = 5000 * max(RANKS, 1)
+    x = numpy.sort(special(dtype, n, seed=21))
+    v = special(dtype, 40, seed=22)
+    a = cupynum.array(x)
+    cv = cupynum.array(v)
+    cupynum.sync()
+    t = cupynum._core._tiling(a)
+    for side in ("left", "right"):
+        cupynum.reset_stats()
+        r = cupynum.searchsorted(a, cv, side=side)
+        f = cupynum.isin(cv, a)     # sorts a copy of a (the sample sort), then searches it
+        cupynum.sync()
+        sent = cupynum.runtime_stats()["bytes_sent"]
+        check(r, numpy.searchsorted(x, v, side=side))
+        check(f, numpy.isin(v, x))
+        if RANKS > 1 and t["tiled"]:
+            part = (t["hi"][0] - t["lo"][0]) * x.itemsize
+            # the sort moves about two copies of the part; the searches only v and positions
+            assert sent < 2.5 * part + 64 * v.size * RANKS, (sent, part)
+    cupynum.reset_stats()
+    r = cupynum.searchsorted(a, cv[:7], side="right")
+    cupynum.sync()
+    check(r, numpy.searchsorted(x, v[:7], side="right"))
+    if RANKS > 1 and t["tiled"]:
+        assert cupynum.runtime_stats()["bytes_sent"] <= 16 * 7 * RANKS + 8 * 7 * RANKS
+
+
+def test_searchsorted_of_a_partitioned_array_scalar_and_empty():
+    x = numpy.arange(30.0 * max(RANKS, 1))
+    a = cupynum.array(x)
+    check(cupynum.searchsorted(a, 7.5), numpy.searchsorted(x, 7.5))
+    check(cupynum.searchsorted(a, cupynum.array(x[:0])), numpy.searchsorted(x, x[:0]))
+    check(cupynum.searchsorted(a, cupynum.array([-1.0, 1e9, numpy.nan]), side="right"),
+          numpy.searchsorted(x, [-1.0, 1e9, numpy.nan], side="right"))
+
+
+def test_searchsorted_of_partitioned_values_in_a_small_array_moves_only_it():
+    n = 6000 * max(RANKS, 1)
+    edges = numpy.array([-2.0, -0.5, 0.0, 0.0, 1.5, 2.5])
+    v = special(numpy.dtype(numpy.float64), n, seed=23)
+    ce, cv = cupynum.array(edges), cupynum.array(v)
+    cupynum.sync()
+    for side in ("left", "right"):
+        cupynum.reset_stats()
+        r = cupynum.searchsorted(ce, cv, side=side)
+        f = cupynum.isin(cv, ce)
+        cupynum.sync()
+        sent = cupynum.runtime_stats()["bytes_sent"]
+        check(r, numpy.searchsorted(edges, v, side=side))
+        check(f, numpy.isin(v, edges))
+        if RANKS > 1:   # the edges (and isin's sorted copy of them), never v
+            assert sent < 40 * edges.size * RANKS, sent

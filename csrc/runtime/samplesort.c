@@ -22,6 +22,7 @@
 
 #include "alloc.h"
 #include "comm.h"
+#include "dist.h"
 #include "kernels.h"
 #include "partition.h"
 #include "stats.h"
@@ -286,4 +287,92 @@ enum cpn_status cpn_samplesort_execute(const struct cpn_op *op)
     if (!axis_whole(is, axis, P) && is->ndim != 1) return CPN_ERR_UNSUPPORTED;
     cpn_stats.sorts_dist++;
     return axis_whole(is, axis, P) ? sort_tiles(op, is, os) : sample_sort(op, is, os);
+}
+
+/* ---- searchsorted of a partitioned sorted array ------------------------------------------------
+ *
+ * a is sorted and each rank's tile is one contiguous run of it, so the number of elements of a
+ * below v (left; not above v, right) is the sum over the ranks of that number in each tile: each
+ * rank searches its own tile for every value of v (v is read on every rank: small next to a),
+ * the per-rank positions are gathered (8 bytes per value per rank) and added in rank order.
+ * isin's `found` form: a value is found when some tile holds it.  a itself never moves.  When a
+ * is the smaller (or replicated) and v and the output are tiled alike, a is read instead
+ * (search_own_values). */
+/* The sorted array small next to the values (histogram edges, isin's test elements): a is read
+ * on every rank and each rank searches its own tile of v into its tile of the output, tiled
+ * alike.  Nothing but a moves. */
+static enum cpn_status search_own_values(const struct cpn_op *op)
+{
+    const struct cpn_view *av = op->in[0], *vv = op->in[1], *ov = op->out[0];
+    struct cpn_store *vs = vv->store, *os = ov->store;
+    const bool right = op->iparam[0] != 0, found = op->iparam[1] != 0;
+    const int64_t n = av->shape[0];
+    const size_t item = cpn_dtype_size(av->dtype);
+    const int64_t mloc = vs->thi[0] > vs->tlo[0] ? vs->thi[0] - vs->tlo[0] : 0;
+    char *sorted = cpn_alloc((size_t)n * item + 1);
+    if (!sorted) return CPN_ERR_NOMEM;
+    const int64_t ast = (int64_t)item;
+    enum cpn_status st = cpn_dist_read(av, sorted, &ast);
+    const char *vals = st == CPN_OK && mloc ? cpn_store_data(vs) : NULL;
+    char *dst = st == CPN_OK && mloc ? cpn_store_data_for_overwrite(os) : NULL;
+    if (st == CPN_OK && mloc && (!vals || !dst)) st = CPN_ERR_NOMEM;
+    if (st == CPN_OK && mloc)
+        st = cpn_kernel_searchsorted(av->dtype, sorted, (int64_t)item, NULL, 0, n, vals, (int64_t)item,
+                                     mloc, dst, found ? 1 : 8, right, found);
+    cpn_free(sorted);
+    return st;
+}
+
+enum cpn_status cpn_searchsorted_dist_execute(const struct cpn_op *op)
+{
+    const struct cpn_view *av = op->in[0], *vv = op->in[1], *ov = op->out[0];
+    struct cpn_store *as = av->store, *os = ov->store;
+    const bool right = op->iparam[0] != 0, found = op->iparam[1] != 0;
+    if ((op->nin > 2 && op->in[2]) || av->ndim != 1 || ov->ndim != 1 || vv->ndim != 1 ||
+        vv->dtype != av->dtype)
+        return CPN_ERR_UNSUPPORTED;
+    const int P = cpn_partition_ranks();
+    if (whole_view(vv) && whole_view(ov) && vv->store->tiled && os->tiled &&
+        same_tiling(vv->store, os, P) && (!as->tiled || av->shape[0] <= vv->shape[0]))
+        return search_own_values(op);
+    if (!whole_view(av) || !as->tiled || as->ndim != 1 ||
+        !whole_view(ov))
+        return CPN_ERR_UNSUPPORTED;
+    const int64_t m = vv->shape[0];
+    const size_t item = cpn_dtype_size(av->dtype), ob = found ? 1 : 8;
+    const int64_t nloc = as->thi[0] > as->tlo[0] ? as->thi[0] - as->tlo[0] : 0;
+    char *vals = cpn_alloc((size_t)m * item + 1), *part = cpn_alloc((size_t)m * ob + 1);
+    char *all = cpn_alloc((size_t)P * (size_t)m * ob + 1);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    const char *tile = nloc ? cpn_store_data(as) : NULL;
+    enum cpn_status st = vals && part && all && counts && (tile || !nloc) ? CPN_OK : CPN_ERR_NOMEM;
+    const int64_t vst = (int64_t)item;
+    if (st == CPN_OK) st = cpn_dist_read(vv, vals, &vst);
+    if (st == CPN_OK)
+        st = cpn_kernel_searchsorted(av->dtype, tile, (int64_t)item, NULL, 0, nloc, vals, (int64_t)item,
+                                     m, part, (int64_t)ob, right, found);
+    for (int r = 0; st == CPN_OK && r < P; r++) counts[r] = (size_t)m * ob;
+    if (st == CPN_OK) st = cpn_comm_allgatherv(part, all, counts);
+    if (st == CPN_OK) {
+        const int64_t lo = os->tiled ? os->tlo[0] : 0;
+        const int64_t hi = os->tiled ? (os->thi[0] > lo ? os->thi[0] : lo) : os->shape[0];
+        char *dst = hi > lo ? cpn_store_data_for_overwrite(os) : NULL;
+        if (hi > lo && !dst) st = CPN_ERR_NOMEM;
+        for (int64_t j = lo; st == CPN_OK && j < hi; j++) {
+            if (found) {
+                uint8_t f = 0;
+                for (int r = 0; r < P; r++) f |= ((const uint8_t *)all)[(size_t)r * (size_t)m + (size_t)j];
+                ((uint8_t *)dst)[j - lo] = f != 0;
+            } else {
+                int64_t s = 0;
+                for (int r = 0; r < P; r++) s += ((const int64_t *)all)[(size_t)r * (size_t)m + (size_t)j];
+                ((int64_t *)dst)[j - lo] = s;
+            }
+        }
+    }
+    cpn_free(vals);
+    cpn_free(part);
+    cpn_free(all);
+    cpn_free(counts);
+    return st;
 }
