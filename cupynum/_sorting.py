@@ -454,18 +454,35 @@ def union1d(ar1, ar2):
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
-    if return_indices:
-        return _fallback.compute(_np.intersect1d, (ar1, ar2), {
-            "assume_unique": assume_unique, "return_indices": return_indices})
-    ops, r = _set_operands(ar1, ar2, _np.intersect1d, {"assume_unique": assume_unique})
+    ops, r = _set_operands(ar1, ar2, _np.intersect1d, {"assume_unique": assume_unique,
+                                                       "return_indices": return_indices})
     if ops is None:
         return r
-    a, b = ops if assume_unique else (unique(ops[0]), unique(ops[1]))
-    aux = _core.sort(_concat(a, b), 0, False)
+    if not return_indices:
+        a, b = ops if assume_unique else (unique(ops[0]), unique(ops[1]))
+        aux = _core.sort(_concat(a, b), 0, False)
+        if aux.shape[0] < 2:
+            return aux[:0]
+        mask = _core.ufunc("equal", (aux[1:], aux[:-1]))
+        return aux[:-1][mask]
+    # NumPy's: the indices of the first occurrences (unique's), the stable argsort of both
+    if assume_unique:
+        a, b = ops
+    else:
+        (a, ind1), (b, ind2) = unique(ops[0], return_index=True), unique(ops[1], return_index=True)
+    aux = _concat(a, b)
+    perm = _core.sort(aux, 0, True)
+    aux = aux[perm]
     if aux.shape[0] < 2:
-        return aux[:0]
+        e = _core.empty((0,), _np.int64)
+        return aux[:0], e, e
     mask = _core.ufunc("equal", (aux[1:], aux[:-1]))
-    return aux[:-1][mask]
+    int1d = aux[:-1][mask]
+    i1 = perm[:-1][mask]
+    i2 = _core.ufunc("subtract", (perm[1:][mask], a.shape[0]))
+    if not assume_unique:
+        i1, i2 = ind1[i1], ind2[i2]
+    return int1d, i1, i2
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):

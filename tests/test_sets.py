@@ -106,6 +106,12 @@ def test_isin_and_set_functions(dtype):
     for name in ("intersect1d", "setdiff1d", "setxor1d"):
         check(getattr(cupynum, name)(cupynum.array(ux), cupynum.array(uy), assume_unique=True),
               getattr(numpy, name)(ux, uy, assume_unique=True))
+    check(cupynum.intersect1d(a, b, return_indices=True), numpy.intersect1d(x, y, return_indices=True))
+    check(cupynum.intersect1d(cupynum.array(ux), cupynum.array(uy), assume_unique=True,
+                              return_indices=True),
+          numpy.intersect1d(ux, uy, assume_unique=True, return_indices=True))
+    check(cupynum.intersect1d(a[:0], b, return_indices=True),
+          numpy.intersect1d(x[:0], y, return_indices=True))
 
 
 def test_set_functions_mixed_and_errors():
