@@ -7,7 +7,8 @@
  *   2. each rank takes P evenly spaced samples of its sorted part, every rank gathers all of
  *      them (allgatherv), sorts them and takes the P - 1 splitters at ranks S/P, 2S/P, ...;
  *   3. every element goes to the rank of its bucket (one all-to-all of point-to-point
- *      messages, after an allgather of the P x P counts), each rank sorts what it received;
+ *      messages, after an allgather of the P x P counts), each rank merges the P sorted runs it
+ *      received (pairwise, in rounds);
  *   4. the result is rebalanced to the output's tiling (each rank's run of the global order is
  *      cut at the output's split points; only pieces landing on another rank move).
  * Elements are ordered by a total order refining NumPy's: (key, position), where an argsort's
@@ -137,6 +138,85 @@ static enum cpn_status alltoallv(int P, int me, int tag, const char *sbuf, const
     return st;
 }
 
+/* The order key a value sort's parts are in (sort.c's: -0.0 below +0.0, NaNs last). */
+static inline uint64_t value_key(enum cpn_dtype dt, const char *p)
+{
+    if (cpn_dtype_class(dt) != CPN_CLASS_FLOAT) return cpn_kernel_sort_key(dt, p);
+    double d = dt == CPN_DTYPE_FLOAT16 ? (double)*(const _Float16 *)p
+             : dt == CPN_DTYPE_FLOAT32 ? (double)*(const float *)p : *(const double *)p;
+    if (d != d) return UINT64_MAX;
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b ^ ((uint64_t)((int64_t)b >> 63) | ((uint64_t)1 << 63));
+}
+
+/* Stable merge of records a[0..na) and b[0..nb) (each sorted) into dst. */
+static void merge_two(const struct ss *S, const char *a, int64_t na, const char *b, int64_t nb, char *dst)
+{
+    const size_t rs = S->rs;
+    int64_t i = 0, j = 0;
+    if (S->arg) {
+        const struct cpn_sort_pair *x = (const void *)a, *y = (const void *)b;
+        struct cpn_sort_pair *o = (void *)dst;
+        while (i < na && j < nb) *o++ = pair_lt(y[j], x[i]) ? y[j++] : x[i++];
+        memcpy(o, x + i, (size_t)(na - i) * rs);
+        memcpy(o + (na - i), y + j, (size_t)(nb - j) * rs);
+        return;
+    }
+    if (na && nb) {
+        uint64_t ka = value_key(S->dt, a), kb = value_key(S->dt, b);
+        for (;;) {
+            if (kb < ka) {
+                memcpy(dst, b + (size_t)j * rs, rs);
+                dst += rs;
+                if (++j == nb) break;
+                kb = value_key(S->dt, b + (size_t)j * rs);
+            } else {
+                memcpy(dst, a + (size_t)i * rs, rs);
+                dst += rs;
+                if (++i == na) break;
+                ka = value_key(S->dt, a + (size_t)i * rs);
+            }
+        }
+    }
+    memcpy(dst, a + (size_t)i * rs, (size_t)(na - i) * rs);
+    memcpy(dst + (size_t)(na - i) * rs, b + (size_t)j * rs, (size_t)(nb - j) * rs);
+}
+
+/* The P sorted runs received (run q: len[q] records, back to back in buf) merged pairwise, in
+ * rounds, ping-ponging between buf and tmp; returns the buffer holding the result.  Step 3's
+ * order: what a sort of the received records gives (runs from lower ranks first among equals,
+ * and a run's own order kept). */
+static char *merge_runs(const struct ss *S, char *buf, char *tmp, const int64_t *len, int P)
+{
+    int64_t off[65];
+    int nr = 0;
+    off[0] = 0;
+    for (int q = 0; q < P; q++)
+        if (len[q]) {
+            off[nr + 1] = off[nr] + len[q];
+            nr++;
+        }
+    char *src = buf, *dst = tmp;
+    while (nr > 1) {
+        int k = 0;
+        for (int r = 0; r < nr; r += 2) {
+            if (r + 1 < nr) merge_two(S, src + (size_t)off[r] * S->rs, off[r + 1] - off[r],
+                                      src + (size_t)off[r + 1] * S->rs, off[r + 2] - off[r + 1],
+                                      dst + (size_t)off[r] * S->rs);
+            else memcpy(dst + (size_t)off[r] * S->rs, src + (size_t)off[r] * S->rs,
+                        (size_t)(off[r + 1] - off[r]) * S->rs);
+            off[k + 1] = off[r + 2 < nr + 1 ? r + 2 : nr];
+            k++;
+        }
+        nr = k;
+        char *t = src;
+        src = dst;
+        dst = t;
+    }
+    return src;
+}
+
 static enum cpn_status sample_sort(const struct cpn_op *op, struct cpn_store *is, struct cpn_store *os)
 {
     const int P = cpn_partition_ranks(), me = cpn_partition_rank();
@@ -224,17 +304,35 @@ static enum cpn_status sample_sort(const struct cpn_op *op, struct cpn_store *is
     if (st != CPN_OK) goto done;
     cpn_free(rec);
     rec = NULL;
-    /* ... sorted here; an argsort keeps only the indices */
+    /* ... merged here (the P runs are each sorted); an argsort keeps only the indices */
     const size_t fs = S.arg ? sizeof(int64_t) : item;
-    fin = cpn_alloc((size_t)m * fs + 1);
-    if (!fin) { st = CPN_ERR_NOMEM; goto done; }
-    if (S.arg) {
-        struct cpn_sort_pair *p = (struct cpn_sort_pair *)recv;
-        st = cpn_kernel_sort_pairs(p, m);
-        for (int64_t i = 0; st == CPN_OK && i < m; i++) ((int64_t *)fin)[i] = (int64_t)p[i].idx;
-    } else if (m) {
-        int64_t bst = (int64_t)item;
-        st = cpn_kernel_sort(S.dt, false, recv, 1, &m, &bst, 0, fin, &bst, 0);
+    if (P <= 64) {
+        int64_t *len = cpn_alloc((size_t)P * sizeof *len);
+        fin = cpn_alloc((size_t)m * S.rs + 1);
+        if (!len || !fin) { cpn_free(len); st = CPN_ERR_NOMEM; goto done; }
+        for (int q = 0; q < P; q++) len[q] = cnt[(int64_t)q * P + me];
+        char *res = merge_runs(&S, recv, fin, len, P);
+        cpn_free(len);
+        if (res != fin) {   /* the result in recv: swap, fin is what step 4 sends */
+            char *t = fin;
+            fin = recv;
+            recv = t;
+        }
+        if (S.arg) {   /* in place: 8-byte indices over 16-byte pairs, front to back */
+            const struct cpn_sort_pair *p = (const struct cpn_sort_pair *)fin;
+            for (int64_t i = 0; i < m; i++) ((int64_t *)fin)[i] = (int64_t)p[i].idx;
+        }
+    } else {
+        fin = cpn_alloc((size_t)m * fs + 1);
+        if (!fin) { st = CPN_ERR_NOMEM; goto done; }
+        if (S.arg) {
+            struct cpn_sort_pair *p = (struct cpn_sort_pair *)recv;
+            st = cpn_kernel_sort_pairs(p, m);
+            for (int64_t i = 0; st == CPN_OK && i < m; i++) ((int64_t *)fin)[i] = (int64_t)p[i].idx;
+        } else if (m) {
+            int64_t bst = (int64_t)item;
+            st = cpn_kernel_sort(S.dt, false, recv, 1, &m, &bst, 0, fin, &bst, 0);
+        }
     }
     if (st != CPN_OK) goto done;
     /* 4. rebalance: this rank holds [start, start + m) of the global order */
