@@ -66,6 +66,9 @@ DISTRIBUTED = frozenset(
         # searchsorted: each rank searches its tile of the sorted array (positions added) or
         # its own values (the small array read everywhere); isin on them and the sample sort
         "searchsorted isin "
+        # unique's values and counts: the sample sort, then runs per tile joined at the rank
+        # boundaries (indices and the inverse: gathered); union1d is unique of a join
+        "unique unique_values unique_counts union1d "
         # counts of each rank's tile, partial counts added (unweighted); histogram2d/dd bin by
         # searchsorted on the edges, then count the same way
         "histogram histogram2d histogramdd "
@@ -129,7 +132,8 @@ NOTES = {
     "numpy.percentile": "weights= and float16 q are computed by NumPy",
     "numpy.nanquantile": "weights= and integer/float16 q are computed by NumPy",
     "numpy.nanpercentile": "weights= and float16 q are computed by NumPy",
-    "numpy.unique": "axis= of a float or complex array holding NaN is computed by NumPy",
+    "numpy.unique": "axis= of a float or complex array holding NaN is computed by NumPy; under "
+                    "MPI return_index/return_inverse read the sorted runs gathered",
     **{f"numpy.{n}": "axis=None of an n-d array reads it through its flat alias (gathered under "
        "MPI)" for n in ("concatenate", "concat", "append", "roll")},
     "numpy.repeat": "more than 256 runs of equal counts: a native gather (gathered under MPI)",

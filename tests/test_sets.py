@@ -253,3 +253,31 @@ def test_searchsorted_of_partitioned_values_in_a_small_array_moves_only_it():
         check(f, numpy.isin(v, edges))
         if RANKS > 1:   # the edges (and isin's sorted copy of them), never v
             assert sent < 40 * edges.size * RANKS, sent
+
+
+@pytest.mark.parametrize("dtype", [numpy.dtype(numpy.int64), numpy.dtype(numpy.float64),
+                                   numpy.dtype(numpy.int8), numpy.dtype(numpy.float32),
+                                   numpy.dtype(numpy.bool_)], ids=dtype_id)
+@pytest.mark.parametrize("distinct", [1, 3, 50, 10**9])
+def test_unique_of_a_partitioned_array_joins_runs_across_ranks(dtype, distinct):
+    n = 3000 * max(RANKS, 1)
+    rng = numpy.random.default_rng(distinct)
+    x = rng.integers(0, distinct, n).astype(dtype)
+    if dtype.kind == "f":
+        x[rng.random(n) < 0.05] = numpy.nan
+        x[rng.random(n) < 0.05] = -0.0
+    a = cupynum.array(x)
+    cupynum.sync()
+    cupynum.reset_stats()
+    cupynum.sort(a)
+    cupynum.sync()
+    sort_sent = cupynum.runtime_stats()["bytes_sent"]
+    cupynum.reset_stats()
+    got = cupynum.unique(a, return_counts=True)
+    cupynum.sync()
+    sent = cupynum.runtime_stats()["bytes_sent"]
+    check(got, numpy.unique(x, return_counts=True))
+    check(cupynum.unique(a, equal_nan=False), numpy.unique(x, equal_nan=False))
+    if RANKS > 1 and distinct <= 50:
+        # the sample sort, then a few bytes per rank and per run: the sorted array stays put
+        assert sent - sort_sent < 64 * RANKS * (RANKS + min(distinct, 50) + 2), (sent, sort_sent)

@@ -30,7 +30,7 @@
 #include "store.h"
 #include "view.h"
 
-enum { TAG_BUCKET = 16, TAG_BALANCE = 17 };
+enum { TAG_BUCKET = 16, TAG_BALANCE = 17, TAG_RUNS = 18 };
 
 /* Does v walk its (root) store whole, in the store's own order? */
 static bool whole_view(const struct cpn_view *v)
@@ -139,9 +139,9 @@ static enum cpn_status alltoallv(int P, int me, int tag, const char *sbuf, const
 }
 
 /* The order key a value sort's parts are in (sort.c's: -0.0 below +0.0, NaNs last). */
-static inline uint64_t value_key(enum cpn_dtype dt, const char *p)
+static inline uint64_t value_key(enum cpn_dtype dt, bool flt, const char *p)
 {
-    if (cpn_dtype_class(dt) != CPN_CLASS_FLOAT) return cpn_kernel_sort_key(dt, p);
+    if (!flt) return cpn_kernel_sort_key(dt, p);
     double d = dt == CPN_DTYPE_FLOAT16 ? (double)*(const _Float16 *)p
              : dt == CPN_DTYPE_FLOAT32 ? (double)*(const float *)p : *(const double *)p;
     if (d != d) return UINT64_MAX;
@@ -163,19 +163,20 @@ static void merge_two(const struct ss *S, const char *a, int64_t na, const char 
         memcpy(o + (na - i), y + j, (size_t)(nb - j) * rs);
         return;
     }
+    const bool flt = cpn_dtype_class(S->dt) == CPN_CLASS_FLOAT;
     if (na && nb) {
-        uint64_t ka = value_key(S->dt, a), kb = value_key(S->dt, b);
+        uint64_t ka = value_key(S->dt, flt, a), kb = value_key(S->dt, flt, b);
         for (;;) {
             if (kb < ka) {
                 memcpy(dst, b + (size_t)j * rs, rs);
                 dst += rs;
                 if (++j == nb) break;
-                kb = value_key(S->dt, b + (size_t)j * rs);
+                kb = value_key(S->dt, flt, b + (size_t)j * rs);
             } else {
                 memcpy(dst, a + (size_t)i * rs, rs);
                 dst += rs;
                 if (++i == na) break;
-                ka = value_key(S->dt, a + (size_t)i * rs);
+                ka = value_key(S->dt, flt, a + (size_t)i * rs);
             }
         }
     }
@@ -472,5 +473,148 @@ enum cpn_status cpn_searchsorted_dist_execute(const struct cpn_op *op)
     cpn_free(part);
     cpn_free(all);
     cpn_free(counts);
+    return st;
+}
+
+/* ---- runs of a partitioned sorted array (unique's count, values and counts) --------------------
+ *
+ * Each rank finds the runs of its tile; a small allgather of every rank's tile length, run count,
+ * first run's length and first and last elements says which ranks' first run continues the run
+ * before it (the last element of the previous non-empty rank equal to the first, as the run
+ * kernel compares).  Run j of rank r is then run G_r + j of the whole, G_r the runs before r less
+ * the continuations up to r; a run belongs to the rank it starts on, whose count of it adds the
+ * first-run lengths of the ranks it continues into.  The count is replicated; values and counts
+ * are sent from the rank that owns each run to the owner of its place in the output tiling (one
+ * all-to-all; an untiled output: one allgather).  The sorted array itself never moves. */
+struct run_bound {
+    int64_t n, runs, first_len;
+    unsigned char first[8], last[8];
+};
+
+enum cpn_status cpn_unique_dist_execute(const struct cpn_op *op)
+{
+    const struct cpn_view *sv = op->in[0], *ov = op->out[0];
+    struct cpn_store *ss_ = sv->store, *os = ov->store;
+    const enum cpn_unique_mode mode = (enum cpn_unique_mode)op->iparam[0];
+    const bool nd = op->iparam[1] != 0;
+    const size_t item = cpn_dtype_size(sv->dtype);
+    if ((op->nin > 1 && op->in[1]) || !whole_view(sv) || !ss_->tiled || sv->ndim != 1 || item > 8 ||
+        cpn_dtype_class(sv->dtype) == CPN_CLASS_COMPLEX ||
+        !(mode == CPN_UNIQUE_COUNT || mode == CPN_UNIQUE_VALUES || mode == CPN_UNIQUE_COUNTS) ||
+        (mode != CPN_UNIQUE_COUNT && (!whole_view(ov) || ov->ndim != 1)))
+        return CPN_ERR_UNSUPPORTED;
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    const enum cpn_dtype dt = sv->dtype;
+    const int64_t n = ss_->thi[0] > ss_->tlo[0] ? ss_->thi[0] - ss_->tlo[0] : 0;
+    const char *x = n ? cpn_store_data(ss_) : NULL;
+    struct run_bound mine = {.n = n};
+    struct run_bound *all = cpn_alloc((size_t)P * sizeof *all);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    int64_t *G = cpn_alloc((size_t)(3 * P + 2) * sizeof *G);
+    char *loc = NULL, *lcnt = NULL;
+    enum cpn_status st = all && counts && G && (x || !n) ? CPN_OK : CPN_ERR_NOMEM;
+    if (st == CPN_OK && n) {
+        st = cpn_kernel_unique(dt, CPN_UNIQUE_COUNT, nd, x, (int64_t)item, NULL, 0, n, (char *)&mine.runs, 8);
+        lcnt = cpn_alloc((size_t)mine.runs * 8 + 1);
+        if (st == CPN_OK && !lcnt) st = CPN_ERR_NOMEM;
+        if (st == CPN_OK)
+            st = cpn_kernel_unique(dt, CPN_UNIQUE_COUNTS, nd, x, (int64_t)item, NULL, 0, n, lcnt, 8);
+        if (st == CPN_OK) {
+            mine.first_len = ((const int64_t *)lcnt)[0];
+            memcpy(mine.first, x, item);
+            memcpy(mine.last, x + (size_t)(n - 1) * item, item);
+        }
+    }
+    for (int r = 0; st == CPN_OK && r < P; r++) counts[r] = sizeof mine;
+    if (st == CPN_OK) st = cpn_comm_allgatherv(&mine, all, counts);
+    if (st != CPN_OK) goto done;
+    /* joins, run offsets G[r], owned ranges [G[P+1+r], G[2P+1+r]) */
+    int64_t *own_lo = G + P + 1, *own_hi = G + 2 * P + 1;
+    int64_t before = 0, joins = 0, prev = -1;
+    bool *join = cpn_alloc((size_t)P * sizeof *join);
+    if (!join) { st = CPN_ERR_NOMEM; goto done; }
+    for (int r = 0; r < P; r++) {
+        join[r] = false;
+        if (all[r].n && prev >= 0) {
+            unsigned char pair[16];
+            int64_t c = 0;
+            memcpy(pair, all[prev].last, item);
+            memcpy(pair + item, all[r].first, item);
+            cpn_kernel_unique(dt, CPN_UNIQUE_COUNT, nd, (const char *)pair, (int64_t)item, NULL, 0, 2,
+                              (char *)&c, 8);
+            join[r] = c == 1;
+        }
+        if (all[r].n) prev = r;
+        joins += join[r];
+        G[r] = before - joins;
+        own_lo[r] = G[r] + join[r];
+        own_hi[r] = G[r] + all[r].runs;
+        if (own_hi[r] < own_lo[r]) own_hi[r] = own_lo[r];
+        before += all[r].runs;
+    }
+    const int64_t k = before - joins;
+    if (mode == CPN_UNIQUE_COUNT) {
+        cpn_free(join);
+        char *dst = cpn_store_data_for_overwrite(os);
+        if (!dst) { st = CPN_ERR_NOMEM; goto done; }
+        if (!os->tiled || os->thi[0] > os->tlo[0]) memcpy(dst, &k, 8);
+        goto done;
+    }
+    /* this rank's owned runs: values, or counts with the continuations added to the last */
+    const int64_t nown = own_hi[me] - own_lo[me], j0 = join[me];
+    const size_t es = mode == CPN_UNIQUE_VALUES ? item : 8;
+    loc = cpn_alloc((size_t)nown * es + 1);
+    if (!loc) { cpn_free(join); st = CPN_ERR_NOMEM; goto done; }
+    if (mode == CPN_UNIQUE_VALUES && n) {
+        char *v = cpn_alloc((size_t)mine.runs * item + 1);
+        if (!v) { cpn_free(join); st = CPN_ERR_NOMEM; goto done; }
+        st = cpn_kernel_unique(dt, CPN_UNIQUE_VALUES, nd, x, (int64_t)item, NULL, 0, n, v, (int64_t)item);
+        memcpy(loc, v + (size_t)j0 * item, (size_t)nown * item);
+        cpn_free(v);
+    } else if (nown) {
+        memcpy(loc, lcnt + (size_t)j0 * 8, (size_t)nown * 8);
+        int64_t add = 0;
+        for (int q = me + 1; q < P; q++) {
+            if (!all[q].n) continue;
+            if (!join[q]) break;
+            add += all[q].first_len;
+            if (all[q].runs > 1) break;
+        }
+        ((int64_t *)loc)[nown - 1] += add;
+    }
+    cpn_free(join);
+    if (st != CPN_OK) goto done;
+    char *dst = cpn_store_data_for_overwrite(os);
+    if (!dst && !(os->tiled && os->thi[0] <= os->tlo[0])) { st = CPN_ERR_NOMEM; goto done; }
+    if (!os->tiled) {
+        for (int r = 0; r < P; r++) counts[r] = (size_t)(own_hi[r] - own_lo[r]) * es;
+        st = k ? cpn_comm_allgatherv(loc, dst, counts) : CPN_OK;
+        goto done;
+    }
+    /* the output's tiling: what of my runs lands in rank t's tile, what of rank q's in mine */
+    int64_t *off = cpn_alloc((size_t)(4 * P) * sizeof *off);
+    if (!off) { st = CPN_ERR_NOMEM; goto done; }
+    int64_t *sbytes = off + P, *roff = off + 2 * P, *rbytes = off + 3 * P;
+    int64_t olo, ohi;
+    cpn_store_tile_box(os, me, &olo, &ohi);
+    for (int t = 0; t < P; t++) {
+        int64_t tlo, thi;
+        cpn_store_tile_box(os, t, &tlo, &thi);
+        int64_t a = own_lo[me] > tlo ? own_lo[me] : tlo, z = own_hi[me] < thi ? own_hi[me] : thi;
+        off[t] = z > a ? (a - own_lo[me]) * (int64_t)es : 0;
+        sbytes[t] = z > a ? (z - a) * (int64_t)es : 0;
+        a = own_lo[t] > olo ? own_lo[t] : olo;
+        z = own_hi[t] < ohi ? own_hi[t] : ohi;
+        roff[t] = z > a ? (a - olo) * (int64_t)es : 0;
+        rbytes[t] = z > a ? (z - a) * (int64_t)es : 0;
+    }
+    st = alltoallv(P, me, TAG_RUNS, loc, off, sbytes, dst, roff, rbytes);
+    cpn_free(off);
+done:
+    cpn_free(all);
+    cpn_free(counts);
+    cpn_free(G);
+    cpn_free(loc);
+    cpn_free(lcnt);
     return st;
 }
