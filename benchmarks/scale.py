@@ -5,7 +5,7 @@
 Each program runs under `mpirun -np P` (oversubscribed, `mpi_yield_when_idle`, one thread per
 rank) at constant work per rank: the seed stencil and the benchmark's Jacobi on an n x n block per
 rank, `examples/swe.py` on nx x ny cells per rank, a sum of n^2 elements per rank and a matmul of
-an (n P) x k by k x k product.  Per rank it prints time per iteration, efficiency against one rank,
+an (n P) x k by k x k product, a sort of n^2 values per rank (the sample sort).  Per rank it prints time per iteration, efficiency against one rank,
 bytes and messages sent, bytes allocated and ops per iteration.
 
 From the measured figures a LogGP-style model projects the efficiency at 8 ... 1,024 ranks:
@@ -118,9 +118,21 @@ def matmul(np, p, n):
     return step, 0, lambda: float(out[-1].sum())
 
 
+def sort(np, p, n):
+    """np.sort of n^2 scattered float64 values per rank: the sample sort (issue #16)."""
+    x = (np.arange(float(n * n * p)) * 0.6180339887498949) % 1.0
+    out = []
+
+    def step():
+        out.append(np.sort(x))
+        if len(out) > 2:
+            out.pop(0)
+    return step, 2, lambda: float(out[-1][n * n * p // 3]) + float(out[-1][-1])
+
+
 PROGRAMS = {"stencil": (stencil, 4000, 300), "jacobi": (jacobi, 2000, 200),
             "swe": (swe, 400, 100), "reduction": (reduction, 1400, 300),
-            "matmul": (matmul, 1000, 200)}
+            "matmul": (matmul, 1000, 200), "sort": (sort, 1000, 200)}
 
 
 def result(xp, name, p, n, iters):

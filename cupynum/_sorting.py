@@ -1,8 +1,9 @@
 """Sorting and what is built on it, over the runtime's sort, search, run and histogram ops
 (csrc/kernels/sort.c, histogram.c; under distribution csrc/runtime/samplesort.c):
-sort, argsort, ndarray.sort/argsort, sort_complex, partition/argpartition (a sorted lane is one
-of NumPy's partitions), searchsorted, unique and the Array API unique_* functions, isin and the
-set functions, histogram, histogram_bin_edges, digitize, cov and corrcoef.
+sort, argsort, ndarray.sort/argsort, lexsort, sort_complex, partition/argpartition (a sorted lane
+is one of NumPy's partitions), searchsorted, unique (any axis, complex) and the Array API unique_*
+functions, isin and the set functions, histogram, histogram2d, histogramdd, histogram_bin_edges,
+digitize, cov and corrcoef.
 
 NumPy's rules are applied here: `kind` (any kind is accepted as NumPy accepts it -- by its first
 letter -- and every kind is computed stably: ties keep index order, which is NumPy's stable
@@ -16,6 +17,8 @@ import numpy as _np
 from numpy.lib.array_utils import normalize_axis_index
 
 from . import _core, _fallback
+
+_builtin_range = range
 from ._ndarray import ndarray
 
 _NATIVE_KINDS = "biufc"
@@ -78,6 +81,9 @@ def sort(a, axis=-1, kind=None, order=None, *, stable=None):
 
 def argsort(a, axis=-1, kind=None, order=None, *, stable=None):
     _check_kind(kind, stable)
+    if axis is not None:
+        import operator
+        operator.index(axis)         # NumPy's argsort words a float axis so
     x = _native(a) if order is None else None
     if x is None or x.ndim == 0:
         return _fallback.compute(_np.argsort, (a,), {"axis": axis, "kind": kind, "order": order,
@@ -110,6 +116,59 @@ def sort_complex(a):
     if b.dtype.kind != "c":
         b = _core.cast(b, _np.complex64 if b.dtype.char in "bhBH" else _np.complex128)
     return b
+
+
+def _lex_perm(cols):
+    """The stable order of the rows of equal-shaped 2-D (M, N) or 1-D keys along their last axis,
+    cols[-1] the primary key: one stable argsort per key, least significant first, each of the
+    gathered key (NumPy's lexsort)."""
+    perm = _core.sort(cols[0], cols[0].ndim - 1, True)
+    for k in cols[1:]:
+        perm = _take_last(perm, _core.sort(_take_last(k, perm), k.ndim - 1, True))
+    return perm
+
+
+def _take_last(a, idx):
+    """a (1-D, or 2-D (M, N)) gathered along its last axis by idx of a's shape."""
+    if a.ndim == 1:
+        return a[idx]
+    m, n = a.shape
+    off = _core.reshape(_core.arange(m, _np.dtype(_np.int64), 0, n), (m, 1))
+    flat = _core.reshape(_core.ufunc("add", (idx, off)), (m * n,))
+    return _core.reshape(_flat(a)[flat], (m, n))
+
+
+def lexsort(keys, axis=-1):
+    """numpy.lexsort: the last key primary, each key compared in its own dtype (NaN last)."""
+    if isinstance(keys, (tuple, list)):
+        ks = [_native(k) for k in keys]
+    else:
+        x = _native(keys)
+        ks = None if x is None or x.ndim < 2 else [x[i] for i in range(x.shape[0])]
+    if ks is None and not isinstance(keys, (tuple, list)) and _np.ndim(keys) == 0:
+        ks = []
+    if ks is not None and not ks:
+        raise TypeError("need sequence of keys with len > 0 in lexsort")
+    if ks is None or any(k is None for k in ks) or ks[0].ndim == 0:
+        return _fallback.compute(_np.lexsort, (keys,), {"axis": axis})
+    shape = ks[0].shape
+    if any(k.shape != shape for k in ks):
+        raise ValueError("all keys need to be the same shape")
+    if axis is None:
+        raise TypeError("'NoneType' object cannot be interpreted as an integer")
+    axis = _axis(axis, len(shape))
+    nd = len(shape)
+    if nd == 1:
+        return _lex_perm(ks)
+    from ._views import moveaxis
+    moved = [moveaxis(k, axis, -1) for k in ks]
+    mshape = moved[0].shape
+    m = 1
+    for d in mshape[:-1]:
+        m *= d
+    from ._functions import reshape
+    perm = _lex_perm([reshape(k, (m, mshape[-1])) for k in moved])
+    return moveaxis(_core.reshape(perm, mshape), -1, axis)
 
 
 # ---- partition: a sorted lane is one of the partitions NumPy may return ---------------------------
@@ -231,19 +290,101 @@ def _unique_flat(flat, return_index, return_inverse, return_counts, equal_nan):
     return values, index, inverse, counts
 
 
+def _unique_sorted(aux, perm, mask, n, want):
+    """unique's results from the sorted rows aux (k-D, rows along axis 0), the permutation that
+    sorted them (or None) and the mask of the first row of each run: (values, index, inverse,
+    counts), None where `want` (index, inverse, counts) does not ask."""
+    values = aux[mask]
+    index = perm[mask] if want[0] else None
+    inverse = counts = None
+    if want[1]:
+        from ._reductions import cumsum
+        inverse = _core.empty((n,), _np.int64)
+        inverse[perm] = _core.ufunc("subtract", (cumsum(mask, dtype=_np.int64), 1))
+    if want[2]:
+        from ._selection import nonzero
+        from ._calculus import diff
+        counts = diff(_concat(nonzero(mask)[0], _core.from_any(_np.array([n], _np.int64))))
+    return values, index, inverse, counts
+
+
+def _unique_complex(flat, return_index, return_inverse, return_counts, equal_nan):
+    """NumPy's _unique1d of a complex 1-D array (its NaNs all one value when equal_nan)."""
+    n = flat.shape[0]
+    perm = _core.sort(flat, 0, True) if return_index or return_inverse else None
+    aux = flat[perm] if perm is not None else _core.sort(flat, 0, False)
+    mask = _core.empty((n,), _np.bool_)
+    if n:
+        mask[:1] = True
+        mask[1:] = _core.ufunc("not_equal", (aux[1:], aux[:-1]))
+        if equal_nan:
+            isnan = _core.ufunc("isnan", (aux,))
+            first = int(_core.to_scalar(_core.searchsorted(
+                isnan, _core.from_any(_np.array([True])), None, False, False)))
+            if first < n:
+                mask[first] = True
+                mask[first + 1:] = False
+    return _unique_sorted(aux, perm, mask, n, (return_index, return_inverse, return_counts))
+
+
+def _unique_axis(x, axis, return_index, return_inverse, return_counts):
+    """NumPy's unique along `axis`: the slices along it as rows, sorted lexicographically (the
+    first element primary, each compared as its dtype sorts: NaN last, -0.0 == 0.0), a row kept
+    where it differs from the one before in some element (a NaN differs from every value), or
+    None where NumPy's own handles it (empty; a float array holding NaN)."""
+    from ._views import moveaxis
+    try:
+        axis = normalize_axis_index(axis, x.ndim)
+    except _np.exceptions.AxisError:
+        raise _np.exceptions.AxisError(axis, x.ndim) from None
+    xm = moveaxis(x, axis, 0)
+    shape = xm.shape
+    n = shape[0]
+    m = 1
+    for d in shape[1:]:
+        m *= d
+    if n == 0 or m == 0:
+        return None
+    if x.dtype.kind in "fc":
+        # NumPy compares rows as structured scalars, where a NaN field's order is its compare
+        # function's (for float16 unordered: neither less nor greater): NumPy's own computes it
+        from ._reductions import any as _any
+        if bool(_any(_core.ufunc("isnan", (x,)))):
+            return None
+    from ._functions import reshape
+    rows = reshape(xm, (n, m))
+    cols = [rows[:, j] for j in range(m - 1, -1, -1)]
+    perm = _lex_perm(cols)
+    aux = rows[perm]
+    mask = _core.empty((n,), _np.bool_)
+    mask[:1] = True
+    if n > 1:
+        from ._reductions import any as _any
+        mask[1:] = _any(_core.ufunc("not_equal", (aux[1:], aux[:-1])), axis=1)
+    values, index, inverse, counts = _unique_sorted(
+        aux, perm, mask, n, (return_index, return_inverse, return_counts))
+    values = moveaxis(_core.reshape(values, (values.shape[0],) + shape[1:]), 0, axis)
+    return values, index, inverse, counts
+
+
 def unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *,
            equal_nan=True, sorted=True):
     x = _native(ar)
-    if x is None or axis is not None or x.dtype.kind == "c":
+    res = None
+    if x is not None and axis is not None and x.ndim > 0:
+        res = _unique_axis(x, axis, return_index, return_inverse, return_counts)
+    elif x is not None and axis is None:
+        flat = _flat1(x) if x.ndim else _core.reshape(x, (1,))
+        fn = _unique_complex if x.dtype.kind == "c" else _unique_flat
+        res = fn(flat, return_index, return_inverse, return_counts, equal_nan)
+        if res[2] is not None and x.ndim != 1:
+            res = res[:2] + (_core.reshape(res[2], x.shape),) + res[3:]
+    if res is None:
         return _fallback.compute(_np.unique, (ar,), {
             "return_index": return_index, "return_inverse": return_inverse,
             "return_counts": return_counts, "axis": axis, "equal_nan": equal_nan,
             "sorted": sorted})
-    flat = _flat1(x) if x.ndim else _core.reshape(x, (1,))
-    values, index, inverse, counts = _unique_flat(flat, return_index, return_inverse,
-                                                  return_counts, equal_nan)
-    if inverse is not None and x.ndim != 1:
-        inverse = _core.reshape(inverse, x.shape)
+    values, index, inverse, counts = res
     out = [values] + [r for r, want in ((index, return_index), (inverse, return_inverse),
                                          (counts, return_counts)) if want]
     return out[0] if len(out) == 1 else tuple(out)
@@ -313,18 +454,35 @@ def union1d(ar1, ar2):
 
 
 def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
-    if return_indices:
-        return _fallback.compute(_np.intersect1d, (ar1, ar2), {
-            "assume_unique": assume_unique, "return_indices": return_indices})
-    ops, r = _set_operands(ar1, ar2, _np.intersect1d, {"assume_unique": assume_unique})
+    ops, r = _set_operands(ar1, ar2, _np.intersect1d, {"assume_unique": assume_unique,
+                                                       "return_indices": return_indices})
     if ops is None:
         return r
-    a, b = ops if assume_unique else (unique(ops[0]), unique(ops[1]))
-    aux = _core.sort(_concat(a, b), 0, False)
+    if not return_indices:
+        a, b = ops if assume_unique else (unique(ops[0]), unique(ops[1]))
+        aux = _core.sort(_concat(a, b), 0, False)
+        if aux.shape[0] < 2:
+            return aux[:0]
+        mask = _core.ufunc("equal", (aux[1:], aux[:-1]))
+        return aux[:-1][mask]
+    # NumPy's: the indices of the first occurrences (unique's), the stable argsort of both
+    if assume_unique:
+        a, b = ops
+    else:
+        (a, ind1), (b, ind2) = unique(ops[0], return_index=True), unique(ops[1], return_index=True)
+    aux = _concat(a, b)
+    perm = _core.sort(aux, 0, True)
+    aux = aux[perm]
     if aux.shape[0] < 2:
-        return aux[:0]
+        e = _core.empty((0,), _np.int64)
+        return aux[:0], e, e
     mask = _core.ufunc("equal", (aux[1:], aux[:-1]))
-    return aux[:-1][mask]
+    int1d = aux[:-1][mask]
+    i1 = perm[:-1][mask]
+    i2 = _core.ufunc("subtract", (perm[1:][mask], a.shape[0]))
+    if not assume_unique:
+        i1, i2 = ind1[i1], ind2[i2]
+    return int1d, i1, i2
 
 
 def setdiff1d(ar1, ar2, assume_unique=False):
@@ -448,6 +606,127 @@ def histogram_bin_edges(a, bins=10, range=None, weights=None):
     return _core.from_any(u[0])
 
 
+def _dd_columns(sample):
+    """The D columns of histogramdd's sample (an (N, D) array or a sequence of D 1-D arrays, as
+    NumPy's atleast_2d(sample).T) as native 1-D arrays of one dtype, or None."""
+    if isinstance(sample, (tuple, list)):
+        cols = [_native(c) for c in sample]
+        if not cols or any(c is None or c.ndim != 1 for c in cols) or \
+                len({c.shape for c in cols}) != 1:
+            return None
+    else:
+        x = _native(sample)
+        if x is None or x.ndim not in (1, 2):
+            return None
+        cols = [x] if x.ndim == 1 else [x[:, i] for i in range(x.shape[1])]
+    dt = _np.result_type(*[c.dtype for c in cols])
+    if dt.kind not in "biuf" or dt == _np.longdouble or cols[0].shape[0] == 0:
+        return None
+    return [c if c.dtype == dt else _core.cast(c, dt) for c in cols]
+
+
+def histogramdd(sample, bins=10, range=None, density=None, weights=None):
+    """NumPy's histogramdd (its edges, checks and errors, computed on the small edge arrays): each
+    column's bin by searchsorted(side="right") on its edges, the last edge closed, the bins'
+    linear index counted by the histogram op (distributed counts), the outliers' rows cut off."""
+    import operator
+    from numpy.lib import _histograms_impl as H
+    cols = _dd_columns(sample)
+    w = None
+    if cols is not None and weights is not None:
+        w = _native(weights)
+        if w is None or w.ndim != 1 or w.shape[0] != cols[0].shape[0] or \
+                w.dtype.kind not in "biuf" or w.dtype == _np.longdouble:
+            cols = None
+    if cols is None:
+        return _fallback.compute(_np.histogramdd, (sample,), {
+            "bins": bins, "range": range, "density": density, "weights": weights})
+    D = len(cols)
+    try:
+        if len(bins) != D:
+            raise ValueError("The dimension of bins must be equal to the dimension of the sample x.")
+    except TypeError:
+        bins = D * [bins]
+    if range is None:
+        range = (None,) * D
+    elif len(range) != D:
+        raise ValueError("range argument must have one entry per dimension")
+    edges, nbin = [], []
+    for i in _builtin_range(D):
+        b = bins[i]
+        if isinstance(b, ndarray):
+            b = _core.to_numpy(b)
+        if _np.ndim(b) == 0:
+            if b < 1:
+                raise ValueError(f"`bins[{i}]` must be positive, when an integer")
+            smin, smax = H._get_outer_edges(cols[i], range[i])
+            try:
+                n = operator.index(b)
+            except TypeError as e:
+                raise TypeError(f"`bins[{i}]` must be an integer, when a scalar") from e
+            e = _np.linspace(smin, smax, n + 1)
+        elif _np.ndim(b) == 1:
+            e = _np.asarray(b)
+            if _np.any(e[:-1] > e[1:]):
+                raise ValueError(f"`bins[{i}]` must be monotonically increasing, when an array")
+        else:
+            raise ValueError(f"`bins[{i}]` must be a scalar or 1d array")
+        edges.append(e)
+        nbin.append(len(e) + 1)
+    total = 1
+    for k in nbin:
+        total *= k
+    if any(e.dtype.kind not in "biuf" or e.dtype == _np.longdouble for e in edges) or \
+            total >= 1 << 52:
+        return _fallback.compute(_np.histogramdd, (sample,), {
+            "bins": bins, "range": range, "density": density, "weights": weights})
+    xy = None
+    for i in _builtin_range(D):
+        ce = _common(_core.from_any(edges[i]), cols[i])
+        if ce is None:
+            return _fallback.compute(_np.histogramdd, (sample,), {
+                "bins": bins, "range": range, "density": density, "weights": weights})
+        ec, c = ce
+        idx = _core.searchsorted(ec, c, None, True, False)
+        if edges[i].shape[0]:
+            last = ec[edges[i].shape[0] - 1:]
+            idx = _core.ufunc("subtract", (idx, _core.cast(_core.ufunc("equal", (c, last)),
+                                                            _np.int64)))
+        stride = total // _np.prod(nbin[:i + 1], dtype=_np.int64)
+        term = idx if stride == 1 else _core.ufunc("multiply", (idx, int(stride)))
+        xy = term if xy is None else _core.ufunc("add", (xy, term))
+    xf = _core.cast(xy, _np.float64)
+    wf = None if w is None else (w if w.dtype == _np.float64 else _core.cast(w, _np.float64))
+    ee = _core.from_any(_np.arange(total + 1, dtype=_np.float64))
+    hist = _core.histogram(xf, wf, ee, True, 0.0, float(total), float(total))
+    if hist.dtype != _np.float64:
+        hist = _core.cast(hist, _np.float64)
+    hist = _core.reshape(hist, tuple(nbin))[(slice(1, -1),) * D]
+    if density:
+        from ._reductions import sum as _sum
+        s = _sum(hist)
+        for i in _builtin_range(D):
+            shape = [1] * D
+            shape[i] = nbin[i] - 2
+            hist = hist / _core.from_any(_np.diff(edges[i]).reshape(shape))
+        hist = hist / s
+    return hist, [_core.from_any(e) for e in edges]
+
+
+def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
+    if len(x) != len(y):
+        raise ValueError('x and y must have the same length.')
+    try:
+        N = len(bins)
+    except TypeError:
+        N = 1
+    if N != 1 and N != 2:
+        xedges = yedges = _np.asarray(_core.to_numpy(bins) if isinstance(bins, ndarray) else bins)
+        bins = [xedges, yedges]
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
+    return hist, edges[0], edges[1]
+
+
 def digitize(x, bins, right=False):
     xn = _native(x)
     if xn is None or xn.dtype.kind == "c":
@@ -520,10 +799,10 @@ def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     return ufuncs["minimum"](ufuncs["maximum"](c, -1), 1)
 
 
-NAMES = ("sort", "argsort", "sort_complex", "searchsorted", "unique", "unique_values",
+NAMES = ("sort", "argsort", "lexsort", "sort_complex", "searchsorted", "unique", "unique_values",
          "unique_counts", "unique_inverse", "unique_all", "isin", "union1d", "intersect1d",
          "setdiff1d", "setxor1d", "histogram", "histogram_bin_edges", "digitize", "partition",
-         "argpartition", "cov", "corrcoef")
+         "argpartition", "cov", "corrcoef", "histogram2d", "histogramdd")
 
 
 def install(cls, namespace, implemented):

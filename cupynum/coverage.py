@@ -66,8 +66,15 @@ DISTRIBUTED = frozenset(
         # sorting: a sample sort along the partitioned axis of a 1-D array, each rank's own
         # lanes along an axis no tile splits (csrc/runtime/samplesort.c)
         "sort argsort sort_complex partition argpartition "
-        # counts of each rank's tile, partial counts added (unweighted)
-        "histogram "
+        # searchsorted: each rank searches its tile of the sorted array (positions added) or
+        # its own values (the small array read everywhere); isin on them and the sample sort
+        "searchsorted isin "
+        # unique's values and counts: the sample sort, then runs per tile joined at the rank
+        # boundaries (indices and the inverse: gathered); union1d is unique of a join
+        "unique unique_values unique_counts union1d "
+        # counts of each rank's tile, partial counts added (unweighted); histogram2d/dd bin by
+        # searchsorted on the edges, then count the same way
+        "histogram histogram2d histogramdd "
         # element-wise helpers and masks: compositions of the ops above (cupynum/_helpers.py,
         # _construct.py)
         "clip round around fix isclose nan_to_num angle sinc i0 isposinf isneginf iscomplex "
@@ -75,7 +82,8 @@ DISTRIBUTED = frozenset(
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "nonzero choose "
-       "var squeeze flags sort argsort partition argpartition clip round conj conjugate".split()]
+       "var squeeze flags sort argsort partition argpartition clip round conj conjugate "
+       "searchsorted".split()]
     + ["numpy.linalg.matrix_transpose"]
     # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
     # output tile filled by its owner from the input pieces it needs
@@ -128,6 +136,8 @@ NOTES = {
     "numpy.percentile": "weights= and float16 q are computed by NumPy",
     "numpy.nanquantile": "weights= and integer/float16 q are computed by NumPy",
     "numpy.nanpercentile": "weights= and float16 q are computed by NumPy",
+    "numpy.unique": "axis= of a float or complex array holding NaN is computed by NumPy; under "
+                    "MPI return_index/return_inverse read the sorted runs gathered",
     **{f"numpy.{n}": "axis=None of an n-d array reads it through its flat alias (gathered under "
        "MPI)" for n in ("concatenate", "concat", "append", "roll")},
     "numpy.repeat": "more than 256 runs of equal counts: a native gather (gathered under MPI)",

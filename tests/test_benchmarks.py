@@ -94,7 +94,7 @@ def test_program_on_cupynum_matches_numpy(name):
     assert ok, f"{name}: {got} vs NumPy's {ref} ({tol})"
 
 
-@pytest.mark.parametrize("name", ["stencil", "jacobi", "swe", "reduction", "matmul"])
+@pytest.mark.parametrize("name", ["stencil", "jacobi", "swe", "reduction", "matmul", "sort"])
 def test_scale_programs_match_numpy(name):
     """benchmarks/scale.py's weak-scaling programs compute what NumPy computes (here at the
     rank count of this run, a small block)."""

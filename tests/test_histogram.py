@@ -8,7 +8,7 @@ import numpy
 import pytest
 
 import cupynum
-from conftest import ALL_DTYPES, check, dtype_id
+from conftest import ALL_DTYPES, check, dtype_id, same_error
 from test_sorting import special
 
 pytestmark = [pytest.mark.device, pytest.mark.mpi_device]
@@ -145,3 +145,82 @@ def test_cov_corrcoef(dtype, shape):
     check(cupynum.cov(a, y), numpy.cov(x, y), rtol=1e-12, atol=1e-12)   # y=: NumPy's help
     with pytest.raises(ValueError, match="ddof must be integer"):
         cupynum.cov(a, ddof=1.5)
+
+
+# ---- histogram2d, histogramdd ---------------------------------------------------------------------
+
+def _dd_sample(dtype, n, d, seed=0):
+    cols = [sample_finite(dtype, n) if i == 0 else
+            numpy.random.default_rng(seed + i).permutation(sample_finite(dtype, n))
+            for i in range(d)]
+    return numpy.stack(cols, axis=1) if n else numpy.zeros((0, d), dtype)
+
+
+DD_BINS = [10, (3, 4, 2), [numpy.array([-2.0, 0.0, 0.5, 3.0]), 5, numpy.array([1.0, 2.0])]]
+
+
+@pytest.mark.parametrize("dtype", [d for d in REAL if d != numpy.float16], ids=dtype_id)
+@pytest.mark.parametrize("n", [1, 33, 70_001])
+def test_histogramdd_matches_numpy(dtype, n, monkeypatch):
+    monkeypatch.setenv("CUPYNUM_FALLBACK", "error")
+    s = _dd_sample(dtype, n, 3, seed=n)
+    a = cupynum.array(s)
+    w = numpy.random.default_rng(n).random(n)
+    for bins in DD_BINS:
+        check(cupynum.histogramdd(a, bins=bins), numpy.histogramdd(s, bins=bins))
+        check(cupynum.histogramdd(a, bins=bins, density=True),
+              numpy.histogramdd(s, bins=bins, density=True), rtol=1e-12)
+        check(cupynum.histogramdd(a, bins=bins, weights=cupynum.array(w)),
+              numpy.histogramdd(s, bins=bins, weights=w), rtol=1e-12)
+    rng = [(0, 2), (-1, 1), (1, 1)]      # an empty range widened by NumPy's +-0.5
+    check(cupynum.histogramdd(a, bins=4, range=rng), numpy.histogramdd(s, bins=4, range=rng))
+    cols = [cupynum.array(s[:, i]) for i in range(3)]   # a sequence of 1-D arrays
+    check(cupynum.histogramdd(cols, bins=3), numpy.histogramdd([s[:, i] for i in range(3)], bins=3))
+    check(cupynum.histogramdd(cols[0], bins=5), numpy.histogramdd(s[:, 0], bins=5))
+
+
+@pytest.mark.parametrize("dtype", [numpy.dtype(numpy.int32), numpy.dtype(numpy.float64)],
+                         ids=dtype_id)
+def test_histogram2d_matches_numpy(dtype, monkeypatch):
+    monkeypatch.setenv("CUPYNUM_FALLBACK", "error")
+    s = _dd_sample(dtype, 5001, 2, seed=3)
+    x, y = s[:, 0], s[:, 1]
+    cx, cy = cupynum.array(x), cupynum.array(y)
+    w = numpy.random.default_rng(1).random(len(x))
+    for bins in [10, (4, 7), numpy.array([-1.0, 0.0, 2.5]), [numpy.array([0.0, 1.0, 3.0]), 3]]:
+        check(cupynum.histogram2d(cx, cy, bins=bins), numpy.histogram2d(x, y, bins=bins))
+        check(cupynum.histogram2d(cx, cy, bins=bins, density=True, weights=cupynum.array(w)),
+              numpy.histogram2d(x, y, bins=bins, density=True, weights=w), rtol=1e-12)
+    f = numpy.array([numpy.nan, 1.0, numpy.inf, 2.0, 2.0, -numpy.inf])
+    check(cupynum.histogram2d(cupynum.array(f), cupynum.array(f[::-1]), bins=3, range=[(0, 3), (0, 3)]),
+          numpy.histogram2d(f, f[::-1], bins=3, range=[(0, 3), (0, 3)]))
+    check(numpy.histogram2d(cx, cy), numpy.histogram2d(x, y))      # dispatched here
+
+
+def test_histogramdd_errors():
+    s = _dd_sample(numpy.dtype(numpy.float64), 20, 2)
+    a = cupynum.array(s)
+    for kw in [dict(bins=(3, 4, 5)), dict(bins=[3, -1]), dict(bins=[3, 2.5]),
+               dict(bins=[numpy.array([1.0, 0.0]), 3]), dict(bins=[numpy.ones((2, 2)), 3]),
+               dict(range=[(0, 1)]), dict(bins=[0, 3])]:
+        same_error(lambda: numpy.histogramdd(s, **kw), lambda: cupynum.histogramdd(a, **kw))
+    f = s.copy()
+    f[0, 0] = numpy.nan
+    same_error(lambda: numpy.histogramdd(f), lambda: cupynum.histogramdd(cupynum.array(f)))
+    same_error(lambda: numpy.histogram2d(s[:, 0], s[:3, 1]),
+               lambda: cupynum.histogram2d(a[:, 0], a[:3, 1]))
+
+
+def test_histogram2d_of_partitioned_columns_moves_only_counts_and_edges():
+    ranks = cupynum.runtime_info()["ranks"]
+    n = 4000 * max(ranks, 1)
+    s = _dd_sample(numpy.dtype(numpy.float64), n, 2, seed=5)
+    x, y = cupynum.array(s[:, 0]), cupynum.array(s[:, 1])
+    cupynum.sync()
+    cupynum.reset_stats()
+    got = cupynum.histogram2d(x, y, bins=(6, 4), range=[(-3, 3), (-3, 3)])
+    cupynum.sync()
+    sent = cupynum.runtime_stats()["bytes_sent"]
+    check(got, numpy.histogram2d(s[:, 0], s[:, 1], bins=(6, 4), range=[(-3, 3), (-3, 3)]))
+    if ranks > 1:
+        assert sent < n * 8 / 4, sent     # not a gathered column

@@ -6,7 +6,7 @@ import numpy
 import pytest
 
 import cupynum
-from conftest import ALL_DTYPES, check, dtype_id
+from conftest import ALL_DTYPES, check, dtype_id, same_error
 from test_sorting import special
 
 pytestmark = [pytest.mark.device, pytest.mark.mpi_device]
@@ -106,6 +106,12 @@ def test_isin_and_set_functions(dtype):
     for name in ("intersect1d", "setdiff1d", "setxor1d"):
         check(getattr(cupynum, name)(cupynum.array(ux), cupynum.array(uy), assume_unique=True),
               getattr(numpy, name)(ux, uy, assume_unique=True))
+    check(cupynum.intersect1d(a, b, return_indices=True), numpy.intersect1d(x, y, return_indices=True))
+    check(cupynum.intersect1d(cupynum.array(ux), cupynum.array(uy), assume_unique=True,
+                              return_indices=True),
+          numpy.intersect1d(ux, uy, assume_unique=True, return_indices=True))
+    check(cupynum.intersect1d(a[:0], b, return_indices=True),
+          numpy.intersect1d(x[:0], y, return_indices=True))
 
 
 def test_set_functions_mixed_and_errors():
@@ -126,3 +132,152 @@ def test_large_unique_and_isin():
     check(cupynum.unique(a, return_counts=True), numpy.unique(x, return_counts=True))
     t = rng.integers(0, 2000, 500)
     check(cupynum.isin(a, t), numpy.isin(x, t))
+
+
+# ---- unique along an axis, complex unique ---------------------------------------------------------
+
+def _rows(dtype, shape, axis, seed):
+    """An array of `shape` whose slices along `axis` repeat a few patterns (duplicates to merge,
+    NaN, +-inf, +-0.0 among their elements)."""
+    axis %= len(shape)
+    n = shape[axis]
+    rest = [d for i, d in enumerate(shape) if i != axis]
+    m = int(numpy.prod(rest))
+    pats = special(dtype, 3 * m, seed=seed).reshape(3, m)
+    pick = numpy.random.default_rng(seed).integers(0, 3, n)
+    return numpy.moveaxis(pats[pick].reshape([n] + rest), 0, axis)
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", [(7,), (9, 3), (2, 6, 4), (1, 5), (5, 1)], ids=str)
+def test_unique_axis_matches_numpy(dtype, shape, monkeypatch):
+    for axis in range(-len(shape), len(shape)):
+        x = _rows(dtype, shape, axis, seed=len(shape) + axis)
+        if dtype.kind in "fc" and axis % 2:
+            x = numpy.where(numpy.isnan(x), 1, x).astype(dtype)   # no NaN: native
+        if not numpy.isnan(x).any():
+            monkeypatch.setenv("CUPYNUM_FALLBACK", "error")
+        else:       # NumPy's order of rows holding NaN (its structured compare): NumPy's own
+            monkeypatch.setenv("CUPYNUM_FALLBACK", "silent")
+        a = cupynum.array(x)
+        check(cupynum.unique(a, axis=axis), numpy.unique(x, axis=axis))
+        check(cupynum.unique(a, True, True, True, axis=axis),
+              numpy.unique(x, True, True, True, axis=axis))
+        check(cupynum.unique(a, return_counts=True, axis=axis, equal_nan=False),
+              numpy.unique(x, return_counts=True, axis=axis, equal_nan=False))
+
+
+def test_unique_axis_empty_and_errors():
+    for shape, axis in [((0, 3), 0), ((3, 0), 0), ((3, 0), 1), ((0,), 0)]:
+        x = numpy.zeros(shape)
+        check(cupynum.unique(cupynum.array(x), True, True, True, axis=axis),
+              numpy.unique(x, True, True, True, axis=axis))
+    x = numpy.arange(6.0).reshape(2, 3)
+    same_error(lambda: numpy.unique(x, axis=2), lambda: cupynum.unique(cupynum.array(x), axis=2))
+    same_error(lambda: numpy.unique(x, axis=-3), lambda: cupynum.unique(cupynum.array(x), axis=-3))
+
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind == "c"], ids=dtype_id)
+@pytest.mark.parametrize("n", [0, 1, 7, 300])
+def test_unique_complex_is_native(dtype, n, monkeypatch):
+    monkeypatch.setenv("CUPYNUM_FALLBACK", "error")
+    x = special(dtype, n, seed=n + 5)
+    a = cupynum.array(x)
+    for eq in (True, False):
+        check(cupynum.unique(a, equal_nan=eq), numpy.unique(x, equal_nan=eq))
+        check(cupynum.unique(a, True, True, True, equal_nan=eq),
+              numpy.unique(x, True, True, True, equal_nan=eq))
+    y = x[: n - n % 2].reshape(-1, 2) if n > 1 else x.reshape(-1, 1)
+    check(cupynum.unique(cupynum.array(y), return_inverse=True),
+          numpy.unique(y, return_inverse=True))
+
+
+# ---- distributed: searchsorted and isin of a partitioned sorted array ------------------------------
+
+RANKS = cupynum.runtime_info()["ranks"]
+
+
+@pytest.mark.parametrize("dtype", [numpy.dtype(numpy.int64), numpy.dtype(numpy.float64),
+                                   numpy.dtype(numpy.uint8), numpy.dtype(numpy.float32)],
+                         ids=dtype_id)
+def test_searchsorted_of_a_partitioned_array_moves_only_positions(dtype):
+    n = 5000 * max(RANKS, 1)
+    x = numpy.sort(special(dtype, n, seed=21))
+    v = special(dtype, 40, seed=22)
+    a = cupynum.array(x)
+    cv = cupynum.array(v)
+    cupynum.sync()
+    t = cupynum._core._tiling(a)
+    for side in ("left", "right"):
+        cupynum.reset_stats()
+        r = cupynum.searchsorted(a, cv, side=side)
+        f = cupynum.isin(cv, a)     # sorts a copy of a (the sample sort), then searches it
+        cupynum.sync()
+        sent = cupynum.runtime_stats()["bytes_sent"]
+        check(r, numpy.searchsorted(x, v, side=side))
+        check(f, numpy.isin(v, x))
+        if RANKS > 1 and t["tiled"]:
+            part = (t["hi"][0] - t["lo"][0]) * x.itemsize
+            # the sort moves about two copies of the part; the searches only v and positions
+            assert sent < 2.5 * part + 64 * v.size * RANKS, (sent, part)
+    cupynum.reset_stats()
+    r = cupynum.searchsorted(a, cv[:7], side="right")
+    cupynum.sync()
+    check(r, numpy.searchsorted(x, v[:7], side="right"))
+    if RANKS > 1 and t["tiled"]:
+        assert cupynum.runtime_stats()["bytes_sent"] <= 16 * 7 * RANKS + 8 * 7 * RANKS
+
+
+def test_searchsorted_of_a_partitioned_array_scalar_and_empty():
+    x = numpy.arange(30.0 * max(RANKS, 1))
+    a = cupynum.array(x)
+    check(cupynum.searchsorted(a, 7.5), numpy.searchsorted(x, 7.5))
+    check(cupynum.searchsorted(a, cupynum.array(x[:0])), numpy.searchsorted(x, x[:0]))
+    check(cupynum.searchsorted(a, cupynum.array([-1.0, 1e9, numpy.nan]), side="right"),
+          numpy.searchsorted(x, [-1.0, 1e9, numpy.nan], side="right"))
+
+
+def test_searchsorted_of_partitioned_values_in_a_small_array_moves_only_it():
+    n = 6000 * max(RANKS, 1)
+    edges = numpy.array([-2.0, -0.5, 0.0, 0.0, 1.5, 2.5])
+    v = special(numpy.dtype(numpy.float64), n, seed=23)
+    ce, cv = cupynum.array(edges), cupynum.array(v)
+    cupynum.sync()
+    for side in ("left", "right"):
+        cupynum.reset_stats()
+        r = cupynum.searchsorted(ce, cv, side=side)
+        f = cupynum.isin(cv, ce)
+        cupynum.sync()
+        sent = cupynum.runtime_stats()["bytes_sent"]
+        check(r, numpy.searchsorted(edges, v, side=side))
+        check(f, numpy.isin(v, edges))
+        if RANKS > 1:   # the edges (and isin's sorted copy of them), never v
+            assert sent < 40 * edges.size * RANKS, sent
+
+
+@pytest.mark.parametrize("dtype", [numpy.dtype(numpy.int64), numpy.dtype(numpy.float64),
+                                   numpy.dtype(numpy.int8), numpy.dtype(numpy.float32),
+                                   numpy.dtype(numpy.bool_)], ids=dtype_id)
+@pytest.mark.parametrize("distinct", [1, 3, 50, 10**9])
+def test_unique_of_a_partitioned_array_joins_runs_across_ranks(dtype, distinct):
+    n = 3000 * max(RANKS, 1)
+    rng = numpy.random.default_rng(distinct)
+    x = rng.integers(0, distinct, n).astype(dtype)
+    if dtype.kind == "f":
+        x[rng.random(n) < 0.05] = numpy.nan
+        x[rng.random(n) < 0.05] = -0.0
+    a = cupynum.array(x)
+    cupynum.sync()
+    cupynum.reset_stats()
+    cupynum.sort(a)
+    cupynum.sync()
+    sort_sent = cupynum.runtime_stats()["bytes_sent"]
+    cupynum.reset_stats()
+    got = cupynum.unique(a, return_counts=True)
+    cupynum.sync()
+    sent = cupynum.runtime_stats()["bytes_sent"]
+    check(got, numpy.unique(x, return_counts=True))
+    check(cupynum.unique(a, equal_nan=False), numpy.unique(x, equal_nan=False))
+    if RANKS > 1 and distinct <= 50:
+        # the sample sort, then a few bytes per rank and per run: the sorted array stays put
+        assert sent - sort_sent < 64 * RANKS * (RANKS + min(distinct, 50) + 2), (sent, sort_sent)

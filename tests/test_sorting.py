@@ -255,3 +255,56 @@ def test_partition_and_argpartition(dtype):
         with pytest.raises(type(e_np.value)) as e_cp:
             f(cupynum, a)
         assert str(e_cp.value) == str(e_np.value)
+
+
+# ---- lexsort -------------------------------------------------------------------------------------
+
+def _keys(dtype, shape, seed):
+    """Three keys of `shape`: dtype's special values, few distinct small integers (ties for the
+    keys after them to break), and dtype's again."""
+    n = int(numpy.prod(shape))
+    k1 = special(dtype, n, seed=seed).reshape(shape)
+    k2 = sample(shape, numpy.int16, seed=seed + 1, low=0, high=3)
+    k3 = special(dtype, n, seed=seed + 2).reshape(shape)
+    return k1, k2, k3
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", [(0,), (1,), (40,), (6, 7), (3, 4, 5), (2, 0)], ids=shape_id)
+def test_lexsort_matches_numpy(dtype, shape, monkeypatch):
+    monkeypatch.setenv("CUPYNUM_FALLBACK", "error")      # native: a fallback would raise
+    keys = _keys(dtype, shape, seed=len(shape))
+    ck = tuple(cupynum.array(k) for k in keys)
+    for axis in range(-len(shape), len(shape)):
+        check(cupynum.lexsort(ck, axis=axis), numpy.lexsort(keys, axis=axis))
+        check(cupynum.lexsort(list(ck[:2]), axis=axis), numpy.lexsort(list(keys[:2]), axis=axis))
+        check(cupynum.lexsort(ck[1:2], axis=axis), numpy.lexsort(keys[1:2], axis=axis))
+    stacked = numpy.stack([keys[0], keys[2]])             # one array: its first axis the keys
+    check(cupynum.lexsort(cupynum.array(stacked)), numpy.lexsort(stacked))
+    check(numpy.lexsort(ck), numpy.lexsort(keys))           # NumPy's function dispatches here
+
+
+def test_lexsort_mixed_key_dtypes_and_errors():
+    x = numpy.array([3.0, numpy.nan, 1.0, 1.0, -0.0, 0.0])
+    b = numpy.array([True, False, True, False, True, False])
+    u = numpy.array([5, 5, 2, 2, 9, 9], numpy.uint64)
+    for keys in [(x, b), (b, x), (u, x, b), (x, u.astype(numpy.int8))]:
+        check(cupynum.lexsort(tuple(cupynum.array(k) for k in keys)), numpy.lexsort(keys))
+    check(cupynum.lexsort((x, b)), numpy.lexsort((x, b)))  # NumPy arrays as keys
+    c = lambda *a: tuple(cupynum.array(k) for k in a)
+    same_error(lambda: numpy.lexsort(()), lambda: cupynum.lexsort(()))
+    same_error(lambda: numpy.lexsort((x, x[:3])), lambda: cupynum.lexsort(c(x, x[:3])))
+    same_error(lambda: numpy.lexsort((x, b), axis=1), lambda: cupynum.lexsort(c(x, b), axis=1))
+    same_error(lambda: numpy.lexsort((x, b), axis=None), lambda: cupynum.lexsort(c(x, b), axis=None))
+    check(cupynum.lexsort(cupynum.array(x)), numpy.lexsort(x))     # 0-d keys: NumPy's 0
+
+
+def test_float_axis_errors_word_for_word():
+    x = numpy.array([3.0, 1.0, 2.0])
+    a = cupynum.array(x)
+    for ax in (1.0, numpy.float64(0)):
+        same_error(lambda: numpy.argsort(x, axis=ax), lambda: cupynum.argsort(a, axis=ax))
+        same_error(lambda: x.argsort(axis=ax), lambda: a.argsort(axis=ax))
+        same_error(lambda: numpy.sort(x, axis=ax), lambda: cupynum.sort(a, axis=ax))
+        same_error(lambda: x.sort(axis=ax), lambda: a.sort(axis=ax))
+    check(a, x)

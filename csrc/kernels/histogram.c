@@ -8,6 +8,7 @@
  * which is NumPy's order.
  *
  * The caller has checked that every index lies in [0, nbins). */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,8 +108,34 @@ static inline int64_t edges_bin(enum cpn_dtype dt, const char *p, const char *e,
     return lo - 1;
 }
 
+/* The uniform, unweighted count of a block, its loop free of the other cases' tests: the
+ * quotient by denom taken as a product with nbins / denom -- within an ulp or two of NumPy's
+ * ((v - first) / denom) * nbins, so within one bin, and the move against the edges that follows
+ * lands both on the same bin (the edges decide). */
+static void hist_uniform_counts(const struct cpn_hist_args *h, int64_t lo, int64_t hi, char *out,
+                                int64_t os)
+{
+    const double first = h->first, last = h->last, scale = (double)h->nbins / h->denom;
+    const double *edges = (const double *)h->edges;
+    const int64_t nb = h->nbins, xs = h->xs;
+    for (int64_t i = lo; i < hi; i++) {
+        const double v = *(const double *)(h->x + i * xs);
+        if (!(v >= first && v <= last)) continue;
+        int64_t b = (int64_t)((v - first) * scale);
+        if (b >= nb) b = nb - 1;
+        if (b < 0) b = 0;
+        if (v < edges[b]) b--;
+        else if (b != nb - 1 && v >= edges[b + 1]) b++;
+        *(int64_t *)(out + b * os) += 1;
+    }
+}
+
 static void hist_block(const struct cpn_hist_args *h, int64_t lo, int64_t hi, char *out, int64_t os)
 {
+    if (h->uniform && !h->w && isfinite((double)h->nbins / h->denom)) {
+        hist_uniform_counts(h, lo, hi, out, os);
+        return;
+    }
     for (int64_t i = lo; i < hi; i++) {
         const char *p = h->x + i * h->xs;
         int64_t b = h->uniform ? uniform_bin(*(const double *)p, h->first, h->last, h->denom, h->nbins,

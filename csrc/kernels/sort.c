@@ -300,6 +300,84 @@ static void msort_crec(struct crec *a, struct crec *tmp, int64_t n)
     memcpy(a, tmp, (size_t)n * sizeof *a);
 }
 
+/* ---- two threads, one long lane: split, then sort each side ------------------------------------- *
+ *
+ * A contiguous int64 or float64 lane sorted by value on two threads: one splitter (the median key
+ * of 255 evenly spaced elements), each key written to both free ends of the output as it is made
+ * and the end its side of the splitter names advanced (branch-free), then each side sorted by
+ * its own thread in place.  No merge pass and no scratch copy; the result is the sort's (the
+ * sides are disjoint ranges of keys), whatever the splitter.  False where it does not apply
+ * (the output overlaps the input, too few non-NaN samples): the general path sorts. */
+
+#define SPLIT_SAMPLE 255
+
+#if CPN_HAVE_VQSORT
+static bool sort_split2(enum cpn_dtype dt, const char *in, int64_t n, char *out, char *nanbuf)
+{
+    if (out < in + n * 8 && in < out + n * 8) return false;
+    const double *xd = (const double *)in;
+    const uint64_t *xu = (const uint64_t *)in;
+    const bool f = dt == CPN_DTYPE_FLOAT64;
+    uint64_t samp[SPLIT_SAMPLE];
+    int ns = 0;
+    for (int i = 0; i < SPLIT_SAMPLE; i++) {
+        const int64_t j = (n - 1) * i / (SPLIT_SAMPLE - 1);
+        if (f && xd[j] != xd[j]) continue;
+        samp[ns++] = f ? fkey(xd[j]) : xu[j] ^ SIGN64;
+    }
+    if (ns < 16) return false;
+    cpn_vqsort_u64(samp, (size_t)ns);
+    const uint64_t sp = samp[ns / 2];
+    uint64_t *k = (uint64_t *)out;
+    /* the keying pass is one thread: a fresh output's pages are faulted in (zeroed) by both */
+#pragma omp parallel for num_threads(2) schedule(static)
+    for (int64_t i = 0; i < n; i += 512) k[i] = 0;
+    int64_t lo = 0, hi = n - 1, nan = 0;
+    if (!f) {
+        for (int64_t i = 0; i < n; i++) {
+            const uint64_t v = xu[i] ^ SIGN64;
+            const int64_t c = v < sp;
+            k[lo] = v;
+            k[hi] = v;
+            lo += c;
+            hi -= 1 - c;
+        }
+    } else {
+        double *nans = (double *)nanbuf;
+        for (int64_t i = 0; i < n; i++) {
+            const double d = xd[i];
+            if (d != d) {
+                nans[nan++] = d;
+                continue;
+            }
+            const uint64_t v = fkey(d);
+            const int64_t c = v < sp;
+            k[lo] = v;
+            k[hi] = v;
+            lo += c;
+            hi -= 1 - c;
+        }
+    }
+    const int64_t m = n - nan;     /* low side [0, lo), high side [hi + 1, n), NaNs between */
+    if (nan) memmove(k + lo, k + hi + 1, (size_t)(n - hi - 1) * 8);
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+    for (int side = 0; side < 2; side++) {
+        if (side == 0) cpn_vqsort_u64(k, (size_t)lo);
+        else cpn_vqsort_u64(k + lo, (size_t)(m - lo));
+    }
+    if (nan) memcpy(k + m, nanbuf, (size_t)nan * 8);   /* the NaNs' bits, in order */
+    if (f) {
+        double *o = (double *)out;
+#pragma omp parallel for num_threads(2) schedule(static)
+        for (int64_t i = 0; i < m; i++) o[i] = funkey(k[i]);
+    } else {
+#pragma omp parallel for num_threads(2) schedule(static)
+        for (int64_t i = 0; i < m; i++) k[i] ^= SIGN64;
+    }
+    return true;
+}
+#endif
+
 /* ---- one lane ---------------------------------------------------------------------------------- */
 
 struct lane_buf {
@@ -337,6 +415,11 @@ static void sort_lane(enum cpn_dtype dt, bool arg, const char *in, int64_t is, i
         for (int64_t i = 0; i < n; i++) *(int64_t *)(out + i * os) = (int64_t)p[i].idx + base;
         return;
     }
+#if CPN_HAVE_VQSORT
+    if (nth == 2 && n >= PAR_MIN && is == 8 && os == 8 &&
+        (dt == CPN_DTYPE_INT64 || dt == CPN_DTYPE_FLOAT64) && sort_split2(dt, in, n, out, lb->b))
+        return;
+#endif
     /* the keys are sorted in the output itself when it is a contiguous 8-byte lane */
     uint64_t *k = item == 8 && os == 8 ? (uint64_t *)out : lb->a;
     int64_t m = 0, nan = 0;
@@ -482,11 +565,58 @@ enum cpn_status cpn_kernel_searchsorted(enum cpn_dtype dt, const char *a, int64_
     return CPN_OK;
 }
 
+/* Runs of a sorted contiguous lane of T read directly (no permutation): equal as T compares
+ * (-0.0 == +0.0), NaNs one run unless nan_distinct; the count on the threads (a sum of breaks). */
+#define UNIQ_BRK(x, i, FLT) \
+    (!((x)[i] == (x)[(i) - 1] || (FLT && !nan_distinct && (x)[i] != (x)[i] && (x)[(i) - 1] != (x)[(i) - 1])))
+#define UNIQ_FAST_DEF(NAME, T, FLT)                                                                 \
+    static void NAME(enum cpn_unique_mode mode, bool nan_distinct, const T *x, int64_t n, char *out, \
+                     int64_t os)                                                                    \
+    {                                                                                               \
+        if (mode == CPN_UNIQUE_COUNT) {                                                             \
+            int64_t c = n > 0;                                                                      \
+            int nth = n >= (1 << 18) ? cpn_kernel_threads() : 1;                                    \
+            _Pragma("omp parallel for num_threads(nth) reduction(+ : c) schedule(static) if (nth > 1)") \
+            for (int64_t i = 1; i < n; i++) c += UNIQ_BRK(x, i, FLT);                               \
+            *(int64_t *)out = c;                                                                    \
+            return;                                                                                 \
+        }                                                                                           \
+        if (n == 0) return;                                                                         \
+        int64_t g = 0, start = 0;                                                                   \
+        for (int64_t i = 1; i < n; i++) {                                                           \
+            if (!UNIQ_BRK(x, i, FLT)) continue;                                                     \
+            if (mode == CPN_UNIQUE_VALUES) memcpy(out + g * os, x + start, sizeof(T));              \
+            else *(int64_t *)(out + g * os) = i - start;                                            \
+            g++;                                                                                    \
+            start = i;                                                                              \
+        }                                                                                           \
+        if (mode == CPN_UNIQUE_VALUES) memcpy(out + g * os, x + start, sizeof(T));                  \
+        else *(int64_t *)(out + g * os) = n - start;                                                \
+    }
+UNIQ_FAST_DEF(uniq_i64, int64_t, 0)
+UNIQ_FAST_DEF(uniq_u64, uint64_t, 0)
+UNIQ_FAST_DEF(uniq_i32, int32_t, 0)
+UNIQ_FAST_DEF(uniq_u32, uint32_t, 0)
+UNIQ_FAST_DEF(uniq_f64, double, 1)
+UNIQ_FAST_DEF(uniq_f32, float, 1)
+
 enum cpn_status cpn_kernel_unique(enum cpn_dtype dt, enum cpn_unique_mode mode, bool nan_distinct,
                                   const char *s, int64_t ss, const char *perm, int64_t ps, int64_t n,
                                   char *out, int64_t os)
 {
     const size_t item = cpn_dtype_size(dt);
+    if (!perm && (int64_t)item == ss &&
+        (mode == CPN_UNIQUE_COUNT || mode == CPN_UNIQUE_VALUES || mode == CPN_UNIQUE_COUNTS)) {
+        switch (dt) {
+        case CPN_DTYPE_INT64: uniq_i64(mode, nan_distinct, (const int64_t *)s, n, out, os); return CPN_OK;
+        case CPN_DTYPE_UINT64: uniq_u64(mode, nan_distinct, (const uint64_t *)s, n, out, os); return CPN_OK;
+        case CPN_DTYPE_INT32: uniq_i32(mode, nan_distinct, (const int32_t *)s, n, out, os); return CPN_OK;
+        case CPN_DTYPE_UINT32: uniq_u32(mode, nan_distinct, (const uint32_t *)s, n, out, os); return CPN_OK;
+        case CPN_DTYPE_FLOAT64: uniq_f64(mode, nan_distinct, (const double *)s, n, out, os); return CPN_OK;
+        case CPN_DTYPE_FLOAT32: uniq_f32(mode, nan_distinct, (const float *)s, n, out, os); return CPN_OK;
+        default: break;
+        }
+    }
     int64_t g = -1, start = 0;
     uint64_t prev = 0;
     for (int64_t i = 0; i <= n; i++) {

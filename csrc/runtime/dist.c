@@ -1728,6 +1728,14 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
         enum cpn_status st = cpn_samplesort_execute(op);
         return st == CPN_ERR_UNSUPPORTED ? exec_gathered(op, fp) : st;
     }
+    case CPN_OPK_SEARCHSORTED: {
+        enum cpn_status st = cpn_searchsorted_dist_execute(op);
+        return st == CPN_ERR_UNSUPPORTED ? exec_gathered(op, fp) : st;
+    }
+    case CPN_OPK_UNIQUE: {
+        enum cpn_status st = cpn_unique_dist_execute(op);
+        return st == CPN_ERR_UNSUPPORTED ? exec_gathered(op, fp) : st;
+    }
     /* cholesky and solve of a partitioned matrix: ScaLAPACK, not a gathered copy */
     case CPN_OPK_LAPACK: return cpn_scalapack_applies(op) ? cpn_scalapack_execute(op) : exec_gathered(op, fp);
     case CPN_OPK_FFT: return cpn_distfft_applies(op) ? cpn_distfft_execute(op) : exec_gathered(op, fp);

@@ -7,7 +7,8 @@
  *   2. each rank takes P evenly spaced samples of its sorted part, every rank gathers all of
  *      them (allgatherv), sorts them and takes the P - 1 splitters at ranks S/P, 2S/P, ...;
  *   3. every element goes to the rank of its bucket (one all-to-all of point-to-point
- *      messages, after an allgather of the P x P counts), each rank sorts what it received;
+ *      messages, after an allgather of the P x P counts), each rank merges the P sorted runs it
+ *      received (pairwise, in rounds);
  *   4. the result is rebalanced to the output's tiling (each rank's run of the global order is
  *      cut at the output's split points; only pieces landing on another rank move).
  * Elements are ordered by a total order refining NumPy's: (key, position), where an argsort's
@@ -22,13 +23,14 @@
 
 #include "alloc.h"
 #include "comm.h"
+#include "dist.h"
 #include "kernels.h"
 #include "partition.h"
 #include "stats.h"
 #include "store.h"
 #include "view.h"
 
-enum { TAG_BUCKET = 16, TAG_BALANCE = 17 };
+enum { TAG_BUCKET = 16, TAG_BALANCE = 17, TAG_RUNS = 18 };
 
 /* Does v walk its (root) store whole, in the store's own order? */
 static bool whole_view(const struct cpn_view *v)
@@ -136,6 +138,86 @@ static enum cpn_status alltoallv(int P, int me, int tag, const char *sbuf, const
     return st;
 }
 
+/* The order key a value sort's parts are in (sort.c's: -0.0 below +0.0, NaNs last). */
+static inline uint64_t value_key(enum cpn_dtype dt, bool flt, const char *p)
+{
+    if (!flt) return cpn_kernel_sort_key(dt, p);
+    double d = dt == CPN_DTYPE_FLOAT16 ? (double)*(const _Float16 *)p
+             : dt == CPN_DTYPE_FLOAT32 ? (double)*(const float *)p : *(const double *)p;
+    if (d != d) return UINT64_MAX;
+    uint64_t b;
+    memcpy(&b, &d, sizeof b);
+    return b ^ ((uint64_t)((int64_t)b >> 63) | ((uint64_t)1 << 63));
+}
+
+/* Stable merge of records a[0..na) and b[0..nb) (each sorted) into dst. */
+static void merge_two(const struct ss *S, const char *a, int64_t na, const char *b, int64_t nb, char *dst)
+{
+    const size_t rs = S->rs;
+    int64_t i = 0, j = 0;
+    if (S->arg) {
+        const struct cpn_sort_pair *x = (const void *)a, *y = (const void *)b;
+        struct cpn_sort_pair *o = (void *)dst;
+        while (i < na && j < nb) *o++ = pair_lt(y[j], x[i]) ? y[j++] : x[i++];
+        memcpy(o, x + i, (size_t)(na - i) * rs);
+        memcpy(o + (na - i), y + j, (size_t)(nb - j) * rs);
+        return;
+    }
+    const bool flt = cpn_dtype_class(S->dt) == CPN_CLASS_FLOAT;
+    if (na && nb) {
+        uint64_t ka = value_key(S->dt, flt, a), kb = value_key(S->dt, flt, b);
+        for (;;) {
+            if (kb < ka) {
+                memcpy(dst, b + (size_t)j * rs, rs);
+                dst += rs;
+                if (++j == nb) break;
+                kb = value_key(S->dt, flt, b + (size_t)j * rs);
+            } else {
+                memcpy(dst, a + (size_t)i * rs, rs);
+                dst += rs;
+                if (++i == na) break;
+                ka = value_key(S->dt, flt, a + (size_t)i * rs);
+            }
+        }
+    }
+    memcpy(dst, a + (size_t)i * rs, (size_t)(na - i) * rs);
+    memcpy(dst + (size_t)(na - i) * rs, b + (size_t)j * rs, (size_t)(nb - j) * rs);
+}
+
+/* The P sorted runs received (run q: len[q] records, back to back in buf) merged pairwise, in
+ * rounds, ping-ponging between buf and tmp; returns the buffer holding the result.  Step 3's
+ * order: what a sort of the received records gives (runs from lower ranks first among equals,
+ * and a run's own order kept). */
+static char *merge_runs(const struct ss *S, char *buf, char *tmp, const int64_t *len, int P)
+{
+    int64_t off[65];
+    int nr = 0;
+    off[0] = 0;
+    for (int q = 0; q < P; q++)
+        if (len[q]) {
+            off[nr + 1] = off[nr] + len[q];
+            nr++;
+        }
+    char *src = buf, *dst = tmp;
+    while (nr > 1) {
+        int k = 0;
+        for (int r = 0; r < nr; r += 2) {
+            if (r + 1 < nr) merge_two(S, src + (size_t)off[r] * S->rs, off[r + 1] - off[r],
+                                      src + (size_t)off[r + 1] * S->rs, off[r + 2] - off[r + 1],
+                                      dst + (size_t)off[r] * S->rs);
+            else memcpy(dst + (size_t)off[r] * S->rs, src + (size_t)off[r] * S->rs,
+                        (size_t)(off[r + 1] - off[r]) * S->rs);
+            off[k + 1] = off[r + 2 < nr + 1 ? r + 2 : nr];
+            k++;
+        }
+        nr = k;
+        char *t = src;
+        src = dst;
+        dst = t;
+    }
+    return src;
+}
+
 static enum cpn_status sample_sort(const struct cpn_op *op, struct cpn_store *is, struct cpn_store *os)
 {
     const int P = cpn_partition_ranks(), me = cpn_partition_rank();
@@ -223,17 +305,35 @@ static enum cpn_status sample_sort(const struct cpn_op *op, struct cpn_store *is
     if (st != CPN_OK) goto done;
     cpn_free(rec);
     rec = NULL;
-    /* ... sorted here; an argsort keeps only the indices */
+    /* ... merged here (the P runs are each sorted); an argsort keeps only the indices */
     const size_t fs = S.arg ? sizeof(int64_t) : item;
-    fin = cpn_alloc((size_t)m * fs + 1);
-    if (!fin) { st = CPN_ERR_NOMEM; goto done; }
-    if (S.arg) {
-        struct cpn_sort_pair *p = (struct cpn_sort_pair *)recv;
-        st = cpn_kernel_sort_pairs(p, m);
-        for (int64_t i = 0; st == CPN_OK && i < m; i++) ((int64_t *)fin)[i] = (int64_t)p[i].idx;
-    } else if (m) {
-        int64_t bst = (int64_t)item;
-        st = cpn_kernel_sort(S.dt, false, recv, 1, &m, &bst, 0, fin, &bst, 0);
+    if (P <= 64) {
+        int64_t *len = cpn_alloc((size_t)P * sizeof *len);
+        fin = cpn_alloc((size_t)m * S.rs + 1);
+        if (!len || !fin) { cpn_free(len); st = CPN_ERR_NOMEM; goto done; }
+        for (int q = 0; q < P; q++) len[q] = cnt[(int64_t)q * P + me];
+        char *res = merge_runs(&S, recv, fin, len, P);
+        cpn_free(len);
+        if (res != fin) {   /* the result in recv: swap, fin is what step 4 sends */
+            char *t = fin;
+            fin = recv;
+            recv = t;
+        }
+        if (S.arg) {   /* in place: 8-byte indices over 16-byte pairs, front to back */
+            const struct cpn_sort_pair *p = (const struct cpn_sort_pair *)fin;
+            for (int64_t i = 0; i < m; i++) ((int64_t *)fin)[i] = (int64_t)p[i].idx;
+        }
+    } else {
+        fin = cpn_alloc((size_t)m * fs + 1);
+        if (!fin) { st = CPN_ERR_NOMEM; goto done; }
+        if (S.arg) {
+            struct cpn_sort_pair *p = (struct cpn_sort_pair *)recv;
+            st = cpn_kernel_sort_pairs(p, m);
+            for (int64_t i = 0; st == CPN_OK && i < m; i++) ((int64_t *)fin)[i] = (int64_t)p[i].idx;
+        } else if (m) {
+            int64_t bst = (int64_t)item;
+            st = cpn_kernel_sort(S.dt, false, recv, 1, &m, &bst, 0, fin, &bst, 0);
+        }
     }
     if (st != CPN_OK) goto done;
     /* 4. rebalance: this rank holds [start, start + m) of the global order */
@@ -286,4 +386,235 @@ enum cpn_status cpn_samplesort_execute(const struct cpn_op *op)
     if (!axis_whole(is, axis, P) && is->ndim != 1) return CPN_ERR_UNSUPPORTED;
     cpn_stats.sorts_dist++;
     return axis_whole(is, axis, P) ? sort_tiles(op, is, os) : sample_sort(op, is, os);
+}
+
+/* ---- searchsorted of a partitioned sorted array ------------------------------------------------
+ *
+ * a is sorted and each rank's tile is one contiguous run of it, so the number of elements of a
+ * below v (left; not above v, right) is the sum over the ranks of that number in each tile: each
+ * rank searches its own tile for every value of v (v is read on every rank: small next to a),
+ * the per-rank positions are gathered (8 bytes per value per rank) and added in rank order.
+ * isin's `found` form: a value is found when some tile holds it.  a itself never moves.  When a
+ * is the smaller (or replicated) and v and the output are tiled alike, a is read instead
+ * (search_own_values). */
+/* The sorted array small next to the values (histogram edges, isin's test elements): a is read
+ * on every rank and each rank searches its own tile of v into its tile of the output, tiled
+ * alike.  Nothing but a moves. */
+static enum cpn_status search_own_values(const struct cpn_op *op)
+{
+    const struct cpn_view *av = op->in[0], *vv = op->in[1], *ov = op->out[0];
+    struct cpn_store *vs = vv->store, *os = ov->store;
+    const bool right = op->iparam[0] != 0, found = op->iparam[1] != 0;
+    const int64_t n = av->shape[0];
+    const size_t item = cpn_dtype_size(av->dtype);
+    const int64_t mloc = vs->thi[0] > vs->tlo[0] ? vs->thi[0] - vs->tlo[0] : 0;
+    char *sorted = cpn_alloc((size_t)n * item + 1);
+    if (!sorted) return CPN_ERR_NOMEM;
+    const int64_t ast = (int64_t)item;
+    enum cpn_status st = cpn_dist_read(av, sorted, &ast);
+    const char *vals = st == CPN_OK && mloc ? cpn_store_data(vs) : NULL;
+    char *dst = st == CPN_OK && mloc ? cpn_store_data_for_overwrite(os) : NULL;
+    if (st == CPN_OK && mloc && (!vals || !dst)) st = CPN_ERR_NOMEM;
+    if (st == CPN_OK && mloc)
+        st = cpn_kernel_searchsorted(av->dtype, sorted, (int64_t)item, NULL, 0, n, vals, (int64_t)item,
+                                     mloc, dst, found ? 1 : 8, right, found);
+    cpn_free(sorted);
+    return st;
+}
+
+enum cpn_status cpn_searchsorted_dist_execute(const struct cpn_op *op)
+{
+    const struct cpn_view *av = op->in[0], *vv = op->in[1], *ov = op->out[0];
+    struct cpn_store *as = av->store, *os = ov->store;
+    const bool right = op->iparam[0] != 0, found = op->iparam[1] != 0;
+    if ((op->nin > 2 && op->in[2]) || av->ndim != 1 || ov->ndim != 1 || vv->ndim != 1 ||
+        vv->dtype != av->dtype)
+        return CPN_ERR_UNSUPPORTED;
+    const int P = cpn_partition_ranks();
+    if (whole_view(vv) && whole_view(ov) && vv->store->tiled && os->tiled &&
+        same_tiling(vv->store, os, P) && (!as->tiled || av->shape[0] <= vv->shape[0]))
+        return search_own_values(op);
+    if (!whole_view(av) || !as->tiled || as->ndim != 1 ||
+        !whole_view(ov))
+        return CPN_ERR_UNSUPPORTED;
+    const int64_t m = vv->shape[0];
+    const size_t item = cpn_dtype_size(av->dtype), ob = found ? 1 : 8;
+    const int64_t nloc = as->thi[0] > as->tlo[0] ? as->thi[0] - as->tlo[0] : 0;
+    char *vals = cpn_alloc((size_t)m * item + 1), *part = cpn_alloc((size_t)m * ob + 1);
+    char *all = cpn_alloc((size_t)P * (size_t)m * ob + 1);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    const char *tile = nloc ? cpn_store_data(as) : NULL;
+    enum cpn_status st = vals && part && all && counts && (tile || !nloc) ? CPN_OK : CPN_ERR_NOMEM;
+    const int64_t vst = (int64_t)item;
+    if (st == CPN_OK) st = cpn_dist_read(vv, vals, &vst);
+    if (st == CPN_OK)
+        st = cpn_kernel_searchsorted(av->dtype, tile, (int64_t)item, NULL, 0, nloc, vals, (int64_t)item,
+                                     m, part, (int64_t)ob, right, found);
+    for (int r = 0; st == CPN_OK && r < P; r++) counts[r] = (size_t)m * ob;
+    if (st == CPN_OK) st = cpn_comm_allgatherv(part, all, counts);
+    if (st == CPN_OK) {
+        const int64_t lo = os->tiled ? os->tlo[0] : 0;
+        const int64_t hi = os->tiled ? (os->thi[0] > lo ? os->thi[0] : lo) : os->shape[0];
+        char *dst = hi > lo ? cpn_store_data_for_overwrite(os) : NULL;
+        if (hi > lo && !dst) st = CPN_ERR_NOMEM;
+        for (int64_t j = lo; st == CPN_OK && j < hi; j++) {
+            if (found) {
+                uint8_t f = 0;
+                for (int r = 0; r < P; r++) f |= ((const uint8_t *)all)[(size_t)r * (size_t)m + (size_t)j];
+                ((uint8_t *)dst)[j - lo] = f != 0;
+            } else {
+                int64_t s = 0;
+                for (int r = 0; r < P; r++) s += ((const int64_t *)all)[(size_t)r * (size_t)m + (size_t)j];
+                ((int64_t *)dst)[j - lo] = s;
+            }
+        }
+    }
+    cpn_free(vals);
+    cpn_free(part);
+    cpn_free(all);
+    cpn_free(counts);
+    return st;
+}
+
+/* ---- runs of a partitioned sorted array (unique's count, values and counts) --------------------
+ *
+ * Each rank finds the runs of its tile; a small allgather of every rank's tile length, run count,
+ * first run's length and first and last elements says which ranks' first run continues the run
+ * before it (the last element of the previous non-empty rank equal to the first, as the run
+ * kernel compares).  Run j of rank r is then run G_r + j of the whole, G_r the runs before r less
+ * the continuations up to r; a run belongs to the rank it starts on, whose count of it adds the
+ * first-run lengths of the ranks it continues into.  The count is replicated; values and counts
+ * are sent from the rank that owns each run to the owner of its place in the output tiling (one
+ * all-to-all; an untiled output: one allgather).  The sorted array itself never moves. */
+struct run_bound {
+    int64_t n, runs, first_len;
+    unsigned char first[8], last[8];
+};
+
+enum cpn_status cpn_unique_dist_execute(const struct cpn_op *op)
+{
+    const struct cpn_view *sv = op->in[0], *ov = op->out[0];
+    struct cpn_store *ss_ = sv->store, *os = ov->store;
+    const enum cpn_unique_mode mode = (enum cpn_unique_mode)op->iparam[0];
+    const bool nd = op->iparam[1] != 0;
+    const size_t item = cpn_dtype_size(sv->dtype);
+    if ((op->nin > 1 && op->in[1]) || !whole_view(sv) || !ss_->tiled || sv->ndim != 1 || item > 8 ||
+        cpn_dtype_class(sv->dtype) == CPN_CLASS_COMPLEX ||
+        !(mode == CPN_UNIQUE_COUNT || mode == CPN_UNIQUE_VALUES || mode == CPN_UNIQUE_COUNTS) ||
+        (mode != CPN_UNIQUE_COUNT && (!whole_view(ov) || ov->ndim != 1)))
+        return CPN_ERR_UNSUPPORTED;
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    const enum cpn_dtype dt = sv->dtype;
+    const int64_t n = ss_->thi[0] > ss_->tlo[0] ? ss_->thi[0] - ss_->tlo[0] : 0;
+    const char *x = n ? cpn_store_data(ss_) : NULL;
+    struct run_bound mine = {.n = n};
+    struct run_bound *all = cpn_alloc((size_t)P * sizeof *all);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    int64_t *G = cpn_alloc((size_t)(3 * P + 2) * sizeof *G);
+    char *loc = NULL, *lcnt = NULL;
+    enum cpn_status st = all && counts && G && (x || !n) ? CPN_OK : CPN_ERR_NOMEM;
+    if (st == CPN_OK && n) {
+        st = cpn_kernel_unique(dt, CPN_UNIQUE_COUNT, nd, x, (int64_t)item, NULL, 0, n, (char *)&mine.runs, 8);
+        lcnt = cpn_alloc((size_t)mine.runs * 8 + 1);
+        if (st == CPN_OK && !lcnt) st = CPN_ERR_NOMEM;
+        if (st == CPN_OK)
+            st = cpn_kernel_unique(dt, CPN_UNIQUE_COUNTS, nd, x, (int64_t)item, NULL, 0, n, lcnt, 8);
+        if (st == CPN_OK) {
+            mine.first_len = ((const int64_t *)lcnt)[0];
+            memcpy(mine.first, x, item);
+            memcpy(mine.last, x + (size_t)(n - 1) * item, item);
+        }
+    }
+    for (int r = 0; st == CPN_OK && r < P; r++) counts[r] = sizeof mine;
+    if (st == CPN_OK) st = cpn_comm_allgatherv(&mine, all, counts);
+    if (st != CPN_OK) goto done;
+    /* joins, run offsets G[r], owned ranges [G[P+1+r], G[2P+1+r]) */
+    int64_t *own_lo = G + P + 1, *own_hi = G + 2 * P + 1;
+    int64_t before = 0, joins = 0, prev = -1;
+    bool *join = cpn_alloc((size_t)P * sizeof *join);
+    if (!join) { st = CPN_ERR_NOMEM; goto done; }
+    for (int r = 0; r < P; r++) {
+        join[r] = false;
+        if (all[r].n && prev >= 0) {
+            unsigned char pair[16];
+            int64_t c = 0;
+            memcpy(pair, all[prev].last, item);
+            memcpy(pair + item, all[r].first, item);
+            cpn_kernel_unique(dt, CPN_UNIQUE_COUNT, nd, (const char *)pair, (int64_t)item, NULL, 0, 2,
+                              (char *)&c, 8);
+            join[r] = c == 1;
+        }
+        if (all[r].n) prev = r;
+        joins += join[r];
+        G[r] = before - joins;
+        own_lo[r] = G[r] + join[r];
+        own_hi[r] = G[r] + all[r].runs;
+        if (own_hi[r] < own_lo[r]) own_hi[r] = own_lo[r];
+        before += all[r].runs;
+    }
+    const int64_t k = before - joins;
+    if (mode == CPN_UNIQUE_COUNT) {
+        cpn_free(join);
+        char *dst = cpn_store_data_for_overwrite(os);
+        if (!dst) { st = CPN_ERR_NOMEM; goto done; }
+        if (!os->tiled || os->thi[0] > os->tlo[0]) memcpy(dst, &k, 8);
+        goto done;
+    }
+    /* this rank's owned runs: values, or counts with the continuations added to the last */
+    const int64_t nown = own_hi[me] - own_lo[me], j0 = join[me];
+    const size_t es = mode == CPN_UNIQUE_VALUES ? item : 8;
+    loc = cpn_alloc((size_t)nown * es + 1);
+    if (!loc) { cpn_free(join); st = CPN_ERR_NOMEM; goto done; }
+    if (mode == CPN_UNIQUE_VALUES && n) {
+        char *v = cpn_alloc((size_t)mine.runs * item + 1);
+        if (!v) { cpn_free(join); st = CPN_ERR_NOMEM; goto done; }
+        st = cpn_kernel_unique(dt, CPN_UNIQUE_VALUES, nd, x, (int64_t)item, NULL, 0, n, v, (int64_t)item);
+        memcpy(loc, v + (size_t)j0 * item, (size_t)nown * item);
+        cpn_free(v);
+    } else if (nown) {
+        memcpy(loc, lcnt + (size_t)j0 * 8, (size_t)nown * 8);
+        int64_t add = 0;
+        for (int q = me + 1; q < P; q++) {
+            if (!all[q].n) continue;
+            if (!join[q]) break;
+            add += all[q].first_len;
+            if (all[q].runs > 1) break;
+        }
+        ((int64_t *)loc)[nown - 1] += add;
+    }
+    cpn_free(join);
+    if (st != CPN_OK) goto done;
+    char *dst = cpn_store_data_for_overwrite(os);
+    if (!dst && !(os->tiled && os->thi[0] <= os->tlo[0])) { st = CPN_ERR_NOMEM; goto done; }
+    if (!os->tiled) {
+        for (int r = 0; r < P; r++) counts[r] = (size_t)(own_hi[r] - own_lo[r]) * es;
+        st = k ? cpn_comm_allgatherv(loc, dst, counts) : CPN_OK;
+        goto done;
+    }
+    /* the output's tiling: what of my runs lands in rank t's tile, what of rank q's in mine */
+    int64_t *off = cpn_alloc((size_t)(4 * P) * sizeof *off);
+    if (!off) { st = CPN_ERR_NOMEM; goto done; }
+    int64_t *sbytes = off + P, *roff = off + 2 * P, *rbytes = off + 3 * P;
+    int64_t olo, ohi;
+    cpn_store_tile_box(os, me, &olo, &ohi);
+    for (int t = 0; t < P; t++) {
+        int64_t tlo, thi;
+        cpn_store_tile_box(os, t, &tlo, &thi);
+        int64_t a = own_lo[me] > tlo ? own_lo[me] : tlo, z = own_hi[me] < thi ? own_hi[me] : thi;
+        off[t] = z > a ? (a - own_lo[me]) * (int64_t)es : 0;
+        sbytes[t] = z > a ? (z - a) * (int64_t)es : 0;
+        a = own_lo[t] > olo ? own_lo[t] : olo;
+        z = own_hi[t] < ohi ? own_hi[t] : ohi;
+        roff[t] = z > a ? (a - olo) * (int64_t)es : 0;
+        rbytes[t] = z > a ? (z - a) * (int64_t)es : 0;
+    }
+    st = alltoallv(P, me, TAG_RUNS, loc, off, sbytes, dst, roff, rbytes);
+    cpn_free(off);
+done:
+    cpn_free(all);
+    cpn_free(counts);
+    cpn_free(G);
+    cpn_free(loc);
+    cpn_free(lcnt);
+    return st;
 }

@@ -12,4 +12,16 @@
  * Collective. */
 enum cpn_status cpn_samplesort_execute(const struct cpn_op *op);
 
+/* Execute searchsorted op `op` (kind CPN_OPK_SEARCHSORTED, no sorter) whose sorted array is a
+ * tiled 1-D store walked whole: each rank searches its tile, the positions are added across the
+ * ranks (samplesort.c).  CPN_ERR_UNSUPPORTED, having done nothing, for anything else.
+ * Collective. */
+enum cpn_status cpn_searchsorted_dist_execute(const struct cpn_op *op);
+
+/* Execute unique op `op` (kind CPN_OPK_UNIQUE: the count, values or counts of the runs, no
+ * permutation) whose sorted input is a tiled 1-D store walked whole: runs found per tile, joined
+ * across rank boundaries (samplesort.c).  CPN_ERR_UNSUPPORTED, having done nothing, for anything
+ * else.  Collective. */
+enum cpn_status cpn_unique_dist_execute(const struct cpn_op *op);
+
 #endif
