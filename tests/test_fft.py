@@ -338,3 +338,34 @@ def test_partitioned_bytes(shape, name, kw):
         transposes = 1 if len(cut) == 1 else 2
         # complex output of a real input weighs twice the input per element
         assert 0 < sent <= transposes * mine * (2 if real_in else 1), (t, sent, mine)
+
+
+@pytest.mark.parametrize("axes", [None, (0, 1), (0, 2), (1, 2)])
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("complex_in", [True, False])
+def test_nd_out_argument_same_in_any_layout(axes, transpose, complex_in):
+    """NumPy's test_fftn_out_argument: fftn/ifftn (rfftn/irfftn) into out= (C or Fortran order,
+    in place for the complex inverse) equal the same call without out= exactly, on any rank
+    count: the transform's order of dimensions (its rounding) follows the shape, not the layout
+    of the operand (a result left in slabs, a zeros_like in the default tiling)."""
+    rng = numpy.random.default_rng(11)
+    nx = rng.random((10, 5, 6)) + (1j * rng.random((10, 5, 6)) if complex_in else 0)
+    x = cupynum.array(nx)
+    fwd, inv = ((cupynum.fft.fftn, cupynum.fft.ifftn) if complex_in
+                else (cupynum.fft.rfftn, cupynum.fft.irfftn))
+    nfwd, ninv = ((numpy.fft.fftn, numpy.fft.ifftn) if complex_in
+                  else (numpy.fft.rfftn, numpy.fft.irfftn))
+
+    def zeros_like(y):
+        return cupynum.zeros_like(y.T).T if transpose else cupynum.zeros_like(y)
+
+    expected = fwd(x, axes=axes)
+    close(expected, nfwd(nx, axes=axes))
+    out = zeros_like(expected)
+    assert fwd(x, out=out, axes=axes) is out
+    numpy.testing.assert_array_equal(numpy.asarray(out), numpy.asarray(expected))
+    expected2 = inv(expected, axes=axes)
+    close(expected2, ninv(nfwd(nx, axes=axes), axes=axes))
+    out2 = out if complex_in else zeros_like(expected2)
+    assert inv(out, out=out2, axes=axes) is out2
+    numpy.testing.assert_array_equal(numpy.asarray(out2), numpy.asarray(expected2))

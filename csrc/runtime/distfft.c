@@ -5,8 +5,9 @@
  * no byte moves.  Otherwise slab decomposition, as FFTW-MPI does: the data are redistributed
  * ("transposed") into slabs along a dimension the transform does not touch, every rank
  * transforms its slab, and the result is left in the output's tiling.  With no such dimension
- * (fft2/fftn over every dimension) the slabs are along the transformed dimension the input is cut
- * along for the others, then one all-to-all transpose into slabs along a second one for it.  The output
+ * (fft2/fftn over every dimension) the slabs are along the transformed dimension the shape's
+ * default tiling cuts, for the others, then one all-to-all transpose into slabs along a second one
+ * for it (chosen from the shape alone, so equal operands round alike in any layout).  The output
  * store is created (cpn_distfft_new_output) in the layout the last step leaves, so the result
  * moves no further; an input already in slabs moves nothing either: fft2 of a row-partitioned
  * array sends one transpose's worth of bytes per rank.
@@ -49,14 +50,18 @@ static int batch_dim(int nd, const int64_t *shape, uint64_t axes)
     return b;
 }
 
-/* The two slab dimensions of the two-step plan: the transformed dimension the input's tiles cut
- * most (the first one when none), then the longest other transformed one.  Pure. */
-static void two_step_dims(int nd, const int64_t *shape, uint64_t axes, const struct cpn_store *in,
-                          int *t0, int *t1)
+/* The two slab dimensions of the two-step plan: the transformed dimension the default tiling of
+ * the shape cuts most (the first one when none), then the longest other transformed one.  They
+ * depend on the shape and the rank count alone, never on the input's own tiling: the order the
+ * dimensions are transformed in (and so the rounding) is then the same for equal operands however
+ * they are laid out (an input in other slabs pays one more redistribution).  Pure. */
+static void two_step_dims(int nd, const int64_t *shape, uint64_t axes, int *t0, int *t1)
 {
+    int grid[CPN_MAXDIM];
+    cpn_partition_grid(nd, shape, cpn_comm_size(), grid);
     *t0 = *t1 = -1;
     for (int d = 0; d < nd; d++)
-        if (((axes >> d) & 1) && (*t0 < 0 || (in->tiled && in->grid[d] > in->grid[*t0]))) *t0 = d;
+        if (((axes >> d) & 1) && (*t0 < 0 || grid[d] > grid[*t0])) *t0 = d;
     for (int d = 0; d < nd; d++)
         if (((axes >> d) & 1) && d != *t0 && (*t1 < 0 || shape[d] > shape[*t1])) *t1 = d;
 }
@@ -78,7 +83,7 @@ struct cpn_store *cpn_distfft_new_output(enum cpn_dtype dt, int nd, const int64_
     int b = batch_dim(nd, shape, axes);
     if (b >= 0) return cpn_store_new_slabs(dt, nd, shape, b);
     int t0, t1;
-    two_step_dims(nd, shape, axes, r, &t0, &t1);
+    two_step_dims(nd, shape, axes, &t0, &t1);
     return t1 >= 0 ? cpn_store_new_slabs(dt, nd, shape, t1) : cpn_store_new(dt, nd, shape);
 }
 
@@ -320,7 +325,7 @@ enum cpn_status cpn_distfft_execute(const struct cpn_op *op)
     /* two steps (complex to complex over every dimension): slabs along t0 for the others, one
      * transpose, slabs along t1 for t0 */
     int t0, tt;
-    two_step_dims(nd, is->shape, axes, is, &t0, &tt);
+    two_step_dims(nd, is->shape, axes, &t0, &tt);
     layout_slabs(&A, nd, is->shape, t0, P);
     layout_slabs(&B, nd, os->shape, tt, P);
     const size_t ces = cpn_dtype_size(cdt);
