@@ -604,8 +604,6 @@ def test_warns_once_naming_the_function(fresh):
     (lambda a: a.ctypes, "cupynum.ndarray.ctypes"),
     (lambda a: a.put([0], 1.0), "cupynum.ndarray.put"),
     (lambda a: numpy.histogram2d(a[0], a[1]), "cupynum.histogram2d"),
-    (lambda a: numpy.vecdot(a, a), "cupynum.vecdot"),
-    (lambda a: cupynum.matvec(a, a[0]), "cupynum.matvec"),
     (lambda a: cupynum.r_[a, a], "cupynum.r_"),
 ])
 def test_warning_names_each_function(fresh, call, name):
