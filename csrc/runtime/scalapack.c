@@ -463,3 +463,117 @@ enum cpn_status cpn_scalapack_execute(const struct cpn_op *op)
 }
 
 #endif
+
+
+/* ---- batched owner computes (any build: no library beyond LAPACK) ------------------------------- */
+
+static bool whole_root(const struct cpn_view *v)
+{
+    const struct cpn_store *s = v->store;
+    if (s->root || v->part || v->ndim != s->ndim || v->dtype != s->dtype) return false;
+    for (int i = 0; i < v->ndim; i++)
+        if (v->sdim[i] != i || v->step[i] != 1 || v->off[i] != 0 || v->shape[i] != s->shape[i]) return false;
+    return true;
+}
+
+/* s tiled along its first nb dimensions only, each rank's box there the same as ref's. */
+static bool batch_tiled_as(const struct cpn_store *s, const struct cpn_store *ref, int nb)
+{
+    if (!s->tiled || s->ndim < nb) return false;
+    for (int d = nb; d < s->ndim; d++)
+        if (s->grid[d] > 1) return false;
+    const int P = cpn_comm_size();
+    int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM], rlo[CPN_MAXDIM], rhi[CPN_MAXDIM];
+    for (int r = 0; r < P; r++) {
+        cpn_store_tile_box(s, r, lo, hi);
+        cpn_store_tile_box(ref, r, rlo, rhi);
+        for (int d = 0; d < nb; d++)
+            if (lo[d] != rlo[d] || hi[d] != rhi[d]) return false;
+    }
+    return true;
+}
+
+const struct cpn_store *cpn_lapack_batch_source(const struct cpn_view *a, const struct cpn_view *b)
+{
+    const int nd = a->ndim, nb = nd - 2;
+    if (cpn_comm_size() < 2 || nb < 1 || !whole_root(a)) return NULL;
+    const struct cpn_store *s = a->store;
+    if (!batch_tiled_as(s, s, nb)) return NULL;
+    /* b tiled alike, or replicated (small): each rank reads its own matrices' right-hand sides */
+    if (b && (!whole_root(b) || b->ndim != nd || (b->store->tiled && !batch_tiled_as(b->store, s, nb))))
+        return NULL;
+    return s;
+}
+
+bool cpn_lapack_batch_applies(const struct cpn_op *op)
+{
+    if (op->kind != CPN_OPK_LAPACK || op->nout != 2 || op->nin < 1 || !op->in[0]) return false;
+    const struct cpn_view *a = op->in[0], *b = op->nin > 1 ? op->in[1] : NULL;
+    const struct cpn_store *s = cpn_lapack_batch_source(a, b);
+    if (!s) return false;
+    const int nb = a->ndim - 2;
+    for (int i = 0; i < 2; i++) {
+        const struct cpn_view *o = op->out[i];
+        if (!whole_root(o) || o->ndim != nb + 1 || !batch_tiled_as(o->store, s, nb)) return false;
+        for (int d = 0; d < nb; d++)
+            if (o->shape[d] != a->shape[d]) return false;
+    }
+    return true;
+}
+
+/* C-contiguous byte strides of a box of extents ext. */
+static void box_strides(int nd, const int64_t *ext, size_t item, int64_t *st)
+{
+    int64_t acc = (int64_t)item;
+    for (int d = nd - 1; d >= 0; d--) {
+        st[d] = acc;
+        acc *= ext[d] > 0 ? ext[d] : 1;
+    }
+}
+
+static void tile_extents(const struct cpn_store *s, int64_t *ext)
+{
+    int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];
+    cpn_store_tile_box(s, cpn_comm_rank(), lo, hi);
+    for (int d = 0; d < s->ndim; d++) ext[d] = hi[d] - lo[d];
+}
+
+enum cpn_status cpn_lapack_batch_execute(const struct cpn_op *op)
+{
+    const struct cpn_view *a = op->in[0], *b = op->nin > 1 ? op->in[1] : NULL;
+    struct cpn_store *as = a->store, *bs = b ? b->store : NULL;
+    struct cpn_store *os = op->out[0]->store, *xs = op->out[1]->store;
+    const int nb = a->ndim - 2;
+    int64_t ae[CPN_MAXDIM], be[CPN_MAXDIM], oe[CPN_MAXDIM], xe[CPN_MAXDIM];
+    int64_t ast[CPN_MAXDIM], bst[CPN_MAXDIM], ost[CPN_MAXDIM], xst[CPN_MAXDIM];
+    tile_extents(as, ae);
+    tile_extents(os, oe);
+    tile_extents(xs, xe);
+    int64_t count = 1;
+    for (int d = 0; d < nb; d++) count *= ae[d];
+    if (count <= 0) return CPN_OK;   /* this rank holds no matrix */
+    box_strides(nb + 2, ae, cpn_dtype_size(a->dtype), ast);
+    box_strides(nb + 1, oe, cpn_dtype_size(os->dtype), ost);
+    box_strides(nb + 1, xe, cpn_dtype_size(xs->dtype), xst);
+    const char *A = cpn_store_data(as), *B = NULL;
+    if (!A) return CPN_ERR_NOMEM;
+    if (bs) {
+        tile_extents(bs, be);
+        box_strides(nb + 2, be, cpn_dtype_size(b->dtype), bst);
+        if (!(B = cpn_store_data(bs))) return CPN_ERR_NOMEM;
+        if (!bs->tiled) {   /* replicated: this rank's matrices start at its tile's corner */
+            int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];
+            cpn_store_tile_box(as, cpn_comm_rank(), lo, hi);
+            for (int d = 0; d < nb; d++) B += lo[d] * bst[d];
+        }
+    }
+    char *O = cpn_store_data_for_overwrite(os);
+    double *X = cpn_store_data_for_overwrite(xs);
+    if (!O || !X) return CPN_ERR_NOMEM;
+    struct cpn_lapack_args la = {
+        .code = op->code, .dt = op->dtype, .nb = nb, .bshape = oe, .a = A, .as = ast, .b = B,
+        .bs = bs ? bst : NULL, .m = ae[nb], .n = ae[nb + 1], .nrhs = bs ? be[nb + 1] : 0, .out = O,
+        .os = ost, .aux = X, .xs = xst, .p = {op->iparam[0], op->iparam[1]}, .rcond = op->dparam[0],
+    };
+    return cpn_kernel_lapack(&la);
+}
