@@ -349,7 +349,7 @@ def _gufunc_plan(name, x1, x2, axes, axis, keepdims):
             raise _Decline
         co = 1
     if axis is not None:
-        if axes is not None or name != "vecdot":
+        if axes is not None or name != "vecdot" or not isinstance(axis, (int, _np.integer)):
             raise _Decline
         axes = [axis, axis] + ([axis] if keepdims else [])
     if axes is None:

@@ -503,6 +503,7 @@ def test_gufuncs_out(name):
     ("matvec", (3, 4), (4,), dict(axis=0)), ("matvec", (3, 4), (4,), dict(keepdims=True)),
     ("matvec", (3, 4), (4,), dict(axes=[(0, 1), 0])), ("vecdot", (3, 2), (3, 2), dict(axes=[0])),
     ("vecdot", (3, 2), (3, 2), dict(axes=[0, 0, 0])), ("vecdot", (3, 2), (3, 2), dict(axes=[0, 0], axis=0)),
+    ("vecdot", (3, 2), (3, 2), dict(axis=[0])), ("vecdot", (3, 2), (3, 2), dict(axis=1.0)),
     ("vecdot", (3,), (3,), dict(dtype="int8")), ("vecdot", (3,), (3,), dict(casting="no", dtype="float32")),
     ("vecdot", (3,), (3,), dict(where=True)), ("matvec", (3, 3), (3,), dict(bogus=1)),
 ], ids=str)
