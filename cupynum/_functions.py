@@ -102,7 +102,7 @@ def _ufunc_dispatch(ufunc, method, inputs, kwargs):
     if ufunc is _np.matmul and method == "__call__":
         return matmul(*inputs, **kwargs)
     u = _ufunc.for_numpy(ufunc)
-    if not u._native:
+    if not u._native and not (method == "__call__" and ufunc.__name__ in _ufunc.GUFUNCS):
         q = f"numpy.{ufunc.__name__}" + ("" if method == "__call__" else "." + method)
         _fallback.note(q, 2)
     if method == "__call__":

@@ -324,6 +324,194 @@ def linalg_vecdot(x1, x2, /, *, axis=-1):
     return _deliver(r, None)
 
 
+# ---- matvec, vecmat, vecdot: NumPy's gufuncs on the matmul op ------------------------------------
+
+# core dimensions of (input 1, input 2, output): (m,n),(n)->(m); (n),(n,m)->(m); (n),(n)->()
+_GUFUNC_CORES = {"matvec": (2, 1, 1), "vecmat": (1, 2, 1), "vecdot": (1, 1, 0)}
+_GUFUNC_KEYWORDS = {"out", "axes", "axis", "keepdims", "dtype", "casting", "order", "subok"}
+
+
+class _Decline(Exception):
+    """A gufunc call the native path does not take: NumPy's own call decides (raises its error,
+    or computes on gathered data)."""
+
+
+def _core_axes(entry, nd, count):
+    """One operand's axes= entry: `count` distinct axes of an operand of nd dimensions."""
+    t = (entry,) if isinstance(entry, (int, _np.integer)) and count == 1 else tuple(entry)
+    if len(t) != count:
+        raise _Decline
+    t = tuple(operator.index(x) for x in t)
+    if any(not -nd <= x < nd for x in t):
+        raise _Decline
+    t = tuple(x % nd for x in t)
+    if len(set(t)) != len(t):
+        raise _Decline
+    return t
+
+
+def _gufunc_plan(name, x1, x2, axes, axis, keepdims):
+    """(core axes of x1, of x2, the output's core axis or None, output core count) for NumPy's
+    axes=/axis=/keepdims= rules."""
+    c1, c2, co = _GUFUNC_CORES[name]
+    if keepdims:
+        if co:
+            raise _Decline
+        co = 1
+    if axis is not None:
+        if axes is not None or name != "vecdot" or not isinstance(axis, (int, _np.integer)):
+            raise _Decline
+        axes = [axis, axis] + ([axis] if keepdims else [])
+    if axes is None:
+        a1 = tuple(range(x1.ndim - c1, x1.ndim))
+        a2 = tuple(range(x2.ndim - c2, x2.ndim))
+        if x1.ndim < c1 or x2.ndim < c2:
+            raise _Decline
+        return a1, a2, (-1 if co else None), co
+    axes = list(axes)
+    if len(axes) not in ((2, 3) if _GUFUNC_CORES[name][2] == 0 else (3,)):
+        raise _Decline
+    a1 = _core_axes(axes[0], x1.ndim, c1)
+    a2 = _core_axes(axes[1], x2.ndim, c2)
+    oa = -1 if co else None
+    if len(axes) == 3:
+        e = axes[2]
+        if co == 0:
+            if isinstance(e, (int, _np.integer)) or tuple(e) != ():
+                raise _Decline
+        else:
+            t = (e,) if isinstance(e, (int, _np.integer)) else tuple(e)
+            if len(t) != 1:
+                raise _Decline
+            oa = operator.index(t[0])
+    return a1, a2, oa, co
+
+
+def _move_last(x, core):
+    """x with its `core` axes moved last, in that order."""
+    perm = tuple(d for d in range(x.ndim) if d not in core) + tuple(core)
+    return x if perm == tuple(range(x.ndim)) else _core.transpose(x, perm)
+
+
+def _gufunc_native(name, args, kwargs):
+    if len(args) > 2:
+        if "out" in kwargs or len(args) > 3:
+            raise _Decline
+        kwargs = dict(kwargs, out=args[2])
+    if len(args) < 2 or set(kwargs) - _GUFUNC_KEYWORDS:
+        raise _Decline
+    out = kwargs.get("out")
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise _Decline
+        out = out[0]
+    if out is not None and not isinstance(out, ndarray):
+        raise _Decline
+    if kwargs.get("order", "K") not in ("K", None) or kwargs.get("subok", True) is not True:
+        raise _Decline
+    casting = kwargs.get("casting", "same_kind")
+    keepdims = kwargs.get("keepdims", False)
+    if not isinstance(keepdims, (bool, _np.bool_)):
+        raise _Decline
+    try:
+        x1, x2 = _asarray(args[0]), _asarray(args[1])
+    except TypeError:   # a dtype cupynum lacks (object, long double)
+        raise _Decline from None
+    try:
+        a1, a2, oa, co = _gufunc_plan(name, x1, x2, kwargs.get("axes"), kwargs.get("axis"), keepdims)
+        X1, X2 = _move_last(x1, a1), _move_last(x2, a2)
+        n1, n2 = X1.ndim - len(a1), X2.ndim - len(a2)
+        loop = _np.broadcast_shapes(tuple(X1.shape[:n1]), tuple(X2.shape[:n2]))
+        dt = kwargs.get("dtype")
+        dt = _np.result_type(x1.dtype, x2.dtype) if dt is None else _np.dtype(dt)
+    except (TypeError, ValueError):
+        raise _Decline from None
+    if dt.kind not in "biufc" or casting not in ("no", "equiv", "safe", "same_kind", "unsafe") or \
+            not all(_np.can_cast(x.dtype, dt, casting) for x in (x1, x2)):
+        raise _Decline
+    if name == "matvec":
+        ok = X1.shape[-1] == X2.shape[-1]
+    elif name == "vecmat":
+        ok = X1.shape[-1] == X2.shape[-2]
+    else:
+        ok = X1.shape[-1] == X2.shape[-1]
+    if not ok:
+        raise _Decline
+    cshape = {"matvec": X1.shape[-2:-1], "vecmat": X2.shape[-1:], "vecdot": (1,) if co else ()}[name]
+    if out is not None:
+        nl = out.ndim - len(cshape)
+        if nl < 0:
+            raise _Decline
+        oax = oa % out.ndim if co else None
+        O = _move_last(out, (oax,)) if co else out
+        try:
+            if tuple(O.shape[nl:]) != tuple(cshape) or \
+                    _np.broadcast_shapes(loop, tuple(O.shape[:nl])) != tuple(O.shape[:nl]):
+                raise _Decline
+        except ValueError:
+            raise _Decline from None
+        if not _np.can_cast(dt, out.dtype, casting):
+            raise _Decline
+    elif co:
+        nd = len(loop) + 1
+        if not -nd <= oa < nd:
+            raise _Decline
+        oax = oa % nd
+    if X1.dtype != dt:
+        X1 = _core.cast(X1, dt)
+    if X2.dtype != dt:
+        X2 = _core.cast(X2, dt)
+    if name != "matvec" and dt.kind == "c":
+        X1 = _core.ufunc("conjugate", (X1,))
+    if name == "matvec":
+        if X2.ndim == 1:
+            r = _matmul(X1, X2)
+        else:
+            r = _matmul(X1, _reshape(X2, tuple(X2.shape) + (1,)))
+            r = _reshape(r, tuple(r.shape[:-1]))
+    elif name == "vecmat":
+        if X1.ndim == 1:
+            r = _matmul(X1, X2)
+        else:
+            r = _matmul(_reshape(X1, tuple(X1.shape[:-1]) + (1, X1.shape[-1])), X2)
+            r = _reshape(r, tuple(r.shape[:-2]) + tuple(r.shape[-1:]))
+    else:
+        n = X1.shape[-1]
+        if X1.ndim == 1 and X2.ndim == 1:
+            r = _matmul(X1, X2)
+        else:
+            r = _matmul(_reshape(X1, tuple(X1.shape[:-1]) + (1, n)),
+                        _reshape(X2, tuple(X2.shape[:-1]) + (n, 1)))
+            r = _reshape(r, tuple(r.shape[:-2]))
+        if co:
+            r = _reshape(r, tuple(r.shape) + (1,))
+    if out is not None:
+        _core.assign(O, r)
+        return out
+    if co and oax != r.ndim - 1:
+        perm = list(range(r.ndim - 1))
+        perm.insert(oax, r.ndim - 1)
+        r = _core.transpose(r, tuple(perm))
+    return _deliver(r, None)
+
+
+def gufunc_call(uf, args, kwargs):
+    """cupynum.matvec / vecmat / vecdot called (NumPy's gufuncs, with their out=, axes=, axis=,
+    keepdims=, dtype=, casting=): one batched matmul op (BLAS gemv/dot for floats and complex,
+    exact loops for integers and bool), the operands' core axes moved last as views, batch
+    dimensions broadcast; vecmat and vecdot conjugate their first operand.  A call the native
+    path does not take (signature=, order=, a NumPy output, an operand of a dtype cupynum lacks,
+    anything NumPy rejects) is NumPy's own: it raises its error or computes on gathered data."""
+    try:
+        return _gufunc_native(uf.__name__, args, kwargs)
+    except _Decline:
+        from ._ufunc import _numpy_general
+        if len(args) > uf._numpy.nin and "out" not in kwargs:
+            kwargs = dict(kwargs, out=tuple(args[uf._numpy.nin:]))
+            args = args[:uf._numpy.nin]
+        return _numpy_general(uf._numpy, "__call__", args, kwargs)
+
+
 def _chain_order(shapes):
     """The parenthesisation of a matrix chain with the fewest multiplications (the classic
     dynamic programme; ties keep the first split, so the order is numpy.linalg.multi_dot's)."""

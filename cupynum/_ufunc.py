@@ -89,12 +89,24 @@ def _numpy_general(npu, method, inputs, kwargs):
 
 # ---- calls -------------------------------------------------------------------------------------
 
+# NumPy's gufuncs that are native without an op of the table: compositions over the matmul op
+# (cupynum/_products.py's gufunc_call)
+GUFUNCS = frozenset(("matvec", "vecmat", "vecdot"))
+
+
+def _gufunc_call(uf, args, kwargs):
+    from ._products import gufunc_call
+    return gufunc_call(uf, args, kwargs)
+
+
 def _call(uf, *args, **kwargs):
     """The argument forms the C call (vectorcall -> csrc/module/ufunc.c) does not take directly,
     reduced to it: outputs passed positionally become out=, NumPy's older `sig=` is signature=.
     Wrong forms (too few or too many operands, unknown keywords, out given twice) are NumPy's to
     reject: its call raises its own TypeError.  Ufuncs the op table lacks fall back to NumPy."""
     if not uf._native:
+        if uf.__name__ in GUFUNCS:   # matvec, vecmat, vecdot: cupynum/_products.py
+            return _gufunc_call(uf, args, kwargs)
         return _fallback_call(uf, "__call__", args, kwargs)
     npu = uf._numpy
     nin, nout = npu.nin, npu.nout

@@ -29,6 +29,7 @@ import numpy as np
 
 import cupynum
 from cupynum import _core, _fallback
+from cupynum import _ufunc as _ufunc_mod
 
 # Native functions (NumPy names, e.g. "numpy.add", "numpy.ndarray.sum") that run partitioned.
 _RANDOM_DRAWS = (
@@ -211,7 +212,8 @@ def _kind(npobj):
 def _status(cpobj, npobj):
     if _fallback.is_fallback(cpobj):
         return FALLBACK
-    if isinstance(cpobj, _core.ufunc_type) and not cpobj._native:
+    if isinstance(cpobj, _core.ufunc_type) and not cpobj._native and \
+            cpobj.__name__ not in _ufunc_mod.GUFUNCS:
         return FALLBACK   # a cupynum.ufunc whose op the table lacks: NumPy computes
     if cpobj is npobj:
         return OWN

@@ -603,8 +603,6 @@ def test_warns_once_naming_the_function(fresh):
     (lambda a: a.dumps(), "cupynum.ndarray.dumps"),
     (lambda a: a.ctypes, "cupynum.ndarray.ctypes"),
     (lambda a: a.setfield(1.0, a.dtype), "cupynum.ndarray.setfield"),
-    (lambda a: numpy.vecdot(a, a), "cupynum.vecdot"),
-    (lambda a: cupynum.matvec(a, a[0]), "cupynum.matvec"),
     (lambda a: cupynum.r_[a, a], "cupynum.r_"),
 ])
 def test_warning_names_each_function(fresh, call, name):

@@ -338,3 +338,64 @@ def test_partitioned_bytes(shape, name, kw):
         transposes = 1 if len(cut) == 1 else 2
         # complex output of a real input weighs twice the input per element
         assert 0 < sent <= transposes * mine * (2 if real_in else 1), (t, sent, mine)
+
+
+@pytest.mark.parametrize("axes", [None, (0, 1), (0, 2), (1, 2)])
+@pytest.mark.parametrize("transpose", [False, True])
+@pytest.mark.parametrize("complex_in", [True, False])
+def test_nd_out_argument_same_in_any_layout(axes, transpose, complex_in):
+    """NumPy's test_fftn_out_argument: fftn/ifftn (rfftn/irfftn) into out= (C or Fortran order,
+    in place for the complex inverse) equal the same call without out= exactly, on any rank
+    count: the transform's order of dimensions (its rounding) follows the shape, not the layout
+    of the operand (a result left in slabs, a zeros_like in the default tiling)."""
+    rng = numpy.random.default_rng(11)
+    nx = rng.random((10, 5, 6)) + (1j * rng.random((10, 5, 6)) if complex_in else 0)
+    x = cupynum.array(nx)
+    fwd, inv = ((cupynum.fft.fftn, cupynum.fft.ifftn) if complex_in
+                else (cupynum.fft.rfftn, cupynum.fft.irfftn))
+    nfwd, ninv = ((numpy.fft.fftn, numpy.fft.ifftn) if complex_in
+                  else (numpy.fft.rfftn, numpy.fft.irfftn))
+
+    def zeros_like(y):
+        return cupynum.zeros_like(y.T).T if transpose else cupynum.zeros_like(y)
+
+    expected = fwd(x, axes=axes)
+    close(expected, nfwd(nx, axes=axes))
+    out = zeros_like(expected)
+    assert fwd(x, out=out, axes=axes) is out
+    numpy.testing.assert_array_equal(numpy.asarray(out), numpy.asarray(expected))
+    expected2 = inv(expected, axes=axes)
+    close(expected2, ninv(nfwd(nx, axes=axes), axes=axes))
+    out2 = out if complex_in else zeros_like(expected2)
+    assert inv(out, out=out2, axes=axes) is out2
+    numpy.testing.assert_array_equal(numpy.asarray(out2), numpy.asarray(expected2))
+
+
+@pytest.mark.parametrize("n", [1296, 1000, 4096, 30, 6, 97])
+@pytest.mark.parametrize("dt", ["complex128", "complex64", "float64"])
+def test_partitioned_1d_four_step(n, dt):
+    """fft/ifft of a vector partitioned along its only axis: the four-step algorithm (n = n1 * n2,
+    three all-to-all transposes, the twiddles between) equals NumPy's for every norm, moving at
+    most three transposes' worth per rank (its tile each) and nothing more; a prime length takes
+    the gathered path, also NumPy's result."""
+    rng = numpy.random.default_rng(n)
+    nx = rng.standard_normal(n) + (1j * rng.standard_normal(n) if dt.startswith("complex") else 0)
+    nx = nx.astype(dt)
+    x = cupynum.array(nx)
+    cupynum.sync()
+    mine, t = _tile_bytes(x)
+    cdt = numpy.dtype("complex64" if dt == "complex64" else "complex128")
+    for name in ("fft", "ifft"):
+        for norm in NORMS:
+            cupynum.reset_stats()
+            r = getattr(cupynum.fft, name)(x, norm=norm)
+            cupynum.sync()
+            sent = cupynum.runtime_stats()["bytes_sent"]
+            close(r, getattr(numpy.fft, name)(nx, norm=norm))
+            if t["tiled"] and n != 97:
+                tile = mine // nx.dtype.itemsize * cdt.itemsize   # the complex operand's tile
+                n1 = max(d for d in range(1, int(n ** 0.5) + 1) if n % d == 0)
+                # plus, where the split points are not whole rows, a row at each end
+                assert 0 < sent <= 3 * tile + 2 * (n1 + n // n1) * cdt.itemsize, (sent, tile, t)
+            elif not t["tiled"]:
+                assert sent == 0

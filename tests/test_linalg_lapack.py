@@ -425,3 +425,168 @@ def test_partitioned_scalapack_moves_less_than_gathering(monkeypatch):
     if b1 == b0:
         pytest.skip("built without ScaLAPACK (both paths gather)")
     assert b1 < b0, (b1, b0)
+
+
+# ---- a stack partitioned along its batch: each rank its own matrices (owner computes) -----------
+
+def _sent(f):
+    cupynum.sync()
+    cupynum.reset_stats()
+    r = f()
+    cupynum.sync()
+    return r, cupynum.runtime_stats()["bytes_sent"]
+
+
+def _batch_only(x):
+    t = cupynum._core._tiling(x)
+    return t["tiled"] and all(g == 1 for g in t["grid"][-2:])
+
+
+STACK_CASES = [((64, 20, 20), numpy.float64), ((9, 8, 8), numpy.complex128),
+               ((7, 12, 12), numpy.float32), ((5, 2, 6, 6), numpy.float64), ((10, 5, 5), numpy.complex64)]
+
+
+@pytest.mark.parametrize("shape,dt", STACK_CASES, ids=[f"{_id(s)}-{_id(d)}" for s, d in STACK_CASES])
+def test_partitioned_stack_moves_nothing(shape, dt):
+    """A stack of matrices tiled along its batch dimensions alone (CUPYNUM_MIN_TILE=1: 2 and 3
+    ranks cut the leading dimension) is solved, inverted, factored and decomposed by each rank on
+    its own matrices: zero bytes sent, results NumPy's, the results tiled as the operand.  eig and
+    eigvals move only the one-byte partials of NumPy's two checks (finite input, any complex
+    eigenvalue).  Elsewhere (one rank, a grid that cuts the matrices) the same results."""
+    na = mat(shape, dt, 31)
+    nspd = mat(shape, dt, 32, spd=True)
+    nsym = (na + numpy.conj(numpy.swapaxes(na, -1, -2))).astype(dt)
+    nb = mat(shape[:-1] + (3,), dt, 33)
+    a, spd, sym, b = (cupynum.array(x) for x in (na, nspd, nsym, nb))
+    local = _batch_only(a) and _batch_only(b)
+    if shape == (64, 20, 20) and cupynum.runtime_info()["ranks"] in (2, 3):
+        assert local, cupynum._core._tiling(a)   # the default grid cuts the batch alone here
+    cases = [
+        ("solve", lambda: cupynum.linalg.solve(a, b), lambda: numpy.linalg.solve(na, nb)),
+        ("inv", lambda: cupynum.linalg.inv(a), lambda: numpy.linalg.inv(na)),
+        ("det", lambda: cupynum.linalg.det(a), lambda: numpy.linalg.det(na)),
+        ("slogdet", lambda: cupynum.linalg.slogdet(a), lambda: numpy.linalg.slogdet(na)),
+        ("cholesky", lambda: cupynum.linalg.cholesky(spd), lambda: numpy.linalg.cholesky(nspd)),
+        ("eigvalsh", lambda: cupynum.linalg.eigvalsh(sym), lambda: numpy.linalg.eigvalsh(nsym)),
+        ("eigh", lambda: cupynum.linalg.eigh(spd)[1], lambda: numpy.linalg.eigh(nspd)[1], phase_fixed),
+        ("qr_r", lambda: cupynum.linalg.qr(a, mode="r"), lambda: numpy.linalg.qr(na, mode="r"), numpy.abs),
+        ("svdvals", lambda: cupynum.linalg.svd(a, compute_uv=False),
+         lambda: numpy.linalg.svd(na, compute_uv=False)),
+        ("eigvals", lambda: cupynum.linalg.eigvals(spd), lambda: numpy.linalg.eigvals(nspd),
+         lambda x: numpy.sort_complex(numpy.asarray(x).astype(complex))),
+    ]
+    p = cupynum.runtime_info()["ranks"]
+    for name, f, g, *post in cases:
+        r, sent = _sent(f)
+        want = g()
+        if post:
+            tiled = cupynum._core._tiling(r)["tiled"]
+            r, want = cupynum.array(post[0](numpy.asarray(r))), post[0](want)
+        if isinstance(want, tuple):
+            for x, y in zip(r, want):
+                close(x, y)
+        elif isinstance(r, cupynum.ndarray):
+            close(r, want)
+        else:
+            close(cupynum.array(r), want)
+        if local:
+            limit = 2 * (p - 1) if name == "eigvals" else 0
+            assert sent <= limit, (name, sent, cupynum._core._tiling(a))
+            if name in ("solve", "inv", "cholesky", "eigh"):   # left where they were computed
+                assert (tiled if post else cupynum._core._tiling(r)["tiled"]), name
+
+
+def test_partitioned_stack_failures_raise_on_every_rank():
+    """One singular (or indefinite) matrix anywhere in a partitioned stack: every rank raises
+    NumPy's LinAlgError (the infos agree by an allreduce), the rest of the stack untouched."""
+    for k in (0, 5, 11):
+        na = mat((12, 6, 6), numpy.float64, 34)
+        na[k] = 0.0
+        a = cupynum.array(na)
+        with pytest.raises(numpy.linalg.LinAlgError, match="Singular matrix"):
+            cupynum.linalg.inv(a)
+        with pytest.raises(numpy.linalg.LinAlgError, match="Singular matrix"):
+            cupynum.linalg.solve(a, cupynum.ones((12, 6, 2)))
+        ns = mat((12, 6, 6), numpy.float64, 35, spd=True)
+        ns[k] = -numpy.eye(6)
+        with pytest.raises(numpy.linalg.LinAlgError, match="Matrix is not positive definite"):
+            cupynum.linalg.cholesky(cupynum.array(ns))
+        close(cupynum.linalg.det(a), numpy.linalg.det(na))
+
+
+def _rel(r, e):
+    r, e = numpy.asarray(r), numpy.asarray(e)
+    assert r.dtype == e.dtype and r.shape == e.shape, (r.dtype, e.dtype, r.shape, e.shape)
+    return float(numpy.max(numpy.abs(r - e))) / max(float(numpy.max(numpy.abs(e))), 1e-300)
+
+
+@pytest.mark.parametrize("n", [1, 7, 33, 100])
+@pytest.mark.parametrize("dt", [numpy.float64, numpy.complex128, numpy.float32], ids=_id)
+def test_partitioned_inv_det_eigh(n, dt):
+    """inv (p?getrf + p?getri), det/slogdet (p?getrf: the diagonal's logs summed over the ranks,
+    the sign from its signs and the pivots' swaps), eigh/eigvalsh (p?syevd/p?heevd, both
+    triangles) of one partitioned matrix through ScaLAPACK on 2+ ranks: NumPy's results to 1e-10
+    relative (float32: its own precision), eigenvectors up to each column's phase."""
+    tol = 1e-10 if numpy.dtype(dt) in (numpy.float64, numpy.complex128) else 1e-5
+    na = mat((n, n), dt, 41)
+    nh = (na + numpy.conj(na.T)).astype(dt)
+    a, h = cupynum.array(na), cupynum.array(nh)
+    assert _rel(cupynum.linalg.inv(a), numpy.linalg.inv(na)) <= tol
+    d, ed = numpy.asarray(cupynum.linalg.det(a)), numpy.asarray(numpy.linalg.det(na))
+    if numpy.isfinite(ed):
+        assert _rel(d, ed) <= tol
+    else:   # float32 of 100 x 100 overflows: both inf, of one sign
+        assert d == ed and d.dtype == ed.dtype
+    sign, logdet = cupynum.linalg.slogdet(a)
+    esign, elogdet = numpy.linalg.slogdet(na)
+    assert abs(complex(sign) - complex(esign)) <= tol and abs(float(logdet) - float(elogdet)) <= tol * max(1, abs(elogdet))
+    assert numpy.asarray(sign).dtype == numpy.asarray(esign).dtype
+    for uplo in ("L", "U"):
+        w, v = cupynum.linalg.eigh(h, UPLO=uplo)
+        ew, ev = numpy.linalg.eigh(nh, UPLO=uplo)
+        assert _rel(w, ew) <= tol and _rel(cupynum.linalg.eigvalsh(h, UPLO=uplo), ew) <= tol
+        assert _rel(phase_fixed(v), phase_fixed(ev)) <= 100 * tol   # vectors: conditioning
+        # the vectors are eigenvectors: A v = v diag(w)
+        assert _rel(nh @ numpy.asarray(v), numpy.asarray(v) * numpy.asarray(w)[None, :].astype(dt)) <= 100 * tol
+
+
+def test_partitioned_inv_det_singular():
+    z = numpy.zeros((12, 12))
+    z[:6, :6] = numpy.eye(6)
+    with pytest.raises(numpy.linalg.LinAlgError, match="Singular matrix"):
+        cupynum.linalg.inv(cupynum.array(z))
+    assert float(cupynum.linalg.det(cupynum.array(z))) == 0.0
+    sign, logdet = cupynum.linalg.slogdet(cupynum.array(z))
+    assert float(sign) == 0.0 and float(logdet) == -numpy.inf
+    p = numpy.eye(12)[::-1]   # a permutation: det is the sign of the reversal, +1 for 12
+    check_det = numpy.linalg.det(p)
+    assert float(cupynum.linalg.det(cupynum.array(p))) == check_det
+
+
+@pytest.mark.parametrize("name", ["inv", "det", "eigh", "cholesky"])
+def test_partitioned_scalapack_bytes(monkeypatch, name):
+    """The bytes per rank of one 120 x 120 matrix factored through ScaLAPACK (our exchange to
+    block-cyclic and back; ScaLAPACK's own messages are the library's) against the gathered path
+    (CUPYNUM_SCALAPACK=0): fewer, at most the matrix in and its result out."""
+    info = cupynum._core.runtime_info()
+    if info["ranks"] < 2:
+        pytest.skip("one rank: nothing is partitioned")
+    n = 120
+    ns = mat((n, n), numpy.float64, 42, spd=True)
+    s = cupynum.array(ns)
+    f = {"inv": cupynum.linalg.inv, "det": cupynum.linalg.det, "cholesky": cupynum.linalg.cholesky,
+         "eigh": lambda x: cupynum.linalg.eigh(x)[1]}[name]
+
+    def sent(env):
+        monkeypatch.setenv("CUPYNUM_SCALAPACK", env)
+        r, b = _sent(lambda: f(s))
+        return b, numpy.asarray(r)
+
+    b1, r1 = sent("1")
+    b0, r0 = sent("0")
+    assert _rel(phase_fixed(r1) if name == "eigh" else r1, phase_fixed(r0) if name == "eigh" else r0) <= 1e-10
+    if b1 == b0:
+        pytest.skip("built without ScaLAPACK (both paths gather)")
+    tile = 8 * n * n / info["ranks"]
+    print(f"{name}: {b1} bytes per rank through ScaLAPACK, {b0} gathered (tile {tile:.0f})")
+    assert b1 < b0 and b1 <= 2 * tile + 1024, (b1, b0, tile)

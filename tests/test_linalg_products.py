@@ -392,3 +392,131 @@ def test_partitioned_matrix_vector_moves_less_than_gathering():
     check(y, na @ nx)
     if p > 1 and cupynum._core._tiling(a)["tiled"]:
         assert sent < n * n * (p - 1) / p * 8   # gathering A alone would send this
+
+
+# ---- numpy.matvec, numpy.vecmat, numpy.vecdot (NumPy 2.2+ gufuncs) ------------------------------
+
+GUFUNC_CASES = {   # (shape of x1, shape of x2) per gufunc: plain, batched, broadcast, empty
+    "matvec": [((3, 4), (4,)), ((2, 3, 4), (4,)), ((3, 4), (5, 4)), ((2, 1, 3, 4), (5, 4)),
+               ((0, 4), (4,)), ((3, 0), (0,)), ((2, 3, 4), (2, 4)), ((17, 33), (33,))],
+    "vecmat": [((4,), (4, 3)), ((4,), (2, 4, 3)), ((5, 4), (4, 3)), ((5, 1, 4), (2, 4, 3)),
+               ((0,), (0, 3)), ((4,), (4, 0)), ((2, 4), (2, 4, 3)), ((33,), (33, 17))],
+    "vecdot": [((4,), (4,)), ((3, 4), (4,)), ((3, 4), (2, 1, 4)), ((0,), (0,)), ((2, 0), (2, 0)),
+               ((0, 3), (1, 3)), ((33,), (5, 33))],
+}
+GU_DTYPES = ["bool", "int8", "uint16", "int32", "int64", "float16", "float32", "float64",
+             "complex64", "complex128"]
+
+
+@pytest.mark.parametrize("dt", GU_DTYPES)
+@pytest.mark.parametrize("name,sa,sb", [(n, a, b) for n, cs in GUFUNC_CASES.items() for a, b in cs],
+                         ids=lambda x: x if isinstance(x, str) else "x".join(map(str, x)) or "0d")
+def test_gufuncs(name, dt, sa, sb):
+    """Every dtype (complex: vecmat and vecdot conjugate x1), batched and broadcast loop
+    dimensions, empty core or loop dimensions; the cupynum ufunc and NumPy's ufunc on cupynum
+    arrays, both native (no fallback)."""
+    na, a = both_(sa, dt, 1)
+    nb, b = both_(sb, dt, 2)
+    if numpy.dtype(dt).kind == "c":
+        na, nb = na + 1j * na[::-1].real, nb - 0.5j * nb.real   # exact, truly complex
+        a, b = cupynum.array(na), cupynum.array(nb)
+    want = getattr(numpy, name)(na, nb)
+    tol = dict(rtol=1e-3) if dt == "float16" else {}
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cupynum.FallbackWarning)
+        check(getattr(cupynum, name)(a, b), want, **tol)
+        check(getattr(numpy, name)(a, b), want, **tol)
+
+
+@pytest.mark.parametrize("dts", [("int8", "uint8"), ("int32", "float32"), ("float32", "complex128"),
+                                 ("bool", "int16")], ids=str)
+@pytest.mark.parametrize("name", ["matvec", "vecmat", "vecdot"])
+def test_gufuncs_mixed_dtypes_and_dtype(name, dts):
+    sa, sb = GUFUNC_CASES[name][1]
+    na, a = both_(sa, dts[0], 3)
+    nb, b = both_(sb, dts[1], 4)
+    f, g = getattr(numpy, name), getattr(cupynum, name)
+    check(g(a, b), f(na, nb))
+    check(g(a, b, dtype="complex128"), f(na, nb, dtype="complex128"))
+    check(g(a, b, dtype="complex64", casting="unsafe"), f(na, nb, dtype="complex64", casting="unsafe"))
+
+
+@pytest.mark.parametrize("name,sa,sb,kw", [
+    ("matvec", (4, 3, 5), (5, 3), dict(axes=[(0, 2), 0, 0])),
+    ("matvec", (3, 4, 5), (4, 3), dict(axes=[(-1, -2), (0,), (-1,)])),
+    ("vecmat", (4, 2), (3, 4, 2), dict(axes=[0, (1, 0), 1])),
+    ("vecdot", (3, 2), (3, 2), dict(axis=0)),
+    ("vecdot", (3, 2), (3, 1), dict(axis=0, keepdims=True)),
+    ("vecdot", (3, 2), (2, 3), dict(axes=[0, 1])),
+    ("vecdot", (3, 2), (2, 3), dict(axes=[0, 1, ()])),
+    ("vecdot", (3, 2), (2, 3), dict(axes=[0, 1], keepdims=True)),
+    ("vecdot", (5, 3, 2), (2, 3), dict(axes=[-2, 1, 1], keepdims=True)),
+    ("vecdot", (4, 3), (3,), dict(keepdims=True)),
+], ids=str)
+def test_gufuncs_axes_axis_keepdims(name, sa, sb, kw):
+    for dt in ("float64", "complex128", "int64"):
+        na, a = both_(sa, dt, 5)
+        nb, b = both_(sb, dt, 6)
+        check(getattr(cupynum, name)(a, b, **kw), getattr(numpy, name)(na, nb, **kw))
+
+
+@pytest.mark.parametrize("name", ["matvec", "vecmat", "vecdot"])
+def test_gufuncs_out(name):
+    sa, sb = GUFUNC_CASES[name][2]
+    na, a = both_(sa, "float64", 7)
+    nb, b = both_(sb, "float64", 8)
+    f, g = getattr(numpy, name), getattr(cupynum, name)
+    want = f(na, nb)
+    for odt in ("float64", "float32", "complex128"):
+        out = cupynum.zeros(want.shape, odt)
+        assert g(a, b, out=out) is out
+        check(out, want.astype(odt))
+        out = cupynum.zeros(want.shape, odt)
+        assert g(a, b, out) is out                       # positional
+        assert g(a, b, out=(out,)) is out                # a 1-tuple
+        check(out, want.astype(odt))
+    # out's loop dimensions broadcast the operands' (NumPy's ufunc rule)
+    nout = numpy.zeros((2,) + want.shape)
+    out = cupynum.zeros((2,) + want.shape)
+    f(na, nb, out=nout)
+    g(a, b, out=out)
+    check(out, nout)
+    # the output's core axis placed by axes=
+    if name != "vecdot":
+        nout = numpy.zeros(want.shape[::-1])
+        out = cupynum.zeros(want.shape[::-1])
+        ax = [(-2, -1), -1, 0] if name == "matvec" else [-1, (-2, -1), 0]
+        f(na, nb, out=nout, axes=ax)
+        assert g(a, b, out=out, axes=ax) is out
+        check(out, nout)
+    # a NumPy output: NumPy's call on gathered data, written into it
+    nout = numpy.zeros(want.shape)
+    assert g(a, b, out=nout) is nout
+    check(cupynum.array(nout), want)
+
+
+@pytest.mark.parametrize("name,sa,sb,kw", [
+    ("matvec", (3, 4), (5,), {}), ("vecmat", (3,), (4, 5), {}), ("vecdot", (3,), (4,), {}),
+    ("matvec", (4,), (4,), {}), ("vecmat", (2, 3), (3,), {}), ("vecdot", (), (3,), {}),
+    ("matvec", (2, 3, 4), (3, 4), {}), ("vecdot", (3, 2), (3, 2), dict(axis=2)),
+    ("matvec", (3, 4), (4,), dict(axis=0)), ("matvec", (3, 4), (4,), dict(keepdims=True)),
+    ("matvec", (3, 4), (4,), dict(axes=[(0, 1), 0])), ("vecdot", (3, 2), (3, 2), dict(axes=[0])),
+    ("vecdot", (3, 2), (3, 2), dict(axes=[0, 0, 0])), ("vecdot", (3, 2), (3, 2), dict(axes=[0, 0], axis=0)),
+    ("vecdot", (3, 2), (3, 2), dict(axis=[0])), ("vecdot", (3, 2), (3, 2), dict(axis=1.0)),
+    ("vecdot", (3,), (3,), dict(dtype="int8")), ("vecdot", (3,), (3,), dict(casting="no", dtype="float32")),
+    ("vecdot", (3,), (3,), dict(where=True)), ("matvec", (3, 3), (3,), dict(bogus=1)),
+], ids=str)
+def test_gufuncs_errors(name, sa, sb, kw):
+    na, a = both_(sa, "float64", 9)
+    nb, b = both_(sb, "float64", 10)
+    same_error(lambda: getattr(numpy, name)(na, nb, **kw), lambda: getattr(cupynum, name)(a, b, **kw))
+
+
+def test_gufuncs_out_errors_write_nothing():
+    na, a = both_((3, 4), "complex128", 11)
+    nb, b = both_((4,), "complex128", 12)
+    for shape, dt in (((4,), "complex128"), ((3,), "float64"), ((3, 1), "complex128")):
+        nout, out = numpy.full(shape, 7, dt), cupynum.full(shape, 7, dt)
+        same_error(lambda: numpy.matvec(na, nb, out=nout), lambda: cupynum.matvec(a, b, out=out))
+        check(out, nout)

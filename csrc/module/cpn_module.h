@@ -162,6 +162,7 @@ PyObject *cpn_mod_histogram(PyObject *m, PyObject *args);
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args);
 PyObject *cpn_mod_dot1(PyObject *m, PyObject *args);
 PyObject *cpn_mod_lapack(PyObject *m, PyObject *args);
+PyObject *cpn_mod_lapack_info(PyObject *m, PyObject *a);
 PyObject *cpn_mod_fft(PyObject *m, PyObject *args);
 PyObject *cpn_mod_arange(PyObject *m, PyObject *args);
 PyObject *cpn_mod_random(PyObject *m, PyObject *args);

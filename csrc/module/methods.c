@@ -359,6 +359,8 @@ PyMethodDef cpn_module_methods[] = {
      "histogram(x, weights, edges, uniform, first, last, denom): numpy.histogram's counts."},
     {"unique", cpn_mod_unique, METH_VARARGS,
      "unique(s, perm, mode, nan_distinct, length): runs of equal elements of sorted 1-D s (through perm)."},
+    {"lapack_info", cpn_mod_lapack_info, METH_O,
+     "lapack_info(aux): the first non-zero LAPACK info of a lapack() result's aux, 0 if none."},
     {"lapack", cpn_mod_lapack, METH_VARARGS,
      "lapack(code, a, b, out_dtype, L, naux, p0, p1, rcond): (out, aux) of one LAPACK routine per matrix."},
     {"arange", cpn_mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},

@@ -2,7 +2,9 @@
  * the runtime (element-wise, cast, reduce, scan, quantile, select, bincount, matmul, arange,
  * random), arguments already reduced to the runtime's by cupynum/. */
 #include "cpn_module.h"
+#include "comm.h"
 #include "distfft.h"
+#include "scalapack.h"
 
 /* Queue `op`, which computes the new array r: r, or NULL (r dropped) when submission fails. */
 static PyObject *submit_for(PyObject *r, const struct cpn_op *op)
@@ -519,10 +521,14 @@ PyObject *cpn_mod_lapack(PyObject *m, PyObject *args)
     int64_t shape[CPN_MAXDIM];
     memcpy(shape, av->shape, sizeof(int64_t) * (size_t)(nd - 2));
     shape[nd - 2] = L;
-    PyObject *r = cpn_array_new(odt, nd - 1, shape);
+    /* under distribution, a stack tiled along its batch only: results tiled alike (scalapack.h) */
+    const struct cpn_store *batch = cpn_lapack_batch_source(av, bv);
+    PyObject *r = batch ? cpn_array_from_store(cpn_store_new_batch_as((enum cpn_dtype)odt, nd - 1, shape, batch, nd - 2))
+                        : cpn_array_new(odt, nd - 1, shape);
     if (!r) return NULL;
     shape[nd - 2] = naux;
-    PyObject *x = cpn_array_new(CPN_DTYPE_FLOAT64, nd - 1, shape);
+    PyObject *x = batch ? cpn_array_from_store(cpn_store_new_batch_as(CPN_DTYPE_FLOAT64, nd - 1, shape, batch, nd - 2))
+                        : cpn_array_new(CPN_DTYPE_FLOAT64, nd - 1, shape);
     if (!x) {
         Py_DECREF(r);
         return NULL;
@@ -542,6 +548,54 @@ PyObject *cpn_mod_lapack(PyObject *m, PyObject *args)
         return NULL;
     }
     return Py_BuildValue("NN", r, x);
+}
+
+/* lapack_info(aux): the first non-zero LAPACK info (in C order of the batch) of aux[..., 0], aux a
+ * result of lapack(); 0 when there is none.  The same on every rank: each rank reads its own tile
+ * (aux tiled along the batch, or whole), the ranks agree with two integer allreduces, no tile
+ * moves.  Flushes.  Collective. */
+PyObject *cpn_mod_lapack_info(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0 || cpn_flush() < 0) return NULL;
+    struct cpn_view *v = cpn_array_view(a);
+    struct cpn_store *s = cpn_store_root(v->store);
+    const int nd = s->ndim;
+    if (v->store != s || nd < 1 || s->dtype != CPN_DTYPE_FLOAT64 || v->ndim != nd) {
+        PyErr_SetString(PyExc_ValueError, "lapack_info: not a lapack() aux array");
+        return NULL;
+    }
+    int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];
+    cpn_store_tile_box(s, cpn_comm_rank(), lo, hi);
+    int64_t rows = 1, first = INT64_MAX, value = 0;
+    for (int d = 0; d < nd - 1; d++) rows *= hi[d] - lo[d] > 0 ? hi[d] - lo[d] : 0;
+    const int64_t width = hi[nd - 1] - lo[nd - 1];
+    if (rows > 0 && width > 0 && lo[nd - 1] == 0) {
+        const double *x = cpn_store_data(s);
+        if (!x) return PyErr_NoMemory();
+        int64_t idx[CPN_MAXDIM] = {0};
+        for (int64_t i = 0; i < rows && first == INT64_MAX; i++) {
+            if (x[i * width] != 0) {
+                int64_t g = 0;   /* the matrix's index in the whole batch */
+                for (int d = 0; d < nd - 1; d++) g = g * s->shape[d] + lo[d] + idx[d];
+                first = g;
+                value = (int64_t)x[i * width];
+            }
+            for (int d = nd - 2; d >= 0; d--) {
+                if (++idx[d] < hi[d] - lo[d]) break;
+                idx[d] = 0;
+            }
+        }
+    }
+    if (s->tiled) {
+        int64_t g = first;
+        enum cpn_status st = cpn_comm_allreduce_min(&g);
+        int64_t neg = g != INT64_MAX && g == first ? -value : 0, pos = g != INT64_MAX && g == first ? value : 0;
+        if (st == CPN_OK) st = cpn_comm_allreduce_min(&neg);   /* the owner's value, either sign */
+        if (st == CPN_OK) st = cpn_comm_allreduce_min(&pos);
+        if (st != CPN_OK) return cpn_raise(st);
+        value = g == INT64_MAX ? 0 : (neg < 0 ? -neg : pos);
+    }
+    return PyLong_FromLongLong((long long)value);
 }
 
 /* fft(a, kind, axes, n, scale): the transform `kind` (enum cpn_fft_kind) of a over the dimensions

@@ -1736,8 +1736,11 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
         enum cpn_status st = cpn_unique_dist_execute(op);
         return st == CPN_ERR_UNSUPPORTED ? exec_gathered(op, fp) : st;
     }
-    /* cholesky and solve of a partitioned matrix: ScaLAPACK, not a gathered copy */
-    case CPN_OPK_LAPACK: return cpn_scalapack_applies(op) ? cpn_scalapack_execute(op) : exec_gathered(op, fp);
+    /* cholesky and solve of a partitioned matrix: ScaLAPACK, not a gathered copy; a stack tiled
+     * along its batch: each rank's own matrices */
+    case CPN_OPK_LAPACK:
+        if (cpn_scalapack_applies(op)) return cpn_scalapack_execute(op);
+        return cpn_lapack_batch_applies(op) ? cpn_lapack_batch_execute(op) : exec_gathered(op, fp);
     case CPN_OPK_FFT: return cpn_distfft_applies(op) ? cpn_distfft_execute(op) : exec_gathered(op, fp);
     default: return exec_gathered(op, fp);
     }

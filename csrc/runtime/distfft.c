@@ -5,11 +5,13 @@
  * no byte moves.  Otherwise slab decomposition, as FFTW-MPI does: the data are redistributed
  * ("transposed") into slabs along a dimension the transform does not touch, every rank
  * transforms its slab, and the result is left in the output's tiling.  With no such dimension
- * (fft2/fftn over every dimension) the slabs are along the transformed dimension the input is cut
- * along for the others, then one all-to-all transpose into slabs along a second one for it.  The output
+ * (fft2/fftn over every dimension) the slabs are along the transformed dimension the shape's
+ * default tiling cuts, for the others, then one all-to-all transpose into slabs along a second one
+ * for it (chosen from the shape alone, so equal operands round alike in any layout).  The output
  * store is created (cpn_distfft_new_output) in the layout the last step leaves, so the result
  * moves no further; an input already in slabs moves nothing either: fft2 of a row-partitioned
- * array sends one transpose's worth of bytes per rank.
+ * array sends one transpose's worth of bytes per rank.  A complex transform of a partitioned
+ * vector (1-D) is the four-step algorithm (four_step below): three transposes.
  *
  * A redistribution between two layouts (a box per rank) sends each rank the intersection of its
  * box with this rank's, point to point (cpn_comm_post), computed from the tilings alone on every
@@ -18,6 +20,7 @@
  * op (every rank runs every op). */
 #include "distfft.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "alloc.h"
@@ -49,14 +52,18 @@ static int batch_dim(int nd, const int64_t *shape, uint64_t axes)
     return b;
 }
 
-/* The two slab dimensions of the two-step plan: the transformed dimension the input's tiles cut
- * most (the first one when none), then the longest other transformed one.  Pure. */
-static void two_step_dims(int nd, const int64_t *shape, uint64_t axes, const struct cpn_store *in,
-                          int *t0, int *t1)
+/* The two slab dimensions of the two-step plan: the transformed dimension the default tiling of
+ * the shape cuts most (the first one when none), then the longest other transformed one.  They
+ * depend on the shape and the rank count alone, never on the input's own tiling: the order the
+ * dimensions are transformed in (and so the rounding) is then the same for equal operands however
+ * they are laid out (an input in other slabs pays one more redistribution).  Pure. */
+static void two_step_dims(int nd, const int64_t *shape, uint64_t axes, int *t0, int *t1)
 {
+    int grid[CPN_MAXDIM];
+    cpn_partition_grid(nd, shape, cpn_comm_size(), grid);
     *t0 = *t1 = -1;
     for (int d = 0; d < nd; d++)
-        if (((axes >> d) & 1) && (*t0 < 0 || (in->tiled && in->grid[d] > in->grid[*t0]))) *t0 = d;
+        if (((axes >> d) & 1) && (*t0 < 0 || grid[d] > grid[*t0])) *t0 = d;
     for (int d = 0; d < nd; d++)
         if (((axes >> d) & 1) && d != *t0 && (*t1 < 0 || shape[d] > shape[*t1])) *t1 = d;
 }
@@ -78,8 +85,17 @@ struct cpn_store *cpn_distfft_new_output(enum cpn_dtype dt, int nd, const int64_
     int b = batch_dim(nd, shape, axes);
     if (b >= 0) return cpn_store_new_slabs(dt, nd, shape, b);
     int t0, t1;
-    two_step_dims(nd, shape, axes, r, &t0, &t1);
+    two_step_dims(nd, shape, axes, &t0, &t1);
     return t1 >= 0 ? cpn_store_new_slabs(dt, nd, shape, t1) : cpn_store_new(dt, nd, shape);
+}
+
+/* N = N1 * N2 with N1 the largest divisor of N not above its square root (1: N is prime). */
+static int64_t four_step_split(int64_t n)
+{
+    int64_t best = 1;
+    for (int64_t d = 2; d * d <= n; d++)
+        if (n % d == 0) best = d;
+    return best;
 }
 
 bool cpn_distfft_applies(const struct cpn_op *op)
@@ -89,9 +105,12 @@ bool cpn_distfft_applies(const struct cpn_op *op)
     const struct cpn_store *i = op->in[0]->store, *o = op->out[0]->store;
     if (i->virt || o->virt || i == o) return false;
     if (!i->tiled && !o->tiled) return false;
-    /* a partitioned 1-D transform of the only dimension needs a distributed 1-D FFT (not here) */
     const int nd = i->ndim;
-    return nd >= 2 && (batch_dim(nd, i->shape, op->axes) >= 0 || op->code <= CPN_FFT_C2C_BACKWARD);
+    /* a complex transform of a partitioned vector: the four-step algorithm (a composite length) */
+    if (nd == 1)
+        return op->code <= CPN_FFT_C2C_BACKWARD && i->tiled && four_step_split(i->shape[0]) > 1 &&
+               cpn_comm_size() <= 64;
+    return batch_dim(nd, i->shape, op->axes) >= 0 || op->code <= CPN_FFT_C2C_BACKWARD;
 }
 
 /* ---- layouts: a box [lo, hi) per rank -------------------------------------------------------- */
@@ -268,6 +287,115 @@ static char *alloc_box(const struct layout *L, enum cpn_dtype dt)
     return cpn_alloc((size_t)(n > 0 ? n : 1) * cpn_dtype_size(dt));
 }
 
+/* ---- a 1-D transform of a partitioned vector: the four-step algorithm --------------------------
+ *
+ * N = N1 * N2, x[n1 + N1 n2] seen as the N2 x N1 matrix A (row n2, column n1) and
+ * X[k2 + N2 k1] = sum_n1 w_N^(n1 k2) w_N1^(n1 k1) sum_n2 A[n2][n1] w_N2^(n2 k2), w_m = e^(-+2 pi i/m):
+ * A in row slabs (the vector's own chunks, moved only where its split points are not rows')
+ * -> transpose into column slabs -> length-N2 transforms down the columns and the twiddles
+ * w_N^(n1 k2) -> transpose back into row slabs -> length-N1 transforms along the rows give
+ * Y[k2][k1] = X[k2 + N2 k1], whose local transpose is X seen as N1 x N2 in column slabs -> one
+ * last transpose into its row slabs, the output vector's chunks (moved again only where the
+ * output's split points are not rows').  Three all-to-all transposes, as FFTW-MPI's 1-D
+ * transform. */
+
+static void layout_rows_1d(struct layout *L, int64_t rows, int64_t width, int ranks)
+{
+    L->nd = 1;
+    L->ranks = ranks;
+    L->replicated = false;
+    for (int r = 0; r < ranks; r++) {
+        L->lo[r] = width * (rows * r / ranks);
+        L->hi[r] = width * (rows * (r + 1) / ranks);
+    }
+}
+
+/* buf (this rank's box of L, an N2 x N1 column slab) times w_N^(n1 k2), sign -1 forward. */
+static void twiddle(char *buf, enum cpn_dtype cdt, const struct layout *L, int64_t N, int sign)
+{
+    const int me = cpn_comm_rank();
+    const int64_t r0 = L->lo[me * 2], r1 = L->hi[me * 2], c0 = L->lo[me * 2 + 1], c1 = L->hi[me * 2 + 1];
+    const double step = 2.0 * 3.14159265358979323846 / (double)N;
+    for (int64_t k2 = r0; k2 < r1; k2++)
+        for (int64_t n1 = c0; n1 < c1; n1++) {
+            /* the exponent reduced modulo N exactly first, so the angle stays in [0, 2 pi) */
+            const int64_t e = (int64_t)(((__int128)k2 * n1) % N);
+            const double s = sin(step * (double)e) * sign, c = cos(step * (double)e);
+            const int64_t i = (k2 - r0) * (c1 - c0) + (n1 - c0);
+            if (cdt == CPN_DTYPE_COMPLEX64) {
+                float *z = (float *)buf + 2 * i;
+                const double re = z[0], im = z[1];
+                z[0] = (float)(re * c - im * s);
+                z[1] = (float)(re * s + im * c);
+            } else {
+                double *z = (double *)buf + 2 * i;
+                const double re = z[0], im = z[1];
+                z[0] = re * c - im * s;
+                z[1] = re * s + im * c;
+            }
+        }
+}
+
+static enum cpn_status four_step(const struct cpn_op *op, const struct layout *LI, const char *ibuf,
+                                 const struct layout *LO, char *obuf)
+{
+    const int P = cpn_comm_size(), me = cpn_comm_rank();
+    const int64_t N = op->in[0]->store->shape[0], N1 = four_step_split(N), N2 = N / N1;
+    const enum cpn_dtype cdt = op->dtype;
+    const size_t es = cpn_dtype_size(cdt);
+    const int kind = op->code, sign = kind == CPN_FFT_C2C_FORWARD ? -1 : 1;
+    static struct layout A1, R, C, XC, XR, X1;
+    layout_rows_1d(&A1, N2, N1, P);
+    const int64_t ashape[2] = {N2, N1}, xshape[2] = {N1, N2};
+    layout_slabs(&R, 2, ashape, 0, P);
+    layout_slabs(&C, 2, ashape, 1, P);
+    layout_slabs(&XC, 2, xshape, 1, P);
+    layout_slabs(&XR, 2, xshape, 0, P);
+    layout_rows_1d(&X1, N1, N2, P);
+    enum cpn_status st = CPN_OK;
+    char *a = alloc_box(&R, cdt), *c = alloc_box(&C, cdt), *c2 = alloc_box(&C, cdt), *x = alloc_box(&XR, cdt);
+    if (!a || !c || !c2 || !x) {
+        st = CPN_ERR_NOMEM;
+        goto done;
+    }
+    /* the vector's chunks into whole rows of A, then columns */
+    if (layout_equal(&A1, LI)) memcpy(a, ibuf, (size_t)(A1.hi[me] - A1.lo[me]) * es);
+    else if ((st = redistribute(LI, ibuf, &A1, a, es)) != CPN_OK) goto done;
+    if ((st = redistribute(&R, a, &C, c, es)) != CPN_OK) goto done;
+    if (C.hi[me * 2 + 1] > C.lo[me * 2 + 1]) {
+        if ((st = local_fft(op, kind, 1, 1.0, &C, c, cdt, &C, c2, cdt)) != CPN_OK) goto done;
+        twiddle(c2, cdt, &C, N, sign);
+    }
+    if ((st = redistribute(&C, c2, &R, a, es)) != CPN_OK) goto done;
+    /* along the rows: Y[k2][k1] in row slabs over k2, into c's bytes (as large) */
+    const int64_t y0 = R.lo[me * 2], y1 = R.hi[me * 2];
+    char *y = NULL;
+    if (y1 > y0) {
+        y = cpn_alloc((size_t)((y1 - y0) * N1) * es);
+        if (!y) {
+            st = CPN_ERR_NOMEM;
+            goto done;
+        }
+        st = local_fft(op, kind, 2, op->dparam[0], &R, a, cdt, &R, y, cdt);
+        /* Y's rows k2 are X's (N1 x N2) columns: the local transpose into XC's box */
+        char *xc = a;   /* (N1, y1 - y0), C order, reusing a's bytes (the same count) */
+        for (int64_t k2 = 0; st == CPN_OK && k2 < y1 - y0; k2++)
+            for (int64_t k1 = 0; k1 < N1; k1++)
+                memcpy(xc + (size_t)(k1 * (y1 - y0) + k2) * es, y + (size_t)(k2 * N1 + k1) * es, es);
+        cpn_free(y);
+        if (st != CPN_OK) goto done;
+    }
+    if ((st = redistribute(&XC, a, &XR, x, es)) != CPN_OK) goto done;
+    if (layout_equal(&X1, LO)) memcpy(obuf, x, (size_t)(X1.hi[me] - X1.lo[me]) * es);
+    else st = redistribute(&X1, x, LO, obuf, es);
+done:
+    cpn_free(a);
+    cpn_free(c);
+    cpn_free(c2);
+    cpn_free(x);
+    return st;
+}
+
 enum cpn_status cpn_distfft_execute(const struct cpn_op *op)
 {
     struct cpn_store *is = op->in[0]->store, *os = op->out[0]->store;
@@ -294,6 +422,7 @@ enum cpn_status cpn_distfft_execute(const struct cpn_op *op)
             else local = LI.lo[k] == LO.lo[k] && LI.hi[k] == LO.hi[k];
         }
     if (local) return local_fft(op, op->code, axes, scale, &LI, ibuf, idt, &LO, obuf, odt);
+    if (nd == 1) return four_step(op, &LI, ibuf, &LO, obuf);
 
     const int b = batch_dim(nd, is->shape, axes);
     if (b >= 0) {
@@ -320,7 +449,7 @@ enum cpn_status cpn_distfft_execute(const struct cpn_op *op)
     /* two steps (complex to complex over every dimension): slabs along t0 for the others, one
      * transpose, slabs along t1 for t0 */
     int t0, tt;
-    two_step_dims(nd, is->shape, axes, is, &t0, &tt);
+    two_step_dims(nd, is->shape, axes, &t0, &tt);
     layout_slabs(&A, nd, is->shape, t0, P);
     layout_slabs(&B, nd, os->shape, tt, P);
     const size_t ces = cpn_dtype_size(cdt);

@@ -142,6 +142,33 @@ enum cpn_status cpn_partition_copy(struct cpn_store *s, const struct cpn_store *
     return CPN_OK;
 }
 
+enum cpn_status cpn_partition_batch(struct cpn_store *s, const struct cpn_store *src, int nb)
+{
+    if (n_ranks < 2 || !src->tiled || nb < 1 || nb > s->ndim || nb > src->ndim) return cpn_partition_default(s);
+    for (int d = 0; d < src->ndim; d++)
+        if (src->grid[d] > 1 && (d >= nb || src->shape[d] != s->shape[d])) return cpn_partition_default(s);
+    int grid[CPN_MAXDIM];
+    int64_t rs[CPN_MAXDIM];
+    for (int d = 0; d < s->ndim; d++) {
+        grid[d] = d < nb ? src->grid[d] : 1;
+        rs[d] = d < nb ? src->rank_stride[d] : 1;
+    }
+    CPN_TRY(set_tiling(s, grid, rs));
+    const int64_t *sp_src = src->splits;
+    int64_t *sp = s->splits;
+    for (int d = 0; d < s->ndim; d++) {
+        if (d < nb) {
+            memcpy(sp, sp_src, (size_t)(grid[d] + 1) * sizeof(int64_t));
+            sp_src += src->grid[d] + 1;
+        } else {
+            sp[0] = 0;
+            sp[1] = s->shape[d];
+        }
+        sp += grid[d] + 1;
+    }
+    return CPN_OK;
+}
+
 /* The tiling `like` induces on a result s of its shape: grid, rank strides and split points
  * (the source's, shifted to the view's origin, clamped).  False when it induces none (the view
  * does not walk each cut dimension of a tiled source forward by one view dimension). */

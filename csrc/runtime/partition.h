@@ -35,6 +35,10 @@ enum cpn_status cpn_partition_slabs(struct cpn_store *s, int dim);
 /* Tile a new root store with src's grid, rank strides and split points (src's split dimensions
  * have s's extents); default when that cannot be.  Local. */
 enum cpn_status cpn_partition_copy(struct cpn_store *s, const struct cpn_store *src);
+/* Tile a new root store as src on its first nb dimensions (src's grid, rank strides and split
+ * points there, whatever s's size: a batch of results beside its operands), whole along the
+ * others; default when src is not tiled or cuts a later dimension.  Local. */
+enum cpn_status cpn_partition_batch(struct cpn_store *s, const struct cpn_store *src, int nb);
 /* The process grid the default layout uses for `shape` over `ranks` (grid[d] tiles per dim). */
 void cpn_partition_grid(int ndim, const int64_t *shape, int ranks, int *grid);
 

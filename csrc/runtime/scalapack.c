@@ -1,5 +1,8 @@
-/* scalapack.c: cholesky and solve of a partitioned matrix on ScaLAPACK (pdpotrf/pzpotrf,
- * pdgesv/pzgesv) instead of gathering it.
+/* scalapack.c: cholesky, solve, inv, det/slogdet and eigh/eigvalsh of a partitioned matrix on
+ * ScaLAPACK (pdpotrf/pzpotrf, pdgesv/pzgesv, pdgetrf+pdgetri/pz*, pdgetrf, pdsyevd/pzheevd)
+ * instead of gathering it.  slogdet combines each rank's diagonal entries of the LU factor
+ * (log |d| summed, signs and pivot swaps counted, or complex phases summed) over the ranks in
+ * rank order; eigh's eigenvalues are on every rank, its vectors go back as a result matrix.
  *
  * The operand's tiles (partition.c's block tiling over its near-square process grid, uneven
  * split points) are redistributed into ScaLAPACK's 2-D block-cyclic layout on a BLACS grid of
@@ -16,6 +19,7 @@
  * is a whole 2-D root store, tiled, seen directly; otherwise dist.c's gathered path runs it. */
 #include "scalapack.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -44,6 +48,21 @@ void pdgesv_(const int *n, const int *nrhs, double *a, const int *ia, const int 
              int *ipiv, double *b, const int *ib, const int *jb, const int *descb, int *info);
 void pzgesv_(const int *n, const int *nrhs, void *a, const int *ia, const int *ja, const int *desca,
              int *ipiv, void *b, const int *ib, const int *jb, const int *descb, int *info);
+void pdgetrf_(const int *m, const int *n, double *a, const int *ia, const int *ja, const int *desca,
+              int *ipiv, int *info);
+void pzgetrf_(const int *m, const int *n, void *a, const int *ia, const int *ja, const int *desca,
+              int *ipiv, int *info);
+void pdgetri_(const int *n, double *a, const int *ia, const int *ja, const int *desca, const int *ipiv,
+              double *work, const int *lwork, int *iwork, const int *liwork, int *info);
+void pzgetri_(const int *n, void *a, const int *ia, const int *ja, const int *desca, const int *ipiv,
+              void *work, const int *lwork, int *iwork, const int *liwork, int *info);
+void pdsyevd_(const char *jobz, const char *uplo, const int *n, double *a, const int *ia, const int *ja,
+              const int *desca, double *w, double *z, const int *iz, const int *jz, const int *descz,
+              double *work, const int *lwork, int *iwork, const int *liwork, int *info, size_t, size_t);
+void pzheevd_(const char *jobz, const char *uplo, const int *n, void *a, const int *ia, const int *ja,
+              const int *desca, double *w, void *z, const int *iz, const int *jz, const int *descz,
+              void *work, const int *lwork, double *rwork, const int *lrwork, int *iwork,
+              const int *liwork, int *info, size_t, size_t);
 
 enum { TAG_IN = 40, TAG_OUT = 41 };
 
@@ -66,7 +85,10 @@ static bool whole_1d(const struct cpn_view *v)
 
 bool cpn_scalapack_applies(const struct cpn_op *op)
 {
-    if (op->kind != CPN_OPK_LAPACK || (op->code != CPN_LA_CHOLESKY && op->code != CPN_LA_SOLVE)) return false;
+    if (op->kind != CPN_OPK_LAPACK) return false;
+    if (op->code != CPN_LA_CHOLESKY && op->code != CPN_LA_SOLVE && op->code != CPN_LA_INV &&
+        op->code != CPN_LA_SLOGDET && op->code != CPN_LA_EIGH)
+        return false;
     if (op->dtype != CPN_DTYPE_FLOAT64 && op->dtype != CPN_DTYPE_COMPLEX128) return false;
     if (cpn_comm_size() < 2) return false;
     const char *e = getenv("CUPYNUM_SCALAPACK");
@@ -377,6 +399,144 @@ static int blacs_context(int pr, int pc)
     return ctxt;
 }
 
+/* A (LU-factored by p?getrf, pivots ipiv) replaced by its inverse: p?getri after its workspace
+ * query.  Local to ScaLAPACK's grid (its own messages). */
+static enum cpn_status invert(bool real, int N, char *A, const int *desca, const int *ipiv, int *info)
+{
+    const int one = 1, query = -1;
+    double wq[2] = {0, 0};
+    int iq = 0;
+    if (real) pdgetri_(&N, (double *)A, &one, &one, desca, ipiv, wq, &query, &iq, &query, info);
+    else pzgetri_(&N, A, &one, &one, desca, ipiv, wq, &query, &iq, &query, info);
+    if (*info) return CPN_OK;
+    int lwork = (int)wq[0] + 1, liwork = iq > 1 ? iq : 1;
+    char *work = cpn_alloc((size_t)lwork * (real ? 8 : 16));
+    int *iwork = cpn_alloc(sizeof(int) * (size_t)liwork);
+    enum cpn_status st = CPN_OK;
+    if (!work || !iwork) st = CPN_ERR_NOMEM;
+    else if (real) pdgetri_(&N, (double *)A, &one, &one, desca, ipiv, (double *)work, &lwork, iwork, &liwork, info);
+    else pzgetri_(&N, A, &one, &one, desca, ipiv, work, &lwork, iwork, &liwork, info);
+    cpn_free(work);
+    cpn_free(iwork);
+    return st;
+}
+
+/* Eigenvalues W (every rank) and eigenvectors Z (block-cyclic as A) of the Hermitian A
+ * (triangle uplo), by p?syevd / p?heevd.  Their workspace queries undercount what p?ormtr needs
+ * on some grids (2 x 2: "PDORMTR parameter 16 had an illegal value", and wrong vectors with info
+ * 0), so the sizes are the larger of the query and the documented minimums (np x nq the local
+ * array, nb the block) plus p?ormtr's (np + nq + nb) * nb. */
+static enum cpn_status eigh(bool real, char uplo, int N, char *A, const int *desca, double *W, char *Z,
+                            int *info, int64_t np, int64_t nq, int64_t nb)
+{
+    const int one = 1, query = -1;
+    const char jobz = 'V';
+    double wq[2] = {0, 0}, rq[2] = {0, 0};
+    int iq = 0;
+    if (real) pdsyevd_(&jobz, &uplo, &N, (double *)A, &one, &one, desca, W, (double *)Z, &one, &one, desca, wq, &query, &iq, &query, info, 1, 1);
+    else pzheevd_(&jobz, &uplo, &N, A, &one, &one, desca, W, Z, &one, &one, desca, wq, &query, rq, &query, &iq, &query, info, 1, 1);
+    if (*info) return CPN_OK;
+    const int64_t n = N, ormtr = (np + nq + nb) * nb;
+    int64_t lw = (int64_t)wq[0] + 1, lrw = (int64_t)rq[0] + 1, liw = iq > 1 ? iq : 1;
+    if (real) {
+        int64_t tri = 3 * n + (nb * (np + 1) > 3 * nb ? nb * (np + 1) : 3 * nb);
+        int64_t docs = (1 + 6 * n + 2 * np * nq > tri ? 1 + 6 * n + 2 * np * nq : tri) + 2 * n;
+        if (docs > lw) lw = docs;
+    } else {
+        if (n + ormtr > lw) lw = n + ormtr;
+        if (1 + 9 * n + 3 * np * nq > lrw) lrw = 1 + 9 * n + 3 * np * nq;
+    }
+    lw += ormtr;
+    if (7 * n + 8 * 64 + 2 > liw) liw = 7 * n + 8 * 64 + 2;
+    if (lw > INT32_MAX || lrw > INT32_MAX) return cpn_error(CPN_ERR_UNSUPPORTED, "eigh: ScaLAPACK workspace too large");
+    int lwork = (int)lw, lrwork = (int)lrw, liwork = (int)liw;
+    char *work = cpn_alloc((size_t)lwork * (real ? 8 : 16));
+    double *rwork = real ? NULL : cpn_alloc(sizeof(double) * (size_t)lrwork);
+    int *iwork = cpn_alloc(sizeof(int) * (size_t)liwork);
+    enum cpn_status st = CPN_OK;
+    if (!work || !iwork || (!real && !rwork)) st = CPN_ERR_NOMEM;
+    else if (real) pdsyevd_(&jobz, &uplo, &N, (double *)A, &one, &one, desca, W, (double *)Z, &one, &one, desca, (double *)work, &lwork, iwork, &liwork, info, 1, 1);
+    else pzheevd_(&jobz, &uplo, &N, A, &one, &one, desca, W, Z, &one, &one, desca, work, &lwork, rwork, &lrwork, iwork, &liwork, info, 1, 1);
+    cpn_free(work);
+    cpn_free(rwork);
+    cpn_free(iwork);
+    return st;
+}
+
+/* slogdet from the LU factors: each rank takes the diagonal elements it owns (log |d| summed, the
+ * sign of d times -1 per row swap), the ranks' partials are gathered and combined in rank order
+ * (so every rank agrees bit for bit) into out[0] (the sign, in the op's dtype) and aux[1]
+ * (logdet).  A complex sign is the phase: the angles are summed.  singular: 0 and -inf. */
+static enum cpn_status slogdet_out(const struct cpn_op *op, bool real, const struct bc *L, const char *A,
+                                   int64_t lld, const int *ipiv, int myr, int myc, bool singular)
+{
+    const int P = cpn_comm_size();
+    const size_t item = real ? 8 : 16;
+    double part[3] = {0, 0, 0};   /* log|d| sum, angle sum (complex) or negative count, zero seen */
+    for (int64_t i = 0; i < L->m && !singular; i++) {
+        const int64_t I = i / L->nb;
+        if ((int)(I % L->pr) != myr || (int)(I % L->pc) != myc) continue;
+        const char *e = A + local_index(L, i, i, lld) * (int64_t)item;
+        const int64_t li = (I / L->pr) * L->nb + i % L->nb;   /* the local row of i */
+        const bool swapped = ipiv[li] != i + 1;
+        if (real) {
+            double v = *(const double *)e;
+            if (v == 0) part[2] = 1;
+            part[0] += log(fabs(v));
+            part[1] += (v < 0) + swapped;
+        } else {
+            double re = ((const double *)e)[0], im = ((const double *)e)[1], ab = hypot(re, im);
+            if (ab == 0) part[2] = 1;
+            part[0] += log(ab);
+            part[1] += atan2(im, re) + (swapped ? M_PI : 0);
+        }
+    }
+    double *all = cpn_alloc(sizeof part * (size_t)P);
+    size_t *counts = cpn_alloc(sizeof(size_t) * (size_t)P);
+    if (!all || !counts) {
+        cpn_free(all);
+        cpn_free(counts);
+        return CPN_ERR_NOMEM;
+    }
+    for (int r = 0; r < P; r++) counts[r] = sizeof part;
+    enum cpn_status st = cpn_comm_allgatherv(part, all, counts);
+    double logdet = 0, ang = 0, zero = singular;
+    for (int r = 0; st == CPN_OK && r < P; r++) {
+        logdet += all[3 * r];
+        ang += all[3 * r + 1];
+        zero += all[3 * r + 2];
+    }
+    cpn_free(all);
+    cpn_free(counts);
+    if (st != CPN_OK) return st;
+    double sr, si = 0;
+    if (zero) {
+        sr = 0;
+        logdet = -INFINITY;
+    } else if (real) {
+        sr = fmod(ang, 2.0) != 0 ? -1.0 : 1.0;
+    } else {
+        sr = cos(ang);
+        si = sin(ang);
+    }
+    struct cpn_store *o = op->out[0]->store, *x = op->out[1]->store;
+    int64_t lo, hi;
+    cpn_store_tile_box(o, cpn_comm_rank(), &lo, &hi);
+    if (lo <= 0 && hi > 0) {
+        char *d = cpn_store_data(o);
+        if (!d) return CPN_ERR_NOMEM;
+        ((double *)d)[0] = sr;
+        if (!real) ((double *)d)[1] = si;
+    }
+    cpn_store_tile_box(x, cpn_comm_rank(), &lo, &hi);
+    if (lo <= 1 && hi > 1) {
+        double *d = cpn_store_data(x);
+        if (!d) return CPN_ERR_NOMEM;
+        d[1 - lo] = logdet;
+    }
+    return CPN_OK;
+}
+
 enum cpn_status cpn_scalapack_execute(const struct cpn_op *op)
 {
     const int P = cpn_comm_size();
@@ -403,6 +563,8 @@ enum cpn_status cpn_scalapack_execute(const struct cpn_op *op)
     enum cpn_status st = CPN_OK;
     char *A = cpn_alloc((size_t)lld * (size_t)(locc > 0 ? locc : 1) * item), *B = NULL;
     int *ipiv = NULL;
+    double *W = NULL;   /* eigh: the eigenvalues, on every rank */
+    char *Z = NULL;     /* eigh: the eigenvectors, block-cyclic as A */
     if (!A) return CPN_ERR_NOMEM;
     struct bc La = {.pr = pr, .pc = pc, .nb = nb, .m = n, .n = n};
     st = scatter_in(&La, op->in[0]->store, A, lld);
@@ -418,14 +580,37 @@ enum cpn_status cpn_scalapack_execute(const struct cpn_op *op)
     }
     if (st != CPN_OK) goto done;
     info = 0;
+    const bool real = op->dtype == CPN_DTYPE_FLOAT64;
     if (op->code == CPN_LA_CHOLESKY) {
         const char uplo = op->iparam[0] ? 'U' : 'L';
-        if (op->dtype == CPN_DTYPE_FLOAT64) pdpotrf_(&uplo, &N, (double *)A, &one, &one, desca, &info, 1);
+        if (real) pdpotrf_(&uplo, &N, (double *)A, &one, &one, desca, &info, 1);
         else pzpotrf_(&uplo, &N, A, &one, &one, desca, &info, 1);
-    } else {
-        if (op->dtype == CPN_DTYPE_FLOAT64) pdgesv_(&N, &K, (double *)A, &one, &one, desca, ipiv, (double *)B, &one, &one, descb, &info);
+    } else if (op->code == CPN_LA_SOLVE) {
+        if (real) pdgesv_(&N, &K, (double *)A, &one, &one, desca, ipiv, (double *)B, &one, &one, descb, &info);
         else pzgesv_(&N, &K, A, &one, &one, desca, ipiv, B, &one, &one, descb, &info);
+    } else if (op->code == CPN_LA_INV || op->code == CPN_LA_SLOGDET) {
+        if (!(ipiv = cpn_alloc(sizeof(int) * (size_t)(locr + nb)))) {
+            st = CPN_ERR_NOMEM;
+            goto done;
+        }
+        if (real) pdgetrf_(&N, &N, (double *)A, &one, &one, desca, ipiv, &info);
+        else pzgetrf_(&N, &N, A, &one, &one, desca, ipiv, &info);
+        if (op->code == CPN_LA_INV && !info) st = invert(real, N, A, desca, ipiv, &info);
+        if (op->code == CPN_LA_SLOGDET) {
+            /* a singular matrix (info > 0) has determinant 0: sign 0, logdet -inf, as the kernel */
+            if (info > 0) info = 0;
+            if (st == CPN_OK) st = slogdet_out(op, real, &La, A, lld, ipiv, myr, myc, info != 0);
+        }
+    } else {   /* CPN_LA_EIGH: pdsyevd/pzheevd compute vectors always (no 'N' in ScaLAPACK) */
+        W = cpn_alloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
+        Z = cpn_alloc((size_t)lld * (size_t)(locc > 0 ? locc : 1) * item);
+        if (!W || !Z) {
+            st = CPN_ERR_NOMEM;
+            goto done;
+        }
+        st = eigh(real, op->iparam[0] ? 'U' : 'L', N, A, desca, W, Z, &info, locr, locc, nb);
     }
+    if (st != CPN_OK) goto done;
     /* info: the largest over the ranks (positive: not positive definite / singular) */
     int64_t neg = -(int64_t)(info < 0 ? 1 << 30 : info);
     st = cpn_comm_allreduce_min(&neg);
@@ -433,18 +618,26 @@ enum cpn_status cpn_scalapack_execute(const struct cpn_op *op)
     info = (int)-neg;
     if (!info) {
         if (op->code == CPN_LA_CHOLESKY) st = gather_out(&La, A, lld, op->out[0]->store, op->iparam[0] ? 2 : 1);
-        else st = gather_out(&Lb, B, lld, op->out[0]->store, 0);
+        else if (op->code == CPN_LA_SOLVE) st = gather_out(&Lb, B, lld, op->out[0]->store, 0);
+        else if (op->code == CPN_LA_INV) st = gather_out(&La, A, lld, op->out[0]->store, 0);
+        else if (op->code == CPN_LA_EIGH && op->iparam[1]) st = gather_out(&La, Z, lld, op->out[0]->store, 0);
     }
     if (st == CPN_OK) {
         struct cpn_store *x = op->out[1]->store;
         int64_t lo, hi;
         cpn_store_tile_box(x, cpn_comm_rank(), &lo, &hi);
-        if (lo <= 0 && hi > 0) *(double *)cpn_store_data_for_overwrite(x) = info;
+        double *xd = hi > lo ? cpn_store_data(x) : NULL;
+        if (hi > lo && !xd) st = CPN_ERR_NOMEM;
+        if (xd && lo <= 0 && hi > 0) xd[0] = info;
+        if (xd && op->code == CPN_LA_EIGH && !info)   /* aux[1 + i]: eigenvalue i */
+            for (int64_t i = lo > 1 ? lo : 1; i < hi && i <= n; i++) xd[i - lo] = W[i - 1];
     }
 done:
     cpn_free(A);
     cpn_free(B);
     cpn_free(ipiv);
+    cpn_free(W);
+    cpn_free(Z);
     return st;
 }
 
@@ -463,3 +656,117 @@ enum cpn_status cpn_scalapack_execute(const struct cpn_op *op)
 }
 
 #endif
+
+
+/* ---- batched owner computes (any build: no library beyond LAPACK) ------------------------------- */
+
+static bool whole_root(const struct cpn_view *v)
+{
+    const struct cpn_store *s = v->store;
+    if (s->root || v->part || v->ndim != s->ndim || v->dtype != s->dtype) return false;
+    for (int i = 0; i < v->ndim; i++)
+        if (v->sdim[i] != i || v->step[i] != 1 || v->off[i] != 0 || v->shape[i] != s->shape[i]) return false;
+    return true;
+}
+
+/* s tiled along its first nb dimensions only, each rank's box there the same as ref's. */
+static bool batch_tiled_as(const struct cpn_store *s, const struct cpn_store *ref, int nb)
+{
+    if (!s->tiled || s->ndim < nb) return false;
+    for (int d = nb; d < s->ndim; d++)
+        if (s->grid[d] > 1) return false;
+    const int P = cpn_comm_size();
+    int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM], rlo[CPN_MAXDIM], rhi[CPN_MAXDIM];
+    for (int r = 0; r < P; r++) {
+        cpn_store_tile_box(s, r, lo, hi);
+        cpn_store_tile_box(ref, r, rlo, rhi);
+        for (int d = 0; d < nb; d++)
+            if (lo[d] != rlo[d] || hi[d] != rhi[d]) return false;
+    }
+    return true;
+}
+
+const struct cpn_store *cpn_lapack_batch_source(const struct cpn_view *a, const struct cpn_view *b)
+{
+    const int nd = a->ndim, nb = nd - 2;
+    if (cpn_comm_size() < 2 || nb < 1 || !whole_root(a)) return NULL;
+    const struct cpn_store *s = a->store;
+    if (!batch_tiled_as(s, s, nb)) return NULL;
+    /* b tiled alike, or replicated (small): each rank reads its own matrices' right-hand sides */
+    if (b && (!whole_root(b) || b->ndim != nd || (b->store->tiled && !batch_tiled_as(b->store, s, nb))))
+        return NULL;
+    return s;
+}
+
+bool cpn_lapack_batch_applies(const struct cpn_op *op)
+{
+    if (op->kind != CPN_OPK_LAPACK || op->nout != 2 || op->nin < 1 || !op->in[0]) return false;
+    const struct cpn_view *a = op->in[0], *b = op->nin > 1 ? op->in[1] : NULL;
+    const struct cpn_store *s = cpn_lapack_batch_source(a, b);
+    if (!s) return false;
+    const int nb = a->ndim - 2;
+    for (int i = 0; i < 2; i++) {
+        const struct cpn_view *o = op->out[i];
+        if (!whole_root(o) || o->ndim != nb + 1 || !batch_tiled_as(o->store, s, nb)) return false;
+        for (int d = 0; d < nb; d++)
+            if (o->shape[d] != a->shape[d]) return false;
+    }
+    return true;
+}
+
+/* C-contiguous byte strides of a box of extents ext. */
+static void box_strides(int nd, const int64_t *ext, size_t item, int64_t *st)
+{
+    int64_t acc = (int64_t)item;
+    for (int d = nd - 1; d >= 0; d--) {
+        st[d] = acc;
+        acc *= ext[d] > 0 ? ext[d] : 1;
+    }
+}
+
+static void tile_extents(const struct cpn_store *s, int64_t *ext)
+{
+    int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];
+    cpn_store_tile_box(s, cpn_comm_rank(), lo, hi);
+    for (int d = 0; d < s->ndim; d++) ext[d] = hi[d] - lo[d];
+}
+
+enum cpn_status cpn_lapack_batch_execute(const struct cpn_op *op)
+{
+    const struct cpn_view *a = op->in[0], *b = op->nin > 1 ? op->in[1] : NULL;
+    struct cpn_store *as = a->store, *bs = b ? b->store : NULL;
+    struct cpn_store *os = op->out[0]->store, *xs = op->out[1]->store;
+    const int nb = a->ndim - 2;
+    int64_t ae[CPN_MAXDIM], be[CPN_MAXDIM], oe[CPN_MAXDIM], xe[CPN_MAXDIM];
+    int64_t ast[CPN_MAXDIM], bst[CPN_MAXDIM], ost[CPN_MAXDIM], xst[CPN_MAXDIM];
+    tile_extents(as, ae);
+    tile_extents(os, oe);
+    tile_extents(xs, xe);
+    int64_t count = 1;
+    for (int d = 0; d < nb; d++) count *= ae[d];
+    if (count <= 0) return CPN_OK;   /* this rank holds no matrix */
+    box_strides(nb + 2, ae, cpn_dtype_size(a->dtype), ast);
+    box_strides(nb + 1, oe, cpn_dtype_size(os->dtype), ost);
+    box_strides(nb + 1, xe, cpn_dtype_size(xs->dtype), xst);
+    const char *A = cpn_store_data(as), *B = NULL;
+    if (!A) return CPN_ERR_NOMEM;
+    if (bs) {
+        tile_extents(bs, be);
+        box_strides(nb + 2, be, cpn_dtype_size(b->dtype), bst);
+        if (!(B = cpn_store_data(bs))) return CPN_ERR_NOMEM;
+        if (!bs->tiled) {   /* replicated: this rank's matrices start at its tile's corner */
+            int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];
+            cpn_store_tile_box(as, cpn_comm_rank(), lo, hi);
+            for (int d = 0; d < nb; d++) B += lo[d] * bst[d];
+        }
+    }
+    char *O = cpn_store_data_for_overwrite(os);
+    double *X = cpn_store_data_for_overwrite(xs);
+    if (!O || !X) return CPN_ERR_NOMEM;
+    struct cpn_lapack_args la = {
+        .code = op->code, .dt = op->dtype, .nb = nb, .bshape = oe, .a = A, .as = ast, .b = B,
+        .bs = bs ? bst : NULL, .m = ae[nb], .n = ae[nb + 1], .nrhs = bs ? be[nb + 1] : 0, .out = O,
+        .os = ost, .aux = X, .xs = xst, .p = {op->iparam[0], op->iparam[1]}, .rcond = op->dparam[0],
+    };
+    return cpn_kernel_lapack(&la);
+}

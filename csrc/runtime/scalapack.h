@@ -1,4 +1,5 @@
-/* scalapack.h: cholesky and solve of a partitioned matrix on ScaLAPACK (scalapack.c). */
+/* scalapack.h: cholesky, solve, inv, det/slogdet and eigh of a partitioned matrix on ScaLAPACK;
+ * batched LAPACK owner computes (scalapack.c). */
 #ifndef CPN_SCALAPACK_H
 #define CPN_SCALAPACK_H
 
@@ -6,11 +7,27 @@
 
 #include "opsem.h"
 
-/* Does scalapack.c compute this op (an unbatched float64/complex128 LAPACK cholesky or solve of
+/* Does scalapack.c compute this op (an unbatched float64/complex128 LAPACK cholesky, solve, inv,
+ * slogdet or eigh of
  * a whole tiled 2-D root store, built with ScaLAPACK, under MPI)?  Local (a pure function of the
  * op, the tilings and CUPYNUM_SCALAPACK, so every rank answers alike). */
 bool cpn_scalapack_applies(const struct cpn_op *op);
 /* Redistribute to block-cyclic, factor, redistribute back into the op's outputs.  Collective. */
 enum cpn_status cpn_scalapack_execute(const struct cpn_op *op);
+
+/* Batched LAPACK owner computes: a stack of matrices tiled along its batch dimensions only (every
+ * matrix whole in one tile) is factored where it lies, each rank running the batched kernel on
+ * its own matrices, no byte sent.  The builder gives the op's outputs the operand's batch tiling
+ * (cpn_lapack_batch_source, then cpn_store_new_batch_as); LAPACK's infos stay in each rank's
+ * tile of aux (cupynum's lapack_info agrees on them with one integer allreduce).  */
+/* The tiled root store whose batch tiling the outputs take: a's, when a (..., m, n) is a whole
+ * root store tiled along batch dimensions only and b (or NULL) is one tiled alike; NULL
+ * otherwise.  Local. */
+const struct cpn_store *cpn_lapack_batch_source(const struct cpn_view *a, const struct cpn_view *b);
+/* Does cpn_lapack_batch_execute compute this op (operands and outputs tiled alike along the
+ * batch dimensions, nothing else cut)?  Local. */
+bool cpn_lapack_batch_applies(const struct cpn_op *op);
+/* Each rank's matrices through the batched kernel, in place in its tiles.  Local (no message). */
+enum cpn_status cpn_lapack_batch_execute(const struct cpn_op *op);
 
 #endif

@@ -124,7 +124,11 @@ static enum cpn_status check_allocatable(const struct cpn_store *s)
                      size, shape, cpn_dtype_name(s->dtype));
 }
 
-enum tile_mode { TILE_DEFAULT, TILE_LIKE, TILE_LIKE_N, TILE_REPLICATED, TILE_SLABS, TILE_COPY };
+enum tile_mode { TILE_DEFAULT, TILE_LIKE, TILE_LIKE_N, TILE_REPLICATED, TILE_SLABS, TILE_COPY, TILE_BATCH };
+struct batch_of {
+    const struct cpn_store *src;
+    int nb;
+};
 struct like_n {
     int n;
     const struct cpn_view *const *v;
@@ -142,6 +146,7 @@ static struct cpn_store *store_new(enum cpn_dtype dtype, int ndim, const int64_t
     else if (mode == TILE_DEFAULT) st = cpn_partition_default(s);
     else if (mode == TILE_SLABS) st = cpn_partition_slabs(s, *(const int *)like);
     else if (mode == TILE_COPY) st = cpn_partition_copy(s, like);
+    else if (mode == TILE_BATCH) st = cpn_partition_batch(s, ((const struct batch_of *)like)->src, ((const struct batch_of *)like)->nb);
     if (st != CPN_OK) {
         cpn_store_release(s);
         return NULL;
@@ -214,6 +219,13 @@ struct cpn_store *cpn_store_new_tiled_as(enum cpn_dtype dtype, int ndim, const i
                                          const struct cpn_store *src)
 {
     return store_new(dtype, ndim, shape, TILE_COPY, src);
+}
+
+struct cpn_store *cpn_store_new_batch_as(enum cpn_dtype dtype, int ndim, const int64_t *shape,
+                                         const struct cpn_store *src, int nb)
+{
+    struct batch_of b = {src, nb};
+    return store_new(dtype, ndim, shape, TILE_BATCH, &b);
 }
 
 struct cpn_store *cpn_store_new_replicated(enum cpn_dtype dtype, int ndim, const int64_t *shape)

@@ -92,6 +92,10 @@ struct cpn_store *cpn_store_new_like_n(enum cpn_dtype dtype, int ndim, const int
 struct cpn_store *cpn_store_new_slabs(enum cpn_dtype dtype, int ndim, const int64_t *shape, int dim);
 struct cpn_store *cpn_store_new_tiled_as(enum cpn_dtype dtype, int ndim, const int64_t *shape,
                                          const struct cpn_store *src);
+/* A store tiled as src on its first nb dimensions, whatever its size (cpn_partition_batch).
+ * Local. */
+struct cpn_store *cpn_store_new_batch_as(enum cpn_dtype dtype, int ndim, const int64_t *shape,
+                                         const struct cpn_store *src, int nb);
 /* A store replicated on every rank whatever its size.  Local. */
 struct cpn_store *cpn_store_new_replicated(enum cpn_dtype dtype, int ndim, const int64_t *shape);
 

@@ -12,9 +12,11 @@ line on cupynum's native ops.
 Empty matrices (a zero dimension) are NumPy's business: NumPy computes on zero-filled stand-ins
 of the shapes (no data moves) and its results come back as cupynum arrays.
 
-Under MPI, cholesky and solve of one partitioned matrix run on ScaLAPACK (csrc/runtime/scalapack.c:
-tiles redistributed to block-cyclic and back); every other LAPACK op runs on gathered copies (the
-executor's gathered path)."""
+Under MPI, cholesky, solve, inv, det/slogdet and eigh/eigvalsh of one partitioned matrix run on ScaLAPACK (csrc/runtime/scalapack.c:
+tiles redistributed to block-cyclic and back); a stack partitioned along its batch dimensions is
+factored by each rank on its own matrices (no byte sent, the results tiled alike, LAPACK's infos
+agreed by `_core.lapack_info`); every other LAPACK op runs on gathered copies (the executor's
+gathered path)."""
 
 import operator
 
@@ -158,9 +160,9 @@ def _lapack(code, a, b, out_dtype, L, naux, p0=0, p1=0, rcond=0.0, error=None):
                             int(p1), float(rcond))
     if error is False:
         return out, aux
-    info = _core.to_numpy(aux[..., 0])
-    if _np.any(info != 0):
-        raise LinAlgError(error or f"LAPACK routine {code.lower()} failed (info {int(info.flat[_np.flatnonzero(info)[0]])})")
+    info = _core.lapack_info(aux)   # each rank reads its own tile: no gather
+    if info:
+        raise LinAlgError(error or f"LAPACK routine {code.lower()} failed (info {info})")
     return out, aux
 
 
