@@ -60,12 +60,14 @@ CPN_PHILOX_HD void cpn_philox_block(uint64_t seed, uint64_t stream, uint64_t idx
     cpn_philox10(c, (uint32_t)seed, (uint32_t)(seed >> 32));
 }
 
-/* Element idx of a uniform draw on [lo, hi). */
+/* Element idx of a uniform draw on [lo, hi): two uniforms per block, element idx from words
+ * 2h, 2h + 1 (h = idx & 1) of the block of counter idx >> 1. */
 CPN_PHILOX_HD double cpn_philox_uniform(uint64_t seed, uint64_t stream, uint64_t idx, double lo, double hi)
 {
     uint32_t c[4];
-    cpn_philox_block(seed, stream, idx, c);
-    return lo + (hi - lo) * cpn_philox_unit(c[0], c[1]);
+    cpn_philox_block(seed, stream, idx >> 1, c);
+    const int h = (int)(idx & 1) * 2;
+    return lo + (hi - lo) * cpn_philox_unit(c[h], c[h + 1]);
 }
 
 /* Element idx of a normal draw (Box-Muller on (0, 1] x [0, 1): one normal per element). */
@@ -279,27 +281,54 @@ CPN_PHILOX_HD void cpn_philox_mul64(uint64_t x, uint64_t r, uint64_t *hi, uint64
     *lo = (mid << 32) | (uint32_t)p00;
 }
 
-/* An integer in [0, r), 1 <= r <= 2**53: Lemire's multiply with rejection, two 64-bit words per
- * block, at most 2 * CPN_PHILOX_PART tries (the chance of running out is below 2**-128). */
-CPN_PHILOX_HD double cpn_philox_integer(uint64_t seed, uint64_t stream, uint64_t idx, double rd,
-                                 const uint32_t *b0)
+/* An integer in [0, r), 1 <= r <= 2**53: Lemire's multiply with rejection.  For r <= 2**32,
+ * four per block: attempt 0 of element idx is word idx & 3 of the block of counter idx >> 2
+ * (x0, when the caller has it, else computed here), times r in 32 bits; for larger r, two per
+ * block: words 2h, 2h + 1 (h = idx & 1) of the block of idx >> 1 as 64 bits.  A rejected element
+ * goes on with attempts a >= 1, the blocks of counter (idx, stream ^ a << 56), word by word (or
+ * pair by pair); the chance of running out is below 2**-128. */
+CPN_PHILOX_HD double cpn_philox_integer_from(uint64_t seed, uint64_t stream, uint64_t idx, uint64_t r,
+                                            uint64_t x0, int have_x0)
 {
-    uint64_t r = (uint64_t)rd, hi = 0, lo, t = 0;
     uint32_t c[4];
-    int have_t = 0;   /* the threshold 2**64 mod r: a division, needed only when lo < r */
-    for (unsigned a = 0; a < CPN_PHILOX_PART; a++) {
-        cpn_philox_sub(seed, stream, idx, a, c, b0);
+    if (r <= 4294967296ull) {
+        if (!have_x0) {
+            cpn_philox_block(seed, stream, idx >> 2, c);
+            x0 = c[idx & 3];
+        }
+        const uint32_t t = (uint32_t)((4294967296ull - r) % r);   /* 2**32 mod r */
+        uint64_t m = x0 * r;
+        if ((uint32_t)m >= t) return (double)(m >> 32);
+        for (unsigned a = 1; a < CPN_PHILOX_PART; a++) {
+            cpn_philox_block(seed, stream ^ ((uint64_t)a << 56), idx, c);
+            for (int j = 0; j < 4; j++) {
+                m = (uint64_t)c[j] * r;
+                if ((uint32_t)m >= t) return (double)(m >> 32);
+            }
+        }
+        return (double)(m >> 32);
+    }
+    if (!have_x0) {
+        cpn_philox_block(seed, stream, idx >> 1, c);
+        const int h = (int)(idx & 1) * 2;
+        x0 = (uint64_t)c[h] | (uint64_t)c[h + 1] << 32;
+    }
+    uint64_t hi, lo, t = (0 - r) % r;   /* 2**64 mod r */
+    cpn_philox_mul64(x0, r, &hi, &lo);
+    if (lo >= t) return (double)hi;
+    for (unsigned a = 1; a < CPN_PHILOX_PART; a++) {
+        cpn_philox_block(seed, stream ^ ((uint64_t)a << 56), idx, c);
         for (int h = 0; h < 2; h++) {
             cpn_philox_mul64((uint64_t)c[2 * h] | (uint64_t)c[2 * h + 1] << 32, r, &hi, &lo);
-            if (lo >= r) return (double)hi;
-            if (!have_t) {
-                t = (0 - r) % r;
-                have_t = 1;
-            }
             if (lo >= t) return (double)hi;
         }
     }
     return (double)hi;
+}
+
+CPN_PHILOX_HD double cpn_philox_integer(uint64_t seed, uint64_t stream, uint64_t idx, double rd)
+{
+    return cpn_philox_integer_from(seed, stream, idx, (uint64_t)rd, 0, 0);
 }
 
 CPN_PHILOX_HD double cpn_philox_draw_b(int dist, uint64_t seed, uint64_t stream, uint64_t idx, double p0,
@@ -312,7 +341,7 @@ CPN_PHILOX_HD double cpn_philox_draw_b(int dist, uint64_t seed, uint64_t stream,
     case 1: /* NORMAL */
         return cpn_philox_normal(seed, stream, idx, p0, p1);
     case 3: /* INTEGER */
-        return cpn_philox_integer(seed, stream, idx, p0, b0);
+        return cpn_philox_integer(seed, stream, idx, p0);   /* its own blocks, not b0 */
     case 5: /* GAMMA */
         return p1 * cpn_philox_gamma(seed, stream, idx, 0, p0, b0);
     case 6: /* POISSON */

@@ -55,6 +55,8 @@ static void test_philox_shared(void)
     }
     static const struct { int dist, exact; double p0, p1; } cases[] = {
         {CPN_RANDOM_INTEGER, 1, 1000.0, 0.0}, {CPN_RANDOM_INTEGER, 1, 3.0 * 2251799813685248.0, 0.0},
+        {CPN_RANDOM_INTEGER, 1, 4294967296.0, 0.0}, {CPN_RANDOM_INTEGER, 1, 4294967297.0, 0.0},
+        {CPN_RANDOM_INTEGER, 1, 3000000000.0, 0.0},
         {CPN_RANDOM_POISSON, 1, 5.0, 0.0}, {CPN_RANDOM_POISSON, 1, 40.0, 0.0},
         {CPN_RANDOM_BINOMIAL, 1, 10.0, 0.3}, {CPN_RANDOM_BINOMIAL, 1, 10.0, 0.8},
         {CPN_RANDOM_BINOMIAL, 1, 500.0, 0.4}, {CPN_RANDOM_HYPERGEOM, 1, 20.0 * 4194304.0, 30.0 * 512 + 15},
