@@ -187,6 +187,32 @@ def test_a_wrong_parameter_fails(name, right, wrong, discrete):
     assert p < P_MIN
 
 
+def _normal_bins_p(z, edges):
+    """Chi-squared p-value of the counts of |z| in bins against the normal's own probabilities."""
+    counts = numpy.histogram(numpy.abs(z), edges)[0].astype(float)
+    sf = [math.erfc(e / math.sqrt(2.0)) for e in edges]   # P(|z| > e)
+    expect = -numpy.diff(sf) * z.size
+    return _chi2_sf(float(numpy.sum((counts - expect) ** 2 / expect)), len(counts) - 1)
+
+
+def test_normal_ziggurat_tail_and_wedges():
+    """The ziggurat's rare paths: the tail beyond r = 3.654 (layer 0: Marsaglia's exponential
+    pairs on further counter blocks) and the wedges (the f(x) test), binned finely near and
+    beyond r, against the normal's exact probabilities (4 * 10**6 draws, NumPy's too); a
+    ziggurat that lost its tail (beyond r folded onto r) fails the same test."""
+    n, r = 4 * 10**6, 3.6541528853610088
+    edges = [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 3.3, 3.5, r, 3.8, 4.0, 4.3, 4.7, numpy.inf]
+    z = numpy.asarray(cupynum.random.default_rng(11).standard_normal(n))
+    assert _normal_bins_p(z, edges) > P_MIN
+    assert _normal_bins_p(numpy.random.default_rng(11).standard_normal(n), edges) > P_MIN
+    assert numpy.sum(numpy.abs(z) > 4.7) > 0
+    folded = numpy.where(numpy.abs(z) > r, numpy.sign(z) * (r - 1e-9), z)
+    assert _normal_bins_p(folded, edges) < P_MIN
+    assert abs(z.mean()) < 6 / math.sqrt(n) and abs(z.var() - 1) < 6 * math.sqrt(2 / n)
+    m4 = numpy.mean(z ** 4)
+    assert abs(m4 - 3) < 6 * math.sqrt(96 / n)   # var(z**4) = 105 - 9
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
                                    "uint64", "bool"])
 @pytest.mark.parametrize("endpoint", [False, True])

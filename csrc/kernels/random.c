@@ -13,7 +13,8 @@
  *
  * Every other distribution (philox.h's cpn_philox_draw) runs a chunk at a time: the chunk's
  * attempt-0 blocks from the same AVX2 rounds, then the header's samplers on them (further attempts
- * computed there); normal, exponential and gamma's first attempt use SLEEF's vector log/cos/log1p
+ * computed there); the normal is the header's ziggurat with an AVX2 fast path (bitwise the
+ * header's); exponential and gamma's first attempt use SLEEF's vector log/cos/log1p
  * (within a few ULP of the header's libm values; each element through the same vector code, so
  * still independent of where a chunk or tile begins). */
 #include <math.h>
@@ -260,7 +261,12 @@ AVX2_FN static int lemire32_avx2(const uint32_t *x, int64_t n, uint32_t r, uint3
     return !_mm256_testz_si256(bad, bad);
 }
 
-static int simd_mode = -1;   /* -1: not decided; 0: baseline; 1: AVX2 */
+static int simd_mode = -1;
+
+static int use_avx2(void);
+AVX2_FN static void zig_avx2(uint64_t seed, uint64_t stream, int64_t first, const uint32_t *x,
+                             int64_t n, double p0, double p1, double *out);
+   /* -1: not decided; 0: baseline; 1: AVX2 */
 
 static int use_avx2(void)
 {
@@ -269,6 +275,38 @@ static int use_avx2(void)
         simd_mode = __builtin_cpu_supports("avx2") ? 1 : 0;
     }
     return simd_mode;
+}
+
+/* philox.h's cpn_philox_zig four elements at a time (the words of element i at x[2 i], x[2 i + 1]):
+ * the 64 bits as one lane, u's 52 bits to a double through the exponent of 2**52 (exact), the two
+ * table entries loaded together, the same multiplies as the header's; lanes that fail the fast test
+ * are redone by the header's slow part.  n a multiple of 4. */
+AVX2_FN static void zig_avx2(uint64_t seed, uint64_t stream, int64_t first, const uint32_t *x,
+                             int64_t n, double p0, double p1, double *out)
+{
+    const __m256i e52 = _mm256_set1_epi64x(0x4330000000000000ll), sgn = _mm256_set1_epi64x((long long)0x8000000000000000ull);
+    const __m256d two52 = _mm256_set1_pd(4503599627370496.0), inv52 = _mm256_set1_pd(1.0 / 4503599627370496.0);
+    const __m256d vp0 = _mm256_set1_pd(p0), vp1 = _mm256_set1_pd(p1);
+    for (int64_t i = 0; i < n; i += 4) {
+        __m256i q = _mm256_loadu_si256((const __m256i *)(x + 2 * i));
+        /* (x[l], x[l + 1]) of each lane: one 16-byte load each, transposed (cheaper than
+         * gathers) */
+        const double *t0 = cpn_zig_x + (x[2 * i] & 255u), *t1 = cpn_zig_x + (x[2 * i + 2] & 255u);
+        const double *t2 = cpn_zig_x + (x[2 * i + 4] & 255u), *t3 = cpn_zig_x + (x[2 * i + 6] & 255u);
+        __m256d a = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(t0)), _mm_loadu_pd(t2), 1);
+        __m256d b = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(t1)), _mm_loadu_pd(t3), 1);
+        __m256d xl = _mm256_unpacklo_pd(a, b), xn = _mm256_unpackhi_pd(a, b);
+        __m256d u = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(q, 12), e52)), two52);
+        __m256d z = _mm256_mul_pd(_mm256_mul_pd(u, inv52), xl);
+        int ok = _mm256_movemask_pd(_mm256_cmp_pd(z, xn, _CMP_LT_OQ));
+        z = _mm256_xor_pd(z, _mm256_castsi256_pd(_mm256_and_si256(_mm256_slli_epi64(q, 55), sgn)));
+        _mm256_storeu_pd(out + i, _mm256_add_pd(vp0, _mm256_mul_pd(vp1, z)));
+        if (ok != 15)
+            for (int k = 0; k < 4; k++)
+                if (!(ok >> k & 1))
+                    out[i + k] = p0 + p1 * cpn_philox_zig_slow(seed, stream, (uint64_t)(first + i + k),
+                                                               x[2 * (i + k)], x[2 * (i + k) + 1]);
+    }
 }
 #endif
 
@@ -399,18 +437,23 @@ static void draw_chunk(int dist, uint64_t seed, uint64_t stream, double *out, in
         }
         return;
     }
-    blocks((uint32_t)seed, (uint32_t)(seed >> 32), stream, first, n, w);
-    const uint32_t *w0 = w, *w1 = w + RCHUNK, *w2 = w + 2 * RCHUNK, *w3 = w + 3 * RCHUNK;
-    if (dist == CPN_RANDOM_NORMAL && vector_math()) {
-        for (int64_t i = 0; i < n; i++) {
-            a[i] = 1.0 - to_unit(w0[i], w1[i]);
-            b[i] = 6.283185307179586 * to_unit(w2[i], w3[i]);
+    if (dist == CPN_RANDOM_NORMAL) {   /* philox.h's ziggurat, two normals per block */
+        const int64_t fb = first >> 1, nb = ((first + n - 1) >> 1) - fb + 1;
+        blocks_ld((uint32_t)seed, (uint32_t)(seed >> 32), stream, fb, nb, w, 0);
+        const uint32_t *x = w + 2 * (first - 2 * fb);   /* element g: words 2 (g - 2 fb), + 1 */
+        int64_t i = 0;
+#ifdef CPN_PHILOX_AVX2
+        if (use_avx2()) {
+            i = n & ~(int64_t)3;
+            zig_avx2(seed, stream, first, x, i, p0, p1, out);
         }
-        v_log(a, a, n);
-        v_cos(b, b, n);
-        for (int64_t i = 0; i < n; i++) out[i] = p0 + p1 * (sqrt(-2.0 * a[i]) * b[i]);
+#endif
+        for (; i < n; i++)
+            out[i] = p0 + p1 * cpn_philox_zig(seed, stream, (uint64_t)(first + i), x[2 * i], x[2 * i + 1]);
         return;
     }
+    blocks((uint32_t)seed, (uint32_t)(seed >> 32), stream, first, n, w);
+    const uint32_t *w0 = w, *w1 = w + RCHUNK, *w2 = w + 2 * RCHUNK, *w3 = w + 3 * RCHUNK;
     if (dist == CPN_RANDOM_EXPONENTIAL && vector_math()) {
         for (int64_t i = 0; i < n; i++) a[i] = -to_unit(w0[i], w1[i]);
         v_log1p(a, a, n);

@@ -1,7 +1,8 @@
 """cupynum.random: numpy.random over a counter-based generator, native.
 
 Every draw is Philox4x32-10 keyed by the generator's 64-bit key, with counters (block index,
-stream) -- a block holds two uniforms (element i: half i & 1 of block i >> 1), four bounded
+stream) -- a block holds two uniforms or two normals (a ziggurat; element i: half i & 1 of
+block i >> 1), four bounded
 integers below 2**32, or one element of the other distributions: element i of a draw depends
 only on (key, stream, i).  So a seeded program draws the
 same arrays on any number of ranks, threads or devices (each rank draws its own part), and on any
