@@ -335,6 +335,37 @@ def test_bad_input_numpys_errors_before_state_advances(call):
     assert g.bit_generator.state == before
 
 
+LEGACY_BAD = [
+    lambda m: m.random.RandomState(-0.5), lambda m: m.random.RandomState(-1),
+    lambda m: m.random.RandomState([-0.5]), lambda m: m.random.RandomState(m.array([], dtype="int64")),
+    lambda m: m.random.RandomState([[1, 2, 3]]), lambda m: m.random.RandomState(1).set_state(()),
+    lambda m: m.random.RandomState(1).multinomial(10, [[0, 1]]),
+    lambda m: m.random.RandomState(1).multinomial(10, [[0], [1]]),
+    lambda m: m.random.RandomState(1).choice(3.0, 3), lambda m: m.random.RandomState(1).choice(-1, 3),
+    lambda m: m.random.RandomState(1).choice([[1, 2], [3, 4]], 3),
+]
+
+
+@pytest.mark.parametrize("call", LEGACY_BAD)
+def test_legacy_bad_input_numpys_errors(call):
+    """RandomState's seeding, set_state, multinomial and choice checks: NumPy's exception type
+    (and message where NumPy's legacy code words it)."""
+    with pytest.raises(Exception) as np_exc:
+        call(numpy)
+    with pytest.raises(type(np_exc.value)):
+        call(cupynum)
+
+
+def test_legacy_randint_python_types_and_poisson_lam_max():
+    r = cupynum.random.RandomState(3)
+    for dt in (bool, int):
+        x = r.randint(0, 2, dtype=dt)
+        assert type(x) is dt and not hasattr(x, "dtype")
+    assert r.randint(0, 5, dtype=numpy.int8).dtype == numpy.int8
+    assert r._poisson_lam_max == numpy.random.RandomState(3)._poisson_lam_max
+    assert cupynum.random.RandomState(2**40).get_state()["state"]["key"] == 2**40   # wide keys
+
+
 def test_seeding_spawn_state_and_bit_generators():
     a, b = cupynum.random.default_rng(77), cupynum.random.default_rng(77)
     numpy.testing.assert_array_equal(numpy.asarray(a.random(10)), numpy.asarray(b.random(10)))
