@@ -477,6 +477,18 @@ for name, args in [("random", ()), ("standard_normal", ()), ("integers", (-7, 10
 x = numpy.asarray(g.normal(numpy.arange(3.0), 2.0, size=(50, 3)))
 out["normal_array"] = hashlib.sha256(x.tobytes()).hexdigest()
 out["perm"] = hashlib.sha256(numpy.asarray(g.permutation(517)).tobytes()).hexdigest()
+# the ziggurat's slow paths, integers' rejections (3e9: 30% rejected) and 64-bit range, odd sizes
+for name, args, size in [("standard_normal", (), 40001), ("integers", (0, 3 * 10**9), 4099),
+                         ("integers", (5, 2**40 + 5), 4099), ("uniform", (-1.0, 2.0), 4097)]:
+    x = numpy.asarray(getattr(g, name)(*args, size=size))
+    out[name + str(args) + str(size)] = hashlib.sha256(x.tobytes()).hexdigest()
+# permutations of partitioned arrays (a distributed argsort of counter-based keys)
+a = np.arange(3001.0)
+out["permutation_array"] = hashlib.sha256(numpy.asarray(g.permutation(a)).tobytes()).hexdigest()
+g.shuffle(a)
+out["shuffle"] = hashlib.sha256(numpy.asarray(a).tobytes()).hexdigest()
+b = np.arange(60.0).reshape(6, 10)
+out["permuted"] = hashlib.sha256(numpy.asarray(g.permuted(b, axis=1)).tobytes()).hexdigest()
 print(json.dumps(out))
 """
 
