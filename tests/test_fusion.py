@@ -496,11 +496,12 @@ def test_cg_iteration_holds_no_spilled_temporary():
 
 
 def philox_uniform(seed, stream, idx, lo, hi):
-    """NumPy's evaluation of cupynum's uniform draw: Philox4x32-10 of counter (idx, stream) under
-    key seed, words 0 and 1 as 53 bits, lo + (hi - lo) * u."""
+    """NumPy's evaluation of cupynum's uniform draw: Philox4x32-10 of counter (idx >> 1, stream)
+    under key seed, words 0 and 1 (even idx) or 2 and 3 (odd idx) as 53 bits, lo + (hi - lo) * u."""
     M0, M1, W0, W1, mask = 0xD2511F53, 0xCD9E8D57, 0x9E3779B9, 0xBB67AE85, 0xFFFFFFFF
     u64 = numpy.uint64
-    idx = numpy.asarray(idx, dtype=u64)
+    half = numpy.asarray(idx, dtype=u64) & u64(1)
+    idx = numpy.asarray(idx, dtype=u64) >> u64(1)
     c0, c1 = idx & u64(mask), idx >> u64(32)
     c2 = numpy.full_like(idx, stream & mask)
     c3 = numpy.full_like(idx, stream >> 32)
@@ -510,8 +511,9 @@ def philox_uniform(seed, stream, idx, lo, hi):
         c0, c1, c2, c3 = ((p1 >> u64(32)) ^ c1 ^ u64(k0), p1 & u64(mask),
                           (p0 >> u64(32)) ^ c3 ^ u64(k1), p0 & u64(mask))
         k0, k1 = (k0 + W0) & mask, (k1 + W1) & mask
-    u = ((c0 >> u64(5)).astype(numpy.float64) * 67108864.0
-         + (c1 >> u64(6)).astype(numpy.float64)) / 9007199254740992.0
+    a, b = numpy.where(half == 1, c2, c0), numpy.where(half == 1, c3, c1)
+    u = ((a >> u64(5)).astype(numpy.float64) * 67108864.0
+         + (b >> u64(6)).astype(numpy.float64)) / 9007199254740992.0
     return numpy.float64(lo) + numpy.float64(hi - lo) * u
 
 

@@ -187,6 +187,32 @@ def test_a_wrong_parameter_fails(name, right, wrong, discrete):
     assert p < P_MIN
 
 
+def _normal_bins_p(z, edges):
+    """Chi-squared p-value of the counts of |z| in bins against the normal's own probabilities."""
+    counts = numpy.histogram(numpy.abs(z), edges)[0].astype(float)
+    sf = [math.erfc(e / math.sqrt(2.0)) for e in edges]   # P(|z| > e)
+    expect = -numpy.diff(sf) * z.size
+    return _chi2_sf(float(numpy.sum((counts - expect) ** 2 / expect)), len(counts) - 1)
+
+
+def test_normal_ziggurat_tail_and_wedges():
+    """The ziggurat's rare paths: the tail beyond r = 3.654 (layer 0: Marsaglia's exponential
+    pairs on further counter blocks) and the wedges (the f(x) test), binned finely near and
+    beyond r, against the normal's exact probabilities (4 * 10**6 draws, NumPy's too); a
+    ziggurat that lost its tail (beyond r folded onto r) fails the same test."""
+    n, r = 4 * 10**6, 3.6541528853610088
+    edges = [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 2.5, 3.0, 3.3, 3.5, r, 3.8, 4.0, 4.3, 4.7, numpy.inf]
+    z = numpy.asarray(cupynum.random.default_rng(11).standard_normal(n))
+    assert _normal_bins_p(z, edges) > P_MIN
+    assert _normal_bins_p(numpy.random.default_rng(11).standard_normal(n), edges) > P_MIN
+    assert numpy.sum(numpy.abs(z) > 4.7) > 0
+    folded = numpy.where(numpy.abs(z) > r, numpy.sign(z) * (r - 1e-9), z)
+    assert _normal_bins_p(folded, edges) < P_MIN
+    assert abs(z.mean()) < 6 / math.sqrt(n) and abs(z.var() - 1) < 6 * math.sqrt(2 / n)
+    m4 = numpy.mean(z ** 4)
+    assert abs(m4 - 3) < 6 * math.sqrt(96 / n)   # var(z**4) = 105 - 9
+
+
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
                                    "uint64", "bool"])
 @pytest.mark.parametrize("endpoint", [False, True])
@@ -309,6 +335,37 @@ def test_bad_input_numpys_errors_before_state_advances(call):
     assert g.bit_generator.state == before
 
 
+LEGACY_BAD = [
+    lambda m: m.random.RandomState(-0.5), lambda m: m.random.RandomState(-1),
+    lambda m: m.random.RandomState([-0.5]), lambda m: m.random.RandomState(m.array([], dtype="int64")),
+    lambda m: m.random.RandomState([[1, 2, 3]]), lambda m: m.random.RandomState(1).set_state(()),
+    lambda m: m.random.RandomState(1).multinomial(10, [[0, 1]]),
+    lambda m: m.random.RandomState(1).multinomial(10, [[0], [1]]),
+    lambda m: m.random.RandomState(1).choice(3.0, 3), lambda m: m.random.RandomState(1).choice(-1, 3),
+    lambda m: m.random.RandomState(1).choice([[1, 2], [3, 4]], 3),
+]
+
+
+@pytest.mark.parametrize("call", LEGACY_BAD)
+def test_legacy_bad_input_numpys_errors(call):
+    """RandomState's seeding, set_state, multinomial and choice checks: NumPy's exception type
+    (and message where NumPy's legacy code words it)."""
+    with pytest.raises(Exception) as np_exc:
+        call(numpy)
+    with pytest.raises(type(np_exc.value)):
+        call(cupynum)
+
+
+def test_legacy_randint_python_types_and_poisson_lam_max():
+    r = cupynum.random.RandomState(3)
+    for dt in (bool, int):
+        x = r.randint(0, 2, dtype=dt)
+        assert type(x) is dt and not hasattr(x, "dtype")
+    assert r.randint(0, 5, dtype=numpy.int8).dtype == numpy.int8
+    assert r._poisson_lam_max == numpy.random.RandomState(3)._poisson_lam_max
+    assert cupynum.random.RandomState(2**40).get_state()["state"]["key"] == 2**40   # wide keys
+
+
 def test_seeding_spawn_state_and_bit_generators():
     a, b = cupynum.random.default_rng(77), cupynum.random.default_rng(77)
     numpy.testing.assert_array_equal(numpy.asarray(a.random(10)), numpy.asarray(b.random(10)))
@@ -420,6 +477,18 @@ for name, args in [("random", ()), ("standard_normal", ()), ("integers", (-7, 10
 x = numpy.asarray(g.normal(numpy.arange(3.0), 2.0, size=(50, 3)))
 out["normal_array"] = hashlib.sha256(x.tobytes()).hexdigest()
 out["perm"] = hashlib.sha256(numpy.asarray(g.permutation(517)).tobytes()).hexdigest()
+# the ziggurat's slow paths, integers' rejections (3e9: 30% rejected) and 64-bit range, odd sizes
+for name, args, size in [("standard_normal", (), 40001), ("integers", (0, 3 * 10**9), 4099),
+                         ("integers", (5, 2**40 + 5), 4099), ("uniform", (-1.0, 2.0), 4097)]:
+    x = numpy.asarray(getattr(g, name)(*args, size=size))
+    out[name + str(args) + str(size)] = hashlib.sha256(x.tobytes()).hexdigest()
+# permutations of partitioned arrays (a distributed argsort of counter-based keys)
+a = np.arange(3001.0)
+out["permutation_array"] = hashlib.sha256(numpy.asarray(g.permutation(a)).tobytes()).hexdigest()
+g.shuffle(a)
+out["shuffle"] = hashlib.sha256(numpy.asarray(a).tobytes()).hexdigest()
+b = np.arange(60.0).reshape(6, 10)
+out["permuted"] = hashlib.sha256(numpy.asarray(g.permuted(b, axis=1)).tobytes()).hexdigest()
 print(json.dumps(out))
 """
 

@@ -13,7 +13,8 @@
  *
  * Every other distribution (philox.h's cpn_philox_draw) runs a chunk at a time: the chunk's
  * attempt-0 blocks from the same AVX2 rounds, then the header's samplers on them (further attempts
- * computed there); normal, exponential and gamma's first attempt use SLEEF's vector log/cos/log1p
+ * computed there); the normal is the header's ziggurat with an AVX2 fast path (bitwise the
+ * header's); exponential and gamma's first attempt use SLEEF's vector log/cos/log1p
  * (within a few ULP of the header's libm values; each element through the same vector code, so
  * still independent of where a chunk or tile begins). */
 #include <math.h>
@@ -45,16 +46,18 @@ void cpn_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t ou
     philox(out, key[0], key[1]);
 }
 
-/* Baseline uniform loop over elements [first, first + n). */
+/* Baseline uniform loop over elements [first, first + n): element i is half i & 1 of the block
+ * of counter i >> 1 (philox.h's cpn_philox_uniform). */
 static void uniform_scalar(uint32_t k0, uint32_t k1, uint64_t stream, double *out, int64_t first,
                            int64_t n, double lo, double span)
 {
     for (int64_t i = 0; i < n; i++) {
-        uint64_t idx = (uint64_t)(first + i);
+        uint64_t idx = (uint64_t)(first + i) >> 1;
         uint32_t c[4] = {(uint32_t)idx, (uint32_t)(idx >> 32), (uint32_t)stream,
                          (uint32_t)(stream >> 32)};
         philox(c, k0, k1);
-        out[i] = lo + span * to_unit(c[0], c[1]);
+        const int h = (int)((first + i) & 1) * 2;
+        out[i] = lo + span * to_unit(c[h], c[h + 1]);
     }
 }
 
@@ -87,24 +90,38 @@ AVX2_FN static inline void counters8(uint64_t idx, __m256i lane, __m256i *c0, __
     }
 }
 
-/* Words 0 and 1 of 8 uniforms to lo + span * u, stored at out. */
-AVX2_FN static inline void store_unit8(__m256i w0, __m256i w1, __m256d vlo, __m256d vspan, double *out)
+/* Words (w0, w1) and (w2, w3) of 8 blocks to 16 uniforms lo + span * u, interleaved (element
+ * 2j from block j's first pair, 2j + 1 from its second), stored at out. */
+AVX2_FN static inline __m256d unit4(__m128i a, __m128i b, __m256d vlo, __m256d vspan)
 {
     const __m256d two26 = _mm256_set1_pd(67108864.0), inv53 = _mm256_set1_pd(1.0 / 9007199254740992.0);
+    __m256d u = _mm256_add_pd(_mm256_mul_pd(_mm256_cvtepi32_pd(a), two26), _mm256_cvtepi32_pd(b));
+    u = _mm256_mul_pd(u, inv53);   /* exact: a power of two, as the baseline's division */
+    return _mm256_add_pd(vlo, _mm256_mul_pd(vspan, u));
+}
+
+AVX2_FN static inline void store_unit16(__m256i w0, __m256i w1, __m256i w2, __m256i w3, __m256d vlo,
+                                        __m256d vspan, double *out)
+{
     __m256i a = _mm256_srli_epi32(w0, 5), b = _mm256_srli_epi32(w1, 6);
+    __m256i c = _mm256_srli_epi32(w2, 5), d = _mm256_srli_epi32(w3, 6);
     for (int h = 0; h < 2; h++) {
         __m128i ah = h ? _mm256_extracti128_si256(a, 1) : _mm256_castsi256_si128(a);
         __m128i bh = h ? _mm256_extracti128_si256(b, 1) : _mm256_castsi256_si128(b);
-        __m256d u = _mm256_add_pd(_mm256_mul_pd(_mm256_cvtepi32_pd(ah), two26), _mm256_cvtepi32_pd(bh));
-        u = _mm256_mul_pd(u, inv53);   /* exact: a power of two, as the baseline's division */
-        _mm256_storeu_pd(out + 4 * h, _mm256_add_pd(vlo, _mm256_mul_pd(vspan, u)));
+        __m128i ch = h ? _mm256_extracti128_si256(c, 1) : _mm256_castsi256_si128(c);
+        __m128i dh = h ? _mm256_extracti128_si256(d, 1) : _mm256_castsi256_si128(d);
+        __m256d u0 = unit4(ah, bh, vlo, vspan), u1 = unit4(ch, dh, vlo, vspan);
+        __m256d x = _mm256_unpacklo_pd(u0, u1), y = _mm256_unpackhi_pd(u0, u1);
+        _mm256_storeu_pd(out + 8 * h, _mm256_permute2f128_pd(x, y, 0x20));
+        _mm256_storeu_pd(out + 8 * h + 4, _mm256_permute2f128_pd(x, y, 0x31));
     }
 }
 
-/* Elements [first, first + n), n a multiple of 8.  Two vectors of counters are in flight at once:
- * a round is a chain of multiply, blend and xor latencies that one vector cannot hide. */
+/* Blocks [fb, fb + nb), nb a multiple of 8, to elements [2 fb, 2 (fb + nb)) at out.  Four
+ * vectors of counters are in flight at once: a round is a chain of multiply, blend and xor
+ * latencies that one vector cannot hide. */
 AVX2_FN static void uniform_avx2(uint32_t k0, uint32_t k1, uint64_t stream, double *out,
-                                 int64_t first, int64_t n, double lo, double span)
+                                 int64_t fb, int64_t nb, double lo, double span)
 {
     enum { V = 4 };
     const __m256i m0 = _mm256_set1_epi32((int)PHILOX_M0), m1 = _mm256_set1_epi32((int)PHILOX_M1);
@@ -118,14 +135,14 @@ AVX2_FN static void uniform_avx2(uint32_t k0, uint32_t k1, uint64_t stream, doub
         key1[r] = _mm256_set1_epi32((int)(k1 + (uint32_t)r * PHILOX_W1));
     }
     int64_t i = 0;
-    for (; i + 8 * V <= n; i += 8 * V) {
+    for (; i + 8 * V <= nb; i += 8 * V) {
         __m256i c0[V], c1[V], c2[V], c3[V];
         for (int v = 0; v < V; v++) {
-            counters8((uint64_t)(first + i + 8 * v), lane, &c0[v], &c1[v]);
+            counters8((uint64_t)(fb + i + 8 * v), lane, &c0[v], &c1[v]);
             c2[v] = s0;
             c3[v] = s1;
         }
-        for (int r = 0; r < 9; r++) {
+        for (int r = 0; r < 10; r++) {
             for (int v = 0; v < V; v++) {
                 __m256i hi0, lo0, hi1, lo1;
                 mulhilo8(c0[v], m0, &hi0, &lo0);
@@ -136,16 +153,12 @@ AVX2_FN static void uniform_avx2(uint32_t k0, uint32_t k1, uint64_t stream, doub
                 c3[v] = lo0;
             }
         }
-        for (int v = 0; v < V; v++) {   /* the last round: words 2 and 3 are not used */
-            __m256i hi1, lo1;
-            mulhilo8(c2[v], m1, &hi1, &lo1);
-            store_unit8(_mm256_xor_si256(_mm256_xor_si256(hi1, c1[v]), key0[9]), lo1, vlo, vspan,
-                        out + i + 8 * v);
-        }
+        for (int v = 0; v < V; v++)
+            store_unit16(c0[v], c1[v], c2[v], c3[v], vlo, vspan, out + 2 * (i + 8 * v));
     }
-    for (; i < n; i += 8) {
+    for (; i < nb; i += 8) {
         __m256i c0, c1, c2 = s0, c3 = s1;
-        counters8((uint64_t)(first + i), lane, &c0, &c1);
+        counters8((uint64_t)(fb + i), lane, &c0, &c1);
         for (int r = 0; r < 10; r++) {
             __m256i hi0, lo0, hi1, lo1;
             mulhilo8(c0, m0, &hi0, &lo0);
@@ -155,7 +168,7 @@ AVX2_FN static void uniform_avx2(uint32_t k0, uint32_t k1, uint64_t stream, doub
             c1 = lo1;
             c3 = lo0;
         }
-        store_unit8(c0, c1, vlo, vspan, out + i);
+        store_unit16(c0, c1, c2, c3, vlo, vspan, out + 2 * i);
     }
 }
 
@@ -171,6 +184,28 @@ AVX2_FN static inline void round8(__m256i *c0, __m256i *c1, __m256i *c2, __m256i
     *c2 = _mm256_xor_si256(_mm256_xor_si256(hi0, *c3), k1);
     *c1 = lo1;
     *c3 = lo0;
+}
+
+/* Word j of block i to w[j * ld + i], or, ld == 0, to w[4 * i + j] (the blocks in order). */
+AVX2_FN static inline void store_blocks8(uint32_t *w, int64_t ld, int64_t i, __m256i c0, __m256i c1,
+                                         __m256i c2, __m256i c3)
+{
+    if (ld) {
+        _mm256_storeu_si256((__m256i *)(w + i), c0);
+        _mm256_storeu_si256((__m256i *)(w + ld + i), c1);
+        _mm256_storeu_si256((__m256i *)(w + 2 * ld + i), c2);
+        _mm256_storeu_si256((__m256i *)(w + 3 * ld + i), c3);
+        return;
+    }
+    __m256i a = _mm256_unpacklo_epi32(c0, c1), b = _mm256_unpacklo_epi32(c2, c3);   /* lanes 0,1 | 4,5 */
+    __m256i c = _mm256_unpackhi_epi32(c0, c1), d = _mm256_unpackhi_epi32(c2, c3);   /* lanes 2,3 | 6,7 */
+    __m256i l04 = _mm256_unpacklo_epi64(a, b), l15 = _mm256_unpackhi_epi64(a, b);
+    __m256i l26 = _mm256_unpacklo_epi64(c, d), l37 = _mm256_unpackhi_epi64(c, d);
+    uint32_t *o = w + 4 * i;
+    _mm256_storeu_si256((__m256i *)o, _mm256_permute2x128_si256(l04, l15, 0x20));
+    _mm256_storeu_si256((__m256i *)(o + 8), _mm256_permute2x128_si256(l26, l37, 0x20));
+    _mm256_storeu_si256((__m256i *)(o + 16), _mm256_permute2x128_si256(l04, l15, 0x31));
+    _mm256_storeu_si256((__m256i *)(o + 24), _mm256_permute2x128_si256(l26, l37, 0x31));
 }
 
 AVX2_FN static void blocks_avx2(uint32_t k0, uint32_t k1, uint64_t stream, int64_t first, int64_t n,
@@ -196,25 +231,42 @@ AVX2_FN static void blocks_avx2(uint32_t k0, uint32_t k1, uint64_t stream, int64
         }
         for (int r = 0; r < 10; r++)
             for (int v = 0; v < V; v++) round8(&c0[v], &c1[v], &c2[v], &c3[v], m0, m1, key0[r], key1[r]);
-        for (int v = 0; v < V; v++) {
-            _mm256_storeu_si256((__m256i *)(w + i + 8 * v), c0[v]);
-            _mm256_storeu_si256((__m256i *)(w + ld + i + 8 * v), c1[v]);
-            _mm256_storeu_si256((__m256i *)(w + 2 * ld + i + 8 * v), c2[v]);
-            _mm256_storeu_si256((__m256i *)(w + 3 * ld + i + 8 * v), c3[v]);
-        }
+        for (int v = 0; v < V; v++) store_blocks8(w, ld, i + 8 * v, c0[v], c1[v], c2[v], c3[v]);
     }
     for (; i < n; i += 8) {
         __m256i a0, a1, a2 = s0, a3 = s1;
         counters8((uint64_t)(first + i), lane, &a0, &a1);
         for (int r = 0; r < 10; r++) round8(&a0, &a1, &a2, &a3, m0, m1, key0[r], key1[r]);
-        _mm256_storeu_si256((__m256i *)(w + i), a0);
-        _mm256_storeu_si256((__m256i *)(w + ld + i), a1);
-        _mm256_storeu_si256((__m256i *)(w + 2 * ld + i), a2);
-        _mm256_storeu_si256((__m256i *)(w + 3 * ld + i), a3);
+        store_blocks8(w, ld, i, a0, a1, a2, a3);
     }
 }
 
-static int simd_mode = -1;   /* -1: not decided; 0: baseline; 1: AVX2 */
+/* Lemire's hi and the rejection test of n 32-bit words x times r (r < 2**32): out[i] =
+ * (x[i] * r) >> 32; returns whether some (x[i] * r) mod 2**32 < t (those elements redrawn by
+ * the caller).  n a multiple of 8. */
+AVX2_FN static int lemire32_avx2(const uint32_t *x, int64_t n, uint32_t r, uint32_t t, double *out)
+{
+    const __m256i vr = _mm256_set1_epi32((int)r), bias = _mm256_set1_epi32((int)0x80000000u);
+    const __m256i vt = _mm256_xor_si256(_mm256_set1_epi32((int)t), bias);
+    const __m256d two31 = _mm256_set1_pd(2147483648.0);
+    __m256i bad = _mm256_setzero_si256();
+    for (int64_t i = 0; i < n; i += 8) {
+        __m256i hi, lo;
+        mulhilo8(_mm256_loadu_si256((const __m256i *)(x + i)), vr, &hi, &lo);
+        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(vt, _mm256_xor_si256(lo, bias)));
+        hi = _mm256_xor_si256(hi, bias);   /* unsigned to double: signed + 2**31, exact */
+        _mm256_storeu_pd(out + i, _mm256_add_pd(_mm256_cvtepi32_pd(_mm256_castsi256_si128(hi)), two31));
+        _mm256_storeu_pd(out + i + 4, _mm256_add_pd(_mm256_cvtepi32_pd(_mm256_extracti128_si256(hi, 1)), two31));
+    }
+    return !_mm256_testz_si256(bad, bad);
+}
+
+static int simd_mode = -1;
+
+static int use_avx2(void);
+AVX2_FN static void zig_avx2(uint64_t seed, uint64_t stream, int64_t first, const uint32_t *x,
+                             int64_t n, double p0, double p1, double *out);
+   /* -1: not decided; 0: baseline; 1: AVX2 */
 
 static int use_avx2(void)
 {
@@ -223,6 +275,38 @@ static int use_avx2(void)
         simd_mode = __builtin_cpu_supports("avx2") ? 1 : 0;
     }
     return simd_mode;
+}
+
+/* philox.h's cpn_philox_zig four elements at a time (the words of element i at x[2 i], x[2 i + 1]):
+ * the 64 bits as one lane, u's 52 bits to a double through the exponent of 2**52 (exact), the two
+ * table entries loaded together, the same multiplies as the header's; lanes that fail the fast test
+ * are redone by the header's slow part.  n a multiple of 4. */
+AVX2_FN static void zig_avx2(uint64_t seed, uint64_t stream, int64_t first, const uint32_t *x,
+                             int64_t n, double p0, double p1, double *out)
+{
+    const __m256i e52 = _mm256_set1_epi64x(0x4330000000000000ll), sgn = _mm256_set1_epi64x((long long)0x8000000000000000ull);
+    const __m256d two52 = _mm256_set1_pd(4503599627370496.0), inv52 = _mm256_set1_pd(1.0 / 4503599627370496.0);
+    const __m256d vp0 = _mm256_set1_pd(p0), vp1 = _mm256_set1_pd(p1);
+    for (int64_t i = 0; i < n; i += 4) {
+        __m256i q = _mm256_loadu_si256((const __m256i *)(x + 2 * i));
+        /* (x[l], x[l + 1]) of each lane: one 16-byte load each, transposed (cheaper than
+         * gathers) */
+        const double *t0 = cpn_zig_x + (x[2 * i] & 255u), *t1 = cpn_zig_x + (x[2 * i + 2] & 255u);
+        const double *t2 = cpn_zig_x + (x[2 * i + 4] & 255u), *t3 = cpn_zig_x + (x[2 * i + 6] & 255u);
+        __m256d a = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(t0)), _mm_loadu_pd(t2), 1);
+        __m256d b = _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(t1)), _mm_loadu_pd(t3), 1);
+        __m256d xl = _mm256_unpacklo_pd(a, b), xn = _mm256_unpackhi_pd(a, b);
+        __m256d u = _mm256_sub_pd(_mm256_castsi256_pd(_mm256_or_si256(_mm256_srli_epi64(q, 12), e52)), two52);
+        __m256d z = _mm256_mul_pd(_mm256_mul_pd(u, inv52), xl);
+        int ok = _mm256_movemask_pd(_mm256_cmp_pd(z, xn, _CMP_LT_OQ));
+        z = _mm256_xor_pd(z, _mm256_castsi256_pd(_mm256_and_si256(_mm256_slli_epi64(q, 55), sgn)));
+        _mm256_storeu_pd(out + i, _mm256_add_pd(vp0, _mm256_mul_pd(vp1, z)));
+        if (ok != 15)
+            for (int k = 0; k < 4; k++)
+                if (!(ok >> k & 1))
+                    out[i + k] = p0 + p1 * cpn_philox_zig_slow(seed, stream, (uint64_t)(first + i + k),
+                                                               x[2 * (i + k)], x[2 * (i + k) + 1]);
+    }
 }
 #endif
 
@@ -239,18 +323,22 @@ int cpn_kernel_random_set_simd(int on)
 #endif
 }
 
-/* Uniform draws for [first, first + n) on the calling thread. */
+/* Uniform draws for [first, first + n) on the calling thread: an odd first element and the
+ * tail element by element, the whole blocks between by the vector loop. */
 static void uniform_block(uint32_t k0, uint32_t k1, uint64_t stream, double *out, int64_t first,
                           int64_t n, double lo, double span)
 {
-    int64_t done = 0;
 #ifdef CPN_PHILOX_AVX2
-    if (use_avx2()) {
-        done = n & ~(int64_t)7;
-        uniform_avx2(k0, k1, stream, out, first, done, lo, span);
+    if (use_avx2() && n >= 17) {
+        int64_t head = first & 1, nb = ((n - head) >> 1) & ~(int64_t)7;
+        uniform_scalar(k0, k1, stream, out, first, head, lo, span);
+        uniform_avx2(k0, k1, stream, out + head, (first + head) >> 1, nb, lo, span);
+        int64_t done = head + 2 * nb;
+        uniform_scalar(k0, k1, stream, out + done, first + done, n - done, lo, span);
+        return;
     }
 #endif
-    uniform_scalar(k0, k1, stream, out + done, first + done, n - done, lo, span);
+    uniform_scalar(k0, k1, stream, out, first, n, lo, span);
 }
 
 #define UNIFORM_CHUNK 4096
@@ -283,13 +371,16 @@ static int vector_math(void)
     return v_state;
 }
 
-static void blocks(uint32_t k0, uint32_t k1, uint64_t stream, int64_t first, int64_t n, uint32_t *w)
+/* The blocks of counters [first, first + n): word j of block i at w[j * ld + i], or, ld == 0,
+ * at w[4 * i + j]. */
+static void blocks_ld(uint32_t k0, uint32_t k1, uint64_t stream, int64_t first, int64_t n, uint32_t *w,
+                      int64_t ld)
 {
     int64_t done = 0;
 #ifdef CPN_PHILOX_AVX2
     if (use_avx2()) {
         done = n & ~(int64_t)7;
-        blocks_avx2(k0, k1, stream, first, done, w, RCHUNK);
+        blocks_avx2(k0, k1, stream, first, done, w, ld);
     }
 #endif
     for (int64_t i = done; i < n; i++) {
@@ -297,8 +388,13 @@ static void blocks(uint32_t k0, uint32_t k1, uint64_t stream, int64_t first, int
         uint32_t c[4] = {(uint32_t)idx, (uint32_t)(idx >> 32), (uint32_t)stream,
                          (uint32_t)(stream >> 32)};
         philox(c, k0, k1);
-        for (int j = 0; j < 4; j++) w[j * RCHUNK + i] = c[j];
+        for (int j = 0; j < 4; j++) w[ld ? j * ld + i : 4 * i + j] = c[j];
     }
+}
+
+static void blocks(uint32_t k0, uint32_t k1, uint64_t stream, int64_t first, int64_t n, uint32_t *w)
+{
+    blocks_ld(k0, k1, stream, first, n, w, RCHUNK);
 }
 
 static void draw_chunk(int dist, uint64_t seed, uint64_t stream, double *out, int64_t first,
@@ -306,42 +402,62 @@ static void draw_chunk(int dist, uint64_t seed, uint64_t stream, double *out, in
 {
     uint32_t w[4 * RCHUNK];
     double a[RCHUNK], b[RCHUNK];
-    blocks((uint32_t)seed, (uint32_t)(seed >> 32), stream, first, n, w);
-    const uint32_t *w0 = w, *w1 = w + RCHUNK, *w2 = w + 2 * RCHUNK, *w3 = w + 3 * RCHUNK;
-    if (dist == CPN_RANDOM_NORMAL && vector_math()) {
-        for (int64_t i = 0; i < n; i++) {
-            a[i] = 1.0 - to_unit(w0[i], w1[i]);
-            b[i] = 6.283185307179586 * to_unit(w2[i], w3[i]);
+    if (dist == CPN_RANDOM_INTEGER) {   /* Lemire: philox.h's cpn_philox_integer_from */
+        const uint64_t r = (uint64_t)p0;
+        const int per = r <= 4294967296ull ? 4 : 2;   /* elements per block */
+        const int64_t fb = first / per, nb = (first + n - 1) / per - fb + 1;
+        blocks_ld((uint32_t)seed, (uint32_t)(seed >> 32), stream, fb, nb, w, 0);
+        if (per == 4) {   /* element g is word g - 4 fb: a loop the compiler vectorises */
+            const uint32_t t = (uint32_t)((4294967296ull - r) % r), *x = w + (first - 4 * fb);
+            uint32_t bad = 0;
+            int64_t i = 0;
+#ifdef CPN_PHILOX_AVX2
+            if (use_avx2() && r < 4294967296ull) {
+                i = n & ~(int64_t)7;
+                bad = (uint32_t)lemire32_avx2(x, i, (uint32_t)r, t, out);
+            }
+#endif
+            for (; i < n; i++) {
+                const uint64_t m = (uint64_t)x[i] * r;
+                out[i] = (double)(m >> 32);
+                bad |= (uint32_t)m < t;
+            }
+            if (bad)
+                for (int64_t i = 0; i < n; i++)
+                    if ((uint32_t)((uint64_t)x[i] * r) < t)
+                        out[i] = cpn_philox_integer_from(seed, stream, (uint64_t)(first + i), r, x[i], 1);
+            return;
         }
-        v_log(a, a, n);
-        v_cos(b, b, n);
-        for (int64_t i = 0; i < n; i++) out[i] = p0 + p1 * (sqrt(-2.0 * a[i]) * b[i]);
+        const uint32_t *x = w + 2 * (first - 2 * fb);   /* element g: words 2 (g - 2 fb), + 1 */
+        for (int64_t i = 0; i < n; i++) {
+            uint64_t v = (uint64_t)x[2 * i] | (uint64_t)x[2 * i + 1] << 32, hi, lo;
+            cpn_philox_mul64(v, r, &hi, &lo);
+            out[i] = lo >= r ? (double)hi   /* hi < r <= 2**53; lo >= r implies lo >= 2**64 mod r */
+                             : cpn_philox_integer_from(seed, stream, (uint64_t)(first + i), r, v, 1);
+        }
         return;
     }
+    if (dist == CPN_RANDOM_NORMAL) {   /* philox.h's ziggurat, two normals per block */
+        const int64_t fb = first >> 1, nb = ((first + n - 1) >> 1) - fb + 1;
+        blocks_ld((uint32_t)seed, (uint32_t)(seed >> 32), stream, fb, nb, w, 0);
+        const uint32_t *x = w + 2 * (first - 2 * fb);   /* element g: words 2 (g - 2 fb), + 1 */
+        int64_t i = 0;
+#ifdef CPN_PHILOX_AVX2
+        if (use_avx2()) {
+            i = n & ~(int64_t)3;
+            zig_avx2(seed, stream, first, x, i, p0, p1, out);
+        }
+#endif
+        for (; i < n; i++)
+            out[i] = p0 + p1 * cpn_philox_zig(seed, stream, (uint64_t)(first + i), x[2 * i], x[2 * i + 1]);
+        return;
+    }
+    blocks((uint32_t)seed, (uint32_t)(seed >> 32), stream, first, n, w);
+    const uint32_t *w0 = w, *w1 = w + RCHUNK, *w2 = w + 2 * RCHUNK, *w3 = w + 3 * RCHUNK;
     if (dist == CPN_RANDOM_EXPONENTIAL && vector_math()) {
         for (int64_t i = 0; i < n; i++) a[i] = -to_unit(w0[i], w1[i]);
         v_log1p(a, a, n);
         for (int64_t i = 0; i < n; i++) out[i] = p0 * -a[i];
-        return;
-    }
-    if (dist == CPN_RANDOM_INTEGER) {   /* Lemire on word pair 0-1; rare rejections in philox.h */
-        const uint64_t r = (uint64_t)p0;
-        for (int64_t i = 0; i < n; i++) {
-            uint64_t x = (uint64_t)w0[i] | (uint64_t)w1[i] << 32, hi, lo;
-#ifdef __SIZEOF_INT128__
-            unsigned __int128 m = (unsigned __int128)x * r;   /* = cpn_philox_mul64 */
-            hi = (uint64_t)(m >> 64);
-            lo = (uint64_t)m;
-#else
-            cpn_philox_mul64(x, r, &hi, &lo);
-#endif
-            if (lo >= r) {
-                out[i] = (double)(int64_t)hi;   /* hi < r <= 2**53 */
-            } else {
-                uint32_t c[4] = {w0[i], w1[i], w2[i], w3[i]};
-                out[i] = cpn_philox_integer(seed, stream, (uint64_t)(first + i), p0, c);
-            }
-        }
         return;
     }
     if (dist == CPN_RANDOM_GAMMA && p0 > 1.0 && vector_math()) {

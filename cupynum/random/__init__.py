@@ -1,8 +1,9 @@
 """cupynum.random: numpy.random over a counter-based generator, native.
 
-Every draw is Philox4x32-10 keyed by the generator's 64-bit key, with counter (element index,
-stream): element i of a draw depends only on (key, stream, i).  So a seeded program draws the
-same arrays on any number of ranks, threads or devices (each rank draws its own part), and on any
+Every draw is Philox4x32-10 keyed by the generator's 64-bit key, with counters (block index,
+stream) -- a block holds two uniforms or two normals (a ziggurat; element i: half i & 1 of
+block i >> 1), four bounded integers below 2**32, or one element of the other distributions:
+element i of a draw depends only on (key, stream, i).  So a seeded program draws the same arrays on any number of ranks, threads or devices (each rank draws its own part), and on any
 machine.  Rejection samplers (gamma, Poisson, binomial, ...) stay counter-based: attempt a of
 element i is the block of counter (i, stream ^ a << 56), never a neighbour's numbers.
 

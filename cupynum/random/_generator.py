@@ -848,10 +848,11 @@ class RandomState(_Base):
         self.seed(seed)
 
     def seed(self, seed=None):
+        if seed is not None and not (isinstance(seed, (int, _np.integer)) and
+                                     2**32 <= seed < 2**64):
+            _CHECK_LEGACY.seed(_gathered(seed))   # NumPy's errors (a float, an empty or 2-d array)
         if seed is None:
             s = os_seed()
-        elif isinstance(seed, (float, _np.floating)):
-            s = int(seed)
         elif isinstance(seed, (int, _np.integer)):
             s = operator.index(seed)
             if s < 0 or s > 2**64 - 1:
@@ -872,6 +873,11 @@ class RandomState(_Base):
         return self._bit_generator.state
 
     def set_state(self, state):
+        if not isinstance(state, dict):   # NumPy's legacy tuple: its first item names the PRNG
+            if state[0] != "MT19937":
+                raise ValueError("set_state can only be used with legacy MT19937 state instances.")
+            raise ValueError("cupynum's RandomState is a Philox counter state: set_state takes "
+                             "the dict get_state returns")
         self._bit_generator.state = state
 
     def __getstate__(self):
@@ -912,8 +918,8 @@ class RandomState(_Base):
         if dt.kind not in "biu":
             raise TypeError(f"Unsupported dtype {dt.name!r} for randint")
         r = self._integers(low, high, size, dt, False, name="randint")
-        if _size(size) is None and _is_scalar(low) and _is_scalar(high) and dtype is int:
-            return int(r)
+        if _size(size) is None and _is_scalar(low) and _is_scalar(high) and dtype in (int, bool):
+            return dtype(r)   # NumPy's: the Python types give Python scalars
         return r
 
     def random_integers(self, low, high=None, size=None):
@@ -929,8 +935,18 @@ class RandomState(_Base):
                             size=size)
 
     # legacy spellings that differ from Generator's
+    _poisson_lam_max = _np.random.RandomState._poisson_lam_max
+
     def choice(self, a, size=None, replace=True, p=None):
+        if not isinstance(a, ndarray) and _np.ndim(a) == 0:   # NumPy's legacy checks of a, p
+            _CHECK_LEGACY.choice(a, None, replace=True, p=None if p is None else _gathered(p))
+        elif _np.ndim(a) != 1:
+            raise ValueError("a must be 1-dimensional")
         return _Base.choice(self, a, size, replace, p)
+
+    def multinomial(self, n, pvals, size=None):
+        _CHECK_LEGACY.multinomial(_gathered(n), _gathered(pvals))   # pvals must be 1-d
+        return _Base.multinomial(self, n, pvals, size)
 
     def permutation(self, x):
         return _Base.permutation(self, x)

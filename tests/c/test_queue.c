@@ -123,7 +123,8 @@ static void test_philox_simd_equals_scalar(void)
 {
     enum { N = 1000 };
     static double a[N + 8], b[N + 8];
-    const int64_t firsts[] = {0, 1, 7, 13, 4096, ((int64_t)1 << 32) - 5, ((int64_t)1 << 40) + 3};
+    const int64_t firsts[] = {0, 1, 7, 13, 4096, ((int64_t)1 << 32) - 5, ((int64_t)1 << 33) - 9,
+                              ((int64_t)1 << 40) + 3};
     const int64_t lens[] = {0, 1, 7, 8, 9, 15, 17, 333, N};
     const uint64_t seeds[] = {0, 42, 0x123456789abcdefull};
     for (size_t f = 0; f < sizeof firsts / sizeof firsts[0]; f++)
@@ -137,11 +138,13 @@ static void test_philox_simd_equals_scalar(void)
                 cpn_kernel_random_set_simd(was);
                 CHECK(memcmp(a + 1, b + 1, (size_t)lens[l] * sizeof(double)) == 0);
             }
-    /* And the baseline is Philox of (index, stream) under the seed, words 0 and 1. */
-    uint32_t ctr[4] = {5, 0, 0, 0}, key[2] = {42, 0}, w[4];
+    /* And the baseline is Philox of (index >> 1, stream) under the seed: elements 4 and 5 are
+     * words 0, 1 and words 2, 3 of block 2. */
+    uint32_t ctr[4] = {2, 0, 0, 0}, key[2] = {42, 0}, w[4];
     cpn_philox4x32_10(ctr, key, w);
-    cpn_kernel_random(CPN_RANDOM_UNIFORM, 42, 0, a, 5, 1, 0.0, 1.0);
+    cpn_kernel_random(CPN_RANDOM_UNIFORM, 42, 0, a, 4, 2, 0.0, 1.0);
     CHECK(a[0] == ((double)(w[0] >> 5) * 67108864.0 + (double)(w[1] >> 6)) / 9007199254740992.0);
+    CHECK(a[1] == ((double)(w[2] >> 5) * 67108864.0 + (double)(w[3] >> 6)) / 9007199254740992.0);
 }
 
 int main(void)
