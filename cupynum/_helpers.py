@@ -430,7 +430,7 @@ def install(cls, namespace, implemented):
     cupynum's namespace and __array_function__'s table (a foreign NumPy array argument -- a
     subclass, a dtype cupynum lacks -- goes to NumPy); ndarray's methods."""
     import importlib
-    for modname in ("_helpers", "_construct", "_calculus"):
+    for modname in ("_helpers", "_construct", "_calculus", "_files"):
         try:
             mod = importlib.import_module("cupynum." + modname)
         except ModuleNotFoundError:
@@ -442,6 +442,8 @@ def install(cls, namespace, implemented):
             namespace[n] = f
             implemented[npf] = f
     cls.clip = _method_clip
+    from . import _files
+    _files.install_methods(cls)
     cls.round = _method_round
     cls.conj = _conjugate
     cls.conjugate = _conjugate

@@ -374,6 +374,8 @@ PyMethodDef cpn_module_methods[] = {
     {"bcast_u64", mod_bcast_u64, METH_O, "Rank 0's value of an unsigned 64-bit integer."},
     {"_abort", mod_abort, METH_O, "Abort every rank of the job."},
     {"_tiling", mod_tiling, METH_O, "How the array's store is laid out over ranks."},
+    {"_tile_read", cpn_mod_tile_read, METH_O, "(lo, hi, this rank's tile as NumPy) of a whole C-order root store, else None."},
+    {"_tile_write", cpn_mod_tile_write, METH_VARARGS, "_tile_write(a, tile): this rank's tile of a fresh whole root store."},
     {"_alloc_fail_after", mod_alloc_fail_after, METH_O, "Test hook: fail the n-th allocation."},
     {"_shares_store", cpn_mod_shares_store, METH_VARARGS, "Do two arrays view one store?"},
     {"_may_overlap", cpn_mod_may_overlap, METH_VARARGS, "May two arrays touch a common element?"},
