@@ -1,4 +1,5 @@
 """Binary files, each rank reading and writing its own part (issue #20): `save`/`load` of .npy,
+`savez` and `load` of .npz (stored members: see NpzFile and _savez_parts),
 `ndarray.tofile`/`fromfile` of raw bytes.
 
 A file's bytes are the array in C order (Fortran order for a .npy whose header says so: the C
@@ -21,6 +22,10 @@ than names) and text (`sep`) go to NumPy as before (cupynum/_fallback.py: rank 0
 
 import io
 import os
+import struct
+import time
+import zipfile
+import zlib
 
 import numpy as _np
 from numpy.lib import format as _fmt
@@ -192,6 +197,9 @@ def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="A
     try:
         with os.fdopen(os.dup(fd), "rb") as fp:
             magic = fp.read(len(_fmt.MAGIC_PREFIX))
+            if magic.startswith(b"PK\x03\x04") or magic.startswith(b"PK\x05\x06"):
+                return _npz_open(file, allow_pickle, fix_imports, encoding, max_header_size,
+                                 numpy_load)
             if magic != _fmt.MAGIC_PREFIX:
                 return numpy_load()
             fp.seek(0)
@@ -216,6 +224,232 @@ def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="A
         return a.T if fortran else a
     finally:
         os.close(fd)
+
+
+# ---- .npz (uncompressed members) ----------------------------------------------------------------------
+
+_CHUNK = 16 << 20   # the bytes a rank streams through at once to check or compute a CRC
+
+
+def _crc(fd, off, n):
+    crc = 0
+    while n > 0:
+        b = os.pread(fd, min(n, _CHUNK), off)
+        if not b:
+            return None
+        crc = zlib.crc32(b, crc)
+        off, n = off + len(b), n - len(b)
+    return crc
+
+
+def _npz_open(file, allow_pickle, fix_imports, encoding, max_header_size, numpy_load):
+    try:
+        z = _np.load(file, allow_pickle=allow_pickle, fix_imports=fix_imports, encoding=encoding,
+                     max_header_size=max_header_size)
+    except Exception:   # noqa: BLE001 -- NumPy's error, raised through the fallback path
+        return numpy_load()
+    z.__class__ = NpzFile
+    return z
+
+
+class NpzFile(_np.lib.npyio.NpzFile):
+    """numpy.load's NpzFile of an .npz: a stored (uncompressed) .npy member of a dtype cupynum
+    holds is read as a .npy file is, each rank its own tile, straight from the member's bytes in
+    the archive (after rank 0 checked the member's CRC, streaming it: the archive's promise that
+    NumPy's reader checks too); other members are NumPy's, as cupynum arrays.  Collective."""
+
+    def __getitem__(self, key):
+        name = self._files.get(key)
+        if name is None or not hasattr(self.fid, "name") or not _is_name(self.fid.name):
+            return _fallback.wrap(super().__getitem__(key))
+        info = self.zip.getinfo(name)
+        r = None
+        if info.compress_type == zipfile.ZIP_STORED and not info.flag_bits & 1:
+            r = self._stored(info)
+        return _fallback.wrap(super().__getitem__(key)) if r is None else r
+
+    def _stored(self, info):
+        fd = os.open(os.fspath(self.fid.name), os.O_RDONLY)
+        try:
+            size = os.fstat(fd).st_size
+            local = os.pread(fd, 30, info.header_offset)
+            if len(local) < 30 or local[:4] != b"PK\x03\x04":
+                return None
+            start = info.header_offset + 30 + int.from_bytes(local[26:28], "little") + \
+                int.from_bytes(local[28:30], "little")
+            end = start + info.file_size
+            if end > size:
+                return None
+            with os.fdopen(os.dup(fd), "rb") as fp:
+                fp.seek(start)
+                if fp.read(len(_fmt.MAGIC_PREFIX)) != _fmt.MAGIC_PREFIX:
+                    return None
+                fp.seek(start)
+                try:
+                    version = _fmt.read_magic(fp)
+                    shape, fortran, dtype = _read_array_header(
+                        fp, version, max_header_size=self.max_header_size)
+                except Exception:   # noqa: BLE001 -- NumPy's reader raises its error
+                    return None
+                base = fp.tell()
+            if not _held(dtype) or any(s < 0 for s in shape) or len(shape) > 32:
+                return None
+            count = 1
+            for s in shape:
+                count *= s
+            if base + count * dtype.itemsize > end:
+                return None
+            rank, ranks = _ranks()
+            ok = 1
+            if rank == 0:
+                ok = int(_crc(fd, start, info.file_size) == info.CRC)
+            if ranks > 1:
+                ok = _core.bcast_u64(ok)
+            if not ok:
+                return None   # NumPy's reader raises its "Bad CRC-32" error
+            cshape = tuple(shape[::-1]) if fortran else tuple(shape)
+            a = _core.empty(cshape, dtype.newbyteorder("="))
+            _read_into(fd, a, dtype, base)
+            return a.T if fortran else a
+        finally:
+            os.close(fd)
+
+
+def _dos_time():
+    y, mo, d, h, mi, s = time.localtime()[:6]
+    return ((h << 11) | (mi << 5) | (s // 2)), (((y - 1980) << 9) | (mo << 5) | d)
+
+
+def savez(file, *args, allow_pickle=True, **kwds):
+    numpy_savez = lambda: _fallback.call("numpy.savez", _np.savez, (file,) + args,  # noqa: E731
+                                         dict(kwds, allow_pickle=allow_pickle))
+    if not _is_name(file):
+        return numpy_savez()
+    named = dict(kwds)
+    for i, v in enumerate(args):
+        key = "arr_%d" % i
+        if key in named:
+            raise ValueError(f"Cannot use un-named variables and keyword {key}")
+        named[key] = v
+    arrays = {}
+    for k, v in named.items():
+        if not isinstance(v, ndarray):
+            n = _np.asanyarray(v)
+            if type(n) is not _np.ndarray or not _held(n.dtype) or not n.dtype.isnative:
+                return numpy_savez()
+            v = _core.from_any(n)
+        arrays[k] = v
+    file = os.fspath(file)
+    if isinstance(file, bytes):
+        file = os.fsdecode(file)
+    if not file.endswith(".npz"):
+        file = file + ".npz"
+    _savez_parts(file, arrays)
+
+
+def _savez_parts(path, arrays):
+    """A ZIP archive of stored members, laid out as zipfile with force_zip64 lays it (local
+    header with a zip64 extra field, the .npy bytes), central directory at the end.  Rank 0
+    writes the headers and sets the length; every rank writes its tiles' bytes; rank 0 computes
+    each member's CRC by streaming the file back, patches the local headers and writes the
+    directory.  Collective."""
+    rank, ranks = _ranks()
+    members = []
+    off = 0
+    for k, a in arrays.items():
+        fortran = a.ndim > 1 and not a.flags.c_contiguous and a.flags.f_contiguous
+        h = io.BytesIO()
+        _write_array_header(h, {"descr": _fmt.dtype_to_descr(a.dtype),
+                                "fortran_order": bool(fortran), "shape": tuple(a.shape)}, None)
+        name = (k + ".npy").encode("utf-8")
+        src = a.T if fortran else a
+        t = _c_order_source(src) if a.size else None
+        size = len(h.getvalue()) + a.size * a.itemsize
+        members.append((name, off, h.getvalue(), size, src, t))
+        off += 30 + len(name) + 20 + size
+    cd_offset = off
+    tm, dt = _dos_time()
+    err = None
+    if rank == 0:
+        try:
+            with open(path, "wb") as f:
+                for name, o, header, size, _, _ in members:
+                    f.seek(o)
+                    f.write(_local_header(name, 0, size, tm, dt, name_flags(name)))
+                    f.write(header)
+                f.truncate(cd_offset)
+        except BaseException as e:   # noqa: BLE001 -- re-raised below, after the ranks agree
+            err = e
+    if ranks > 1 and _core.bcast_u64(0 if err is None else 1) and err is None:
+        raise OSError(f"cupynum: rank 0 could not create {path!r}")
+    if err is not None:
+        raise err
+    try:
+        for name, o, header, size, src, t in members:
+            if t is not None and (rank == 0 or _tiled(t, src.shape)):
+                lo, hi, tile = t
+                _write_tile(path, src.shape, lo, hi, tile, o + 30 + len(name) + 20 + len(header))
+    finally:
+        if ranks > 1:
+            _core.barrier()
+    if rank == 0:
+        try:
+            fd = os.open(path, os.O_RDWR)
+            try:
+                cd = []
+                for name, o, header, size, _, _ in members:
+                    crc = _crc(fd, o + 30 + len(name) + 20, size)
+                    os.pwrite(fd, crc.to_bytes(4, "little"), o + 14)
+                    cd.append(_central_header(name, crc, size, o, tm, dt, name_flags(name)))
+                cd = b"".join(cd)
+                _pwrite_all(fd, memoryview(cd + _end_records(len(members), len(cd), cd_offset)),
+                            cd_offset)
+            finally:
+                os.close(fd)
+        except BaseException as e:   # noqa: BLE001
+            err = e
+    if ranks > 1 and _core.bcast_u64(0 if err is None else 1) and err is None:
+        raise OSError(f"cupynum: rank 0 could not finish {path!r}")
+    if err is not None:
+        raise err
+
+
+def name_flags(name):
+    try:
+        name.decode("ascii")
+        return 0
+    except UnicodeDecodeError:
+        return 0x800   # the name is UTF-8
+
+
+_M32 = 0xFFFFFFFF
+
+
+def _local_header(name, crc, size, tm, dt, flags):
+    extra = struct.pack("<HHQQ", 1, 16, size, size)
+    return struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 45, flags, 0, tm, dt, crc, _M32, _M32,
+                       len(name), len(extra)) + name + extra
+
+
+def _central_header(name, crc, size, off, tm, dt, flags):
+    fields = [size, size]
+    if off >= _M32:
+        fields.append(off)
+    extra = struct.pack("<HH", 1, 8 * len(fields)) + struct.pack("<" + "Q" * len(fields), *fields)
+    return struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 45, 45, flags, 0, tm, dt, crc,
+                       _M32, _M32, len(name), len(extra), 0, 0, 0, 0,
+                       min(off, _M32)) + name + extra
+
+
+def _end_records(count, cd_size, cd_offset):
+    r = b""
+    if count >= 0xFFFF or cd_offset >= _M32 or cd_size >= _M32:
+        z = cd_offset + cd_size
+        r = struct.pack("<4sQHHIIQQQQ", b"PK\x06\x06", 44, 45, 45, 0, 0, count, count, cd_size,
+                        cd_offset)
+        r += struct.pack("<4sIQI", b"PK\x06\x07", 0, z, 1)
+    return r + struct.pack("<4sHHHHIIH", b"PK\x05\x06", 0, 0, min(count, 0xFFFF),
+                           min(count, 0xFFFF), min(cd_size, _M32), min(cd_offset, _M32), 0)
 
 
 # ---- raw binary ------------------------------------------------------------------------------------
@@ -257,7 +491,7 @@ def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, like=None):
         os.close(fd)
 
 
-NAMES = ("save load fromfile").split()
+NAMES = ("save load savez fromfile").split()
 
 
 def install_methods(cls):

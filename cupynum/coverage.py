@@ -77,7 +77,7 @@ DISTRIBUTED = frozenset(
     # output tile filled by its owner from the input pieces it needs
     + ["numpy." + n for n in _JOINS] + ["numpy.ndarray.repeat"]
     # binary files (cupynum/_files.py): each rank reads and writes its own tile's bytes
-    + ["numpy.save", "numpy.load", "numpy.fromfile", "numpy.ndarray.tofile"]
+    + ["numpy.save", "numpy.savez", "numpy.load", "numpy.fromfile", "numpy.ndarray.tofile"]
     # cholesky and solve of one partitioned matrix: ScaLAPACK (csrc/runtime/scalapack.c), when
     # built with it; the other numpy.linalg factorizations compute on gathered copies
     + ["numpy.linalg.cholesky", "numpy.linalg.solve"]
@@ -117,8 +117,10 @@ NOTES = {
     "numpy.diagonal": "read-only view",
     "numpy.linalg.diagonal": "read-only view",
     "numpy.broadcast_arrays": "writable views, as NumPy's (without its FutureWarning on writes)",
-    "numpy.load": "a .npy: each rank reads its tile (mmap_mode gives a normal array); an .npz "
-    "gives NumPy's NpzFile (its arrays are NumPy's)",
+    "numpy.load": "a .npy, and an .npz's stored members: each rank reads its tile (mmap_mode "
+    "gives a normal array); an .npz gives an NpzFile of cupynum arrays",
+    "numpy.savez": "to a file name: each rank writes its tiles, rank 0 the headers, CRCs and "
+    "directory; file objects: NumPy's, rank 0 writes",
     "numpy.save": "to a file name: each rank writes its tile (rank 0 the header); file objects: "
     "NumPy's, rank 0 writes",
     "numpy.ndarray.tofile": "raw binary to a file name: each rank writes its tile; text (sep) "

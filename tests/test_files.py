@@ -289,3 +289,88 @@ def test_save_load_device(base):
     check(r * 2.0, numpy.sqrt(n ** 2 + 1.0) * 2.0)
     c.tofile(p + ".bin")
     check(cupynum.fromfile(p + ".bin").reshape(33, 17), numpy.sqrt(n ** 2 + 1.0))
+
+
+# ---- .npz ---------------------------------------------------------------------------------------------
+
+def _members(path):
+    import zipfile
+    with zipfile.ZipFile(path) as z:
+        assert z.testzip() is None   # every CRC right
+        return {i.filename: (i.compress_type, z.read(i.filename)) for i in z.infolist()}
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+def test_savez_load(base, dtype):
+    n = {s: sample(s, dtype, seed=len(s)) for s in [(), (0,), (7,), (9, 10), (5, 6, 7)]}
+    c = {s: cupynum.array(v) for s, v in n.items()}
+    p = _path(base, f"z-{dtype.name}")
+    cupynum.savez(p, c[(9, 10)], c[(7,)][::-1], s=c[()], e=c[(0,)], t=c[(5, 6, 7)].T,
+                  v=c[(9, 10)][::2, 1:])
+    q = _path(base, f"zn-{dtype.name}.npz")
+    if RANK == 0:
+        numpy.savez(q, n[(9, 10)], n[(7,)][::-1], s=n[()], e=n[(0,)], t=n[(5, 6, 7)].T,
+                    v=n[(9, 10)][::2, 1:])
+    cupynum._core.barrier()
+    assert _members(p + ".npz") == _members(q)   # the same members, byte for byte
+    for f in (p + ".npz", q):
+        with numpy.load(f) as zn, cupynum.load(f) as zc:
+            assert sorted(zc.files) == sorted(zn.files)
+            for k in zn.files:
+                check(zc[k], zn[k])
+                assert zc[k].flags.f_contiguous == zn[k].flags.f_contiguous
+
+
+def test_npz_other_members(base):
+    p = _path(base, "mixed.npz")
+    if RANK == 0:
+        numpy.savez(p, s=numpy.array(["ab", "c"]), x=numpy.arange(5.0))
+        numpy.savez_compressed(_path(base, "packed.npz"), x=numpy.arange(30).reshape(5, 6))
+    cupynum._core.barrier()
+    with cupynum.load(p) as z:
+        numpy.testing.assert_array_equal(z["s"], numpy.array(["ab", "c"]))
+        check(z["x"], numpy.arange(5.0))
+        raises_same(lambda k: numpy.load(p)[k], lambda k: z[k], "nothing")
+    with cupynum.load(_path(base, "packed.npz")) as z:
+        check(z["x"], numpy.arange(30).reshape(5, 6))
+
+
+def test_npz_moves_nothing(base):
+    n = sample((60, 50), numpy.float64, seed=12)
+    c = cupynum.array(n) + 0.5
+    cupynum.sync()
+    p = _path(base, "zmoved.npz")
+    cupynum.reset_stats()
+    cupynum.savez(p, a=c, b=c)
+    with cupynum.load(p) as z:
+        r = z["a"]
+        cupynum.sync()
+        assert cupynum.runtime_stats()["bytes_sent"] < 512
+        if RANKS > 1:
+            assert cupynum._core._tiling(r)["tiled"]
+        check(r, n + 0.5)
+
+
+def _flip(data, at):
+    b = bytearray(data)
+    b[at] ^= 0xFF
+    return bytes(b)
+
+
+def test_corrupted_npz_raises_as_numpy(base):
+    good = _path(base, "zgood.npz")
+    if RANK == 0:
+        numpy.savez(good, x=numpy.arange(100.0))
+    cupynum._core.barrier()
+    data = _read(good)
+    cases = {"bad crc": _flip(data, 400), "truncated": data[:300],
+             "no directory": data[:-22]}
+    for what, bad in cases.items():
+        p = _path(base, "zbad-" + what.replace(" ", "_") + ".npz")
+        _put(p, bad)
+
+        def via(np_):
+            with np_.load(p) as z:
+                return z["x"]
+        e_np, e_cp = raises_same(lambda: via(numpy), lambda: via(cupynum))
+        _same_message(e_cp, e_np)
