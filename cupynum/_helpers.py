@@ -442,8 +442,9 @@ def install(cls, namespace, implemented):
             namespace[n] = f
             implemented[npf] = f
     cls.clip = _method_clip
-    from . import _files
+    from . import _files, _construct
     _files.install_methods(cls)
+    _core._set_ndarray_new(_construct._ndarray_new)
     cls.round = _method_round
     cls.conj = _conjugate
     cls.conjugate = _conjugate

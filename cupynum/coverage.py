@@ -77,6 +77,8 @@ DISTRIBUTED = frozenset(
     # output tile filled by its owner from the input pieces it needs
     + ["numpy." + n for n in _JOINS] + ["numpy.ndarray.repeat"]
     # binary files (cupynum/_files.py): each rank reads and writes its own tile's bytes
+    # host data (frombuffer, fromiter, fromstring): NumPy parses, each rank keeps its tile
+    + ["numpy.frombuffer", "numpy.fromiter", "numpy.fromstring"]
     + ["numpy.save", "numpy.savez", "numpy.load", "numpy.fromfile", "numpy.ndarray.tofile"]
     # cholesky and solve of one partitioned matrix: ScaLAPACK (csrc/runtime/scalapack.c), when
     # built with it; the other numpy.linalg factorizations compute on gathered copies
@@ -121,6 +123,7 @@ NOTES = {
     "gives a normal array); an .npz gives an NpzFile of cupynum arrays",
     "numpy.savez": "to a file name: each rank writes its tiles, rank 0 the headers, CRCs and "
     "directory; file objects: NumPy's, rank 0 writes",
+    "numpy.frombuffer": "a copy of the buffer (writes do not reach it)",
     "numpy.save": "to a file name: each rank writes its tile (rank 0 the header); file objects: "
     "NumPy's, rank 0 writes",
     "numpy.ndarray.tofile": "raw binary to a file name: each rank writes its tile; text (sep) "

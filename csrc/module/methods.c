@@ -375,6 +375,7 @@ PyMethodDef cpn_module_methods[] = {
     {"_abort", mod_abort, METH_O, "Abort every rank of the job."},
     {"_tiling", mod_tiling, METH_O, "How the array's store is laid out over ranks."},
     {"_tile_read", cpn_mod_tile_read, METH_O, "(lo, hi, this rank's tile as NumPy) of a whole C-order root store, else None."},
+    {"_set_ndarray_new", cpn_mod_set_ndarray_new, METH_O, "The function ndarray(shape, ...) calls."},
     {"_tile_write", cpn_mod_tile_write, METH_VARARGS, "_tile_write(a, tile): this rank's tile of a fresh whole root store."},
     {"_alloc_fail_after", mod_alloc_fail_after, METH_O, "Test hook: fail the n-th allocation."},
     {"_shares_store", cpn_mod_shares_store, METH_VARARGS, "Do two arrays view one store?"},
