@@ -432,6 +432,73 @@ def kaiser(M, beta):
     return U.true_divide(i0(U.multiply(beta, w)), i0(beta))
 
 
+# ---- mgrid / ogrid ---------------------------------------------------------------------------------
+
+class _Grid:
+    """numpy.mgrid (dense) and numpy.ogrid (sparse): NumPy's nd_grid step for step (a complex
+    step is a number of points, the end included), over cupynum's indices and arange."""
+
+    def __init__(self, sparse):
+        self.sparse = sparse
+
+    def __getitem__(self, key):
+        import math
+        from ._creation import arange
+        try:
+            size = []
+            num_list = [0]   # at least as large as int_, as arange
+            for k in range(len(key)):
+                step, start, stop = key[k].step, key[k].start, key[k].stop
+                start = 0 if start is None else start
+                step = 1 if step is None else step
+                if isinstance(step, (_np.complexfloating, complex)):
+                    step = abs(step)
+                    size.append(int(step))
+                else:
+                    size.append(math.ceil((stop - start) / step))
+                num_list += [start, stop, step]
+            typ = _np.result_type(*num_list)
+            if self.sparse:
+                nn = [arange(x, dtype=typ) for x in size]
+            else:
+                nn = indices(size, typ)
+            for k, kk in enumerate(key):
+                step, start = kk.step, kk.start
+                start = 0 if start is None else start
+                step = 1 if step is None else step
+                if isinstance(step, (_np.complexfloating, complex)):
+                    step = int(abs(step))
+                    if step != 1:
+                        step = (kk.stop - start) / float(step - 1)
+                nn[k] = nn[k] * step + start
+            if self.sparse:
+                slobj = [None] * len(size)
+                for k in range(len(size)):
+                    slobj[k] = slice(None, None)
+                    nn[k] = nn[k][tuple(slobj)]
+                    slobj[k] = None
+                return tuple(nn)
+            return nn
+        except (IndexError, TypeError):
+            step, stop, start = key.step, key.stop, key.start
+            start = 0 if start is None else start
+            if isinstance(step, (_np.complexfloating, complex)):
+                step_float = abs(step)
+                step = length = int(step_float)
+                if step != 1:
+                    step = (key.stop - start) / float(step - 1)
+                typ = _np.result_type(start, stop, step_float)
+                return arange(0, length, 1, dtype=typ) * step + start
+            return arange(start, stop, step)
+
+    def __repr__(self):
+        return f"<cupynum {'ogrid' if self.sparse else 'mgrid'}>"
+
+
+mgrid = _Grid(False)
+ogrid = _Grid(True)
+
+
 # ---- host data into a partitioned array -------------------------------------------------------
 
 def _host(n):
