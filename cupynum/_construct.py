@@ -13,7 +13,7 @@ import operator
 
 import numpy as _np
 
-from . import _core, _fallback
+from . import _core, _creation, _fallback
 from ._core import ndarray
 from ._helpers import U, _asarray, _where, i0
 
@@ -432,7 +432,133 @@ def kaiser(M, beta):
     return U.true_divide(i0(U.multiply(beta, w)), i0(beta))
 
 
+# ---- mgrid / ogrid ---------------------------------------------------------------------------------
+
+class _Grid:
+    """numpy.mgrid (dense) and numpy.ogrid (sparse): NumPy's nd_grid step for step (a complex
+    step is a number of points, the end included), over cupynum's indices and arange."""
+
+    def __init__(self, sparse):
+        self.sparse = sparse
+
+    def __getitem__(self, key):
+        import math
+        from ._creation import arange
+        try:
+            size = []
+            num_list = [0]   # at least as large as int_, as arange
+            for k in range(len(key)):
+                step, start, stop = key[k].step, key[k].start, key[k].stop
+                start = 0 if start is None else start
+                step = 1 if step is None else step
+                if isinstance(step, (_np.complexfloating, complex)):
+                    step = abs(step)
+                    size.append(int(step))
+                else:
+                    size.append(math.ceil((stop - start) / step))
+                num_list += [start, stop, step]
+            typ = _np.result_type(*num_list)
+            if self.sparse:
+                nn = [arange(x, dtype=typ) for x in size]
+            else:
+                nn = indices(size, typ)
+            for k, kk in enumerate(key):
+                step, start = kk.step, kk.start
+                start = 0 if start is None else start
+                step = 1 if step is None else step
+                if isinstance(step, (_np.complexfloating, complex)):
+                    step = int(abs(step))
+                    if step != 1:
+                        step = (kk.stop - start) / float(step - 1)
+                nn[k] = nn[k] * step + start
+            if self.sparse:
+                slobj = [None] * len(size)
+                for k in range(len(size)):
+                    slobj[k] = slice(None, None)
+                    nn[k] = nn[k][tuple(slobj)]
+                    slobj[k] = None
+                return tuple(nn)
+            return nn
+        except (IndexError, TypeError):
+            step, stop, start = key.step, key.stop, key.start
+            start = 0 if start is None else start
+            if isinstance(step, (_np.complexfloating, complex)):
+                step_float = abs(step)
+                step = length = int(step_float)
+                if step != 1:
+                    step = (key.stop - start) / float(step - 1)
+                typ = _np.result_type(start, stop, step_float)
+                return arange(0, length, 1, dtype=typ) * step + start
+            return arange(start, stop, step)
+
+    def __repr__(self):
+        return f"<cupynum {'ogrid' if self.sparse else 'mgrid'}>"
+
+
+mgrid = _Grid(False)
+ogrid = _Grid(True)
+
+
+# ---- host data into a partitioned array -------------------------------------------------------
+
+def _host(n):
+    """A NumPy array NumPy built from host data, as a cupynum array: each rank keeps its own tile
+    of it (_core.from_any), or NumPy's own array for a dtype cupynum lacks."""
+    return _fallback.wrap(n)
+
+
+def _like_ok(like):
+    return like is None or isinstance(like, ndarray)
+
+
+def frombuffer(buffer, dtype=float, count=-1, offset=0, *, like=None):
+    """NumPy's frombuffer (its errors), copied: writes to the result do not reach the buffer."""
+    if not _like_ok(like):
+        return _host(_np.frombuffer(buffer, dtype, count, offset, like=like))
+    return _host(_np.frombuffer(buffer, dtype, count, offset))
+
+
+def fromiter(iter, dtype, count=-1, *, like=None):  # noqa: A002
+    if not _like_ok(like):
+        return _host(_np.fromiter(iter, dtype, count, like=like))
+    return _host(_np.fromiter(iter, dtype, count))
+
+
+def fromstring(string, dtype=float, count=-1, *, sep="", like=None):
+    if not _like_ok(like):
+        return _host(_np.fromstring(string, dtype, count, sep=sep, like=like))
+    return _host(_np.fromstring(string, dtype, count, sep=sep))
+
+
+def _ndarray_args(shape, dtype=float, buffer=None, offset=0, strides=None, order=None):
+    return shape, dtype, buffer, offset, strides, order
+
+
+def _ndarray_new(*args, **kwargs):
+    """ndarray(shape, dtype=float, buffer=None, offset=0, strides=None, order=None) constructed
+    directly: a new array (zero-filled, where NumPy's is uninitialised) of that shape, dtype and
+    order.  With a buffer (or strides), NumPy's view of it, copied.  Anything NumPy refuses is
+    refused by NumPy itself (its errors); a dtype cupynum lacks gives NumPy's ndarray."""
+    def numpy_new():
+        return _host(_np.ndarray(*args, **kwargs))
+    try:
+        shape, dtype, buffer, offset, strides, order = _ndarray_args(*args, **kwargs)
+        if buffer is not None or strides is not None or order not in (None, "C", "F"):
+            return numpy_new()
+        dt = _np.dtype(dtype)
+        shp = _creation._shape_tuple(shape)
+    except Exception:   # noqa: BLE001 -- NumPy raises its own error for these arguments
+        return numpy_new()
+    if any(s < 0 for s in shp) or not (dt.kind in "biufc" and dt.char not in "gG" and dt.names is None
+                                          and dt.subdtype is None) or \
+            not isinstance(offset, int) or offset != 0:
+        return numpy_new()
+    if order == "F" and len(shp) > 1:
+        return _core.empty(shp[::-1], dt).T
+    return _core.empty(shp, dt)
+
+
 NAMES = ("tri tril triu diag diagflat fill_diagonal indices meshgrid fromfunction vander "
          "geomspace logspace tril_indices tril_indices_from triu_indices triu_indices_from "
          "diag_indices diag_indices_from mask_indices ravel_multi_index unravel_index "
-         "bartlett blackman hamming hanning kaiser").split()
+         "bartlett blackman hamming hanning kaiser frombuffer fromiter fromstring").split()

@@ -420,9 +420,113 @@ def _conjugate(self, out=None):
     return self
 
 
+# ---- trace, bits, bytes -------------------------------------------------------------------------
+
+def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    """NumPy's PyArray_Trace: add.reduce of the diagonal along its last axis."""
+    from ._views import diagonal
+    a = _asarray(a)
+    r = diagonal(a, offset, axis1, axis2).sum(-1, dtype=dtype, out=out)
+    return r
+
+
+def _method_trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):
+    return trace(self, offset, axis1, axis2, dtype, out)
+
+
+def _stand_in(a):
+    """A zero-size NumPy array of a's dtype and ndim: NumPy's argument checks, nothing else."""
+    return _np.empty((0,) * a.ndim if a.ndim else (), dtype=a.dtype)
+
+
+def packbits(a, /, axis=None, bitorder="big"):
+    a = _asarray(a)
+    _np.packbits(_stand_in(a), axis=axis, bitorder=bitorder)   # NumPy's errors
+    cp = _cp()
+    b = U.not_equal(a, 0).astype(_np.uint8) if a.dtype.kind != "b" else a.astype(_np.uint8)
+    if axis is None:
+        b, axis = b.reshape(-1), 0
+    axis = normalize_axis_index(axis, b.ndim)
+    b = cp.moveaxis(b, axis, -1)
+    n = b.shape[-1]
+    k = -(-n // 8)
+    if k * 8 != n:
+        b = cp.concatenate([b, cp.zeros(b.shape[:-1] + (k * 8 - n,), _np.uint8)], axis=-1)
+    b = b.reshape(b.shape[:-1] + (k, 8))
+    w = _np.array([128, 64, 32, 16, 8, 4, 2, 1] if bitorder[0] in "bB" else
+                  [1, 2, 4, 8, 16, 32, 64, 128], dtype=_np.uint8)
+    r = U.multiply(b, _core.from_any(w)).sum(-1, dtype=_np.uint8)
+    return cp.ascontiguousarray(cp.moveaxis(r, -1, axis))
+
+
+def unpackbits(a, /, axis=None, count=None, bitorder="big"):
+    a = _asarray(a)
+    _np.unpackbits(_np.zeros(a.shape if a.size < 64 else (1,) * a.ndim, dtype=a.dtype),
+                   axis=axis, count=count, bitorder=bitorder)   # NumPy's errors
+    cp = _cp()
+    if axis is None:
+        a, axis = a.reshape(-1), 0
+    axis = normalize_axis_index(axis, a.ndim)
+    b = cp.moveaxis(a, axis, -1)
+    n = b.shape[-1] * 8
+    s = _np.array([7, 6, 5, 4, 3, 2, 1, 0] if bitorder[0] in "bB" else
+                  [0, 1, 2, 3, 4, 5, 6, 7], dtype=_np.uint8)
+    bits = U.bitwise_and(U.right_shift(b[..., None], _core.from_any(s)), _np.uint8(1))
+    bits = bits.reshape(b.shape[:-1] + (n,))
+    if count is not None:
+        count = operator.index(count)
+        m = count if count >= 0 else n + count
+        if m < 0:
+            raise ValueError("-count larger than number of elements")
+        if m <= n:
+            bits = bits[..., :m]
+        else:
+            bits = cp.concatenate([bits, cp.zeros(bits.shape[:-1] + (m - n,), _np.uint8)], axis=-1)
+    return cp.ascontiguousarray(cp.moveaxis(bits, -1, axis))
+
+
+_UINT = {2: _np.uint16, 4: _np.uint32, 8: _np.uint64}
+
+
+def _swapped_uint(u, size):
+    """The bytes of unsigned u (itemsize `size`) in reverse order: shifts and masks."""
+    t = _UINT[size]
+    r = None
+    for i in range(size):
+        byte = U.bitwise_and(U.right_shift(u, t(8 * i)), t(0xFF))
+        part = U.left_shift(byte, t(8 * (size - 1 - i)))
+        r = part if r is None else U.bitwise_or(r, part)
+    return r
+
+
+def _byteswap(self, inplace=False):
+    """ndarray.byteswap: integers (and bool) natively, shifts on the unsigned type of the same
+    size; floating and complex arrays (whose bytes cupynum cannot reinterpret) NumPy's, on a
+    copy (in place: written back)."""
+    if self.dtype.kind in "fc":
+        if inplace:
+            _fallback.compute(_np.ndarray.byteswap, (self, True), write=(self,))
+            return self
+        return _fallback.compute(_np.ndarray.byteswap, (self,))
+    if self.itemsize == 1:
+        r = self
+    else:
+        u = self if self.dtype.kind == "u" else self.astype(_UINT[self.itemsize])
+        r = _swapped_uint(u, self.itemsize)
+        if not isinstance(r, ndarray):   # a 0-d array's ufuncs give scalars
+            r = _core.from_any(_np.asarray(r))
+        if r.dtype != self.dtype:
+            r = r.astype(self.dtype)
+    if inplace:
+        if r is not self:
+            _core.assign(self, r)
+        return self
+    return r.copy() if r is self else r
+
+
 NAMES = ("clip round around fix isclose allclose array_equal array_equiv isposinf isneginf "
          "iscomplexobj isrealobj iscomplex isreal asarray_chkfinite nan_to_num real_if_close "
-         "angle sinc i0").split()
+         "angle sinc i0 trace packbits unpackbits").split()
 
 
 def install(cls, namespace, implemented):
@@ -430,7 +534,7 @@ def install(cls, namespace, implemented):
     cupynum's namespace and __array_function__'s table (a foreign NumPy array argument -- a
     subclass, a dtype cupynum lacks -- goes to NumPy); ndarray's methods."""
     import importlib
-    for modname in ("_helpers", "_construct", "_calculus"):
+    for modname in ("_helpers", "_construct", "_calculus", "_files"):
         try:
             mod = importlib.import_module("cupynum." + modname)
         except ModuleNotFoundError:
@@ -441,7 +545,15 @@ def install(cls, namespace, implemented):
             f = _fallback.numpy_for_foreign(npf)(g[n])
             namespace[n] = f
             implemented[npf] = f
+    from . import _construct
     cls.clip = _method_clip
+    cls.trace = _method_trace
+    cls.byteswap = _byteswap
+    namespace["mgrid"] = _construct.mgrid
+    namespace["ogrid"] = _construct.ogrid
+    from . import _files, _construct
+    _files.install_methods(cls)
+    _core._set_ndarray_new(_construct._ndarray_new)
     cls.round = _method_round
     cls.conj = _conjugate
     cls.conjugate = _conjugate

@@ -89,6 +89,10 @@ DISTRIBUTED = frozenset(
     # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
     # output tile filled by its owner from the input pieces it needs
     + ["numpy." + n for n in _JOINS] + ["numpy.ndarray.repeat"]
+    # binary files (cupynum/_files.py): each rank reads and writes its own tile's bytes
+    # host data (frombuffer, fromiter, fromstring): NumPy parses, each rank keeps its tile
+    + ["numpy.frombuffer", "numpy.fromiter", "numpy.fromstring"]
+    + ["numpy.save", "numpy.savez", "numpy.load", "numpy.fromfile", "numpy.ndarray.tofile"]
     # cholesky and solve of one partitioned matrix: ScaLAPACK (csrc/runtime/scalapack.c), when
     # built with it; the other numpy.linalg factorizations compute on gathered copies
     + ["numpy.linalg.cholesky", "numpy.linalg.solve"]
@@ -128,7 +132,20 @@ NOTES = {
     "numpy.diagonal": "read-only view",
     "numpy.linalg.diagonal": "read-only view",
     "numpy.broadcast_arrays": "writable views, as NumPy's (without its FutureWarning on writes)",
-    "numpy.load": "an .npz gives NumPy's NpzFile (its arrays are NumPy's)",
+    "numpy.load": "a .npy, and an .npz's stored members: each rank reads its tile (mmap_mode "
+    "gives a normal array); an .npz gives an NpzFile of cupynum arrays",
+    "numpy.savez": "to a file name: each rank writes its tiles, rank 0 the headers, CRCs and "
+    "directory; file objects: NumPy's, rank 0 writes",
+    "numpy.ndarray.byteswap": "integers and bool native (shifts and masks); floating and "
+    "complex: NumPy's on a gathered copy (in place: written back)",
+    "numpy.unpackbits": "an empty input padded by count gives zeros (NumPy 2.4: uninitialised)",
+    "numpy.frombuffer": "a copy of the buffer (writes do not reach it)",
+    "numpy.save": "to a file name: each rank writes its tile (rank 0 the header); file objects: "
+    "NumPy's, rank 0 writes",
+    "numpy.ndarray.tofile": "raw binary to a file name: each rank writes its tile; text (sep) "
+    "and file objects: NumPy's, rank 0 writes",
+    "numpy.fromfile": "raw binary from a file name: each rank reads its tile; text (sep) and "
+    "file objects: NumPy's",
     "numpy.asmatrix": "returns NumPy's matrix",
     "numpy.bmat": "returns NumPy's matrix",
     "numpy.random.get_state": "cupynum's Philox state (key, stream), not NumPy's",

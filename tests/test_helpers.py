@@ -636,6 +636,11 @@ def test_each_elementwise_helper_sends_nothing(name):
 # functions compute with cupynum's ops, never on gathered data.
 _X = numpy.array([[1.5, -2.0, 0.0, 3.25], [numpy.nan, 4.0, -numpy.inf, 0.5], [2.0, 1.0, 7.0, -1.0]])
 _NATIVE_CALLS = {
+    "trace": lambda m, a: m.trace(a, 1), "packbits": lambda m, a: m.packbits(a > 0, axis=1),
+    "unpackbits": lambda m, a: m.unpackbits((a > 0).astype(m.uint8), axis=0, count=-2),
+    "frombuffer": lambda m, a: m.frombuffer(b"\x01\x02\x03\x04", m.uint8),
+    "fromiter": lambda m, a: m.fromiter(range(5), m.float64),
+    "fromstring": lambda m, a: m.fromstring("1 2 3", sep=" "),
     "clip": lambda m, a: m.clip(a, -1, 1), "round": lambda m, a: m.round(a, 1),
     "around": lambda m, a: m.around(a, -1), "fix": lambda m, a: m.fix(a),
     "isclose": lambda m, a: m.isclose(a, a * 1.0), "allclose": lambda m, a: m.allclose(a, a),

@@ -323,3 +323,105 @@ int cpn_assign(struct cpn_view *dst, PyObject *value)
     Py_DECREF(src);
     return r;
 }
+
+/* Is the view its root store whole, in C order (what a file's bytes are laid out as)? */
+static int whole_root(const struct cpn_view *v)
+{
+    const struct cpn_store *s = v->store;
+    if (s->root || v->ndim != s->ndim) return 0;
+    int64_t st[CPN_MAXDIM], off;
+    cpn_view_byte_layout(v, st, &off);
+    if (cpn_view_size(v) == 0) return 1;
+    if (off != 0) return 0;
+    size_t item = cpn_dtype_size(v->dtype);
+    for (int d = 0; d < v->ndim; d++)
+        if (v->shape[d] != s->shape[d] || (v->shape[d] > 1 && st[d] != s->stride[d] * (int64_t)item))
+            return 0;
+    return 1;
+}
+
+static PyObject *box_tuple(int n, const int64_t *x)
+{
+    PyObject *t = PyTuple_New(n);
+    for (int d = 0; t && d < n; d++) PyTuple_SET_ITEM(t, d, PyLong_FromLongLong(x[d]));
+    return t;
+}
+
+/* _tile_read(a) -> (lo, hi, numpy array of this rank's tile [lo, hi), C order), or None when a
+ * is not a whole root store in C order.  A replicated store's tile is the whole store.  Moves
+ * nothing between ranks (files: each rank writes its own part).  Local after the flush. */
+PyObject *cpn_mod_tile_read(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    if (cpn_flush() < 0) return NULL;
+    struct cpn_view *v = cpn_array_view(a);
+    if (!whole_root(v)) Py_RETURN_NONE;
+    struct cpn_store *s = v->store;
+    if (s->poison != CPN_OK) {
+        cpn_error(s->poison, "%s", s->poison_msg ? s->poison_msg : "cupynum: failed deferred operation");
+        return cpn_raise(s->poison);
+    }
+    int64_t lo[CPN_MAXDIM] = {0}, hi[CPN_MAXDIM];
+    npy_intp dims[CPN_MAXDIM];
+    for (int d = 0; d < s->ndim; d++) hi[d] = s->shape[d];
+    if (s->tiled)
+        for (int d = 0; d < s->ndim; d++) lo[d] = s->tlo[d], hi[d] = s->thi[d];
+    int64_t n = 1;
+    for (int d = 0; d < s->ndim; d++) {
+        dims[d] = hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+        n *= dims[d];
+    }
+    PyObject *arr;
+    if (!s->tiled) {
+        arr = cpn_array_to_numpy(a);   /* untiled: local (a virtual store is generated) */
+    } else {
+        PyArray_Descr *d = descrs[v->dtype];
+        Py_INCREF(d);
+        arr = PyArray_NewFromDescr(&PyArray_Type, d, s->ndim, dims, NULL, NULL, 0, NULL);
+        if (arr && n > 0) {
+            const char *src = cpn_store_data(s);
+            if (!src) {
+                Py_DECREF(arr);
+                return cpn_raise(CPN_ERR_NOMEM);
+            }
+            memcpy(PyArray_DATA((PyArrayObject *)arr), src, (size_t)n * cpn_dtype_size(v->dtype));
+        }
+    }
+    if (!arr) return NULL;
+    return Py_BuildValue("(NNN)", box_tuple(s->ndim, lo), box_tuple(s->ndim, hi), arr);
+}
+
+/* _tile_write(a, tile): this rank's tile of the whole root store a (fresh, nothing queued on
+ * it) from a C-contiguous numpy array of a's dtype and the tile's shape (_tiling's box; the whole
+ * store when replicated).  Local. */
+PyObject *cpn_mod_tile_write(PyObject *m, PyObject *args)
+{
+    PyObject *a, *t;
+    if (!PyArg_ParseTuple(args, "OO!", &a, &PyArray_Type, &t) || cpn_check_array(a) < 0) return NULL;
+    if (cpn_flush() < 0) return NULL;
+    struct cpn_view *v = cpn_array_view(a);
+    if (!whole_root(v)) {
+        PyErr_SetString(PyExc_ValueError, "_tile_write: not a whole root store");
+        return NULL;
+    }
+    struct cpn_store *s = v->store;
+    PyArrayObject *ta = (PyArrayObject *)t;
+    int64_t lo[CPN_MAXDIM] = {0}, hi[CPN_MAXDIM], n = 1;
+    for (int d = 0; d < s->ndim; d++) hi[d] = s->shape[d];
+    if (s->tiled)
+        for (int d = 0; d < s->ndim; d++) lo[d] = s->tlo[d], hi[d] = s->thi[d];
+    for (int d = 0; d < s->ndim; d++) n *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+    size_t item = cpn_dtype_size(v->dtype);
+    if (!PyArray_IS_C_CONTIGUOUS(ta) || PyArray_NBYTES(ta) != (npy_intp)((size_t)n * item) ||
+        cpn_dtype_from_descr(PyArray_DESCR(ta)) != (int)v->dtype) {
+        PyErr_Clear();
+        PyErr_SetString(PyExc_ValueError, "_tile_write: the tile does not match the store");
+        return NULL;
+    }
+    if (n > 0) {
+        char *dst = cpn_store_data_for_overwrite(s);
+        if (!dst) return cpn_raise(CPN_ERR_NOMEM);
+        memcpy(dst, PyArray_DATA(ta), (size_t)n * item);
+    }
+    Py_RETURN_NONE;
+}

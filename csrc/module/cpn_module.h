@@ -92,6 +92,11 @@ PyObject *cpn_array_from_numpy(PyArrayObject *a);
 PyObject *cpn_array_from_any(PyObject *o);
 /* Flush and copy the view into a new C-contiguous numpy.ndarray. */
 PyObject *cpn_array_to_numpy(PyObject *self);
+/* Files (cupynum/_files.py): this rank's tile of a whole root store out of / into NumPy. */
+PyObject *cpn_mod_tile_read(PyObject *m, PyObject *a);
+PyObject *cpn_mod_tile_write(PyObject *m, PyObject *args);
+/* ndarray.c: the Python function that constructs ndarray(shape, ...) directly. */
+PyObject *cpn_mod_set_ndarray_new(PyObject *m, PyObject *f);
 /* Flush and return element 0 of a size-1 array as a NumPy scalar. */
 PyObject *cpn_array_to_scalar(PyObject *self);
 /* Pack a Python/NumPy scalar into `out` as dtype dt with NumPy's rules (OverflowError...). */

@@ -20,8 +20,19 @@ static void array_dealloc(PyObject *self)
     Py_DECREF(tp);
 }
 
+/* ndarray(shape, dtype=float, buffer=None, offset=0, strides=None, order=None), as NumPy code
+ * constructs arrays: Python's (cupynum/_construct.py, set by _core._set_ndarray_new). */
+static PyObject *ndarray_new_hook;
+
+PyObject *cpn_mod_set_ndarray_new(PyObject *m, PyObject *f)
+{
+    Py_XSETREF(ndarray_new_hook, Py_NewRef(f));
+    Py_RETURN_NONE;
+}
+
 static PyObject *array_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
 {
+    if (ndarray_new_hook && type == cpn_array_type) return PyObject_Call(ndarray_new_hook, args, kwds);
     PyErr_SetString(PyExc_TypeError,
                     "cupynum.ndarray cannot be constructed directly; use cupynum.array, empty, zeros...");
     return NULL;
