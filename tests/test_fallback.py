@@ -256,6 +256,8 @@ MODULE_CASES = {
     "unravel_index": lambda xp, d: xp.unravel_index(d["w"], (3, 3)),
     "apply_along_axis": lambda xp, d: xp.apply_along_axis(lambda r: r.max() - r.min(), 1, d["m"]),
     "vectorize": lambda xp, d: xp.vectorize(lambda t: t * 2 if t > 2 else -t)(d["x"]),
+    "piecewise": lambda xp, d: xp.piecewise(d["x"], [d["x"] < 2, d["x"] >= 2], [-1.0, lambda t: t * t]),
+    "apply_over_axes": lambda xp, d: xp.apply_over_axes(xp.sum, d["m"], [0, 1]),
     "r_": lambda xp, d: xp.r_[d["v3"], 0, d["w3"]],
     "c_": lambda xp, d: xp.c_[d["v3"], d["w3"]],
     "mgrid": lambda xp, d: xp.mgrid[0:3, 0:2],
