@@ -204,6 +204,18 @@ enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *m
 
 /* ---- gather: the elements named by an index array (integer-array indexing, take) ---------- */
 
+/* Rows read or written in index order are random accesses: the row PREFETCH indices ahead is
+ * prefetched so that the misses overlap (a loop of calls keeps few in flight by itself). */
+#define PREFETCH 16
+static inline void prefetch_row(const char *base, int64_t st0, int64_t n, const char *ip, int write)
+{
+    int64_t k = *(const int64_t *)ip;
+    if (k < 0) k += n;
+    if (k < 0 || k >= n) return;
+    if (write) __builtin_prefetch(base + k * st0, 1);
+    else __builtin_prefetch(base + k * st0, 0);
+}
+
 /* One element of `item` bytes: a fixed-size copy the compiler inlines (a libc call per element
  * costs more than the copy). */
 static inline void copy_item(char *dst, const char *src, size_t item)
@@ -234,6 +246,7 @@ enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, c
 #pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1 && m * block > 32768) reduction(|: bad)
     for (int64_t j = 0; j < m; j++) {
         int64_t k = *(const int64_t *)(idx + j * ist);
+        if (j + PREFETCH < m) prefetch_row(src, sst[0], n, idx + (j + PREFETCH) * ist, 0);
         if (k < 0) k += n;
         if (k < 0 || k >= n) {
             bad = 1;
@@ -278,6 +291,7 @@ enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, 
     if (ndim == 1) {
         for (int64_t j = 0; j < m; j++) {   /* sequential: a later repeat overwrites an earlier one */
             int64_t k = *(const int64_t *)(idx + j * ist);
+            if (j + PREFETCH < m) prefetch_row(dst, dst_st[0], n, idx + (j + PREFETCH) * ist, 1);
             if (k < 0) k += n;
             if (k < 0 || k >= n)
                 return cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
@@ -327,6 +341,7 @@ enum cpn_status cpn_kernel_scatter_apply(cpn_loop_fn fn, int nin, int ndim, cons
     enum cpn_status rc = CPN_OK;
     for (int64_t j = 0; j < m; j++) {   /* sequential: a repeated index applies again */
         int64_t k = *(const int64_t *)(idx + j * ist);
+        if (j + PREFETCH < m) prefetch_row(dst, dst_st[0], n, idx + (j + PREFETCH) * ist, 1);
         if (k < 0) k += n;
         if (k < 0 || k >= n) {
             rc = cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
