@@ -101,17 +101,23 @@ int64_t cpn_kernel_count_true(int ndim, const int64_t *shape, const char *mask, 
     return total;
 }
 
+/* Branch-free: every element is stored at the next slot (a false one is overwritten by the
+ * next true one) and the slot advances past the true ones; a random mask would mispredict.  The
+ * chunk's last slot bounds the stores (the next chunk's slots belong to another thread). */
 #define COPY_ROW(T)                                                                     \
     do {                                                                                \
-        T *o = (T *)out;                                                                \
-        for (int64_t i = 0; i < len; i++)                                               \
-            if (m[i * ms]) *o++ = *(const T *)(s + i * ss);                             \
+        T *o = (T *)out, *const oe = (T *)end;                                          \
+        for (int64_t i = 0; i < len; i++) {                                             \
+            const T v = *(const T *)(s + i * ss);                                       \
+            if (o < oe) *o = v;                                                         \
+            o += m[i * ms] != 0;                                                        \
+        }                                                                               \
         out = (char *)o;                                                                \
     } while (0)
 
 static void compact_rows(size_t item, int ndim, const int64_t *shape, const char *src,
                          const int64_t *sst, const char *mask, const int64_t *mst, int64_t r0,
-                         int64_t r1, char *out)
+                         int64_t r1, char *out, char *end)
 {
     const int64_t len = shape[ndim - 1], ms = mst[ndim - 1], ss = sst[ndim - 1];
     const int64_t *sts[2] = {sst, mst};
@@ -156,7 +162,8 @@ enum cpn_status cpn_kernel_compact(size_t item, int ndim, const int64_t *shape, 
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 1) if (nth > 1 && nch > 1)
     for (int c = 0; c < nch; c++) {
         int64_t r0 = c * per, r1 = r0 + per < rows ? r0 + per : rows;
-        compact_rows(item, ndim, shape, src, sst, mask, mst, r0, r1, out + starts[c] * (int64_t)item);
+        compact_rows(item, ndim, shape, src, sst, mask, mst, r0, r1, out + starts[c] * (int64_t)item,
+                     out + starts[c + 1] * (int64_t)item);
     }
     cpn_free(starts);
     return CPN_OK;
@@ -181,6 +188,7 @@ enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *m
 #pragma omp parallel for num_threads(nth) schedule(dynamic, 1) if (nth > 1 && nch > 1)
     for (int c = 0; c < nch; c++) {
         int64_t r0 = c * per, r1 = r0 + per < rows ? r0 + per : rows, j = starts[c];
+        const int64_t jend = c + 1 < nch ? starts[c + 1] : count;   /* this chunk's slots */
         const int64_t *sts[1] = {mst};
         for (int64_t r = r0; r < r1; r++) {
             int64_t off, idx[CPN_MAXDIM], q = r;
@@ -190,12 +198,16 @@ enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *m
                 q /= shape[d];
             }
             const char *m = mask + off;
-            for (int64_t i = 0; i < len; i++)
-                if (m[i * ms]) {
+            /* branch-free: every element writes slot j (a false one is overwritten by the next
+             * true one), and j advances past the true ones; a random mask would mispredict */
+            for (int64_t i = 0; i < len; i++) {
+                const int64_t t = m[i * ms] != 0;
+                if (j < jend) {
                     for (int d = 0; d < ndim - 1; d++) out[d * count + j] = idx[d];
                     out[(ndim - 1) * count + j] = i;
-                    j++;
                 }
+                j += t;
+            }
         }
     }
     cpn_free(starts);
@@ -203,6 +215,18 @@ enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *m
 }
 
 /* ---- gather: the elements named by an index array (integer-array indexing, take) ---------- */
+
+/* Rows read or written in index order are random accesses: the row PREFETCH indices ahead is
+ * prefetched so that the misses overlap (a loop of calls keeps few in flight by itself). */
+#define PREFETCH 16
+static inline void prefetch_row(const char *base, int64_t st0, int64_t n, const char *ip, int write)
+{
+    int64_t k = *(const int64_t *)ip;
+    if (k < 0) k += n;
+    if (k < 0 || k >= n) return;
+    if (write) __builtin_prefetch(base + k * st0, 1);
+    else __builtin_prefetch(base + k * st0, 0);
+}
 
 /* One element of `item` bytes: a fixed-size copy the compiler inlines (a libc call per element
  * costs more than the copy). */
@@ -234,6 +258,7 @@ enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, c
 #pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1 && m * block > 32768) reduction(|: bad)
     for (int64_t j = 0; j < m; j++) {
         int64_t k = *(const int64_t *)(idx + j * ist);
+        if (j + PREFETCH < m) prefetch_row(src, sst[0], n, idx + (j + PREFETCH) * ist, 0);
         if (k < 0) k += n;
         if (k < 0 || k >= n) {
             bad = 1;
@@ -278,6 +303,7 @@ enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, 
     if (ndim == 1) {
         for (int64_t j = 0; j < m; j++) {   /* sequential: a later repeat overwrites an earlier one */
             int64_t k = *(const int64_t *)(idx + j * ist);
+            if (j + PREFETCH < m) prefetch_row(dst, dst_st[0], n, idx + (j + PREFETCH) * ist, 1);
             if (k < 0) k += n;
             if (k < 0 || k >= n)
                 return cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
@@ -327,6 +353,7 @@ enum cpn_status cpn_kernel_scatter_apply(cpn_loop_fn fn, int nin, int ndim, cons
     enum cpn_status rc = CPN_OK;
     for (int64_t j = 0; j < m; j++) {   /* sequential: a repeated index applies again */
         int64_t k = *(const int64_t *)(idx + j * ist);
+        if (j + PREFETCH < m) prefetch_row(dst, dst_st[0], n, idx + (j + PREFETCH) * ist, 1);
         if (k < 0) k += n;
         if (k < 0 || k >= n) {
             rc = cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
