@@ -396,6 +396,7 @@ def at(uf, a, indices, b=None, /):
     # gathered array, written back.
     from . import _advindex
     if _advindex.ufunc_at(uf, a, indices, b):
+        _core.sync()   # NumPy warns at the call (overflow, division by zero): the op runs now
         return None
     _fallback.compute(npu.at, args, write=(a,))
     return None

@@ -85,10 +85,11 @@ int cpn_submit(const struct cpn_op *op)
 {
     if (cpn_thread_guard() < 0) return -1;
     struct cpn_op rec = *op;
-    /* Ops whose arithmetic NumPy checks (element-wise, casts, reductions, scans) carry NumPy's
+    /* Ops whose arithmetic NumPy checks (element-wise, casts, reductions, scans, ufunc.at) carry NumPy's
      * error mode of the moment they are submitted. */
     bool checked = rec.kind == CPN_OPK_ELEMENTWISE || rec.kind == CPN_OPK_CAST ||
-                   rec.kind == CPN_OPK_REDUCE || rec.kind == CPN_OPK_SCAN;
+                   rec.kind == CPN_OPK_REDUCE || rec.kind == CPN_OPK_SCAN ||
+                   (rec.kind == CPN_OPK_SCATTER && rec.iparam[0]);   /* ufunc.at */
     if (checked) {
         if (cpn_errstate_mode(&rec.fpmode) < 0) return -1;
         if (rec.fpmode) rec.site = cpn_errstate_site();

@@ -50,6 +50,8 @@ bool cpn_fperr_watches(const struct cpn_op *op)
     case CPN_OPK_REDUCE:
     case CPN_OPK_SCAN:
         return !silent_op(op->code);
+    case CPN_OPK_SCATTER:   /* ufunc.at: the op's loop applied in index order */
+        return op->iparam[0] && !silent_op(op->code);
     case CPN_OPK_CAST:   /* float -> narrower float overflows, float -> int is invalid at NaN */
         return op->in[0] && float_like(op->in[0]->dtype) && op->in[0]->dtype != op->out[0]->dtype;
     default:
