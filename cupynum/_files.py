@@ -146,19 +146,16 @@ def _write_tile(path, shape, lo, hi, tile, base):
 
 
 def _read_into(fd, a, file_dtype, base):
-    """Fill the new array a (a whole root store) from the file: this rank's tile only."""
-    info = _core._tiling(a)
-    shape = a.shape
-    lo, hi = (info["lo"], info["hi"]) if info["tiled"] else ((0,) * a.ndim, shape)
-    ext = tuple(max(h - l, 0) for l, h in zip(lo, hi))
-    tile = _np.empty(ext, dtype=file_dtype)
-    offs, length = _runs(shape, lo, hi, file_dtype.itemsize, base)
+    """Fill the new array a (a whole root store) from the file: this rank's tile only, read
+    straight into the store's buffer (byte-swapped there when the file's order is not native)."""
+    lo, hi, tile = _core._tile_buffer(a)
+    offs, length = _runs(a.shape, lo, hi, file_dtype.itemsize, base)
     mv = memoryview(tile.reshape(-1).view(_np.uint8)) if tile.size else None
     for i, off in enumerate(offs.tolist()):
         _pread_all(fd, mv[i * length:(i + 1) * length], off)
-    if not file_dtype.isnative:
-        tile = tile.astype(file_dtype.newbyteorder("="))
-    _core._tile_write(a, tile)
+    if not file_dtype.isnative and tile.size:
+        tile.byteswap(inplace=True)
+    del tile, mv
 
 
 # ---- .npy --------------------------------------------------------------------------------------------

@@ -347,81 +347,61 @@ static PyObject *box_tuple(int n, const int64_t *x)
     return t;
 }
 
-/* _tile_read(a) -> (lo, hi, numpy array of this rank's tile [lo, hi), C order), or None when a
- * is not a whole root store in C order.  A replicated store's tile is the whole store.  Moves
- * nothing between ranks (files: each rank writes its own part).  Local after the flush. */
-PyObject *cpn_mod_tile_read(PyObject *m, PyObject *a)
+/* This rank's tile [lo, hi) of the whole root store a as a NumPy array viewing the store's host
+ * buffer, C order, its base the ndarray a (which keeps the store alive); `overwrite`: writable,
+ * the caller writes every element (nothing is copied from the device), else read-only.  Valid
+ * until the next op on the store: the caller uses it at once.  None when a is not a whole root
+ * store in C order. */
+static PyObject *tile_view(PyObject *a, int overwrite)
 {
     if (cpn_check_array(a) < 0) return NULL;
     if (cpn_flush() < 0) return NULL;
     struct cpn_view *v = cpn_array_view(a);
     if (!whole_root(v)) Py_RETURN_NONE;
     struct cpn_store *s = v->store;
-    if (s->poison != CPN_OK) {
+    if (!overwrite && s->poison != CPN_OK) {
         cpn_error(s->poison, "%s", s->poison_msg ? s->poison_msg : "cupynum: failed deferred operation");
         return cpn_raise(s->poison);
     }
     int64_t lo[CPN_MAXDIM] = {0}, hi[CPN_MAXDIM];
     npy_intp dims[CPN_MAXDIM];
-    for (int d = 0; d < s->ndim; d++) hi[d] = s->shape[d];
-    if (s->tiled)
-        for (int d = 0; d < s->ndim; d++) lo[d] = s->tlo[d], hi[d] = s->thi[d];
-    int64_t n = 1;
     for (int d = 0; d < s->ndim; d++) {
+        lo[d] = s->tiled ? s->tlo[d] : 0;
+        hi[d] = s->tiled ? s->thi[d] : s->shape[d];
         dims[d] = hi[d] > lo[d] ? hi[d] - lo[d] : 0;
-        n *= dims[d];
     }
-    PyObject *arr;
-    if (!s->tiled) {
-        arr = cpn_array_to_numpy(a);   /* untiled: local (a virtual store is generated) */
-    } else {
-        PyArray_Descr *d = descrs[v->dtype];
-        Py_INCREF(d);
-        arr = PyArray_NewFromDescr(&PyArray_Type, d, s->ndim, dims, NULL, NULL, 0, NULL);
-        if (arr && n > 0) {
-            const char *src = cpn_store_data(s);
-            if (!src) {
-                Py_DECREF(arr);
-                return cpn_raise(CPN_ERR_NOMEM);
-            }
-            memcpy(PyArray_DATA((PyArrayObject *)arr), src, (size_t)n * cpn_dtype_size(v->dtype));
-        }
-    }
+    char *data = overwrite ? cpn_store_data_for_overwrite(s) : cpn_store_data(s);
+    if (!data) return cpn_raise(CPN_ERR_NOMEM);
+    if (overwrite) s->poison = CPN_OK;
+    PyArray_Descr *d = descrs[v->dtype];
+    Py_INCREF(d);
+    PyObject *arr = PyArray_NewFromDescr(&PyArray_Type, d, s->ndim, dims, NULL, data,
+                                         overwrite ? NPY_ARRAY_CARRAY : NPY_ARRAY_CARRAY_RO, NULL);
     if (!arr) return NULL;
+    Py_INCREF(a);
+    if (PyArray_SetBaseObject((PyArrayObject *)arr, a) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
     return Py_BuildValue("(NNN)", box_tuple(s->ndim, lo), box_tuple(s->ndim, hi), arr);
 }
 
-/* _tile_write(a, tile): this rank's tile of the whole root store a (fresh, nothing queued on
- * it) from a C-contiguous numpy array of a's dtype and the tile's shape (_tiling's box; the whole
- * store when replicated).  Local. */
-PyObject *cpn_mod_tile_write(PyObject *m, PyObject *args)
+/* _tile_read(a) -> (lo, hi, read-only view of this rank's tile), or None (tile_view).  Moves
+ * nothing between ranks (files: each rank writes its own part).  Local after the flush. */
+PyObject *cpn_mod_tile_read(PyObject *m, PyObject *a)
 {
-    PyObject *a, *t;
-    if (!PyArg_ParseTuple(args, "OO!", &a, &PyArray_Type, &t) || cpn_check_array(a) < 0) return NULL;
-    if (cpn_flush() < 0) return NULL;
-    struct cpn_view *v = cpn_array_view(a);
-    if (!whole_root(v)) {
-        PyErr_SetString(PyExc_ValueError, "_tile_write: not a whole root store");
+    return tile_view(a, 0);
+}
+
+/* _tile_buffer(a) -> (lo, hi, writable view of this rank's tile) of a fresh whole root store,
+ * for the caller to fill every element of (tile_view).  Local after the flush. */
+PyObject *cpn_mod_tile_buffer(PyObject *m, PyObject *a)
+{
+    PyObject *r = tile_view(a, 1);
+    if (r == Py_None) {
+        Py_DECREF(r);
+        PyErr_SetString(PyExc_ValueError, "_tile_buffer: not a whole root store");
         return NULL;
     }
-    struct cpn_store *s = v->store;
-    PyArrayObject *ta = (PyArrayObject *)t;
-    int64_t lo[CPN_MAXDIM] = {0}, hi[CPN_MAXDIM], n = 1;
-    for (int d = 0; d < s->ndim; d++) hi[d] = s->shape[d];
-    if (s->tiled)
-        for (int d = 0; d < s->ndim; d++) lo[d] = s->tlo[d], hi[d] = s->thi[d];
-    for (int d = 0; d < s->ndim; d++) n *= hi[d] > lo[d] ? hi[d] - lo[d] : 0;
-    size_t item = cpn_dtype_size(v->dtype);
-    if (!PyArray_IS_C_CONTIGUOUS(ta) || PyArray_NBYTES(ta) != (npy_intp)((size_t)n * item) ||
-        cpn_dtype_from_descr(PyArray_DESCR(ta)) != (int)v->dtype) {
-        PyErr_Clear();
-        PyErr_SetString(PyExc_ValueError, "_tile_write: the tile does not match the store");
-        return NULL;
-    }
-    if (n > 0) {
-        char *dst = cpn_store_data_for_overwrite(s);
-        if (!dst) return cpn_raise(CPN_ERR_NOMEM);
-        memcpy(dst, PyArray_DATA(ta), (size_t)n * item);
-    }
-    Py_RETURN_NONE;
+    return r;
 }

@@ -94,7 +94,7 @@ PyObject *cpn_array_from_any(PyObject *o);
 PyObject *cpn_array_to_numpy(PyObject *self);
 /* Files (cupynum/_files.py): this rank's tile of a whole root store out of / into NumPy. */
 PyObject *cpn_mod_tile_read(PyObject *m, PyObject *a);
-PyObject *cpn_mod_tile_write(PyObject *m, PyObject *args);
+PyObject *cpn_mod_tile_buffer(PyObject *m, PyObject *a);
 /* ndarray.c: the Python function that constructs ndarray(shape, ...) directly. */
 PyObject *cpn_mod_set_ndarray_new(PyObject *m, PyObject *f);
 /* Flush and return element 0 of a size-1 array as a NumPy scalar. */
