@@ -181,7 +181,7 @@ def tensordot(a, b, axes=2):
 
 def dot(a, b, out=None):
     if out is None and type(a) is ndarray and type(b) is ndarray:
-        r = _core.dot1(a, b)   # two vectors of one dtype: one call (a dot in a Python loop)
+        r = _core.dot1(a, b)   # vectors and matrices of one dtype: one call (a dot in a Python loop)
         if r is not None:
             return r
     if out is None and type(a) is ndarray and type(b) is ndarray and 0 < a.ndim <= 2 and 0 < b.ndim <= 2:

@@ -166,6 +166,9 @@ PyObject *cpn_mod_scatter(PyObject *m, PyObject *args);
 PyObject *cpn_mod_histogram(PyObject *m, PyObject *args);
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args);
 PyObject *cpn_mod_dot1(PyObject *m, PyObject *args);
+/* ndarray.c: a @ b of two exact cupynum arrays of one dtype, each 1-d or 2-d, queued (a scalar
+ * for two vectors); Py_NotImplemented (no exception) for anything else. */
+PyObject *cpn_array_fast_matmul(PyObject *a, PyObject *b);
 PyObject *cpn_mod_lapack(PyObject *m, PyObject *args);
 PyObject *cpn_mod_lapack_info(PyObject *m, PyObject *a);
 PyObject *cpn_mod_fft(PyObject *m, PyObject *args);

@@ -345,7 +345,7 @@ PyMethodDef cpn_module_methods[] = {
      "quantile(a, axes, q, method, flags, index_dtype, compute_dtype, out_dtype): order statistics."},
     {"select", cpn_mod_select, METH_VARARGS, "select(cond, a, b, out): out[...] = where(cond, a, b)."},
     {"matmul", cpn_mod_matmul, METH_VARARGS, "matmul(a, b, dtype): (batched) product."},
-    {"dot1", cpn_mod_dot1, METH_VARARGS, "dot1(a, b): two 1-d arrays of one dtype and length: their product as a scalar; else None."},
+    {"dot1", cpn_mod_dot1, METH_VARARGS, "dot1(a, b): np.dot of two 1-d or 2-d arrays of one dtype (a scalar for two vectors); else None."},
     {"fft", cpn_mod_fft, METH_VARARGS, "fft(a, kind, axes, n, scale): a discrete Fourier transform."},
     {"bincount", cpn_mod_bincount, METH_VARARGS, "bincount(a, weights, nbins): int64 counts / float64 sums."},
     {"compact", cpn_mod_compact, METH_VARARGS, "compact(a, mask, count): a new 1-D array of a's elements where mask (bool, a's shape, count true) is true."},

@@ -452,41 +452,19 @@ PyObject *cpn_mod_matmul(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
-/* dot1(a, b): the product of two 1-d arrays of one dtype and length as a NumPy scalar (the
- * matmul op of a (1, k) and a (k, 1) view, flushed); None when they are not that (the caller
- * takes the general path).  A dot in a Python loop pays one call (issue #21). */
+/* dot1(a, b): np.dot of two cupynum arrays of one dtype, each 1-d or 2-d with matching inner
+ * extents, is their matmul (cpn_array_fast_matmul: a scalar for two vectors); None for anything
+ * else (the caller takes the general path).  A dot in a Python loop pays one call (issue #21). */
 PyObject *cpn_mod_dot1(PyObject *m, PyObject *args)
 {
     PyObject *a, *b;
     if (!PyArg_ParseTuple(args, "OO", &a, &b)) return NULL;
-    if (!cpn_array_check(a) || !cpn_array_check(b)) Py_RETURN_NONE;
-    struct cpn_view *av = cpn_array_view(a), *bv = cpn_array_view(b);
-    const int dt = (int)cpn_array_dtype(a);
-    if (av->ndim != 1 || bv->ndim != 1 || av->shape[0] != bv->shape[0] || (int)cpn_array_dtype(b) != dt)
-        Py_RETURN_NONE;
-    const int64_t k = av->shape[0];
-    struct cpn_view *A, *B;
-    enum cpn_status st = cpn_view_reshape(av, 2, (int64_t[]){1, k}, &A);
-    if (st != CPN_OK) return cpn_raise(st);
-    st = cpn_view_reshape(bv, 2, (int64_t[]){k, 1}, &B);
-    if (st != CPN_OK) {
-        cpn_view_release(A);
-        return cpn_raise(st);
-    }
-    PyObject *r = cpn_array_new(dt, 2, (int64_t[]){1, 1});
-    PyObject *x = NULL;
-    if (r) {
-        struct cpn_op op = {.kind = CPN_OPK_MATMUL, .nin = 2, .nout = 1};
-        op.dtype = dt;
-        op.in[0] = A;
-        op.in[1] = B;
-        op.out[0] = cpn_array_view(r);
-        if (cpn_submit(&op) == 0) x = cpn_array_to_scalar(r);
+    PyObject *r = cpn_array_fast_matmul(a, b);
+    if (r == Py_NotImplemented) {
         Py_DECREF(r);
+        Py_RETURN_NONE;
     }
-    cpn_view_release(A);
-    cpn_view_release(B);
-    return x;
+    return r;
 }
 
 /* lapack(code, a, b, out_dtype, L, naux, p0, p1, rcond): one LAPACK routine (kernels.h's enum

@@ -280,8 +280,9 @@ static struct cpn_view *matmul_view(struct cpn_view *v, int ndim, const int64_t 
 /* a @ b of two cupynum arrays (exact type) of one dtype, each 1-d or 2-d with matching inner
  * extents: the matmul op queued here, as cupynum/_products.py's _matmul queues it, without its
  * Python layers (a dot product in a Python loop, `L[i, :i] @ x[:i]`: issue #21).  Py_NotImplemented
- * (no exception) for everything else, which the Python helper takes: NumPy's rules and errors. */
-static PyObject *fast_matmul(PyObject *a, PyObject *b)
+ * (no exception) for everything else, which the Python helper takes: NumPy's rules and errors.
+ * (np.dot of such operands is the same product: _core.dot1.) */
+PyObject *cpn_array_fast_matmul(PyObject *a, PyObject *b)
 {
     if (Py_TYPE(a) != cpn_array_type || Py_TYPE(b) != cpn_array_type) return Py_NewRef(Py_NotImplemented);
     struct cpn_view *av = cpn_array_view(a), *bv = cpn_array_view(b);
@@ -328,7 +329,7 @@ static PyObject *fast_matmul(PyObject *a, PyObject *b)
 
 static PyObject *array_matmul(PyObject *a, PyObject *b)
 {
-    PyObject *r = fast_matmul(a, b);
+    PyObject *r = cpn_array_fast_matmul(a, b);
     if (r != Py_NotImplemented) return r;
     Py_DECREF(r);
     return helper_binary("_matmul_operator", a, b);
