@@ -214,6 +214,8 @@ def _value(dtype, value):
             return None
         if isinstance(value, (complex, _np.complexfloating)) and dtype.kind != "c":
             return None
+        from ._ndarray import scalar_for_setitem
+        return _core.from_any(scalar_for_setitem(dtype, value))
         tmp = _np.empty((), dtype)
         tmp[()] = value                       # NumPy's conversion and its errors
         return _core.from_any(tmp)

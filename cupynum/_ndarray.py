@@ -11,6 +11,17 @@ from numpy.exceptions import AxisError  # noqa: F401  (raised by the C core)
 
 from . import _core, _fallback
 
+
+def scalar_for_setitem(dtype, value):
+    """A Python or NumPy scalar as a 0-d NumPy array of `dtype`, as NumPy's advanced assignment
+    converts it: a Python int out of range is an OverflowError; a NumPy scalar is cast unsafely
+    (uint8 200 into int8 is -56), warning as NumPy's cast of the value array does."""
+    if isinstance(value, _np.generic):
+        return _np.asarray(value).astype(dtype, casting="unsafe")   # its warnings are NumPy's
+    tmp = _np.empty((), dtype)
+    tmp[()] = value                       # NumPy's conversion and its errors
+    return tmp
+
 ndarray = _core.ndarray
 
 
@@ -274,9 +285,7 @@ def _setitem_int(self, key, value):
     if isinstance(value, _SCALARS):
         if isinstance(value, _np.generic) and value.dtype.kind not in "biufc":
             return False
-        tmp = _np.empty((), self.dtype)
-        tmp[()] = value                       # NumPy's conversion and its errors
-        val = _core.from_any(tmp)
+        val = _core.from_any(scalar_for_setitem(self.dtype, value))
     else:
         if not isinstance(value, ndarray):
             value = _np.asarray(value)

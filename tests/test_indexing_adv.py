@@ -517,3 +517,19 @@ def test_int_scatter_and_at_bytes(shape, dtype):
     numpy.put(n, idx[:9], v[:3].ravel()[:3])
     cupynum.put(c, ci[:9], cv[:3].ravel()[:3])
     check(c, n)
+
+
+# A NumPy scalar assigned through an index array is cast as NumPy casts the value array
+# (unsafely: uint8 200 into int8 is -56, with NumPy's cast warnings); a Python int out of range
+# is NumPy's OverflowError.  (Found by the fuzzer: v[[]] = np.uint8(200).)
+@pytest.mark.parametrize("key", [[1, 3], [], numpy.array([2, 2])])
+@pytest.mark.parametrize("dt,val", [("int8", numpy.uint8(200)), ("uint8", numpy.int16(-3)),
+                                    ("int8", numpy.float64(3.7)), ("float32", numpy.float64(2.5))])
+def test_numpy_scalar_values_cast_as_numpy(key, dt, val):
+    n = numpy.arange(10).astype(dt)
+    c = cupynum.asarray(n.copy())
+    n[key] = val
+    c[key] = val
+    check(c, n)
+    with pytest.raises(OverflowError, match="out of bounds for int8"):
+        cupynum.asarray(numpy.arange(10, dtype=numpy.int8))[key] = 200
