@@ -145,6 +145,15 @@ def _write_tile(path, shape, lo, hi, tile, base):
         os.close(fd)
 
 
+def _read_array(fd, shape, fortran, dtype, base):
+    """The array of a .npy body at byte `base` of fd (C or Fortran order), each rank reading its
+    own tile."""
+    cshape = tuple(shape[::-1]) if fortran else tuple(shape)
+    a = _core.empty(cshape, dtype.newbyteorder("="))
+    _read_into(fd, a, dtype, base)
+    return a.T if fortran else a
+
+
 def _read_into(fd, a, file_dtype, base):
     """Fill the new array a (a whole root store) from the file: this rank's tile only, read
     straight into the store's buffer (byte-swapped there when the file's order is not native)."""
@@ -215,10 +224,7 @@ def load(file, mmap_mode=None, allow_pickle=False, fix_imports=True, encoding="A
         size = os.fstat(fd).st_size
         if size - base < count * dtype.itemsize:
             return numpy_load()   # a short file: NumPy's error
-        cshape = tuple(shape[::-1]) if fortran else tuple(shape)
-        a = _core.empty(cshape, dtype.newbyteorder("="))
-        _read_into(fd, a, dtype, base)
-        return a.T if fortran else a
+        return _read_array(fd, shape, fortran, dtype, base)
     finally:
         os.close(fd)
 
@@ -304,10 +310,7 @@ class NpzFile(_np.lib.npyio.NpzFile):
                 ok = _core.bcast_u64(ok)
             if not ok:
                 return None   # NumPy's reader raises its "Bad CRC-32" error
-            cshape = tuple(shape[::-1]) if fortran else tuple(shape)
-            a = _core.empty(cshape, dtype.newbyteorder("="))
-            _read_into(fd, a, dtype, base)
-            return a.T if fortran else a
+            return _read_array(fd, shape, fortran, dtype, base)
         finally:
             os.close(fd)
 
