@@ -565,6 +565,71 @@ def test_partitioned_inv_det_singular():
     assert float(cupynum.linalg.det(cupynum.array(p))) == check_det
 
 
+QR_SVD_SHAPES = [(1, 1), (7, 7), (40, 13), (13, 40), (100, 100), (129, 64)]
+
+
+@pytest.mark.parametrize("shape", QR_SVD_SHAPES, ids=_id)
+@pytest.mark.parametrize("dt", [numpy.float64, numpy.complex128, numpy.float32], ids=_id)
+def test_partitioned_qr_svd(shape, dt):
+    """qr (p?geqrf + p?orgqr/p?ungqr: Q and R equal NumPy's, the same Householder convention)
+    and svd (p?gesvd: values equal NumPy's; vectors up to each pair's phase, which a different
+    algorithm may choose differently) of a partitioned tall, wide or square matrix.  Modes
+    ScaLAPACK has no routine for (raw, complete Q of a tall matrix, full U/VT of a non-square
+    matrix) take the gathered path; float32 too.  On one rank: LAPACK, the same comparisons."""
+    tol = _tol(dt) if numpy.dtype(dt) in (numpy.float32, numpy.complex64) else 1e-10
+    na = mat(shape, dt, 51)
+    a = cupynum.array(na)
+    m, n = shape
+    for mode in ("reduced", "complete", "r", "raw"):
+        r, e = cupynum.linalg.qr(a, mode=mode), numpy.linalg.qr(na, mode=mode)
+        for x, y in (zip(r, e) if mode != "r" else [(r, e)]):
+            assert _rel(x, y) <= tol, mode
+    assert _rel(cupynum.linalg.svd(a, compute_uv=False), numpy.linalg.svd(na, compute_uv=False)) <= tol
+    for full in (False, True):
+        u, s, vh = cupynum.linalg.svd(a, full_matrices=full)
+        eu, es, evh = numpy.linalg.svd(na, full_matrices=full)
+        assert _rel(s, es) <= tol
+        k = min(m, n)
+        u, vh = numpy.asarray(u), numpy.asarray(vh)
+        # the vectors belonging to distinct singular values, each pair under one phase
+        assert _rel(phase_fixed(u[:, :k]), phase_fixed(eu[:, :k])) <= 1000 * tol
+        assert _rel(phase_fixed(vh[:k].conj().T), phase_fixed(evh[:k].conj().T)) <= 1000 * tol
+        assert _rel((u[:, :k] * numpy.asarray(s).astype(dt)) @ vh[:k], na) <= 10 * tol
+        assert u.shape == eu.shape and vh.shape == evh.shape
+
+
+@pytest.mark.parametrize("name", ["qr", "r", "svd", "svdvals"])
+def test_partitioned_qr_svd_bytes(monkeypatch, name):
+    """The bytes per rank of qr and svd of a partitioned 200 x 120 matrix through ScaLAPACK
+    against the gathered path (CUPYNUM_SCALAPACK=0): the matrix in and its results out, no more
+    (svdvals: the matrix in only), and the same results."""
+    info = cupynum._core.runtime_info()
+    if info["ranks"] < 2:
+        pytest.skip("one rank: nothing is partitioned")
+    m, n = 200, 120
+    na = mat((m, n), numpy.float64, 52)
+    a = cupynum.array(na)
+    f = {"qr": lambda x: cupynum.linalg.qr(x)[0], "r": lambda x: cupynum.linalg.qr(x, mode="r"),
+         "svd": lambda x: cupynum.linalg.svd(x, full_matrices=False)[0],
+         "svdvals": lambda x: cupynum.linalg.svd(x, compute_uv=False)}[name]
+
+    def sent(env):
+        monkeypatch.setenv("CUPYNUM_SCALAPACK", env)
+        r, b = _sent(lambda: f(a))
+        return b, numpy.asarray(r)
+
+    b1, r1 = sent("1")
+    b0, r0 = sent("0")
+    fix = phase_fixed if name == "svd" else (lambda x: x)
+    assert _rel(fix(r1), fix(r0)) <= 1e-10
+    if b1 == b0:
+        pytest.skip("built without ScaLAPACK (both paths gather)")
+    tile = 8 * m * n / info["ranks"]
+    out = {"qr": tile + 8 * n * n, "r": 8 * n * n, "svd": tile + 8 * n * n, "svdvals": 0}[name]
+    print(f"{name}: {b1} bytes per rank through ScaLAPACK, {b0} gathered (tile {tile:.0f})")
+    assert b1 < b0 and b1 <= tile + out + 1024, (b1, b0, tile)
+
+
 @pytest.mark.parametrize("name", ["inv", "det", "eigh", "cholesky"])
 def test_partitioned_scalapack_bytes(monkeypatch, name):
     """The bytes per rank of one 120 x 120 matrix factored through ScaLAPACK (our exchange to

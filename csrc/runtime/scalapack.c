@@ -1,6 +1,6 @@
-/* scalapack.c: cholesky, solve, inv, det/slogdet and eigh/eigvalsh of a partitioned matrix on
- * ScaLAPACK (pdpotrf/pzpotrf, pdgesv/pzgesv, pdgetrf+pdgetri/pz*, pdgetrf, pdsyevd/pzheevd)
- * instead of gathering it.  slogdet combines each rank's diagonal entries of the LU factor
+/* scalapack.c: cholesky, solve, inv, det/slogdet, eigh/eigvalsh, qr and svd of a partitioned
+ * matrix on ScaLAPACK (pdpotrf/pzpotrf, pdgesv/pzgesv, pdgetrf+pdgetri/pz*, pdgetrf,
+ * pdsyevd/pzheevd, pdgeqrf+pdorgqr/pz*, pdgesvd/pzgesvd) instead of gathering it.  slogdet combines each rank's diagonal entries of the LU factor
  * (log |d| summed, signs and pivot swaps counted, or complex phases summed) over the ranks in
  * rank order; eigh's eigenvalues are on every rank, its vectors go back as a result matrix.
  *
@@ -64,6 +64,23 @@ void pzheevd_(const char *jobz, const char *uplo, const int *n, void *a, const i
               void *work, const int *lwork, double *rwork, const int *lrwork, int *iwork,
               const int *liwork, int *info, size_t, size_t);
 
+void pdgeqrf_(const int *m, const int *n, double *a, const int *ia, const int *ja, const int *desca,
+              double *tau, double *work, const int *lwork, int *info);
+void pzgeqrf_(const int *m, const int *n, void *a, const int *ia, const int *ja, const int *desca,
+              void *tau, void *work, const int *lwork, int *info);
+void pdorgqr_(const int *m, const int *n, const int *k, double *a, const int *ia, const int *ja,
+              const int *desca, const double *tau, double *work, const int *lwork, int *info);
+void pzungqr_(const int *m, const int *n, const int *k, void *a, const int *ia, const int *ja,
+              const int *desca, const void *tau, void *work, const int *lwork, int *info);
+void pdgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, double *a, const int *ia,
+              const int *ja, const int *desca, double *s, double *u, const int *iu, const int *ju,
+              const int *descu, double *vt, const int *ivt, const int *jvt, const int *descvt, double *work,
+              const int *lwork, int *info, size_t, size_t);
+void pzgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, void *a, const int *ia,
+              const int *ja, const int *desca, double *s, void *u, const int *iu, const int *ju,
+              const int *descu, void *vt, const int *ivt, const int *jvt, const int *descvt, void *work,
+              const int *lwork, double *rwork, int *info, size_t, size_t);
+
 enum { TAG_IN = 40, TAG_OUT = 41 };
 
 /* A 2-D root store seen whole and directly. */
@@ -87,15 +104,28 @@ bool cpn_scalapack_applies(const struct cpn_op *op)
 {
     if (op->kind != CPN_OPK_LAPACK) return false;
     if (op->code != CPN_LA_CHOLESKY && op->code != CPN_LA_SOLVE && op->code != CPN_LA_INV &&
-        op->code != CPN_LA_SLOGDET && op->code != CPN_LA_EIGH)
+        op->code != CPN_LA_SLOGDET && op->code != CPN_LA_EIGH && op->code != CPN_LA_QR && op->code != CPN_LA_SVD)
         return false;
     if (op->dtype != CPN_DTYPE_FLOAT64 && op->dtype != CPN_DTYPE_COMPLEX128) return false;
     if (cpn_comm_size() < 2) return false;
     const char *e = getenv("CUPYNUM_SCALAPACK");
     if (e && e[0] == '0') return false;
     const struct cpn_view *a = op->in[0];
-    if (!a || !whole_2d(a) || !a->store->tiled || a->shape[0] != a->shape[1] || a->shape[0] < 1) return false;
-    if (a->shape[0] > (1 << 30)) return false;
+    if (!a || !whole_2d(a) || !a->store->tiled || a->shape[0] < 1 || a->shape[1] < 1) return false;
+    if (a->shape[0] > (1 << 30) || a->shape[1] > (1 << 30)) return false;
+    const int64_t m = a->shape[0], n = a->shape[1];
+    if (op->code == CPN_LA_QR) {
+        /* p?geqrf + p?orgqr/p?ungqr: Q of m x min(m, n) (complete is that when m <= n) and R;
+         * raw's Fortran-order h and complete's m x m Q of a tall matrix stay on LAPACK */
+        const int64_t mode = op->iparam[0];
+        if (mode == CPN_QR_RAW || (mode == CPN_QR_COMPLETE && m > n)) return false;
+    } else if (op->code == CPN_LA_SVD) {
+        /* p?gesvd computes U m x min(m, n) and VT min(m, n) x n only: full_matrices of a
+         * non-square matrix stays on LAPACK */
+        if (op->iparam[1] && op->iparam[0] && m != n) return false;
+    } else if (m != n) {
+        return false;
+    }
     if (op->code == CPN_LA_SOLVE && (op->nin < 2 || !op->in[1] || !whole_2d(op->in[1]) ||
                                      op->in[1]->shape[1] < 1))
         return false;
@@ -306,10 +336,18 @@ done:
     return st;
 }
 
-/* The block-cyclic local array into the 1-D store `out` (flat index i * n + j, C order).
- * Collective. */
+/* A rank's tile [lo, hi) of the packed output seen as flat indices of the m x n result that
+ * starts at `base` in it: the part inside the result, relative to it (empty: lo >= hi). */
+static void result_window(const struct bc *L, int64_t base, int64_t *lo, int64_t *hi)
+{
+    *lo = *lo - base > 0 ? *lo - base : 0;
+    *hi = *hi - base < L->m * L->n ? *hi - base : L->m * L->n;
+}
+
+/* The block-cyclic local array into the 1-D store `out` (flat index base + i * n + j, C order:
+ * the packed output holds Q then R, or U then VT).  Collective. */
 static enum cpn_status gather_out(const struct bc *L, const char *local, int64_t lld, struct cpn_store *out,
-                                  int zero)
+                                  int zero, int64_t base)
 {
     const int P = cpn_comm_size(), me = cpn_comm_rank();
     const size_t item = cpn_dtype_size(out->dtype);
@@ -326,8 +364,10 @@ static enum cpn_status gather_out(const struct bc *L, const char *local, int64_t
     int64_t flo, fhi;
     cpn_store_tile_box(out, me, &flo, &fhi);
     char *tile = cpn_store_data_for_overwrite(out);
-    struct mover mv = {.L = L, .item = item, .tile = tile, .tlo = {flo, 0}, .local = (char *)local, .lld = lld,
-                       .zero = zero};
+    /* the tile's first element, as a flat index of the result (negative: before it) */
+    struct mover mv = {.L = L, .item = item, .tile = tile, .tlo = {flo - base, 0}, .local = (char *)local,
+                       .lld = lld, .zero = zero};
+    result_window(L, base, &flo, &fhi);
     for (int q = 0; q < P; q++) {
         rbuf[q] = NULL;
         if (q == me) continue;
@@ -342,6 +382,7 @@ static enum cpn_status gather_out(const struct bc *L, const char *local, int64_t
         }
         int64_t qlo, qhi;
         cpn_store_tile_box(out, q, &qlo, &qhi);
+        result_window(L, base, &qlo, &qhi);
         cnt = walk_flat(L, me, qlo, qhi, NULL, NULL);          /* my blocks in q's range */
         if (cnt) {
             char *buf = cpn_alloc((size_t)cnt * item);
@@ -537,43 +578,186 @@ static enum cpn_status slogdet_out(const struct cpn_op *op, bool real, const str
     return CPN_OK;
 }
 
+/* LAPACK's info agreed by every rank: the largest (an illegal argument, negative, counts as
+ * largest of all). */
+static enum cpn_status agree_info(int *info)
+{
+    int64_t neg = -(int64_t)(*info < 0 ? 1 << 30 : *info);
+    enum cpn_status st = cpn_comm_allreduce_min(&neg);
+    if (st == CPN_OK) *info = (int)-neg;
+    return st;
+}
+
+/* aux: info at [0], then values[0..n) at [1..n] when given (eigh's, svd's), each rank its tile. */
+static enum cpn_status write_aux(const struct cpn_op *op, int info, const double *values, int64_t n)
+{
+    struct cpn_store *x = op->out[1]->store;
+    int64_t lo, hi;
+    cpn_store_tile_box(x, cpn_comm_rank(), &lo, &hi);
+    if (hi <= lo) return CPN_OK;
+    double *xd = cpn_store_data(x);
+    if (!xd) return CPN_ERR_NOMEM;
+    if (lo <= 0) xd[-lo] = info;
+    for (int64_t i = lo > 1 ? lo : 1; values && i < hi && i <= n; i++) xd[i - lo] = values[i - 1];
+    return CPN_OK;
+}
+
+/* A work array of lw elements of `item` bytes, lw the larger of the query and `floor`. */
+static char *workspace(const double *query, int64_t floor, size_t item, int *lwork)
+{
+    int64_t lw = (int64_t)query[0] + 1;
+    if (floor > lw) lw = floor;
+    if (lw > INT32_MAX) return NULL;
+    *lwork = (int)lw;
+    return cpn_alloc((size_t)lw * item);
+}
+
+/* The m x n layout of op's matrix: the BLACS grid of partition.c's grid shape, block nb. */
+static struct bc layout_of(int64_t m, int64_t n, int *ctxt, int *myr, int *myc)
+{
+    int grid[2];
+    int64_t shape[2] = {m, n};
+    cpn_partition_grid(2, shape, cpn_comm_size(), grid);
+    const int pr = grid[0], pc = grid[1], mx = pr > pc ? pr : pc;
+    const int64_t big = m > n ? m : n;
+    int nb = (int)((big + mx - 1) / mx);
+    if (nb > 64) nb = 64;
+    if (nb < 1) nb = 1;
+    *ctxt = blacs_context(pr, pc);
+    int npr, npc;
+    Cblacs_gridinfo(*ctxt, &npr, &npc, myr, myc);
+    CPN_ASSERT(npr == pr && npc == pc && *myr * pc + *myc == cpn_comm_rank());
+    return (struct bc){.pr = pr, .pc = pc, .nb = nb, .m = m, .n = n};
+}
+
+/* A descriptor of an m x n matrix on layout L's grid: its local rows (lld) and columns. */
+static void describe(const struct bc *L, int ctxt, int myr, int myc, int64_t m, int64_t n, int *desc,
+                     int *lld, int *cols)
+{
+    const int M = (int)m, N = (int)n, zero = 0;
+    int info = 0, rows = numroc_(&M, &L->nb, &myr, &zero, &L->pr);
+    *cols = numroc_(&N, &L->nb, &myc, &zero, &L->pc);
+    *lld = rows > 1 ? rows : 1;
+    descinit_(desc, &M, &N, &L->nb, &L->nb, &zero, &zero, &ctxt, lld, &info);
+}
+
+static size_t local_bytes(int lld, int cols, size_t item)
+{
+    return (size_t)lld * (size_t)(cols > 0 ? cols : 1) * item;
+}
+
+/* qr (reduced, r, and complete of a wide or square matrix) by p?geqrf then p?orgqr/p?ungqr, and
+ * svd (values, or U m x k and VT k x n, k = min(m, n)) by p?gesvd, of an m x n matrix.  The
+ * packed output is as the LAPACK kernel's: Q (m x k) then R (k x n), or R alone; U then VT.
+ * R is gathered from the factor's upper triangle before p?orgqr overwrites it with Q.  aux:
+ * info, then (svd) the singular values, which p?gesvd leaves on every rank. */
+static enum cpn_status qr_svd(const struct cpn_op *op)
+{
+    const int64_t m = op->in[0]->shape[0], n = op->in[0]->shape[1], k = m < n ? m : n;
+    const size_t item = cpn_dtype_size(op->dtype);
+    const bool real = op->dtype == CPN_DTYPE_FLOAT64;
+    int ctxt, myr, myc;
+    struct bc La = layout_of(m, n, &ctxt, &myr, &myc);
+    int desca[9], lld, locc;
+    describe(&La, ctxt, myr, myc, m, n, desca, &lld, &locc);
+    const int M = (int)m, N = (int)n, K = (int)k, one = 1, query = -1;
+    const int64_t nb = La.nb, box = nb * (lld + locc + nb);   /* p?geqrf's, p?orgqr's minimum */
+    int info = 0, lwork = 0;
+    char *A = cpn_alloc(local_bytes(lld, locc, item)), *tau = NULL, *work = NULL, *U = NULL, *VT = NULL;
+    double *S = NULL, *rwork = NULL, wq[2] = {0, 0};
+    enum cpn_status st = A ? scatter_in(&La, op->in[0]->store, A, lld) : CPN_ERR_NOMEM;
+    if (st != CPN_OK) goto done;
+    if (op->code == CPN_LA_QR) {
+        const int64_t mode = op->iparam[0];
+        if (!(tau = cpn_alloc((size_t)(locc + nb) * item))) goto nomem;
+        if (real) pdgeqrf_(&M, &N, (double *)A, &one, &one, desca, (double *)tau, wq, &query, &info);
+        else pzgeqrf_(&M, &N, A, &one, &one, desca, tau, wq, &query, &info);
+        if (!info && !(work = workspace(wq, box, item, &lwork))) goto nomem;
+        if (!info && real) pdgeqrf_(&M, &N, (double *)A, &one, &one, desca, (double *)tau, (double *)work, &lwork, &info);
+        else if (!info) pzgeqrf_(&M, &N, A, &one, &one, desca, tau, work, &lwork, &info);
+        if ((st = agree_info(&info)) != CPN_OK || info) goto aux;
+        /* R: the first k rows, zero below the diagonal, after Q's m * k elements */
+        struct bc Lr = {.pr = La.pr, .pc = La.pc, .nb = La.nb, .m = k, .n = n};
+        st = gather_out(&Lr, A, lld, op->out[0]->store, 2, mode == CPN_QR_R ? 0 : m * k);
+        if (st != CPN_OK || mode == CPN_QR_R) goto aux;
+        cpn_free(work);
+        work = NULL;
+        if (real) pdorgqr_(&M, &K, &K, (double *)A, &one, &one, desca, (double *)tau, wq, &query, &info);
+        else pzungqr_(&M, &K, &K, A, &one, &one, desca, tau, wq, &query, &info);
+        if (!info && !(work = workspace(wq, box, item, &lwork))) goto nomem;
+        if (!info && real) pdorgqr_(&M, &K, &K, (double *)A, &one, &one, desca, (double *)tau, (double *)work, &lwork, &info);
+        else if (!info) pzungqr_(&M, &K, &K, A, &one, &one, desca, tau, work, &lwork, &info);
+        if ((st = agree_info(&info)) != CPN_OK || info) goto aux;
+        struct bc Lq = {.pr = La.pr, .pc = La.pc, .nb = La.nb, .m = m, .n = k};
+        st = gather_out(&Lq, A, lld, op->out[0]->store, 0, 0);
+        goto aux;
+    }
+    /* svd */
+    const bool uv = op->iparam[1] != 0;
+    const char job = uv ? 'V' : 'N';
+    int descu[9], descvt[9], lldu, ucols, lldvt, vtcols;
+    describe(&La, ctxt, myr, myc, m, k, descu, &lldu, &ucols);
+    describe(&La, ctxt, myr, myc, k, n, descvt, &lldvt, &vtcols);
+    S = cpn_alloc(sizeof(double) * (size_t)k);
+    U = cpn_alloc(uv ? local_bytes(lldu, ucols, item) : item);
+    VT = cpn_alloc(uv ? local_bytes(lldvt, vtcols, item) : item);
+    const int64_t sizeb = m > n ? m : n;
+    double rq[2] = {0, 0};
+    if (!real) rwork = cpn_alloc(sizeof(double) * (size_t)(1 + 4 * sizeb));
+    if (!S || !U || !VT || (!real && !rwork)) goto nomem;
+    if (real) pdgesvd_(&job, &job, &M, &N, (double *)A, &one, &one, desca, S, (double *)U, &one, &one, descu, (double *)VT, &one, &one, descvt, wq, &query, &info, 1, 1);
+    else pzgesvd_(&job, &job, &M, &N, A, &one, &one, desca, S, U, &one, &one, descu, VT, &one, &one, descvt, wq, &query, rq, &info, 1, 1);
+    /* the documented minimum is what the query returns; room for p?gebrd's blocking on top */
+    if (!info && !(work = workspace(wq, (int64_t)wq[0] + box + 2 * sizeb + 64, item, &lwork))) goto nomem;
+    if (!info && real) pdgesvd_(&job, &job, &M, &N, (double *)A, &one, &one, desca, S, (double *)U, &one, &one, descu, (double *)VT, &one, &one, descvt, (double *)work, &lwork, &info, 1, 1);
+    else if (!info) pzgesvd_(&job, &job, &M, &N, A, &one, &one, desca, S, U, &one, &one, descu, VT, &one, &one, descvt, work, &lwork, rwork, &info, 1, 1);
+    if ((st = agree_info(&info)) != CPN_OK || info || !uv) goto aux;
+    struct bc Lu = {.pr = La.pr, .pc = La.pc, .nb = La.nb, .m = m, .n = k};
+    struct bc Lv = {.pr = La.pr, .pc = La.pc, .nb = La.nb, .m = k, .n = n};
+    st = gather_out(&Lu, U, lldu, op->out[0]->store, 0, 0);
+    if (st == CPN_OK) st = gather_out(&Lv, VT, lldvt, op->out[0]->store, 0, m * k);
+aux:
+    if (st == CPN_OK) st = write_aux(op, info, op->code == CPN_LA_SVD && !info ? S : NULL, k);
+    goto done;
+nomem:
+    st = CPN_ERR_NOMEM;
+done:
+    cpn_free(A);
+    cpn_free(tau);
+    cpn_free(work);
+    cpn_free(U);
+    cpn_free(VT);
+    cpn_free(S);
+    cpn_free(rwork);
+    return st;
+}
+
 enum cpn_status cpn_scalapack_execute(const struct cpn_op *op)
 {
-    const int P = cpn_comm_size();
+    if (op->code == CPN_LA_QR || op->code == CPN_LA_SVD) return qr_svd(op);
     const int64_t n = op->in[0]->shape[0];
     const int64_t k = op->code == CPN_LA_SOLVE ? op->in[1]->shape[1] : 0;
     const size_t item = cpn_dtype_size(op->dtype);
-    int grid[2];
-    int64_t shape[2] = {n, n};
-    cpn_partition_grid(2, shape, P, grid);
-    const int pr = grid[0], pc = grid[1];
-    int mx = pr > pc ? pr : pc;
-    int nb = (int)((n + mx - 1) / mx);
-    if (nb > 64) nb = 64;
-    if (nb < 1) nb = 1;
-    const int ctxt = blacs_context(pr, pc);
-    int npr, npc, myr, myc;
-    Cblacs_gridinfo(ctxt, &npr, &npc, &myr, &myc);
-    CPN_ASSERT(npr == pr && npc == pc && myr * pc + myc == cpn_comm_rank());
-    const int N = (int)n, K = (int)k, zero = 0, one = 1;
-    int locr = numroc_(&N, &nb, &myr, &zero, &pr), locc = numroc_(&N, &nb, &myc, &zero, &pc);
-    int lld = locr > 1 ? locr : 1, info = 0;
-    int desca[9], descb[9];
-    descinit_(desca, &N, &N, &nb, &nb, &zero, &zero, &ctxt, &lld, &info);
+    int ctxt, myr, myc;
+    struct bc La = layout_of(n, n, &ctxt, &myr, &myc);
+    const int pr = La.pr, pc = La.pc, nb = La.nb;
+    const int N = (int)n, K = (int)k, one = 1;
+    int desca[9], descb[9], lld, locc, info = 0;
+    describe(&La, ctxt, myr, myc, n, n, desca, &lld, &locc);
+    const int locr = lld;   /* >= the local rows; ipiv's length is locr + nb */
     enum cpn_status st = CPN_OK;
-    char *A = cpn_alloc((size_t)lld * (size_t)(locc > 0 ? locc : 1) * item), *B = NULL;
+    char *A = cpn_alloc(local_bytes(lld, locc, item)), *B = NULL;
     int *ipiv = NULL;
     double *W = NULL;   /* eigh: the eigenvalues, on every rank */
     char *Z = NULL;     /* eigh: the eigenvectors, block-cyclic as A */
     if (!A) return CPN_ERR_NOMEM;
-    struct bc La = {.pr = pr, .pc = pc, .nb = nb, .m = n, .n = n};
     st = scatter_in(&La, op->in[0]->store, A, lld);
     struct bc Lb = {.pr = pr, .pc = pc, .nb = nb, .m = n, .n = k};
     int locbc = 0;
     if (st == CPN_OK && op->code == CPN_LA_SOLVE) {
-        locbc = numroc_(&K, &nb, &myc, &zero, &pc);
-        descinit_(descb, &N, &K, &nb, &nb, &zero, &zero, &ctxt, &lld, &info);
-        B = cpn_alloc((size_t)lld * (size_t)(locbc > 0 ? locbc : 1) * item);
+        int lldb;
+        describe(&La, ctxt, myr, myc, n, k, descb, &lldb, &locbc);
+        B = cpn_alloc(local_bytes(lldb, locbc, item));
         ipiv = cpn_alloc(sizeof(int) * (size_t)(locr + nb));
         if (!B || !ipiv) st = CPN_ERR_NOMEM;
         else st = scatter_in(&Lb, op->in[1]->store, B, lld);
@@ -612,26 +796,14 @@ enum cpn_status cpn_scalapack_execute(const struct cpn_op *op)
     }
     if (st != CPN_OK) goto done;
     /* info: the largest over the ranks (positive: not positive definite / singular) */
-    int64_t neg = -(int64_t)(info < 0 ? 1 << 30 : info);
-    st = cpn_comm_allreduce_min(&neg);
-    if (st != CPN_OK) goto done;
-    info = (int)-neg;
+    if ((st = agree_info(&info)) != CPN_OK) goto done;
     if (!info) {
-        if (op->code == CPN_LA_CHOLESKY) st = gather_out(&La, A, lld, op->out[0]->store, op->iparam[0] ? 2 : 1);
-        else if (op->code == CPN_LA_SOLVE) st = gather_out(&Lb, B, lld, op->out[0]->store, 0);
-        else if (op->code == CPN_LA_INV) st = gather_out(&La, A, lld, op->out[0]->store, 0);
-        else if (op->code == CPN_LA_EIGH && op->iparam[1]) st = gather_out(&La, Z, lld, op->out[0]->store, 0);
+        if (op->code == CPN_LA_CHOLESKY) st = gather_out(&La, A, lld, op->out[0]->store, op->iparam[0] ? 2 : 1, 0);
+        else if (op->code == CPN_LA_SOLVE) st = gather_out(&Lb, B, lld, op->out[0]->store, 0, 0);
+        else if (op->code == CPN_LA_INV) st = gather_out(&La, A, lld, op->out[0]->store, 0, 0);
+        else if (op->code == CPN_LA_EIGH && op->iparam[1]) st = gather_out(&La, Z, lld, op->out[0]->store, 0, 0);
     }
-    if (st == CPN_OK) {
-        struct cpn_store *x = op->out[1]->store;
-        int64_t lo, hi;
-        cpn_store_tile_box(x, cpn_comm_rank(), &lo, &hi);
-        double *xd = hi > lo ? cpn_store_data(x) : NULL;
-        if (hi > lo && !xd) st = CPN_ERR_NOMEM;
-        if (xd && lo <= 0 && hi > 0) xd[0] = info;
-        if (xd && op->code == CPN_LA_EIGH && !info)   /* aux[1 + i]: eigenvalue i */
-            for (int64_t i = lo > 1 ? lo : 1; i < hi && i <= n; i++) xd[i - lo] = W[i - 1];
-    }
+    if (st == CPN_OK) st = write_aux(op, info, op->code == CPN_LA_EIGH && !info ? W : NULL, n);
 done:
     cpn_free(A);
     cpn_free(B);
