@@ -496,6 +496,25 @@ PyObject *cpn_mod_lapack(PyObject *m, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "lapack: internal shape/dtype mismatch");
         return NULL;
     }
+    /* a stack whose tiles cut its matrices: copied into slabs of whole matrices first (b, when
+     * tiled, alike), so that each rank factors its own (scalapack.h) */
+    PyObject *slabs[2] = {NULL, NULL};
+    if (cpn_lapack_batch_wants_slabs(av)) {
+        struct cpn_store *sa = cpn_store_new_slabs(dt, nd, av->shape, 0);
+        slabs[0] = sa ? cpn_array_from_store(sa) : PyErr_NoMemory();
+        if (slabs[0] && bv && bv->store->tiled) {
+            struct cpn_store *sb = cpn_store_new_batch_as(dt, nd, bv->shape, sa, nd - 2);
+            slabs[1] = sb ? cpn_array_from_store(sb) : PyErr_NoMemory();
+        }
+        if (!slabs[0] || (bv && bv->store->tiled && !slabs[1]) || cpn_assign(cpn_array_view(slabs[0]), a) < 0 ||
+            (slabs[1] && cpn_assign(cpn_array_view(slabs[1]), b) < 0)) {
+            Py_XDECREF(slabs[0]);
+            Py_XDECREF(slabs[1]);
+            return NULL;
+        }
+        av = cpn_array_view(slabs[0]);
+        if (slabs[1]) bv = cpn_array_view(slabs[1]);
+    }
     int64_t shape[CPN_MAXDIM];
     memcpy(shape, av->shape, sizeof(int64_t) * (size_t)(nd - 2));
     shape[nd - 2] = L;
@@ -503,14 +522,12 @@ PyObject *cpn_mod_lapack(PyObject *m, PyObject *args)
     const struct cpn_store *batch = cpn_lapack_batch_source(av, bv);
     PyObject *r = batch ? cpn_array_from_store(cpn_store_new_batch_as((enum cpn_dtype)odt, nd - 1, shape, batch, nd - 2))
                         : cpn_array_new(odt, nd - 1, shape);
-    if (!r) return NULL;
+    PyObject *x = NULL;
+    if (!r) goto fail;
     shape[nd - 2] = naux;
-    PyObject *x = batch ? cpn_array_from_store(cpn_store_new_batch_as(CPN_DTYPE_FLOAT64, nd - 1, shape, batch, nd - 2))
-                        : cpn_array_new(CPN_DTYPE_FLOAT64, nd - 1, shape);
-    if (!x) {
-        Py_DECREF(r);
-        return NULL;
-    }
+    x = batch ? cpn_array_from_store(cpn_store_new_batch_as(CPN_DTYPE_FLOAT64, nd - 1, shape, batch, nd - 2))
+              : cpn_array_new(CPN_DTYPE_FLOAT64, nd - 1, shape);
+    if (!x) goto fail;
     struct cpn_op op = {.kind = CPN_OPK_LAPACK, .code = code, .nin = bv ? 2 : 1, .nout = 2};
     op.dtype = dt;
     op.in[0] = av;
@@ -520,12 +537,16 @@ PyObject *cpn_mod_lapack(PyObject *m, PyObject *args)
     op.iparam[0] = p0;
     op.iparam[1] = p1;
     op.dparam[0] = rcond;
-    if (cpn_submit(&op) < 0) {
-        Py_DECREF(r);
-        Py_DECREF(x);
-        return NULL;
-    }
+    if (cpn_submit(&op) < 0) goto fail;
+    Py_XDECREF(slabs[0]);
+    Py_XDECREF(slabs[1]);
     return Py_BuildValue("NN", r, x);
+fail:
+    Py_XDECREF(r);
+    Py_XDECREF(x);
+    Py_XDECREF(slabs[0]);
+    Py_XDECREF(slabs[1]);
+    return NULL;
 }
 
 /* lapack_info(aux): the first non-zero LAPACK info (in C order of the batch) of aux[..., 0], aux a

@@ -870,6 +870,13 @@ const struct cpn_store *cpn_lapack_batch_source(const struct cpn_view *a, const 
     return s;
 }
 
+bool cpn_lapack_batch_wants_slabs(const struct cpn_view *a)
+{
+    const int nb = a->ndim - 2;
+    if (cpn_comm_size() < 2 || nb < 1 || !whole_root(a) || !a->store->tiled || a->shape[0] < 2) return false;
+    return !batch_tiled_as(a->store, a->store, nb);
+}
+
 bool cpn_lapack_batch_applies(const struct cpn_op *op)
 {
     if (op->kind != CPN_OPK_LAPACK || op->nout != 2 || op->nin < 1 || !op->in[0]) return false;

@@ -24,6 +24,11 @@ enum cpn_status cpn_scalapack_execute(const struct cpn_op *op);
  * root store tiled along batch dimensions only and b (or NULL) is one tiled alike; NULL
  * otherwise.  Local. */
 const struct cpn_store *cpn_lapack_batch_source(const struct cpn_view *a, const struct cpn_view *b);
+/* Should the builder first copy a (..., m, n) into slabs along its first dimension: a whole tiled
+ * root stack whose tiles cut its matrices (a 2 x 2 grid of 4 ranks does), with at least two
+ * matrices along that dimension?  The copy moves each piece whose owner changes once, against
+ * the whole stack to every rank on the gathered path.  Local. */
+bool cpn_lapack_batch_wants_slabs(const struct cpn_view *a);
 /* Does cpn_lapack_batch_execute compute this op (operands and outputs tiled alike along the
  * batch dimensions, nothing else cut)?  Local. */
 bool cpn_lapack_batch_applies(const struct cpn_op *op);

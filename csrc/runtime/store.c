@@ -151,6 +151,7 @@ static struct cpn_store *store_new(enum cpn_dtype dtype, int ndim, const int64_t
         cpn_store_release(s);
         return NULL;
     }
+    s->pinned = mode == TILE_SLABS || mode == TILE_BATCH;
     set_local(s);
     if (check_allocatable(s) != CPN_OK) {
         cpn_store_release(s);
@@ -161,7 +162,7 @@ static struct cpn_store *store_new(enum cpn_dtype dtype, int ndim, const int64_t
 
 bool cpn_store_retile_like(struct cpn_store *s, const struct cpn_view *like)
 {
-    if (s->root || !s->tiled || cpn_store_allocated(s) || like->ndim != s->ndim) return false;
+    if (s->root || !s->tiled || s->pinned || cpn_store_allocated(s) || like->ndim != s->ndim) return false;
     for (int i = 0; i < s->ndim; i++)
         if (like->shape[i] != s->shape[i]) return false;
     int64_t *old = s->splits, total = 0;

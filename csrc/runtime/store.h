@@ -58,6 +58,7 @@ struct cpn_store {
     char *poison_msg;
     /* distribution (root stores) */
     bool tiled;
+    bool pinned;                   /* tiling chosen for a consumer (slabs, batch-as): kept */
     int grid[CPN_MAXDIM];
     int64_t rank_stride[CPN_MAXDIM];
     int64_t *splits;               /* grid[d] + 1 split points per dimension, back to back */
@@ -82,7 +83,8 @@ struct cpn_store *cpn_store_new_like(enum cpn_dtype dtype, int ndim, const int64
 /* Tile `s`, a tiled root store that holds no data yet (no buffer, not virtual), as the region
  * `like` (of s's shape) views: its split points become the ones `like` induces
  * (cpn_partition_like of one operand).  True when the tiling changed; false (and unchanged) when
- * s holds data or `like` induces no tiling.  Local (a pure function of the tilings). */
+ * s holds data, its tiling is pinned (made for a consumer: slabs, batch-as) or `like` induces
+ * no tiling.  Local (a pure function of the tilings). */
 bool cpn_store_retile_like(struct cpn_store *s, const struct cpn_view *like);
 /* As cpn_store_new_like, between the regions like[0..n) view (cpn_partition_like). */
 struct cpn_store *cpn_store_new_like_n(enum cpn_dtype dtype, int ndim, const int64_t *shape, int n,
