@@ -485,43 +485,45 @@ def unpackbits(a, /, axis=None, count=None, bitorder="big"):
     return cp.ascontiguousarray(cp.moveaxis(bits, -1, axis))
 
 
-_UINT = {2: _np.uint16, 4: _np.uint32, 8: _np.uint64}
+_MASKS = {2: (0x00FF,), 4: (0x00FF00FF, 0x0000FFFF),
+          8: (0x00FF00FF00FF00FF, 0x0000FFFF0000FFFF, 0x00000000FFFFFFFF)}
 
 
 def _swapped_uint(u, size):
-    """The bytes of unsigned u (itemsize `size`) in reverse order: shifts and masks."""
-    t = _UINT[size]
-    r = None
-    for i in range(size):
-        byte = U.bitwise_and(U.right_shift(u, t(8 * i)), t(0xFF))
-        part = U.left_shift(byte, t(8 * (size - 1 - i)))
-        r = part if r is None else U.bitwise_or(r, part)
-    return r
+    """The bytes of the unsigned integers u (itemsize `size`) in reverse order: log2(size) steps,
+    each exchanging neighbouring groups of 8, 16, 32 bits by shifts and masks (element-wise ops
+    of one fused chain)."""
+    t = u.dtype.type
+    for k, m in enumerate(_MASKS[size]):
+        sh, m = t(8 << k), t(m)
+        u = U.bitwise_or(U.left_shift(U.bitwise_and(u, m), sh),
+                         U.bitwise_and(U.right_shift(u, sh), m))
+    return u
 
 
 def _byteswap(self, inplace=False):
-    """ndarray.byteswap: integers (and bool) natively, shifts on the unsigned type of the same
-    size; floating and complex arrays (whose bytes cupynum cannot reinterpret) NumPy's, on a
-    copy (in place: written back)."""
-    if self.dtype.kind in "fc":
-        if inplace:
-            _fallback.compute(_np.ndarray.byteswap, (self, True), write=(self,))
-            return self
-        return _fallback.compute(_np.ndarray.byteswap, (self,))
-    if self.itemsize == 1:
-        r = self
-    else:
-        u = self if self.dtype.kind == "u" else self.astype(_UINT[self.itemsize])
-        r = _swapped_uint(u, self.itemsize)
-        if not isinstance(r, ndarray):   # a 0-d array's ufuncs give scalars
-            r = _core.from_any(_np.asarray(r))
-        if r.dtype != self.dtype:
-            r = r.astype(self.dtype)
+    """ndarray.byteswap, element-wise for every dtype: each element's bits seen as the unsigned
+    integer of its size (the bit view _core.bits, of each component of a complex array, as NumPy
+    swaps the real and imaginary parts each), their bytes reversed into the same kind of view of
+    the result (self when in place), which is laid out as NumPy's copy (order 'A').  Owner
+    computes: a rank reverses the bytes of its own tile."""
     if inplace:
-        if r is not self:
-            _core.assign(self, r)
-        return self
-    return r.copy() if r is self else r
+        out = self
+    else:
+        from ._joins import _empty_as
+        out = _empty_as(self.shape, self.dtype, self)
+    if self.dtype.kind == "c":
+        pairs = [(_core.component(self, p), _core.component(out, p)) for p in (1, 2)]
+    else:
+        pairs = [(self, out)]
+    for src, dst in pairs:
+        size = src.itemsize
+        if size == 1:
+            if dst is not src:
+                _core.assign(dst, src)
+            continue
+        _core.assign(_core.bits(dst), _swapped_uint(_core.bits(src), size))
+    return out
 
 
 NAMES = ("clip round around fix isclose allclose array_equal array_equiv isposinf isneginf "

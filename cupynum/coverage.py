@@ -136,8 +136,8 @@ NOTES = {
     "gives a normal array); an .npz gives an NpzFile of cupynum arrays",
     "numpy.savez": "to a file name: each rank writes its tiles, rank 0 the headers, CRCs and "
     "directory; file objects: NumPy's, rank 0 writes",
-    "numpy.ndarray.byteswap": "integers and bool native (shifts and masks); floating and "
-    "complex: NumPy's on a gathered copy (in place: written back)",
+    "numpy.ndarray.byteswap": "every dtype element-wise through a bit view (shifts and masks); "
+    "owner computes under MPI",
     "numpy.unpackbits": "an empty input padded by count gives zeros (NumPy 2.4: uninitialised)",
     "numpy.frombuffer": "a copy of the buffer (writes do not reach it)",
     "numpy.save": "to a file name: each rank writes its tile (rank 0 the header); file objects: "

@@ -130,3 +130,70 @@ def test_byteswap(dtype, shape):
     assert v_c.byteswap(inplace=True) is v_c
     v_n.byteswap(inplace=True)
     check(c, n)   # written through the view
+
+
+# ---- byteswap: element-wise through a bit view, owner computes -------------------------------
+
+RANKS = cupynum.runtime_info()["ranks"]
+SWAP_DTYPES = [numpy.dtype(t) for t in ("f2", "f4", "f8", "c8", "c16", "i2", "u8", "?")]
+
+
+def _bits_equal(c, n):
+    """Bitwise equality (a swapped float is often a NaN of some payload or a subnormal)."""
+    c = numpy.asarray(c)
+    assert c.dtype == n.dtype and c.shape == n.shape
+    assert numpy.ascontiguousarray(c).tobytes() == numpy.ascontiguousarray(n).tobytes()
+
+
+def _no_fallback(*args, **kwargs):
+    raise AssertionError("fell back to NumPy")
+
+
+def _swap_sample(shape, dtype, seed):
+    """Every bit pattern is possible: random bytes, not only representable values."""
+    rng = numpy.random.default_rng(seed)
+    raw = rng.integers(0, 256, size=int(numpy.prod(shape)) * dtype.itemsize, dtype=numpy.uint8)
+    n = raw.view(dtype).reshape(shape) if dtype.kind != "b" else (raw % 2).astype(bool).reshape(shape)
+    return n
+
+
+@pytest.mark.parametrize("dtype", SWAP_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("view", ["whole", "step", "reversed", "transposed", "fortran"])
+def test_byteswap_bits_through_views(dtype, view, monkeypatch):
+    n = _swap_sample((6, 10), dtype, seed=3)
+    c = cupynum.array(n)
+    pick = {"whole": lambda a: a, "step": lambda a: a[1::2, ::3], "reversed": lambda a: a[::-1, ::-2],
+            "transposed": lambda a: a.T, "fortran": lambda a: a.T[::1]}[view]
+    if view == "fortran":
+        n = numpy.asfortranarray(n)
+        c = cupynum.asfortranarray(c)
+    v_n, v_c = pick(n), pick(c)
+    with monkeypatch.context() as m:
+        m.setattr(cupynum._fallback, "compute", _no_fallback)
+        r_c = v_c.byteswap()
+        assert r_c.flags.f_contiguous == v_n.byteswap().flags.f_contiguous
+        _bits_equal(r_c, v_n.byteswap())
+        _bits_equal(c, n)                       # the source is untouched
+        assert v_c.byteswap(inplace=True) is v_c
+        v_n.byteswap(inplace=True)
+        _bits_equal(c, n)                       # written through the view into the base
+        _bits_equal(v_c, v_n)
+        c[...] = cupynum.array(n.byteswap())    # and the base's writes are seen by the view
+        n[...] = n.byteswap()
+        _bits_equal(v_c.byteswap(), v_n.byteswap())
+
+
+@pytest.mark.parametrize("dtype", ["f8", "c16", "f2"])
+def test_byteswap_moves_nothing(dtype):
+    """Under mpirun each rank reverses the bytes of its own tile: no byte is sent."""
+    dtype = numpy.dtype(dtype)
+    n = _swap_sample((64, 48), dtype, seed=5)
+    c = cupynum.array(n)
+    cupynum.sync()
+    cupynum.reset_stats()
+    r = c.byteswap()
+    c.byteswap(inplace=True)
+    cupynum.sync()
+    assert cupynum.runtime_stats()["bytes_sent"] == 0
+    _bits_equal(r, n.byteswap())
+    _bits_equal(c, n.byteswap())
