@@ -439,50 +439,73 @@ def _stand_in(a):
     return _np.empty((0,) * a.ndim if a.ndim else (), dtype=a.dtype)
 
 
+def _along(ndim, axis, sl):
+    return (slice(None),) * axis + (sl,) + (slice(None),) * (ndim - axis - 1)
+
+
 def packbits(a, /, axis=None, bitorder="big"):
+    """numpy.packbits: bit b of each output byte (b = 0 the highest for bitorder 'big') is the
+    truth of a[b::8] along the axis, so the result is 8 element-wise ops on strided views,
+    ORed into it (the shorter slices into its leading part: the last byte's missing bits stay 0).
+    Under MPI the slices lie where the result does: only the 8-element groups that straddle a
+    tile boundary move."""
     a = _asarray(a)
     _np.packbits(_stand_in(a), axis=axis, bitorder=bitorder)   # NumPy's errors
-    cp = _cp()
-    b = U.not_equal(a, 0).astype(_np.uint8) if a.dtype.kind != "b" else a.astype(_np.uint8)
     if axis is None:
-        b, axis = b.reshape(-1), 0
-    axis = normalize_axis_index(axis, b.ndim)
-    b = cp.moveaxis(b, axis, -1)
-    n = b.shape[-1]
+        if a.ndim > 1:   # one copy of the flattened array (a gather under MPI), not 8 reads
+            a = a.reshape(-1).copy()
+        a, axis = a.reshape(-1), 0
+    axis = normalize_axis_index(axis, a.ndim)
+    n = a.shape[axis]
     k = -(-n // 8)
-    if k * 8 != n:
-        b = cp.concatenate([b, cp.zeros(b.shape[:-1] + (k * 8 - n,), _np.uint8)], axis=-1)
-    b = b.reshape(b.shape[:-1] + (k, 8))
-    w = _np.array([128, 64, 32, 16, 8, 4, 2, 1] if bitorder[0] in "bB" else
-                  [1, 2, 4, 8, 16, 32, 64, 128], dtype=_np.uint8)
-    r = U.multiply(b, _core.from_any(w)).sum(-1, dtype=_np.uint8)
-    return cp.ascontiguousarray(cp.moveaxis(r, -1, axis))
+    shape = a.shape[:axis] + (k,) + a.shape[axis + 1:]
+    big = bitorder[0] in "bB"
+    r = None
+    for b in range(min(n, 8)):
+        m = (n - b + 7) // 8
+        bit = U.not_equal(a[_along(a.ndim, axis, slice(b, None, 8))], False if a.dtype.kind == "b" else 0)
+        bit = U.left_shift(bit.astype(_np.uint8), _np.uint8(7 - b if big else b))
+        if r is None:
+            r = bit    # a new array, tiled like a[0::8]
+        else:
+            part = r[_along(a.ndim, axis, slice(0, m))]
+            _core.assign(part, U.bitwise_or(part, bit))
+    if r is None:
+        r = _cp().zeros(shape, _np.uint8)
+    return r
 
 
 def unpackbits(a, /, axis=None, count=None, bitorder="big"):
+    """numpy.unpackbits: out[b::8] along the axis is bit b of each byte (b = 0 the highest for
+    bitorder 'big'), 8 element-wise ops into strided views of the result (count: fewer, or
+    zeros after); owner computes, only the groups that straddle a tile boundary move."""
     a = _asarray(a)
     _np.unpackbits(_np.zeros(a.shape if a.size < 64 else (1,) * a.ndim, dtype=a.dtype),
                    axis=axis, count=count, bitorder=bitorder)   # NumPy's errors
-    cp = _cp()
     if axis is None:
         a, axis = a.reshape(-1), 0
     axis = normalize_axis_index(axis, a.ndim)
-    b = cp.moveaxis(a, axis, -1)
-    n = b.shape[-1] * 8
-    s = _np.array([7, 6, 5, 4, 3, 2, 1, 0] if bitorder[0] in "bB" else
-                  [0, 1, 2, 3, 4, 5, 6, 7], dtype=_np.uint8)
-    bits = U.bitwise_and(U.right_shift(b[..., None], _core.from_any(s)), _np.uint8(1))
-    bits = bits.reshape(b.shape[:-1] + (n,))
+    n = a.shape[axis] * 8
+    m = n
     if count is not None:
         count = operator.index(count)
         m = count if count >= 0 else n + count
         if m < 0:
             raise ValueError("-count larger than number of elements")
-        if m <= n:
-            bits = bits[..., :m]
-        else:
-            bits = cp.concatenate([bits, cp.zeros(bits.shape[:-1] + (m - n,), _np.uint8)], axis=-1)
-    return cp.ascontiguousarray(cp.moveaxis(bits, -1, axis))
+    shape = a.shape[:axis] + (m,) + a.shape[axis + 1:]
+    big = bitorder[0] in "bB"
+    # laid out like a where a's tiles leave the axis whole (a tile's bits are its own bytes')
+    t = _core._tiling(a)
+    like = a if t["tiled"] and len(t["grid"]) == a.ndim and t["grid"][axis] == 1 else None
+    r = _core.empty(shape, _np.dtype(_np.uint8), like)
+    for b in range(min(m, 8)):
+        cnt = min((m - b + 7) // 8, a.shape[axis])
+        src = a[_along(a.ndim, axis, slice(0, cnt))]
+        bit = U.bitwise_and(U.right_shift(src, _np.uint8(7 - b if big else b)), _np.uint8(1))
+        _core.assign(r[_along(a.ndim, axis, slice(b, 8 * cnt, 8))], bit)
+    if m > n:
+        _core.assign(r[_along(a.ndim, axis, slice(n, None))], 0)
+    return r
 
 
 _MASKS = {2: (0x00FF,), 4: (0x00FF00FF, 0x0000FFFF),

@@ -79,12 +79,17 @@ DISTRIBUTED = frozenset(
         # element-wise helpers and masks: compositions of the ops above (cupynum/_helpers.py,
         # _construct.py)
         "clip round around fix isclose nan_to_num angle sinc i0 isposinf isneginf iscomplex "
-        "isreal real_if_close tri tril triu").split()]
+        "isreal real_if_close tri tril triu "
+        # trace: each rank sums the diagonal's elements in its tile, partials combined (a 1-D
+        # diagonal; the diagonals of n-d arrays are gathered); packbits/unpackbits: 8 strided
+        # element-wise ops (axis=None of an n-d array: one gathered flat copy); mgrid/ogrid:
+        # aranges broadcast into each rank's tile
+        "trace packbits unpackbits mgrid ogrid").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "nonzero choose "
        "var squeeze flags sort argsort partition argpartition clip round conj conjugate "
-       "searchsorted".split()]
+       "searchsorted trace byteswap".split()]
     + ["numpy.linalg.matrix_transpose"]
     # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
     # output tile filled by its owner from the input pieces it needs

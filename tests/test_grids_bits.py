@@ -197,3 +197,65 @@ def test_byteswap_moves_nothing(dtype):
     assert cupynum.runtime_stats()["bytes_sent"] == 0
     _bits_equal(r, n.byteswap())
     _bits_equal(c, n.byteswap())
+
+
+# ---- owner computes under mpirun: bytes sent bounded (0 on one rank) -----------------------------
+
+def _moved(fn):
+    cupynum.sync()
+    cupynum.reset_stats()
+    r = fn()
+    cupynum.sync()
+    return r, cupynum.runtime_stats()["bytes_sent"]
+
+
+@pytest.mark.parametrize("dtype", ["f8", "i4", "c16"])
+@pytest.mark.parametrize("offset,axes", [(0, (0, 1)), (5, (0, 1)), (-7, (0, 1)), (3, (1, 0))])
+def test_trace_sends_partials_only(dtype, offset, axes):
+    """The diagonal's elements are summed by their owners; only the partial sums move (a gather
+    of the matrix would send half of it per rank on 2 ranks)."""
+    n = sample((96, 80), dtype, seed=7)
+    c = cupynum.array(n)
+    r, sent = _moved(lambda: c.trace(offset, *axes))
+    check(r, n.trace(offset, *axes))
+    assert sent <= 64 * RANKS, sent
+    r, sent = _moved(lambda: cupynum.trace(c.T[::-1], -offset))   # a reversed, transposed view
+    check(r, numpy.trace(n.T[::-1], -offset))
+    assert sent <= 64 * RANKS, sent
+    if dtype == "c16":
+        r, sent = _moved(lambda: c.imag.trace(offset, *axes))       # a component's diagonal
+        check(r, n.imag.trace(offset, *axes))
+        assert sent <= 64 * RANKS, sent
+
+
+def _straddle_bound(row_bytes):
+    """Per rank: the 8-element groups cut by a tile boundary (at most 2 boundaries per rank)."""
+    return 0 if RANKS == 1 else 2 * 8 * row_bytes + 512
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("order", ["big", "little"])
+def test_packbits_owner_computes(axis, order):
+    n = sample((203, 96), bool, seed=11)
+    c = cupynum.array(n)
+    r, sent = _moved(lambda: cupynum.packbits(c, axis=axis, bitorder=order))
+    check(r, numpy.packbits(n, axis=axis, bitorder=order))
+    assert sent <= _straddle_bound(max(n.shape)), sent
+    u = numpy.packbits(n, axis=axis)
+    cu = cupynum.array(u)
+    for count in (None, n.shape[axis], n.shape[axis] - 3, n.shape[axis] + 9):
+        r, sent = _moved(lambda: cupynum.unpackbits(cu, axis=axis, count=count, bitorder=order))
+        check(r, numpy.unpackbits(u, axis=axis, count=count, bitorder=order))
+        assert sent <= _straddle_bound(8 * max(u.shape)), sent
+
+
+def test_mgrid_owner_computes():
+    """Each rank fills its tile of the grid: only the 1-D coordinate ranges' pieces move."""
+    for key in ((slice(0, 200), slice(0, 150)), (slice(-1, 1, 200j), slice(0, 3, 150j)),
+                (slice(0, 30), slice(0, 1, 40j), slice(5, 0, -0.1))):
+        r, sent = _moved(lambda: cupynum.mgrid[key])
+        check(r, numpy.mgrid[key])
+        assert sent <= 0 if RANKS == 1 else sent <= 8 * len(key) * sum(r.shape[1:]) + 1024, sent
+        r, sent = _moved(lambda: cupynum.ogrid[key])
+        check(r, numpy.ogrid[key])
+        assert sent <= 8 * sum(x.size for x in r) + 1024
