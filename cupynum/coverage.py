@@ -167,7 +167,8 @@ NOTES = {
     "numpy.ndarray.repeat": "more than 256 runs of equal counts: a native gather (gathered under MPI)",
     **{f"numpy.{n}": "more than 256 runs of kept or inserted positions: a native gather or "
        "scatter (gathered under MPI)" for n in ("insert", "delete")},
-    "numpy.pad": "every named mode native; a callable mode is NumPy's (gathered)",
+    "numpy.pad": "every named mode native; a callable mode is called on cupynum views of each "
+    "vector (user Python per vector)",
     "numpy.resize": "an n-d result is written through its flat alias (gathered under MPI)",
     "numpy.require": "OWNDATA is always true (a view is not copied for it)",
     "numpy.trim_zeros": "view, as NumPy's; a list argument is NumPy's",
