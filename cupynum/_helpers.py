@@ -549,9 +549,24 @@ def _byteswap(self, inplace=False):
     return out
 
 
+def astype(x, dtype, /, *, copy=True, device=None):
+    """numpy.astype: the method (a cast op; copy=False keeps x when the dtype is x's)."""
+    if not isinstance(x, ndarray):
+        return _np.astype(x, dtype, copy=copy, device=device)   # NumPy's TypeError
+    _np.astype(_np.empty(0, x.dtype), dtype, copy=copy, device=device)   # NumPy's errors
+    return x.astype(dtype, copy=copy)
+
+
+def isfortran(a):
+    """numpy.isfortran: Fortran-contiguous and not C-contiguous (flags.fnc)."""
+    if not isinstance(a, ndarray):
+        return _np.isfortran(a)
+    return a.flags.fnc
+
+
 NAMES = ("clip round around fix isclose allclose array_equal array_equiv isposinf isneginf "
          "iscomplexobj isrealobj iscomplex isreal asarray_chkfinite nan_to_num real_if_close "
-         "angle sinc i0 trace packbits unpackbits").split()
+         "angle sinc i0 trace packbits unpackbits astype isfortran").split()
 
 
 def install(cls, namespace, implemented):

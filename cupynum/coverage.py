@@ -84,7 +84,7 @@ DISTRIBUTED = frozenset(
         # diagonal; the diagonals of n-d arrays are gathered); packbits/unpackbits: 8 strided
         # element-wise ops (axis=None of an n-d array: one gathered flat copy); mgrid/ogrid:
         # aranges broadcast into each rank's tile
-        "trace packbits unpackbits mgrid ogrid").split()]
+        "trace packbits unpackbits mgrid ogrid astype").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "nonzero choose "
@@ -243,8 +243,34 @@ def _status(cpobj, npobj):
     return NATIVE
 
 
+# Why each module-level function that falls back does (one line each; issue #20's "what may
+# keep falling back": user Python per element, no computation on array data, datetime and
+# business days, string formatting, text files, the matrix/poly1d classes).
+_WHY = {
+    **{f"numpy.{n}": "why: user Python per element or per slice" for n in
+       "apply_along_axis apply_over_axes frompyfunc piecewise vectorize".split()},
+    **{f"numpy.{n}": "why: datetime and business days (no such dtype in cupynum)" for n in
+       "busday_count busday_offset is_busday datetime_as_string isnat".split()},
+    **{f"numpy.{n}": "why: string formatting" for n in "array2string array_repr array_str".split()},
+    **{f"numpy.{n}": "why: text files (NumPy parses, the data scattered after)" for n in
+       "loadtxt savetxt genfromtxt fromregex".split()},
+    **{f"numpy.{n}": "why: NumPy's matrix class" for n in ("asmatrix", "bmat")},
+    "numpy.poly1d": "why: the poly1d class",
+    "numpy.nested_iters": "why: an iterator over NumPy's memory, no array result",
+    "numpy.from_dlpack": "why: imports a foreign buffer into NumPy (no cupynum store can adopt "
+    "another library's memory)",
+    "numpy.savez_compressed": "not native: zlib-compressed members (uncompressed savez is native)",
+    "numpy.c_": "not native: index-trick concatenation of mixed slices, scalars and arrays",
+    "numpy.r_": "not native: index-trick concatenation of mixed slices, scalars and arrays",
+    "numpy.poly": "not native: roots to coefficients (a loop of convolutions; eigvals of a matrix)",
+    "numpy.polydiv": "not native: polynomial long division (a loop over small arrays)",
+}
+
+
 def _notes(q, status, extra=()):
     notes = list(extra)
+    if status == FALLBACK and q in _WHY:
+        notes.append(_WHY[q])
     if status == FALLBACK:
         if q in _fallback.INPLACE or q.endswith(".at"):
             notes.append("in place: writes back into its cupynum arguments")
@@ -287,7 +313,8 @@ def rows_by_section():
     rows = _module_rows(np, cupynum, "numpy")
     for n in ("c_", "mgrid", "ogrid", "r_"):   # indexers: not callable, but they compute arrays
         q = f"numpy.{n}"
-        rows.append(_row(q, "indexer", _status(getattr(cupynum, n), getattr(np, n))))
+        status = _status(getattr(cupynum, n), getattr(np, n))
+        rows.append(_row(q, "indexer", status, _notes(q, status)))
     out["module"] = sorted(rows)
 
     rows = []
