@@ -439,94 +439,134 @@ def _stand_in(a):
     return _np.empty((0,) * a.ndim if a.ndim else (), dtype=a.dtype)
 
 
+def _along(ndim, axis, sl):
+    return (slice(None),) * axis + (sl,) + (slice(None),) * (ndim - axis - 1)
+
+
 def packbits(a, /, axis=None, bitorder="big"):
+    """numpy.packbits: bit b of each output byte (b = 0 the highest for bitorder 'big') is the
+    truth of a[b::8] along the axis, so the result is 8 element-wise ops on strided views,
+    ORed into it (the shorter slices into its leading part: the last byte's missing bits stay 0).
+    Under MPI the slices lie where the result does: only the 8-element groups that straddle a
+    tile boundary move."""
     a = _asarray(a)
     _np.packbits(_stand_in(a), axis=axis, bitorder=bitorder)   # NumPy's errors
-    cp = _cp()
-    b = U.not_equal(a, 0).astype(_np.uint8) if a.dtype.kind != "b" else a.astype(_np.uint8)
     if axis is None:
-        b, axis = b.reshape(-1), 0
-    axis = normalize_axis_index(axis, b.ndim)
-    b = cp.moveaxis(b, axis, -1)
-    n = b.shape[-1]
+        if a.ndim > 1:   # one copy of the flattened array (a gather under MPI), not 8 reads
+            a = a.reshape(-1).copy()
+        a, axis = a.reshape(-1), 0
+    axis = normalize_axis_index(axis, a.ndim)
+    n = a.shape[axis]
     k = -(-n // 8)
-    if k * 8 != n:
-        b = cp.concatenate([b, cp.zeros(b.shape[:-1] + (k * 8 - n,), _np.uint8)], axis=-1)
-    b = b.reshape(b.shape[:-1] + (k, 8))
-    w = _np.array([128, 64, 32, 16, 8, 4, 2, 1] if bitorder[0] in "bB" else
-                  [1, 2, 4, 8, 16, 32, 64, 128], dtype=_np.uint8)
-    r = U.multiply(b, _core.from_any(w)).sum(-1, dtype=_np.uint8)
-    return cp.ascontiguousarray(cp.moveaxis(r, -1, axis))
+    shape = a.shape[:axis] + (k,) + a.shape[axis + 1:]
+    big = bitorder[0] in "bB"
+    r = None
+    for b in range(min(n, 8)):
+        m = (n - b + 7) // 8
+        bit = U.not_equal(a[_along(a.ndim, axis, slice(b, None, 8))], False if a.dtype.kind == "b" else 0)
+        bit = U.left_shift(bit.astype(_np.uint8), _np.uint8(7 - b if big else b))
+        if r is None:
+            r = bit    # a new array, tiled like a[0::8]
+        else:
+            part = r[_along(a.ndim, axis, slice(0, m))]
+            _core.assign(part, U.bitwise_or(part, bit))
+    if r is None:
+        r = _cp().zeros(shape, _np.uint8)
+    return r
 
 
 def unpackbits(a, /, axis=None, count=None, bitorder="big"):
+    """numpy.unpackbits: out[b::8] along the axis is bit b of each byte (b = 0 the highest for
+    bitorder 'big'), 8 element-wise ops into strided views of the result (count: fewer, or
+    zeros after); owner computes, only the groups that straddle a tile boundary move."""
     a = _asarray(a)
     _np.unpackbits(_np.zeros(a.shape if a.size < 64 else (1,) * a.ndim, dtype=a.dtype),
                    axis=axis, count=count, bitorder=bitorder)   # NumPy's errors
-    cp = _cp()
     if axis is None:
         a, axis = a.reshape(-1), 0
     axis = normalize_axis_index(axis, a.ndim)
-    b = cp.moveaxis(a, axis, -1)
-    n = b.shape[-1] * 8
-    s = _np.array([7, 6, 5, 4, 3, 2, 1, 0] if bitorder[0] in "bB" else
-                  [0, 1, 2, 3, 4, 5, 6, 7], dtype=_np.uint8)
-    bits = U.bitwise_and(U.right_shift(b[..., None], _core.from_any(s)), _np.uint8(1))
-    bits = bits.reshape(b.shape[:-1] + (n,))
+    n = a.shape[axis] * 8
+    m = n
     if count is not None:
         count = operator.index(count)
         m = count if count >= 0 else n + count
         if m < 0:
             raise ValueError("-count larger than number of elements")
-        if m <= n:
-            bits = bits[..., :m]
-        else:
-            bits = cp.concatenate([bits, cp.zeros(bits.shape[:-1] + (m - n,), _np.uint8)], axis=-1)
-    return cp.ascontiguousarray(cp.moveaxis(bits, -1, axis))
-
-
-_UINT = {2: _np.uint16, 4: _np.uint32, 8: _np.uint64}
-
-
-def _swapped_uint(u, size):
-    """The bytes of unsigned u (itemsize `size`) in reverse order: shifts and masks."""
-    t = _UINT[size]
-    r = None
-    for i in range(size):
-        byte = U.bitwise_and(U.right_shift(u, t(8 * i)), t(0xFF))
-        part = U.left_shift(byte, t(8 * (size - 1 - i)))
-        r = part if r is None else U.bitwise_or(r, part)
+    shape = a.shape[:axis] + (m,) + a.shape[axis + 1:]
+    big = bitorder[0] in "bB"
+    # laid out like a where a's tiles leave the axis whole (a tile's bits are its own bytes')
+    t = _core._tiling(a)
+    like = a if t["tiled"] and len(t["grid"]) == a.ndim and t["grid"][axis] == 1 else None
+    r = _core.empty(shape, _np.dtype(_np.uint8), like)
+    for b in range(min(m, 8)):
+        cnt = min((m - b + 7) // 8, a.shape[axis])
+        src = a[_along(a.ndim, axis, slice(0, cnt))]
+        bit = U.bitwise_and(U.right_shift(src, _np.uint8(7 - b if big else b)), _np.uint8(1))
+        _core.assign(r[_along(a.ndim, axis, slice(b, 8 * cnt, 8))], bit)
+    if m > n:
+        _core.assign(r[_along(a.ndim, axis, slice(n, None))], 0)
     return r
 
 
+_MASKS = {2: (0x00FF,), 4: (0x00FF00FF, 0x0000FFFF),
+          8: (0x00FF00FF00FF00FF, 0x0000FFFF0000FFFF, 0x00000000FFFFFFFF)}
+
+
+def _swapped_uint(u, size):
+    """The bytes of the unsigned integers u (itemsize `size`) in reverse order: log2(size) steps,
+    each exchanging neighbouring groups of 8, 16, 32 bits by shifts and masks (element-wise ops
+    of one fused chain)."""
+    t = u.dtype.type
+    for k, m in enumerate(_MASKS[size]):
+        sh, m = t(8 << k), t(m)
+        u = U.bitwise_or(U.left_shift(U.bitwise_and(u, m), sh),
+                         U.bitwise_and(U.right_shift(u, sh), m))
+    return u
+
+
 def _byteswap(self, inplace=False):
-    """ndarray.byteswap: integers (and bool) natively, shifts on the unsigned type of the same
-    size; floating and complex arrays (whose bytes cupynum cannot reinterpret) NumPy's, on a
-    copy (in place: written back)."""
-    if self.dtype.kind in "fc":
-        if inplace:
-            _fallback.compute(_np.ndarray.byteswap, (self, True), write=(self,))
-            return self
-        return _fallback.compute(_np.ndarray.byteswap, (self,))
-    if self.itemsize == 1:
-        r = self
-    else:
-        u = self if self.dtype.kind == "u" else self.astype(_UINT[self.itemsize])
-        r = _swapped_uint(u, self.itemsize)
-        if not isinstance(r, ndarray):   # a 0-d array's ufuncs give scalars
-            r = _core.from_any(_np.asarray(r))
-        if r.dtype != self.dtype:
-            r = r.astype(self.dtype)
+    """ndarray.byteswap, element-wise for every dtype: each element's bits seen as the unsigned
+    integer of its size (the bit view _core.bits, of each component of a complex array, as NumPy
+    swaps the real and imaginary parts each), their bytes reversed into the same kind of view of
+    the result (self when in place), which is laid out as NumPy's copy (order 'A').  Owner
+    computes: a rank reverses the bytes of its own tile."""
     if inplace:
-        if r is not self:
-            _core.assign(self, r)
-        return self
-    return r.copy() if r is self else r
+        out = self
+    else:
+        from ._joins import _empty_as
+        out = _empty_as(self.shape, self.dtype, self)
+    if self.dtype.kind == "c":
+        pairs = [(_core.component(self, p), _core.component(out, p)) for p in (1, 2)]
+    else:
+        pairs = [(self, out)]
+    for src, dst in pairs:
+        size = src.itemsize
+        if size == 1:
+            if dst is not src:
+                _core.assign(dst, src)
+            continue
+        _core.assign(_core.bits(dst), _swapped_uint(_core.bits(src), size))
+    return out
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """numpy.astype: the method (a cast op; copy=False keeps x when the dtype is x's)."""
+    if not isinstance(x, ndarray):
+        return _np.astype(x, dtype, copy=copy, device=device)   # NumPy's TypeError
+    _np.astype(_np.empty(0, x.dtype), dtype, copy=copy, device=device)   # NumPy's errors
+    return x.astype(dtype, copy=copy)
+
+
+def isfortran(a):
+    """numpy.isfortran: Fortran-contiguous and not C-contiguous (flags.fnc)."""
+    if not isinstance(a, ndarray):
+        return _np.isfortran(a)
+    return a.flags.fnc
 
 
 NAMES = ("clip round around fix isclose allclose array_equal array_equiv isposinf isneginf "
          "iscomplexobj isrealobj iscomplex isreal asarray_chkfinite nan_to_num real_if_close "
-         "angle sinc i0 trace packbits unpackbits").split()
+         "angle sinc i0 trace packbits unpackbits astype isfortran").split()
 
 
 def install(cls, namespace, implemented):

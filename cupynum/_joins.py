@@ -885,9 +885,25 @@ def _scalar_as(v, dtype):
 
 
 @_native("pad")
+def _pad_callable(a, widths, function, kwargs):
+    """NumPy's pad with a function: the array placed in a zero-filled result, then for each axis
+    `function(vector, pad_width[axis], axis, kwargs)` on every 1-D vector along it, a writable
+    view of the result (NumPy's order: C order of the other indices), which the function fills
+    in place.  The vectors are cupynum views, so under MPI their writes go to the owners."""
+    shape = tuple(l + n + r for n, (l, r) in zip(a.shape, widths))
+    p = _empty_as(shape, a.dtype, a)
+    _core.assign(p, 0)
+    if a.size:
+        p[tuple(slice(l, l + n) for n, (l, r) in zip(a.shape, widths))] = a
+    pw = _np.array(widths, dtype=_np.intp).reshape(a.ndim, 2)
+    for axis in range(p.ndim):
+        view = _core.transpose(p, tuple(d for d in range(p.ndim) if d != axis) + (axis,))
+        for ind in _np.ndindex(view.shape[:-1]):
+            function(view[ind + (Ellipsis,)], pw[axis], axis, kwargs)
+    return p
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
-    if callable(mode):
-        raise _NotNative                  # user Python per vector: NumPy's apply along axes
     a = _asarray(array)
     if isinstance(pad_width, dict):
         seq = [(0, 0)] * a.ndim
@@ -898,6 +914,8 @@ def pad(array, pad_width, mode="constant", **kwargs):
     if pw.dtype.kind != "i":
         raise TypeError("`pad_width` must be of integral type.")
     widths = [tuple(int(x) for x in w) for w in _pairs(pw, a.ndim, as_index=True)]
+    if callable(mode):
+        return _pad_callable(a, widths, mode, kwargs)
     try:
         unsupported = set(kwargs) - set(_PAD_KWARGS[mode])
     except (KeyError, TypeError):

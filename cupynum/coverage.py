@@ -79,12 +79,17 @@ DISTRIBUTED = frozenset(
         # element-wise helpers and masks: compositions of the ops above (cupynum/_helpers.py,
         # _construct.py)
         "clip round around fix isclose nan_to_num angle sinc i0 isposinf isneginf iscomplex "
-        "isreal real_if_close tri tril triu").split()]
+        "isreal real_if_close tri tril triu "
+        # trace: each rank sums the diagonal's elements in its tile, partials combined (a 1-D
+        # diagonal; the diagonals of n-d arrays are gathered); packbits/unpackbits: 8 strided
+        # element-wise ops (axis=None of an n-d array: one gathered flat copy); mgrid/ogrid:
+        # aranges broadcast into each rank's tile
+        "trace packbits unpackbits mgrid ogrid astype").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "nonzero choose "
        "var squeeze flags sort argsort partition argpartition clip round conj conjugate "
-       "searchsorted".split()]
+       "searchsorted trace byteswap".split()]
     + ["numpy.linalg.matrix_transpose"]
     # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
     # output tile filled by its owner from the input pieces it needs
@@ -136,8 +141,8 @@ NOTES = {
     "gives a normal array); an .npz gives an NpzFile of cupynum arrays",
     "numpy.savez": "to a file name: each rank writes its tiles, rank 0 the headers, CRCs and "
     "directory; file objects: NumPy's, rank 0 writes",
-    "numpy.ndarray.byteswap": "integers and bool native (shifts and masks); floating and "
-    "complex: NumPy's on a gathered copy (in place: written back)",
+    "numpy.ndarray.byteswap": "every dtype element-wise through a bit view (shifts and masks); "
+    "owner computes under MPI",
     "numpy.unpackbits": "an empty input padded by count gives zeros (NumPy 2.4: uninitialised)",
     "numpy.frombuffer": "a copy of the buffer (writes do not reach it)",
     "numpy.save": "to a file name: each rank writes its tile (rank 0 the header); file objects: "
@@ -162,7 +167,8 @@ NOTES = {
     "numpy.ndarray.repeat": "more than 256 runs of equal counts: a native gather (gathered under MPI)",
     **{f"numpy.{n}": "more than 256 runs of kept or inserted positions: a native gather or "
        "scatter (gathered under MPI)" for n in ("insert", "delete")},
-    "numpy.pad": "every named mode native; a callable mode is NumPy's (gathered)",
+    "numpy.pad": "every named mode native; a callable mode is called on cupynum views of each "
+    "vector (user Python per vector)",
     "numpy.resize": "an n-d result is written through its flat alias (gathered under MPI)",
     "numpy.require": "OWNDATA is always true (a view is not copied for it)",
     "numpy.trim_zeros": "view, as NumPy's; a list argument is NumPy's",
@@ -237,8 +243,34 @@ def _status(cpobj, npobj):
     return NATIVE
 
 
+# Why each module-level function that falls back does (one line each; issue #20's "what may
+# keep falling back": user Python per element, no computation on array data, datetime and
+# business days, string formatting, text files, the matrix/poly1d classes).
+_WHY = {
+    **{f"numpy.{n}": "why: user Python per element or per slice" for n in
+       "apply_along_axis apply_over_axes frompyfunc piecewise vectorize".split()},
+    **{f"numpy.{n}": "why: datetime and business days (no such dtype in cupynum)" for n in
+       "busday_count busday_offset is_busday datetime_as_string isnat".split()},
+    **{f"numpy.{n}": "why: string formatting" for n in "array2string array_repr array_str".split()},
+    **{f"numpy.{n}": "why: text files (NumPy parses, the data scattered after)" for n in
+       "loadtxt savetxt genfromtxt fromregex".split()},
+    **{f"numpy.{n}": "why: NumPy's matrix class" for n in ("asmatrix", "bmat")},
+    "numpy.poly1d": "why: the poly1d class",
+    "numpy.nested_iters": "why: an iterator over NumPy's memory, no array result",
+    "numpy.from_dlpack": "why: imports a foreign buffer into NumPy (no cupynum store can adopt "
+    "another library's memory)",
+    "numpy.savez_compressed": "not native: zlib-compressed members (uncompressed savez is native)",
+    "numpy.c_": "not native: index-trick concatenation of mixed slices, scalars and arrays",
+    "numpy.r_": "not native: index-trick concatenation of mixed slices, scalars and arrays",
+    "numpy.poly": "not native: roots to coefficients (a loop of convolutions; eigvals of a matrix)",
+    "numpy.polydiv": "not native: polynomial long division (a loop over small arrays)",
+}
+
+
 def _notes(q, status, extra=()):
     notes = list(extra)
+    if status == FALLBACK and q in _WHY:
+        notes.append(_WHY[q])
     if status == FALLBACK:
         if q in _fallback.INPLACE or q.endswith(".at"):
             notes.append("in place: writes back into its cupynum arguments")
@@ -281,7 +313,8 @@ def rows_by_section():
     rows = _module_rows(np, cupynum, "numpy")
     for n in ("c_", "mgrid", "ogrid", "r_"):   # indexers: not callable, but they compute arrays
         q = f"numpy.{n}"
-        rows.append(_row(q, "indexer", _status(getattr(cupynum, n), getattr(np, n))))
+        status = _status(getattr(cupynum, n), getattr(np, n))
+        rows.append(_row(q, "indexer", status, _notes(q, status)))
     out["module"] = sorted(rows)
 
     rows = []

@@ -130,3 +130,132 @@ def test_byteswap(dtype, shape):
     assert v_c.byteswap(inplace=True) is v_c
     v_n.byteswap(inplace=True)
     check(c, n)   # written through the view
+
+
+# ---- byteswap: element-wise through a bit view, owner computes -------------------------------
+
+RANKS = cupynum.runtime_info()["ranks"]
+SWAP_DTYPES = [numpy.dtype(t) for t in ("f2", "f4", "f8", "c8", "c16", "i2", "u8", "?")]
+
+
+def _bits_equal(c, n):
+    """Bitwise equality (a swapped float is often a NaN of some payload or a subnormal)."""
+    c = numpy.asarray(c)
+    assert c.dtype == n.dtype and c.shape == n.shape
+    assert numpy.ascontiguousarray(c).tobytes() == numpy.ascontiguousarray(n).tobytes()
+
+
+def _no_fallback(*args, **kwargs):
+    raise AssertionError("fell back to NumPy")
+
+
+def _swap_sample(shape, dtype, seed):
+    """Every bit pattern is possible: random bytes, not only representable values."""
+    rng = numpy.random.default_rng(seed)
+    raw = rng.integers(0, 256, size=int(numpy.prod(shape)) * dtype.itemsize, dtype=numpy.uint8)
+    n = raw.view(dtype).reshape(shape) if dtype.kind != "b" else (raw % 2).astype(bool).reshape(shape)
+    return n
+
+
+@pytest.mark.parametrize("dtype", SWAP_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("view", ["whole", "step", "reversed", "transposed", "fortran"])
+def test_byteswap_bits_through_views(dtype, view, monkeypatch):
+    n = _swap_sample((6, 10), dtype, seed=3)
+    c = cupynum.array(n)
+    pick = {"whole": lambda a: a, "step": lambda a: a[1::2, ::3], "reversed": lambda a: a[::-1, ::-2],
+            "transposed": lambda a: a.T, "fortran": lambda a: a.T[::1]}[view]
+    if view == "fortran":
+        n = numpy.asfortranarray(n)
+        c = cupynum.asfortranarray(c)
+    v_n, v_c = pick(n), pick(c)
+    with monkeypatch.context() as m:
+        m.setattr(cupynum._fallback, "compute", _no_fallback)
+        r_c = v_c.byteswap()
+        assert r_c.flags.f_contiguous == v_n.byteswap().flags.f_contiguous
+        _bits_equal(r_c, v_n.byteswap())
+        _bits_equal(c, n)                       # the source is untouched
+        assert v_c.byteswap(inplace=True) is v_c
+        v_n.byteswap(inplace=True)
+        _bits_equal(c, n)                       # written through the view into the base
+        _bits_equal(v_c, v_n)
+        c[...] = cupynum.array(n.byteswap())    # and the base's writes are seen by the view
+        n[...] = n.byteswap()
+        _bits_equal(v_c.byteswap(), v_n.byteswap())
+
+
+@pytest.mark.parametrize("dtype", ["f8", "c16", "f2"])
+def test_byteswap_moves_nothing(dtype):
+    """Under mpirun each rank reverses the bytes of its own tile: no byte is sent."""
+    dtype = numpy.dtype(dtype)
+    n = _swap_sample((64, 48), dtype, seed=5)
+    c = cupynum.array(n)
+    cupynum.sync()
+    cupynum.reset_stats()
+    r = c.byteswap()
+    c.byteswap(inplace=True)
+    cupynum.sync()
+    assert cupynum.runtime_stats()["bytes_sent"] == 0
+    _bits_equal(r, n.byteswap())
+    _bits_equal(c, n.byteswap())
+
+
+# ---- owner computes under mpirun: bytes sent bounded (0 on one rank) -----------------------------
+
+def _moved(fn):
+    cupynum.sync()
+    cupynum.reset_stats()
+    r = fn()
+    cupynum.sync()
+    return r, cupynum.runtime_stats()["bytes_sent"]
+
+
+@pytest.mark.parametrize("dtype", ["f8", "i4", "c16"])
+@pytest.mark.parametrize("offset,axes", [(0, (0, 1)), (5, (0, 1)), (-7, (0, 1)), (3, (1, 0))])
+def test_trace_sends_partials_only(dtype, offset, axes):
+    """The diagonal's elements are summed by their owners; only the partial sums move (a gather
+    of the matrix would send half of it per rank on 2 ranks)."""
+    n = sample((96, 80), dtype, seed=7)
+    c = cupynum.array(n)
+    r, sent = _moved(lambda: c.trace(offset, *axes))
+    check(r, n.trace(offset, *axes))
+    assert sent <= 64 * RANKS, sent
+    r, sent = _moved(lambda: cupynum.trace(c.T[::-1], -offset))   # a reversed, transposed view
+    check(r, numpy.trace(n.T[::-1], -offset))
+    assert sent <= 64 * RANKS, sent
+    if dtype == "c16":
+        r, sent = _moved(lambda: c.imag.trace(offset, *axes))       # a component's diagonal
+        check(r, n.imag.trace(offset, *axes))
+        assert sent <= 64 * RANKS, sent
+
+
+def _straddle_bound(row_bytes):
+    """Per rank: the 8-element groups cut by a tile boundary (at most 2 boundaries per rank)."""
+    return 0 if RANKS == 1 else 2 * 8 * row_bytes + 512
+
+
+@pytest.mark.parametrize("axis", [0, 1, -1])
+@pytest.mark.parametrize("order", ["big", "little"])
+def test_packbits_owner_computes(axis, order):
+    n = sample((203, 96), bool, seed=11)
+    c = cupynum.array(n)
+    r, sent = _moved(lambda: cupynum.packbits(c, axis=axis, bitorder=order))
+    check(r, numpy.packbits(n, axis=axis, bitorder=order))
+    assert sent <= _straddle_bound(max(n.shape)), sent
+    u = numpy.packbits(n, axis=axis)
+    cu = cupynum.array(u)
+    for count in (None, n.shape[axis], n.shape[axis] - 3, n.shape[axis] + 9):
+        r, sent = _moved(lambda: cupynum.unpackbits(cu, axis=axis, count=count, bitorder=order))
+        check(r, numpy.unpackbits(u, axis=axis, count=count, bitorder=order))
+        assert sent <= _straddle_bound(8 * max(u.shape)), sent
+
+
+def test_mgrid_owner_computes():
+    """Each rank fills its tile of the grid: only the 1-D coordinate ranges' pieces move."""
+    for key in ((slice(0, 200), slice(0, 150)), (slice(-1, 1, 200j), slice(0, 3, 150j)),
+                (slice(0, 30), slice(0, 1, 40j), slice(5, 0, -0.1))):
+        r, sent = _moved(lambda: cupynum.mgrid[key])
+        check(r, numpy.mgrid[key])
+        assert sent <= 0 if RANKS == 1 else sent <= 8 * len(key) * sum(r.shape[1:]) + 1024, sent
+        r, sent = _moved(lambda: cupynum.ogrid[key])
+        check(r, numpy.ogrid[key])
+        assert sent <= 8 * sum(x.size for x in r) + 1024

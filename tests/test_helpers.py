@@ -640,6 +640,7 @@ _NATIVE_CALLS = {
     "unpackbits": lambda m, a: m.unpackbits((a > 0).astype(m.uint8), axis=0, count=-2),
     "frombuffer": lambda m, a: m.frombuffer(b"\x01\x02\x03\x04", m.uint8),
     "fromiter": lambda m, a: m.fromiter(range(5), m.float64),
+    "astype": lambda m, a: m.astype(a, m.int16), "isfortran": lambda m, a: m.isfortran(a.T),
     "fromstring": lambda m, a: m.fromstring("1 2 3", sep=" "),
     "clip": lambda m, a: m.clip(a, -1, 1), "round": lambda m, a: m.round(a, 1),
     "around": lambda m, a: m.around(a, -1), "fix": lambda m, a: m.fix(a),
@@ -713,3 +714,30 @@ def test_native_without_gathering(name, monkeypatch):
         return
     check(r, expected, rtol=1e-15 if name in ("sinc", "i0", "kaiser", "geomspace",
                                               "logspace") else 0.0)
+
+
+# ---- numpy.astype, numpy.isfortran (native, were NumPy's) ---------------------------------------
+
+@pytest.mark.parametrize("dtype", ["i4", "f8", "c8", "?", "u2"])
+@pytest.mark.parametrize("copy", [True, False])
+def test_astype_function(dtype, copy):
+    n = numpy.arange(12.0).reshape(3, 4) - 5
+    c = cupynum.array(n)
+    r = numpy.astype(c, dtype, copy=copy)
+    assert isinstance(r, cupynum.ndarray)
+    check(r, numpy.astype(n, dtype, copy=copy))
+    assert (r is c) == (numpy.astype(n, dtype, copy=copy) is n)
+    for bad in (lambda x: numpy.astype(x, "f8", device="gpu"), lambda x: numpy.astype(x, "bogus")):
+        with pytest.raises(Exception) as e_np:
+            bad(n)
+        with pytest.raises(type(e_np.value)) as e_cp:
+            bad(c)
+        assert str(e_cp.value) == str(e_np.value)
+
+
+def test_isfortran_function():
+    n = numpy.arange(12.0).reshape(3, 4)
+    c = cupynum.array(n)
+    for f in (lambda x: x, lambda x: x.T, lambda x: x[:, ::2], lambda x: x[0], lambda x: x[:, :1]):
+        assert numpy.isfortran(f(c)) == numpy.isfortran(f(n))
+    assert cupynum.isfortran(cupynum.asfortranarray(c)) == numpy.isfortran(numpy.asfortranarray(n))

@@ -590,7 +590,47 @@ def test_pad_forms():
 
     def double(vector, width, axis, kwargs):
         vector[:width[0]] = 7
-    check(cupynum.pad(c, 2, double), numpy.pad(n, 2, double))    # a callable: NumPy's
+    check(cupynum.pad(c, 2, double), numpy.pad(n, 2, double))
+
+
+def _pad_with(vector, pad_width, iaxis, kwargs):
+    """NumPy's documented example, plus the axis and a read of the vector (a mean of its middle),
+    so the order of the calls and the in-place writes of earlier axes matter."""
+    lo, hi = int(pad_width[0]), int(pad_width[1])
+    vector[:lo] = kwargs.get("padder", 10) + iaxis
+    if hi:
+        vector[vector.size - hi:] = vector[lo:vector.size - hi].sum() if vector.size > lo + hi else -1
+
+
+@pytest.mark.parametrize("dtype", ["f8", "i4", "c16"])
+@pytest.mark.parametrize("shape,width", [((5,), (2, 3)), ((3, 4), 2), ((2, 3, 4), ((1, 0), (0, 2), (1, 1))),
+                                         ((0, 3), 1), ((40, 30), ((3, 4), (2, 0)))])
+def test_pad_callable(dtype, shape, width, monkeypatch):
+    """A callable mode as NumPy's: called on every 1-D vector along each axis of the zero-padded
+    result, in NumPy's order, writing through the cupynum view it is given (nothing gathered,
+    no NumPy fallback)."""
+    n, c = _pair(shape, dtype)
+    calls = []
+
+    def spy(vector, pad_width, iaxis, kwargs):
+        calls.append((type(vector), vector.shape, tuple(int(x) for x in pad_width), iaxis))
+        _pad_with(vector, pad_width, iaxis, kwargs)
+    with monkeypatch.context() as m:
+        m.setattr(cupynum._fallback, "compute", _no_fallback)
+        r = cupynum.pad(c, width, spy, padder=3)
+    got, calls = calls, []
+    check(r, numpy.pad(n, width, spy, padder=3))
+    assert [(cupynum.ndarray,) + x[1:] for x in calls] == got
+    check(c, n)                                        # the input is untouched
+    fo_n = numpy.asfortranarray(n)
+    check(cupynum.pad(cupynum.asfortranarray(c), width, _pad_with),
+          numpy.pad(fo_n, width, _pad_with))
+    assert cupynum.pad(cupynum.asfortranarray(c), width, _pad_with).flags.f_contiguous == \
+        numpy.pad(fo_n, width, _pad_with).flags.f_contiguous
+
+
+def _no_fallback(*args, **kwargs):
+    raise AssertionError("fell back to NumPy")
 
 
 def test_pad_moves_only_pieces():

@@ -326,6 +326,7 @@ PyMethodDef cpn_module_methods[] = {
     {"diagonal", cpn_mod_diagonal, METH_VARARGS, "diagonal(a, offset, axis1, axis2): a read-only view."},
     {"readonly", cpn_mod_readonly, METH_O, "Are writes through a refused (broadcast_to, diagonal)?"},
     {"component", cpn_mod_component, METH_VARARGS, "component(a, part): real (1) / imaginary (2) view."},
+    {"bits", cpn_mod_bits, METH_O, "bits(a): a real array's elements as unsigned integers of their size (a view)."},
     {"layout", cpn_mod_layout, METH_O, "Byte strides of a view within its store."},
     {"ufunc", cpn_mod_ufunc, METH_VARARGS,
      "ufunc(name, operands, out=None): apply an op of the table; out is None or an ndarray, or for\n"

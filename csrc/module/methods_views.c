@@ -101,6 +101,16 @@ PyObject *cpn_mod_component(PyObject *m, PyObject *args)
     return cpn_array_wrap(v);
 }
 
+/* bits(a): a real array's elements as the unsigned integers of their size, as a view. */
+PyObject *cpn_mod_bits(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    struct cpn_view *v;
+    enum cpn_status st = cpn_view_bits(cpn_array_view(a), &v);
+    if (st != CPN_OK) return cpn_raise(st);
+    return cpn_array_wrap(v);
+}
+
 /* layout(a): byte strides of the view in its store, for order='K'/'A' decisions. */
 PyObject *cpn_mod_layout(PyObject *m, PyObject *a)
 {

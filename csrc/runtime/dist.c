@@ -985,18 +985,80 @@ done:
 
 /* ---- reductions, generators ------------------------------------------------------------------ */
 
+/* A full reduction of a 1-D view through the flat alias of a tiled root (a diagonal: trace):
+ * the view's element j is the root's element of C index off + j * step, so this rank's part is
+ * the elements that lie in its tile, reduced run by run (consecutive j whose tile addresses
+ * advance by one stride) into `part`.  Only exec_reduce's partials then move. */
+static bool flat_reducible(const struct cpn_op *op)
+{
+    const struct cpn_view *in = op->in[0];
+    const struct cpn_store *s = in->store;
+    return s->root && s->root->tiled && s->ndim == 1 && in->ndim == 1 && in->sdim[0] == 0 &&
+           (op->axes & 1) && cpn_view_size(op->out[0]) == 1;
+}
+
+static enum cpn_status reduce_flat(const struct cpn_op *op, char *part, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *in = op->in[0];
+    struct cpn_store *root = cpn_store_root(in->store);
+    int64_t ritem = (int64_t)cpn_dtype_size(root->dtype), len = in->shape[0];
+    char *hb = cpn_transport_host()->tile(root), tmp[32];
+    if (!hb && root->tsize) return CPN_ERR_NOMEM;
+    if (in->part == 2) hb += ritem / 2;
+    cpn_loop_fn combine = cpn_kernel_elementwise(op->code, op->out[0]->dtype);
+    bool first = true;
+    int64_t cnt = 0, start = 0, prev = 0, st = 0;
+    for (int64_t j = 0; j <= len; j++) {
+        int64_t o = -1;
+        if (j < len) {
+            int64_t f = in->off[0] + j * in->step[0];
+            o = 0;
+            for (int d = root->ndim - 1; d >= 0 && o >= 0; d--) {
+                int64_t c = f % root->shape[d];
+                f /= root->shape[d];
+                o = c < root->tlo[d] || c >= root->thi[d] ? -1 : o + (c - root->tlo[d]) * root->tstride[d];
+            }
+        }
+        if (o >= 0 && (cnt == 1 || (cnt > 1 && o - prev == st))) {
+            st = o - prev;
+            prev = o;
+            cnt++;
+            continue;
+        }
+        if (cnt > 0) {   /* reduce the run [start, start + cnt * st) */
+            int64_t ext = cnt, ist = st * ritem, ost = 0;
+            enum cpn_status rs = cpn_kernel_reduce(op->code, in->dtype, op->out[0]->dtype, hb + start * ritem, 1,
+                                                   &ext, &ist, 1, first ? part : tmp, &ost, NULL, fp);
+            if (rs != CPN_OK) return rs;
+            if (!first) {
+                char *args[3] = {part, tmp, part};
+                int64_t cst[3] = {0, 0, 0};
+                combine(args, cst, 1, NULL);
+            }
+            first = false;
+        }
+        cnt = o >= 0;
+        start = prev = o;
+    }
+    return CPN_OK;
+}
+
 static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     const struct cpn_view *in = op->in[0], *out = op->out[0];
     const struct cpn_store *s = in->store;
     /* Partials combine only for the ops the table says combine (ops.def's reduce column); other
      * ops (subtract, bitwise...) reduce on the gathered input. */
-    bool fast = cpn_op_combines((enum cpn_opcode)op->code);
-    if (!fast || s->root || out->store->tiled || !cpn_view_is_contiguous(out)) return exec_gathered(op, fp);
+    bool fast = cpn_op_combines((enum cpn_opcode)op->code), flat = fast && flat_reducible(op);
+    if (!fast || (s->root && !flat) || out->store->tiled || !cpn_view_is_contiguous(out))
+        return exec_gathered(op, fp);
     const int P = cpn_partition_ranks();
     struct box t, w;
-    tile_of(s, cpn_partition_rank(), &t);
-    int rc = preimage(in, &t, &w);
+    int rc = 0;
+    if (!flat) {
+        tile_of(s, cpn_partition_rank(), &t);
+        rc = preimage(in, &t, &w);
+    }
     if (rc < 0) return exec_gathered(op, fp);
     enum cpn_dtype acc = out->dtype;
     size_t item = cpn_dtype_size(acc);
@@ -1007,6 +1069,7 @@ static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport 
     enum cpn_status st = CPN_OK;
     if (!part || !all || !dst) { st = CPN_ERR_NOMEM; goto done; }
     for (int64_t i = 0; i < nout; i++) cpn_op_combine_identity((enum cpn_opcode)op->code, acc, part + i * (int64_t)item);
+    if (flat && (st = reduce_flat(op, part, fp)) != CPN_OK) goto done;
     if (rc > 0) {
         int64_t ist[CPN_MAXDIM], ext[CPN_MAXDIM], ost[CPN_MAXDIM], kept_st[CPN_MAXDIM];
         /* Output strides over the kept dimensions, and the origin of w's kept part. */

@@ -169,9 +169,12 @@ enum cpn_status cpn_partition_batch(struct cpn_store *s, const struct cpn_store 
     return CPN_OK;
 }
 
+static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
 /* The tiling `like` induces on a result s of its shape: grid, rank strides and split points
- * (the source's, shifted to the view's origin, clamped).  False when it induces none (the view
- * does not walk each cut dimension of a tiled source forward by one view dimension). */
+ * (the source's, shifted to the view's origin, divided by its step -- the first view index at
+ * or past the source's split -- clamped).  False when it induces none (the view does not walk
+ * each cut dimension of a tiled source forward, by one view dimension). */
 static bool like_tiling(const struct cpn_store *s, const struct cpn_view *like, int *grid, int64_t *rs,
                         int64_t *splits)
 {
@@ -182,7 +185,7 @@ static bool like_tiling(const struct cpn_store *s, const struct cpn_view *like, 
     for (int i = 0; i < like->ndim; i++) {
         int d = like->sdim[i];
         if (d < 0 || like->shape[i] == 1) continue;
-        if (walker[d] >= 0 || like->step[i] != 1) return false;
+        if (walker[d] >= 0 || like->step[i] < 1) return false;
         walker[d] = i;
     }
     for (int d = 0; d < src->ndim; d++)
@@ -208,7 +211,7 @@ static bool like_tiling(const struct cpn_store *s, const struct cpn_view *like, 
         for (int k = 0; k <= grid[i]; k++) {
             int64_t v;
             if (grid[i] == 1) v = k ? s->shape[i] : 0;
-            else v = ssp[d][k] - like->off[d];
+            else v = floor_div(ssp[d][k] - like->off[d] + like->step[i] - 1, like->step[i]);
             sp[k] = v < 0 ? 0 : v > s->shape[i] ? s->shape[i] : v;
         }
         sp[0] = 0;

@@ -98,6 +98,23 @@ enum cpn_status cpn_view_component(const struct cpn_view *v, int part, struct cp
     return CPN_OK;
 }
 
+enum cpn_status cpn_view_bits(const struct cpn_view *v, struct cpn_view **out)
+{
+    enum cpn_dtype dt;
+    switch (cpn_dtype_class(v->dtype) == CPN_CLASS_COMPLEX ? 0 : cpn_dtype_size(v->dtype)) {
+    case 1: dt = CPN_DTYPE_UINT8; break;
+    case 2: dt = CPN_DTYPE_UINT16; break;
+    case 4: dt = CPN_DTYPE_UINT32; break;
+    case 8: dt = CPN_DTYPE_UINT64; break;
+    default: return cpn_error(CPN_ERR_TYPE, "only real views have an unsigned integer bit view");
+    }
+    struct cpn_view *r = view_clone(v);
+    if (!r) return CPN_ERR_NOMEM;
+    r->dtype = dt;
+    *out = r;
+    return CPN_OK;
+}
+
 char *cpn_view_origin(const struct cpn_view *v)
 {
     char *base = cpn_store_data(v->store);

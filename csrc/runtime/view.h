@@ -74,6 +74,9 @@ enum cpn_status cpn_view_diagonal(const struct cpn_view *v, int64_t offset, int 
                                   struct cpn_view **out);
 /* The real (part 1) or imaginary (part 2) component of a complex view. */
 enum cpn_status cpn_view_component(const struct cpn_view *v, int part, struct cpn_view **out);
+/* The same elements with their bits seen as the unsigned integer type of their size (a real
+ * view of 1, 2, 4 or 8 bytes: a component keeps its part): ndarray.view(uintN), for byteswap. */
+enum cpn_status cpn_view_bits(const struct cpn_view *v, struct cpn_view **out);
 
 /* True when the views are the same map onto the same store. */
 bool cpn_view_same(const struct cpn_view *a, const struct cpn_view *b);
