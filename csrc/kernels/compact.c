@@ -221,7 +221,7 @@ enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *m
 
 /* Rows read or written in index order are random accesses: the row PREFETCH indices ahead is
  * prefetched so that the misses overlap (a loop of calls keeps few in flight by itself). */
-#define PREFETCH 16
+#define PREFETCH 64
 static inline void prefetch_row(const char *base, int64_t st0, int64_t n, const char *ip, int write)
 {
     int64_t k = *(const int64_t *)ip;
