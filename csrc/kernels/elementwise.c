@@ -176,21 +176,24 @@
     } while (0)
 
 /* where(c, a, o) into o itself (`x[mask] = v`, the mask assignment's select op): store a only
- * where c holds, eight conditions at a time, so that an unselected element's cache line is only
- * read (a blend rewrites every line: twice the memory traffic when few elements are selected).
- * The same values as the blend. */
+ * where c holds, skipping 32 (then 8) false conditions at a time, so that an unselected
+ * element's cache line is only read (a blend rewrites every line: twice the memory traffic when
+ * few elements are selected).  The same values as the blend. */
 #define WHERE_STORE(W, K)                                                                 \
     do {                                                                                  \
         const W *a = (const W *)pa;                                                       \
         W *o = (W *)po;                                                                   \
         int64_t i = 0;                                                                    \
-        for (; i + 8 <= n; i += 8) {                                                      \
-            uint64_t w;                                                                   \
-            memcpy(&w, c + i, 8);                                                         \
-            if (!w) continue;                                                             \
-            for (int64_t j = i; j < i + 8; j++)                                           \
-                if (c[j])                                                                 \
-                    for (int k = 0; k < K; k++) o[j * K + k] = a[sa ? j * K + k : k];     \
+        for (; i + 32 <= n; i += 32) {                                                    \
+            uint64_t w[4];                                                                \
+            memcpy(w, c + i, 32);                                                         \
+            if (!(w[0] | w[1] | w[2] | w[3])) continue;                                   \
+            for (int q = 0; q < 4; q++) {                                                 \
+                if (!w[q]) continue;                                                      \
+                for (int64_t j = i + 8 * q; j < i + 8 * q + 8; j++)                       \
+                    if (c[j])                                                             \
+                        for (int k = 0; k < K; k++) o[j * K + k] = a[sa ? j * K + k : k]; \
+            }                                                                             \
         }                                                                                 \
         for (; i < n; i++)                                                                \
             if (c[i])                                                                     \
