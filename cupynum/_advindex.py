@@ -597,6 +597,8 @@ def ufunc_at(uf, a, indices, b=None):
                 return False
         except Exception:
             return False
+    if _ufunc_at_1d(a, indices, b, dt, npu.__name__):
+        return True
     key = indices if isinstance(indices, tuple) else (indices,)
     plan = _plan(a, key)
     if plan is None:
@@ -612,6 +614,38 @@ def ufunc_at(uf, a, indices, b=None):
             return False
     try:
         _scatter(plan, val, npu.__name__)
+    except TypeError:
+        return False
+    return True
+
+
+def _ufunc_at_1d(a, indices, b, dt, name):
+    """ufunc.at of a 1-d array at one 1-d integer index array: the indices go to the scatter as
+    they are (its loop counts negatives from the end; the bounds are checked here, by the
+    extremes, without temporaries) and a scalar operand as one value broadcast (stride 0); False
+    (nothing done) for everything else, which takes the plan."""
+    if a.ndim != 1 or not isinstance(indices, ndarray) or indices.ndim != 1 or \
+            indices.dtype.kind not in "iu" or indices.dtype == _np.uint64:
+        return False
+    from ._ndarray import _extreme
+    n, m = a.shape[0], indices.shape[0]
+    if m and (n == 0 or _extreme(indices, "maximum") >= n or _extreme(indices, "minimum") < -n):
+        return False                              # NumPy's IndexError, from the general path
+    if b is None:
+        val = _core.broadcast_to(_core.from_any(_np.zeros((), dt)), (m,))
+    else:
+        v = _value(dt, b)
+        if v is None:
+            return False
+        if v.ndim == 0 and v.dtype == dt and not isinstance(b, ndarray):
+            val = _core.broadcast_to(v, (m,))     # fresh: _value converted the scalar
+        elif tuple(v.shape) in ((), (1,), (m,)):
+            val = _core.cast(_core.broadcast_to(v, (m,)) if tuple(v.shape) != (m,) else v, dt)
+        else:
+            return False
+    idx = indices if indices.dtype == _np.int64 else _core.cast(indices, _np.int64)
+    try:
+        _core.scatter(a, idx, val, name)
     except TypeError:
         return False
     return True

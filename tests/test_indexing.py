@@ -172,6 +172,29 @@ def test_mask_set_is_one_fused_op():
     assert st["fused_runs"] >= 1 and st["fused_ops"] >= 6
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("size", [0, 5, 8, 13, 1500, 5000])
+def test_mask_set_in_place_every_dtype(dtype, size):
+    """The select into its own else-operand stores only the selected elements (eight conditions
+    at a time, then a tail): every element size and remainder, fused with the comparison and
+    from a held mask, with a scalar, a 0-d array and an array over the trailing axis."""
+    n, c = _pair((size,), dtype)
+    m = sample((size,), numpy.bool_, seed=3)
+    v = sample((), dtype, seed=4)
+    n[m] = v
+    c[cupynum.array(m)] = cupynum.array(v)
+    check(c, n)
+    n[n == n[:1]] = v if size else n[:0]
+    c[c == c[:1]] = cupynum.array(v) if size else c[:0]
+    check(c, n)
+    n2, c2 = _pair((3, size), dtype, seed=5)
+    row = sample((size,), dtype, seed=6)
+    m2 = sample((3,), numpy.bool_, seed=7)
+    n2[m2] = row
+    c2[cupynum.array(m2)] = cupynum.array(row)
+    check(c2, n2)
+
+
 @pytest.mark.parametrize("shape", [(64, 48), (30, 70), (3, 40, 30)])
 def test_aligned_mask_set_sends_no_bytes(shape):
     """Owner computes: the mask is aligned with the array, so nothing crosses between ranks."""

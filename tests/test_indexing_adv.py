@@ -6,6 +6,8 @@ Native cases run under `no_fallback` (any NumPy fallback fails the test); NumPy'
 compared word for word with the array unchanged after a failed assignment.  Runs on one rank
 and under mpirun (every rank checks the whole result)."""
 
+import warnings
+
 import numpy
 import pytest
 
@@ -374,6 +376,49 @@ def test_ufunc_at(no_fallback, name, dtype):
             uf_n.at(n, k, v)
             uf_c.at(c, _conv(k), cupynum.array(v))
         check(c, n)
+
+
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "maximum", "minimum", "fmax",
+                                  "negative", "bitwise_xor", "floor_divide", "remainder"])
+@pytest.mark.parametrize("dtype", [numpy.dtype(t) for t in ("i1", "i8", "u2", "f2", "f4", "f8",
+                                                            "c16", "?")], ids=dtype_id)
+@pytest.mark.parametrize("m", [7, 40000])
+def test_ufunc_at_whole_list_1d(name, dtype, m):
+    """A 1-d array at one 1-d index array: the op's loop over the whole list (threads split
+    the array above 32768 indices), with repeats, negative indices, a scalar and an array
+    operand, and NumPy's warnings (integer division by zero); NumPy computes what has no loop."""
+    uf_n, uf_c = getattr(numpy, name), getattr(cupynum, name)
+    n, c = _pair((1000,), dtype)
+    ind = numpy.random.default_rng(m).integers(-1000, 1000, m)
+    try:
+        loop = uf_n.resolve_dtypes((dtype,) * uf_n.nin + (None,))
+    except TypeError:
+        pytest.skip("no loop in NumPy")
+    if loop != (dtype,) * (uf_n.nin + 1):
+        pytest.skip("NumPy's loop is of another dtype")
+    ops = [()] if uf_n.nin == 1 else [(sample((m,), dtype, seed=9),), (sample((), dtype, seed=4)[()],)]
+    for extra in ops:
+        with warnings.catch_warnings(record=True) as wn:
+            warnings.simplefilter("always")
+            uf_n.at(n, ind, *extra)
+        with warnings.catch_warnings(record=True) as wc:
+            warnings.simplefilter("always")
+            uf_c.at(c, cupynum.array(ind), *(cupynum.array(e) if isinstance(e, numpy.ndarray)
+                                             else e for e in extra))
+        check(c, n)
+        # the findings, not the name: NumPy says "in at" for integer division, cupynum the op's
+        def said(ws):
+            return sorted({str(w.message).rsplit(" in ", 1)[0] for w in ws})
+        assert said(wc) == said(wn)
+    bad = ind.copy()
+    bad[m // 2] = 1000
+    before = n.copy()
+    with pytest.raises(IndexError) as e:
+        uf_n.at(n, bad, *ops[-1])
+    with pytest.raises(IndexError) as g:
+        uf_c.at(c, cupynum.array(bad), *ops[-1])
+    assert str(g.value) == str(e.value)
+    check(c, before)
 
 
 def test_ufunc_at_casting_and_errors():

@@ -13,6 +13,9 @@
  * index; the scatter runs in index order, so a repeated index keeps the last value (NumPy's
  * assignment). */
 #include <fenv.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 #include <string.h>
 
 #include "alloc.h"
@@ -218,7 +221,7 @@ enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *m
 
 /* Rows read or written in index order are random accesses: the row PREFETCH indices ahead is
  * prefetched so that the misses overlap (a loop of calls keeps few in flight by itself). */
-#define PREFETCH 16
+#define PREFETCH 64
 static inline void prefetch_row(const char *base, int64_t st0, int64_t n, const char *ip, int write)
 {
     int64_t k = *(const int64_t *)ip;
@@ -334,12 +337,44 @@ enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, 
     return CPN_OK;
 }
 
-enum cpn_status cpn_kernel_scatter_apply(cpn_loop_fn fn, int nin, int ndim, const int64_t *shape,
-                                         char *dst, const int64_t *dst_st, const char *val,
-                                         const int64_t *val_st, const char *idx, int64_t ist,
-                                         int64_t m, struct cpn_kctx *ctx)
+/* One dimension with the op's whole-list loop: the threads split dst into ranges and each walks
+ * the whole index list in order, applying the indices in its range, so every element sees its
+ * updates in index order (the bits of a sequential walk) while the random accesses, which cost
+ * most, are shared.  Every thread stops at the same first bad index. */
+static enum cpn_status scatter_at(cpn_at_fn at, int nin, int64_t n, char *dst, int64_t ds,
+                                  const char *val, int64_t vs, const char *idx, int64_t ist,
+                                  int64_t m, struct cpn_kctx *ctx)
+{
+    int nth = cpn_kernel_threads();
+    if (m < 32768 || n < 2 * nth) nth = 1;
+    int64_t bad = -1;
+#pragma omp parallel num_threads(nth) if (nth > 1)
+    {
+        int t = 0, nt = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        nt = omp_get_num_threads();
+#endif
+        feclearexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
+        int64_t r = at(dst, n, ds, val, nin == 2 ? vs : 0, idx, ist, m, n * t / nt,
+                       n * (t + 1) / nt, ctx);
+        unsigned hw = cpn_kernel_fpe_status();
+        if (hw) __atomic_fetch_or(&ctx->hw, hw, __ATOMIC_RELAXED);
+        if (r >= 0 && t == 0) bad = r;
+    }
+    return bad >= 0 ? cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
+                                (long long)n)
+                    : CPN_OK;
+}
+
+enum cpn_status cpn_kernel_scatter_apply(cpn_at_fn at, cpn_loop_fn fn, int nin, int ndim,
+                                         const int64_t *shape, char *dst, const int64_t *dst_st,
+                                         const char *val, const int64_t *val_st, const char *idx,
+                                         int64_t ist, int64_t m, struct cpn_kctx *ctx)
 {
     const int64_t n = shape[0];
+    if (at && ndim == 1 && m > 0)
+        return scatter_at(at, nin, n, dst, dst_st[0], val, val_st ? val_st[0] : 0, idx, ist, m, ctx);
     int64_t rows = 1;
     for (int d = 1; d < ndim - 1; d++) rows *= shape[d];
     const int64_t len = ndim > 1 ? shape[ndim - 1] : 1;

@@ -175,9 +175,44 @@
         }                                                                                 \
     } while (0)
 
+/* where(c, a, o) into o itself (`x[mask] = v`, the mask assignment's select op): store a only
+ * where c holds, skipping 32 (then 8) false conditions at a time, so that an unselected
+ * element's cache line is only read (a blend rewrites every line: twice the memory traffic when
+ * few elements are selected).  The same values as the blend. */
+#define WHERE_STORE(W, K)                                                                 \
+    do {                                                                                  \
+        const W *a = (const W *)pa;                                                       \
+        W *o = (W *)po;                                                                   \
+        int64_t i = 0;                                                                    \
+        for (; i + 32 <= n; i += 32) {                                                    \
+            uint64_t w[4];                                                                \
+            memcpy(w, c + i, 32);                                                         \
+            if (!(w[0] | w[1] | w[2] | w[3])) continue;                                   \
+            for (int q = 0; q < 4; q++) {                                                 \
+                if (!w[q]) continue;                                                      \
+                for (int64_t j = i + 8 * q; j < i + 8 * q + 8; j++)                       \
+                    if (c[j])                                                             \
+                        for (int k = 0; k < K; k++) o[j * K + k] = a[sa ? j * K + k : k]; \
+            }                                                                             \
+        }                                                                                 \
+        for (; i < n; i++)                                                                \
+            if (c[i])                                                                     \
+                for (int k = 0; k < K; k++) o[i * K + k] = a[sa ? i * K + k : k];         \
+    } while (0)
+
 LOOP_ATTR static bool where_words(const uint8_t *c, const char *pa, bool sa, const char *pb, bool sb,
                                   char *po, int64_t n, size_t size)
 {
+    if (sb && pb == po) {
+        switch (size) {
+        case 1: WHERE_STORE(uint8_t, 1); return true;
+        case 2: WHERE_STORE(uint16_t, 1); return true;
+        case 4: WHERE_STORE(uint32_t, 1); return true;
+        case 8: WHERE_STORE(uint64_t, 1); return true;
+        case 16: WHERE_STORE(uint64_t, 2); return true;
+        default: return false;
+        }
+    }
     switch (size) {
     case 1: WHERE_BLEND(uint8_t, 1); return true;
     case 2: WHERE_BLEND(uint16_t, 1); return true;
@@ -227,6 +262,109 @@ cpn_loop_fn cpn_kernel_elementwise_scalar(enum cpn_opcode code, enum cpn_dtype d
 }
 
 /* The vector override (vmath.c) where there is one, else the plain loop. */
+/* ---- ufunc.at over a whole index list -------------------------------------------------------
+ * dst[k] = fn(dst[k], val[j]) (or fn(dst[k])) for k = idx[j], j = 0..m-1 in order, applied only
+ * where lo <= k < hi (k counted from the end when negative), with the scalar functions the plain
+ * loops use, so each element gets the same bits as a call of the loop per element.  Returns the
+ * first j whose index is out of bounds (nothing from it on is applied), or -1.  Ops whose
+ * output or second operand is of another type than the first, and those that may fail on their
+ * data (NEGEXP), have none (cpn_kernel_at_loop gives NULL). */
+#define AT_PREFETCH 64
+#define AT_BODY(T, APPLY)                                                                    \
+    for (int64_t j = 0; j < m; j++) {                                                     \
+        if (j + AT_PREFETCH < m) {                                                        \
+            int64_t q = *(const int64_t *)(idx + (j + AT_PREFETCH) * is);                \
+            q += q < 0 ? n : 0;                                                           \
+            if (q >= lo && q < hi) __builtin_prefetch(dst + q * ds, 1);                   \
+        }                                                                                 \
+        int64_t k = *(const int64_t *)(idx + j * is);                                     \
+        if (k < 0) k += n;                                                                \
+        if (k < 0 || k >= n) return j;                                                    \
+        if (k < lo || k >= hi) continue;                                                  \
+        T *o = (T *)(dst + k * ds);                                                       \
+        APPLY;                                                                            \
+    }                                                                                     \
+    return -1;
+
+#define AT_1_1(DTE, S, T, CLS, E, FN, IN1, O1)                                            \
+    static int64_t at_##FN##_##S(char *dst, int64_t n, int64_t ds, const char *val, int64_t vs, \
+                                 const char *idx, int64_t is, int64_t m, int64_t lo, int64_t hi, \
+                                 struct cpn_kctx *ctx)                                    \
+    {                                                                                     \
+        (void)val, (void)vs, (void)ctx;                                                   \
+        AT_BODY(T, *o = (T)cpn_##FN##_##S(*o))                                               \
+    }
+#define AT_2_1(DTE, S, T, CLS, E, FN, IN1, O1)                                            \
+    static int64_t at_##FN##_##S(char *dst, int64_t n, int64_t ds, const char *val, int64_t vs, \
+                                 const char *idx, int64_t is, int64_t m, int64_t lo, int64_t hi, \
+                                 struct cpn_kctx *ctx)                                    \
+    {                                                                                     \
+        typedef IN1_T_##IN1(T) T2;                                                        \
+        unsigned f = 0;                                                                   \
+        int64_t r = -1;                                                                   \
+        for (int64_t j = 0; j < m; j++) {                                                 \
+            if (j + AT_PREFETCH < m) {                                                    \
+                int64_t q = *(const int64_t *)(idx + (j + AT_PREFETCH) * is);            \
+                q += q < 0 ? n : 0;                                                       \
+                if (q >= lo && q < hi) __builtin_prefetch(dst + q * ds, 1);               \
+            }                                                                             \
+            int64_t k = *(const int64_t *)(idx + j * is);                                 \
+            if (k < 0) k += n;                                                            \
+            if (k < 0 || k >= n) {                                                        \
+                r = j;                                                                    \
+                break;                                                                    \
+            }                                                                             \
+            if (k < lo || k >= hi) continue;                                              \
+            T *o = (T *)(dst + k * ds);                                                   \
+            const T2 b = *(const T2 *)(val + j * vs);                                     \
+            if (INT_CLS_##CLS && (CPN_OPFLAGS_##E & CPN_OPF_INTDIV)) {                    \
+                if (b == 0) f |= CPN_FPE_DIVIDE;                                          \
+                else if (NEG_##CLS((T)-1) && (CPN_OPFLAGS_##E & CPN_OPF_QUOTIENT) &&      \
+                         b == (T2)-1 &&                                                   \
+                         (int64_t)*o == (int64_t)((uint64_t)-1 << ((8 * sizeof(T) - 1) & 63))) \
+                    f |= CPN_FPE_OVERFLOW;                                                \
+            }                                                                             \
+            *o = (T)cpn_##FN##_##S(*o, b);                                                \
+        }                                                                                 \
+        if (f) __atomic_fetch_or(&ctx->fpe, f, __ATOMIC_RELAXED);                         \
+        return r;                                                                         \
+    }
+#define AT_NONE(DTE, S, T, CLS, E, FN, IN1, O1)
+#define AT_1_2 AT_NONE
+#define AT_2_2 AT_NONE
+#define AT_3_1 AT_NONE
+
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL, RED, ACC, FPC) CPN_DTYPES_##DTS(AT_##NIN##_##NOUT, E, FN, IN1, O1)
+#include "ops.def"
+#undef OP
+
+/* The table: an entry where the result and the operands are all of the array's type. */
+#define AT_OK_1(T, FN, S, IN1) __builtin_types_compatible_p(__typeof__(cpn_##FN##_##S((T)0)), T)
+#define AT_OK_2(T, FN, S, IN1)                                                            \
+    (__builtin_types_compatible_p(__typeof__(cpn_##FN##_##S((T)0, (IN1_T_##IN1(T))0)), T) && \
+     __builtin_types_compatible_p(IN1_T_##IN1(T), T))
+#define AT_ROW_1_1(DTE, S, T, CLS, E, FN, IN1)                                             \
+    [CPN_DTYPE_##DTE] = AT_OK_1(T, FN, S, IN1) ? at_##FN##_##S : NULL,
+#define AT_ROW_2_1(DTE, S, T, CLS, E, FN, IN1)                                             \
+    [CPN_DTYPE_##DTE] = AT_OK_2(T, FN, S, IN1) && !(CPN_OPFLAGS_##E & CPN_OPF_NEGEXP)       \
+                            ? at_##FN##_##S : NULL,
+#define AT_ROW_NONE(DTE, S, T, CLS, E, FN, IN1)
+#define AT_ROW_1_2 AT_ROW_NONE
+#define AT_ROW_2_2 AT_ROW_NONE
+#define AT_ROW_3_1 AT_ROW_NONE
+
+static const cpn_at_fn at_table[][CPN_DTYPE_COUNT] = {
+#define OP(E, FN, NIN, NOUT, O0, O1, IN1, DTS, IDENT, FL, RED, ACC, FPC) [CPN_OP_##E] = {CPN_DTYPES_##DTS(AT_ROW_##NIN##_##NOUT, E, FN, IN1)},
+#include "ops.def"
+#undef OP
+};
+
+cpn_at_fn cpn_kernel_at_loop(enum cpn_opcode code, enum cpn_dtype dt)
+{
+    if ((unsigned)code >= CPN_OP_COUNT || (unsigned)dt >= CPN_DTYPE_COUNT) return NULL;
+    return at_table[code][dt];
+}
+
 cpn_loop_fn cpn_kernel_elementwise(enum cpn_opcode code, enum cpn_dtype dt)
 {
     cpn_loop_fn v = cpn_vmath_loop(code, dt);
