@@ -276,18 +276,41 @@ def _unique_flat(flat, return_index, return_inverse, return_counts, equal_nan):
     """NumPy's _unique1d on a native 1-D array: (values, index, inverse, counts), None where not
     asked."""
     perm = None
+    nd = not equal_nan
+    if (return_index or return_inverse) and _core._tiling(flat)["tiled"]:
+        return _unique_partitioned(flat, return_index, return_inverse, return_counts, nd)
     if return_index or return_inverse:
         perm = _core.sort(flat, 0, True)
         s = flat
     else:
         s = _core.sort(flat, 0, False)
-    nd = not equal_nan
     k = int(_core.to_scalar(_runs(s, perm, _core.UNIQUE_COUNT, nd)))
     values = _runs(s, perm, _core.UNIQUE_VALUES, nd, k)
     index = _runs(s, perm, _core.UNIQUE_INDEX, nd, k) if return_index else None
     inverse = _runs(s, perm, _core.UNIQUE_INVERSE, nd) if return_inverse else None
     counts = _runs(s, perm, _core.UNIQUE_COUNTS, nd, k) if return_counts else None
     return values, index, inverse, counts
+
+
+def _unique_partitioned(flat, return_index, return_inverse, return_counts, nd):
+    """_unique_flat's results with positions of a partitioned 1-D array, nothing gathered: the
+    sorted values and the stable argsort (two sample sorts, tiled alike) give each run's first
+    position where the run starts and each element's run where it sits, sent to the owner of its
+    position.  A float run's value is the element at its first position (the sign of a zero and a
+    NaN's bits as NumPy's stable sort leaves them first), read from its owner."""
+    perm = _core.sort(flat, 0, True)
+    s = _core.sort(flat, 0, False)
+    k = int(_core.to_scalar(_core.unique(s, None, _core.UNIQUE_COUNT, nd, 0)))
+    index = None
+    if return_index or flat.dtype.kind == "f":
+        index = _core.unique(s, perm, _core.UNIQUE_INDEX, nd, k, True)
+    if flat.dtype.kind == "f":
+        values = flat[index]
+    else:
+        values = _core.unique(s, None, _core.UNIQUE_VALUES, nd, k)
+    inverse = _core.unique(s, perm, _core.UNIQUE_INVERSE, nd, 0, True) if return_inverse else None
+    counts = _core.unique(s, None, _core.UNIQUE_COUNTS, nd, k) if return_counts else None
+    return values, index if return_index else None, inverse, counts
 
 
 def _unique_sorted(aux, perm, mask, n, want):

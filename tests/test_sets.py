@@ -281,3 +281,54 @@ def test_unique_of_a_partitioned_array_joins_runs_across_ranks(dtype, distinct):
     if RANKS > 1 and distinct <= 50:
         # the sample sort, then a few bytes per rank and per run: the sorted array stays put
         assert sent - sort_sent < 64 * RANKS * (RANKS + min(distinct, 50) + 2), (sent, sort_sent)
+
+
+@pytest.mark.parametrize("dtype", [numpy.dtype(numpy.int64), numpy.dtype(numpy.float64),
+                                   numpy.dtype(numpy.int8), numpy.dtype(numpy.float32),
+                                   numpy.dtype(numpy.uint16), numpy.dtype(numpy.bool_)],
+                         ids=dtype_id)
+@pytest.mark.parametrize("distinct", [1, 3, 50, 10**9])
+def test_unique_positions_of_a_partitioned_array_stay_distributed(dtype, distinct):
+    """return_index / return_inverse of a partitioned array: the sorted values and the stable
+    argsort stay where the sample sorts leave them; first positions and run counts are a few bytes
+    per run, each element's run goes to the owner of its position (16 bytes an element)."""
+    n = 2000 * max(RANKS, 1) + 1
+    rng = numpy.random.default_rng(distinct + 7)
+    x = rng.integers(0, distinct, n).astype(dtype)
+    if dtype.kind == "f":
+        x[rng.random(n) < 0.05] = numpy.nan
+        x[rng.random(n) < 0.05] = -0.0
+        x[rng.random(n) < 0.05] = 0.0
+        x[rng.random(n) < 0.02] = -numpy.inf
+        x[rng.random(n) < 0.02] = numpy.inf
+    a = cupynum.array(x)
+    cupynum.sync()
+    t = cupynum._core._tiling(a)
+    cupynum.reset_stats()
+    cupynum.sort(a)
+    cupynum.argsort(a, kind="stable")
+    cupynum.sync()
+    sorts_sent = cupynum.runtime_stats()["bytes_sent"]
+    cupynum.reset_stats()
+    got = cupynum.unique(a, return_index=True, return_inverse=True, return_counts=True)
+    cupynum.sync()
+    sent = cupynum.runtime_stats()["bytes_sent"]
+    want = numpy.unique(x, return_index=True, return_inverse=True, return_counts=True)
+    check(got, want)
+    # a run's value is its first element's (the sign of a zero as NumPy's stable order leaves it)
+    assert (numpy.signbit(numpy.asarray(got[0])) == numpy.signbit(want[0])).all()
+    for flags in [(1, 0, 0), (0, 1, 0), (0, 1, 1)]:
+        ri, rv, rc = map(bool, flags)
+        check(cupynum.unique(a, return_index=ri, return_inverse=rv, return_counts=rc),
+              numpy.unique(x, return_index=ri, return_inverse=rv, return_counts=rc))
+    # (NaNs distinct: NumPy's order among them is its stable sort's only with return_index)
+    check(cupynum.unique(a, return_index=True, return_inverse=True, equal_nan=False),
+          numpy.unique(x, return_index=True, return_inverse=True, equal_nan=False))
+    if RANKS > 1 and t["tiled"]:
+        part = t["hi"][0] - t["lo"][0]
+        k = len(want[0])
+        # the two sample sorts, the inverse's (position, run) pairs, a few bytes per rank and run
+        bound = sorts_sent + 16 * part + 64 * RANKS * (RANKS + 8) + 24 * k * RANKS
+        assert sent <= bound, (sent, sorts_sent, part, k)
+        # against the gathered path's every rank receiving the whole array
+        assert sent < sorts_sent + 3 * part * 8 + 24 * k * RANKS + 64 * RANKS * (RANKS + 8)

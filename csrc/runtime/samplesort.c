@@ -30,7 +30,7 @@
 #include "store.h"
 #include "view.h"
 
-enum { TAG_BUCKET = 16, TAG_BALANCE = 17, TAG_RUNS = 18 };
+enum { TAG_BUCKET = 16, TAG_BALANCE = 17, TAG_RUNS = 18, TAG_INVERSE = 19 };
 
 /* Does v walk its (root) store whole, in the store's own order? */
 static bool whole_view(const struct cpn_view *v)
@@ -491,6 +491,74 @@ struct run_bound {
     unsigned char first[8], last[8];
 };
 
+/* unique's inverse: element i of this rank's tile of the sorted s (n elements of x) is in run
+ * g0 + (its run on this rank); that run number goes to position pos[i] of the output, tiled (os).
+ * Each (position, run) pair is sent to the rank owning the position: one all-to-all, after an
+ * allgather of the P x P pair counts.  Bytes sent per rank: 16 per element that leaves it. */
+static enum cpn_status scatter_inverse(enum cpn_dtype dt, bool nd, const char *x, int64_t n, const char *pos,
+                                       int64_t g0, struct cpn_store *os, int P, int me)
+{
+    const size_t item = cpn_dtype_size(dt);
+    int64_t *lo = cpn_alloc((size_t)(8 * P) * sizeof *lo);
+    int64_t *ids = cpn_alloc((size_t)n * 8 + 8), *pairs = cpn_alloc((size_t)n * 16 + 16), *recv = NULL;
+    int64_t *cnt = cpn_alloc((size_t)P * (size_t)P * sizeof *cnt);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    enum cpn_status st = lo && ids && pairs && cnt && counts ? CPN_OK : CPN_ERR_NOMEM;
+    if (st != CPN_OK) goto out;
+    int64_t *hi = lo + P, *fill = lo + 2 * P, *soff = lo + 3 * P, *sbytes = lo + 4 * P, *roff = lo + 5 * P,
+            *rbytes = lo + 6 * P, *mine = lo + 7 * P;
+    for (int t = 0; t < P; t++) {
+        cpn_store_tile_box(os, t, &lo[t], &hi[t]);
+        mine[t] = 0;
+    }
+    if (n) st = cpn_kernel_unique_sorted(dt, CPN_UNIQUE_INVERSE, nd, x, (int64_t)item, NULL, 0, n, (char *)ids, 8);
+    /* the owner of each position (tiles are few: a scan of them per element); a position outside
+     * the output (not from a permutation) is dropped, reported after the collectives */
+    bool bad = false;
+    for (int64_t i = 0; st == CPN_OK && i < n; i++) {
+        const int64_t p = ((const int64_t *)pos)[i];
+        int t = 0;
+        while (t < P && !(p >= lo[t] && p < hi[t])) t++;
+        if (t == P) { bad = true; t = me; }
+        mine[t]++;
+        ids[i] = (ids[i] + g0) * P + t;   /* the owner rides in the low digits until the pairs are laid out */
+    }
+    for (int r = 0; r < P; r++) counts[r] = (size_t)P * sizeof *cnt;
+    if (st == CPN_OK) st = cpn_comm_allgatherv(mine, cnt, counts);   /* cnt[q * P + b]: q sends b */
+    if (st != CPN_OK) goto out;
+    int64_t nrecv = 0;
+    for (int t = 0; t < P; t++) {
+        soff[t] = t ? soff[t - 1] + sbytes[t - 1] : 0;
+        sbytes[t] = cnt[me * P + t] * 16;
+        fill[t] = soff[t] / 8;
+        roff[t] = nrecv * 16;
+        rbytes[t] = cnt[t * P + me] * 16;
+        nrecv += cnt[t * P + me];
+    }
+    for (int64_t i = 0; i < n; i++) {
+        const int t = (int)(ids[i] % P);
+        pairs[fill[t]++] = ((const int64_t *)pos)[i];
+        pairs[fill[t]++] = ids[i] / P;
+    }
+    recv = cpn_alloc((size_t)nrecv * 16 + 16);
+    if (!recv) { st = CPN_ERR_NOMEM; goto out; }
+    st = alltoallv(P, me, TAG_INVERSE, (const char *)pairs, soff, sbytes, (char *)recv, roff, rbytes);
+    if (st != CPN_OK || hi[me] <= lo[me]) goto out;
+    int64_t *dst = (int64_t *)cpn_store_data_for_overwrite(os);
+    if (!dst) { st = CPN_ERR_NOMEM; goto out; }
+    for (int64_t j = 0; j < nrecv; j++)
+        if (recv[2 * j] >= lo[me] && recv[2 * j] < hi[me]) dst[recv[2 * j] - lo[me]] = recv[2 * j + 1];
+    if (bad) st = CPN_ERR_INDEX;
+out:
+    cpn_free(lo);
+    cpn_free(ids);
+    cpn_free(pairs);
+    cpn_free(recv);
+    cpn_free(cnt);
+    cpn_free(counts);
+    return st;
+}
+
 enum cpn_status cpn_unique_dist_execute(const struct cpn_op *op)
 {
     const struct cpn_view *sv = op->in[0], *ov = op->out[0];
@@ -498,12 +566,15 @@ enum cpn_status cpn_unique_dist_execute(const struct cpn_op *op)
     const enum cpn_unique_mode mode = (enum cpn_unique_mode)op->iparam[0];
     const bool nd = op->iparam[1] != 0;
     const size_t item = cpn_dtype_size(sv->dtype);
-    if ((op->nin > 1 && op->in[1]) || !whole_view(sv) || !ss_->tiled || sv->ndim != 1 || item > 8 ||
-        cpn_dtype_class(sv->dtype) == CPN_CLASS_COMPLEX ||
-        !(mode == CPN_UNIQUE_COUNT || mode == CPN_UNIQUE_VALUES || mode == CPN_UNIQUE_COUNTS) ||
-        (mode != CPN_UNIQUE_COUNT && (!whole_view(ov) || ov->ndim != 1)))
-        return CPN_ERR_UNSUPPORTED;
+    const struct cpn_view *pv = op->nin > 1 ? op->in[1] : NULL;
+    const bool presorted = op->iparam[2] != 0, posmode = mode == CPN_UNIQUE_INDEX || mode == CPN_UNIQUE_INVERSE;
     const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    if ((pv && !presorted) || (posmode && !pv) || !whole_view(sv) || !ss_->tiled || sv->ndim != 1 || item > 8 ||
+        cpn_dtype_class(sv->dtype) == CPN_CLASS_COMPLEX ||
+        (pv && (!whole_view(pv) || !same_tiling(ss_, pv->store, P))) ||
+        (mode != CPN_UNIQUE_COUNT && (!whole_view(ov) || ov->ndim != 1)) ||
+        (mode == CPN_UNIQUE_INVERSE && !os->tiled))
+        return CPN_ERR_UNSUPPORTED;
     const enum cpn_dtype dt = sv->dtype;
     const int64_t n = ss_->thi[0] > ss_->tlo[0] ? ss_->thi[0] - ss_->tlo[0] : 0;
     const char *x = n ? cpn_store_data(ss_) : NULL;
@@ -553,6 +624,11 @@ enum cpn_status cpn_unique_dist_execute(const struct cpn_op *op)
         before += all[r].runs;
     }
     const int64_t k = before - joins;
+    if (mode == CPN_UNIQUE_INVERSE) {
+        cpn_free(join);
+        st = scatter_inverse(dt, nd, x, n, n ? cpn_store_data(pv->store) : NULL, G[me], os, P, me);
+        goto done;
+    }
     if (mode == CPN_UNIQUE_COUNT) {
         cpn_free(join);
         char *dst = cpn_store_data_for_overwrite(os);
@@ -565,11 +641,13 @@ enum cpn_status cpn_unique_dist_execute(const struct cpn_op *op)
     const size_t es = mode == CPN_UNIQUE_VALUES ? item : 8;
     loc = cpn_alloc((size_t)nown * es + 1);
     if (!loc) { cpn_free(join); st = CPN_ERR_NOMEM; goto done; }
-    if (mode == CPN_UNIQUE_VALUES && n) {
-        char *v = cpn_alloc((size_t)mine.runs * item + 1);
+    if ((mode == CPN_UNIQUE_VALUES || mode == CPN_UNIQUE_INDEX) && n) {
+        /* a run's first element (its first position) is on the rank the run starts on */
+        char *v = cpn_alloc((size_t)mine.runs * es + 1);
         if (!v) { cpn_free(join); st = CPN_ERR_NOMEM; goto done; }
-        st = cpn_kernel_unique(dt, CPN_UNIQUE_VALUES, nd, x, (int64_t)item, NULL, 0, n, v, (int64_t)item);
-        memcpy(loc, v + (size_t)j0 * item, (size_t)nown * item);
+        st = cpn_kernel_unique_sorted(dt, mode, nd, x, (int64_t)item, pv ? cpn_store_data(pv->store) : NULL, 8, n, v,
+                                      (int64_t)es);
+        memcpy(loc, v + (size_t)j0 * es, (size_t)nown * es);
         cpn_free(v);
     } else if (nown) {
         memcpy(loc, lcnt + (size_t)j0 * 8, (size_t)nown * 8);
