@@ -304,10 +304,15 @@ def _unique_partitioned(flat, return_index, return_inverse, return_counts, nd):
     index = None
     if return_index or flat.dtype.kind == "f":
         index = _core.unique(s, perm, _core.UNIQUE_INDEX, nd, k, True)
-    if flat.dtype.kind == "f":
-        values = flat[index]
-    else:
-        values = _core.unique(s, None, _core.UNIQUE_VALUES, nd, k)
+    values = _core.unique(s, None, _core.UNIQUE_VALUES, nd, k)
+    if flat.dtype.kind == "f" and k:
+        # only a zero's sign and a NaN's bits can differ within a run: those runs' values are read
+        # at their first positions
+        fix = _core.ufunc("logical_or", (_core.ufunc("equal", (values, 0)),
+                                         _core.ufunc("isnan", (values,))))
+        at = index[fix]
+        if at.shape[0]:
+            values[fix] = flat[at]
     inverse = _core.unique(s, perm, _core.UNIQUE_INVERSE, nd, 0, True) if return_inverse else None
     counts = _core.unique(s, None, _core.UNIQUE_COUNTS, nd, k) if return_counts else None
     return values, index if return_index else None, inverse, counts
@@ -460,6 +465,24 @@ def _concat(a, b):
     return r
 
 
+def _neighbours(aux, op, fill):
+    """(prev, next): bool arrays of aux's length, prev[i] = op(aux[i], aux[i - 1]) and
+    next[i] = op(aux[i], aux[i + 1]), `fill` past the ends.  New arrays of aux's length, tiled as
+    aux is (its sort's default): a selection through them is each rank's own compaction, where a
+    mask one element shorter or longer than aux is tiled otherwise and gathers."""
+    n = aux.shape[0]
+    prev = _core.empty((n,), _np.bool_)
+    nxt = _core.empty((n,), _np.bool_)
+    if n:
+        prev[:1] = fill
+        nxt[n - 1:] = fill
+    if n > 1:
+        d = _core.ufunc(op, (aux[1:], aux[:-1]))
+        prev[1:] = d
+        nxt[:-1] = d
+    return prev, nxt
+
+
 def _set_operands(ar1, ar2, fn, kwargs):
     a, b = _native(ar1), _native(ar2)
     cast = _common(a, b) if a is not None and b is not None and \
@@ -486,8 +509,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
         aux = _core.sort(_concat(a, b), 0, False)
         if aux.shape[0] < 2:
             return aux[:0]
-        mask = _core.ufunc("equal", (aux[1:], aux[:-1]))
-        return aux[:-1][mask]
+        return aux[_neighbours(aux, "equal", False)[1]]
     # NumPy's: the indices of the first occurrences (unique's), the stable argsort of both
     if assume_unique:
         a, b = ops
@@ -499,10 +521,10 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     if aux.shape[0] < 2:
         e = _core.empty((0,), _np.int64)
         return aux[:0], e, e
-    mask = _core.ufunc("equal", (aux[1:], aux[:-1]))
-    int1d = aux[:-1][mask]
-    i1 = perm[:-1][mask]
-    i2 = _core.ufunc("subtract", (perm[1:][mask], a.shape[0]))
+    prev, nxt = _neighbours(aux, "equal", False)
+    int1d = aux[nxt]
+    i1 = perm[nxt]
+    i2 = _core.ufunc("subtract", (perm[prev], a.shape[0]))
     if not assume_unique:
         i1, i2 = ind1[i1], ind2[i2]
     return int1d, i1, i2
@@ -528,12 +550,8 @@ def setxor1d(ar1, ar2, assume_unique=False):
     n = aux.shape[0]
     if n == 0:
         return aux
-    flag = _core.empty((n + 1,), _np.bool_)
-    flag[0] = True
-    flag[n] = True
-    if n > 1:
-        flag[1:n] = _core.ufunc("not_equal", (aux[1:], aux[:-1]))
-    return aux[_core.ufunc("logical_and", (flag[1:], flag[:-1]))]
+    prev, nxt = _neighbours(aux, "not_equal", True)
+    return aux[_core.ufunc("logical_and", (prev, nxt))]
 
 
 # ---- histograms ----------------------------------------------------------------------------------
