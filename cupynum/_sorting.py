@@ -517,7 +517,9 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
         (a, ind1), (b, ind2) = unique(ops[0], return_index=True), unique(ops[1], return_index=True)
     aux = _concat(a, b)
     perm = _core.sort(aux, 0, True)
-    aux = aux[perm]
+    # the values in that order: a second sort where equal values are one bit pattern (a gather
+    # through perm costs more under distribution); a float zero's sign is the stable order's
+    aux = aux[perm] if aux.dtype.kind == "f" else _core.sort(aux, 0, False)
     if aux.shape[0] < 2:
         e = _core.empty((0,), _np.int64)
         return aux[:0], e, e
