@@ -359,7 +359,7 @@ def _unique_axis(x, axis, return_index, return_inverse, return_counts):
     """NumPy's unique along `axis`: the slices along it as rows, sorted lexicographically (the
     first element primary, each compared as its dtype sorts: NaN last, -0.0 == 0.0), a row kept
     where it differs from the one before in some element (a NaN differs from every value), or
-    None where NumPy's own handles it (empty; a float array holding NaN)."""
+    None where NumPy's own handles it (empty; a float16 array holding NaN)."""
     from ._views import moveaxis
     try:
         axis = normalize_axis_index(axis, x.ndim)
@@ -373,9 +373,11 @@ def _unique_axis(x, axis, return_index, return_inverse, return_counts):
         m *= d
     if n == 0 or m == 0:
         return None
-    if x.dtype.kind in "fc":
-        # NumPy compares rows as structured scalars, where a NaN field's order is its compare
-        # function's (for float16 unordered: neither less nor greater): NumPy's own computes it
+    if x.dtype == _np.float16:
+        # NumPy compares rows as structured scalars, each field by its dtype's compare function:
+        # float32/64 and complex put NaN last (the lexsort's order, and a NaN row differs from
+        # every row, as not_equal says), float16's is unordered (neither less nor greater):
+        # NumPy's own computes it
         from ._reductions import any as _any
         if bool(_any(_core.ufunc("isnan", (x,)))):
             return None

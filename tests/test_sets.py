@@ -149,15 +149,16 @@ def _rows(dtype, shape, axis, seed):
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
-@pytest.mark.parametrize("shape", [(7,), (9, 3), (2, 6, 4), (1, 5), (5, 1)], ids=str)
+@pytest.mark.parametrize("shape", [(7,), (9, 3), (2, 6, 4), (1, 5), (5, 1), (40, 2), (3, 30, 2)],
+                         ids=str)
 def test_unique_axis_matches_numpy(dtype, shape, monkeypatch):
     for axis in range(-len(shape), len(shape)):
         x = _rows(dtype, shape, axis, seed=len(shape) + axis)
         if dtype.kind in "fc" and axis % 2:
             x = numpy.where(numpy.isnan(x), 1, x).astype(dtype)   # no NaN: native
-        if not numpy.isnan(x).any():
+        if dtype != numpy.float16 or not numpy.isnan(x).any():
             monkeypatch.setenv("CUPYNUM_FALLBACK", "error")
-        else:       # NumPy's order of rows holding NaN (its structured compare): NumPy's own
+        else:       # float16 rows holding NaN (its structured compare is unordered): NumPy's own
             monkeypatch.setenv("CUPYNUM_FALLBACK", "silent")
         a = cupynum.array(x)
         check(cupynum.unique(a, axis=axis), numpy.unique(x, axis=axis))
@@ -165,6 +166,29 @@ def test_unique_axis_matches_numpy(dtype, shape, monkeypatch):
               numpy.unique(x, True, True, True, axis=axis))
         check(cupynum.unique(a, return_counts=True, axis=axis, equal_nan=False),
               numpy.unique(x, return_counts=True, axis=axis, equal_nan=False))
+
+
+@pytest.mark.parametrize("dtype", [numpy.dtype(d) for d in (numpy.float32, numpy.float64,
+                                                            numpy.complex64, numpy.complex128)],
+                         ids=dtype_id)
+@pytest.mark.parametrize("seed", range(12))
+def test_unique_axis_of_rows_holding_nan_is_native(dtype, seed, monkeypatch):
+    """Rows drawn from NaN, +-0.0, +-inf and a few values (many duplicate rows, many with NaN):
+    NumPy's order (its structured compare: NaN last per field), a NaN row kept every time, the
+    first indices, the inverse and the counts, along every axis, natively."""
+    monkeypatch.setenv("CUPYNUM_FALLBACK", "error")
+    rng = numpy.random.default_rng(seed)
+    vals = numpy.array([numpy.nan, 0.0, -0.0, 1.0, -numpy.inf, numpy.inf, 2.0])
+    shape = tuple(int(d) for d in rng.integers(1, 6, size=int(rng.integers(2, 4))))
+    x = vals[rng.integers(0, len(vals), size=shape)]
+    if dtype.kind == "c":
+        x = x.astype(dtype)
+        x.imag = vals[rng.integers(0, len(vals), size=shape)]
+    x = x.astype(dtype)
+    a = cupynum.array(x)
+    for axis in range(-x.ndim, x.ndim):
+        check(cupynum.unique(a, axis=axis), numpy.unique(x, axis=axis))
+        check(cupynum.unique(a, True, True, True, axis=axis), numpy.unique(x, True, True, True, axis=axis))
 
 
 def test_unique_axis_empty_and_errors():
