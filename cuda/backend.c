@@ -48,6 +48,8 @@
 #include "rtc.h"
 #include "opsem.h"
 #include "reduce.h"
+#include "sort.h"
+#include "devsort.h"
 #include "cuda_transport.h"
 
 static struct {
@@ -422,6 +424,8 @@ static bool cuda_supports(const struct cpn_op *op)
         return cpn_devred_plan(op, NULL);   /* CUB (reduce.cu) */
     case CPN_OPK_FFT:
         return cpn_devfft_plan(op, NULL);   /* cuFFT (fft.c) */
+    case CPN_OPK_SORT:
+        return cpn_devsort_supported(op);   /* CUB's radix sort (sort.cu) */
     default: {
         static struct cpn_fused_prog p;
         return op_template(op, &p) && cuda_supports_fused(&p);
@@ -454,6 +458,8 @@ enum cpn_status cpn_cuda_compute(const struct cpn_bound_op *b, struct cpn_fprepo
         return cpn_cuda_reduce_op(op, dev.stream, fp);
     case CPN_OPK_FFT:
         return cpn_cuda_fft(op, dev.stream);
+    case CPN_OPK_SORT:
+        return cpn_cuda_sort_op(op, dev.stream);
     default:
         break;
     }

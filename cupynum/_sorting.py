@@ -276,18 +276,46 @@ def _unique_flat(flat, return_index, return_inverse, return_counts, equal_nan):
     """NumPy's _unique1d on a native 1-D array: (values, index, inverse, counts), None where not
     asked."""
     perm = None
+    nd = not equal_nan
+    if (return_index or return_inverse) and _core._tiling(flat)["tiled"]:
+        return _unique_partitioned(flat, return_index, return_inverse, return_counts, nd)
     if return_index or return_inverse:
         perm = _core.sort(flat, 0, True)
         s = flat
     else:
         s = _core.sort(flat, 0, False)
-    nd = not equal_nan
     k = int(_core.to_scalar(_runs(s, perm, _core.UNIQUE_COUNT, nd)))
     values = _runs(s, perm, _core.UNIQUE_VALUES, nd, k)
     index = _runs(s, perm, _core.UNIQUE_INDEX, nd, k) if return_index else None
     inverse = _runs(s, perm, _core.UNIQUE_INVERSE, nd) if return_inverse else None
     counts = _runs(s, perm, _core.UNIQUE_COUNTS, nd, k) if return_counts else None
     return values, index, inverse, counts
+
+
+def _unique_partitioned(flat, return_index, return_inverse, return_counts, nd):
+    """_unique_flat's results with positions of a partitioned 1-D array, nothing gathered: the
+    sorted values and the stable argsort (two sample sorts, tiled alike) give each run's first
+    position where the run starts and each element's run where it sits, sent to the owner of its
+    position.  A float run's value is the element at its first position (the sign of a zero and a
+    NaN's bits as NumPy's stable sort leaves them first), read from its owner."""
+    perm = _core.sort(flat, 0, True)
+    s = _core.sort(flat, 0, False)
+    k = int(_core.to_scalar(_core.unique(s, None, _core.UNIQUE_COUNT, nd, 0)))
+    index = None
+    if return_index or flat.dtype.kind == "f":
+        index = _core.unique(s, perm, _core.UNIQUE_INDEX, nd, k, True)
+    values = _core.unique(s, None, _core.UNIQUE_VALUES, nd, k)
+    if flat.dtype.kind == "f" and k:
+        # only a zero's sign and a NaN's bits can differ within a run: those runs' values are read
+        # at their first positions
+        fix = _core.ufunc("logical_or", (_core.ufunc("equal", (values, 0)),
+                                         _core.ufunc("isnan", (values,))))
+        at = index[fix]
+        if at.shape[0]:
+            values[fix] = flat[at]
+    inverse = _core.unique(s, perm, _core.UNIQUE_INVERSE, nd, 0, True) if return_inverse else None
+    counts = _core.unique(s, None, _core.UNIQUE_COUNTS, nd, k) if return_counts else None
+    return values, index if return_index else None, inverse, counts
 
 
 def _unique_sorted(aux, perm, mask, n, want):
@@ -331,7 +359,7 @@ def _unique_axis(x, axis, return_index, return_inverse, return_counts):
     """NumPy's unique along `axis`: the slices along it as rows, sorted lexicographically (the
     first element primary, each compared as its dtype sorts: NaN last, -0.0 == 0.0), a row kept
     where it differs from the one before in some element (a NaN differs from every value), or
-    None where NumPy's own handles it (empty; a float array holding NaN)."""
+    None where NumPy's own handles it (empty; a float16 array holding NaN)."""
     from ._views import moveaxis
     try:
         axis = normalize_axis_index(axis, x.ndim)
@@ -345,9 +373,11 @@ def _unique_axis(x, axis, return_index, return_inverse, return_counts):
         m *= d
     if n == 0 or m == 0:
         return None
-    if x.dtype.kind in "fc":
-        # NumPy compares rows as structured scalars, where a NaN field's order is its compare
-        # function's (for float16 unordered: neither less nor greater): NumPy's own computes it
+    if x.dtype == _np.float16:
+        # NumPy compares rows as structured scalars, each field by its dtype's compare function:
+        # float32/64 and complex put NaN last (the lexsort's order, and a NaN row differs from
+        # every row, as not_equal says), float16's is unordered (neither less nor greater):
+        # NumPy's own computes it
         from ._reductions import any as _any
         if bool(_any(_core.ufunc("isnan", (x,)))):
             return None
@@ -437,6 +467,24 @@ def _concat(a, b):
     return r
 
 
+def _neighbours(aux, op, fill):
+    """(prev, next): bool arrays of aux's length, prev[i] = op(aux[i], aux[i - 1]) and
+    next[i] = op(aux[i], aux[i + 1]), `fill` past the ends.  New arrays of aux's length, tiled as
+    aux is (its sort's default): a selection through them is each rank's own compaction, where a
+    mask one element shorter or longer than aux is tiled otherwise and gathers."""
+    n = aux.shape[0]
+    prev = _core.empty((n,), _np.bool_)
+    nxt = _core.empty((n,), _np.bool_)
+    if n:
+        prev[:1] = fill
+        nxt[n - 1:] = fill
+    if n > 1:
+        d = _core.ufunc(op, (aux[1:], aux[:-1]))
+        prev[1:] = d
+        nxt[:-1] = d
+    return prev, nxt
+
+
 def _set_operands(ar1, ar2, fn, kwargs):
     a, b = _native(ar1), _native(ar2)
     cast = _common(a, b) if a is not None and b is not None and \
@@ -463,8 +511,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
         aux = _core.sort(_concat(a, b), 0, False)
         if aux.shape[0] < 2:
             return aux[:0]
-        mask = _core.ufunc("equal", (aux[1:], aux[:-1]))
-        return aux[:-1][mask]
+        return aux[_neighbours(aux, "equal", False)[1]]
     # NumPy's: the indices of the first occurrences (unique's), the stable argsort of both
     if assume_unique:
         a, b = ops
@@ -472,14 +519,16 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
         (a, ind1), (b, ind2) = unique(ops[0], return_index=True), unique(ops[1], return_index=True)
     aux = _concat(a, b)
     perm = _core.sort(aux, 0, True)
-    aux = aux[perm]
+    # the values in that order: a second sort where equal values are one bit pattern (a gather
+    # through perm costs more under distribution); a float zero's sign is the stable order's
+    aux = aux[perm] if aux.dtype.kind == "f" else _core.sort(aux, 0, False)
     if aux.shape[0] < 2:
         e = _core.empty((0,), _np.int64)
         return aux[:0], e, e
-    mask = _core.ufunc("equal", (aux[1:], aux[:-1]))
-    int1d = aux[:-1][mask]
-    i1 = perm[:-1][mask]
-    i2 = _core.ufunc("subtract", (perm[1:][mask], a.shape[0]))
+    prev, nxt = _neighbours(aux, "equal", False)
+    int1d = aux[nxt]
+    i1 = perm[nxt]
+    i2 = _core.ufunc("subtract", (perm[prev], a.shape[0]))
     if not assume_unique:
         i1, i2 = ind1[i1], ind2[i2]
     return int1d, i1, i2
@@ -505,12 +554,8 @@ def setxor1d(ar1, ar2, assume_unique=False):
     n = aux.shape[0]
     if n == 0:
         return aux
-    flag = _core.empty((n + 1,), _np.bool_)
-    flag[0] = True
-    flag[n] = True
-    if n > 1:
-        flag[1:n] = _core.ufunc("not_equal", (aux[1:], aux[:-1]))
-    return aux[_core.ufunc("logical_and", (flag[1:], flag[:-1]))]
+    prev, nxt = _neighbours(aux, "not_equal", True)
+    return aux[_core.ufunc("logical_and", (prev, nxt))]
 
 
 # ---- histograms ----------------------------------------------------------------------------------

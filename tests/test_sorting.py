@@ -308,3 +308,34 @@ def test_float_axis_errors_word_for_word():
         same_error(lambda: numpy.sort(x, axis=ax), lambda: cupynum.sort(a, axis=ax))
         same_error(lambda: x.sort(axis=ax), lambda: a.sort(axis=ax))
     check(a, x)
+
+
+# ---- the device sort (cuda/sort.cu: CUB's radix sort; the simulated device takes the same ops) ----
+
+@pytest.mark.skipif(cupynum.runtime_info()["backend"] not in ("cuda", "sim") or RANKS > 1,
+                    reason="a device backend, one process (CUPYNUM_DEVICE=sim runs it here)")
+@pytest.mark.parametrize("dtype", [numpy.dtype(d) for d in (numpy.bool_, numpy.int8, numpy.uint16,
+                                                            numpy.int32, numpy.int64, numpy.uint64,
+                                                            numpy.float32, numpy.float64)],
+                         ids=dtype_id)
+@pytest.mark.parametrize("shape", [(0,), (1,), (257,), (6, 0), (7, 33), (3, 4, 5)], ids=str)
+def test_sort_runs_on_the_device(dtype, shape):
+    """sort and argsort (every axis, strided and transposed inputs) of what devsort.h takes run
+    as a device op (the input moves to the device, the host sort never runs) and equal NumPy's
+    stable results; float16 stays on the host."""
+    n = int(numpy.prod(shape))
+    x = special(dtype, n, seed=n + 3).reshape(shape)
+    for layout in range(3):
+        xv = (x, x.T, x[..., ::-2])[layout]
+        for axis in range(-xv.ndim, xv.ndim):
+            a = cupynum.array(x)     # fresh: on the host until the sort moves it
+            a = (a, a.T, a[..., ::-2])[layout]
+            cupynum.sync()
+            cupynum.reset_stats()
+            s = cupynum.sort(a, axis=axis)
+            g = cupynum.argsort(a, axis=axis, kind="stable")
+            cupynum.sync()
+            if n:
+                assert cupynum.runtime_stats()["bytes_to_device"] > 0
+            check(s, numpy.sort(xv, axis=axis, kind="stable"))
+            check(g, numpy.argsort(xv, axis=axis, kind="stable"))

@@ -249,6 +249,12 @@ enum cpn_status cpn_kernel_searchsorted(enum cpn_dtype dt, const char *a, int64_
 enum cpn_status cpn_kernel_unique(enum cpn_dtype dt, enum cpn_unique_mode mode, bool nan_distinct,
                                   const char *s, int64_t ss, const char *perm, int64_t ps, int64_t n,
                                   char *out, int64_t os);
+/* cpn_kernel_unique of s itself sorted (no permutation read), the positions INDEX and INVERSE
+ * give taken from pos (int64, stride qs: each element's position before the sort), when not
+ * NULL.  Local. */
+enum cpn_status cpn_kernel_unique_sorted(enum cpn_dtype dt, enum cpn_unique_mode mode, bool nan_distinct,
+                                         const char *s, int64_t ss, const char *pos, int64_t qs, int64_t n,
+                                         char *out, int64_t os);
 /* What sorts the keys: "vqsort (highway ...)" or the plain C radix sort.  Local. */
 const char *cpn_kernel_sort_name(void);
 

@@ -600,6 +600,21 @@ UNIQ_FAST_DEF(uniq_u32, uint32_t, 0)
 UNIQ_FAST_DEF(uniq_f64, double, 1)
 UNIQ_FAST_DEF(uniq_f32, float, 1)
 
+/* The run loop: elements read through perm (when not NULL), positions (INDEX, INVERSE) from pos
+ * (stride qs; the element's own index when NULL). */
+static enum cpn_status unique_runs(enum cpn_dtype dt, enum cpn_unique_mode mode, bool nan_distinct,
+                                   const char *s, int64_t ss, const char *perm, int64_t ps,
+                                   const char *pos, int64_t qs, int64_t n, char *out, int64_t os);
+
+enum cpn_status cpn_kernel_unique_sorted(enum cpn_dtype dt, enum cpn_unique_mode mode, bool nan_distinct,
+                                         const char *s, int64_t ss, const char *pos, int64_t qs, int64_t n,
+                                         char *out, int64_t os)
+{
+    if (!pos || (mode != CPN_UNIQUE_INDEX && mode != CPN_UNIQUE_INVERSE))
+        return cpn_kernel_unique(dt, mode, nan_distinct, s, ss, NULL, 0, n, out, os);
+    return unique_runs(dt, mode, nan_distinct, s, ss, NULL, 0, pos, qs, n, out, os);
+}
+
 enum cpn_status cpn_kernel_unique(enum cpn_dtype dt, enum cpn_unique_mode mode, bool nan_distinct,
                                   const char *s, int64_t ss, const char *perm, int64_t ps, int64_t n,
                                   char *out, int64_t os)
@@ -617,6 +632,14 @@ enum cpn_status cpn_kernel_unique(enum cpn_dtype dt, enum cpn_unique_mode mode, 
         default: break;
         }
     }
+    return unique_runs(dt, mode, nan_distinct, s, ss, perm, ps, perm, ps, n, out, os);
+}
+
+static enum cpn_status unique_runs(enum cpn_dtype dt, enum cpn_unique_mode mode, bool nan_distinct,
+                                   const char *s, int64_t ss, const char *perm, int64_t ps,
+                                   const char *pos, int64_t qs, int64_t n, char *out, int64_t os)
+{
+    const size_t item = cpn_dtype_size(dt);
     int64_t g = -1, start = 0;
     uint64_t prev = 0;
     for (int64_t i = 0; i <= n; i++) {
@@ -632,7 +655,7 @@ enum cpn_status cpn_kernel_unique(enum cpn_dtype dt, enum cpn_unique_mode mode, 
             switch (mode) {
             case CPN_UNIQUE_VALUES: memcpy(out + g * os, nth(s, ss, perm, ps, start), item); break;
             case CPN_UNIQUE_COUNTS: *(int64_t *)(out + g * os) = i - start; break;
-            case CPN_UNIQUE_INDEX: *(int64_t *)(out + g * os) = perm ? *(const int64_t *)(perm + start * ps) : start; break;
+            case CPN_UNIQUE_INDEX: *(int64_t *)(out + g * os) = pos ? *(const int64_t *)(pos + start * qs) : start; break;
             default: break;
             }
         }
@@ -641,7 +664,7 @@ enum cpn_status cpn_kernel_unique(enum cpn_dtype dt, enum cpn_unique_mode mode, 
             g++;
             start = i;
         }
-        if (mode == CPN_UNIQUE_INVERSE) *(int64_t *)(out + (perm ? *(const int64_t *)(perm + i * ps) : i) * os) = g;
+        if (mode == CPN_UNIQUE_INVERSE) *(int64_t *)(out + (pos ? *(const int64_t *)(pos + i * qs) : i) * os) = g;
         prev = k;
     }
     if (mode == CPN_UNIQUE_COUNT) *(int64_t *)out = g + 1;

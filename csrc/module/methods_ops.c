@@ -352,16 +352,19 @@ PyObject *cpn_mod_searchsorted(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
-/* unique(s, perm, mode, nan_distinct, length): what enum cpn_unique_mode `mode` asks of the runs
- * of equal elements of the sorted 1-D s (or of s through perm, a 1-D int64 permutation that
- * sorts it), as a new replicated array: COUNT one int64 (shape ()), VALUES `length` elements of
- * s's dtype, COUNTS/INDEX `length` int64, INVERSE one int64 per element of s. */
+/* unique(s, perm, mode, nan_distinct, length, presorted=False): what enum cpn_unique_mode `mode`
+ * asks of the runs of equal elements of the sorted 1-D s (or of s through perm, a 1-D int64
+ * permutation that sorts it; presorted: s sorted itself and perm its elements' positions before
+ * the sort, tiled alike), as a new array (replicated, or in the default tiling when s is
+ * partitioned): COUNT one int64 (shape (), replicated), VALUES `length` elements of s's dtype,
+ * COUNTS/INDEX `length` int64, INVERSE one int64 per element of s (tiled like s). */
 PyObject *cpn_mod_unique(PyObject *m, PyObject *args)
 {
     PyObject *s, *perm;
-    int mode, nan_distinct;
+    int mode, nan_distinct, presorted = 0;
     long long length;
-    if (!PyArg_ParseTuple(args, "OOipL", &s, &perm, &mode, &nan_distinct, &length) || cpn_check_array(s) < 0 ||
+    if (!PyArg_ParseTuple(args, "OOipL|p", &s, &perm, &mode, &nan_distinct, &length, &presorted) ||
+        cpn_check_array(s) < 0 ||
         (perm != Py_None && cpn_check_array(perm) < 0))
         return NULL;
     struct cpn_view *sv = cpn_array_view(s), *pv = perm != Py_None ? cpn_array_view(perm) : NULL;
@@ -372,8 +375,10 @@ PyObject *cpn_mod_unique(PyObject *m, PyObject *args)
     }
     int64_t shape[1] = {mode == CPN_UNIQUE_INVERSE ? sv->shape[0] : (int64_t)length};
     enum cpn_dtype odt = mode == CPN_UNIQUE_VALUES ? sv->dtype : CPN_DTYPE_INT64;
+    /* a partitioned s's values, counts and indices are partitioned too (k may be s's length) */
     PyObject *r = mode == CPN_UNIQUE_INVERSE ? cpn_array_new_like(odt, 1, shape, sv)
-                                             : cpn_array_new_replicated(odt, mode == CPN_UNIQUE_COUNT ? 0 : 1, shape);
+                  : mode != CPN_UNIQUE_COUNT && cpn_store_root(sv->store)->tiled ? cpn_array_new(odt, 1, shape)
+                                                                                : cpn_array_new_replicated(odt, mode == CPN_UNIQUE_COUNT ? 0 : 1, shape);
     if (!r) return NULL;
     struct cpn_op op = {.kind = CPN_OPK_UNIQUE, .nin = pv ? 2 : 1, .nout = 1};
     op.dtype = sv->dtype;
@@ -382,6 +387,7 @@ PyObject *cpn_mod_unique(PyObject *m, PyObject *args)
     op.out[0] = cpn_array_view(r);
     op.iparam[0] = mode;
     op.iparam[1] = nan_distinct;
+    op.iparam[2] = presorted && pv;
     return submit_for(r, &op);
 }
 

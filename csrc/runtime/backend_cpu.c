@@ -146,6 +146,10 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
     }
     case CPN_OPK_UNIQUE: {
         const bool perm = op->nin > 1 && op->in[1];
+        if (op->iparam[2])   /* in[0] sorted itself, in[1] its elements' positions */
+            return cpn_kernel_unique_sorted(op->in[0]->dtype, (enum cpn_unique_mode)op->iparam[0], op->iparam[1] != 0,
+                                            in->ptr, in->st[0], perm ? b->in[1].ptr : NULL, perm ? b->in[1].st[0] : 0,
+                                            in->shape[0], out->ptr, out->ndim ? out->st[0] : 0);
         return cpn_kernel_unique(op->in[0]->dtype, (enum cpn_unique_mode)op->iparam[0], op->iparam[1] != 0,
                                  in->ptr, in->st[0], perm ? b->in[1].ptr : NULL, perm ? b->in[1].st[0] : 0,
                                  in->shape[0], out->ptr, out->ndim ? out->st[0] : 0);

@@ -22,6 +22,7 @@
 #include "comm.h"
 #include "devfpe.h"
 #include "devfft.h"
+#include "devsort.h"
 #include "devreduce.h"
 #include "fperr.h"
 #include "fused.h"
@@ -120,6 +121,8 @@ static bool sim_supports(const struct cpn_op *op)
         return cpn_devred_plan(op, NULL);
     case CPN_OPK_FFT:
         return cpn_devfft_plan(op, NULL);   /* as cuFFT (cuda/fft.c) */
+    case CPN_OPK_SORT:
+        return cpn_devsort_supported(op);   /* as CUB's radix sort (cuda/sort.cu) */
     default:
         return false;
     }

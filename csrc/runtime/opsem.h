@@ -48,7 +48,9 @@ enum cpn_opkind {
                             * iparam[0] = 1: side right; iparam[1] = 1: out bool, "a holds v[j]" */
     CPN_OPK_UNIQUE,        /* runs of equal elements of in[0] (1-D, sorted; through in[1], an
                             * int64 permutation, when present): iparam[0] = enum
-                            * cpn_unique_mode, iparam[1] = 1: NaNs distinct (equal_nan=False) */
+                            * cpn_unique_mode, iparam[1] = 1: NaNs distinct (equal_nan=False),
+                            * iparam[2] = 1: in[0] sorted itself, in[1] the positions its
+                            * elements had before the sort (what INDEX/INVERSE give) */
     CPN_OPK_LAPACK,        /* code: enum cpn_lapack_routine (kernels.h) on in[0] (and in[1],
                             * the right-hand side), batched along the leading dims; out[0] the
                             * packed results (..., L), out[1] float64 aux (..., naux), aux[0]

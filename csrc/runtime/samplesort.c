@@ -30,7 +30,7 @@
 #include "store.h"
 #include "view.h"
 
-enum { TAG_BUCKET = 16, TAG_BALANCE = 17, TAG_RUNS = 18 };
+enum { TAG_BUCKET = 16, TAG_BALANCE = 17, TAG_RUNS = 18, TAG_INVERSE = 19, TAG_SEARCH = 20, TAG_ANSWER = 21 };
 
 /* Does v walk its (root) store whole, in the store's own order? */
 static bool whole_view(const struct cpn_view *v)
@@ -422,6 +422,127 @@ static enum cpn_status search_own_values(const struct cpn_op *op)
     return st;
 }
 
+/* Both large and partitioned (isin of two big arrays): each value goes to the one rank whose tile
+ * decides it -- the first non-empty tile whose last key is not below it (left, found; right:
+ * above it): every tile before holds only smaller keys, every tile after only keys not below it
+ * -- which searches it and sends back its position (plus the lengths of the tiles before) or
+ * whether it holds it.  A value above every tile needs no message (n; not found).  Bytes sent per
+ * rank: its values and their answers, plus P tile bounds and P x P counts. */
+struct tile_bound {
+    int64_t n;
+    uint64_t last;
+};
+
+static enum cpn_status search_routed(const struct cpn_op *op)
+{
+    const struct cpn_view *av = op->in[0], *vv = op->in[1], *ov = op->out[0];
+    struct cpn_store *as = av->store, *vs = vv->store, *os = ov->store;
+    const bool right = op->iparam[0] != 0, found = op->iparam[1] != 0;
+    const enum cpn_dtype dt = av->dtype;
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    const size_t item = cpn_dtype_size(dt), ob = found ? 1 : 8;
+    const int64_t nloc = as->thi[0] > as->tlo[0] ? as->thi[0] - as->tlo[0] : 0;
+    const int64_t mloc = vs->thi[0] > vs->tlo[0] ? vs->thi[0] - vs->tlo[0] : 0;
+    const char *tile = nloc ? cpn_store_data(as) : NULL, *vals = mloc ? cpn_store_data(vs) : NULL;
+    char *dst = mloc ? cpn_store_data_for_overwrite(os) : NULL;
+    struct tile_bound mine = {.n = nloc}, *all = cpn_alloc((size_t)P * sizeof *all);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    int64_t *w = cpn_alloc((size_t)(9 * P) * sizeof *w), *cnt = cpn_alloc((size_t)P * (size_t)P * sizeof *cnt);
+    int *dest = cpn_alloc((size_t)mloc * sizeof *dest + 1);
+    int64_t *order = cpn_alloc((size_t)mloc * 8 + 8);
+    char *sv = cpn_alloc((size_t)mloc * item + 1), *sans = cpn_alloc((size_t)mloc * ob + 1);
+    char *rv = NULL, *rans = NULL;
+    enum cpn_status st = all && counts && w && cnt && dest && order && sv && sans && (tile || !nloc) &&
+                                 (!mloc || (vals && dst))
+                             ? CPN_OK
+                             : CPN_ERR_NOMEM;
+    if (st == CPN_OK && nloc) mine.last = cpn_kernel_sort_key(dt, tile + (size_t)(nloc - 1) * item);
+    for (int r = 0; r < P; r++) counts[r] = sizeof mine;
+    if (st == CPN_OK) st = cpn_comm_allgatherv(&mine, all, counts);
+    if (st != CPN_OK) goto out;
+    int64_t *before = w, *per = w + P, *soff = w + 2 * P, *sbytes = w + 3 * P, *roff = w + 4 * P,
+            *rbytes = w + 5 * P, *fill = w + 6 * P;
+    /* the ranks in the order of their tiles (rk), each tile's first position */
+    int64_t total = 0;
+    int *rk = (int *)(w + 7 * P);
+    for (int r = 0; r < P; r++) {
+        int64_t hi;
+        cpn_store_tile_box(as, r, &before[r], &hi);
+        total += all[r].n;
+        per[r] = 0;
+        int i = r;
+        while (i > 0 && before[rk[i - 1]] > before[r]) { rk[i] = rk[i - 1]; i--; }
+        rk[i] = r;
+    }
+    for (int64_t j = 0; j < mloc; j++) {
+        const uint64_t k = cpn_kernel_sort_key(dt, vals + (size_t)j * item);
+        int d = -1;
+        for (int i = 0; i < P && d < 0; i++) {
+            const int r = rk[i];
+            if (all[r].n && (right ? all[r].last > k : all[r].last >= k)) d = r;
+        }
+        dest[j] = d;
+        if (d >= 0) per[d]++;
+    }
+    for (int r = 0; r < P; r++) counts[r] = (size_t)P * sizeof *cnt;
+    st = cpn_comm_allgatherv(per, cnt, counts);   /* cnt[q * P + b]: q sends b values */
+    if (st != CPN_OK) goto out;
+    int64_t nrecv = 0, nsend = 0;
+    for (int t = 0; t < P; t++) {
+        fill[t] = nsend;
+        soff[t] = nsend * (int64_t)item;
+        sbytes[t] = cnt[me * P + t] * (int64_t)item;
+        nsend += cnt[me * P + t];
+        roff[t] = nrecv * (int64_t)item;
+        rbytes[t] = cnt[t * P + me] * (int64_t)item;
+        nrecv += cnt[t * P + me];
+    }
+    for (int64_t j = 0; j < mloc; j++) {
+        if (dest[j] < 0) continue;
+        const int64_t at = fill[dest[j]]++;
+        order[at] = j;
+        memcpy(sv + (size_t)at * item, vals + (size_t)j * item, item);
+    }
+    rv = cpn_alloc((size_t)nrecv * item + 1);
+    rans = cpn_alloc((size_t)nrecv * ob + 1);
+    if (!rv || !rans) { st = CPN_ERR_NOMEM; goto out; }
+    st = alltoallv(P, me, TAG_SEARCH, sv, soff, sbytes, rv, roff, rbytes);
+    if (st == CPN_OK && nrecv)
+        st = cpn_kernel_searchsorted(dt, tile, (int64_t)item, NULL, 0, nloc, rv, (int64_t)item, nrecv, rans,
+                                     (int64_t)ob, right, found);
+    if (st == CPN_OK && !found)
+        for (int64_t j = 0; j < nrecv; j++) ((int64_t *)rans)[j] += before[me];
+    /* the answers back: what I received from q returns to q, in its order */
+    for (int t = 0; t < P; t++) {
+        int64_t so = roff[t] / (int64_t)item, sb = rbytes[t] / (int64_t)item, ro = soff[t] / (int64_t)item,
+                rb = sbytes[t] / (int64_t)item;
+        soff[t] = so * (int64_t)ob;
+        sbytes[t] = sb * (int64_t)ob;
+        roff[t] = ro * (int64_t)ob;
+        rbytes[t] = rb * (int64_t)ob;
+    }
+    if (st == CPN_OK) st = alltoallv(P, me, TAG_ANSWER, rans, soff, sbytes, sans, roff, rbytes);
+    if (st != CPN_OK) goto out;
+    for (int64_t j = 0; j < mloc; j++) {
+        if (dest[j] >= 0) continue;
+        if (found) ((uint8_t *)dst)[j] = 0;
+        else ((int64_t *)dst)[j] = total;
+    }
+    for (int64_t at = 0; at < nsend; at++) memcpy(dst + (size_t)order[at] * ob, sans + (size_t)at * ob, ob);
+out:
+    cpn_free(all);
+    cpn_free(counts);
+    cpn_free(w);
+    cpn_free(cnt);
+    cpn_free(dest);
+    cpn_free(order);
+    cpn_free(sv);
+    cpn_free(sans);
+    cpn_free(rv);
+    cpn_free(rans);
+    return st;
+}
+
 enum cpn_status cpn_searchsorted_dist_execute(const struct cpn_op *op)
 {
     const struct cpn_view *av = op->in[0], *vv = op->in[1], *ov = op->out[0];
@@ -431,9 +552,14 @@ enum cpn_status cpn_searchsorted_dist_execute(const struct cpn_op *op)
         vv->dtype != av->dtype)
         return CPN_ERR_UNSUPPORTED;
     const int P = cpn_partition_ranks();
-    if (whole_view(vv) && whole_view(ov) && vv->store->tiled && os->tiled &&
-        same_tiling(vv->store, os, P) && (!as->tiled || av->shape[0] <= vv->shape[0]))
+    const bool own = whole_view(vv) && whole_view(ov) && vv->store->tiled && os->tiled &&
+                     same_tiling(vv->store, os, P);
+    /* a read on every rank (n keys) against each rank's values and answers sent to the deciding
+     * rank (about m / P of each): the shapes decide, alike on every rank */
+    const int64_t na = av->shape[0], nv = vv->shape[0], isz = (int64_t)cpn_dtype_size(av->dtype);
+    if (own && (!as->tiled || na * isz <= (nv / P + 1) * (isz + (found ? 1 : 8))))
         return search_own_values(op);
+    if (own && whole_view(av) && as->ndim == 1) return search_routed(op);
     if (!whole_view(av) || !as->tiled || as->ndim != 1 ||
         !whole_view(ov))
         return CPN_ERR_UNSUPPORTED;
@@ -491,6 +617,74 @@ struct run_bound {
     unsigned char first[8], last[8];
 };
 
+/* unique's inverse: element i of this rank's tile of the sorted s (n elements of x) is in run
+ * g0 + (its run on this rank); that run number goes to position pos[i] of the output, tiled (os).
+ * Each (position, run) pair is sent to the rank owning the position: one all-to-all, after an
+ * allgather of the P x P pair counts.  Bytes sent per rank: 16 per element that leaves it. */
+static enum cpn_status scatter_inverse(enum cpn_dtype dt, bool nd, const char *x, int64_t n, const char *pos,
+                                       int64_t g0, struct cpn_store *os, int P, int me)
+{
+    const size_t item = cpn_dtype_size(dt);
+    int64_t *lo = cpn_alloc((size_t)(8 * P) * sizeof *lo);
+    int64_t *ids = cpn_alloc((size_t)n * 8 + 8), *pairs = cpn_alloc((size_t)n * 16 + 16), *recv = NULL;
+    int64_t *cnt = cpn_alloc((size_t)P * (size_t)P * sizeof *cnt);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    enum cpn_status st = lo && ids && pairs && cnt && counts ? CPN_OK : CPN_ERR_NOMEM;
+    if (st != CPN_OK) goto out;
+    int64_t *hi = lo + P, *fill = lo + 2 * P, *soff = lo + 3 * P, *sbytes = lo + 4 * P, *roff = lo + 5 * P,
+            *rbytes = lo + 6 * P, *mine = lo + 7 * P;
+    for (int t = 0; t < P; t++) {
+        cpn_store_tile_box(os, t, &lo[t], &hi[t]);
+        mine[t] = 0;
+    }
+    if (n) st = cpn_kernel_unique_sorted(dt, CPN_UNIQUE_INVERSE, nd, x, (int64_t)item, NULL, 0, n, (char *)ids, 8);
+    /* the owner of each position (tiles are few: a scan of them per element); a position outside
+     * the output (not from a permutation) is dropped, reported after the collectives */
+    bool bad = false;
+    for (int64_t i = 0; st == CPN_OK && i < n; i++) {
+        const int64_t p = ((const int64_t *)pos)[i];
+        int t = 0;
+        while (t < P && !(p >= lo[t] && p < hi[t])) t++;
+        if (t == P) { bad = true; t = me; }
+        mine[t]++;
+        ids[i] = (ids[i] + g0) * P + t;   /* the owner rides in the low digits until the pairs are laid out */
+    }
+    for (int r = 0; r < P; r++) counts[r] = (size_t)P * sizeof *cnt;
+    if (st == CPN_OK) st = cpn_comm_allgatherv(mine, cnt, counts);   /* cnt[q * P + b]: q sends b */
+    if (st != CPN_OK) goto out;
+    int64_t nrecv = 0;
+    for (int t = 0; t < P; t++) {
+        soff[t] = t ? soff[t - 1] + sbytes[t - 1] : 0;
+        sbytes[t] = cnt[me * P + t] * 16;
+        fill[t] = soff[t] / 8;
+        roff[t] = nrecv * 16;
+        rbytes[t] = cnt[t * P + me] * 16;
+        nrecv += cnt[t * P + me];
+    }
+    for (int64_t i = 0; i < n; i++) {
+        const int t = (int)(ids[i] % P);
+        pairs[fill[t]++] = ((const int64_t *)pos)[i];
+        pairs[fill[t]++] = ids[i] / P;
+    }
+    recv = cpn_alloc((size_t)nrecv * 16 + 16);
+    if (!recv) { st = CPN_ERR_NOMEM; goto out; }
+    st = alltoallv(P, me, TAG_INVERSE, (const char *)pairs, soff, sbytes, (char *)recv, roff, rbytes);
+    if (st != CPN_OK || hi[me] <= lo[me]) goto out;
+    int64_t *dst = (int64_t *)cpn_store_data_for_overwrite(os);
+    if (!dst) { st = CPN_ERR_NOMEM; goto out; }
+    for (int64_t j = 0; j < nrecv; j++)
+        if (recv[2 * j] >= lo[me] && recv[2 * j] < hi[me]) dst[recv[2 * j] - lo[me]] = recv[2 * j + 1];
+    if (bad) st = CPN_ERR_INDEX;
+out:
+    cpn_free(lo);
+    cpn_free(ids);
+    cpn_free(pairs);
+    cpn_free(recv);
+    cpn_free(cnt);
+    cpn_free(counts);
+    return st;
+}
+
 enum cpn_status cpn_unique_dist_execute(const struct cpn_op *op)
 {
     const struct cpn_view *sv = op->in[0], *ov = op->out[0];
@@ -498,12 +692,15 @@ enum cpn_status cpn_unique_dist_execute(const struct cpn_op *op)
     const enum cpn_unique_mode mode = (enum cpn_unique_mode)op->iparam[0];
     const bool nd = op->iparam[1] != 0;
     const size_t item = cpn_dtype_size(sv->dtype);
-    if ((op->nin > 1 && op->in[1]) || !whole_view(sv) || !ss_->tiled || sv->ndim != 1 || item > 8 ||
-        cpn_dtype_class(sv->dtype) == CPN_CLASS_COMPLEX ||
-        !(mode == CPN_UNIQUE_COUNT || mode == CPN_UNIQUE_VALUES || mode == CPN_UNIQUE_COUNTS) ||
-        (mode != CPN_UNIQUE_COUNT && (!whole_view(ov) || ov->ndim != 1)))
-        return CPN_ERR_UNSUPPORTED;
+    const struct cpn_view *pv = op->nin > 1 ? op->in[1] : NULL;
+    const bool presorted = op->iparam[2] != 0, posmode = mode == CPN_UNIQUE_INDEX || mode == CPN_UNIQUE_INVERSE;
     const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    if ((pv && !presorted) || (posmode && !pv) || !whole_view(sv) || !ss_->tiled || sv->ndim != 1 || item > 8 ||
+        cpn_dtype_class(sv->dtype) == CPN_CLASS_COMPLEX ||
+        (pv && (!whole_view(pv) || !same_tiling(ss_, pv->store, P))) ||
+        (mode != CPN_UNIQUE_COUNT && (!whole_view(ov) || ov->ndim != 1)) ||
+        (mode == CPN_UNIQUE_INVERSE && !os->tiled))
+        return CPN_ERR_UNSUPPORTED;
     const enum cpn_dtype dt = sv->dtype;
     const int64_t n = ss_->thi[0] > ss_->tlo[0] ? ss_->thi[0] - ss_->tlo[0] : 0;
     const char *x = n ? cpn_store_data(ss_) : NULL;
@@ -553,6 +750,11 @@ enum cpn_status cpn_unique_dist_execute(const struct cpn_op *op)
         before += all[r].runs;
     }
     const int64_t k = before - joins;
+    if (mode == CPN_UNIQUE_INVERSE) {
+        cpn_free(join);
+        st = scatter_inverse(dt, nd, x, n, n ? cpn_store_data(pv->store) : NULL, G[me], os, P, me);
+        goto done;
+    }
     if (mode == CPN_UNIQUE_COUNT) {
         cpn_free(join);
         char *dst = cpn_store_data_for_overwrite(os);
@@ -565,11 +767,13 @@ enum cpn_status cpn_unique_dist_execute(const struct cpn_op *op)
     const size_t es = mode == CPN_UNIQUE_VALUES ? item : 8;
     loc = cpn_alloc((size_t)nown * es + 1);
     if (!loc) { cpn_free(join); st = CPN_ERR_NOMEM; goto done; }
-    if (mode == CPN_UNIQUE_VALUES && n) {
-        char *v = cpn_alloc((size_t)mine.runs * item + 1);
+    if ((mode == CPN_UNIQUE_VALUES || mode == CPN_UNIQUE_INDEX) && n) {
+        /* a run's first element (its first position) is on the rank the run starts on */
+        char *v = cpn_alloc((size_t)mine.runs * es + 1);
         if (!v) { cpn_free(join); st = CPN_ERR_NOMEM; goto done; }
-        st = cpn_kernel_unique(dt, CPN_UNIQUE_VALUES, nd, x, (int64_t)item, NULL, 0, n, v, (int64_t)item);
-        memcpy(loc, v + (size_t)j0 * item, (size_t)nown * item);
+        st = cpn_kernel_unique_sorted(dt, mode, nd, x, (int64_t)item, pv ? cpn_store_data(pv->store) : NULL, 8, n, v,
+                                      (int64_t)es);
+        memcpy(loc, v + (size_t)j0 * es, (size_t)nown * es);
         cpn_free(v);
     } else if (nown) {
         memcpy(loc, lcnt + (size_t)j0 * 8, (size_t)nown * 8);
