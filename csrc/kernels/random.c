@@ -261,6 +261,27 @@ AVX2_FN static int lemire32_avx2(const uint32_t *x, int64_t n, uint32_t r, uint3
     return !_mm256_testz_si256(bad, bad);
 }
 
+/* lemire32_avx2 into int64: out[i] = off + (x[i] * r >> 32), modulo 2**64 (uint64 the same
+ * bits). */
+AVX2_FN static int lemire32_avx2_i64(const uint32_t *x, int64_t n, uint32_t r, uint32_t t, uint64_t off,
+                                     int64_t *out)
+{
+    const __m256i vr = _mm256_set1_epi32((int)r), bias = _mm256_set1_epi32((int)0x80000000u);
+    const __m256i vt = _mm256_xor_si256(_mm256_set1_epi32((int)t), bias);
+    const __m256i voff = _mm256_set1_epi64x((long long)off);
+    __m256i bad = _mm256_setzero_si256();
+    for (int64_t i = 0; i < n; i += 8) {
+        __m256i hi, lo;
+        mulhilo8(_mm256_loadu_si256((const __m256i *)(x + i)), vr, &hi, &lo);
+        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(vt, _mm256_xor_si256(lo, bias)));
+        _mm256_storeu_si256((__m256i *)(out + i),
+                            _mm256_add_epi64(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(hi)), voff));
+        _mm256_storeu_si256((__m256i *)(out + i + 4),
+                            _mm256_add_epi64(_mm256_cvtepu32_epi64(_mm256_extracti128_si256(hi, 1)), voff));
+    }
+    return !_mm256_testz_si256(bad, bad);
+}
+
 static int simd_mode = -1;
 
 static int use_avx2(void);
@@ -397,44 +418,56 @@ static void blocks(uint32_t k0, uint32_t k1, uint64_t stream, int64_t first, int
     blocks_ld(k0, k1, stream, first, n, w, RCHUNK);
 }
 
+/* Lemire draws in [0, r), r <= 2**53 (philox.h's cpn_philox_integer_from), of elements
+ * [first, first + n): to out as doubles, or, out == NULL, to out64 as off + value modulo 2**64
+ * (int64 or uint64: the same bits; the same values as the doubles). */
+static void integer_chunk(uint64_t seed, uint64_t stream, double *out, int64_t *out64, uint64_t off,
+                          int64_t first, int64_t n, uint64_t r)
+{
+    uint32_t w[4 * RCHUNK];
+    const int per = r <= 4294967296ull ? 4 : 2;   /* elements per block */
+    const int64_t fb = first / per, nb = (first + n - 1) / per - fb + 1;
+    blocks_ld((uint32_t)seed, (uint32_t)(seed >> 32), stream, fb, nb, w, 0);
+#define PUT(i, v) (out ? (void)(out[i] = (double)(v)) : (void)(out64[i] = (int64_t)(off + (uint64_t)(v))))
+    if (per == 4) {   /* element g is word g - 4 fb: a loop the compiler vectorises */
+        const uint32_t t = (uint32_t)((4294967296ull - r) % r), *x = w + (first - 4 * fb);
+        uint32_t bad = 0;
+        int64_t i = 0;
+#ifdef CPN_PHILOX_AVX2
+        if (use_avx2() && r < 4294967296ull) {
+            i = n & ~(int64_t)7;
+            bad = (uint32_t)(out ? lemire32_avx2(x, i, (uint32_t)r, t, out)
+                                 : lemire32_avx2_i64(x, i, (uint32_t)r, t, off, out64));
+        }
+#endif
+        for (; i < n; i++) {
+            const uint64_t m = (uint64_t)x[i] * r;
+            PUT(i, m >> 32);
+            bad |= (uint32_t)m < t;
+        }
+        if (bad)
+            for (int64_t i = 0; i < n; i++)
+                if ((uint32_t)((uint64_t)x[i] * r) < t)
+                    PUT(i, (uint64_t)cpn_philox_integer_from(seed, stream, (uint64_t)(first + i), r, x[i], 1));
+        return;
+    }
+    const uint32_t *x = w + 2 * (first - 2 * fb);   /* element g: words 2 (g - 2 fb), + 1 */
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t v = (uint64_t)x[2 * i] | (uint64_t)x[2 * i + 1] << 32, hi, lo;
+        cpn_philox_mul64(v, r, &hi, &lo);
+        /* hi < r <= 2**53; lo >= r implies lo >= 2**64 mod r */
+        PUT(i, lo >= r ? hi : (uint64_t)cpn_philox_integer_from(seed, stream, (uint64_t)(first + i), r, v, 1));
+    }
+#undef PUT
+}
+
 static void draw_chunk(int dist, uint64_t seed, uint64_t stream, double *out, int64_t first,
                        int64_t n, double p0, double p1)
 {
     uint32_t w[4 * RCHUNK];
     double a[RCHUNK], b[RCHUNK];
-    if (dist == CPN_RANDOM_INTEGER) {   /* Lemire: philox.h's cpn_philox_integer_from */
-        const uint64_t r = (uint64_t)p0;
-        const int per = r <= 4294967296ull ? 4 : 2;   /* elements per block */
-        const int64_t fb = first / per, nb = (first + n - 1) / per - fb + 1;
-        blocks_ld((uint32_t)seed, (uint32_t)(seed >> 32), stream, fb, nb, w, 0);
-        if (per == 4) {   /* element g is word g - 4 fb: a loop the compiler vectorises */
-            const uint32_t t = (uint32_t)((4294967296ull - r) % r), *x = w + (first - 4 * fb);
-            uint32_t bad = 0;
-            int64_t i = 0;
-#ifdef CPN_PHILOX_AVX2
-            if (use_avx2() && r < 4294967296ull) {
-                i = n & ~(int64_t)7;
-                bad = (uint32_t)lemire32_avx2(x, i, (uint32_t)r, t, out);
-            }
-#endif
-            for (; i < n; i++) {
-                const uint64_t m = (uint64_t)x[i] * r;
-                out[i] = (double)(m >> 32);
-                bad |= (uint32_t)m < t;
-            }
-            if (bad)
-                for (int64_t i = 0; i < n; i++)
-                    if ((uint32_t)((uint64_t)x[i] * r) < t)
-                        out[i] = cpn_philox_integer_from(seed, stream, (uint64_t)(first + i), r, x[i], 1);
-            return;
-        }
-        const uint32_t *x = w + 2 * (first - 2 * fb);   /* element g: words 2 (g - 2 fb), + 1 */
-        for (int64_t i = 0; i < n; i++) {
-            uint64_t v = (uint64_t)x[2 * i] | (uint64_t)x[2 * i + 1] << 32, hi, lo;
-            cpn_philox_mul64(v, r, &hi, &lo);
-            out[i] = lo >= r ? (double)hi   /* hi < r <= 2**53; lo >= r implies lo >= 2**64 mod r */
-                             : cpn_philox_integer_from(seed, stream, (uint64_t)(first + i), r, v, 1);
-        }
+    if (dist == CPN_RANDOM_INTEGER) {
+        integer_chunk(seed, stream, out, NULL, 0, first, n, (uint64_t)p0);
         return;
     }
     if (dist == CPN_RANDOM_NORMAL) {   /* philox.h's ziggurat, two normals per block */
@@ -564,5 +597,21 @@ void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream
     for (int64_t c = 0; c < nchunks; c++) {
         int64_t b = c * RCHUNK, len = n - b < RCHUNK ? n - b : RCHUNK;
         draw_chunk((int)dist, seed, stream, out + b, first + b, len, lo, hi);
+    }
+}
+
+void cpn_kernel_random_to(enum cpn_random_dist dist, enum cpn_dtype dt, uint64_t seed, uint64_t stream,
+                          void *out, int64_t first, int64_t n, double p0, double p1, int64_t off)
+{
+    if (dt == CPN_DTYPE_FLOAT64) {
+        cpn_kernel_random(dist, seed, stream, (double *)out, first, n, p0, p1);
+        return;
+    }
+    CPN_ASSERT(dist == CPN_RANDOM_INTEGER && (dt == CPN_DTYPE_INT64 || dt == CPN_DTYPE_UINT64));
+    int64_t nchunks = (n + RCHUNK - 1) / RCHUNK;
+#pragma omp parallel for schedule(static) if (n > 16384)
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t b = c * RCHUNK, len = n - b < RCHUNK ? n - b : RCHUNK;
+        integer_chunk(seed, stream, NULL, (int64_t *)out + b, (uint64_t)off, first + b, len, (uint64_t)p0);
     }
 }
