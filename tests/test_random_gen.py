@@ -232,7 +232,8 @@ def test_integers_every_dtype_bounds(dtype, endpoint):
     assert type(g.integers(lo, top, dtype=dt, endpoint=endpoint)) is type(ref[0])
 
 
-@pytest.mark.parametrize("r", [1, 7, 1000, 3 * 10**9, 2**32, 2**32 + 1, 2**40 + 5, 2**53])
+@pytest.mark.parametrize("r", [1, 7, 1000, 2**32 - 10**6, 3 * 10**9, 2**32, 2**32 + 1, 2**40 + 5,
+                               2**53])
 @pytest.mark.parametrize("off", [0, -7, 2**63 + 3])
 def test_int64_draws_are_the_float64_draws(r, off):
     """The draw written as int64 (off + [0, r), modulo 2**64) holds the float64 draw's values,
