@@ -232,6 +232,24 @@ def test_integers_every_dtype_bounds(dtype, endpoint):
     assert type(g.integers(lo, top, dtype=dt, endpoint=endpoint)) is type(ref[0])
 
 
+@pytest.mark.parametrize("r", [1, 7, 1000, 2**32 - 10**6, 3 * 10**9, 2**32, 2**32 + 1, 2**40 + 5,
+                               2**53])
+@pytest.mark.parametrize("off", [0, -7, 2**63 + 3])
+def test_int64_draws_are_the_float64_draws(r, off):
+    """The draw written as int64 (off + [0, r), modulo 2**64) holds the float64 draw's values,
+    element for element, at odd sizes and offsets (whole vectors, tails, rejections)."""
+    g = cupynum.random.default_rng(11)
+    for n in (1, 9, 4099, 40001):
+        a = numpy.asarray(g._ints((n,), r, off, stream=5))
+        f = numpy.asarray(g._raw(3, (n,), float(r), stream=5))   # _INTEGER as float64
+        assert a.dtype == numpy.int64 and f.dtype == numpy.float64
+        want = (f.astype(numpy.uint64) + numpy.uint64(off % 2**64)).view(numpy.int64)
+        numpy.testing.assert_array_equal(a, want)
+    b = numpy.asarray(g._ints((3, 5, 7), r, off, stream=6))   # n-d, partitioned on any axis
+    f = numpy.asarray(g._raw(3, (3, 5, 7), float(r), stream=6))
+    numpy.testing.assert_array_equal(b, (f.astype(numpy.uint64) + numpy.uint64(off % 2**64)).view(numpy.int64))
+
+
 def test_integers_wide_and_unbiased():
     g = cupynum.random.default_rng(8)
     x = numpy.asarray(g.integers(0, 2**64, size=100000, dtype=numpy.uint64))

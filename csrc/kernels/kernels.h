@@ -133,6 +133,11 @@ void cpn_kernel_arange(enum cpn_dtype dt, void *out, int64_t first, int64_t n, d
  * (seed, stream, first + i).  Local. */
 void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream, double *out,
                        int64_t first, int64_t n, double lo, double hi);
+/* cpn_kernel_random into a contiguous buffer of dtype dt: float64 for every distribution, or
+ * int64/uint64 for CPN_RANDOM_INTEGER (p0 = r <= 2**53), element i = off + its draw in [0, r)
+ * modulo 2**64 (the same draws as the float64 values).  Local. */
+void cpn_kernel_random_to(enum cpn_random_dist dist, enum cpn_dtype dt, uint64_t seed, uint64_t stream,
+                          void *out, int64_t first, int64_t n, double p0, double p1, int64_t off);
 /* Choose the uniform draws' AVX2 path (on: where the CPU has AVX2) or the baseline loop; returns
  * whether the AVX2 path was in use.  The two give identical values; tests compare them.  Local,
  * not thread-safe (call between kernels). */

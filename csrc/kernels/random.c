@@ -62,7 +62,8 @@ static void uniform_scalar(uint32_t k0, uint32_t k1, uint64_t stream, double *ou
 }
 
 #ifdef CPN_PHILOX_AVX2
-#define AVX2_FN __attribute__((target("avx2")))
+/* FMA for exact sums only (c_std=c11: the compiler contracts nothing itself) */
+#define AVX2_FN __attribute__((target("avx2,fma")))
 
 /* hi and lo 32-bit halves of m * a for 8 lanes. */
 AVX2_FN static inline void mulhilo8(__m256i a, __m256i m, __m256i *hi, __m256i *lo)
@@ -92,16 +93,18 @@ AVX2_FN static inline void counters8(uint64_t idx, __m256i lane, __m256i *c0, __
 
 /* Words (w0, w1) and (w2, w3) of 8 blocks to 16 uniforms lo + span * u, interleaved (element
  * 2j from block j's first pair, 2j + 1 from its second), stored at out. */
-AVX2_FN static inline __m256d unit4(__m128i a, __m128i b, __m256d vlo, __m256d vspan)
+AVX2_FN static inline __m256d unit4(__m128i a, __m128i b, __m256d vlo, __m256d vspan, int unit)
 {
     const __m256d two26 = _mm256_set1_pd(67108864.0), inv53 = _mm256_set1_pd(1.0 / 9007199254740992.0);
-    __m256d u = _mm256_add_pd(_mm256_mul_pd(_mm256_cvtepi32_pd(a), two26), _mm256_cvtepi32_pd(b));
+    /* a * 2**26 + b < 2**53: exact, so one fused rounding is no rounding */
+    __m256d u = _mm256_fmadd_pd(_mm256_cvtepi32_pd(a), two26, _mm256_cvtepi32_pd(b));
     u = _mm256_mul_pd(u, inv53);   /* exact: a power of two, as the baseline's division */
-    return _mm256_add_pd(vlo, _mm256_mul_pd(vspan, u));
+    /* [0, 1): 0 + 1 * u is u (u >= 0, no -0) */
+    return unit ? u : _mm256_add_pd(vlo, _mm256_mul_pd(vspan, u));
 }
 
 AVX2_FN static inline void store_unit16(__m256i w0, __m256i w1, __m256i w2, __m256i w3, __m256d vlo,
-                                        __m256d vspan, double *out)
+                                        __m256d vspan, double *out, int nt, int unit)
 {
     __m256i a = _mm256_srli_epi32(w0, 5), b = _mm256_srli_epi32(w1, 6);
     __m256i c = _mm256_srli_epi32(w2, 5), d = _mm256_srli_epi32(w3, 6);
@@ -110,10 +113,15 @@ AVX2_FN static inline void store_unit16(__m256i w0, __m256i w1, __m256i w2, __m2
         __m128i bh = h ? _mm256_extracti128_si256(b, 1) : _mm256_castsi256_si128(b);
         __m128i ch = h ? _mm256_extracti128_si256(c, 1) : _mm256_castsi256_si128(c);
         __m128i dh = h ? _mm256_extracti128_si256(d, 1) : _mm256_castsi256_si128(d);
-        __m256d u0 = unit4(ah, bh, vlo, vspan), u1 = unit4(ch, dh, vlo, vspan);
+        __m256d u0 = unit4(ah, bh, vlo, vspan, unit), u1 = unit4(ch, dh, vlo, vspan, unit);
         __m256d x = _mm256_unpacklo_pd(u0, u1), y = _mm256_unpackhi_pd(u0, u1);
-        _mm256_storeu_pd(out + 8 * h, _mm256_permute2f128_pd(x, y, 0x20));
-        _mm256_storeu_pd(out + 8 * h + 4, _mm256_permute2f128_pd(x, y, 0x31));
+        if (nt) {   /* out 32-byte aligned; a large draw: past the caches, no read for ownership */
+            _mm256_stream_pd(out + 8 * h, _mm256_permute2f128_pd(x, y, 0x20));
+            _mm256_stream_pd(out + 8 * h + 4, _mm256_permute2f128_pd(x, y, 0x31));
+        } else {
+            _mm256_storeu_pd(out + 8 * h, _mm256_permute2f128_pd(x, y, 0x20));
+            _mm256_storeu_pd(out + 8 * h + 4, _mm256_permute2f128_pd(x, y, 0x31));
+        }
     }
 }
 
@@ -121,7 +129,7 @@ AVX2_FN static inline void store_unit16(__m256i w0, __m256i w1, __m256i w2, __m2
  * vectors of counters are in flight at once: a round is a chain of multiply, blend and xor
  * latencies that one vector cannot hide. */
 AVX2_FN static void uniform_avx2(uint32_t k0, uint32_t k1, uint64_t stream, double *out,
-                                 int64_t fb, int64_t nb, double lo, double span)
+                                 int64_t fb, int64_t nb, double lo, double span, int nt)
 {
     enum { V = 4 };
     const __m256i m0 = _mm256_set1_epi32((int)PHILOX_M0), m1 = _mm256_set1_epi32((int)PHILOX_M1);
@@ -129,6 +137,7 @@ AVX2_FN static void uniform_avx2(uint32_t k0, uint32_t k1, uint64_t stream, doub
     const __m256i s1 = _mm256_set1_epi32((int)(uint32_t)(stream >> 32));
     const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     const __m256d vlo = _mm256_set1_pd(lo), vspan = _mm256_set1_pd(span);
+    const int unit = lo == 0.0 && span == 1.0;
     __m256i key0[10], key1[10];
     for (int r = 0; r < 10; r++) {
         key0[r] = _mm256_set1_epi32((int)(k0 + (uint32_t)r * PHILOX_W0));
@@ -154,7 +163,7 @@ AVX2_FN static void uniform_avx2(uint32_t k0, uint32_t k1, uint64_t stream, doub
             }
         }
         for (int v = 0; v < V; v++)
-            store_unit16(c0[v], c1[v], c2[v], c3[v], vlo, vspan, out + 2 * (i + 8 * v));
+            store_unit16(c0[v], c1[v], c2[v], c3[v], vlo, vspan, out + 2 * (i + 8 * v), nt, unit);
     }
     for (; i < nb; i += 8) {
         __m256i c0, c1, c2 = s0, c3 = s1;
@@ -168,8 +177,9 @@ AVX2_FN static void uniform_avx2(uint32_t k0, uint32_t k1, uint64_t stream, doub
             c1 = lo1;
             c3 = lo0;
         }
-        store_unit16(c0, c1, c2, c3, vlo, vspan, out + 2 * i);
+        store_unit16(c0, c1, c2, c3, vlo, vspan, out + 2 * i, nt, unit);
     }
+    if (nt) _mm_sfence();
 }
 
 /* The four words of the blocks of elements [first, first + n), n a multiple of 8, into
@@ -261,6 +271,33 @@ AVX2_FN static int lemire32_avx2(const uint32_t *x, int64_t n, uint32_t r, uint3
     return !_mm256_testz_si256(bad, bad);
 }
 
+/* lemire32_avx2 into int64: out[i] = off + (x[i] * r >> 32), modulo 2**64 (uint64 the same
+ * bits). */
+AVX2_FN static int lemire32_avx2_i64(const uint32_t *x, int64_t n, uint32_t r, uint32_t t, uint64_t off,
+                                     int64_t *out, int nt)
+{
+    const __m256i vr = _mm256_set1_epi32((int)r), bias = _mm256_set1_epi32((int)0x80000000u);
+    const __m256i vt = _mm256_xor_si256(_mm256_set1_epi32((int)t), bias);
+    const __m256i voff = _mm256_set1_epi64x((long long)off);
+    __m256i bad = _mm256_setzero_si256();
+    for (int64_t i = 0; i < n; i += 8) {
+        __m256i hi, lo;
+        mulhilo8(_mm256_loadu_si256((const __m256i *)(x + i)), vr, &hi, &lo);
+        bad = _mm256_or_si256(bad, _mm256_cmpgt_epi32(vt, _mm256_xor_si256(lo, bias)));
+        __m256i v0 = _mm256_add_epi64(_mm256_cvtepu32_epi64(_mm256_castsi256_si128(hi)), voff);
+        __m256i v1 = _mm256_add_epi64(_mm256_cvtepu32_epi64(_mm256_extracti128_si256(hi, 1)), voff);
+        if (nt) {   /* as store_unit16 */
+            _mm256_stream_si256((__m256i *)(out + i), v0);
+            _mm256_stream_si256((__m256i *)(out + i + 4), v1);
+        } else {
+            _mm256_storeu_si256((__m256i *)(out + i), v0);
+            _mm256_storeu_si256((__m256i *)(out + i + 4), v1);
+        }
+    }
+    if (nt) _mm_sfence();
+    return !_mm256_testz_si256(bad, bad);
+}
+
 static int simd_mode = -1;
 
 static int use_avx2(void);
@@ -272,7 +309,7 @@ static int use_avx2(void)
 {
     if (simd_mode < 0) {
         __builtin_cpu_init();
-        simd_mode = __builtin_cpu_supports("avx2") ? 1 : 0;
+        simd_mode = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
     }
     return simd_mode;
 }
@@ -315,7 +352,7 @@ int cpn_kernel_random_set_simd(int on)
 #ifdef CPN_PHILOX_AVX2
     int was = use_avx2();
     __builtin_cpu_init();
-    simd_mode = on && __builtin_cpu_supports("avx2");
+    simd_mode = on && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     return was;
 #else
     (void)on;
@@ -326,13 +363,14 @@ int cpn_kernel_random_set_simd(int on)
 /* Uniform draws for [first, first + n) on the calling thread: an odd first element and the
  * tail element by element, the whole blocks between by the vector loop. */
 static void uniform_block(uint32_t k0, uint32_t k1, uint64_t stream, double *out, int64_t first,
-                          int64_t n, double lo, double span)
+                          int64_t n, double lo, double span, int big)
 {
 #ifdef CPN_PHILOX_AVX2
     if (use_avx2() && n >= 17) {
         int64_t head = first & 1, nb = ((n - head) >> 1) & ~(int64_t)7;
         uniform_scalar(k0, k1, stream, out, first, head, lo, span);
-        uniform_avx2(k0, k1, stream, out + head, (first + head) >> 1, nb, lo, span);
+        uniform_avx2(k0, k1, stream, out + head, (first + head) >> 1, nb, lo, span,
+                     big && ((uintptr_t)(out + head) & 31) == 0);
         int64_t done = head + 2 * nb;
         uniform_scalar(k0, k1, stream, out + done, first + done, n - done, lo, span);
         return;
@@ -342,6 +380,9 @@ static void uniform_block(uint32_t k0, uint32_t k1, uint64_t stream, double *out
 }
 
 #define UNIFORM_CHUNK 4096
+/* Draws of at least this many elements (8 bytes each: beyond the last-level cache) store with
+ * non-temporal stores where aligned: the values would leave the cache before being read. */
+#define NT_MIN ((int64_t)4 << 20)
 
 /* ---- every other distribution: blocks a chunk at a time, then the transform ------------------
  * The chunk's attempt-0 blocks come from the vector loop (bitwise the scalar ones); the transform
@@ -397,44 +438,57 @@ static void blocks(uint32_t k0, uint32_t k1, uint64_t stream, int64_t first, int
     blocks_ld(k0, k1, stream, first, n, w, RCHUNK);
 }
 
+/* Lemire draws in [0, r), r <= 2**53 (philox.h's cpn_philox_integer_from), of elements
+ * [first, first + n): to out as doubles, or, out == NULL, to out64 as off + value modulo 2**64
+ * (int64 or uint64: the same bits; the same values as the doubles). */
+static void integer_chunk(uint64_t seed, uint64_t stream, double *out, int64_t *out64, uint64_t off,
+                          int64_t first, int64_t n, uint64_t r, int big)
+{
+    uint32_t w[4 * RCHUNK];
+    const int per = r <= 4294967296ull ? 4 : 2;   /* elements per block */
+    const int64_t fb = first / per, nb = (first + n - 1) / per - fb + 1;
+    blocks_ld((uint32_t)seed, (uint32_t)(seed >> 32), stream, fb, nb, w, 0);
+#define PUT(i, v) (out ? (void)(out[i] = (double)(v)) : (void)(out64[i] = (int64_t)(off + (uint64_t)(v))))
+    if (per == 4) {   /* element g is word g - 4 fb: a loop the compiler vectorises */
+        const uint32_t t = (uint32_t)((4294967296ull - r) % r), *x = w + (first - 4 * fb);
+        uint32_t bad = 0;
+        int64_t i = 0;
+#ifdef CPN_PHILOX_AVX2
+        if (use_avx2() && r < 4294967296ull) {
+            i = n & ~(int64_t)7;
+            bad = (uint32_t)(out ? lemire32_avx2(x, i, (uint32_t)r, t, out)
+                                 : lemire32_avx2_i64(x, i, (uint32_t)r, t, off, out64,
+                                                     big && ((uintptr_t)out64 & 31) == 0));
+        }
+#endif
+        for (; i < n; i++) {
+            const uint64_t m = (uint64_t)x[i] * r;
+            PUT(i, m >> 32);
+            bad |= (uint32_t)m < t;
+        }
+        if (bad)
+            for (int64_t i = 0; i < n; i++)
+                if ((uint32_t)((uint64_t)x[i] * r) < t)
+                    PUT(i, (uint64_t)cpn_philox_integer_from(seed, stream, (uint64_t)(first + i), r, x[i], 1));
+        return;
+    }
+    const uint32_t *x = w + 2 * (first - 2 * fb);   /* element g: words 2 (g - 2 fb), + 1 */
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t v = (uint64_t)x[2 * i] | (uint64_t)x[2 * i + 1] << 32, hi, lo;
+        cpn_philox_mul64(v, r, &hi, &lo);
+        /* hi < r <= 2**53; lo >= r implies lo >= 2**64 mod r */
+        PUT(i, lo >= r ? hi : (uint64_t)cpn_philox_integer_from(seed, stream, (uint64_t)(first + i), r, v, 1));
+    }
+#undef PUT
+}
+
 static void draw_chunk(int dist, uint64_t seed, uint64_t stream, double *out, int64_t first,
                        int64_t n, double p0, double p1)
 {
     uint32_t w[4 * RCHUNK];
     double a[RCHUNK], b[RCHUNK];
-    if (dist == CPN_RANDOM_INTEGER) {   /* Lemire: philox.h's cpn_philox_integer_from */
-        const uint64_t r = (uint64_t)p0;
-        const int per = r <= 4294967296ull ? 4 : 2;   /* elements per block */
-        const int64_t fb = first / per, nb = (first + n - 1) / per - fb + 1;
-        blocks_ld((uint32_t)seed, (uint32_t)(seed >> 32), stream, fb, nb, w, 0);
-        if (per == 4) {   /* element g is word g - 4 fb: a loop the compiler vectorises */
-            const uint32_t t = (uint32_t)((4294967296ull - r) % r), *x = w + (first - 4 * fb);
-            uint32_t bad = 0;
-            int64_t i = 0;
-#ifdef CPN_PHILOX_AVX2
-            if (use_avx2() && r < 4294967296ull) {
-                i = n & ~(int64_t)7;
-                bad = (uint32_t)lemire32_avx2(x, i, (uint32_t)r, t, out);
-            }
-#endif
-            for (; i < n; i++) {
-                const uint64_t m = (uint64_t)x[i] * r;
-                out[i] = (double)(m >> 32);
-                bad |= (uint32_t)m < t;
-            }
-            if (bad)
-                for (int64_t i = 0; i < n; i++)
-                    if ((uint32_t)((uint64_t)x[i] * r) < t)
-                        out[i] = cpn_philox_integer_from(seed, stream, (uint64_t)(first + i), r, x[i], 1);
-            return;
-        }
-        const uint32_t *x = w + 2 * (first - 2 * fb);   /* element g: words 2 (g - 2 fb), + 1 */
-        for (int64_t i = 0; i < n; i++) {
-            uint64_t v = (uint64_t)x[2 * i] | (uint64_t)x[2 * i + 1] << 32, hi, lo;
-            cpn_philox_mul64(v, r, &hi, &lo);
-            out[i] = lo >= r ? (double)hi   /* hi < r <= 2**53; lo >= r implies lo >= 2**64 mod r */
-                             : cpn_philox_integer_from(seed, stream, (uint64_t)(first + i), r, v, 1);
-        }
+    if (dist == CPN_RANDOM_INTEGER) {
+        integer_chunk(seed, stream, out, NULL, 0, first, n, (uint64_t)p0, 0);
         return;
     }
     if (dist == CPN_RANDOM_NORMAL) {   /* philox.h's ziggurat, two normals per block */
@@ -547,14 +601,15 @@ void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream
     const double span = hi - lo;
     if (dist == CPN_RANDOM_UNIFORM) {
         if (n <= 16384) {   /* a fused block, or a small draw: no parallel region */
-            uniform_block(k0, k1, stream, out, first, n, lo, span);
+            uniform_block(k0, k1, stream, out, first, n, lo, span, 0);
             return;
         }
         int64_t nchunks = (n + UNIFORM_CHUNK - 1) / UNIFORM_CHUNK;
+        const int big = n >= NT_MIN;
 #pragma omp parallel for schedule(static)
         for (int64_t c = 0; c < nchunks; c++) {
             int64_t b = c * UNIFORM_CHUNK, len = n - b < UNIFORM_CHUNK ? n - b : UNIFORM_CHUNK;
-            uniform_block(k0, k1, stream, out + b, first + b, len, lo, span);
+            uniform_block(k0, k1, stream, out + b, first + b, len, lo, span, big);
         }
         return;
     }
@@ -564,5 +619,22 @@ void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream
     for (int64_t c = 0; c < nchunks; c++) {
         int64_t b = c * RCHUNK, len = n - b < RCHUNK ? n - b : RCHUNK;
         draw_chunk((int)dist, seed, stream, out + b, first + b, len, lo, hi);
+    }
+}
+
+void cpn_kernel_random_to(enum cpn_random_dist dist, enum cpn_dtype dt, uint64_t seed, uint64_t stream,
+                          void *out, int64_t first, int64_t n, double p0, double p1, int64_t off)
+{
+    if (dt == CPN_DTYPE_FLOAT64) {
+        cpn_kernel_random(dist, seed, stream, (double *)out, first, n, p0, p1);
+        return;
+    }
+    CPN_ASSERT(dist == CPN_RANDOM_INTEGER && (dt == CPN_DTYPE_INT64 || dt == CPN_DTYPE_UINT64));
+    int64_t nchunks = (n + RCHUNK - 1) / RCHUNK;
+#pragma omp parallel for schedule(static) if (n > 16384)
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t b = c * RCHUNK, len = n - b < RCHUNK ? n - b : RCHUNK;
+        integer_chunk(seed, stream, NULL, (int64_t *)out + b, (uint64_t)off, first + b, len, (uint64_t)p0,
+                      n >= NT_MIN);
     }
 }

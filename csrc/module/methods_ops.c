@@ -691,23 +691,35 @@ PyObject *cpn_mod_arange(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
-/* random(dist, shape, seed, stream, lo, hi): float64 draws keyed by element index. */
+/* random(dist, shape, seed, stream, lo, hi[, int64_offset]): float64 draws keyed by element
+ * index; with an offset (dist INTEGER only, hi unused), int64 draws offset + [0, lo) (modulo
+ * 2**64: the same bits as uint64). */
 PyObject *cpn_mod_random(PyObject *m, PyObject *args)
 {
     int dist;
-    PyObject *shape_o;
-    unsigned long long seed, stream;
+    PyObject *shape_o, *off_o = NULL;
+    unsigned long long seed, stream, off = 0;
     double lo, hi;
-    if (!PyArg_ParseTuple(args, "iOKKdd", &dist, &shape_o, &seed, &stream, &lo, &hi)) return NULL;
+    if (!PyArg_ParseTuple(args, "iOKKdd|O", &dist, &shape_o, &seed, &stream, &lo, &hi, &off_o))
+        return NULL;
+    if (off_o) {
+        if (dist != CPN_RANDOM_INTEGER || !(lo >= 1.0 && lo <= 9007199254740992.0)) {
+            PyErr_SetString(PyExc_ValueError, "internal: int64 draws are integers in [0, r), r <= 2**53");
+            return NULL;
+        }
+        off = PyLong_AsUnsignedLongLongMask(off_o);
+        if (PyErr_Occurred()) return NULL;
+    }
     int ndim;
     int64_t shape[CPN_MAXDIM];
     if (cpn_parse_shape(shape_o, &ndim, shape) < 0) return NULL;
-    PyObject *r = cpn_array_new(CPN_DTYPE_FLOAT64, ndim, shape);
+    PyObject *r = cpn_array_new(off_o ? CPN_DTYPE_INT64 : CPN_DTYPE_FLOAT64, ndim, shape);
     if (!r) return NULL;
     struct cpn_op op = {.kind = CPN_OPK_RANDOM, .code = dist, .nout = 1};
     op.out[0] = cpn_array_view(r);
     op.iparam[0] = (int64_t)seed;
     op.iparam[1] = (int64_t)stream;
+    op.iparam[2] = (int64_t)off;
     op.dparam[0] = lo;
     op.dparam[1] = hi;
     return submit_for(r, &op);

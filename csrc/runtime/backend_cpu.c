@@ -96,10 +96,10 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
                           op->iparam[0], op->iparam[1]);
         return CPN_OK;
     case CPN_OPK_RANDOM:
-        CPN_ASSERT(cpn_view_is_contiguous(ov) && ov->dtype == CPN_DTYPE_FLOAT64);
-        cpn_kernel_random((enum cpn_random_dist)op->code, (uint64_t)op->iparam[0],
-                          (uint64_t)op->iparam[1], (double *)out->ptr, 0, cpn_view_size(ov),
-                          op->dparam[0], op->dparam[1]);
+        CPN_ASSERT(cpn_view_is_contiguous(ov));
+        cpn_kernel_random_to((enum cpn_random_dist)op->code, ov->dtype, (uint64_t)op->iparam[0],
+                             (uint64_t)op->iparam[1], out->ptr, 0, cpn_view_size(ov), op->dparam[0],
+                             op->dparam[1], op->iparam[2]);
         return CPN_OK;
     case CPN_OPK_REDUCE:
         return cpn_kernel_reduce(op->code, op->in[0]->dtype, ov->dtype, in->ptr, in->ndim, in->shape,

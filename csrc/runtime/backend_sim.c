@@ -107,7 +107,8 @@ static bool sim_supports(const struct cpn_op *op)
             return false;   /* the host path reports it */
         }
         return true;
-    case CPN_OPK_RANDOM:
+    case CPN_OPK_RANDOM:   /* as the CUDA backend: float64 draws (integer ones: the host) */
+        return cpn_view_is_contiguous(op->out[0]) && op->out[0]->dtype == CPN_DTYPE_FLOAT64;
     case CPN_OPK_ARANGE:
         return cpn_view_is_contiguous(op->out[0]);
     case CPN_OPK_MATMUL:

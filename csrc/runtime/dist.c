@@ -1213,9 +1213,9 @@ static enum cpn_status exec_generate(const struct cpn_op *op, struct cpn_fprepor
         if (n) first += s->tlo[n - 1];
         char *dst = tile + loff * (int64_t)item;
         if (op->kind == CPN_OPK_RANDOM)
-            cpn_kernel_random((enum cpn_random_dist)op->code, (uint64_t)op->iparam[0],
-                              (uint64_t)op->iparam[1], (double *)dst, first, len, op->dparam[0],
-                              op->dparam[1]);
+            cpn_kernel_random_to((enum cpn_random_dist)op->code, s->dtype, (uint64_t)op->iparam[0],
+                                 (uint64_t)op->iparam[1], dst, first, len, op->dparam[0],
+                                 op->dparam[1], op->iparam[2]);
         else
             cpn_kernel_arange(s->dtype, dst, first, len, op->dparam[0], op->dparam[1],
                               op->iparam[0], op->iparam[1]);

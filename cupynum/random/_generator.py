@@ -234,6 +234,13 @@ class _Base:
         a = _core.random(code, () if shape is None else shape, self._key(), s, float(p0), float(p1))
         return a
 
+    def _ints(self, shape, r, off=0, stream=None):
+        """int64 integers off + [0, r) (modulo 2**64), r <= 2**53, written by the draw itself: the
+        values of _raw(_INTEGER, shape, r), without a float64 array and a cast."""
+        s = self._stream() if stream is None else stream
+        return _core.random(_INTEGER, () if shape is None else shape, self._key(), s, float(r), 0.0,
+                            off % 2**64)
+
     @staticmethod
     def _finish(a, shape, dtype=None, discrete=False):
         if shape is None:
@@ -337,11 +344,9 @@ class _Base:
         r = hi - lo + 1
         if shape is None:   # a scalar: element 0 of a 1-element draw
             return dt.type(_np.asarray(self._integers(lo, hi, 1, dt, True))[0])
-        if r <= 2**53:
-            d = self._raw(_INTEGER, shape, float(r))
-            if not lo:
-                return d.astype(dt)
-            v = d.astype(_np.uint64)
+        if r <= 2**53:   # lo + [0, r) fits dt: int64's bits are dt's value, modulo 2**64
+            d = self._ints(shape, r, lo)
+            return d if dt == _np.int64 else d.astype(dt)
         else:   # wide ranges: 64 bits from two draws, rejection of what lies beyond r
             v = self._wide(shape, r)
         if lo:   # modulo 2**64: the value fits dt, so the wrapping cast gives it
@@ -355,8 +360,8 @@ class _Base:
         cp = _cp()
         nhi = -(-r // 2**32)
         def one():
-            h = self._raw(_INTEGER, shape, float(nhi)).astype(_np.uint64)
-            lw = self._raw(_INTEGER, shape, 2.0**32).astype(_np.uint64)
+            h = self._ints(shape, nhi).astype(_np.uint64)
+            lw = self._ints(shape, 2**32).astype(_np.uint64)
             return h * _np.uint64(2**32) + lw
         v = one()
         if r == 2**64:
@@ -647,7 +652,7 @@ class _Base:
         n = 1 if shape is None else int(_np.prod(shape))
         if replace:
             if pn is None:
-                idx = self._raw(_INTEGER, (n,), float(pop)).astype(_np.int64)
+                idx = self._ints((n,), pop)
             else:
                 cdf = _np.cumsum(pn)
                 cdf /= cdf[-1]
@@ -676,7 +681,7 @@ class _Base:
         n = operator.index(length)
         if n == 0:
             return b""
-        v = self._raw(_INTEGER, (n,), 256.0).astype(_np.uint8)
+        v = self._ints((n,), 256).astype(_np.uint8)
         return _np.asarray(v).tobytes()
 
     # ---- multivariate --------------------------------------------------------------------------
