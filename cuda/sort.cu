@@ -122,35 +122,7 @@ __global__ void k_out(const char *in, const cpn_cub_layout il, const int64_t *id
     }
 }
 
-struct Temps {
-    void *p[8] = {};
-    size_t n[8] = {};
-    int k = 0;
-    void *get(size_t bytes)
-    {
-        if (k == 8) return nullptr;
-        if (bytes == 0) bytes = 1;
-        void *q = cpn_alloc_device(bytes);
-        if (q) {
-            p[k] = q;
-            n[k++] = bytes;
-        }
-        return q;
-    }
-    ~Temps()
-    {
-        for (int i = k - 1; i >= 0; i--) cpn_free_device(p[i], n[i]);
-    }
-};
-
-#define TRY(...)                                                                         \
-    do {                                                                                 \
-        cudaError_t e_ = (__VA_ARGS__);                                                  \
-        if (e_ != cudaSuccess) return e_;                                                \
-    } while (0)
-#define ALLOC(var, type, count)                                                          \
-    type *var = (type *)T.get((size_t)(count) * sizeof(type));                           \
-    if (!var) return cudaErrorMemoryAllocation
+#include "temps.cuh"
 
 size_t item_of(int dt)
 {

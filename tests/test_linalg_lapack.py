@@ -584,6 +584,13 @@ def test_partitioned_inv_det_singular():
     assert float(cupynum.linalg.det(cupynum.array(p))) == check_det
 
 
+def _scalapack_sent(monkeypatch, env, f, x):
+    """(bytes this rank sent, the result as NumPy) of f(x) with CUPYNUM_SCALAPACK=env."""
+    monkeypatch.setenv("CUPYNUM_SCALAPACK", env)
+    r, b = _sent(lambda: f(x))
+    return b, numpy.asarray(r)
+
+
 QR_SVD_SHAPES = [(1, 1), (7, 7), (40, 13), (13, 40), (100, 100), (129, 64)]
 
 
@@ -632,13 +639,8 @@ def test_partitioned_qr_svd_bytes(monkeypatch, name):
          "svd": lambda x: cupynum.linalg.svd(x, full_matrices=False)[0],
          "svdvals": lambda x: cupynum.linalg.svd(x, compute_uv=False)}[name]
 
-    def sent(env):
-        monkeypatch.setenv("CUPYNUM_SCALAPACK", env)
-        r, b = _sent(lambda: f(a))
-        return b, numpy.asarray(r)
-
-    b1, r1 = sent("1")
-    b0, r0 = sent("0")
+    b1, r1 = _scalapack_sent(monkeypatch, "1", f, a)
+    b0, r0 = _scalapack_sent(monkeypatch, "0", f, a)
     fix = phase_fixed if name == "svd" else (lambda x: x)
     assert _rel(fix(r1), fix(r0)) <= 1e-10
     if b1 == b0:
@@ -663,13 +665,8 @@ def test_partitioned_scalapack_bytes(monkeypatch, name):
     f = {"inv": cupynum.linalg.inv, "det": cupynum.linalg.det, "cholesky": cupynum.linalg.cholesky,
          "eigh": lambda x: cupynum.linalg.eigh(x)[1]}[name]
 
-    def sent(env):
-        monkeypatch.setenv("CUPYNUM_SCALAPACK", env)
-        r, b = _sent(lambda: f(s))
-        return b, numpy.asarray(r)
-
-    b1, r1 = sent("1")
-    b0, r0 = sent("0")
+    b1, r1 = _scalapack_sent(monkeypatch, "1", f, s)
+    b0, r0 = _scalapack_sent(monkeypatch, "0", f, s)
     assert _rel(phase_fixed(r1) if name == "eigh" else r1, phase_fixed(r0) if name == "eigh" else r0) <= 1e-10
     if b1 == b0:
         pytest.skip("built without ScaLAPACK (both paths gather)")
