@@ -270,13 +270,18 @@ cpn_loop_fn cpn_kernel_elementwise_scalar(enum cpn_opcode code, enum cpn_dtype d
  * output or second operand is of another type than the first, and those that may fail on their
  * data (NEGEXP), have none (cpn_kernel_at_loop gives NULL). */
 #define AT_PREFETCH 64
+/* The element AT_PREFETCH indices ahead of j, fetched for writing when it is in [lo, hi). */
+static inline void at_prefetch(char *dst, int64_t n, int64_t ds, const char *idx, int64_t is, int64_t j,
+                               int64_t m, int64_t lo, int64_t hi)
+{
+    if (j + AT_PREFETCH >= m) return;
+    int64_t q = *(const int64_t *)(idx + (j + AT_PREFETCH) * is);
+    q += q < 0 ? n : 0;
+    if (q >= lo && q < hi) __builtin_prefetch(dst + q * ds, 1);
+}
 #define AT_BODY(T, APPLY)                                                                    \
     for (int64_t j = 0; j < m; j++) {                                                     \
-        if (j + AT_PREFETCH < m) {                                                        \
-            int64_t q = *(const int64_t *)(idx + (j + AT_PREFETCH) * is);                \
-            q += q < 0 ? n : 0;                                                           \
-            if (q >= lo && q < hi) __builtin_prefetch(dst + q * ds, 1);                   \
-        }                                                                                 \
+        at_prefetch(dst, n, ds, idx, is, j, m, lo, hi);                                 \
         int64_t k = *(const int64_t *)(idx + j * is);                                     \
         if (k < 0) k += n;                                                                \
         if (k < 0 || k >= n) return j;                                                    \
@@ -303,11 +308,7 @@ cpn_loop_fn cpn_kernel_elementwise_scalar(enum cpn_opcode code, enum cpn_dtype d
         unsigned f = 0;                                                                   \
         int64_t r = -1;                                                                   \
         for (int64_t j = 0; j < m; j++) {                                                 \
-            if (j + AT_PREFETCH < m) {                                                    \
-                int64_t q = *(const int64_t *)(idx + (j + AT_PREFETCH) * is);            \
-                q += q < 0 ? n : 0;                                                       \
-                if (q >= lo && q < hi) __builtin_prefetch(dst + q * ds, 1);               \
-            }                                                                             \
+            at_prefetch(dst, n, ds, idx, is, j, m, lo, hi);                             \
             int64_t k = *(const int64_t *)(idx + j * is);                                 \
             if (k < 0) k += n;                                                            \
             if (k < 0 || k >= n) {                                                        \
