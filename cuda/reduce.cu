@@ -53,24 +53,7 @@ extern "C" {
 
 namespace {
 
-constexpr int kBlock = 256;
-
-/* Grid of a grid-stride loop over n elements. */
-unsigned grid_for(int64_t n)
-{
-    int64_t b = (n + kBlock - 1) / kBlock;
-    return (unsigned)(b < 1 ? 1 : b > (1 << 20) ? (1 << 20) : b);
-}
-
-__host__ __device__ __forceinline__ int64_t offset_of(const cpn_cub_layout &l, int64_t i)
-{
-    int64_t off = 0;
-    for (int d = l.ndim - 1; d >= 0; d--) {
-        off += (i % l.shape[d]) * l.stride[d];
-        i /= l.shape[d];
-    }
-    return off;
-}
+#include "cub_common.cuh"
 
 /* The value at p (dtype dt) converted to TA as C converts (bool: nonzero). */
 template <typename TA>
@@ -308,8 +291,6 @@ __host__ W highest()
     return cuda::std::numeric_limits<W>::has_infinity ? cuda::std::numeric_limits<W>::infinity()
                                                       : cuda::std::numeric_limits<W>::max();
 }
-
-#include "temps.cuh"
 
 /* One value per row: rows of len contiguous values of type In in `buf`, results into `res`. */
 template <typename In, typename Acc, typename Op>

@@ -33,24 +33,9 @@ extern "C" {
 
 namespace {
 
-constexpr int kBlock = 256;
 constexpr uint64_t kSign = (uint64_t)1 << 63;
 
-unsigned grid_for(int64_t n)
-{
-    int64_t b = (n + kBlock - 1) / kBlock;
-    return (unsigned)(b < 1 ? 1 : b > (1 << 20) ? (1 << 20) : b);
-}
-
-__host__ __device__ __forceinline__ int64_t offset_of(const cpn_cub_layout &l, int64_t i)
-{
-    int64_t off = 0;
-    for (int d = l.ndim - 1; d >= 0; d--) {
-        off += (i % l.shape[d]) * l.stride[d];
-        i /= l.shape[d];
-    }
-    return off;
-}
+#include "cub_common.cuh"
 
 __host__ __device__ __forceinline__ uint64_t fkey(uint64_t b)
 {
@@ -121,8 +106,6 @@ __global__ void k_out(const char *in, const cpn_cub_layout il, const int64_t *id
         }
     }
 }
-
-#include "temps.cuh"
 
 size_t item_of(int dt)
 {
