@@ -9,8 +9,6 @@ import pytest
 import cupynum
 from conftest import check
 
-pytestmark = [pytest.mark.mpi_device]
-
 SIZES = [0, 1, 7, 31, 32, 33, 1023, 1025, 8159, 8160, 8161, 8193, 100003, 300007]
 
 

@@ -344,6 +344,16 @@ static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
                 row += (q % g->rshape[d]) * g->rstride[d];
                 q /= g->rshape[d];
             }
+            if (g->bsum) {   /* count, no cast through buf */
+                const unsigned char *b = (const unsigned char *)row;
+                if (ist == 1 && ost == 8) {
+                    uint64_t *d = (uint64_t *)dst;
+                    for (int64_t j = 0; j < len; j++) d[j] += b[j] != 0;
+                } else {
+                    for (int64_t j = 0; j < len; j++) *(uint64_t *)(dst + j * ost) += b[j * ist] != 0;
+                }
+                continue;
+            }
             char *src = (char *)row;
             int64_t sst = ist;
             if (g->in_dt != g->acc_dt) {
