@@ -148,6 +148,15 @@ static enum cpn_status run_task(const struct cpn_fused_prog *p, const struct geo
             break;
         case CPN_FI_REDUCE: {
             _Alignas(16) unsigned char part[16];
+            if (CPN_KERNEL_BOOL_COUNT(in->rcode, in->dt, in->acc_dt)) {   /* count(c > 1) */
+                uint64_t n = cpn_kernel_count_nonzero_bytes(args[0], st[0], cnt);
+                if (!*has) {
+                    memset(acc, 0, 16);
+                    *has = 1;
+                }
+                *(uint64_t *)acc += n;
+                break;
+            }
             int64_t dummy[1] = {0};
             enum cpn_status s = cpn_kernel_reduce(in->rcode, in->dt, in->acc_dt, args[0], 1, &cnt,
                                                   &st[0], 1, (char *)part, dummy, NULL, NULL);

@@ -160,6 +160,15 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
                                   const int64_t *ostrides, const void *initial,
                                   struct cpn_fpreport *fp);
 
+/* True when the add reduction of in_dt into acc_dt is a count of nonzero bytes (bool into a
+ * 64-bit integer), which cpn_kernel_count_nonzero_bytes computes without casting each element. */
+#define CPN_KERNEL_BOOL_COUNT(code, in_dt, acc_dt)                                         \
+    ((code) == CPN_OP_ADD && (in_dt) == CPN_DTYPE_BOOL &&                                \
+     ((acc_dt) == CPN_DTYPE_INT64 || (acc_dt) == CPN_DTYPE_UINT64))
+
+/* The number of nonzero bytes among the n at `p`, `st` bytes apart.  Local. */
+uint64_t cpn_kernel_count_nonzero_bytes(const char *p, int64_t st, int64_t n);
+
 /* argmax (code MAXIMUM) or argmin (MINIMUM) of `in` over the dimensions set in `axes`: the int64
  * C-order index over the reduced dimensions of the first extreme element, the first NaN where
  * there is one (NumPy's rule; complex ordering lexicographic).  The reduced extent must be

@@ -128,6 +128,31 @@ static fold_fn fold_for(enum cpn_opcode code, enum cpn_dtype dt)
     return cpn_op_combines(code) ? folds[code][dt] : NULL;
 }
 
+/* The number of nonzero bytes among n at stride st: sum(bool) into a 64-bit accumulator without
+ * the bool -> int64 cast of every element (8x the bytes).  Contiguous runs add 32 bytes at a time
+ * into 8-bit lanes, flushed to the total every 255 rounds (before a lane can wrap); the compiler
+ * vectorises the lanes.  Integer addition: the grouping does not change the sum. */
+uint64_t cpn_kernel_count_nonzero_bytes(const char *in, int64_t st, int64_t n)
+{
+    const unsigned char *p = (const unsigned char *)in;
+    uint64_t total = 0;
+    int64_t i = 0;
+    if (st != 1) {
+        for (; i < n; i++) total += p[i * st] != 0;
+        return total;
+    }
+    while (n - i >= 32) {
+        int64_t m = (n - i) / 32;
+        if (m > 255) m = 255;
+        uint8_t lane[32] = {0};
+        for (int64_t k = 0; k < m; k++, i += 32)
+            for (int j = 0; j < 32; j++) lane[j] += p[i + j] != 0;
+        for (int j = 0; j < 32; j++) total += lane[j];
+    }
+    for (; i < n; i++) total += p[i] != 0;
+    return total;
+}
+
 /* The reduction's geometry, shared by every worker. */
 struct rgeom {
     const char *in;
@@ -138,6 +163,7 @@ struct rgeom {
     enum cpn_dtype in_dt, acc_dt;
     size_t acc_size;
     cpn_loop_fn cast;              /* NULL when runs can be folded in place */
+    int bsum;                      /* CPN_KERNEL_BOOL_COUNT: counted, not cast */
     fold_fn fold;                  /* NULL: fold through the op's element-wise loop */
     cpn_loop_fn loop;              /* the op's element-wise loop on acc_dt */
     enum cpn_opcode code;
@@ -205,6 +231,11 @@ static void fold_range(struct rgeom *g, const char *base, int64_t rb, int64_t re
             q /= g->rshape[d];
         }
         int64_t run = inner - i0 < re - r ? inner - i0 : re - r;
+        if (g->bsum) {
+            *(uint64_t *)acc += cpn_kernel_count_nonzero_bytes(p, ist, run);
+            r += run;
+            continue;
+        }
         /* In place: a long run, or (nothing gathered yet) the whole rest of the range -- the
          * same pairwise groups as through the buffer, without the copy. */
         if (!g->cast && (run >= BUFN || (fill == 0 && run == re - r))) {
@@ -313,6 +344,16 @@ static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
                 row += (q % g->rshape[d]) * g->rstride[d];
                 q /= g->rshape[d];
             }
+            if (g->bsum) {   /* count, no cast through buf */
+                const unsigned char *b = (const unsigned char *)row;
+                if (ist == 1 && ost == 8) {
+                    uint64_t *d = (uint64_t *)dst;
+                    for (int64_t j = 0; j < len; j++) d[j] += b[j] != 0;
+                } else {
+                    for (int64_t j = 0; j < len; j++) *(uint64_t *)(dst + j * ost) += b[j * ist] != 0;
+                }
+                continue;
+            }
             char *src = (char *)row;
             int64_t sst = ist;
             if (g->in_dt != g->acc_dt) {
@@ -389,6 +430,7 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
     if (nout == 0) return CPN_OK;
     const int64_t ist = g.rstride[g.nr - 1];
     if (!(in_dt == acc_dt && ist == (int64_t)g.acc_size)) g.cast = cpn_kernel_cast(in_dt, acc_dt);
+    g.bsum = CPN_KERNEL_BOOL_COUNT(code, in_dt, acc_dt);
     /* The innermost input dimension is kept and walked with a smaller stride than every reduced
      * one: accumulate whole rows. */
     if (g.nk > 0 && !(axes >> (ndim - 1) & 1) && g.nred > 0 && g.kshape[g.nk - 1] > 1) {
