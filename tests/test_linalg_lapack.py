@@ -488,6 +488,7 @@ def test_partitioned_stack_moves_nothing(shape, dt):
          lambda x: numpy.sort_complex(numpy.asarray(x).astype(complex))),
     ]
     p = cupynum.runtime_info()["ranks"]
+    over = []
     for name, f, g, *post in cases:
         r, sent = _sent(f)
         want = g()
@@ -509,10 +510,16 @@ def test_partitioned_stack_moves_nothing(shape, dt):
             limit += wide * (_tile_bytes(operand) + (_tile_bytes(b) if name == "solve" else 0))
             if wide == 2 and isinstance(r, cupynum.ndarray):   # the cast back to single precision
                 limit += 2 * _tile_bytes(r)                    # lays the result out as the operand
+            limit += 1024                                      # lapack_info's agreement
         if p > 1:
-            assert sent <= limit, (name, sent, limit, cupynum._core._tiling(a))
+            # collected, not asserted here: a rank that left the loop early would take the
+            # others' next collective for its own (the ranks fall out of step and hang)
+            if sent > limit:
+                over.append((name, sent, limit))
             if name in ("solve", "inv", "cholesky", "eigh"):   # left where they were computed
-                assert (tiled if post else cupynum._core._tiling(r)["tiled"]), name
+                if not (tiled if post else cupynum._core._tiling(r)["tiled"]):
+                    over.append((name, "not tiled"))
+    assert not over, (over, cupynum._core._tiling(a))
 
 
 def test_partitioned_stack_failures_raise_on_every_rank():
