@@ -46,12 +46,7 @@ static int64_t count_rows(int ndim, const int64_t *shape, const char *mask, cons
     for (int64_t r = r0; r < r1; r++) {
         int64_t off;
         row_offsets(ndim, shape, sts, 1, r, &off);
-        const char *m = mask + off;
-        if (ms == 1) {
-            for (int64_t i = 0; i < len; i++) n += m[i] != 0;
-        } else {
-            for (int64_t i = 0; i < len; i++) n += m[i * ms] != 0;
-        }
+        n += (int64_t)cpn_kernel_count_nonzero_bytes(mask + off, ms, len);
     }
     return n;
 }
