@@ -215,10 +215,7 @@ def _value(dtype, value):
         if isinstance(value, (complex, _np.complexfloating)) and dtype.kind != "c":
             return None
         from ._ndarray import scalar_for_setitem
-        return _core.from_any(scalar_for_setitem(dtype, value))
-        tmp = _np.empty((), dtype)
-        tmp[()] = value                       # NumPy's conversion and its errors
-        return _core.from_any(tmp)
+        return _core.from_any(scalar_for_setitem(dtype, value))   # NumPy's conversion, its errors
     if not isinstance(value, ndarray):
         if isinstance(value, _np.ndarray) and type(value) is not _np.ndarray:
             return None

@@ -261,7 +261,6 @@ cpn_loop_fn cpn_kernel_elementwise_scalar(enum cpn_opcode code, enum cpn_dtype d
     return loop_table[code][dt];
 }
 
-/* The vector override (vmath.c) where there is one, else the plain loop. */
 /* ---- ufunc.at over a whole index list -------------------------------------------------------
  * dst[k] = fn(dst[k], val[j]) (or fn(dst[k])) for k = idx[j], j = 0..m-1 in order, applied only
  * where lo <= k < hi (k counted from the end when negative), with the scalar functions the plain
@@ -366,6 +365,7 @@ cpn_at_fn cpn_kernel_at_loop(enum cpn_opcode code, enum cpn_dtype dt)
     return at_table[code][dt];
 }
 
+/* The vector override (vmath.c) where there is one, else the plain loop. */
 cpn_loop_fn cpn_kernel_elementwise(enum cpn_opcode code, enum cpn_dtype dt)
 {
     cpn_loop_fn v = cpn_vmath_loop(code, dt);
