@@ -504,7 +504,7 @@ PyObject *cpn_mod_lapack(PyObject *m, PyObject *args)
     }
     /* a stack whose tiles cut its matrices: copied into slabs of whole matrices first (b, when
      * tiled, alike), so that each rank factors its own (scalapack.h) */
-    PyObject *slabs[2] = {NULL, NULL};
+    PyObject *slabs[2] = {NULL, NULL}, *r = NULL, *x = NULL;
     if (cpn_lapack_batch_wants_slabs(av)) {
         struct cpn_store *sa = cpn_store_new_slabs(dt, nd, av->shape, 0);
         slabs[0] = sa ? cpn_array_from_store(sa) : PyErr_NoMemory();
@@ -513,11 +513,8 @@ PyObject *cpn_mod_lapack(PyObject *m, PyObject *args)
             slabs[1] = sb ? cpn_array_from_store(sb) : PyErr_NoMemory();
         }
         if (!slabs[0] || (bv && bv->store->tiled && !slabs[1]) || cpn_assign(cpn_array_view(slabs[0]), a) < 0 ||
-            (slabs[1] && cpn_assign(cpn_array_view(slabs[1]), b) < 0)) {
-            Py_XDECREF(slabs[0]);
-            Py_XDECREF(slabs[1]);
-            return NULL;
-        }
+            (slabs[1] && cpn_assign(cpn_array_view(slabs[1]), b) < 0))
+            goto fail;
         av = cpn_array_view(slabs[0]);
         if (slabs[1]) bv = cpn_array_view(slabs[1]);
     }
@@ -526,9 +523,8 @@ PyObject *cpn_mod_lapack(PyObject *m, PyObject *args)
     shape[nd - 2] = L;
     /* under distribution, a stack tiled along its batch only: results tiled alike (scalapack.h) */
     const struct cpn_store *batch = cpn_lapack_batch_source(av, bv);
-    PyObject *r = batch ? cpn_array_from_store(cpn_store_new_batch_as((enum cpn_dtype)odt, nd - 1, shape, batch, nd - 2))
-                        : cpn_array_new(odt, nd - 1, shape);
-    PyObject *x = NULL;
+    r = batch ? cpn_array_from_store(cpn_store_new_batch_as((enum cpn_dtype)odt, nd - 1, shape, batch, nd - 2))
+              : cpn_array_new(odt, nd - 1, shape);
     if (!r) goto fail;
     shape[nd - 2] = naux;
     x = batch ? cpn_array_from_store(cpn_store_new_batch_as(CPN_DTYPE_FLOAT64, nd - 1, shape, batch, nd - 2))
