@@ -1,7 +1,9 @@
 """Array creation: NumPy's signatures, cupynum stores underneath.
 
-Buffers are zero-filled when first touched, so `zeros` and `empty` cost nothing until used;
-`ones`/`full` queue a fill; data from Python objects is copied in once."""
+Buffers are allocated when first touched, so `zeros` and `empty` cost nothing until used: a
+`zeros` buffer is zero-filled then, an `empty` one is not (its values are undefined until written,
+as NumPy's: a result filled piece by piece is written once); `ones`/`full` queue a fill; data from
+Python objects is copied in once."""
 
 import math
 import operator
@@ -27,11 +29,12 @@ def _check_order(order):
 
 def empty(shape, dtype=float, order="C", *, device=None, like=None):
     _check_order(order)
-    return _core.empty(_shape_tuple(shape), _np.dtype(dtype))
+    return _core.empty(_shape_tuple(shape), _np.dtype(dtype), None, True)
 
 
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):
-    return empty(shape, dtype, order)
+    _check_order(order)
+    return _core.empty(_shape_tuple(shape), _np.dtype(dtype))
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):

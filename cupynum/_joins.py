@@ -76,7 +76,8 @@ def _tiled(a):
 
 
 def _empty(shape, dtype):
-    return _core.empty(tuple(shape), _np.dtype(dtype))
+    """A result every join writes whole: not zero-filled first (NumPy's `empty`)."""
+    return _core.empty(tuple(shape), _np.dtype(dtype), None, True)
 
 
 def _empty_as(shape, dtype, a):
@@ -495,7 +496,7 @@ def roll(a, shift, axis=None):
         whole = slice(None)
         pieces.append([(whole, whole)] if k == 0 else
                       [(slice(None, -k), slice(k, None)), (slice(-k, None), slice(None, k))])
-    out = _core.empty(a.shape, a.dtype, a) if a.ndim else _empty(a.shape, a.dtype)
+    out = _core.empty(a.shape, a.dtype, a, True) if a.ndim else _empty(a.shape, a.dtype)
     if a.size == 0:
         return out
     for combo in itertools.product(*pieces):

@@ -19,17 +19,22 @@ static PyObject *submit_for(PyObject *r, const struct cpn_op *op)
 PyObject *cpn_mod_empty(PyObject *m, PyObject *args)
 {
     PyObject *shape_o, *dtype_o, *like = Py_None;
-    if (!PyArg_ParseTuple(args, "OO|O", &shape_o, &dtype_o, &like)) return NULL;
+    int uninit = 0;
+    if (!PyArg_ParseTuple(args, "OO|Op", &shape_o, &dtype_o, &like, &uninit)) return NULL;
     int ndim;
     int64_t shape[CPN_MAXDIM];
     if (cpn_parse_shape(shape_o, &ndim, shape) < 0) return NULL;
     int dt = cpn_dtype_from_object(dtype_o);
     if (dt < 0) return NULL;
+    PyObject *r;
     if (like != Py_None) {   /* laid out like an operand of the op that will write it */
         if (cpn_check_array(like) < 0) return NULL;
-        return cpn_array_new_like(dt, ndim, shape, cpn_array_view(like));
+        r = cpn_array_new_like(dt, ndim, shape, cpn_array_view(like));
+    } else {
+        r = cpn_array_new(dt, ndim, shape);
     }
-    return cpn_array_new(dt, ndim, shape);
+    if (r && uninit) cpn_array_view(r)->store->uninit = true;
+    return r;
 }
 
 PyObject *cpn_mod_cast(PyObject *m, PyObject *args)

@@ -53,6 +53,7 @@ static struct cpn_store *store_alloc(enum cpn_dtype dtype, int ndim, const int64
     s->poison_msg = NULL;
     s->tiled = false;
     s->virt = false;
+    s->uninit = false;
     s->splits = NULL;
     s->refcnt = 1;
     s->id = next_id++;
@@ -300,7 +301,7 @@ static void *store_data(struct cpn_store *s, int zero)
         return r->data;
     }
     bool from_dev = r->dev && r->dev_state == CPN_WHERE_DEVICE;
-    if (!r->data) r->data = zero && !from_dev ? cpn_alloc_zeroed(n ? n : 1) : cpn_alloc(n ? n : 1);
+    if (!r->data) r->data = zero && !from_dev && !r->uninit ? cpn_alloc_zeroed(n ? n : 1) : cpn_alloc(n ? n : 1);
     if (!r->data) return NULL;
     if (from_dev) {
         enum cpn_status st = cpn_backend_active()->to_host(r->data, r->dev, n);
@@ -328,7 +329,7 @@ void *cpn_store_device_data(struct cpn_store *s, bool write, bool overwrite)
     if (r->dev_state == CPN_WHERE_HOST) {
         if (!overwrite) {
             enum cpn_status st = r->data ? be->to_device(r->dev, r->data, n)
-                                         : fresh ? be->fill_zero(r->dev, n) : CPN_OK;
+                                         : fresh && !r->uninit ? be->fill_zero(r->dev, n) : CPN_OK;
             if (st != CPN_OK) return NULL;
             if (r->data) cpn_stats.bytes_to_device += (int64_t)n;
         }

@@ -67,6 +67,9 @@ struct cpn_store {
     /* Virtual (root stores): no buffer anywhere; the values are gen's (see the file header). */
     bool virt;
     struct cpn_store_gen gen;
+    /* Contents undefined until written (NumPy's `empty`): the first buffer is not zero-filled,
+     * so a store its first ops overwrite piece by piece (joins, pad) is written once, not twice. */
+    bool uninit;
 };
 
 /* A new root store of `shape` (ndim <= CPN_MAXDIM, non-negative extents); refcount 1.
