@@ -1141,6 +1141,119 @@ def insert(arr, obj, values, axis=None):
     return new
 
 
+# ---- r_ and c_ ---------------------------------------------------------------------------------
+#
+# NumPy's AxisConcatenator (numpy/lib/_index_tricks_impl.py) item for item: a slice is an arange
+# (a complex step: that many points by linspace, the end included), a string first entry sets the
+# axis / ndmin / trans1d, a Python or NumPy scalar joins as a weak scalar in the result type, and
+# anything else becomes an array of at least ndmin dimensions whose own axes are moved to trans1d.
+# The pieces are cast to the one result type and joined by `concatenate` above (owner-computes
+# under mpirun).  Only the matrix forms ('r'/'c' directives, a string key) build NumPy's matrix
+# class and stay NumPy's.
+
+class _AxisConcatenator:
+    __slots__ = ("_axis", "_ndmin", "_trans1d", "_name")
+
+    def __init__(self, name, axis, ndmin=1, trans1d=-1):
+        self._name, self._axis, self._ndmin, self._trans1d = name, axis, ndmin, trans1d
+
+    def _numpy(self, key):
+        _fallback.note(f"numpy.{self._name}", 1)
+        return _fallback.call(f"numpy.{self._name}", getattr(_np, self._name).__getitem__, (key,), {})
+
+    def _directive(self, text, k, axis, ndmin, trans1d):
+        """(axis, ndmin, trans1d) from a string entry, or None for the matrix directives."""
+        if k != 0:
+            raise ValueError("special directives must be the first entry.")
+        if text in ("r", "c"):
+            return None
+        if "," in text:
+            parts = text.split(",")
+            try:
+                axis, ndmin = (int(x) for x in parts[:2])
+                if len(parts) == 3:
+                    trans1d = int(parts[2])
+                return axis, ndmin, trans1d
+            except Exception as e:
+                raise ValueError(f"unknown special directive {text!r}") from e
+        try:
+            return int(text), ndmin, trans1d
+        except (ValueError, TypeError) as e:
+            raise ValueError("unknown special directive") from e
+
+    def _range(self, sl, ndmin, trans1d):
+        from ._creation import arange, linspace
+        start = 0 if sl.start is None else sl.start
+        step = 1 if sl.step is None else sl.step
+        if isinstance(step, (complex, _np.complexfloating)):
+            piece = linspace(start, sl.stop, num=int(abs(step)))
+        else:
+            piece = arange(start, sl.stop, step)
+        if ndmin > 1:
+            piece = _core.reshape(piece, (1,) * (ndmin - 1) + piece.shape)
+            if trans1d != -1:
+                piece = piece.swapaxes(-1, trans1d)
+        return piece
+
+    def _array(self, item, ndmin, trans1d):
+        from ._creation import asarray
+        a = _asarray(item) if not isinstance(item, ndarray) else item
+        nd = a.ndim
+        if nd < ndmin:
+            a = _core.reshape(a, (1,) * (ndmin - nd) + a.shape)
+            if trans1d != -1:
+                k2 = ndmin - nd
+                k1 = trans1d + k2 + 1 if trans1d < 0 else trans1d
+                order = list(range(ndmin))
+                a = a.transpose(order[:k1] + order[k2:] + order[k1:k2])
+        return asarray(a)
+
+    def __getitem__(self, key):
+        if isinstance(key, str):
+            return self._numpy(key)             # the matrix builder: NumPy's matrix class
+        if not isinstance(key, tuple):
+            key = (key,)
+        axis, ndmin, trans1d = self._axis, self._ndmin, self._trans1d
+        pieces, kinds = [], []
+        try:
+            for k, item in enumerate(key):
+                if isinstance(item, slice):
+                    piece = self._range(item, ndmin, trans1d)
+                    kinds.append(piece.dtype)
+                elif isinstance(item, str):
+                    d = self._directive(item, k, axis, ndmin, trans1d)
+                    if d is None:
+                        return self._numpy(key)
+                    axis, ndmin, trans1d = d
+                    continue
+                elif type(item) in _np.ScalarType:
+                    piece = item
+                    kinds.append(item)
+                else:
+                    piece = self._array(item, ndmin, trans1d)
+                    kinds.append(piece.dtype)
+                pieces.append(piece)
+        except _NotNative:
+            return self._numpy(key)
+        if kinds:
+            dt = _np.result_type(*kinds)
+            if dt not in _NATIVE:
+                return self._numpy(key)
+            from ._creation import array
+            pieces = [array(p, dtype=dt, copy=None, ndmin=ndmin) for p in pieces]
+        return concatenate(tuple(pieces), axis=axis)
+
+    def __len__(self):
+        return 0
+
+    def __repr__(self):
+        return f"<cupynum {self._name}>"
+
+
+r_ = _AxisConcatenator("r_", 0)
+c_ = _AxisConcatenator("c_", -1, ndmin=2, trans1d=0)
+
+
 NAMES = ("concatenate concat stack vstack row_stack hstack dstack column_stack block "
          "append repeat tile roll copyto require trim_zeros resize pad insert delete").split()
 
@@ -1155,6 +1268,7 @@ def install(cls, namespace, implemented):
             continue
         namespace[n] = g[n]
         implemented[npf] = g[n]
+    namespace["r_"], namespace["c_"] = r_, c_
     cls.repeat = _method_repeat
     cls.resize = _method_resize
     _method_resize.__name__ = "resize"

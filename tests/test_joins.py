@@ -236,6 +236,100 @@ def test_foreign_arguments_fall_back():
     assert list(cupynum.concatenate([s, s])) == list(numpy.concatenate([s, s]))
 
 
+# ---- r_ and c_ ---------------------------------------------------------------------------------
+
+_RC_CASES = [
+    lambda m, x, y: m.r_[x, 0, 0, y],
+    lambda m, x, y: m.r_[-1:1:6j, [0] * 3, 5, 6],
+    lambda m, x, y: m.r_[1:10:2, x],
+    lambda m, x, y: m.r_[0:1:5j],
+    lambda m, x, y: m.r_[3:0:-1],
+    lambda m, x, y: m.r_["-1", x.reshape(2, 3), y.reshape(2, 3)],
+    lambda m, x, y: m.r_["0,2", x, y],
+    lambda m, x, y: m.r_["0,2,0", x, y],
+    lambda m, x, y: m.r_["1,2,0", x, y],
+    lambda m, x, y: m.r_["0,3,-1", x[:2], y[:2]],
+    lambda m, x, y: m.r_["0,3,1", x[:2], y[:2]],
+    lambda m, x, y: m.r_["1", x.reshape(3, 2), y.reshape(3, 2)],
+    lambda m, x, y: m.c_[x, y],
+    lambda m, x, y: m.c_[x.reshape(1, 6), 0, 0, y.reshape(1, 6)],
+    lambda m, x, y: m.c_[1:7, 2.5:8.5, x],
+    lambda m, x, y: m.c_[[1, 2], [[3], [4]]],
+    lambda m, x, y: m.r_[1, 2.5, True],
+    lambda m, x, y: m.r_[x[:2], 1.5],
+    lambda m, x, y: m.r_[x[0], y],
+    lambda m, x, y: m.r_[x],
+    lambda m, x, y: m.r_[()],
+    lambda m, x, y: m.r_[x, "0"],
+    lambda m, x, y: m.r_["a", x],
+    lambda m, x, y: m.r_["0,x", x],
+    lambda m, x, y: m.r_[x.reshape(2, 3), y],
+]
+
+
+@pytest.mark.parametrize("dtype", ["i1", "u2", "i8", "f4", "f8", "c8", "?"])
+@pytest.mark.parametrize("case", range(len(_RC_CASES)))
+def test_r_c(case, dtype):
+    (nx, cx), (ny, cy) = _pair((6,), dtype), _pair((6,), dtype, 1)
+    f = _RC_CASES[case]
+    try:
+        e = f(numpy, nx, ny)
+    except Exception:  # noqa: BLE001  (NumPy is the oracle)
+        same_error(lambda: f(numpy, nx, ny), lambda: f(cupynum, cx, cy))
+        return
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", cupynum.FallbackWarning)
+        r = f(cupynum, cx, cy)
+    assert isinstance(r, cupynum.ndarray)
+    check(r, e)
+
+
+def test_r_c_matrix_forms_are_numpy_s():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cupynum.FallbackWarning)
+        for key in (("r", [1, 2], [3, 4]), ("c", [1, 2], [3, 4])):
+            e, r = numpy.r_[key], cupynum.r_[key]
+            assert type(r) is type(e) and numpy.array_equal(numpy.asarray(r), e)
+        assert repr(cupynum.r_) == "<cupynum r_>" and len(cupynum.c_) == 0
+
+
+def test_r_c_move_only_pieces():
+    (n1, c1), (n2, c2) = _pair((60, 40), "f8"), _pair((36, 40), "f8", 1)
+    r, sent = _moved(lambda: cupynum.r_[c1, c2])
+    check(r, numpy.r_[n1, n2])
+    assert sent <= _bound(r.nbytes), sent
+    r, sent = _moved(lambda: cupynum.c_[c1[:36], c2])
+    check(r, numpy.c_[n1[:36], n2])
+    assert sent <= _bound(r.nbytes), sent
+
+
+# ---- empty results are written whole; zeros stay zero ------------------------------------------
+
+def test_results_in_reused_buffers():
+    """Joins fill results that are not zero-filled first (NumPy's empty); the allocator hands
+    back freed buffers still holding old values, so every element must come from the join, and
+    `zeros` of a reused buffer must still read zero."""
+    n = numpy.arange(1, 30001, dtype=numpy.float64)
+    for _ in range(3):
+        c = cupynum.array(n) * 7.0      # leaves a dirty freed buffer of this size behind
+        cupynum.sync()
+        del c
+        z = cupynum.zeros(30000)
+        check(z, numpy.zeros(30000))
+        z[::3] = 1.0                     # a first partial write of a zeros array
+        e = numpy.zeros(30000)
+        e[::3] = 1.0
+        check(z, e)
+        del z
+        half = cupynum.array(n[:15000])
+        check(cupynum.concatenate([half, half]), numpy.concatenate([n[:15000], n[:15000]]))
+        check(cupynum.pad(half.reshape(100, 150), 3), numpy.pad(n[:15000].reshape(100, 150), 3))
+        check(cupynum.roll(cupynum.array(n), 123), numpy.roll(n, 123))
+        w = cupynum.empty(30000)
+        w[...] = 2.0
+        check(w, numpy.full(30000, 2.0))
+
+
 # ---- distributed: only the pieces whose owner changes move --------------------------------------
 
 def test_joins_move_only_pieces():
