@@ -597,5 +597,60 @@ def polyint(p, m=1, k=None):
     return polyint(y, m - 1, k=k[1:])
 
 
+def poly(seq_of_zeros):
+    """NumPy's poly: a square matrix's eigenvalues or the given zeros, multiplied out one factor
+    (1, -zero) at a time by convolve; the zero is read as a 0-d view, never on the host.  A
+    complex result whose zeros come in conjugate pairs is returned real, as NumPy's."""
+    if _is_poly(seq_of_zeros):
+        return _fallback.compute(_np.poly, (seq_of_zeros,))
+    cp = _cp()
+    z = cp.atleast_1d(_asarray(seq_of_zeros))
+    sh = z.shape
+    if len(sh) == 2 and sh[0] == sh[1] and sh[0] != 0:
+        z = cp.linalg.eigvals(z)
+    elif len(sh) == 1:
+        dt = _np.dtype(_np.mintypecode(z.dtype.char))
+        z = z.astype(dt) if z.dtype != dt else z
+    else:
+        raise ValueError("input must be 1d or non-empty square 2d array.")
+    if len(z) == 0:
+        return 1.0
+    dt = z.dtype
+    a = cp.ones((1,), dtype=dt)
+    for k in range(len(z)):
+        factor = cp.empty(2, dt)
+        factor[0] = 1
+        factor[1:] = U.negative(z[k:k + 1])
+        a = convolve(a, factor)
+    if dt.kind == "c":
+        roots = z.astype(_np.complex128) if dt != _np.complex128 else z
+        if bool(U.equal(cp.sort(roots), cp.sort(U.conjugate(roots))).all()):
+            a = a.real.copy()
+    return a
+
+
+def polydiv(u, v):
+    """NumPy's polydiv: long division row by row on cupynum arrays (each quotient coefficient a
+    0-d result, nothing read on the host), then the remainder's leading near-zeros dropped."""
+    if _is_poly(u, v):
+        return _fallback.compute(_np.polydiv, (u, v))
+    cp = _cp()
+    u = U.add(cp.atleast_1d(_asarray(u)), 0.0)
+    v = U.add(cp.atleast_1d(_asarray(v)), 0.0)
+    w = _np.result_type(u.dtype, v.dtype)
+    m, n = len(u) - 1, len(v) - 1
+    scale = U.true_divide(1.0, v[0, ...])
+    q = cp.zeros((max(m - n + 1, 1),), w)
+    r = u.astype(w)
+    for k in range(m - n + 1):
+        d = U.multiply(scale, r[k, ...])
+        q[k] = d
+        r[k:k + n + 1] -= U.multiply(d, v)
+    while cp.allclose(r[0], 0, rtol=1e-14) and r.shape[-1] > 1:
+        r = r[1:]
+    return q, r
+
+
 NAMES = ("diff ediff1d gradient trapezoid unwrap cumulative_sum cumulative_prod cross interp "
-         "correlate convolve polyval polyadd polysub polymul polyder polyint").split()
+         "correlate convolve polyval polyadd polysub polymul polyder polyint "
+         "poly polydiv").split()

@@ -40,7 +40,7 @@ _RANDOM_DRAWS = (
     "standard_t tomaxint triangular uniform vonmises wald weibull zipf dirichlet "
     "multivariate_normal").split()
 _JOINS = ("concatenate concat stack vstack row_stack hstack dstack column_stack block append "
-          "repeat tile roll copyto require trim_zeros resize pad insert delete").split()
+          "repeat tile roll copyto require trim_zeros resize pad insert delete r_ c_").split()
 DISTRIBUTED = frozenset(
     # element-wise ufuncs: every op of the table (csrc/base/ops.def) and its aliases runs
     # owner-computes over tiles, halos exchanged -- except the two-output ops, which are computed
@@ -260,10 +260,6 @@ _WHY = {
     "numpy.from_dlpack": "why: imports a foreign buffer into NumPy (no cupynum store can adopt "
     "another library's memory)",
     "numpy.savez_compressed": "not native: zlib-compressed members (uncompressed savez is native)",
-    "numpy.c_": "not native: index-trick concatenation of mixed slices, scalars and arrays",
-    "numpy.r_": "not native: index-trick concatenation of mixed slices, scalars and arrays",
-    "numpy.poly": "not native: roots to coefficients (a loop of convolutions; eigvals of a matrix)",
-    "numpy.polydiv": "not native: polynomial long division (a loop over small arrays)",
 }
 
 

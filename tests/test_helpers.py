@@ -596,6 +596,44 @@ def test_polynomials(p):
         _same(lambda m: m.polyint(_a(m, p), n, k=2))
 
 
+_ZEROS = [[1, 2, 3], [0.5, -1, 2], [1j, -1j], [1 + 2j, 3], numpy.array([1, 2], numpy.float32),
+          numpy.array([1, 2], numpy.int8), [], [2], [[1, 2], [3, 4]], [[0, 1], [-1, 0.0]],
+          [[2.0]], [[1, 2, 0], [0, 3, 1], [1, 0, 2]]]
+
+
+@pytest.mark.parametrize("z", _ZEROS, ids=str)
+def test_poly(z):
+    # eigenvalues by LAPACK may differ from NumPy's in the last bits of a matrix's polynomial
+    _same(lambda m: m.poly(_a(m, z) if len(z) else z),
+          rtol=1e-12 if numpy.ndim(z) == 2 else 0.0)
+
+
+_DIVISIONS = [([1, 2, 3, 4], [1, 1]), ([3.0, 2, 1], [2.0]), ([1, 0, -1], [1, -1]),
+              ([1j, 2], [1, 1]), ([1, 2], [1, 2, 3]), (numpy.array([1, 2, 3], numpy.float32),
+                                                      numpy.array([1, 1], numpy.float32)),
+              ([5, 0, 0, 0, 1], [1, 0, 2]), ([1, 2, 3], [0, 1]), ([2.5], [0.5]),
+              ([1, 3, 3, 1], [1, 1])]
+
+
+@pytest.mark.parametrize("u,v", _DIVISIONS, ids=str)
+def test_polydiv(u, v):
+    with numpy.errstate(all="ignore"):
+        _same(lambda m: m.polydiv(_a(m, u), _a(m, v)))
+        _same(lambda m: m.polydiv(u, _a(m, v)))
+
+
+def test_poly_errors():
+    _same(lambda m: m.poly(m.ones((2, 3))))
+    _same(lambda m: m.poly(m.ones((2, 2, 2))))
+    _same(lambda m: m.poly(m.ones((0, 0))))
+    p = numpy.poly1d([1, 2])             # poly1d is NumPy's class: its division is NumPy's
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cupynum.FallbackWarning)
+        got = cupynum.polydiv(p, [2.0])
+    for g, e in zip(got, numpy.polydiv(p, [2.0])):
+        assert numpy.array_equal(numpy.asarray(g.coeffs), e.coeffs)
+
+
 def test_polynomial_errors():
     _same(lambda m: m.polyder([1, 2], -1))
     _same(lambda m: m.polyint([1, 2], -1))
@@ -694,6 +732,7 @@ _NATIVE_CALLS = {
     "polysub": lambda m, a: m.polysub(a[2], a[0][:2]),
     "polymul": lambda m, a: m.polymul(a[2], a[0][:2]), "polyder": lambda m, a: m.polyder(a[2], 2),
     "polyint": lambda m, a: m.polyint(a[2], 2, k=[1, 2]),
+    "poly": lambda m, a: m.poly(a[2]), "polydiv": lambda m, a: m.polydiv(a[2], a[0][:2]),
 }
 
 
