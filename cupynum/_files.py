@@ -1,5 +1,6 @@
 """Binary files, each rank reading and writing its own part (issue #20): `save`/`load` of .npy,
-`savez` and `load` of .npz (stored members: see NpzFile and _savez_parts),
+`savez` and `load` of .npz (stored members: see NpzFile and _savez_parts), `savez_compressed`
+(deflated in parts, each rank its own: _savez_deflated),
 `ndarray.tofile`/`fromfile` of raw bytes.
 
 A file's bytes are the array in C order (Fortran order for a .npy whose header says so: the C
@@ -320,8 +321,9 @@ def _dos_time():
     return ((h << 11) | (mi << 5) | (s // 2)), (((y - 1980) << 9) | (mo << 5) | d)
 
 
-def savez(file, *args, allow_pickle=True, **kwds):
-    numpy_savez = lambda: _fallback.call("numpy.savez", _np.savez, (file,) + args,  # noqa: E731
+def _savez(qualname, file, args, kwds, allow_pickle, compress):
+    npf = _np.savez_compressed if compress else _np.savez
+    numpy_savez = lambda: _fallback.call(qualname, npf, (file,) + args,  # noqa: E731
                                          dict(kwds, allow_pickle=allow_pickle))
     if not _is_name(file):
         return numpy_savez()
@@ -344,7 +346,31 @@ def savez(file, *args, allow_pickle=True, **kwds):
         file = os.fsdecode(file)
     if not file.endswith(".npz"):
         file = file + ".npz"
-    _savez_parts(file, arrays)
+    (_savez_deflated if compress else _savez_parts)(file, arrays)
+
+
+def savez(file, *args, allow_pickle=True, **kwds):
+    _savez("numpy.savez", file, args, kwds, allow_pickle, False)
+
+
+def savez_compressed(file, *args, allow_pickle=True, **kwds):
+    _savez("numpy.savez_compressed", file, args, kwds, allow_pickle, True)
+
+
+def _npy_members(arrays):
+    """(member name, .npy header, C-order source, its tile read) of each array, as numpy.savez
+    writes them (a Fortran-ordered array as the C order of its transpose).  Collective (the
+    tile reads flush)."""
+    out = []
+    for k, a in arrays.items():
+        fortran = a.ndim > 1 and not a.flags.c_contiguous and a.flags.f_contiguous
+        h = io.BytesIO()
+        _write_array_header(h, {"descr": _fmt.dtype_to_descr(a.dtype),
+                                "fortran_order": bool(fortran), "shape": tuple(a.shape)}, None)
+        src = a.T if fortran else a
+        out.append(((k + ".npy").encode("utf-8"), h.getvalue(), src,
+                    _c_order_source(src) if a.size else None))
+    return out
 
 
 def _savez_parts(path, arrays):
@@ -356,16 +382,9 @@ def _savez_parts(path, arrays):
     rank, ranks = _ranks()
     members = []
     off = 0
-    for k, a in arrays.items():
-        fortran = a.ndim > 1 and not a.flags.c_contiguous and a.flags.f_contiguous
-        h = io.BytesIO()
-        _write_array_header(h, {"descr": _fmt.dtype_to_descr(a.dtype),
-                                "fortran_order": bool(fortran), "shape": tuple(a.shape)}, None)
-        name = (k + ".npy").encode("utf-8")
-        src = a.T if fortran else a
-        t = _c_order_source(src) if a.size else None
-        size = len(h.getvalue()) + a.size * a.itemsize
-        members.append((name, off, h.getvalue(), size, src, t))
+    for name, header, src, t in _npy_members(arrays):
+        size = len(header) + src.size * src.itemsize
+        members.append((name, off, header, size, src, t))
         off += 30 + len(name) + 20 + size
     cd_offset = off
     tm, dt = _dos_time()
@@ -414,6 +433,184 @@ def _savez_parts(path, arrays):
         raise err
 
 
+# ---- .npz of deflated members (savez_compressed) --------------------------------------------------
+#
+# A deflate stream can be cut anywhere into parts compressed apart (as parallel gzip tools do): a
+# part ended with a full flush is byte-aligned and its successor refers to nothing before it, so
+# the parts' bytes laid end to end are one stream; the part that ends the member is finished
+# instead.  Each rank deflates its own runs of each member (its tile's runs of the C-order bytes,
+# adjacent runs merged; rank 0 also the .npy header) into a file of its own beside the target,
+# with each part's CRC-32; the ranks read one another's part lists (small files, after a
+# barrier), lay the parts out in stream order, rank 0 writes the ZIP headers with the members'
+# CRCs combined from the parts', and each rank copies its parts into place.  No array data moves
+# between ranks and no rank holds more than its tile and one chunk.
+
+_CRC_POLY = 0xEDB88320
+
+
+def _gf2_mul(a, b):
+    """a * b modulo CRC-32's polynomial, both in its reflected bit order (x^0 the top bit)."""
+    p, m = 0, 1 << 31
+    while a:
+        if a & m:
+            p ^= b
+            a ^= m
+        b = (b >> 1) ^ _CRC_POLY if b & 1 else b >> 1
+        m >>= 1
+    return p
+
+
+def _crc_combine(crc1, crc2, len2):
+    """The CRC-32 of A + B from crc1 of A, crc2 of B and B's length: crc1 times x^(8 len2)."""
+    shift, square = 1 << 31, 1 << 23          # x^0 and x^8
+    while len2:
+        if len2 & 1:
+            shift = _gf2_mul(shift, square)
+        square = _gf2_mul(square, square)
+        len2 >>= 1
+    return _gf2_mul(shift, crc1) ^ crc2
+
+
+def _part_runs(header, src, t, rank):
+    """This rank's (stream offset, bytes-like) pieces of one member, adjacent runs merged."""
+    pieces = [(0, memoryview(header))] if rank == 0 else []
+    if t is not None and (rank == 0 or _tiled(t, src.shape)):
+        lo, hi, tile = t
+        offs, length = _runs(src.shape, lo, hi, tile.itemsize, len(header))
+        if len(offs):
+            mv = memoryview(_np.ascontiguousarray(tile)).cast("B")
+            offs = offs.tolist()
+            i = 0
+            while i < len(offs):
+                j = i + 1
+                while j < len(offs) and offs[j] == offs[j - 1] + length:
+                    j += 1
+                pieces.append((offs[i], mv[i * length:j * length]))
+                i = j
+    return pieces
+
+
+def _deflate_parts(tmp, members, rank):
+    """Deflate this rank's pieces into the open file `tmp`: [(member, stream offset, length,
+    offset in tmp, compressed length, crc)]."""
+    parts, pos = [], 0
+    for m, (name, header, src, t) in enumerate(members):
+        total = len(header) + src.size * src.itemsize
+        for uoff, mv in _part_runs(header, src, t, rank):
+            c = zlib.compressobj(zlib.Z_DEFAULT_COMPRESSION, zlib.DEFLATED, -15)
+            crc, clen = 0, 0
+            for k in range(0, len(mv), _CHUNK):
+                chunk = mv[k:k + _CHUNK]
+                crc = zlib.crc32(chunk, crc)
+                out = c.compress(chunk)
+                tmp.write(out)
+                clen += len(out)
+            out = c.flush(zlib.Z_FINISH if uoff + len(mv) == total else zlib.Z_FULL_FLUSH)
+            tmp.write(out)
+            clen += len(out)
+            parts.append((m, uoff, len(mv), pos, clen, crc))
+            pos += clen
+    return parts
+
+
+def _savez_deflated(path, arrays):
+    """numpy.savez_compressed to a file name, each rank deflating its own tiles (see above).
+    The members decompress to numpy.savez's bytes; the compressed bytes differ from zipfile's
+    (the parts' flush points).  Collective."""
+    rank, ranks = _ranks()
+    members = _npy_members(arrays)
+    tmp_name = f"{path}.cupynum-{rank}.part"
+    idx_name = f"{path}.cupynum-{rank}.index"
+    try:
+        try:
+            with open(tmp_name, "wb") as tmp:
+                parts = _deflate_parts(tmp, members, rank)
+            with open(idx_name + ".new", "wb") as f:
+                f.write(_np.array(parts, dtype=_np.int64).reshape(-1, 6).tobytes())
+            os.replace(idx_name + ".new", idx_name)
+        finally:
+            if ranks > 1:
+                _core.barrier()
+        lists = []
+        for r in range(ranks):
+            try:
+                with open(f"{path}.cupynum-{r}.index", "rb") as f:
+                    lists.append((r, _np.frombuffer(f.read(), dtype=_np.int64).reshape(-1, 6)))
+            except OSError:
+                raise OSError(f"cupynum: rank {r} could not deflate its part of {path!r}") from None
+        layout, err = _deflated_layout(members, lists), None
+        if rank == 0:
+            try:
+                with open(path, "wb") as f:
+                    for off, b in layout["writes"]:
+                        f.seek(off)
+                        f.write(b)
+            except BaseException as e:   # noqa: BLE001 -- re-raised below, after the ranks agree
+                err = e
+        if ranks > 1 and _core.bcast_u64(0 if err is None else 1) and err is None:
+            raise OSError(f"cupynum: rank 0 could not create {path!r}")
+        if err is not None:
+            raise err
+        try:
+            mine = layout["places"].get(rank, [])
+            if mine:
+                src_fd = os.open(tmp_name, os.O_RDONLY)
+                dst_fd = os.open(path, os.O_WRONLY)
+                try:
+                    for toff, clen, foff in mine:
+                        for k in range(0, clen, _CHUNK):
+                            b = os.pread(src_fd, min(_CHUNK, clen - k), toff + k)
+                            _pwrite_all(dst_fd, memoryview(b), foff + k)
+                finally:
+                    os.close(src_fd)
+                    os.close(dst_fd)
+        finally:
+            if ranks > 1:
+                _core.barrier()
+    finally:
+        for n in (tmp_name, idx_name, idx_name + ".new"):
+            try:
+                os.unlink(n)
+            except OSError:
+                pass
+
+
+def _deflated_layout(members, lists):
+    """Every rank alike from the ranks' part lists: what rank 0 writes (each local header and
+    the central directory at their offsets: [(offset, bytes)]) and, per rank, where each of its
+    parts goes: (offset in its part file, length, offset in the archive)."""
+    tm, dt = _dos_time()
+    per_member = [[] for _ in members]
+    for r, arr in lists:
+        for m, uoff, ulen, toff, clen, crc in arr.tolist():
+            per_member[m].append((uoff, ulen, r, toff, clen, crc))
+    writes, cd, places, end = [], [], {}, 0
+    for m, (name, header, src, _) in enumerate(members):
+        total = len(header) + src.size * src.itemsize
+        ps = sorted(per_member[m])
+        crc, csize, at = 0, 0, 0
+        for uoff, ulen, _, _, clen, pcrc in ps:
+            if uoff != at:
+                raise RuntimeError(f"cupynum: the parts of {name!r} do not cover its bytes")
+            crc = _crc_combine(crc, pcrc, ulen)
+            csize += clen
+            at += ulen
+        if at != total:
+            raise RuntimeError(f"cupynum: the parts of {name!r} do not cover its bytes")
+        flags = name_flags(name)
+        local = _local_header(name, crc, total, tm, dt, flags, 8, csize)
+        writes.append((end, local))
+        cd.append(_central_header(name, crc, total, end, tm, dt, flags, 8, csize))
+        pos = end + len(local)
+        for _, _, r, toff, clen, _ in ps:
+            places.setdefault(r, []).append((toff, clen, pos))
+            pos += clen
+        end = pos
+    cd = b"".join(cd)
+    writes.append((end, cd + _end_records(len(members), len(cd), end)))
+    return {"writes": writes, "places": places}
+
+
 def name_flags(name):
     try:
         name.decode("ascii")
@@ -425,18 +622,18 @@ def name_flags(name):
 _M32 = 0xFFFFFFFF
 
 
-def _local_header(name, crc, size, tm, dt, flags):
-    extra = struct.pack("<HHQQ", 1, 16, size, size)
-    return struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 45, flags, 0, tm, dt, crc, _M32, _M32,
-                       len(name), len(extra)) + name + extra
+def _local_header(name, crc, size, tm, dt, flags, method=0, csize=None):
+    extra = struct.pack("<HHQQ", 1, 16, size, size if csize is None else csize)
+    return struct.pack("<4sHHHHHIIIHH", b"PK\x03\x04", 45, flags, method, tm, dt, crc, _M32,
+                       _M32, len(name), len(extra)) + name + extra
 
 
-def _central_header(name, crc, size, off, tm, dt, flags):
-    fields = [size, size]
+def _central_header(name, crc, size, off, tm, dt, flags, method=0, csize=None):
+    fields = [size, size if csize is None else csize]
     if off >= _M32:
         fields.append(off)
     extra = struct.pack("<HH", 1, 8 * len(fields)) + struct.pack("<" + "Q" * len(fields), *fields)
-    return struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 45, 45, flags, 0, tm, dt, crc,
+    return struct.pack("<4sHHHHHHIIIHHHHHII", b"PK\x01\x02", 45, 45, flags, method, tm, dt, crc,
                        _M32, _M32, len(name), len(extra), 0, 0, 0, 0,
                        min(off, _M32)) + name + extra
 
@@ -491,7 +688,7 @@ def fromfile(file, dtype=float, count=-1, sep="", offset=0, *, like=None):
         os.close(fd)
 
 
-NAMES = ("save load savez fromfile").split()
+NAMES = ("save load savez savez_compressed fromfile").split()
 
 
 def install_methods(cls):

@@ -97,7 +97,7 @@ DISTRIBUTED = frozenset(
     # binary files (cupynum/_files.py): each rank reads and writes its own tile's bytes
     # host data (frombuffer, fromiter, fromstring): NumPy parses, each rank keeps its tile
     + ["numpy.frombuffer", "numpy.fromiter", "numpy.fromstring"]
-    + ["numpy.save", "numpy.savez", "numpy.load", "numpy.fromfile", "numpy.ndarray.tofile"]
+    + ["numpy.save", "numpy.savez", "numpy.savez_compressed", "numpy.load", "numpy.fromfile", "numpy.ndarray.tofile"]
     # cholesky and solve of one partitioned matrix: ScaLAPACK (csrc/runtime/scalapack.c), when
     # built with it; the other numpy.linalg factorizations compute on gathered copies
     + ["numpy.linalg.cholesky", "numpy.linalg.solve"]
@@ -141,6 +141,8 @@ NOTES = {
     "gives a normal array); an .npz gives an NpzFile of cupynum arrays",
     "numpy.savez": "to a file name: each rank writes its tiles, rank 0 the headers, CRCs and "
     "directory; file objects: NumPy's, rank 0 writes",
+    "numpy.savez_compressed": "to a file name: each rank deflates its tiles' runs as parts of "
+    "one stream, the parts laid end to end, CRCs combined; file objects: NumPy's, rank 0 writes",
     "numpy.ndarray.byteswap": "every dtype element-wise through a bit view (shifts and masks); "
     "owner computes under MPI",
     "numpy.unpackbits": "an empty input padded by count gives zeros (NumPy 2.4: uninitialised)",
@@ -259,7 +261,6 @@ _WHY = {
     "numpy.nested_iters": "why: an iterator over NumPy's memory, no array result",
     "numpy.from_dlpack": "why: imports a foreign buffer into NumPy (no cupynum store can adopt "
     "another library's memory)",
-    "numpy.savez_compressed": "not native: zlib-compressed members (uncompressed savez is native)",
 }
 
 
