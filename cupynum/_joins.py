@@ -1158,7 +1158,7 @@ class _AxisConcatenator:
         self._name, self._axis, self._ndmin, self._trans1d = name, axis, ndmin, trans1d
 
     def _numpy(self, key):
-        _fallback.note(f"numpy.{self._name}", 1)
+        _fallback.note(f"numpy.{self._name}", 2)
         return _fallback.call(f"numpy.{self._name}", getattr(_np, self._name).__getitem__, (key,), {})
 
     def _directive(self, text, k, axis, ndmin, trans1d):

@@ -420,16 +420,22 @@ def install(cls, namespace, implemented):
     implemented[_np.linalg.matrix_transpose] = matrix_transpose
     implemented[_np.linalg.diagonal] = _linalg_diagonal
     fallback_view = cls.view
+    _VIEW_CHARS = frozenset("?bhilqBHILQefdFD")
 
     def view(self, dtype=None, type=None):
-        """A view with the same dtype is a new array on the same store; another dtype or type
+        """A view with the same dtype is a new array on the same store, one of another dtype of
+        the same size the same elements reinterpreted (a view too); another size or a type
         falls back to NumPy (a copy)."""
         try:
             same = type is None and (dtype is None or _np.dtype(dtype) == self.dtype)
+            other = None if same or type is not None else _np.dtype(dtype)
         except TypeError:    # a.view(ndarray_subclass)
-            same = False
+            same, other = False, None
         if same:
             return _core.reshape(self, self.shape)
+        if other is not None and other.itemsize == self.dtype.itemsize and other.isnative and \
+                other.char in _VIEW_CHARS and other.fields is None:
+            return _core.reinterpret(self, other)
         args = (dtype,) if type is None else (dtype, type)
         return fallback_view(self, *args)
 

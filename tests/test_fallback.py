@@ -68,9 +68,7 @@ NON_CALLABLES = [n for n in _public(numpy) if not callable(getattr(numpy, n))
 @pytest.mark.parametrize("name", NON_CALLABLES)
 def test_constants_are_numpys_own(name):
     obj = getattr(cupynum, name)
-    if name in ("r_", "c_"):   # indexers compute arrays: they fall back
-        assert _fallback.is_fallback(obj)
-    elif name in ("mgrid", "ogrid"):   # native (cupynum/_construct.py)
+    if name in ("r_", "c_", "mgrid", "ogrid"):   # native (cupynum/_joins.py, _construct.py)
         assert not _fallback.is_fallback(obj) and obj is not getattr(numpy, name)
     else:
         assert obj is getattr(numpy, name)
@@ -264,6 +262,7 @@ MODULE_CASES = {
     "vectorize": lambda xp, d: xp.vectorize(lambda t: t * 2 if t > 2 else -t)(d["x"]),
     "piecewise": lambda xp, d: xp.piecewise(d["x"], [d["x"] < 2, d["x"] >= 2], [-1.0, lambda t: t * t]),
     "apply_over_axes": lambda xp, d: xp.apply_over_axes(xp.sum, d["m"], [0, 1]),
+    "frompyfunc": lambda xp, d: xp.frompyfunc(lambda t: t * 2 + 1, 1, 1)(d["v3"]),
     "r_": lambda xp, d: xp.r_[d["v3"], 0, d["w3"]],
     "c_": lambda xp, d: xp.c_[d["v3"], d["w3"]],
     "mgrid": lambda xp, d: xp.mgrid[0:3, 0:2],
@@ -599,23 +598,23 @@ def test_warning_class():
 
 def test_warns_once_naming_the_function(fresh):
     a = cupynum.arange(4.0)
-    w = _fallback_warnings(lambda: [cupynum.poly(a) for _ in range(3)])
+    w = _fallback_warnings(lambda: [cupynum.array2string(a) for _ in range(3)])
     assert len(w) == 1
-    assert "cupynum.poly" in str(w[0].message) and "numpy.poly" in str(w[0].message)
+    assert "cupynum.array2string" in str(w[0].message) and "numpy.array2string" in str(w[0].message)
     assert w[0].filename == __file__   # points at the caller's line
-    assert _fallback_warnings(lambda: cupynum.poly(a)) == []
+    assert _fallback_warnings(lambda: cupynum.array2string(a)) == []
     w = _fallback_warnings(lambda: (cupynum.poly1d(a), cupynum.poly1d(a),
-                                    cupynum.poly(a)))
+                                    cupynum.array2string(a)))
     assert [str(x.message).split()[0] for x in w] == ["cupynum.poly1d"]
 
 
 @pytest.mark.parametrize("call,name", [
-    (lambda a: cupynum.poly(a[0]), "cupynum.poly"),
+    (lambda a: cupynum.array2string(a[0]), "cupynum.array2string"),
     (lambda a: a.tobytes(), "cupynum.ndarray.tobytes"),
     (lambda a: a.dumps(), "cupynum.ndarray.dumps"),
     (lambda a: a.ctypes, "cupynum.ndarray.ctypes"),
     (lambda a: a.setfield(1.0, a.dtype), "cupynum.ndarray.setfield"),
-    (lambda a: cupynum.r_[a, a], "cupynum.r_"),
+    (lambda a: cupynum.r_["r", a[0], a[1]], "cupynum.r_"),   # the matrix form
 ])
 def test_warning_names_each_function(fresh, call, name):
     a = cupynum.eye(3) + 1.0
@@ -627,14 +626,14 @@ def test_warning_names_each_function(fresh, call, name):
 def test_silent(fresh):
     fresh.setenv("CUPYNUM_FALLBACK", "silent")
     a = cupynum.arange(3.0)
-    assert _fallback_warnings(lambda: (cupynum.poly(a), a.std(), numpy.median(a))) == []
+    assert _fallback_warnings(lambda: (cupynum.array2string(a), a.std(), numpy.median(a))) == []
 
 
 def test_error(fresh):
     fresh.setenv("CUPYNUM_FALLBACK", "error")
     n, c = both(numpy.arange(4.0))
-    f = cupynum.poly                           # reachable: the error comes at the call
-    with pytest.raises(cupynum.FallbackError, match="cupynum.poly"):
+    f = cupynum.array2string                   # reachable: the error comes at the call
+    with pytest.raises(cupynum.FallbackError, match="cupynum.array2string"):
         f(c)
     with pytest.raises(NotImplementedError, match="cupynum.ndarray.setfield"):
         c.setfield(5.0, c.dtype)
@@ -650,15 +649,15 @@ def test_error(fresh):
 def test_policy_is_read_at_call_time(fresh):
     a = cupynum.arange(3.0)
     fresh.setenv("CUPYNUM_FALLBACK", "silent")
-    assert _fallback_warnings(lambda: cupynum.poly(a)) == []
+    assert _fallback_warnings(lambda: cupynum.array2string(a)) == []
     fresh.setenv("CUPYNUM_FALLBACK", "warn")
-    assert len(_fallback_warnings(lambda: cupynum.poly(a))) == 1
+    assert len(_fallback_warnings(lambda: cupynum.array2string(a))) == 1
 
 
 def test_bad_policy(fresh):
     fresh.setenv("CUPYNUM_FALLBACK", "loud")
     with pytest.raises(ValueError, match="CUPYNUM_FALLBACK"):
-        cupynum.poly(cupynum.arange(2.0))
+        cupynum.array2string(cupynum.arange(2.0))
 
 
 def test_internal_calls_never_warn(fresh):
@@ -674,10 +673,10 @@ def test_internal_calls_never_warn(fresh):
 
     assert _fallback_warnings(internal_help) == []
     # A fallback called from inside the cupynum package is internal machinery.
-    code = compile("cupynum.poly(c[0])", "<cupynum-internal>", "exec")
+    code = compile("cupynum.array2string(c[0])", "<cupynum-internal>", "exec")
     ns = {"__name__": "cupynum._some_module", "cupynum": cupynum, "c": c}
     assert _fallback_warnings(lambda: exec(code, ns)) == []   # noqa: S102
-    assert len(_fallback_warnings(lambda: cupynum.poly(c[0]))) == 1
+    assert len(_fallback_warnings(lambda: cupynum.array2string(c[0]))) == 1
 
 
 # ---- the coverage table ----------------------------------------------------------------------------------
@@ -692,7 +691,7 @@ def test_coverage_table_counts_every_name():
     for name in NDARRAY_NAMES:
         assert f"numpy.ndarray.{name}" in names
     statuses = {r[0]: r[2] for rows in sections.values() for r in rows}
-    assert statuses["numpy.poly"] == "fallback" and statuses["numpy.add"] == "native"
+    assert statuses["numpy.array2string"] == "fallback" and statuses["numpy.add"] == "native"
     assert statuses["numpy.float32"] == "NumPy's own"
     assert statuses["numpy.ndarray.sum"] == "native" and statuses["numpy.ndarray.tobytes"] == "fallback"
     assert statuses["numpy.linalg.matmul"] == "native"

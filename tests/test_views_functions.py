@@ -349,6 +349,50 @@ def test_view_same_dtype(dtype):
         check(vc, vn)
 
 
+_SAME_SIZE = {1: "?bB", 2: "hHe", 4: "iIf", 8: "qQdF", 16: "D"}
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_view_other_dtype_of_the_same_size(dtype):
+    """view(dtype) of another dtype of the element's size reinterprets the bytes in place: a
+    view (writes seen both ways), of any layout and of a complex component, moving nothing."""
+    size = numpy.dtype(dtype).itemsize
+    n, c = _make((6, 4), dtype)
+    before = _bytes_sent()
+    pairs = []
+    for k, ch in enumerate(_SAME_SIZE[size]):
+        t = numpy.dtype(ch)
+        if t == numpy.dtype(dtype) or (t == numpy.bool_ and numpy.dtype(dtype) != numpy.uint8):
+            continue             # a bool view of bytes other than 0/1: NumPy's own oddity
+        for f in (lambda x: x, lambda x: x.T, lambda x: x[::-2, 1:3], lambda x: x[2]):
+            pairs.append((f(c).view(t), f(n).view(t), t))
+    if numpy.dtype(dtype).kind == "c":
+        part = numpy.dtype(numpy.dtype(dtype).char.lower())
+        for ch in _SAME_SIZE[part.itemsize]:
+            if ch not in "?eF" and numpy.dtype(ch) != part:
+                pairs.append((c.imag.view(ch), n.imag.view(ch), numpy.dtype(ch)))
+    assert _bytes_sent() == before
+    for k, (vc, vn, t) in enumerate(pairs):
+        assert vc.dtype == vn.dtype and vc.shape == vn.shape
+        numpy.testing.assert_array_equal(_raw(numpy.asarray(vc)), _raw(vn))
+        if t != numpy.bool_:
+            vn[...] = vc[...] = _new_values(vn.shape, t, seed=k + 1)
+        numpy.testing.assert_array_equal(_raw(numpy.asarray(c)), _raw(n))
+
+
+def _raw(x):
+    """The bytes of x's elements in C order (NaN payloads and -0.0 compared as bits)."""
+    return numpy.ascontiguousarray(x).view(numpy.uint8)
+
+
+def test_view_of_another_size_is_numpy_s():
+    n, c = _make((3, 4), numpy.float64)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cupynum.FallbackWarning)
+        check(c.view(numpy.int32), n.view(numpy.int32))
+        check(c.view(numpy.uint8), n.view(numpy.uint8))
+
+
 def test_views_of_partitioned_large():
     """Bigger arrays (several tiles per rank under mpirun): flips, diagonals and splits written
     both ways, no bytes sent to create them."""

@@ -185,6 +185,7 @@ PyObject *cpn_mod_diagonal(PyObject *m, PyObject *args);
 PyObject *cpn_mod_readonly(PyObject *m, PyObject *a);
 PyObject *cpn_mod_component(PyObject *m, PyObject *args);
 PyObject *cpn_mod_bits(PyObject *m, PyObject *a);
+PyObject *cpn_mod_reinterpret(PyObject *m, PyObject *args);
 PyObject *cpn_mod_layout(PyObject *m, PyObject *a);
 PyObject *cpn_mod_shares_store(PyObject *m, PyObject *args);
 PyObject *cpn_mod_may_overlap(PyObject *m, PyObject *args);

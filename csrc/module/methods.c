@@ -327,6 +327,7 @@ PyMethodDef cpn_module_methods[] = {
     {"readonly", cpn_mod_readonly, METH_O, "Are writes through a refused (broadcast_to, diagonal)?"},
     {"component", cpn_mod_component, METH_VARARGS, "component(a, part): real (1) / imaginary (2) view."},
     {"bits", cpn_mod_bits, METH_O, "bits(a): a real array's elements as unsigned integers of their size (a view)."},
+    {"reinterpret", cpn_mod_reinterpret, METH_VARARGS, "reinterpret(a, dtype): a's elements seen as dtype of the same size (a view)."},
     {"layout", cpn_mod_layout, METH_O, "Byte strides of a view within its store."},
     {"ufunc", cpn_mod_ufunc, METH_VARARGS,
      "ufunc(name, operands, out=None): apply an op of the table; out is None or an ndarray, or for\n"

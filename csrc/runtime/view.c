@@ -98,6 +98,17 @@ enum cpn_status cpn_view_component(const struct cpn_view *v, int part, struct cp
     return CPN_OK;
 }
 
+enum cpn_status cpn_view_reinterpret(const struct cpn_view *v, enum cpn_dtype dtype, struct cpn_view **out)
+{
+    if (cpn_dtype_size(dtype) != cpn_dtype_size(v->dtype))
+        return cpn_error(CPN_ERR_TYPE, "a reinterpreting view keeps the element size");
+    struct cpn_view *r = view_clone(v);
+    if (!r) return CPN_ERR_NOMEM;
+    r->dtype = dtype;
+    *out = r;
+    return CPN_OK;
+}
+
 enum cpn_status cpn_view_bits(const struct cpn_view *v, struct cpn_view **out)
 {
     enum cpn_dtype dt;
@@ -108,11 +119,7 @@ enum cpn_status cpn_view_bits(const struct cpn_view *v, struct cpn_view **out)
     case 8: dt = CPN_DTYPE_UINT64; break;
     default: return cpn_error(CPN_ERR_TYPE, "only real views have an unsigned integer bit view");
     }
-    struct cpn_view *r = view_clone(v);
-    if (!r) return CPN_ERR_NOMEM;
-    r->dtype = dt;
-    *out = r;
-    return CPN_OK;
+    return cpn_view_reinterpret(v, dt, out);
 }
 
 char *cpn_view_origin(const struct cpn_view *v)

@@ -77,6 +77,9 @@ enum cpn_status cpn_view_component(const struct cpn_view *v, int part, struct cp
 /* The same elements with their bits seen as the unsigned integer type of their size (a real
  * view of 1, 2, 4 or 8 bytes: a component keeps its part): ndarray.view(uintN), for byteswap. */
 enum cpn_status cpn_view_bits(const struct cpn_view *v, struct cpn_view **out);
+/* The same elements seen as `dtype`, of the same size (ndarray.view(dtype)): the bytes are
+ * reinterpreted, nothing copied; a component view stays one.  CPN_ERR_TYPE for another size. */
+enum cpn_status cpn_view_reinterpret(const struct cpn_view *v, enum cpn_dtype dtype, struct cpn_view **out);
 
 /* True when the views are the same map onto the same store. */
 bool cpn_view_same(const struct cpn_view *a, const struct cpn_view *b);
