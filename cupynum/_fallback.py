@@ -140,7 +140,7 @@ WRITERS = {
 # returns the cupynum argument itself too.)
 # (squeeze, flip, diagonal, the splits... are native views: cupynum/_views.py.)
 VIEW_COPIES = frozenset("""
-numpy.asmatrix numpy.ndarray.getfield
+numpy.asmatrix
 """.split())
 
 

@@ -437,10 +437,68 @@ def install(cls, namespace, implemented):
                 other.char in _VIEW_CHARS and other.fields is None:
             return _core.reinterpret(self, other)
         args = (dtype,) if type is None else (dtype, type)
+        _fallback.note("numpy.ndarray.view", 1)    # (the fallback's own note sees cupynum)
         return fallback_view(self, *args)
 
     def swapaxes_method(self, axis1, axis2):
         return swapaxes(self, axis1, axis2)
+
+    fallback_getfield, fallback_setfield = cls.getfield, cls.setfield
+
+    def _field(self, dtype, offset):
+        """The view getfield(dtype, offset) is where cupynum can express it (the whole element
+        reinterpreted, or a complex element's real or imaginary half), else None.  NumPy's
+        checks and messages first."""
+        dt = _np.dtype(dtype)
+        offset = operator.index(offset)
+        if offset < 0:
+            raise ValueError("offset is negative")
+        if offset + dt.itemsize > self.dtype.itemsize:
+            raise ValueError("new type is larger than original type" if offset == 0 else
+                             "new type plus offset is larger than original type")
+        if not dt.isnative or dt.char not in _VIEW_CHARS:
+            return None
+        if dt.itemsize == self.dtype.itemsize:
+            return view(self, dt)
+        half = self.dtype.itemsize // 2
+        if self.dtype.kind == "c" and dt.itemsize == half and offset in (0, half):
+            return view(self.real if offset == 0 else self.imag, dt)
+        return None
+
+    def getfield(self, dtype, offset=0):
+        f = _field(self, dtype, offset)
+        if f is None:
+            _fallback.note("numpy.ndarray.getfield", 1)
+            return fallback_getfield(self, dtype, offset)
+        return f
+
+    def setfield(self, val, dtype, offset=0):
+        f = _field(self, dtype, offset)
+        if f is None:
+            _fallback.note("numpy.ndarray.setfield", 1)
+            return fallback_setfield(self, val, dtype, offset)
+        f[...] = val
+        return None
+
+    def setflags(self, write=None, align=None, uic=None):
+        f = flagsobj(self)
+        if write is not None:
+            f.writeable = write
+        if align is not None:
+            f.aligned = align
+        if uic is not None and uic:
+            raise ValueError("cannot set WRITEBACKIFCOPY flag to True")
+
+    def to_device(self, device, /, *, stream=None):
+        """Arrays live on the host as far as the array API is concerned (NumPy's answer)."""
+        if stream is not None:
+            raise ValueError("The stream argument in to_device() is not supported")
+        if not isinstance(device, str):
+            got = "None" if device is None else type(device).__name__
+            raise TypeError(f"to_device() argument 1 must be str, not {got}")
+        if device != "cpu":
+            raise ValueError(f"Unsupported device: {device}. Only 'cpu' is accepted.")
+        return self
 
     methods = {
         "squeeze": lambda self, axis=None: squeeze(self, axis),
@@ -448,6 +506,11 @@ def install(cls, namespace, implemented):
         "swapaxes": swapaxes_method,
         "view": view,
         "flags": property(flagsobj, doc=flagsobj.__doc__),
+        "getfield": getfield,
+        "setfield": setfield,
+        "setflags": setflags,
+        "to_device": to_device,
+        "device": property(lambda self: "cpu", doc=_np.ndarray.device.__doc__),
     }
     for name, f in methods.items():
         if callable(f) and not isinstance(f, property):

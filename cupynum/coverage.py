@@ -89,7 +89,7 @@ DISTRIBUTED = frozenset(
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "nonzero choose "
        "var squeeze flags sort argsort partition argpartition clip round conj conjugate "
-       "searchsorted trace byteswap".split()]
+       "searchsorted trace byteswap view getfield setfield setflags".split()]
     + ["numpy.linalg.matrix_transpose"]
     # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
     # output tile filled by its owner from the input pieces it needs
@@ -130,9 +130,15 @@ NOTES = {
     "numpy.ndarray.base": "always None: views share stores, not bases",
     "numpy.ndarray.real": "view (writes seen both ways)",
     "numpy.ndarray.imag": "view (writes seen both ways)",
-    "numpy.ndarray.setflags": "no effect on the cupynum array",
+    "numpy.ndarray.setflags": "write=True of an array made read-only raises (NumPy allows it when "
+    "the array owns its data)",
+    "numpy.ndarray.getfield": "a view of the whole element reinterpreted or of a complex "
+    "element's half; other fields: NumPy's, on a copy",
+    "numpy.ndarray.setfield": "through getfield's view where it is one; other fields: NumPy's, "
+    "written back",
     "numpy.ndarray.flags": "OWNDATA always True; WRITEABLE can be set to False only",
-    "numpy.ndarray.view": "a view for the same dtype; another dtype or a type: NumPy's, on a copy",
+    "numpy.ndarray.view": "a view for a dtype of the same size; another size or a type: NumPy's, "
+    "on a copy",
     "numpy.ndarray.diagonal": "read-only view",
     "numpy.diagonal": "read-only view",
     "numpy.linalg.diagonal": "read-only view",
@@ -258,6 +264,8 @@ _WHY = {
        "loadtxt savetxt genfromtxt fromregex".split()},
     **{f"numpy.{n}": "why: NumPy's matrix class" for n in ("asmatrix", "bmat")},
     "numpy.poly1d": "why: the poly1d class",
+    **{f"numpy.ndarray.{n}": "why: the array's bytes on the host (a whole copy by definition)"
+       for n in "tobytes dumps dump ctypes data".split()},
     "numpy.nested_iters": "why: an iterator over NumPy's memory, no array result",
     "numpy.from_dlpack": "why: imports a foreign buffer into NumPy (no cupynum store can adopt "
     "another library's memory)",

@@ -613,7 +613,8 @@ def test_warns_once_naming_the_function(fresh):
     (lambda a: a.tobytes(), "cupynum.ndarray.tobytes"),
     (lambda a: a.dumps(), "cupynum.ndarray.dumps"),
     (lambda a: a.ctypes, "cupynum.ndarray.ctypes"),
-    (lambda a: a.setfield(1.0, a.dtype), "cupynum.ndarray.setfield"),
+    (lambda a: a.setfield(1, numpy.int32, 4), "cupynum.ndarray.setfield"),   # half an element
+    (lambda a: a.view(numpy.int32), "cupynum.ndarray.view"),                  # another size
     (lambda a: cupynum.r_["r", a[0], a[1]], "cupynum.r_"),   # the matrix form
 ])
 def test_warning_names_each_function(fresh, call, name):
@@ -636,7 +637,7 @@ def test_error(fresh):
     with pytest.raises(cupynum.FallbackError, match="cupynum.array2string"):
         f(c)
     with pytest.raises(NotImplementedError, match="cupynum.ndarray.setfield"):
-        c.setfield(5.0, c.dtype)
+        c.setfield(5, numpy.int32, 4)
     check(c, n)                          # nothing ran
     with pytest.raises(cupynum.FallbackError, match="cupynum.ndarray.tobytes"):
         c.tobytes()

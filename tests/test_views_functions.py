@@ -393,6 +393,60 @@ def test_view_of_another_size_is_numpy_s():
         check(c.view(numpy.uint8), n.view(numpy.uint8))
 
 
+@pytest.mark.parametrize("dtype,field,offset", [
+    (numpy.float64, numpy.int64, 0), (numpy.float64, numpy.float64, 0),
+    (numpy.complex128, numpy.float64, 0), (numpy.complex128, numpy.float64, 8),
+    (numpy.complex128, numpy.int64, 8), (numpy.complex64, numpy.float32, 4),
+    (numpy.int32, numpy.float32, 0)])
+def test_getfield_setfield_views(dtype, field, offset):
+    n, c = _make((5, 4), dtype)
+    before = _bytes_sent()
+    fc, fn = c.getfield(field, offset), n.getfield(field, offset)
+    assert _bytes_sent() == before
+    numpy.testing.assert_array_equal(_raw(numpy.asarray(fc)), _raw(fn))
+    fc[1:3] = fn[1:3] = _new_values((2, 4), field, seed=3)          # written through the view
+    numpy.testing.assert_array_equal(_raw(numpy.asarray(c)), _raw(n))
+    c.setfield(_new_values((4,), field, seed=4)[0], field, offset)
+    n.setfield(_new_values((4,), field, seed=4)[0], field, offset)
+    numpy.testing.assert_array_equal(_raw(numpy.asarray(c)), _raw(n))
+
+
+def test_getfield_errors_and_other_fields():
+    n, c = _make((3,), numpy.int64)
+    for args in ((numpy.int32, 6), (numpy.int32, -1), (numpy.complex128, 0)):
+        with pytest.raises(ValueError) as en:
+            n.getfield(*args)
+        with pytest.raises(ValueError) as ec:
+            c.getfield(*args)
+        assert str(ec.value) == str(en.value)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", cupynum.FallbackWarning)
+        check(c.getfield(numpy.int32, 4), n.getfield(numpy.int32, 4))   # NumPy's, on a copy
+        c.setfield(9, numpy.int16, 2)
+    n.setfield(9, numpy.int16, 2)
+    check(c, n)
+
+
+def test_setflags_device_to_device():
+    n, c = _make((3, 4), numpy.float64)
+    for a in (n, c):
+        a.setflags(write=False)
+        assert not a.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            a[0] = 1
+        a.setflags(align=True, uic=False)
+        with pytest.raises(ValueError, match="cannot set WRITEBACKIFCOPY flag to True"):
+            a.setflags(uic=True)
+        assert a.device == "cpu" and a.to_device("cpu") is a
+    for args, kw in ((("gpu",), {}), ((None,), {}), (("cpu",), {"stream": 1})):
+        with pytest.raises(Exception) as en:
+            n.to_device(*args, **kw)
+        with pytest.raises(type(en.value)) as ec:
+            c.to_device(*args, **kw)
+        assert str(ec.value) == str(en.value)
+    check(c, n)
+
+
 def test_views_of_partitioned_large():
     """Bigger arrays (several tiles per rank under mpirun): flips, diagonals and splits written
     both ways, no bytes sent to create them."""
