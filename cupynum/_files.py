@@ -100,24 +100,33 @@ def _c_order_source(a):
     return t
 
 
+def _rank0(work, what, path):
+    """Run work() on rank 0 alone; every rank raises if it failed there (its own error on rank
+    0, an OSError elsewhere), so the ranks stay in step.  Collective."""
+    rank, ranks = _ranks()
+    err = None
+    if rank == 0:
+        try:
+            work()
+        except BaseException as e:   # noqa: BLE001 -- re-raised below, after the ranks agree
+            err = e
+    if ranks > 1 and _core.bcast_u64(0 if err is None else 1) and err is None:
+        raise OSError(f"cupynum: rank 0 could not {what} {os.fsdecode(path)!r}")
+    if err is not None:
+        raise err
+
+
 def _write_parts(path, a, header, total):
     """Write `header` then a's elements in C order (total bytes after the header) to path.
     Collective."""
     rank, ranks = _ranks()
     t = _c_order_source(a) if a.size else None   # flushes (collective) before any file work
-    err = None
-    if rank == 0:
-        try:
-            with open(path, "wb") as f:
-                f.write(header)
-                f.truncate(len(header) + total)
-        except BaseException as e:   # noqa: BLE001 -- re-raised below, after the ranks agree
-            err = e
-    if ranks > 1 and _core.bcast_u64(0 if err is None else 1):
-        if err is None:
-            raise OSError(f"cupynum: rank 0 could not create {os.fsdecode(path)!r}")
-    if err is not None:
-        raise err
+
+    def create():
+        with open(path, "wb") as f:
+            f.write(header)
+            f.truncate(len(header) + total)
+    _rank0(create, "create", path)
     try:
         if t is not None and (rank == 0 or _tiled(t, a.shape)):
             lo, hi, tile = t
@@ -388,21 +397,15 @@ def _savez_parts(path, arrays):
         off += 30 + len(name) + 20 + size
     cd_offset = off
     tm, dt = _dos_time()
-    err = None
-    if rank == 0:
-        try:
-            with open(path, "wb") as f:
-                for name, o, header, size, _, _ in members:
-                    f.seek(o)
-                    f.write(_local_header(name, 0, size, tm, dt, name_flags(name)))
-                    f.write(header)
-                f.truncate(cd_offset)
-        except BaseException as e:   # noqa: BLE001 -- re-raised below, after the ranks agree
-            err = e
-    if ranks > 1 and _core.bcast_u64(0 if err is None else 1) and err is None:
-        raise OSError(f"cupynum: rank 0 could not create {path!r}")
-    if err is not None:
-        raise err
+
+    def create():
+        with open(path, "wb") as f:
+            for name, o, header, size, _, _ in members:
+                f.seek(o)
+                f.write(_local_header(name, 0, size, tm, dt, name_flags(name)))
+                f.write(header)
+            f.truncate(cd_offset)
+    _rank0(create, "create", path)
     try:
         for name, o, header, size, src, t in members:
             if t is not None and (rank == 0 or _tiled(t, src.shape)):
@@ -411,26 +414,20 @@ def _savez_parts(path, arrays):
     finally:
         if ranks > 1:
             _core.barrier()
-    if rank == 0:
+    def finish():
+        fd = os.open(path, os.O_RDWR)
         try:
-            fd = os.open(path, os.O_RDWR)
-            try:
-                cd = []
-                for name, o, header, size, _, _ in members:
-                    crc = _crc(fd, o + 30 + len(name) + 20, size)
-                    os.pwrite(fd, crc.to_bytes(4, "little"), o + 14)
-                    cd.append(_central_header(name, crc, size, o, tm, dt, name_flags(name)))
-                cd = b"".join(cd)
-                _pwrite_all(fd, memoryview(cd + _end_records(len(members), len(cd), cd_offset)),
-                            cd_offset)
-            finally:
-                os.close(fd)
-        except BaseException as e:   # noqa: BLE001
-            err = e
-    if ranks > 1 and _core.bcast_u64(0 if err is None else 1) and err is None:
-        raise OSError(f"cupynum: rank 0 could not finish {path!r}")
-    if err is not None:
-        raise err
+            cd = []
+            for name, o, header, size, _, _ in members:
+                crc = _crc(fd, o + 30 + len(name) + 20, size)
+                os.pwrite(fd, crc.to_bytes(4, "little"), o + 14)
+                cd.append(_central_header(name, crc, size, o, tm, dt, name_flags(name)))
+            cd = b"".join(cd)
+            _pwrite_all(fd, memoryview(cd + _end_records(len(members), len(cd), cd_offset)),
+                        cd_offset)
+        finally:
+            os.close(fd)
+    _rank0(finish, "finish", path)
 
 
 # ---- .npz of deflated members (savez_compressed) --------------------------------------------------
@@ -538,19 +535,14 @@ def _savez_deflated(path, arrays):
                     lists.append((r, _np.frombuffer(f.read(), dtype=_np.int64).reshape(-1, 6)))
             except OSError:
                 raise OSError(f"cupynum: rank {r} could not deflate its part of {path!r}") from None
-        layout, err = _deflated_layout(members, lists), None
-        if rank == 0:
-            try:
-                with open(path, "wb") as f:
-                    for off, b in layout["writes"]:
-                        f.seek(off)
-                        f.write(b)
-            except BaseException as e:   # noqa: BLE001 -- re-raised below, after the ranks agree
-                err = e
-        if ranks > 1 and _core.bcast_u64(0 if err is None else 1) and err is None:
-            raise OSError(f"cupynum: rank 0 could not create {path!r}")
-        if err is not None:
-            raise err
+        layout = _deflated_layout(members, lists)
+
+        def create():
+            with open(path, "wb") as f:
+                for off, b in layout["writes"]:
+                    f.seek(off)
+                    f.write(b)
+        _rank0(create, "create", path)
         try:
             mine = layout["places"].get(rank, [])
             if mine:
