@@ -509,6 +509,15 @@ def _set_flat(self, value):
 
 def _normalize_shape(shape, size):
     """A shape tuple with at most one -1 resolved, checked against `size`."""
+    if type(shape) is tuple:   # the common case first: a tuple of non-negative ints that fits
+        n = 1
+        for s in shape:
+            if type(s) is not int or s < 0:
+                break
+            n *= s
+        else:
+            if n == size:
+                return shape
     if isinstance(shape, (int, _np.integer)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
         shape = (shape,)
     import operator
@@ -660,7 +669,7 @@ def _swapaxes(self, axis1, axis2):
 
 def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
     dtype = _np.dtype(dtype)
-    if not _np.can_cast(self.dtype, dtype, casting=casting):
+    if casting != "unsafe" and not _np.can_cast(self.dtype, dtype, casting=casting):
         what = "scalar" if self.ndim == 0 else "array data"     # NumPy's words for 0-d
         raise TypeError(f"Cannot cast {what} from {self.dtype!r} to {dtype!r} according to "
                         f"the rule '{casting}'")

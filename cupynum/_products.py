@@ -227,10 +227,17 @@ def inner(a, b):
     return _deliver(_tensordot(a, b, [a.ndim - 1], [b.ndim - 1]), None)
 
 
+def _column(a, shape):
+    """a's elements in C order as a view of `shape` ((n, 1) or (1, n)): a 1-d operand (any
+    stride) as it is, without ravel's copy of a strided vector (the product reads it once)."""
+    v = _core.reshape(a, shape) if a.ndim == 1 else None
+    return _reshape(_ravel(a), shape) if v is None else v
+
+
 def outer(a, b, out=None):
     a, b = _asarray(a), _asarray(b)
-    A = _reshape(_ravel(a), (a.size, 1))
-    B = _reshape(_ravel(b), (1, b.size))
+    A = _column(a, (a.size, 1))
+    B = _column(b, (1, b.size))
     if out is not None:
         from ._ufunc import ufuncs
         _check_out(_np.outer, (a, b), (a.size, b.size), _np.result_type(a.dtype, b.dtype), out)

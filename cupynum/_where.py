@@ -59,6 +59,13 @@ def where(condition, x=_NoValue, y=_NoValue, /):
         return nonzero(condition)
     if x is _NoValue or y is _NoValue:
         raise ValueError("either both or neither of x and y should be given")
+    if isinstance(condition, ndarray) and isinstance(x, ndarray) and isinstance(y, ndarray):
+        # The common case at the cost of a few attribute reads: a boolean condition and two
+        # arrays of one dtype and one shape (nothing to promote, cast or broadcast).
+        dt, shape = x.dtype, x.shape
+        if condition.dtype == _np.bool_ and y.dtype == dt and dt in _NATIVE and \
+                condition.shape == shape and y.shape == shape:
+            return _core.select(condition, x, y, _core.empty(shape, dt, condition))
     (dx, wx), (dy, wy) = _dtype_of(x), _dtype_of(y)
     dc = condition.dtype if isinstance(condition, ndarray) else _np.asarray(condition).dtype
     # NEP 50: a Python scalar takes part in the promotion as a weak scalar, by value type.
