@@ -629,15 +629,16 @@ CPN_SI cpn_half cpn_spacing_f16(cpn_half a)
         return CPN_CPX_##S(r / d, (R)-1 / d);                                             \
     }                                                                                     \
     /* max(|re|, |im|) * sqrt(fma(r, r, 1)), r = min/max: NumPy's vectorised hypot. */     \
+    /* Without branches, so that loops vectorise: a NaN part reaches r (as small) or big,  \
+     * two zeros give 0, an infinite part gives inf even beside a NaN (C99's hypot). */   \
     CPN_SI R cpn_absolute_##S(T a)                                                        \
     {                                                                                     \
         R re = fabs##LS(CPN_RE_##S(a)), im = fabs##LS(CPN_IM_##S(a));                     \
-        if (isinf(re) || isinf(im)) return (R)INFINITY;                                   \
-        if (isnan(re) || isnan(im)) return (R)NAN;                                        \
         R big = re > im ? re : im, small = re > im ? im : re;                             \
-        if (big == 0) return 0;                                                           \
         R r = small / big;                                                                \
-        return sqrt##LS(fma##LS(r, r, (R)1)) * big;                                       \
+        R v = sqrt##LS(fma##LS(r, r, (R)1)) * big;                                        \
+        v = big == 0 && small == 0 ? (R)0 : v;                                            \
+        return re == (R)INFINITY || im == (R)INFINITY ? (R)INFINITY : v;                  \
     }                                                                                     \
     /* NumPy's npy_cpow: exact small integer powers by repeated squaring. */              \
     CPN_SI T cpn_power_##S(T a, T b)                                                      \
