@@ -422,12 +422,42 @@ def _conjugate(self, out=None):
 
 # ---- trace, bits, bytes -------------------------------------------------------------------------
 
+_TRACE_SLICES = 256   # most diagonal elements a partitioned n-d trace copies slice by slice
+
+
+def _diagonal_copy(a, diag, offset, axis1, axis2):
+    """The diagonal `diag` of a partitioned n-d array as a new array laid out in diag's memory
+    order (so that its reduction walks the elements in the order NumPy's walks the view), filled
+    by one slice assignment per diagonal element: each moves only that slice's elements to their
+    new owners, where reading the view itself (through the flat alias) gathers the array."""
+    nd = diag.ndim
+    st = _core.layout(diag)
+    perm = sorted(range(nd), key=lambda i: -abs(st[i]))
+    inv = [0] * nd
+    for i, p in enumerate(perm):
+        inv[p] = i
+    d = _core.transpose(_core.empty(tuple(diag.shape[p] for p in perm), diag.dtype, None, True),
+                        tuple(inv))
+    a1 = axis1 % a.ndim
+    a2 = axis2 % a.ndim
+    i1, i2 = max(0, -offset), max(0, offset)
+    for k in range(diag.shape[-1]):
+        key = [slice(None)] * a.ndim
+        key[a1], key[a2] = i1 + k, i2 + k
+        d[..., k] = a[tuple(key)]
+    return d
+
+
 def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
-    """NumPy's PyArray_Trace: add.reduce of the diagonal along its last axis."""
+    """NumPy's PyArray_Trace: add.reduce of the diagonal along its last axis.  The diagonal of a
+    partitioned n-d array is copied out slice by slice first (_diagonal_copy); a 2-d one's full
+    reduction reduces each rank's elements where they lie (dist.c)."""
     from ._views import diagonal
     a = _asarray(a)
-    r = diagonal(a, offset, axis1, axis2).sum(-1, dtype=dtype, out=out)
-    return r
+    diag = diagonal(a, offset, axis1, axis2)
+    if a.ndim > 2 and 0 < diag.shape[-1] <= _TRACE_SLICES and _core._tiling(a)["tiled"]:
+        diag = _diagonal_copy(a, diag, operator.index(offset), axis1, axis2)
+    return diag.sum(-1, dtype=dtype, out=out)
 
 
 def _method_trace(self, offset=0, axis1=0, axis2=1, dtype=None, out=None):

@@ -81,7 +81,8 @@ DISTRIBUTED = frozenset(
         "clip round around fix isclose nan_to_num angle sinc i0 isposinf isneginf iscomplex "
         "isreal real_if_close tri tril triu "
         # trace: each rank sums the diagonal's elements in its tile, partials combined (a 1-D
-        # diagonal; the diagonals of n-d arrays are gathered); packbits/unpackbits: 8 strided
+        # diagonal; an n-d array's diagonal is copied out slice by slice, each slice moving to
+        # its new owner, then reduced); packbits/unpackbits: 8 strided
         # element-wise ops (axis=None of an n-d array: one gathered flat copy); mgrid/ogrid:
         # aranges broadcast into each rank's tile
         "trace packbits unpackbits mgrid ogrid astype").split()]

@@ -228,6 +228,21 @@ def test_trace_sends_partials_only(dtype, offset, axes):
         assert sent <= 64 * RANKS, sent
 
 
+@pytest.mark.parametrize("shape,offset,axes", [((4, 30, 40), 0, (0, 1)), ((4, 30, 40), 2, (1, 2)),
+                                                ((30, 4, 40), -1, (2, 0)), ((6, 7, 8, 9), 1, (3, 1))])
+def test_trace_nd_moves_the_diagonal_only(shape, offset, axes):
+    """A partitioned n-d array's diagonal is copied out slice by slice: the bytes that move are
+    at most its elements (a gather would send the whole array to every rank)."""
+    n = sample(shape, "f8", seed=3)
+    c = cupynum.array(n) * 1.0
+    r, sent = _moved(lambda: c.trace(offset, *axes))
+    check(r, n.trace(offset, *axes))
+    diag = numpy.diagonal(n, offset, *axes)
+    assert sent <= 2 * diag.nbytes + 1024 * RANKS, (sent, diag.nbytes, n.nbytes)
+    r, sent = _moved(lambda: cupynum.trace(c, offset, *axes, dtype=numpy.float32))
+    check(r, numpy.trace(n, offset, *axes, dtype=numpy.float32))
+
+
 def _straddle_bound(row_bytes):
     """Per rank: the 8-element groups cut by a tile boundary (at most 2 boundaries per rank)."""
     return 0 if RANKS == 1 else 2 * 8 * row_bytes + 512
