@@ -18,7 +18,7 @@
  * chunk per thread, the chunks are sorted in parallel and merged pairwise, each merge split
  * across the threads by co-ranking; many short lanes are sorted one lane per thread.  A long
  * contiguous int64/float64 value sort on two threads is split by a sampled splitter instead
- * (sort_split2), int64 sorted as itself there.  The result
+ * (sort_split2), the values sorted as themselves there.  The result
  * does not depend on the thread count (the order of equal keys is fixed by the key or the
  * index). */
 #include <math.h>
@@ -36,6 +36,7 @@
 #if CPN_HAVE_VQSORT
 void cpn_vqsort_u64(uint64_t *keys, size_t n);
 void cpn_vqsort_i64(int64_t *keys, size_t n);
+void cpn_vqsort_f64(double *keys, size_t n);
 void cpn_vqsort_u128(struct cpn_sort_pair *pairs, size_t n);
 #endif
 
@@ -314,8 +315,10 @@ static void msort_crec(struct crec *a, struct crec *tmp, int64_t n)
  *   2. thread 1's lows and highs are copied into the output's middle gap (and, when there were
  *      NaNs, thread 0's highs moved down to make room for them at the end);
  *   3. each thread sorts one side in place, then decodes it.
- * int64 is sorted as itself (vqsort's int64 order is NumPy's), so it has no key passes; float64
- * as monotonic bit keys, its NaNs kept bit for bit, in input order, at the end.  The result is
+ * The values are sorted as themselves, with no key passes: vqsort's int64 order is NumPy's, and
+ * its float64 order is NumPy's once the NaNs are out (kept bit for bit, in input order, at the
+ * end); -0.0 and +0.0 compare equal there, so their order within a run of zeros is vqsort's, as
+ * NumPy's own sort leaves it to its kernel.  The result is
  * the sort's whatever the splitter (the sides are disjoint ranges); the splitter only balances
  * the threads.  False where it does not apply (the output overlaps the input, too few non-NaN
  * samples): the general path sorts. */
@@ -327,8 +330,8 @@ struct split_half {
     int64_t nlo, nhi, nnan;
 };
 
-/* x[0..n) into dst[0..cap) (cap >= n): keys below sp up from dst[0], the others down from
- * dst[cap - 1]; float64 NaNs (their bits) to nans in order, keyed otherwise.
+/* x[0..n) into dst[0..cap) (cap >= n): the values below the splitter (key sp) up from dst[0],
+ * the others down from dst[cap - 1]; float64 NaNs (their bits) to nans in order.
  * dst[nlo .. cap - nhi) is left as scratch. */
 static struct split_half split_half(bool f, const char *in, int64_t n, uint64_t sp, uint64_t *dst,
                                     int64_t cap, double *nans)
@@ -344,17 +347,17 @@ static struct split_half split_half(bool f, const char *in, int64_t n, uint64_t 
             hi -= 1 - c;
         }
     } else {
-        const double *x = (const double *)in;
+        const double *x = (const double *)in, s = funkey(sp);
+        double *o = (double *)dst;
         for (int64_t i = 0; i < n; i++) {
             const double d = x[i];
             if (d != d) {
                 nans[nan++] = d;
                 continue;
             }
-            const uint64_t v = fkey(d);
-            const int64_t c = v < sp;
-            dst[lo] = v;
-            dst[hi] = v;
+            const int64_t c = d < s;
+            o[lo] = d;
+            o[hi] = d;
             lo += c;
             hi -= 1 - c;
         }
@@ -409,13 +412,8 @@ static bool sort_split2(enum cpn_dtype dt, const char *in, int64_t n, char *out,
 #pragma omp barrier
         for (int t = tid; t < 2; t += nt) {
             const int64_t b = t == 0 ? 0 : L, e = t == 0 ? L : m;
-            if (!f) {
-                cpn_vqsort_i64((int64_t *)k + b, (size_t)(e - b));
-            } else {
-                cpn_vqsort_u64(k + b, (size_t)(e - b));
-                double *o = (double *)out;
-                for (int64_t i = b; i < e; i++) o[i] = funkey(k[i]);
-            }
+            if (!f) cpn_vqsort_i64((int64_t *)k + b, (size_t)(e - b));
+            else cpn_vqsort_f64((double *)k + b, (size_t)(e - b));
             if (t == 1 && nan) {   /* the NaNs' bits, in input order */
                 memcpy(k + m, nanbuf, (size_t)part[0].nnan * 8);
                 memcpy(k + m + part[0].nnan, nanbuf + h0, (size_t)part[1].nnan * 8);

@@ -24,6 +24,11 @@ void cpn_vqsort_i64(int64_t *keys, size_t n)
     sorter(keys, n, hwy::SortAscending());
 }
 
+void cpn_vqsort_f64(double *keys, size_t n)
+{
+    sorter(keys, n, hwy::SortAscending());
+}
+
 void cpn_vqsort_u128(cpn_sort_pair *pairs, size_t n)
 {
     static_assert(sizeof(hwy::uint128_t) == 16, "hwy::uint128_t is {lo, hi}");
