@@ -527,6 +527,30 @@ def test_int_gather_bytes(shape, dtype):
     check(cupynum.take(c, ci, axis=0), numpy.take(n, idx, axis=0))
 
 
+@pytest.mark.parametrize("shape", [(1000,), (90, 7), (1,)])
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16, numpy.complex128], ids=dtype_id)
+def test_int_gather_by_a_partitioned_index_bytes(shape, dtype):
+    """a[idx] with a long index partitioned like the result: each rank asks the owners for its
+    own result rows only (8 bytes a row) and gets the rows back, so the bytes a rank sends follow
+    its part of the index, not the whole index times the ranks."""
+    n, c = _pair(shape, dtype)
+    rng = numpy.random.default_rng(31)
+    idx = rng.integers(-shape[0], shape[0], 4000)        # negatives and repeats included
+    ci = cupynum.array(idx)
+    cupynum.sync()
+    before = _sent()
+    r = c[ci]
+    moved = _sent() - before
+    check(r, n[idx])
+    row = n[0].nbytes if n.ndim > 1 else n.itemsize
+    from cupynum import _core
+    t = _core._tiling(ci)
+    if RANKS > 1 and t["tiled"] and all(g == 1 for g in _core._tiling(c)["grid"][1:]):
+        part = t["hi"][0] - t["lo"][0]
+        assert moved <= 1.5 * part * (8 + row) + 64 * RANKS * RANKS, (moved, part)
+    check(cupynum.take(c, ci, axis=0), numpy.take(n, idx, axis=0))
+
+
 @pytest.mark.parametrize("shape", [(1000,), (90, 7), (5,)])
 @pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16], ids=dtype_id)
 def test_int_scatter_and_at_bytes(shape, dtype):
