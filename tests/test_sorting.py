@@ -321,6 +321,22 @@ def test_partition_and_argpartition(dtype):
         assert str(e_cp.value) == str(e_np.value)
 
 
+@pytest.mark.parametrize("shape, axis", [((0,), 0), ((2, 0), 1), ((0, 3), 1), ((0, 3), 0)])
+def test_partition_of_an_empty_array_takes_any_kth(shape, axis):
+    """NumPy returns an empty array's partition before checking kth's range (not its type)."""
+    x = numpy.zeros(shape)
+    a = cupynum.array(x)
+    for kth in (0, 5, -7, [0, 9]):
+        check(cupynum.partition(a, kth, axis=axis), numpy.partition(x, kth, axis=axis))
+        check(cupynum.argpartition(a, kth, axis=axis), numpy.argpartition(x, kth, axis=axis))
+        c = cupynum.array(x)
+        c.partition(kth, axis=axis)
+        check(c, x)
+    same_error(lambda: numpy.partition(x, 0.5, axis=axis), lambda: cupynum.partition(a, 0.5, axis=axis))
+    same_error(lambda: numpy.partition(x, 0, axis=axis, kind="x"),
+               lambda: cupynum.partition(a, 0, axis=axis, kind="x"))
+
+
 # ---- lexsort -------------------------------------------------------------------------------------
 
 def _keys(dtype, shape, seed):
