@@ -173,7 +173,9 @@ def lexsort(keys, axis=-1):
 
 # ---- partition: a sorted lane is one of the partitions NumPy may return ---------------------------
 
-def _check_partition(kth, kind, n):
+def _check_partition(kth, kind, n, size=1):
+    """NumPy's checks of kind and kth; an empty array (size 0) takes any integer kth, as
+    NumPy's partition returns before its range check."""
     if not isinstance(kind, str):
         raise TypeError(f"select kind must be str, not {type(kind).__name__}")
     if kind != "introselect":
@@ -181,7 +183,7 @@ def _check_partition(kth, kind, n):
     ks = _np.asarray(kth)
     if ks.dtype.kind not in "iu":
         raise TypeError("Partition index must be integer")
-    for k in ks.ravel().tolist():
+    for k in ks.ravel().tolist() if size else ():
         k = k + n if k < 0 else k
         if not 0 <= k < n:
             raise ValueError(f"kth(={k}) out of bounds ({n})")
@@ -195,7 +197,7 @@ def _partitioned(a, kth, axis, kind, order, arg):
     if axis is None:
         x, axis = _flat(x), 0
     axis = _axis(axis, x.ndim)
-    _check_partition(kth, kind, x.shape[axis])
+    _check_partition(kth, kind, x.shape[axis], x.size)
     return _core.sort(x, axis, arg)
 
 
@@ -213,7 +215,7 @@ def _method_partition(self, kth, axis=-1, kind="introselect", order=None):
         return _fallback.compute(_np.ndarray.partition, (self, kth), {"axis": axis, "kind": kind,
                                                                       "order": order}, write=(self,))
     axis = _axis(axis, self.ndim)
-    _check_partition(kth, kind, self.shape[axis])
+    _check_partition(kth, kind, self.shape[axis], self.size)
     if not self.flags.writeable:
         raise ValueError("partition array is read-only")
     _core.assign(self, _core.sort(self, axis, False))

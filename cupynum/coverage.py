@@ -71,8 +71,16 @@ DISTRIBUTED = frozenset(
         # its own values (the small array read everywhere); isin on them and the sample sort
         "searchsorted isin "
         # unique's values and counts: the sample sort, then runs per tile joined at the rank
-        # boundaries (indices and the inverse: gathered); union1d is unique of a join
-        "unique unique_values unique_counts union1d "
+        # boundaries; indices and the inverse: the stable argsort too, each run's first index
+        # from the rank it starts on, each element's run sent to its owner; union1d is unique
+        # of a join, the other set functions unique, sorts, run masks, each rank's compaction
+        # and routed searches and gathers (tests/test_sets.py bounds their bytes)
+        "unique unique_values unique_counts unique_inverse unique_all union1d intersect1d "
+        "setdiff1d setxor1d "
+        # lexsort of 1-D keys: a stable sample-sort argsort per key and routed gathers through
+        # the order (n-d keys gather through flat aliases); digitize: searchsorted of each
+        # rank's own values in the bins read everywhere
+        "lexsort digitize "
         # counts of each rank's tile, partial counts added (unweighted); histogram2d/dd bin by
         # searchsorted on the edges, then count the same way
         "histogram histogram2d histogramdd "
@@ -168,8 +176,8 @@ NOTES = {
     "numpy.percentile": "weights= and float16 q are computed by NumPy",
     "numpy.nanquantile": "weights= and integer/float16 q are computed by NumPy",
     "numpy.nanpercentile": "weights= and float16 q are computed by NumPy",
-    "numpy.unique": "axis= of a float or complex array holding NaN is computed by NumPy; under "
-                    "MPI return_index/return_inverse read the sorted runs gathered",
+    "numpy.unique": "axis= of a float16 array holding NaN is computed by NumPy",
+    "numpy.lexsort": "keys of more than one dimension are gathered through flat aliases under MPI",
     **{f"numpy.{n}": "axis=None of an n-d array reads it through its flat alias (gathered under "
        "MPI)" for n in ("concatenate", "concat", "append", "roll")},
     "numpy.repeat": "more than 256 runs of equal counts: a native gather (gathered under MPI)",

@@ -110,6 +110,22 @@ def test_digitize(dtype):
         cupynum.digitize(cupynum.array([1j]), [0, 1])
 
 
+def test_digitize_of_a_partitioned_array_moves_nothing():
+    """digitize: the bins are read on every rank and each rank searches its own values."""
+    ranks = cupynum.runtime_info()["ranks"]
+    x = special(numpy.dtype(numpy.float64), 5000 * ranks, seed=9)
+    a = cupynum.array(x)
+    cupynum.sync()
+    cases = (([-2, -1, 0, 0.5, 2], False), ([3, 1, 0, -1.5], True))
+    cupynum.reset_stats()
+    got = [cupynum.digitize(a, bins, right=right) for bins, right in cases]
+    cupynum.sync()
+    sent = cupynum.runtime_stats()["bytes_sent"]     # before the checks read the results
+    for r, (bins, right) in zip(got, cases):
+        check(r, numpy.digitize(x, bins, right=right))
+    assert sent <= 1024, sent
+
+
 def test_histogram_of_a_partitioned_array_moves_only_counts():
     ranks = cupynum.runtime_info()["ranks"]
     x = numpy.random.default_rng(5).standard_normal(30000 * ranks)

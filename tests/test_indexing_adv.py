@@ -506,14 +506,17 @@ def test_select_choose_putmask_move_nothing():
     assert moved <= 1024 * max(RANKS - 1, 0), moved
 
 
-@pytest.mark.parametrize("shape", [(1000,), (90, 7), (5,)])
+@pytest.mark.parametrize("shape", [(1000,), (90, 7), (5,), (1,)])
 @pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16, numpy.complex128], ids=dtype_id)
-def test_int_gather_bytes(shape, dtype):
-    """a[idx] (and take) of an array split along its rows: each rank reads the index and the
-    owners send the selected rows to the result's owners: bytes in proportion to len(idx), not to
-    the array."""
+@pytest.mark.parametrize("m", [40, 4000])
+def test_int_gather_bytes(shape, dtype, m):
+    """a[idx] (and take) of an array split along its rows: a short index is read by every rank
+    and the owners send the selected rows to the result's owners: bytes in proportion to
+    len(idx), not to the array.  A long index partitioned like the result is routed instead:
+    each rank asks the owners for its own result rows only (8 bytes a row) and gets the rows
+    back, so a rank's bytes follow its part of the index, not the whole index times the ranks."""
     n, c = _pair(shape, dtype)
-    idx = _idx(shape[0], (40,), 6)
+    idx = _idx(shape[0], (m,), 6)                        # negatives and repeats included
     ci = cupynum.array(idx)
     cupynum.sync()
     before = _sent()
@@ -522,8 +525,12 @@ def test_int_gather_bytes(shape, dtype):
     check(r, n[idx])
     row = n[0].nbytes if n.ndim > 1 else n.itemsize
     from cupynum import _core
+    t = _core._tiling(ci)
     if all(g == 1 for g in _core._tiling(c)["grid"][1:]):
         assert moved <= idx.size * (8 + row) + 1024, moved
+        if RANKS > 1 and t["tiled"] and m > 1000:
+            part = t["hi"][0] - t["lo"][0]
+            assert moved <= 1.5 * part * (8 + row) + 64 * RANKS * RANKS, (moved, part)
     check(cupynum.take(c, ci, axis=0), numpy.take(n, idx, axis=0))
 
 

@@ -16,7 +16,9 @@
  * found it, else by a plain C LSD radix sort (stable, 8 bits per pass, passes whose byte is the
  * same in every key skipped); cpn_kernel_sort_name() says which.  A long lane is cut into one
  * chunk per thread, the chunks are sorted in parallel and merged pairwise, each merge split
- * across the threads by co-ranking; many short lanes are sorted one lane per thread.  The result
+ * across the threads by co-ranking; many short lanes are sorted one lane per thread.  A long
+ * contiguous int64/float64 value sort on two threads is split by a sampled splitter instead
+ * (sort_split2), the values sorted as themselves there.  The result
  * does not depend on the thread count (the order of equal keys is fixed by the key or the
  * index). */
 #include <math.h>
@@ -33,6 +35,8 @@
 
 #if CPN_HAVE_VQSORT
 void cpn_vqsort_u64(uint64_t *keys, size_t n);
+void cpn_vqsort_i64(int64_t *keys, size_t n);
+void cpn_vqsort_f64(double *keys, size_t n);
 void cpn_vqsort_u128(struct cpn_sort_pair *pairs, size_t n);
 #endif
 
@@ -302,17 +306,67 @@ static void msort_crec(struct crec *a, struct crec *tmp, int64_t n)
 
 /* ---- two threads, one long lane: split, then sort each side ------------------------------------- *
  *
- * A contiguous int64 or float64 lane sorted by value on two threads: one splitter (the median key
- * of 255 evenly spaced elements), each key written to both free ends of the output as it is made
- * and the end its side of the splitter names advanced (branch-free), then each side sorted by
- * its own thread in place.  No merge pass and no scratch copy; the result is the sort's (the
- * sides are disjoint ranges of keys), whatever the splitter.  False where it does not apply
- * (the output overlaps the input, too few non-NaN samples): the general path sorts. */
+ * A contiguous int64 or float64 lane sorted by value on two threads: one splitter (the median of
+ * 1023 evenly spaced elements), then every step on both threads, with no merge pass:
+ *   1. each thread splits its half of the input by the splitter (branch-free: each element is
+ *      written to both free ends of its region and the end its side names advances); thread 0's
+ *      region is the output itself (lows up from the start, highs down from the end), thread 1's
+ *      a scratch lane, so the two never write the same slot;
+ *   2. thread 1's lows and highs are copied into the output's middle gap (and, when there were
+ *      NaNs, thread 0's highs moved down to make room for them at the end);
+ *   3. each thread sorts one side in place, then decodes it.
+ * The values are sorted as themselves, with no key passes: vqsort's int64 order is NumPy's, and
+ * its float64 order is NumPy's once the NaNs are out (kept bit for bit, in input order, at the
+ * end); -0.0 and +0.0 compare equal there, so their order within a run of zeros is vqsort's, as
+ * NumPy's own sort leaves it to its kernel.  The result is
+ * the sort's whatever the splitter (the sides are disjoint ranges); the splitter only balances
+ * the threads.  False where it does not apply (the output overlaps the input, too few non-NaN
+ * samples): the general path sorts. */
 
-#define SPLIT_SAMPLE 255
+#define SPLIT_SAMPLE 1023
 
 #if CPN_HAVE_VQSORT
-static bool sort_split2(enum cpn_dtype dt, const char *in, int64_t n, char *out, char *nanbuf)
+struct split_half {
+    int64_t nlo, nhi, nnan;
+};
+
+/* x[0..n) into dst[0..cap) (cap >= n): the values below the splitter (key sp) up from dst[0],
+ * the others down from dst[cap - 1]; float64 NaNs (their bits) to nans in order.
+ * dst[nlo .. cap - nhi) is left as scratch. */
+static struct split_half split_half(bool f, const char *in, int64_t n, uint64_t sp, uint64_t *dst,
+                                    int64_t cap, double *nans)
+{
+    int64_t lo = 0, hi = cap - 1, nan = 0;
+    if (!f) {
+        const int64_t *x = (const int64_t *)in, s = (int64_t)(sp ^ SIGN64);
+        for (int64_t i = 0; i < n; i++) {
+            const int64_t v = x[i], c = v < s;
+            dst[lo] = (uint64_t)v;
+            dst[hi] = (uint64_t)v;
+            lo += c;
+            hi -= 1 - c;
+        }
+    } else {
+        const double *x = (const double *)in, s = funkey(sp);
+        double *o = (double *)dst;
+        for (int64_t i = 0; i < n; i++) {
+            const double d = x[i];
+            if (d != d) {
+                nans[nan++] = d;
+                continue;
+            }
+            const int64_t c = d < s;
+            o[lo] = d;
+            o[hi] = d;
+            lo += c;
+            hi -= 1 - c;
+        }
+    }
+    return (struct split_half){lo, n - nan - lo, nan};
+}
+
+static bool sort_split2(enum cpn_dtype dt, const char *in, int64_t n, char *out, uint64_t *scratch,
+                        double *nanbuf)
 {
     if (out < in + n * 8 && in < out + n * 8) return false;
     const double *xd = (const double *)in;
@@ -329,50 +383,42 @@ static bool sort_split2(enum cpn_dtype dt, const char *in, int64_t n, char *out,
     cpn_vqsort_u64(samp, (size_t)ns);
     const uint64_t sp = samp[ns / 2];
     uint64_t *k = (uint64_t *)out;
-    /* the keying pass is one thread: a fresh output's pages are faulted in (zeroed) by both */
-#pragma omp parallel for num_threads(2) schedule(static)
-    for (int64_t i = 0; i < n; i += 512) k[i] = 0;
-    int64_t lo = 0, hi = n - 1, nan = 0;
-    if (!f) {
-        for (int64_t i = 0; i < n; i++) {
-            const uint64_t v = xu[i] ^ SIGN64;
-            const int64_t c = v < sp;
-            k[lo] = v;
-            k[hi] = v;
-            lo += c;
-            hi -= 1 - c;
-        }
-    } else {
-        double *nans = (double *)nanbuf;
-        for (int64_t i = 0; i < n; i++) {
-            const double d = xd[i];
-            if (d != d) {
-                nans[nan++] = d;
-                continue;
+    const int64_t h0 = n / 2, h1 = n - h0;
+    struct split_half part[2];
+#pragma omp parallel num_threads(2)
+    {
+        int tid = 0, nt = 1;
+#ifdef _OPENMP
+        tid = omp_get_thread_num();
+        nt = omp_get_num_threads();
+#endif
+        for (int t = tid; t < 2; t += nt)
+            part[t] = t == 0 ? split_half(f, in, h0, sp, k, n, nanbuf)
+                             : split_half(f, in + h0 * 8, h1, sp, scratch, h1, nanbuf + h0);
+#pragma omp barrier
+        /* lows [0, L), highs [L, m), NaNs [m, n): thread 1's lows, then its highs, fill the gap
+         * [nlo0, n - nhi0) of thread 0's split, less the NaNs' room at the end */
+        const int64_t lo0 = part[0].nlo, hi0 = part[0].nhi, lo1 = part[1].nlo, hi1 = part[1].nhi;
+        const int64_t nan = part[0].nnan + part[1].nnan;
+        const int64_t L = lo0 + lo1, m = n - nan;
+        for (int t = tid; t < 2; t += nt) {
+            if (t == 0) {
+                memcpy(k + lo0, scratch, (size_t)lo1 * 8);
+            } else {
+                if (nan) memmove(k + m - hi0, k + n - hi0, (size_t)hi0 * 8);
+                memcpy(k + L, scratch + h1 - hi1, (size_t)hi1 * 8);
             }
-            const uint64_t v = fkey(d);
-            const int64_t c = v < sp;
-            k[lo] = v;
-            k[hi] = v;
-            lo += c;
-            hi -= 1 - c;
         }
-    }
-    const int64_t m = n - nan;     /* low side [0, lo), high side [hi + 1, n), NaNs between */
-    if (nan) memmove(k + lo, k + hi + 1, (size_t)(n - hi - 1) * 8);
-#pragma omp parallel for num_threads(2) schedule(static, 1)
-    for (int side = 0; side < 2; side++) {
-        if (side == 0) cpn_vqsort_u64(k, (size_t)lo);
-        else cpn_vqsort_u64(k + lo, (size_t)(m - lo));
-    }
-    if (nan) memcpy(k + m, nanbuf, (size_t)nan * 8);   /* the NaNs' bits, in order */
-    if (f) {
-        double *o = (double *)out;
-#pragma omp parallel for num_threads(2) schedule(static)
-        for (int64_t i = 0; i < m; i++) o[i] = funkey(k[i]);
-    } else {
-#pragma omp parallel for num_threads(2) schedule(static)
-        for (int64_t i = 0; i < m; i++) k[i] ^= SIGN64;
+#pragma omp barrier
+        for (int t = tid; t < 2; t += nt) {
+            const int64_t b = t == 0 ? 0 : L, e = t == 0 ? L : m;
+            if (!f) cpn_vqsort_i64((int64_t *)k + b, (size_t)(e - b));
+            else cpn_vqsort_f64((double *)k + b, (size_t)(e - b));
+            if (t == 1 && nan) {   /* the NaNs' bits, in input order */
+                memcpy(k + m, nanbuf, (size_t)part[0].nnan * 8);
+                memcpy(k + m + part[0].nnan, nanbuf + h0, (size_t)part[1].nnan * 8);
+            }
+        }
     }
     return true;
 }
@@ -417,7 +463,7 @@ static void sort_lane(enum cpn_dtype dt, bool arg, const char *in, int64_t is, i
     }
 #if CPN_HAVE_VQSORT
     if (nth == 2 && n >= PAR_MIN && is == 8 && os == 8 &&
-        (dt == CPN_DTYPE_INT64 || dt == CPN_DTYPE_FLOAT64) && sort_split2(dt, in, n, out, lb->b))
+        (dt == CPN_DTYPE_INT64 || dt == CPN_DTYPE_FLOAT64) && sort_split2(dt, in, n, out, lb->a, lb->b))
         return;
 #endif
     /* the keys are sorted in the output itself when it is a contiguous 8-byte lane */

@@ -302,3 +302,23 @@ void cpn_comm_init(void) {}
 void cpn_comm_abort(int code) { exit(code); }
 
 #endif
+
+enum cpn_status cpn_comm_alltoallv(int tag, const char *sbuf, const int64_t *soff, const int64_t *sbytes,
+                                   char *rbuf, const int64_t *roff, const int64_t *rbytes)
+{
+    const int P = cpn_comm_size(), me = cpn_comm_rank();
+    struct cpn_msg *msgs = cpn_alloc((size_t)(2 * P) * sizeof *msgs);
+    if (!msgs) return CPN_ERR_NOMEM;
+    int nr = 0, ns = 0;
+    for (int q = 0; q < P; q++)
+        if (q != me && rbytes[q]) msgs[nr++] = (struct cpn_msg){q, tag, rbuf + roff[q], (size_t)rbytes[q]};
+    for (int b = 0; b < P; b++)
+        if (b != me && sbytes[b])
+            msgs[nr + ns++] = (struct cpn_msg){b, tag, (void *)(sbuf + soff[b]), (size_t)sbytes[b]};
+    void *h = NULL;
+    enum cpn_status st = cpn_comm_post(nr, msgs, ns, msgs + nr, &h);
+    if (sbytes[me]) memcpy(rbuf + roff[me], sbuf + soff[me], (size_t)sbytes[me]);
+    if (st == CPN_OK) st = cpn_comm_wait(h);
+    cpn_free(msgs);
+    return st;
+}

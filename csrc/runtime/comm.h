@@ -30,6 +30,12 @@ enum cpn_status cpn_comm_post(int nrecv, const struct cpn_msg *recvs, int nsend,
 /* Complete what cpn_comm_post started and free the handle.  Local. */
 enum cpn_status cpn_comm_wait(void *handle);
 
+/* An all-to-all of byte pieces on cpn_comm_post: sbytes[b] bytes from sbuf + soff[b] to rank b,
+ * rbytes[q] bytes from rank q into rbuf + roff[q] (this rank's own piece copied), every array
+ * indexed by rank.  Collective in the sense that the peers must make the matching call. */
+enum cpn_status cpn_comm_alltoallv(int tag, const char *sbuf, const int64_t *soff, const int64_t *sbytes,
+                                   char *rbuf, const int64_t *roff, const int64_t *rbytes);
+
 /* Every rank contributes `mine` (counts[rank] bytes); `all` receives the pieces in rank order
  * (counts[r] bytes each, back to back).  Collective. */
 enum cpn_status cpn_comm_allgatherv(const void *mine, void *all, const size_t *counts);

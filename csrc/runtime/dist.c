@@ -1444,6 +1444,143 @@ static enum cpn_status exec_select(const struct cpn_op *op, struct cpn_fpreport 
     return st;
 }
 
+/* Whether exec_gather can route: the index is a tiled int64 store whose rows on every rank are
+ * that rank's result rows.  Depends on tilings only, so every rank decides alike.  Local. */
+static bool gather_index_aligned(const struct cpn_view *iv, const struct cpn_store *os, const int64_t *olo,
+                                 const int64_t *ohi, int P)
+{
+    if (!os->tiled || !iv->store->tiled || iv->ndim != 1 || iv->dtype != CPN_DTYPE_INT64) return false;
+    for (int q = 0; q < P; q++) {
+        struct box b;
+        const int r = row_part(iv, q, &b);
+        if (r < 0 || (r == 1 && (b.lo[0] != olo[q] || b.hi[0] != ohi[q])) || (r == 0 && olo[q] != ohi[q]))
+            return false;
+    }
+    return true;
+}
+
+/* exec_gather where the index is tiled as the result (gather_index_aligned): each rank sends the
+ * source rows its own result rows need to their owners (8 bytes a row) and gets the rows back,
+ * so no rank reads more of the index than its own part and the bytes sent do not grow with the
+ * rank count.  lo0/hi0: each rank's source rows; olo/ohi: its result rows; w: this rank's source
+ * rows, `have` whether it holds any.  Collective. */
+static enum cpn_status gather_routed(const struct cpn_op *op, const int64_t *lo0, const int64_t *hi0,
+                                     const int64_t *olo, const int64_t *ohi, const struct box *w, bool have)
+{
+    const struct cpn_view *x = op->in[0], *iv = op->in[1], *ov = op->out[0];
+    struct cpn_store *os = ov->store;
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    const int64_t n = x->shape[0], mloc = ohi[me] - olo[me];
+    const size_t item = cpn_dtype_size(x->dtype);
+    int64_t block = 1;
+    for (int d = 1; d < x->ndim; d++) block *= x->shape[d];
+    const size_t bbytes = (size_t)block * item;
+    int64_t *cnt = cpn_alloc((size_t)(P + 1) * (size_t)P * sizeof *cnt), *off = cpn_alloc((size_t)(7 * P + 1) * 8);
+    int64_t *req = cpn_alloc((size_t)mloc * 8 + 8), *order = cpn_alloc((size_t)mloc * 8 + 8);
+    int *own = cpn_alloc((size_t)mloc * sizeof *own + 1);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    int64_t *rreq = NULL;
+    char *sbuf = NULL, *rbuf = NULL;
+    enum cpn_status st = cnt && off && req && order && own && counts ? CPN_OK : CPN_ERR_NOMEM;
+    /* per[0..P): rows asked of each rank, per[P]: a bad index seen (sent with the counts, so every
+     * rank fails alike) */
+    int64_t *per = off, *soff = off + P + 1, *sb = soff + P, *roff = sb + P, *rb = roff + P, *fill = rb + P,
+            *rcnt = fill + P;
+    const char *ix = NULL;
+    int64_t ixs = 0;
+    if (st == CPN_OK && mloc) {
+        struct box b;
+        int64_t lst[CPN_MAXDIM];
+        char *d = cpn_store_data(iv->store);
+        row_part(iv, me, &b);
+        if (!d) st = CPN_ERR_NOMEM;
+        else ix = region_layout(iv, &b, d, iv->store->tlo, iv->store->tstride, lst);
+        ixs = lst[0];
+    }
+    for (int q = 0; st == CPN_OK && q <= P; q++) per[q] = 0;
+    for (int64_t j = 0; st == CPN_OK && j < mloc; j++) {
+        int64_t k = *(const int64_t *)(ix + j * ixs);
+        if (k < 0) k += n;
+        own[j] = -1;
+        for (int q = 0; k >= 0 && k < n && q < P; q++)
+            if (k >= lo0[q] && k < hi0[q]) { own[j] = q; break; }
+        req[j] = k;
+        if (own[j] < 0) per[P] = 1;
+        else per[own[j]]++;
+    }
+    if (st == CPN_OK) {
+        for (int q = 0; q < P; q++) counts[q] = (size_t)(P + 1) * sizeof *cnt;
+        st = cpn_comm_allgatherv(per, cnt, counts);   /* cnt[q * (P + 1) + b]: q asks b for rows */
+    }
+    for (int q = 0; st == CPN_OK && q < P; q++)
+        if (cnt[q * (P + 1) + P]) st = cpn_error(CPN_ERR_INDEX, "gather: an index is out of bounds for size %lld", (long long)n);
+    int64_t nsend = 0, nrecv = 0;
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        rcnt[q] = cnt[q * (P + 1) + me];
+        fill[q] = nsend;
+        soff[q] = nsend * 8;
+        sb[q] = per[q] * 8;
+        nsend += per[q];
+        roff[q] = nrecv * 8;
+        rb[q] = rcnt[q] * 8;
+        nrecv += rcnt[q];
+    }
+    if (st == CPN_OK) {
+        rreq = cpn_alloc((size_t)nrecv * 8 + 8);
+        sbuf = cpn_alloc((size_t)nrecv * bbytes + (size_t)mloc * 8 + 1);
+        rbuf = cpn_alloc((size_t)mloc * bbytes + 1);
+        if (!rreq || !sbuf || !rbuf) st = CPN_ERR_NOMEM;
+    }
+    if (st == CPN_OK) {
+        /* the requests in owner order; order[at]: the result row of request at */
+        int64_t *sreq = (int64_t *)(sbuf + (size_t)nrecv * bbytes);
+        for (int64_t j = 0; j < mloc; j++) {
+            const int64_t at = fill[own[j]]++;
+            order[at] = j;
+            sreq[at] = req[j];
+        }
+        st = cpn_comm_alltoallv(SELECT_TAG + 3, (const char *)sreq, soff, sb, (char *)rreq, roff, rb);
+    }
+    /* the owner's side: the asked rows of its tile, in the order asked */
+    if (st == CPN_OK && nrecv && block) {
+        int64_t lshape[CPN_MAXDIM], lst[CPN_MAXDIM];
+        char *xd = have ? cpn_store_data(x->store) : NULL;
+        if (!xd) st = have ? CPN_ERR_NOMEM : cpn_error(CPN_ERR_INTERNAL, "gather: rows asked of a rank without any");
+        if (st == CPN_OK) {
+            const char *lp = region_layout(x, w, xd, x->store->tiled ? x->store->tlo : (int64_t[CPN_MAXDIM]){0},
+                                           x->store->tstride, lst);
+            for (int d = 0; d < x->ndim; d++) lshape[d] = w->hi[d] - w->lo[d];
+            for (int64_t i = 0; i < nrecv; i++) rreq[i] -= w->lo[0];
+            st = cpn_kernel_gather(item, x->ndim, lshape, lp, lst, (const char *)rreq, 8, nrecv, sbuf);
+        }
+    }
+    /* the rows back: what q asked returns to q, in its order */
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        soff[q] = soff[q] / 8 * (int64_t)bbytes;
+        sb[q] = per[q] * (int64_t)bbytes;
+        roff[q] = roff[q] / 8 * (int64_t)bbytes;
+        rb[q] = rcnt[q] * (int64_t)bbytes;
+    }
+    if (st == CPN_OK) st = cpn_comm_alltoallv(SELECT_TAG + 4, sbuf, roff, rb, rbuf, soff, sb);
+    if (st == CPN_OK && mloc && block) {
+        char *tile = cpn_store_data_for_overwrite(os);
+        const int64_t tlo0 = os->tlo[0], ts0 = os->tstride[0];
+        if (!tile) st = CPN_ERR_NOMEM;
+        for (int64_t at = 0; tile && at < mloc; at++)
+            memcpy(tile + (olo[me] + order[at] - tlo0) * ts0 * (int64_t)item, rbuf + (size_t)at * bbytes, bbytes);
+    }
+    cpn_free(cnt);
+    cpn_free(off);
+    cpn_free(req);
+    cpn_free(order);
+    cpn_free(own);
+    cpn_free(counts);
+    cpn_free(rreq);
+    cpn_free(sbuf);
+    cpn_free(rbuf);
+    return st;
+}
+
 /* GATHER (out[j] = x[idx[j]]) of a view split along its first dimension: every rank reads the
  * index (bytes in proportion to len(idx)), and each owner of source rows sends the rows each
  * result tile needs straight to its owner (bytes in proportion to the rows selected). */
@@ -1484,6 +1621,11 @@ static enum cpn_status exec_gather(const struct cpn_op *op, struct cpn_fpreport 
             w = b;
             have = true;
         }
+    }
+    if (gather_index_aligned(iv, os, olo, ohi, P)) {
+        enum cpn_status st = gather_routed(op, lo0, hi0, olo, ohi, &w, have);
+        cpn_free(lo0);
+        return st;
     }
     const int64_t m = iv->shape[0], n = x->shape[0];
     const size_t item = cpn_dtype_size(x->dtype);

@@ -116,28 +116,6 @@ static int64_t lower_bound(const struct ss *S, const char *rec, int64_t n, struc
     return lo;
 }
 
-/* An all-to-all of byte pieces: send[b] bytes from sbuf + soff[b] to rank b, recv[q] bytes from
- * rank q into rbuf + roff[q]; this rank's own piece is copied. */
-static enum cpn_status alltoallv(int P, int me, int tag, const char *sbuf, const int64_t *soff,
-                                 const int64_t *sbytes, char *rbuf, const int64_t *roff,
-                                 const int64_t *rbytes)
-{
-    struct cpn_msg *msgs = cpn_alloc((size_t)(2 * P) * sizeof *msgs);
-    if (!msgs) return CPN_ERR_NOMEM;
-    int nr = 0, ns = 0;
-    for (int q = 0; q < P; q++)
-        if (q != me && rbytes[q]) msgs[nr++] = (struct cpn_msg){q, tag, rbuf + roff[q], (size_t)rbytes[q]};
-    for (int b = 0; b < P; b++)
-        if (b != me && sbytes[b])
-            msgs[nr + ns++] = (struct cpn_msg){b, tag, (void *)(sbuf + soff[b]), (size_t)sbytes[b]};
-    void *h = NULL;
-    enum cpn_status st = cpn_comm_post(nr, msgs, ns, msgs + nr, &h);
-    if (sbytes[me]) memcpy(rbuf + roff[me], sbuf + soff[me], (size_t)sbytes[me]);
-    if (st == CPN_OK) st = cpn_comm_wait(h);
-    cpn_free(msgs);
-    return st;
-}
-
 /* The order key a value sort's parts are in (sort.c's: -0.0 below +0.0, NaNs last). */
 static inline uint64_t value_key(enum cpn_dtype dt, bool flt, const char *p)
 {
@@ -300,7 +278,7 @@ static enum cpn_status sample_sort(const struct cpn_op *op, struct cpn_store *is
     }
     recv = cpn_alloc((size_t)roff_acc + 1);
     if (!recv) { cpn_free(roff); st = CPN_ERR_NOMEM; goto done; }
-    st = alltoallv(P, me, TAG_BUCKET, rec, soff, sbytes, recv, roff, rbytes);
+    st = cpn_comm_alltoallv(TAG_BUCKET, rec, soff, sbytes, recv, roff, rbytes);
     cpn_free(roff);
     if (st != CPN_OK) goto done;
     cpn_free(rec);
@@ -359,7 +337,7 @@ static enum cpn_status sample_sort(const struct cpn_op *op, struct cpn_store *is
         toff[t] = z > a ? (a - start) * (int64_t)fs : 0;
         toff[P + t] = z > a ? (z - a) * (int64_t)fs : 0;
     }
-    st = alltoallv(P, me, TAG_BALANCE, fin, toff, toff + P, out, soff, rbytes);
+    st = cpn_comm_alltoallv(TAG_BALANCE, fin, toff, toff + P, out, soff, rbytes);
     cpn_free(toff);
 done:
     cpn_free(rec);
@@ -506,7 +484,7 @@ static enum cpn_status search_routed(const struct cpn_op *op)
     rv = cpn_alloc((size_t)nrecv * item + 1);
     rans = cpn_alloc((size_t)nrecv * ob + 1);
     if (!rv || !rans) { st = CPN_ERR_NOMEM; goto out; }
-    st = alltoallv(P, me, TAG_SEARCH, sv, soff, sbytes, rv, roff, rbytes);
+    st = cpn_comm_alltoallv(TAG_SEARCH, sv, soff, sbytes, rv, roff, rbytes);
     if (st == CPN_OK && nrecv)
         st = cpn_kernel_searchsorted(dt, tile, (int64_t)item, NULL, 0, nloc, rv, (int64_t)item, nrecv, rans,
                                      (int64_t)ob, right, found);
@@ -521,7 +499,7 @@ static enum cpn_status search_routed(const struct cpn_op *op)
         roff[t] = ro * (int64_t)ob;
         rbytes[t] = rb * (int64_t)ob;
     }
-    if (st == CPN_OK) st = alltoallv(P, me, TAG_ANSWER, rans, soff, sbytes, sans, roff, rbytes);
+    if (st == CPN_OK) st = cpn_comm_alltoallv(TAG_ANSWER, rans, soff, sbytes, sans, roff, rbytes);
     if (st != CPN_OK) goto out;
     for (int64_t j = 0; j < mloc; j++) {
         if (dest[j] >= 0) continue;
@@ -668,7 +646,7 @@ static enum cpn_status scatter_inverse(enum cpn_dtype dt, bool nd, const char *x
     }
     recv = cpn_alloc((size_t)nrecv * 16 + 16);
     if (!recv) { st = CPN_ERR_NOMEM; goto out; }
-    st = alltoallv(P, me, TAG_INVERSE, (const char *)pairs, soff, sbytes, (char *)recv, roff, rbytes);
+    st = cpn_comm_alltoallv(TAG_INVERSE, (const char *)pairs, soff, sbytes, (char *)recv, roff, rbytes);
     if (st != CPN_OK || hi[me] <= lo[me]) goto out;
     int64_t *dst = (int64_t *)cpn_store_data_for_overwrite(os);
     if (!dst) { st = CPN_ERR_NOMEM; goto out; }
@@ -812,7 +790,7 @@ enum cpn_status cpn_unique_dist_execute(const struct cpn_op *op)
         roff[t] = z > a ? (a - olo) * (int64_t)es : 0;
         rbytes[t] = z > a ? (z - a) * (int64_t)es : 0;
     }
-    st = alltoallv(P, me, TAG_RUNS, loc, off, sbytes, dst, roff, rbytes);
+    st = cpn_comm_alltoallv(TAG_RUNS, loc, off, sbytes, dst, roff, rbytes);
     cpn_free(off);
 done:
     cpn_free(all);
