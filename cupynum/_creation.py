@@ -1,9 +1,10 @@
 """Array creation: NumPy's signatures, cupynum stores underneath.
 
-Buffers are allocated when first touched, so `zeros` and `empty` cost nothing until used: a
-`zeros` buffer is zero-filled then, an `empty` one is not (its values are undefined until written,
-as NumPy's: a result filled piece by piece is written once); `ones`/`full` queue a fill; data from
-Python objects is copied in once."""
+Buffers are zero-filled when first touched, so `zeros` and `empty` cost nothing until used.
+`empty` is zero-filled too: NumPy promises nothing about its values, but a large NumPy `empty`
+comes from fresh (zero) pages, and programs that read what they never wrote then still agree
+with NumPy; cupynum's own results that are written whole (the joins) skip the fill instead.
+`ones`/`full` queue a fill; data from Python objects is copied in once."""
 
 import math
 import operator
@@ -29,7 +30,7 @@ def _check_order(order):
 
 def empty(shape, dtype=float, order="C", *, device=None, like=None):
     _check_order(order)
-    return _core.empty(_shape_tuple(shape), _np.dtype(dtype), None, True)
+    return _core.empty(_shape_tuple(shape), _np.dtype(dtype))
 
 
 def zeros(shape, dtype=float, order="C", *, device=None, like=None):

@@ -306,9 +306,9 @@ def test_r_c_move_only_pieces():
 # ---- empty results are written whole; zeros stay zero ------------------------------------------
 
 def test_results_in_reused_buffers():
-    """Joins fill results that are not zero-filled first (NumPy's empty); the allocator hands
-    back freed buffers still holding old values, so every element must come from the join, and
-    `zeros` of a reused buffer must still read zero."""
+    """Joins fill results that are not zero-filled first; the allocator hands back freed buffers
+    still holding old values, so every element must come from the join, and `zeros` and `empty`
+    of a reused buffer must still read zero where nothing was written."""
     n = numpy.arange(1, 30001, dtype=numpy.float64)
     for _ in range(3):
         c = cupynum.array(n) * 7.0      # leaves a dirty freed buffer of this size behind
@@ -328,6 +328,10 @@ def test_results_in_reused_buffers():
         w = cupynum.empty(30000)
         w[...] = 2.0
         check(w, numpy.full(30000, 2.0))
+        del w
+        w = cupynum.empty(30000)          # still zero-filled, as a large NumPy empty reads
+        w[::3] = 1.0
+        check(w, e)
 
 
 # ---- distributed: only the pieces whose owner changes move --------------------------------------
