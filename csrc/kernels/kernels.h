@@ -167,6 +167,9 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
 
 /* The number of nonzero bytes among the n at `p`, `st` bytes apart.  Local. */
 uint64_t cpn_kernel_count_nonzero_bytes(const char *p, int64_t st, int64_t n);
+/* The least and the greatest of n >= 1 contiguous int64 at `p` in *lo and *hi, in one pass (an
+ * index array's bounds check reads it once, not once per extreme).  Threaded.  Local. */
+void cpn_kernel_range_i64(const int64_t *p, int64_t n, int64_t *lo, int64_t *hi);
 
 /* argmax (code MAXIMUM) or argmin (MINIMUM) of `in` over the dimensions set in `axes`: the int64
  * C-order index over the reduced dimensions of the first extreme element, the first NaN where
