@@ -428,23 +428,20 @@ static const uint32_t mask_bytes[16] = {
 
 static int cpu_avx512 = -1;   /* vm_usable sets it */
 
+/* One comparison function of the operands' kinds (array or broadcast scalar), from BODY. */
+#define CMP_FUNC(NAME, TARGET, BODY, FN, OPC, PRED)                                           \
+    static TARGET void NAME(int f64, const void *pa, int sa, const void *pb, int sb, _Bool *o, \
+                            int64_t n)                                                        \
+    {                                                                                         \
+        if (sa && sb) BODY(FN, OPC, PRED, 1, 1);                                              \
+        else if (sa) BODY(FN, OPC, PRED, 1, 0);                                               \
+        else if (sb) BODY(FN, OPC, PRED, 0, 1);                                               \
+        else BODY(FN, OPC, PRED, 0, 0);                                                       \
+    }
+
 #define CMP_KERNEL(E, FN, OPC, PRED)                                                          \
-    static VM_TARGET void cmp_##FN(int f64, const void *pa, int sa, const void *pb, int sb,   \
-                                   _Bool *o, int64_t n)                                       \
-    {                                                                                         \
-        if (sa && sb) CMP_BODY(FN, OPC, PRED, 1, 1);                                          \
-        else if (sa) CMP_BODY(FN, OPC, PRED, 1, 0);                                           \
-        else if (sb) CMP_BODY(FN, OPC, PRED, 0, 1);                                           \
-        else CMP_BODY(FN, OPC, PRED, 0, 0);                                                   \
-    }                                                                                         \
-    static VM512_TARGET void cmp512_##FN(int f64, const void *pa, int sa, const void *pb,     \
-                                         int sb, _Bool *o, int64_t n)                         \
-    {                                                                                         \
-        if (sa && sb) CMP512_BODY(FN, OPC, PRED, 1, 1);                                       \
-        else if (sa) CMP512_BODY(FN, OPC, PRED, 1, 0);                                        \
-        else if (sb) CMP512_BODY(FN, OPC, PRED, 0, 1);                                        \
-        else CMP512_BODY(FN, OPC, PRED, 0, 0);                                                \
-    }                                                                                         \
+    CMP_FUNC(cmp_##FN, VM_TARGET, CMP_BODY, FN, OPC, PRED)                                    \
+    CMP_FUNC(cmp512_##FN, VM512_TARGET, CMP512_BODY, FN, OPC, PRED)                           \
     static void cloop_##FN(char **args, const int64_t *st, int64_t n, struct cpn_kctx *ctx,    \
                            int f64)                                                           \
     {                                                                                         \
