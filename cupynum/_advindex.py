@@ -624,9 +624,9 @@ def _ufunc_at_1d(a, indices, b, dt, name):
     if a.ndim != 1 or not isinstance(indices, ndarray) or indices.ndim != 1 or \
             indices.dtype.kind not in "iu" or indices.dtype == _np.uint64:
         return False
-    from ._ndarray import _extreme
+    from ._ndarray import _in_bounds
     n, m = a.shape[0], indices.shape[0]
-    if m and (n == 0 or _extreme(indices, "maximum") >= n or _extreme(indices, "minimum") < -n):
+    if m and not _in_bounds(indices, n):
         return False                              # NumPy's IndexError, from the general path
     if b is None:
         val = _core.broadcast_to(_core.from_any(_np.zeros((), dt)), (m,))

@@ -214,6 +214,18 @@ def _extreme(a, op):
     return int(r)
 
 
+def _in_bounds(idx, n):
+    """Whether every value of the non-empty integer cupynum array idx lies in [-n, n): a
+    contiguous int64 index is read once for both extremes (_core.index_range), any other reduced
+    once per extreme.  Local (flushes what idx waits on)."""
+    if n == 0:
+        return False
+    r = _core.index_range(idx)
+    if r is not None:
+        return -n <= r[0] and r[1] < n
+    return _extreme(idx, "maximum") < n and _extreme(idx, "minimum") >= -n
+
+
 def _gather(view, idx, p):
     """view[(slice(None),) * p + (idx,)] for an integer cupynum array idx whose values lie in
     [-n, n) (checked by the caller), idx's dimensions at p: a new array."""
@@ -247,7 +259,7 @@ def _getitem_int(self, key):
     n = view.shape[p]
     idx = arr if isinstance(arr, ndarray) else _core.from_any(arr)
     if idx.size:
-        if n == 0 or _extreme(idx, "maximum") >= n or _extreme(idx, "minimum") < -n:
+        if not _in_bounds(idx, n):
             return None
     if has_ints:
         adv = [i for i, o in enumerate(items) if i == at or _is_int_item(o)]
@@ -274,7 +286,7 @@ def _setitem_int(self, key, value):
         return False
     n = view.shape[p]
     idx = arr if isinstance(arr, ndarray) else _core.from_any(arr)
-    if idx.size and (n == 0 or _extreme(idx, "maximum") >= n or _extreme(idx, "minimum") < -n):
+    if idx.size and not _in_bounds(idx, n):
         return False
     others = tuple(i for i in range(view.ndim) if i != p)
     rest = tuple(view.shape[i] for i in others)

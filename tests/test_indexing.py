@@ -307,6 +307,20 @@ def test_nonzero_family(dtype, shape):
     check(cupynum.extract(c, c), numpy.extract(n, n))
 
 
+@pytest.mark.parametrize("n", [7, 8, 9, 65536 * 2 + 13, 300001])
+@pytest.mark.parametrize("density", [0.0, 0.01, 0.5, 0.97, 1.0])
+def test_nonzero_1d_chunks(n, density):
+    """1-d nonzero across the kernel's chunks (65536 elements or more each, written by threads
+    into their own slots), 8 elements at a time while 8 slots are left, from contiguous and
+    strided masks of every density."""
+    r = numpy.random.default_rng(n)
+    m = r.random(2 * n) < density
+    c = cupynum.array(m)
+    for mn, mc in ((m[:n], c[:n]), (m[::2], c[::2])):
+        check(cupynum.nonzero(mc), numpy.nonzero(mn))
+        check(cupynum.flatnonzero(mc), numpy.flatnonzero(mn))
+
+
 def test_nonzero_of_nan_is_true_and_0d_is_numpys():
     n = numpy.array([0.0, numpy.nan, -0.0, 1.0])
     c = cupynum.array(n)

@@ -434,6 +434,44 @@ def test_ufunc_at_casting_and_errors():
     check(c, n)
 
 
+@pytest.mark.parametrize("bad", [None, 7, -8, 100, -100])
+@pytest.mark.parametrize("layout", ["contiguous", "strided", "int32"])
+def test_index_bounds_edges(bad, layout):
+    """The bounds check of one index array (one pass over a contiguous int64 index for both
+    extremes, two reductions otherwise) at its edges: -n and n - 1 pass, n and -n - 1 fail with
+    NumPy's IndexError and nothing written, for a read, a set and ufunc.at."""
+    ind = numpy.array([0, -7, 6, 3, -1, 6, 2, 5, 1, 0])
+    if bad is not None:
+        ind[4] = bad
+    ci = cupynum.array(ind)
+    if layout == "strided":
+        ind2 = numpy.repeat(ind, 2)
+        ind, ci = ind2[::2], cupynum.array(ind2)[::2]
+    elif layout == "int32":
+        ind, ci = ind.astype(numpy.int32), cupynum.array(ind.astype(numpy.int32))
+    n, c = _pair((7,), numpy.float64)
+    v = sample((ind.size,), numpy.float64, seed=3)
+    def xp(a):
+        return numpy if isinstance(a, numpy.ndarray) else cupynum
+
+    for name, fn in [("read", lambda a, i: a[i]),
+                     ("set", lambda a, i: a.__setitem__(i, xp(a).array(v))),
+                     ("add.at", lambda a, i: xp(a).add.at(a, i, 1.5))]:
+        before = n.copy()
+        try:
+            e = fn(n, ind)
+        except IndexError as exc:
+            with pytest.raises(IndexError) as g:
+                fn(c, ci)
+            assert str(g.value) == str(exc), name
+            check(c, before)
+            continue
+        g = fn(c, ci)
+        if name == "read":
+            check(g, e)
+        check(c, n)
+
+
 def test_add_at_2d_rows(no_fallback):
     n, c = _pair((5, 3), numpy.float64)
     ind = numpy.array([0, 4, 0, 2, 0])

@@ -262,29 +262,27 @@ cpn_loop_fn cpn_kernel_elementwise_scalar(enum cpn_opcode code, enum cpn_dtype d
 }
 
 /* ---- ufunc.at over a whole index list -------------------------------------------------------
- * dst[k] = fn(dst[k], val[j]) (or fn(dst[k])) for k = idx[j], j = 0..m-1 in order, applied only
- * where lo <= k < hi (k counted from the end when negative), with the scalar functions the plain
- * loops use, so each element gets the same bits as a call of the loop per element.  Returns the
+ * dst[k] = fn(dst[k], val[j]) (or fn(dst[k])) for k = idx[j], j = 0..m-1 in order (k counted
+ * from the end when negative), with the scalar functions the plain loops use, so each element gets the same bits as a call of the loop per element.  Returns the
  * first j whose index is out of bounds (nothing from it on is applied), or -1.  Ops whose
  * output or second operand is of another type than the first, and those that may fail on their
  * data (NEGEXP), have none (cpn_kernel_at_loop gives NULL). */
 #define AT_PREFETCH 64
-/* The element AT_PREFETCH indices ahead of j, fetched for writing when it is in [lo, hi). */
+/* The element AT_PREFETCH indices ahead of j, fetched for writing when it is in bounds. */
 static inline void at_prefetch(char *dst, int64_t n, int64_t ds, const char *idx, int64_t is, int64_t j,
-                               int64_t m, int64_t lo, int64_t hi)
+                               int64_t m)
 {
     if (j + AT_PREFETCH >= m) return;
     int64_t q = *(const int64_t *)(idx + (j + AT_PREFETCH) * is);
     q += q < 0 ? n : 0;
-    if (q >= lo && q < hi) __builtin_prefetch(dst + q * ds, 1);
+    if (q >= 0 && q < n) __builtin_prefetch(dst + q * ds, 1);
 }
 #define AT_BODY(T, APPLY)                                                                    \
     for (int64_t j = 0; j < m; j++) {                                                     \
-        at_prefetch(dst, n, ds, idx, is, j, m, lo, hi);                                 \
+        at_prefetch(dst, n, ds, idx, is, j, m);                                           \
         int64_t k = *(const int64_t *)(idx + j * is);                                     \
         if (k < 0) k += n;                                                                \
         if (k < 0 || k >= n) return j;                                                    \
-        if (k < lo || k >= hi) continue;                                                  \
         T *o = (T *)(dst + k * ds);                                                       \
         APPLY;                                                                            \
     }                                                                                     \
@@ -292,29 +290,26 @@ static inline void at_prefetch(char *dst, int64_t n, int64_t ds, const char *idx
 
 #define AT_1_1(DTE, S, T, CLS, E, FN, IN1, O1)                                            \
     static int64_t at_##FN##_##S(char *dst, int64_t n, int64_t ds, const char *val, int64_t vs, \
-                                 const char *idx, int64_t is, int64_t m, int64_t lo, int64_t hi, \
-                                 struct cpn_kctx *ctx)                                    \
+                                 const char *idx, int64_t is, int64_t m, struct cpn_kctx *ctx) \
     {                                                                                     \
         (void)val, (void)vs, (void)ctx;                                                   \
         AT_BODY(T, *o = (T)cpn_##FN##_##S(*o))                                               \
     }
 #define AT_2_1(DTE, S, T, CLS, E, FN, IN1, O1)                                            \
     static int64_t at_##FN##_##S(char *dst, int64_t n, int64_t ds, const char *val, int64_t vs, \
-                                 const char *idx, int64_t is, int64_t m, int64_t lo, int64_t hi, \
-                                 struct cpn_kctx *ctx)                                    \
+                                 const char *idx, int64_t is, int64_t m, struct cpn_kctx *ctx) \
     {                                                                                     \
         typedef IN1_T_##IN1(T) T2;                                                        \
         unsigned f = 0;                                                                   \
         int64_t r = -1;                                                                   \
         for (int64_t j = 0; j < m; j++) {                                                 \
-            at_prefetch(dst, n, ds, idx, is, j, m, lo, hi);                             \
+            at_prefetch(dst, n, ds, idx, is, j, m);                                       \
             int64_t k = *(const int64_t *)(idx + j * is);                                 \
             if (k < 0) k += n;                                                            \
             if (k < 0 || k >= n) {                                                        \
                 r = j;                                                                    \
                 break;                                                                    \
             }                                                                             \
-            if (k < lo || k >= hi) continue;                                              \
             T *o = (T *)(dst + k * ds);                                                   \
             const T2 b = *(const T2 *)(val + j * vs);                                     \
             if (INT_CLS_##CLS && (CPN_OPFLAGS_##E & CPN_OPF_INTDIV)) {                    \

@@ -78,13 +78,12 @@ cpn_loop_fn cpn_kernel_elementwise(enum cpn_opcode code, enum cpn_dtype dt);
 cpn_loop_fn cpn_kernel_elementwise_scalar(enum cpn_opcode code, enum cpn_dtype dt);
 /* ufunc.at's loop over a whole index list (elementwise.c): dst[k] = op(dst[k], val[j]) (or
  * op(dst[k])) for k = idx[j] (int64, byte stride is; negatives from the end of n), j = 0..m-1
- * in order, only where lo <= k < hi (a thread's share of dst); dst of n elements at byte stride
+ * in order; dst of n elements at byte stride
  * ds, val at stride vs (0: one value).  Returns the first j out of bounds (nothing from it on is
  * applied) or -1; integer division's findings go to ctx->fpe.  NULL where the op's operands or
  * result differ in type from the array, or the op may fail on its data. */
 typedef int64_t (*cpn_at_fn)(char *dst, int64_t n, int64_t ds, const char *val, int64_t vs,
-                             const char *idx, int64_t is, int64_t m, int64_t lo, int64_t hi,
-                             struct cpn_kctx *ctx);
+                             const char *idx, int64_t is, int64_t m, struct cpn_kctx *ctx);
 cpn_at_fn cpn_kernel_at_loop(enum cpn_opcode code, enum cpn_dtype dt);
 /* The conversion loop from `from` to `to` (args: in, out); C's conversion rules, which are
  * NumPy's unsafe casting.  Local. */
@@ -168,6 +167,9 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
 
 /* The number of nonzero bytes among the n at `p`, `st` bytes apart.  Local. */
 uint64_t cpn_kernel_count_nonzero_bytes(const char *p, int64_t st, int64_t n);
+/* The least and the greatest of n >= 1 contiguous int64 at `p` in *lo and *hi, in one pass (an
+ * index array's bounds check reads it once, not once per extreme).  Threaded.  Local. */
+void cpn_kernel_range_i64(const int64_t *p, int64_t n, int64_t *lo, int64_t *hi);
 
 /* argmax (code MAXIMUM) or argmin (MINIMUM) of `in` over the dimensions set in `axes`: the int64
  * C-order index over the reduced dimensions of the first extreme element, the first NaN where
@@ -290,9 +292,8 @@ enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, 
 /* Scatter with an op (compact.c, ufunc.at): dst[idx[j]] = fn(dst[idx[j]], val[j]) (nin 2) or
  * fn(dst[idx[j]]) (nin 1, val unused) for j = 0..m-1 in order, so a repeated index applies again;
  * shapes, strides and bounds as cpn_kernel_scatter.  fn's findings go to ctx (status flags in
- * ctx->hw).  Sequential (one dimension with `at`: threaded, each thread its range of dst, in
- * index order).  Local. */
-/* at (cpn_kernel_at_loop, may be NULL): one dimension goes through it, threaded. */
+ * ctx->hw).  Sequential, on one thread; one dimension goes through `at` (cpn_kernel_at_loop, may
+ * be NULL), the typed loop over the whole list.  Local. */
 enum cpn_status cpn_kernel_scatter_apply(cpn_at_fn at, cpn_loop_fn fn, int nin, int ndim,
                                          const int64_t *shape, char *dst, const int64_t *dst_st,
                                          const char *val, const int64_t *val_st, const char *idx,

@@ -153,6 +153,53 @@ uint64_t cpn_kernel_count_nonzero_bytes(const char *in, int64_t st, int64_t n)
     return total;
 }
 
+/* Both extremes of a contiguous int64 run; 8 lanes each, which the compiler vectorises. */
+static void range_run(const int64_t *p, int64_t n, int64_t *lo, int64_t *hi)
+{
+    int64_t l[8], h[8], i = 0;
+    for (int j = 0; j < 8; j++) l[j] = h[j] = p[0];
+    for (; i + 8 <= n; i += 8)
+        for (int j = 0; j < 8; j++) {
+            l[j] = p[i + j] < l[j] ? p[i + j] : l[j];
+            h[j] = p[i + j] > h[j] ? p[i + j] : h[j];
+        }
+    for (; i < n; i++) {
+        l[0] = p[i] < l[0] ? p[i] : l[0];
+        h[0] = p[i] > h[0] ? p[i] : h[0];
+    }
+    for (int j = 1; j < 8; j++) {
+        l[0] = l[j] < l[0] ? l[j] : l[0];
+        h[0] = h[j] > h[0] ? h[j] : h[0];
+    }
+    *lo = l[0];
+    *hi = h[0];
+}
+
+void cpn_kernel_range_i64(const int64_t *p, int64_t n, int64_t *lo, int64_t *hi)
+{
+    int nth = cpn_kernel_threads();
+    if (n < cpn_kernel_parallel_min()) nth = 1;
+    if (nth > 64) nth = 64;
+    int64_t tl[64], th[64];
+#pragma omp parallel num_threads(nth) if (nth > 1)
+    {
+        int t = 0, nt = 1;
+#ifdef _OPENMP
+        t = omp_get_thread_num();
+        nt = omp_get_num_threads();
+#endif
+        const int64_t a = n * t / nt, b = n * (t + 1) / nt;
+        if (b > a) range_run(p + a, b - a, &tl[t], &th[t]);
+        else tl[t] = th[t] = p[0];
+    }
+    *lo = tl[0];
+    *hi = th[0];
+    for (int t = 1; t < nth; t++) {
+        *lo = tl[t] < *lo ? tl[t] : *lo;
+        *hi = th[t] > *hi ? th[t] : *hi;
+    }
+}
+
 /* The reduction's geometry, shared by every worker. */
 struct rgeom {
     const char *in;

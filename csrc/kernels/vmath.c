@@ -51,6 +51,7 @@
 #if VM_BUILT
 
 #define VM_TARGET __attribute__((target("avx2,fma")))
+#define VM512_TARGET __attribute__((target("avx2,fma,avx512f,avx512bw,avx512vl")))
 
 /* ---- the raw kernels ------------------------------------------------------------------------ */
 
@@ -387,15 +388,60 @@ static const uint32_t mask_bytes[16] = {
         }                                                                                     \
     } while (0)
 
-#define CMP_KERNEL(E, FN, OPC, PRED)                                                          \
-    static VM_TARGET void cmp_##FN(int f64, const void *pa, int sa, const void *pb, int sb,   \
-                                   _Bool *o, int64_t n)                                       \
+/* Where the CPU has AVX-512 (BW, VL), 32 lanes a round: four (two) compares into mask registers,
+ * their 32 bits written as 32 bytes by one masked store.  Reading 10^7 float64 against a scalar
+ * on one thread: 5.9 ms against 6.7-7.0 ms for the AVX2 loop (its table lookups and 4-byte
+ * stores), the same as NumPy's own AVX-512 loop: the compare of `a[a > t] = 0` is most of its
+ * time. */
+#define CMP512_BODY(FN, OPC, PRED, SA, SB)                                                    \
+    do {                                                                                      \
+        int64_t i = 0;                                                                        \
+        const __m256i one = _mm256_set1_epi8(1);                                              \
+        if (f64) {                                                                            \
+            const double *a = pa, *b = pb;                                                    \
+            __m512d ca = _mm512_set1_pd(a[0]), cb = _mm512_set1_pd(b[0]);                     \
+            for (; i + 32 <= n; i += 32) {                                                    \
+                uint32_t m = 0;                                                               \
+                for (int q = 0; q < 4; q++) {                                                 \
+                    __m512d x = SA ? _mm512_loadu_pd(a + i + 8 * q) : ca;                     \
+                    __m512d y = SB ? _mm512_loadu_pd(b + i + 8 * q) : cb;                     \
+                    m |= (uint32_t)_mm512_cmp_pd_mask(x, y, PRED) << (8 * q);                 \
+                }                                                                             \
+                _mm256_storeu_si256((__m256i *)(o + i), _mm256_maskz_mov_epi8(m, one));       \
+            }                                                                                 \
+            for (; i < n; i++) o[i] = a[SA ? i : 0] OPC b[SB ? i : 0];                        \
+        } else {                                                                              \
+            const float *a = pa, *b = pb;                                                     \
+            __m512 ca = _mm512_set1_ps(a[0]), cb = _mm512_set1_ps(b[0]);                      \
+            for (; i + 32 <= n; i += 32) {                                                    \
+                uint32_t m = 0;                                                               \
+                for (int q = 0; q < 2; q++) {                                                 \
+                    __m512 x = SA ? _mm512_loadu_ps(a + i + 16 * q) : ca;                     \
+                    __m512 y = SB ? _mm512_loadu_ps(b + i + 16 * q) : cb;                     \
+                    m |= (uint32_t)_mm512_cmp_ps_mask(x, y, PRED) << (16 * q);                \
+                }                                                                             \
+                _mm256_storeu_si256((__m256i *)(o + i), _mm256_maskz_mov_epi8(m, one));       \
+            }                                                                                 \
+            for (; i < n; i++) o[i] = a[SA ? i : 0] OPC b[SB ? i : 0];                        \
+        }                                                                                     \
+    } while (0)
+
+static int cpu_avx512 = -1;   /* vm_usable sets it */
+
+/* One comparison function of the operands' kinds (array or broadcast scalar), from BODY. */
+#define CMP_FUNC(NAME, TARGET, BODY, FN, OPC, PRED)                                           \
+    static TARGET void NAME(int f64, const void *pa, int sa, const void *pb, int sb, _Bool *o, \
+                            int64_t n)                                                        \
     {                                                                                         \
-        if (sa && sb) CMP_BODY(FN, OPC, PRED, 1, 1);                                          \
-        else if (sa) CMP_BODY(FN, OPC, PRED, 1, 0);                                           \
-        else if (sb) CMP_BODY(FN, OPC, PRED, 0, 1);                                           \
-        else CMP_BODY(FN, OPC, PRED, 0, 0);                                                   \
-    }                                                                                         \
+        if (sa && sb) BODY(FN, OPC, PRED, 1, 1);                                              \
+        else if (sa) BODY(FN, OPC, PRED, 1, 0);                                               \
+        else if (sb) BODY(FN, OPC, PRED, 0, 1);                                               \
+        else BODY(FN, OPC, PRED, 0, 0);                                                       \
+    }
+
+#define CMP_KERNEL(E, FN, OPC, PRED)                                                          \
+    CMP_FUNC(cmp_##FN, VM_TARGET, CMP_BODY, FN, OPC, PRED)                                    \
+    CMP_FUNC(cmp512_##FN, VM512_TARGET, CMP512_BODY, FN, OPC, PRED)                           \
     static void cloop_##FN(char **args, const int64_t *st, int64_t n, struct cpn_kctx *ctx,    \
                            int f64)                                                           \
     {                                                                                         \
@@ -405,7 +451,8 @@ static const uint32_t mask_bytes[16] = {
             cpn_kernel_elementwise_scalar(CPN_OP_##E, dt)(args, st, n, ctx);                  \
             return;                                                                           \
         }                                                                                     \
-        cmp_##FN(f64, args[0], st[0] != 0, args[1], st[1] != 0, (_Bool *)args[2], n);         \
+        (cpu_avx512 > 0 ? cmp512_##FN : cmp_##FN)(f64, args[0], st[0] != 0, args[1], st[1] != 0, \
+                                                  (_Bool *)args[2], n);                       \
     }                                                                                         \
     static void cloop_##FN##_f64(char **args, const int64_t *st, int64_t n,                   \
                                  struct cpn_kctx *ctx)                                        \
@@ -582,6 +629,8 @@ static int vm_usable(void)
     if (cpu_ok < 0) {
         __builtin_cpu_init();
         cpu_ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+        cpu_avx512 = cpu_ok && __builtin_cpu_supports("avx512f") &&
+                     __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
     }
     return cpu_ok;
 }

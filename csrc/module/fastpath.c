@@ -192,3 +192,24 @@ PyObject *cpn_mod_full_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nar
     }
     return r;
 }
+
+/* _core.index_range(a): (min, max) of a non-empty contiguous int64 array read in place in one
+ * pass, or None where the fast path does not apply (the caller then reduces twice).  The
+ * decision depends only on the store's distribution and the queue, which every rank agrees on. */
+PyObject *cpn_mod_index_range(PyObject *m, PyObject *a)
+{
+    (void)m;
+    if (!cpn_array_check(a)) Py_RETURN_NONE;
+    const struct cpn_view *v = cpn_array_view(a);
+    if (v->dtype != CPN_DTYPE_INT64 || cpn_view_size(v) == 0 || !cpn_view_is_contiguous(v))
+        Py_RETURN_NONE;
+    if (flush_for_read(v) < 0) return NULL;
+    const char *o = local_origin(v);
+    if (!o) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    int64_t lo, hi;
+    cpn_hostexec_range_i64(o, cpn_view_size(v), &lo, &hi);
+    return Py_BuildValue("(LL)", (long long)lo, (long long)hi);
+}

@@ -339,6 +339,8 @@ PyMethodDef cpn_module_methods[] = {
      "reduce_dtype(name, dtype): the table's accumulator dtype of reducing `name`, or None."},
     {"full_reduce", (PyCFunction)(void (*)(void))cpn_mod_full_reduce, METH_FASTCALL,
      "full_reduce(a, name): a full add/multiply/maximum/minimum reduction read at once, or None."},
+    {"index_range", cpn_mod_index_range, METH_O,
+     "index_range(a): (min, max) of a contiguous int64 array read at once in one pass, or None."},
     {"reduce", cpn_mod_reduce, METH_VARARGS,
      "reduce(name, a, axes, dtype, initial=None, segment=0): a new array."},
     {"argreduce", cpn_mod_argreduce, METH_VARARGS, "argreduce('maximum'|'minimum', a, axes): int64 indices."},

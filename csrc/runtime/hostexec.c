@@ -26,3 +26,8 @@ enum cpn_status cpn_hostexec_reduce_all(enum cpn_opcode code, enum cpn_dtype dt,
     *findings = (fp.hw | fp.sw) != 0;
     return s;
 }
+
+void cpn_hostexec_range_i64(const char *origin, int64_t n, int64_t *lo, int64_t *hi)
+{
+    cpn_kernel_range_i64((const int64_t *)origin, n, lo, hi);
+}

@@ -1,7 +1,8 @@
 /* hostexec.h: computations the runtime runs at once on host memory, outside the queue.
  *
  * A virtual store's generator run into its new buffer (store.c), and the module's fast path of
- * ndarray.sum/prod/max/min on bytes already in memory (csrc/module/fastpath.c): the same CPU
+ * ndarray.sum/prod/max/min and of an index array's bounds on bytes already in memory
+ * (csrc/module/fastpath.c): the same CPU
  * kernels the executor would run on the same layout, so the values are the same bits.  The
  * entry points through which store.c and the module reach a kernel (neither includes
  * kernels.h). */
@@ -26,5 +27,9 @@ void cpn_hostexec_generate(const struct cpn_store_gen *g, enum cpn_dtype dt, voi
 enum cpn_status cpn_hostexec_reduce_all(enum cpn_opcode code, enum cpn_dtype dt, enum cpn_dtype acc,
                                         const char *origin, int ndim, const int64_t *shape,
                                         const int64_t *byte_strides, void *out, bool *findings);
+
+/* The least and greatest of the n >= 1 contiguous int64 at `origin` (cpn_kernel_range_i64).
+ * Local. */
+void cpn_hostexec_range_i64(const char *origin, int64_t n, int64_t *lo, int64_t *hi);
 
 #endif
