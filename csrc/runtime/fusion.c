@@ -393,12 +393,43 @@ static bool reduce_member(const struct cpn_op *op, int ndim, const int64_t *shap
     return cpn_kernel_elementwise(op->code, out->dtype) != NULL;
 }
 
+#define ACC_BOXDIM 4
 struct access {
     const struct cpn_view *v;
     bool write;
+    bool box;                      /* lo/hi hold v's footprint (a store of <= ACC_BOXDIM dims) */
     const struct cpn_store *root;  /* cpn_store_root(v->store) */
     int next;                      /* the previous access of the same root, -1 */
+    int64_t lo[ACC_BOXDIM], hi[ACC_BOXDIM];
 };
+
+/* v's footprint in its store (cpn_view_footprint), kept with the access so that the run's
+ * checks compare boxes before views: a loop over the columns of one array (ADI's sweeps) names
+ * a new view of the same store with every op, and each op was compared, view against view, with
+ * every earlier access of that store.  Disjoint footprints mean no overlap (cpn_view_may_overlap
+ * tests the same boxes first), different ones mean different views.  Not for flat aliases. */
+static bool view_box(const struct cpn_view *v, int64_t *lo, int64_t *hi)
+{
+    if (v->store->root || v->store->ndim > ACC_BOXDIM) return false;
+    cpn_view_footprint(v, lo, hi);
+    return true;
+}
+
+static bool boxes_disjoint(const int64_t *alo, const int64_t *ahi, const int64_t *blo,
+                           const int64_t *bhi, int n)
+{
+    for (int d = 0; d < n; d++)
+        if (ahi[d] < blo[d] || bhi[d] < alo[d]) return true;
+    return false;
+}
+
+static bool boxes_differ(const int64_t *alo, const int64_t *ahi, const int64_t *blo,
+                         const int64_t *bhi, int n)
+{
+    for (int d = 0; d < n; d++)
+        if (alo[d] != blo[d] || ahi[d] != bhi[d]) return true;
+    return false;
+}
 
 /* The run's accesses chained by store root, so that conflicts() looks only at the accesses of
  * the new op's stores: a run of many small ops, each naming a fresh store, is then linear in its
@@ -531,12 +562,29 @@ static void acc_add(struct run *r, const struct cpn_view *v, bool write)
         ai->tab[h].root = root;
         ai->tab[h].head = -1;
     }
-    for (int j = ai->tab[h].head; j >= 0; j = r->acc[j].next)
-        if (r->acc[j].v == v || cpn_view_same(r->acc[j].v, v)) {
+    int64_t lo[ACC_BOXDIM], hi[ACC_BOXDIM];
+    const bool box = view_box(v, lo, hi);
+    const int sn = v->store->ndim;
+    for (int j = ai->tab[h].head; j >= 0; j = r->acc[j].next) {
+        const struct access *a = &r->acc[j];
+        if (a->v != v && box && a->box && a->v->store == v->store &&
+            boxes_differ(a->lo, a->hi, lo, hi, sn))
+            continue;
+        if (a->v == v || cpn_view_same(a->v, v)) {
             r->acc[j].write |= write;
             return;
         }
-    r->acc[r->nacc] = (struct access){v, write, root, ai->tab[h].head};
+    }
+    struct access *n = &r->acc[r->nacc];
+    n->v = v;
+    n->write = write;
+    n->box = box;
+    n->root = root;
+    n->next = ai->tab[h].head;
+    if (box) {
+        memcpy(n->lo, lo, (size_t)sn * sizeof lo[0]);
+        memcpy(n->hi, hi, (size_t)sn * sizeof hi[0]);
+    }
     ai->tab[h].head = r->nacc++;
 }
 
@@ -549,9 +597,19 @@ static bool conflicts(const struct run *r, const struct cpn_op *op)
     int nv = op_views(op, vs, w);
     for (int k = 0; k < nv; k++) {
         const struct cpn_store *root = cpn_store_root(vs[k]->store);
+        int64_t lo[ACC_BOXDIM], hi[ACC_BOXDIM];
+        bool box = false, boxed = false;
         for (int j = acc_head(&r->ai, root); j >= 0; j = r->acc[j].next) {
-            if (!(r->acc[j].write || w[k])) continue;
-            if (cpn_view_same(r->acc[j].v, vs[k]) || !cpn_view_may_overlap(r->acc[j].v, vs[k])) continue;
+            const struct access *a = &r->acc[j];
+            if (!(a->write || w[k])) continue;
+            if (a->box && a->v->store == vs[k]->store) {
+                if (!boxed) {
+                    box = view_box(vs[k], lo, hi);
+                    boxed = true;
+                }
+                if (box && boxes_disjoint(a->lo, a->hi, lo, hi, vs[k]->store->ndim)) continue;
+            }
+            if (cpn_view_same(a->v, vs[k]) || !cpn_view_may_overlap(a->v, vs[k])) continue;
             return true;
         }
         for (int j = 0; j < nv; j++) {
