@@ -792,3 +792,22 @@ def test_short_inner_dimension_reports_floating_point_findings():
         cupynum.sync()
     with numpy.errstate(over="ignore"):
         agrees(numpy.asarray(r), numpy.full((100, 3), 1e308) * numpy.arange(3.0)[None, :] * 10.0)
+
+
+def test_run_whose_first_op_conflicts_with_itself():
+    """A flush whose first op reads its own output reversed (`a[...] = a[::-1]`) has no run to
+    fuse: the planner must not look at the op before it (there is none at the queue's start)."""
+    for n in (5, 64, 3000):
+        x = numpy.arange(3 * n, dtype=numpy.float32).reshape(3, n)
+        c = cupynum.array(x)
+        cupynum.sync()
+        c[...] = c[::-1]
+        c[...] = c[::-1]
+        d = cupynum.cos(c)
+        d[::3, ::1] = c[:1]
+        x[...] = x[::-1]
+        x[...] = x[::-1]
+        e = numpy.cos(x)
+        e[::3, ::1] = x[:1]
+        check(d.astype(numpy.int16), e.astype(numpy.int16))
+        check(c, x)

@@ -861,7 +861,9 @@ static void band_plan(struct run *r, int len, const int64_t *lo, const int64_t *
     const struct access *acc = r->acc;
     const int nacc = r->nacc;
     band->on = false;
-    if (end >= r->n || ndim < 1 || hi[0] - lo[0] < 3) return;
+    /* len 0: the run's first op conflicts with itself (`a[...] = a[::-1]`); there is no last op
+     * (ops[end - 1] would be the op before the run, or before the queue when the run starts it) */
+    if (len < 1 || end >= r->n || ndim < 1 || hi[0] - lo[0] < 3) return;
     const struct cpn_op *last = &ops[end - 1], *c = &ops[end];
     if (last->kind == CPN_OPK_REDUCE || last->nout != 1) return;
     const struct cpn_view *pv = last->out[0];
