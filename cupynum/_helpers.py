@@ -430,9 +430,9 @@ def _diagonal_copy(a, diag, offset, axis1, axis2):
     order (so that its reduction walks the elements in the order NumPy's walks the view), filled
     by one slice assignment per diagonal element: each moves only that slice's elements to their
     new owners, where reading the view itself (through the flat alias) gathers the array."""
+    from ._ndarray import _memory_perm
     nd = diag.ndim
-    st = _core.layout(diag)
-    perm = sorted(range(nd), key=lambda i: -abs(st[i]))
+    perm = _memory_perm(diag)
     inv = [0] * nd
     for i, p in enumerate(perm):
         inv[p] = i

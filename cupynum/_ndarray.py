@@ -595,11 +595,15 @@ def _method_reshape(self, *shape, order="C", copy=None):
     return _reshape(self, shape, order=order, copy=copy)
 
 
+def _memory_perm(a):
+    """a's axes by decreasing stride: NumPy's order='K' walk."""
+    st = _core.layout(a)
+    return sorted(range(a.ndim), key=lambda i: -abs(st[i]))
+
+
 def _memory_order(a):
     """The view with its axes sorted by decreasing stride: NumPy's order='K' walk."""
-    st = _core.layout(a)
-    perm = sorted(range(a.ndim), key=lambda i: -abs(st[i]))
-    return _core.transpose(a, tuple(perm))
+    return _core.transpose(a, tuple(_memory_perm(a)))
 
 
 def _is_contiguous(a, order="C"):
