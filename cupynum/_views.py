@@ -9,6 +9,7 @@ dimensions added or removed (squeeze, expand_dims, atleast_*: always a view), br
 NumPy's).  Errors are NumPy's (AxisError and ValueError texts)."""
 
 import operator
+import weakref
 
 import numpy as _np
 from numpy.exceptions import AxisError
@@ -313,11 +314,23 @@ def _contiguous(shape, strides, itemsize, order):
     return True
 
 
+# The arrays whose WRITEABLE flag the user cleared (flagsobj.writeable), by id (arrays are not
+# hashable), each entry dropped with its array.
+_locked = {}
+
+
+def _lock(a):
+    key = id(a)
+    _locked[key] = weakref.ref(a, lambda _, key=key: _locked.pop(key, None))
+
+
 class flagsobj:
     """NumPy's ndarray.flags of a cupynum array: contiguity from the view's strides in its store
     (NumPy's rule, size-1 dimensions ignored), WRITEABLE false for read-only views (broadcast_to,
     diagonal).  OWNDATA is True (cupynum arrays have no base); setting WRITEABLE to False makes
-    the array read-only (other views of its store stay writable, as in NumPy)."""
+    the array read-only (other views of its store stay writable, as in NumPy); setting it back
+    to True is refused while another array viewing all of the store is one the user made
+    read-only (NumPy's base that is not writeable)."""
 
     _KEYS = {"C": "c_contiguous", "C_CONTIGUOUS": "c_contiguous", "CONTIGUOUS": "c_contiguous",
              "F": "f_contiguous", "F_CONTIGUOUS": "f_contiguous", "FORTRAN": "f_contiguous",
@@ -359,10 +372,19 @@ class flagsobj:
         a = self._a
         if bool(value) == self.writeable:
             return
-        if value:
-            raise ValueError("cannot set WRITEABLE flag to True of this array")
         from ._ndarray import _Adopt
-        a.shape = _Adopt(_core.broadcast_to(a, a.shape))   # the same map, read-only
+        if not value:
+            a.shape = _Adopt(_core.broadcast_to(a, a.shape))   # the same map, read-only
+            _lock(a)
+            return
+        # NumPy allows it when the array's base (the array owning the data) is writeable.
+        # cupynum arrays have no base: the data's owner is read-only when an array the user made
+        # read-only, other than this one, views all of the same store.
+        _locked.pop(id(a), None)
+        others = [r() for r in list(_locked.values())]
+        if any(b is not None and _core._shares_store(a, b) and _core.covers_store(b) for b in others):
+            raise ValueError("cannot set WRITEABLE flag to True of this array")
+        a.shape = _Adopt(_core.writeable_view(a))
 
     def __setattr__(self, name, value):
         if name == "writeable":

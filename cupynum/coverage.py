@@ -139,13 +139,13 @@ NOTES = {
     "numpy.ndarray.base": "always None: views share stores, not bases",
     "numpy.ndarray.real": "view (writes seen both ways)",
     "numpy.ndarray.imag": "view (writes seen both ways)",
-    "numpy.ndarray.setflags": "write=True of an array made read-only raises (NumPy allows it when "
-    "the array owns its data)",
+    "numpy.ndarray.setflags": "write=True allowed while no array the user made read-only views "
+    "all of the store (NumPy: while the base is writeable)",
     "numpy.ndarray.getfield": "a view of the whole element reinterpreted or of a complex "
     "element's half; other fields: NumPy's, on a copy",
     "numpy.ndarray.setfield": "through getfield's view where it is one; other fields: NumPy's, "
     "written back",
-    "numpy.ndarray.flags": "OWNDATA always True; WRITEABLE can be set to False only",
+    "numpy.ndarray.flags": "OWNDATA always True; WRITEABLE set as setflags",
     "numpy.ndarray.view": "a view for a dtype of the same size; another size or a type: NumPy's, "
     "on a copy",
     "numpy.ndarray.diagonal": "read-only view",

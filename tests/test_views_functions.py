@@ -333,6 +333,42 @@ def test_flags_set_writeable():
         c.diagonal().flags.writeable = True
 
 
+def test_flags_writeable_again():
+    """WRITEABLE back to True: allowed while the data's owner is writeable, as NumPy."""
+    def run(mod, a):
+        out = []
+        a.flags.writeable = False
+        a.flags.writeable = True            # the owner itself
+        a[0, 0] = 7
+        a.flags.writeable = False
+        c = a[1:]                           # a view of a read-only owner
+        with pytest.raises(ValueError, match="cannot set WRITEABLE flag to True of this array"):
+            c.flags.writeable = True
+        with pytest.raises(ValueError, match="cannot set WRITEABLE flag to True of this array"):
+            a.reshape(4, 3).setflags(write=True)
+        a.flags.writeable = True
+        c.setflags(write=True)              # the owner is writeable again
+        c[0, 1] = 9
+        d = mod.broadcast_to(a, (2, 3, 4))  # read-only views of a writeable owner
+        d.flags.writeable = True
+        e = a.diagonal()
+        e.flags.writeable = True
+        e[1] = 5
+        g = a[2:]                           # a view made read-only does not lock its owner
+        g.flags.writeable = False
+        a.flags.writeable = False
+        a.flags.writeable = True
+        g.flags.writeable = True
+        g[0, 0] = 3
+        out += [d.flags.writeable, e.flags.writeable, g.flags.writeable, c.flags.writeable]
+        return out
+
+    n, c = _make((3, 4), numpy.float64)
+    n = n.copy()                            # an array that owns its data, as c's store
+    assert run(numpy, n) == run(cupynum, c)
+    check(c, n)
+
+
 @pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
 def test_view_same_dtype(dtype):
     n, c = _make((3, 4), dtype)

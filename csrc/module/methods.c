@@ -324,6 +324,8 @@ PyMethodDef cpn_module_methods[] = {
     {"broadcast_to", cpn_mod_broadcast_to, METH_VARARGS,
      "broadcast_to(a, shape, readonly=True): a view (read-only unless readonly=False)."},
     {"diagonal", cpn_mod_diagonal, METH_VARARGS, "diagonal(a, offset, axis1, axis2): a read-only view."},
+    {"covers_store", cpn_mod_covers_store, METH_O, "covers_store(a): does a view all its store?"},
+    {"writeable_view", cpn_mod_writeable_view, METH_O, "writeable_view(a): a's map, writable."},
     {"readonly", cpn_mod_readonly, METH_O, "Are writes through a refused (broadcast_to, diagonal)?"},
     {"component", cpn_mod_component, METH_VARARGS, "component(a, part): real (1) / imaginary (2) view."},
     {"bits", cpn_mod_bits, METH_O, "bits(a): a real array's elements as unsigned integers of their size (a view)."},

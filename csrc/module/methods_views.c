@@ -83,6 +83,26 @@ PyObject *cpn_mod_diagonal(PyObject *m, PyObject *args)
     return cpn_array_wrap(v);
 }
 
+/* writeable_view(a): the same map as a, writable (ndarray.flags.writeable = True, once the
+ * Python side has checked that nothing NumPy would call its base is read-only). */
+PyObject *cpn_mod_writeable_view(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    struct cpn_view *src = cpn_array_view(a), *v;
+    enum cpn_status st = cpn_view_broadcast(src, src->ndim, src->shape, &v);
+    if (st != CPN_OK) return cpn_raise(st);
+    v->readonly = false;
+    return cpn_array_wrap(v);
+}
+
+/* covers_store(a): does a view every element of its root store (NumPy would call it the data's
+ * owner or a view of all of it)? */
+PyObject *cpn_mod_covers_store(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    return PyBool_FromLong(cpn_view_covers_store(cpn_array_view(a)));
+}
+
 PyObject *cpn_mod_readonly(PyObject *m, PyObject *a)
 {
     if (cpn_check_array(a) < 0) return NULL;
