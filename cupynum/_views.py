@@ -445,9 +445,10 @@ def install(cls, namespace, implemented):
     _VIEW_CHARS = frozenset("?bhilqBHILQefdFD")
 
     def view(self, dtype=None, type=None):
-        """A view with the same dtype is a new array on the same store, one of another dtype of
-        the same size the same elements reinterpreted (a view too); another size or a type
-        falls back to NumPy (a copy)."""
+        """A view with the same dtype is a new array on the same store, one of another dtype
+        the same bytes reinterpreted (a view too: of another size through the store's flat
+        alias in that dtype, with NumPy's rules for the last axis); a type, or an offset or
+        stride that is not whole elements of the new dtype, falls back to NumPy (a copy)."""
         try:
             same = type is None and (dtype is None or _np.dtype(dtype) == self.dtype)
             other = None if same or type is not None else _np.dtype(dtype)
@@ -455,9 +456,23 @@ def install(cls, namespace, implemented):
             same, other = False, None
         if same:
             return _core.reshape(self, self.shape)
-        if other is not None and other.itemsize == self.dtype.itemsize and other.isnative and \
-                other.char in _VIEW_CHARS and other.fields is None:
-            return _core.reinterpret(self, other)
+        if other is not None and other.isnative and other.char in _VIEW_CHARS and \
+                other.fields is None and self.dtype.char in _VIEW_CHARS:
+            if other.itemsize == self.dtype.itemsize:
+                return _core.reinterpret(self, other)
+            # NumPy's rules for another size, then its bytes as the new dtype (a view too)
+            if self.ndim == 0:
+                raise ValueError("Changing the dtype of a 0d array is only supported if the "
+                                 "itemsize is unchanged")
+            if self.shape[-1] != 1 and _core.layout(self)[-1] != self.dtype.itemsize:
+                raise ValueError("To change to a dtype of a different size, the last axis must "
+                                 "be contiguous")
+            if self.shape[-1] * self.dtype.itemsize % other.itemsize:
+                raise ValueError("When changing to a larger dtype, its size must be a divisor of "
+                                 "the total size in bytes of the last axis of the array.")
+            r = _core.retype(self, other)
+            if r is not None:
+                return r
         args = (dtype,) if type is None else (dtype, type)
         _fallback.note("numpy.ndarray.view", 1)    # (the fallback's own note sees cupynum)
         return fallback_view(self, *args)

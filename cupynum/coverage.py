@@ -146,8 +146,8 @@ NOTES = {
     "numpy.ndarray.setfield": "through getfield's view where it is one; other fields: NumPy's, "
     "written back",
     "numpy.ndarray.flags": "OWNDATA always True; WRITEABLE set as setflags",
-    "numpy.ndarray.view": "a view for a dtype of the same size; another size or a type: NumPy's, "
-    "on a copy",
+    "numpy.ndarray.view": "a view for any dtype (another size: through the store's flat alias in "
+    "that dtype); a type, or an offset or stride not whole new elements: NumPy's, on a copy",
     "numpy.ndarray.diagonal": "read-only view",
     "numpy.diagonal": "read-only view",
     "numpy.linalg.diagonal": "read-only view",

@@ -295,3 +295,46 @@ def test_same_shape_temporaries_share_a_tiling_and_fuse(n):
     if tiled:
         assert s["fused_runs_dist"] == 1 and s["fused_runs"] == 1, s
         assert s["bytes_sent"] <= 2 * 8, s   # a halo element to each neighbour at most
+
+
+@pytest.mark.parametrize("rows,cols", [(300, 200), (301, 7), (40, 900), (60, 60)])
+def test_reshapes_of_row_slabs_are_owner_computes(rows, cols):
+    """A reshape that merges dimensions is a view through the root's flat alias; when the root
+    lies in row slabs (each tile one range of its C-order elements) the alias is tiled by those
+    ranges, so element-wise work through it sends nothing (it used to gather the whole array:
+    640 KB per rank for this 480 KB array on 3 ranks).  Otherwise (a column split, a 2 x 2 grid)
+    each rank receives its range of a flat copy from the tiles that hold it: at most its tile's
+    bytes sent, not the whole array.  Reading a reversed ravel moves what changes owner.  Every
+    rank compares with NumPy."""
+    n = numpy.arange(rows * cols, dtype=numpy.float64).reshape(rows, cols) % 97
+    c = cupynum.array(n)
+    t = cupynum._core._tiling(c)
+    slabs = not t["tiled"] or all(g == 1 for g in t["grid"][1:])
+    tile = -(-n.nbytes // RANKS) + 8 * cols
+    # (form, bytes a rank may send with row slabs, otherwise): a result of other rows is cut at
+    # whole rows, so at most a row of it crosses each of the rank's two tile boundaries
+    forms = [
+        (lambda m: m.reshape(-1) * 2, 0, tile),
+        (lambda m: m.flatten() + 1, 0, tile),
+        (lambda m: m.ravel()[5:-5] * 3, 0, tile),
+        (lambda m: m.reshape(cols, rows) + 0.5, 2 * rows * 8, 2 * tile + 2 * rows * 8),
+        (lambda m: m.ravel().reshape(rows, cols) - 1, 0, 2 * tile),
+    ]
+    for f, bound, other in forms:
+        cupynum.sync()
+        before = cupynum.runtime_stats()["bytes_sent"]
+        r = f(c)
+        cupynum.sync()
+        sent = cupynum.runtime_stats()["bytes_sent"] - before
+        check(r, f(n))
+        assert sent <= (bound if slabs else other)
+    # writes through the alias, in place and shifted (the shifted read is buffered first)
+    c.reshape(-1)[::7] = -1
+    n.reshape(-1)[::7] = -1
+    c.ravel()[:] = c.ravel() * 3
+    n.ravel()[:] = n.ravel() * 3
+    check(c, n)
+    c.reshape(-1)[1:] = c.reshape(-1)[:-1]
+    n.reshape(-1)[1:] = n.reshape(-1)[:-1]
+    check(c, n)
+    check(c.ravel()[::-1] + 0, n.ravel()[::-1] + 0)

@@ -614,7 +614,7 @@ def test_warns_once_naming_the_function(fresh):
     (lambda a: a.dumps(), "cupynum.ndarray.dumps"),
     (lambda a: a.ctypes, "cupynum.ndarray.ctypes"),
     (lambda a: a.setfield(1, numpy.int32, 4), "cupynum.ndarray.setfield"),   # half an element
-    (lambda a: a.view(numpy.int32), "cupynum.ndarray.view"),                  # another size
+    (lambda a: a[0, 1:].view(numpy.complex128), "cupynum.ndarray.view"),   # offset: half of one
     (lambda a: cupynum.r_["r", a[0], a[1]], "cupynum.r_"),   # the matrix form
 ])
 def test_warning_names_each_function(fresh, call, name):

@@ -5,6 +5,7 @@ is seen through the result, and creating one sends no bytes (under mpirun every 
 partitioned with CUPYNUM_MIN_TILE=1).  NumPy is the oracle: every step is done on a NumPy array
 and a cupynum array and compared."""
 
+import re
 import warnings
 
 import numpy
@@ -421,12 +422,44 @@ def _raw(x):
     return numpy.ascontiguousarray(x).view(numpy.uint8)
 
 
-def test_view_of_another_size_is_numpy_s():
-    n, c = _make((3, 4), numpy.float64)
+@pytest.mark.parametrize("dtype,to", [
+    (numpy.float64, numpy.int32), (numpy.float64, numpy.uint8), (numpy.complex128, numpy.float64),
+    (numpy.complex64, numpy.int16), (numpy.float32, numpy.float64), (numpy.int8, numpy.complex64),
+    (numpy.uint16, numpy.int64), (numpy.int64, numpy.complex128)])
+def test_view_of_another_size(dtype, to):
+    """view(dtype) of another size, as NumPy: the last axis (contiguous) gets shape * old / new
+    elements, the bytes are the same (a view: writes seen both ways, nothing moved); NumPy's
+    errors for a 0-d array, a strided last axis and a last axis of the wrong byte count."""
+    n, c = _make((6, 16), dtype)
+    forms = [lambda x: x, lambda x: x[1:5], lambda x: x[::-2], lambda x: x[2],
+             lambda x: x[:, 8:], lambda x: x[None, 3:5, :8]]
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", cupynum.FallbackWarning)
-        check(c.view(numpy.int32), n.view(numpy.int32))
-        check(c.view(numpy.uint8), n.view(numpy.uint8))
+        warnings.simplefilter("error", cupynum.FallbackWarning)   # views, not NumPy's copies
+        before = _bytes_sent()
+        pairs = [(f(c).view(to), f(n).view(to)) for f in forms]
+        assert _bytes_sent() == before
+    for k, (vc, vn) in enumerate(pairs):
+        assert vc.dtype == vn.dtype and vc.shape == vn.shape
+        numpy.testing.assert_array_equal(_raw(numpy.asarray(vc)), _raw(vn))
+        vn[...] = vc[...] = _new_values(vn.shape, numpy.dtype(to), seed=k + 3)
+        numpy.testing.assert_array_equal(_raw(numpy.asarray(c)), _raw(n))
+        numpy.testing.assert_array_equal(_raw(numpy.asarray(vc)), _raw(vn))
+    # the view is a view of a view: back to the original dtype
+    numpy.testing.assert_array_equal(_raw(numpy.asarray(c.view(to).view(dtype))), _raw(n))
+    # element-wise work through it, and a reduction of it
+    check(c.view(to)[1:3] + 0, n.view(to)[1:3] + 0)
+    bad = [lambda x: x[0, 0].view(to), lambda x: x[:, ::2].view(to), lambda x: x.T.view(to),
+           lambda x: x[:, :3].view(to)]
+    for f in bad:
+        try:
+            f(n)
+        except ValueError as e:
+            with pytest.raises(ValueError, match=re.escape(str(e))):
+                f(c)
+        else:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", cupynum.FallbackWarning)
+                numpy.testing.assert_array_equal(_raw(numpy.asarray(f(c))), _raw(f(n)))
 
 
 @pytest.mark.parametrize("dtype,field,offset", [

@@ -186,6 +186,7 @@ PyObject *cpn_mod_diagonal(PyObject *m, PyObject *args);
 PyObject *cpn_mod_readonly(PyObject *m, PyObject *a);
 PyObject *cpn_mod_writeable_view(PyObject *m, PyObject *a);
 PyObject *cpn_mod_covers_store(PyObject *m, PyObject *a);
+PyObject *cpn_mod_retype(PyObject *m, PyObject *args);
 PyObject *cpn_mod_component(PyObject *m, PyObject *args);
 PyObject *cpn_mod_bits(PyObject *m, PyObject *a);
 PyObject *cpn_mod_reinterpret(PyObject *m, PyObject *args);

@@ -324,6 +324,7 @@ PyMethodDef cpn_module_methods[] = {
     {"broadcast_to", cpn_mod_broadcast_to, METH_VARARGS,
      "broadcast_to(a, shape, readonly=True): a view (read-only unless readonly=False)."},
     {"diagonal", cpn_mod_diagonal, METH_VARARGS, "diagonal(a, offset, axis1, axis2): a read-only view."},
+    {"retype", cpn_mod_retype, METH_VARARGS, "retype(a, dtype): a's bytes as dtype of another size, or None."},
     {"covers_store", cpn_mod_covers_store, METH_O, "covers_store(a): does a view all its store?"},
     {"writeable_view", cpn_mod_writeable_view, METH_O, "writeable_view(a): a's map, writable."},
     {"readonly", cpn_mod_readonly, METH_O, "Are writes through a refused (broadcast_to, diagonal)?"},

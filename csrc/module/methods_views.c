@@ -144,6 +144,21 @@ PyObject *cpn_mod_reinterpret(PyObject *m, PyObject *args)
     return cpn_array_wrap(v);
 }
 
+/* retype(a, dtype): a's bytes seen as dtype of another size (ndarray.view), or None where the
+ * view cannot be expressed (the caller falls back to NumPy's copy). */
+PyObject *cpn_mod_retype(PyObject *m, PyObject *args)
+{
+    PyObject *a, *dtype_o;
+    if (!PyArg_ParseTuple(args, "OO", &a, &dtype_o) || cpn_check_array(a) < 0) return NULL;
+    int dt = cpn_dtype_from_object(dtype_o);
+    if (dt < 0) return NULL;
+    struct cpn_view *v;
+    enum cpn_status st = cpn_view_retype(cpn_array_view(a), (enum cpn_dtype)dt, &v);
+    if (st == CPN_ERR_UNSUPPORTED) Py_RETURN_NONE;
+    if (st != CPN_OK) return cpn_raise(st);
+    return cpn_array_wrap(v);
+}
+
 /* layout(a): byte strides of the view in its store, for order='K'/'A' decisions. */
 PyObject *cpn_mod_layout(PyObject *m, PyObject *a)
 {

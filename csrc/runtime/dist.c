@@ -469,6 +469,7 @@ struct xchg {
     const struct cpn_transport_i *t;
     int nreg;                          /* the regions the op is computed in (the caller's) */
     const struct box *reg;
+    const struct cpn_store *snap;      /* a root written over region 0 first (xchg_begin) */
     struct exec_bufs eb;
     struct cpn_msg *recvs, *sends;
     void *handle;
@@ -490,6 +491,16 @@ static bool region_need(const struct xchg *x, int k, int j, struct box *need)
     return false;
 }
 
+/* The store box input k reads over region j; false for an empty region. */
+static bool region_image(const struct xchg *x, int k, int j, struct box *need)
+{
+    const struct box *r = &x->reg[j];
+    for (int i = 0; i < x->op->in[k]->ndim; i++)
+        if (r->hi[i] <= r->lo[i]) return false;
+    image(x->op->in[k], r, need);
+    return true;
+}
+
 static void xchg_free(struct xchg *x)
 {
     if (!x->p) return;   /* freed already (or never begun) */
@@ -506,7 +517,7 @@ static void xchg_free(struct xchg *x)
         if (x->eb.rbuf[k])
             for (int j = 0; j < x->nreg; j++) {
                 struct box need;
-                if (x->eb.rbuf[k][j] && region_need(x, k, j, &need))
+                if (x->eb.rbuf[k][j] && region_image(x, k, j, &need))
                     x->t->release(x->eb.rbuf[k][j], (size_t)box_count(&need, n) * item);
             }
         if (x->eb.recv[k])
@@ -533,9 +544,11 @@ static void xchg_free(struct xchg *x)
  * tile).  The op is computed in the `nreg` regions `reg` (view indices of the output, covering the
  * work box; the caller's array, read until xchg_free).  On failure x still needs xchg_free. */
 static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const struct plan *p,
-                                  const struct cpn_transport_i *t, int nreg, const struct box *reg)
+                                  const struct cpn_transport_i *t, int nreg, const struct box *reg,
+                                  const struct cpn_store *snap)
 {
     memset(x, 0, sizeof *x);
+    x->snap = snap;
     x->op = op;
     x->p = p;
     ((struct plan *)p)->refs++;   /* released by xchg_free */
@@ -595,12 +608,13 @@ static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const
     if (st != CPN_OK) return st;
     for (int k = 0; k < op->nin && p->work; k++) {
         const struct in_plan *ip = &p->in[k];
-        if (!ip->view || !ip->buffered) continue;
+        const bool snap_k = ip->view && snap && cpn_store_root(op->in[k]->store) == snap;
+        if (!ip->view || (!ip->buffered && !snap_k)) continue;
         const struct cpn_store *s = op->in[k]->store;
         size_t item = cpn_dtype_size(s->dtype);
         int64_t bst[CPN_MAXDIM];
         struct box chk, mine;
-        if (ip->aliased) {
+        if (ip->buffered && ip->aliased) {
             size_t bytes = (size_t)box_count(&ip->need, s->ndim) * item;
             eb->buf[k] = t->alloc(bytes ? bytes : 1);
             if (!eb->buf[k]) return CPN_ERR_NOMEM;
@@ -616,7 +630,9 @@ static enum cpn_status xchg_begin(struct xchg *x, const struct cpn_op *op, const
         tile_of(s, cpn_partition_rank(), &mine);
         for (int j = 0; j < x->nreg; j++) {
             struct box need;
-            if (!region_need(x, k, j, &need)) continue;
+            /* a region reading remote pieces; one after region 0 of an input that reads `snap` */
+            if (!region_need(x, k, j, &need) && !(snap_k && j > 0 && region_image(x, k, j, &need)))
+                continue;
             eb->rbuf[k][j] = t->alloc((size_t)box_count(&need, s->ndim) * item);
             if (!eb->rbuf[k][j]) return CPN_ERR_NOMEM;
             dense_strides(&need, s->ndim, bst);
@@ -680,7 +696,7 @@ static char *input_layout(struct xchg *x, int k, int j, int64_t *byte_strides)
         return region_layout(v, r, x->eb.buf[k], ip->need.lo, bst, byte_strides);
     }
     struct box need;
-    if (ip->buffered && x->eb.rbuf[k] && x->eb.rbuf[k][j] && region_need(x, k, j, &need)) {
+    if (x->eb.rbuf[k] && x->eb.rbuf[k][j] && region_image(x, k, j, &need)) {
         dense_strides(&need, s->ndim, bst);
         return region_layout(v, r, x->eb.rbuf[k][j], need.lo, bst, byte_strides);
     }
@@ -749,7 +765,7 @@ static enum cpn_status exec_box(const struct cpn_op *op, const struct plan *p, s
     const bool interior = p->work && p->interior;
     int nreg = p->work ? cpn_dist_regions(out->ndim, &p->w, interior ? &p->wint : NULL, reg) : 0;
     struct xchg x;
-    enum cpn_status st = xchg_begin(&x, op, p, t, nreg, reg);
+    enum cpn_status st = xchg_begin(&x, op, p, t, nreg, reg, NULL);
     if (st != CPN_OK) goto done;
     if (t->device && !(obase = cpn_store_device_data(out->store, true, cpn_op_overwrites(op)))) {
         st = CPN_ERR_NOMEM;
@@ -770,12 +786,16 @@ struct cpn_dist_xchg {
     struct xchg x;
 };
 
+/* Can the box plans address store s by its own tiling?  A root, or a flat alias tiled as its
+ * root's rows (store.h): its tile is the root's buffer. */
+static bool boxable(const struct cpn_store *s) { return !s->root || s->tiled; }
+
 static bool box_path(const struct cpn_op *op)
 {
     if (op->kind != CPN_OPK_ELEMENTWISE && op->kind != CPN_OPK_CAST) return false;
-    if (op->nout != 1 || cpn_dist_op_is_local(op) || op->out[0]->store->root) return false;
+    if (op->nout != 1 || cpn_dist_op_is_local(op) || !boxable(op->out[0]->store)) return false;
     for (int i = 0; i < op->nin; i++)
-        if (op->in[i] && op->in[i]->store->root) return false;
+        if (op->in[i] && !boxable(op->in[i]->store)) return false;
     return true;
 }
 
@@ -805,7 +825,8 @@ int cpn_dist_run_info(const struct cpn_op *op, struct cpn_dist_work *w, enum cpn
 }
 
 enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, bool device, int nreg,
-                                    const struct box *reg, struct cpn_dist_xchg **out)
+                                    const struct box *reg, const struct cpn_store *snap,
+                                    struct cpn_dist_xchg **out)
 {
     *out = NULL;
     enum cpn_status st;
@@ -814,7 +835,7 @@ enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, bool device, int nr
     struct cpn_dist_xchg *x = cpn_alloc(sizeof *x);
     if (!x) return CPN_ERR_NOMEM;
     *out = x;
-    return xchg_begin(&x->x, op, p, transport_for(device), nreg, reg);
+    return xchg_begin(&x->x, op, p, transport_for(device), nreg, reg, snap);
 }
 
 enum cpn_status cpn_dist_xchg_end(struct cpn_dist_xchg *x) { return xchg_end(&x->x); }
@@ -893,13 +914,17 @@ static struct cpn_store *shadow_of(const struct cpn_store *s, enum cpn_status *s
 static struct cpn_view *rebase(const struct cpn_view *v, struct cpn_store *root,
                                struct cpn_store **flat)
 {
-    struct cpn_store *target = root;
-    if (v->store->root) {
+    struct cpn_store *target = root, *other = NULL;
+    if (v->store->root && v->store->dtype != root->dtype) {
+        /* through a flat alias in another dtype (ndarray.view of another size): its own */
+        if (!(target = other = cpn_store_flat_alias_as(root, v->store->dtype))) return NULL;
+    } else if (v->store->root) {
         if (!*flat) *flat = cpn_store_flat_alias(root);
         if (!*flat) return NULL;
         target = *flat;
     }
     struct cpn_view *r = cpn_view_new(target);
+    cpn_store_release(other);   /* the view holds it */
     if (!r) return NULL;
     r->dtype = v->dtype;
     r->part = v->part;
@@ -983,6 +1008,231 @@ done:
     return st;
 }
 
+/* ---- reads through untiled flat aliases ------------------------------------------------------- */
+
+/* The C-order flat range [a, b) of a store of shape sh (n >= 1 dimensions, none empty) as at most
+ * 2n - 1 boxes, in flat order: each the most whole trailing blocks that fit from a. */
+static int range_boxes(int n, const int64_t *sh, int64_t a, int64_t b, struct box *out)
+{
+    int64_t st[CPN_MAXDIM], s = 1;
+    for (int d = n - 1; d >= 0; d--) {
+        st[d] = s;
+        s *= sh[d];
+    }
+    int nb = 0;
+    while (a < b) {
+        int j = n - 1;   /* the dimension walked: those after it are whole */
+        while (j > 0 && a % (st[j] * sh[j]) == 0 && a + st[j] * sh[j] <= b) j--;
+        int64_t parent = st[j] * sh[j], end = (a / parent + 1) * parent;
+        if (end > b) end = a + (b - a) / st[j] * st[j];
+        struct box *x = &out[nb++];
+        for (int d = 0; d < n; d++) {
+            int64_t c = a / st[d] % sh[d];
+            x->lo[d] = d > j ? 0 : c;
+            x->hi[d] = d > j ? sh[d] : d == j ? c + (end - a) / st[j] : c + 1;
+        }
+        a = end;
+    }
+    return nb;
+}
+
+#define FLAT_TAG 0x5f1a
+
+/* The elements of [a, b) (flat indices of tiled root r) that lie in box `held` (a rank's tile of
+ * r), box by box in flat order: counted; with `src` (this rank's tile, held == its box) packed
+ * densely into dst; with `packed` (a message of them) placed into dst at flat index - a. */
+static int64_t range_pieces(const struct cpn_store *r, int64_t a, int64_t b, const struct box *held,
+                            const char *src, const char *packed, char *dst)
+{
+    struct box bx[2 * CPN_MAXDIM];
+    const int nb = range_boxes(r->ndim, r->shape, a, b, bx);
+    const size_t item = cpn_dtype_size(r->dtype);
+    int64_t count = 0;
+    for (int i = 0; i < nb; i++) {
+        struct box x;
+        if (!box_intersect(&bx[i], held, r->ndim, &x)) continue;
+        int64_t pst[CPN_MAXDIM], f = 0;
+        dense_strides(&x, r->ndim, pst);
+        for (int d = 0; d < r->ndim; d++) f += x.lo[d] * r->stride[d];
+        char *at = dst ? dst + (f - a) * (int64_t)item : NULL;
+        if (src && packed == NULL && dst && held)   /* pack */
+            copy_region(r->ndim, &x, item, dst + count * (int64_t)item, x.lo, pst, src, r->tlo, r->tstride);
+        else if (packed)                             /* place a received message */
+            copy_region(r->ndim, &x, item, at, x.lo, r->stride, packed + count * (int64_t)item, x.lo, pst);
+        count += box_count(&x, r->ndim);
+    }
+    return count;
+}
+
+/* Place this rank's own elements of [a, b) from its tile of r into dst at flat index - a. */
+static void range_local(const struct cpn_store *r, int64_t a, int64_t b, const struct box *mine,
+                        const char *tile, char *dst)
+{
+    struct box bx[2 * CPN_MAXDIM];
+    const int nb = range_boxes(r->ndim, r->shape, a, b, bx);
+    const size_t item = cpn_dtype_size(r->dtype);
+    for (int i = 0; i < nb; i++) {
+        struct box x;
+        if (!box_intersect(&bx[i], mine, r->ndim, &x)) continue;
+        int64_t f = 0;
+        for (int d = 0; d < r->ndim; d++) f += x.lo[d] * r->stride[d];
+        copy_region(r->ndim, &x, item, dst + (f - a) * (int64_t)item, x.lo, r->stride, tile, r->tlo, r->tstride);
+    }
+}
+
+/* The elements per index of dimension 0 of t when t's tiles are row slabs (cut along dimension 0
+ * only: each tile the flat range [lo0 * rows, hi0 * rows)); -1 otherwise. */
+static int64_t flat_rows(const struct cpn_store *t)
+{
+    int64_t row = 1;
+    for (int d = 1; d < t->ndim; d++) {
+        if (t->tiled && t->grid[d] > 1) return -1;
+        row *= t->shape[d];
+    }
+    return row;
+}
+
+/* A tiled copy, of `shape` in row slabs (1-D: as cpn_store_new tiles it), of the elements
+ * [off, off + size) that untiled flat alias `a` (of tiled root r, same dtype) sees: rank q's
+ * tile, a flat range of the copy, receives from each rank the elements of that rank's tile of r
+ * in that range (a few boxes each), so each element moves once, to one rank, instead of the
+ * whole root to every rank.  NULL with CPN_ERR_UNSUPPORTED when the copy would not be tiled so.
+ * Collective. */
+static struct cpn_store *flat_copy(const struct cpn_store *a, int64_t off, int ndim, const int64_t *shape,
+                                   enum cpn_status *st)
+{
+    struct cpn_store *r = cpn_store_root(a);
+    struct cpn_store *t = ndim == 1 ? cpn_store_new(a->dtype, 1, shape) : cpn_store_new_slabs(a->dtype, ndim, shape, 0);
+    *st = t ? CPN_OK : CPN_ERR_NOMEM;
+    if (t && (!t->tiled || flat_rows(t) < 0)) *st = CPN_ERR_UNSUPPORTED;
+    if (*st != CPN_OK) {
+        cpn_store_release(t);
+        return NULL;
+    }
+    const int64_t row = flat_rows(t);
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    const size_t item = cpn_dtype_size(a->dtype);
+    char *rtile = cpn_store_data(r), *ttile = cpn_store_data_for_overwrite(t);
+    struct cpn_msg *msgs = cpn_alloc((size_t)2 * P * sizeof *msgs);
+    char **bufs = cpn_alloc((size_t)2 * P * sizeof *bufs);
+    if (!rtile || !ttile || !msgs || !bufs) *st = CPN_ERR_NOMEM;
+    int ns = 0, nr = 0;
+    struct box mine, tq;
+    tile_of(r, me, &mine);
+    if (bufs) memset(bufs, 0, (size_t)2 * P * sizeof *bufs);
+    for (int q = 0; q < P && *st == CPN_OK; q++) {
+        struct box rq;
+        tile_of(t, q, &tq);
+        tile_of(r, q, &rq);
+        if (q == me) {   /* mine from me: straight into the copy's tile */
+            range_local(r, off + tq.lo[0] * row, off + tq.hi[0] * row, &mine, rtile, ttile);
+            continue;
+        }
+        int64_t n = range_pieces(r, off + tq.lo[0] * row, off + tq.hi[0] * row, &mine, NULL, NULL, NULL);
+        if (n > 0) {   /* q's range, from my tile */
+            if (!(bufs[ns] = cpn_alloc((size_t)n * item))) { *st = CPN_ERR_NOMEM; break; }
+            (void)range_pieces(r, off + tq.lo[0] * row, off + tq.hi[0] * row, &mine, rtile, NULL, bufs[ns]);
+            msgs[ns] = (struct cpn_msg){q, FLAT_TAG, bufs[ns], (size_t)n * item};
+            ns++;
+        }
+        struct box tm;
+        tile_of(t, me, &tm);
+        n = range_pieces(r, off + tm.lo[0] * row, off + tm.hi[0] * row, &rq, NULL, NULL, NULL);
+        if (n > 0) {   /* my range, from q's tile */
+            if (!(bufs[P + nr] = cpn_alloc((size_t)n * item))) { *st = CPN_ERR_NOMEM; break; }
+            msgs[P + nr] = (struct cpn_msg){q, FLAT_TAG, bufs[P + nr], (size_t)n * item};
+            nr++;
+        }
+    }
+    void *h = NULL;
+    enum cpn_status pst = cpn_comm_post(*st == CPN_OK ? nr : 0, msgs ? msgs + P : NULL,
+                                        *st == CPN_OK ? ns : 0, msgs, &h);
+    enum cpn_status wst = cpn_comm_wait(h);
+    if (*st == CPN_OK) *st = pst != CPN_OK ? pst : wst;
+    if (*st == CPN_OK) {
+        struct box tm;
+        tile_of(t, me, &tm);
+        for (int j = 0; j < nr; j++) {
+            struct box rq;
+            tile_of(r, msgs[P + j].peer, &rq);
+            (void)range_pieces(r, off + tm.lo[0] * row, off + tm.hi[0] * row, &rq, NULL, bufs[P + j], ttile);
+        }
+    }
+    if (bufs)
+        for (int i = 0; i < 2 * P; i++) cpn_free(bufs[i]);
+    cpn_free(bufs);
+    cpn_free(msgs);
+    if (*st != CPN_OK) {
+        cpn_store_release(t);
+        return NULL;
+    }
+    return t;
+}
+
+/* An element-wise op whose inputs read untiled flat aliases of tiled roots (a ravel of a
+ * column-split or 2 x 2 tiled array) and whose output the box plans address: each such input
+ * read from its flat copy (flat_copy), then the box path.  CPN_ERR_UNSUPPORTED when it does not
+ * apply (the caller gathers).  Collective: every rank decides alike. */
+static enum cpn_status exec_flat_copies(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    if (op->nout != 1 || !boxable(op->out[0]->store)) return CPN_ERR_UNSUPPORTED;
+    int nflat = 0;
+    for (int i = 0; i < op->nin; i++) {
+        const struct cpn_store *s = op->in[i] ? op->in[i]->store : NULL;
+        if (!s || boxable(s)) continue;
+        if (s->ndim != 1 || s->dtype != s->root->dtype || !s->root->tiled || s->root->ndim < 1)
+            return CPN_ERR_UNSUPPORTED;
+        nflat++;
+    }
+    if (!nflat) return CPN_ERR_UNSUPPORTED;
+    struct cpn_op local = *op;
+    struct cpn_view *nv[CPN_OP_MAXIN] = {0};
+    enum cpn_status st = CPN_OK;
+    for (int i = 0; i < op->nin && st == CPN_OK; i++) {
+        const struct cpn_view *v = op->in[i];
+        if (!v || boxable(v->store)) continue;
+        /* A C-order range of the alias (a reshape of it): a copy of that shape in row slabs,
+         * read whole; any other view: a 1-D copy of the whole alias, read through the view. */
+        bool range = v->ndim >= 1 && !v->part;
+        int64_t cst = 1;
+        for (int k = v->ndim - 1; k >= 0 && range; k--) {
+            range = v->shape[k] == 1 || (v->sdim[k] == 0 && v->step[k] == cst);
+            cst *= v->shape[k];
+        }
+        struct cpn_store *t = NULL;
+        for (int j = 0; j < i && !t && !range; j++)   /* one whole copy per alias store */
+            if (nv[j] && op->in[j]->store == v->store && nv[j]->store->ndim == 1 &&
+                nv[j]->store->size == v->store->size)
+                t = nv[j]->store;
+        if (t) cpn_store_retain(t);
+        else if (!(t = range ? flat_copy(v->store, v->off[0], v->ndim, v->shape, &st)
+                             : flat_copy(v->store, 0, 1, &v->store->size, &st)))
+            break;
+        struct cpn_view *w = cpn_view_new(t);
+        cpn_store_release(t);
+        if (!w) { st = CPN_ERR_NOMEM; break; }
+        w->dtype = v->dtype;
+        w->part = v->part;
+        w->readonly = v->readonly;
+        w->ndim = v->ndim;
+        for (int k = 0; k < v->ndim; k++) {
+            w->shape[k] = v->shape[k];
+            w->sdim[k] = range ? k : v->sdim[k];
+            w->step[k] = range ? 1 : v->step[k];
+        }
+        if (!range) w->off[0] = v->off[0];
+        nv[i] = w;
+        local.in[i] = w;
+    }
+    if (st == CPN_OK) {
+        struct plan *p = plan_get(&local, &st);
+        if (p) st = exec_box(&local, p, fp);
+        else if (st == CPN_OK) st = exec_gathered(&local, fp);
+    }
+    for (int i = 0; i < op->nin; i++) cpn_view_release(nv[i]);
+    return st;
+}
+
 /* ---- reductions, generators ------------------------------------------------------------------ */
 
 /* A full reduction of a 1-D view through the flat alias of a tiled root (a diagonal: trace):
@@ -993,7 +1243,7 @@ static bool flat_reducible(const struct cpn_op *op)
 {
     const struct cpn_view *in = op->in[0];
     const struct cpn_store *s = in->store;
-    return s->root && s->root->tiled && s->ndim == 1 && in->ndim == 1 && in->sdim[0] == 0 &&
+    return s->root && s->root->tiled && s->dtype == s->root->dtype && s->ndim == 1 && in->ndim == 1 && in->sdim[0] == 0 &&
            (op->axes & 1) && cpn_view_size(op->out[0]) == 1;
 }
 
@@ -1050,7 +1300,7 @@ static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport 
     /* Partials combine only for the ops the table says combine (ops.def's reduce column); other
      * ops (subtract, bitwise...) reduce on the gathered input. */
     bool fast = cpn_op_combines((enum cpn_opcode)op->code), flat = fast && flat_reducible(op);
-    if (!fast || (s->root && !flat) || out->store->tiled || !cpn_view_is_contiguous(out))
+    if (!fast || (!boxable(s) && !flat) || out->store->tiled || !cpn_view_is_contiguous(out))
         return exec_gathered(op, fp);
     const int P = cpn_partition_ranks();
     struct box t, w;
@@ -1909,13 +2159,16 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     case CPN_OPK_ELEMENTWISE:
     case CPN_OPK_CAST: {
         /* The box executor plans one output; two-output ops take the gathered path. */
-        bool plain = op->nout == 1 && !op->out[0]->store->root;
-        for (int i = 0; i < op->nin; i++) plain &= !op->in[i] || !op->in[i]->store->root;
+        bool plain = op->nout == 1 && boxable(op->out[0]->store);
+        for (int i = 0; i < op->nin; i++) plain &= !op->in[i] || boxable(op->in[i]->store);
         if (plain) {
             enum cpn_status st;
             struct plan *p = plan_get(op, &st);
             if (p) return exec_box(op, p, fp);
             if (st != CPN_OK) return st;
+        } else {
+            enum cpn_status st = exec_flat_copies(op, fp);
+            if (st != CPN_ERR_UNSUPPORTED) return st;
         }
         return exec_gathered(op, fp);
     }
@@ -1953,7 +2206,8 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
 
 enum cpn_status cpn_dist_read(const struct cpn_view *v, char *dst, const int64_t *dst_strides)
 {
-    const struct cpn_store *r = cpn_store_root(v->store);
+    /* a tiled flat alias is read by its own tiles (its tile buffer is its root's) */
+    const struct cpn_store *r = boxable(v->store) ? v->store : cpn_store_root(v->store);
     int64_t vst[CPN_MAXDIM], voff;
     char *src = NULL, *tmp = NULL;
     enum cpn_status st = CPN_OK;
@@ -1976,8 +2230,8 @@ enum cpn_status cpn_dist_read(const struct cpn_view *v, char *dst, const int64_t
         src = cpn_view_origin(v);
         if (!src) return CPN_ERR_NOMEM;
         cpn_view_byte_layout(v, vst, &voff);
-    } else if (v->store->root) {
-        /* Through a flat alias: gather the whole root, read with the global layout. */
+    } else if (!boxable(v->store)) {
+        /* Through an untiled flat alias: gather the whole root, read with the global layout. */
         tmp = cpn_alloc((size_t)r->size * cpn_dtype_size(r->dtype));
         if (!tmp) return CPN_ERR_NOMEM;
         st = gather_store(r, tmp);
@@ -2012,12 +2266,13 @@ enum cpn_status cpn_dist_read(const struct cpn_view *v, char *dst, const int64_t
         bool have = box_intersect(&f, &mine, n, &x);
         size_t mybytes = counts[cpn_partition_rank()];
         piece = cpn_alloc(mybytes ? mybytes : 1);
-        if (!piece || !cpn_store_data((struct cpn_store *)r)) {
+        const char *tile = piece ? cpn_store_data((struct cpn_store *)r) : NULL;
+        if (!tile) {
             st = CPN_ERR_NOMEM;
         } else {
             if (have) {
                 dense_strides(&x, n, pst);
-                copy_region(n, &x, item, piece, x.lo, pst, r->data, r->tlo, r->tstride);
+                copy_region(n, &x, item, piece, x.lo, pst, tile, r->tlo, r->tstride);
             }
             st = cpn_comm_allgatherv(piece, all, counts);
         }

@@ -58,9 +58,14 @@ struct cpn_dist_xchg;
  * box; the caller's array, read until the exchange is freed); *x is set (free it with
  * cpn_dist_xchg_free, also on failure).  With `device` (and a device backend with the device
  * transport, backend.h) the buffers and cpn_dist_xchg_input's addresses are device memory, else
- * host memory; every rank passes the same.  Collective (with the peers). */
+ * host memory; every rank passes the same.  `snap` (or NULL): a root store the caller will
+ * write over region 0 before it computes regions 1.. (a banded write-back computing its
+ * interior while the messages fly): the inputs that read it are copied for regions 1.. now,
+ * like a buffered input's local part, so those regions read the values from before.
+ * Collective (with the peers). */
 enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, bool device, int nreg,
-                                    const struct cpn_dist_box *reg, struct cpn_dist_xchg **x);
+                                    const struct cpn_dist_box *reg, const struct cpn_store *snap,
+                                    struct cpn_dist_xchg **x);
 /* Wait for the exchange and unpack what arrived.  Collective (with the peers). */
 enum cpn_status cpn_dist_xchg_end(struct cpn_dist_xchg *x);
 void cpn_dist_xchg_free(struct cpn_dist_xchg *x);

@@ -1302,8 +1302,12 @@ static enum cpn_status bind_run(struct run *r, const struct plan *p)
             memcpy(w.hi, w0->hi, sizeof w.hi);
             r->nreg = cpn_dist_regions(ndim, &w, r->has_in ? &r->in : NULL, r->reg);
         }
+        /* A banded write-back writes D's interior while the messages fly, before the border
+         * regions are computed: their reads of D are copied now (cpn_dist_xchg_begin). */
+        const struct cpn_store *snap =
+            r->band.on ? cpn_store_root(r->ops[start + len].out[0]->store) : NULL;
         for (int k = 0; k < len && st == CPN_OK; k++)
-            st = cpn_dist_xchg_begin(&r->ops[start + k], on_dev, r->nreg, r->reg, &xs[k]);
+            st = cpn_dist_xchg_begin(&r->ops[start + k], on_dev, r->nreg, r->reg, snap, &xs[k]);
         if (st != CPN_OK) return st;
     }
     int pi = 0;
@@ -1457,16 +1461,22 @@ static void bind_p_dense(struct run *r, int j, char *base)
     prog->ext_base[e] = (intptr_t)base;
 }
 
-/* A distributed run written back in bands (band_plan over its interior, region 0): the exchanges
- * completed; each border region computed into a buffer of its own (P's values there: a few rows);
- * the interior band by band, written back through the copy `c` into D's tile as its readers
- * complete; then the border buffers copied into D.  Every read sees the values before the
- * run: the border is computed before any band is written back, and the interior bands read D's
- * border rows before the border buffers are copied.  P is never allocated. */
+/* A distributed run written back in bands (band_plan over its interior, region 0): the interior
+ * band by band, written back through the copy `c` into D's tile as its readers complete, while
+ * the messages fly; then the exchanges completed (also after a failure: the peers wait); each
+ * border region computed into a buffer of its own (P's values there: a few rows); then the
+ * border buffers copied into D.  Every read sees the values before the run: the interior reads
+ * only local data (region 0 is where every input is local) and D's border rows, which it does
+ * not write; the border regions read D through copies taken when the exchanges were posted
+ * (bind_run's `snap`), and the received pieces.  P is never allocated. */
 static enum cpn_status run_dist_banded(struct run *r, const struct cpn_op *c, bool watch,
                                        struct cpn_kctx *ctx, unsigned *wb_hw)
 {
-    enum cpn_status st = CPN_OK;
+    enum cpn_status st = bind_region(r, 0);
+    if (st == CPN_OK) {
+        bind_p_dense(r, 0, NULL);
+        st = band_execute(r, c, watch, ctx, wb_hw);
+    }
     for (int k = 0; k < r->len; k++) {
         enum cpn_status e = cpn_dist_xchg_end(r->xs[k]);
         if (st == CPN_OK) st = e;
@@ -1484,11 +1494,6 @@ static enum cpn_status run_dist_banded(struct run *r, const struct cpn_op *c, bo
             bind_p_dense(r, j, pb[j]);
             st = run_kernel(r);
         }
-    }
-    if (st == CPN_OK) st = bind_region(r, 0);
-    if (st == CPN_OK) {
-        bind_p_dense(r, 0, NULL);
-        st = band_execute(r, c, watch, ctx, wb_hw);
     }
     char *dtile = st == CPN_OK ? cpn_store_data(c->out[0]->store) : NULL;
     for (int j = 1; j < r->nreg && st == CPN_OK; j++) {

@@ -178,15 +178,26 @@ static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a +
 static bool like_tiling(const struct cpn_store *s, const struct cpn_view *like, int *grid, int64_t *rs,
                         int64_t *splits)
 {
-    const struct cpn_store *src = cpn_store_root(like->store);
-    if (!src->tiled || like->store != src || like->ndim != s->ndim) return false;
+    const struct cpn_store *src = like->store;   /* a root, or a flat alias tiled as its rows */
+    if (!src->tiled || like->ndim != s->ndim) return false;
     int walker[CPN_MAXDIM];
     for (int d = 0; d < src->ndim; d++) walker[d] = -1;
     for (int i = 0; i < like->ndim; i++) {
         int d = like->sdim[i];
         if (d < 0 || like->shape[i] == 1) continue;
-        if (walker[d] >= 0 || like->step[i] < 1) return false;
-        walker[d] = i;
+        if (like->step[i] < 1) return false;
+        /* Several view dimensions walking one store dimension (a reshape of a 1-D store, or a
+         * view through a flat alias): the outermost walks it when the others stay within one
+         * of its steps (rows of a C-order reshape); it alone is cut. */
+        if (walker[d] < 0 || like->step[i] > like->step[walker[d]]) walker[d] = i;
+    }
+    for (int i = 0; i < like->ndim; i++) {
+        int d = like->sdim[i];
+        if (d < 0 || like->shape[i] == 1 || walker[d] == i) continue;
+        int64_t reach = 0;
+        for (int j = 0; j < like->ndim; j++)
+            if (like->sdim[j] == d && j != walker[d]) reach += (like->shape[j] - 1) * like->step[j];
+        if (reach >= like->step[walker[d]]) return false;
     }
     for (int d = 0; d < src->ndim; d++)
         if (src->grid[d] > 1 && walker[d] < 0) return false;

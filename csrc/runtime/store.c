@@ -55,6 +55,7 @@ static struct cpn_store *store_alloc(enum cpn_dtype dtype, int ndim, const int64
     s->virt = false;
     s->uninit = false;
     s->splits = NULL;
+    s->naliases = 0;
     s->refcnt = 1;
     s->id = next_id++;
     s->dtype = dtype;
@@ -163,7 +164,8 @@ static struct cpn_store *store_new(enum cpn_dtype dtype, int ndim, const int64_t
 
 bool cpn_store_retile_like(struct cpn_store *s, const struct cpn_view *like)
 {
-    if (s->root || !s->tiled || s->pinned || cpn_store_allocated(s) || like->ndim != s->ndim) return false;
+    if (s->root || !s->tiled || s->pinned || s->naliases || cpn_store_allocated(s) || like->ndim != s->ndim)
+        return false;
     for (int i = 0; i < s->ndim; i++)
         if (like->shape[i] != s->shape[i]) return false;
     int64_t *old = s->splits, total = 0;
@@ -251,13 +253,56 @@ void cpn_store_tile_box(const struct cpn_store *s, int rank, int64_t *lo, int64_
     }
 }
 
+/* The dimension along which every tile of tiled root r is a run of whole C-order rows (the
+ * only cut dimension, with nothing but size-1 dimensions before it): each rank's tile is then
+ * one contiguous range of the root's flat indices.  -1 when the tiles are not such ranges. */
+static int flat_cut(const struct cpn_store *r)
+{
+    int d0 = -1;
+    for (int d = 0; d < r->ndim; d++)
+        if (r->grid[d] > 1) {
+            if (d0 >= 0) return -1;
+            d0 = d;
+        }
+    for (int d = 0; d < d0; d++)
+        if (r->shape[d] != 1) return -1;
+    return d0;
+}
+
 struct cpn_store *cpn_store_flat_alias(struct cpn_store *s)
 {
+    return cpn_store_flat_alias_as(s, s->dtype);
+}
+
+struct cpn_store *cpn_store_flat_alias_as(struct cpn_store *s, enum cpn_dtype dtype)
+{
     struct cpn_store *root = cpn_store_root(s);
-    struct cpn_store *a = store_alloc(root->dtype, 1, &root->size);
+    const int64_t ritem = (int64_t)cpn_dtype_size(root->dtype), item = (int64_t)cpn_dtype_size(dtype);
+    const int64_t n = root->size * ritem / item;
+    struct cpn_store *a = store_alloc(dtype, 1, &n);
     if (!a) return NULL;
     a->root = root;
     cpn_store_retain(root);
+    const int d0 = root->tiled ? flat_cut(root) : -1;
+    if (d0 < 0) return a;
+    /* Tiled as the root's rows: rank q's range of flat indices is its tile of the root, so the
+     * alias's tile is the root's tile buffer, element for element (byte for byte in another
+     * dtype, when every range is whole elements of it). */
+    int64_t row = ritem;
+    for (int d = d0 + 1; d < root->ndim; d++) row *= root->shape[d];
+    const int g = root->grid[d0];
+    const int64_t *sp = root->splits;
+    for (int d = 0; d < d0; d++) sp += root->grid[d] + 1;
+    for (int k = 0; k <= g; k++)
+        if (sp[k] * row % item) return a;   /* untiled: the gathered path */
+    a->splits = cpn_alloc((size_t)(g + 1) * sizeof *a->splits);
+    if (!a->splits) return a;   /* untiled: every access takes the gathered path, as before */
+    for (int k = 0; k <= g; k++) a->splits[k] = sp[k] * row / item;
+    a->tiled = true;
+    a->grid[0] = g;
+    a->rank_stride[0] = root->rank_stride[d0];
+    set_local(a);
+    root->naliases++;
     return a;
 }
 
@@ -267,6 +312,8 @@ void cpn_store_release(struct cpn_store *s)
 {
     if (!s || --s->refcnt > 0) return;
     if (s->root) {
+        if (s->tiled) s->root->naliases--;
+        cpn_free(s->splits);
         cpn_store_release(s->root);
     } else {
         cpn_free(s->data);

@@ -48,6 +48,8 @@ struct cpn_store {
     int64_t stride[CPN_MAXDIM];    /* element strides of the C-order layout */
     int64_t size;                  /* number of elements */
     struct cpn_store *root;        /* NULL for a root store; the store whose buffer this aliases */
+    int64_t naliases;              /* root stores: live tiled aliases (their tilings are the root's,
+                                    * so the root is not retiled while one lives) */
     void *data;                    /* root stores only; NULL until first touched */
     /* The device copy (root stores, device backend only; backend.h): NULL until a device op
      * touches the store.  dev_state says which copy is current. */
@@ -107,8 +109,17 @@ struct cpn_store *cpn_store_new_replicated(enum cpn_dtype dtype, int ndim, const
 /* The tile [lo, hi) of `rank` (the whole store when replicated).  Local. */
 void cpn_store_tile_box(const struct cpn_store *s, int rank, int64_t *lo, int64_t *hi);
 
-/* A 1-D alias of `s`'s root covering all its elements in order; refcount 1.  Local. */
+/* A 1-D alias of `s`'s root covering all its elements in order; refcount 1.  Local.
+ * When each of the root's tiles is one contiguous range of its C-order elements (the root cut
+ * along one dimension only, with only size-1 dimensions before it: row slabs), the alias is
+ * tiled too, by those ranges: its tile is the root's tile buffer, so element-wise work through
+ * it is owner-computes (dist.c's box path).  Otherwise it is untiled and every access through
+ * it takes the gathered path. */
 struct cpn_store *cpn_store_flat_alias(struct cpn_store *s);
+/* As cpn_store_flat_alias, with elements of `dtype`: the root's bytes as root bytes / itemsize
+ * elements of dtype (ndarray.view to a dtype of another size).  Tiled when the root's tile
+ * ranges are whole elements of dtype.  cpn_store_flat_alias keeps s's dtype. */
+struct cpn_store *cpn_store_flat_alias_as(struct cpn_store *s, enum cpn_dtype dtype);
 
 void cpn_store_retain(struct cpn_store *s);
 /* Drop a reference; frees the store (and its buffer, for a root) at zero.  Local. */

@@ -109,6 +109,38 @@ enum cpn_status cpn_view_reinterpret(const struct cpn_view *v, enum cpn_dtype dt
     return CPN_OK;
 }
 
+enum cpn_status cpn_view_retype(const struct cpn_view *v, enum cpn_dtype dtype, struct cpn_view **out)
+{
+    const int64_t old = (int64_t)cpn_dtype_size(v->dtype), item = (int64_t)cpn_dtype_size(dtype);
+    const int last = v->ndim - 1;
+    if (old == item) return cpn_view_reinterpret(v, dtype, out);
+    if (last < 0 || v->part || (int64_t)cpn_dtype_size(v->store->dtype) != old)
+        return CPN_ERR_UNSUPPORTED;
+    int64_t bst[CPN_MAXDIM], boff;
+    cpn_view_byte_layout(v, bst, &boff);
+    if (v->shape[last] > 1 && bst[last] != old) return CPN_ERR_UNSUPPORTED;   /* not contiguous */
+    if (v->shape[last] * old % item || boff % item) return CPN_ERR_UNSUPPORTED;
+    for (int i = 0; i < last; i++)
+        if (bst[i] % item) return CPN_ERR_UNSUPPORTED;
+    struct cpn_store *flat = cpn_store_flat_alias_as(v->store, dtype);
+    if (!flat) return CPN_ERR_NOMEM;
+    struct cpn_view *r = view_blank(flat);
+    cpn_store_release(flat);
+    if (!r) return CPN_ERR_NOMEM;
+    r->dtype = dtype;
+    r->readonly = v->readonly;
+    r->ndim = v->ndim;
+    r->off[0] = boff / item;
+    for (int i = 0; i < v->ndim; i++) {
+        r->shape[i] = i == last ? v->shape[i] * old / item : v->shape[i];
+        bool walks = i == last ? r->shape[i] > 1 : v->sdim[i] >= 0 && bst[i] != 0;
+        r->sdim[i] = walks ? 0 : -1;
+        r->step[i] = !walks ? 0 : i == last ? 1 : bst[i] / item;
+    }
+    *out = r;
+    return CPN_OK;
+}
+
 enum cpn_status cpn_view_bits(const struct cpn_view *v, struct cpn_view **out)
 {
     enum cpn_dtype dt;
@@ -468,7 +500,7 @@ bool cpn_view_may_overlap(const struct cpn_view *a, const struct cpn_view *b)
 
 bool cpn_view_is_contiguous(const struct cpn_view *v)
 {
-    if (v->part || cpn_view_size(v) != cpn_store_root(v->store)->size) return false;
+    if (v->part || cpn_view_size(v) != v->store->size) return false;
     int64_t st[CPN_MAXDIM], off;
     cpn_view_byte_layout(v, st, &off);
     if (off != 0) return false;
@@ -483,7 +515,7 @@ bool cpn_view_is_contiguous(const struct cpn_view *v)
 
 bool cpn_view_covers_store(const struct cpn_view *v)
 {
-    if (v->part || cpn_view_size(v) != cpn_store_root(v->store)->size) return false;
+    if (v->part || cpn_view_size(v) != v->store->size) return false;
     for (int i = 0; i < v->ndim; i++)
         if (v->sdim[i] < 0 && v->shape[i] > 1) return false;
     return true;

@@ -80,6 +80,13 @@ enum cpn_status cpn_view_bits(const struct cpn_view *v, struct cpn_view **out);
 /* The same elements seen as `dtype`, of the same size (ndarray.view(dtype)): the bytes are
  * reinterpreted, nothing copied; a component view stays one.  CPN_ERR_TYPE for another size. */
 enum cpn_status cpn_view_reinterpret(const struct cpn_view *v, enum cpn_dtype dtype, struct cpn_view **out);
+/* The same bytes seen as `dtype` of any size, as ndarray.view(dtype): the last dimension (whose
+ * byte stride is the element size) has shape * old / new elements, the others keep their byte
+ * strides; through the root's flat alias in dtype (cpn_store_flat_alias_as).  The caller checks
+ * NumPy's rules (not 0-d, last dimension contiguous, its bytes a multiple of the new size);
+ * CPN_ERR_UNSUPPORTED (no error recorded) when the view cannot be expressed on whole elements
+ * of dtype (an offset or a stride not a multiple of its size, a complex component). */
+enum cpn_status cpn_view_retype(const struct cpn_view *v, enum cpn_dtype dtype, struct cpn_view **out);
 
 /* True when the views are the same map onto the same store. */
 bool cpn_view_same(const struct cpn_view *a, const struct cpn_view *b);
