@@ -91,14 +91,17 @@ DISTRIBUTED = frozenset(
         # trace: each rank sums the diagonal's elements in its tile, partials combined (a 1-D
         # diagonal; an n-d array's diagonal is copied out slice by slice, each slice moving to
         # its new owner, then reduced); packbits/unpackbits: 8 strided
-        # element-wise ops (axis=None of an n-d array: one gathered flat copy); mgrid/ogrid:
+        # element-wise ops (axis=None of an n-d array: through its ravel); mgrid/ogrid:
         # aranges broadcast into each rank's tile
-        "trace packbits unpackbits mgrid ogrid astype").split()]
+        "trace packbits unpackbits mgrid ogrid astype "
+        # reshapes merging dimensions: through the flat alias, tiled as the root's row slabs,
+        # else read from a flat copy whose ranges each rank receives once (dist.c)
+        "ravel reshape").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "nonzero choose "
        "var squeeze flags sort argsort partition argpartition clip round conj conjugate "
-       "searchsorted trace byteswap view getfield setfield setflags".split()]
+       "searchsorted trace byteswap view getfield setfield setflags ravel reshape flatten".split()]
     + ["numpy.linalg.matrix_transpose"]
     # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
     # output tile filled by its owner from the input pieces it needs
@@ -122,9 +125,7 @@ DISTRIBUTED = frozenset(
 # two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; bincount; the boolean
 # selections flatnonzero/extract/compress of n-d arrays (through a flat view); scans: cumsum,
 # cumprod, ufunc.accumulate; reductions of ops other than add/multiply/maximum/minimum, e.g.
-# subtract.reduce), or views
-# through a flat alias (ravel/reshape that merge dimensions, eye's diagonal, diagonal of two
-# store dimensions): correct on every
+# subtract.reduce), or writes through a flat alias of a root not in row slabs: correct on every
 # rank, not distributed work.
 # Native functions with a CUDA kernel that runs on the device.
 CUDA_KERNEL = frozenset()
@@ -399,8 +400,8 @@ def render():
         "configuration and dtype-introspection functions): nothing to compute on array data.",
         "- **distributed**: a native function that runs partitioned over MPI ranks (owner "
         "computes on tiles, halos exchanged). Other native functions are correct under `mpirun` "
-        "but compute on gathered copies (matrix products) or through flat views (`ravel`, "
-        "`reshape` merging dimensions, `eye`).",
+        "but compute on gathered copies (matrix products) or write through a flat view of an "
+        "array not cut in row slabs (`eye`'s diagonal on a 2 x 2 grid).",
         "- **CUDA kernel**: a native function whose CUDA kernel runs on the device. The CUDA backend "
         "(`cuda/`) generates and compiles kernels for the element-wise ops, casts, random draws, "
         "arange and fused runs, but none has yet been verified on a GPU, so none is marked.",

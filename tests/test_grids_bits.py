@@ -117,6 +117,23 @@ def test_packbits_round_trip_partitioned():
           numpy.unpackbits(numpy.packbits(n, axis=0), axis=0))
 
 
+@pytest.mark.parametrize("shape", [(240, 160), (40, 900), (30, 20, 17)], ids=shape_id)
+def test_packbits_flat_of_partitioned_nd(shape):
+    """packbits(axis=None) of an n-d array packs its C-order ravel: through the tiled flat alias
+    of row slabs (nothing moves but groups straddling a tile boundary), else from a flat copy
+    whose ranges each rank receives once: at most about its tile's bytes, not the array."""
+    n = sample(shape, bool, seed=4)
+    c = cupynum.array(n)
+    for order in ("big", "little"):
+        cupynum.sync()
+        before = cupynum.runtime_stats()["bytes_sent"]
+        r = cupynum.packbits(c, bitorder=order)
+        cupynum.sync()
+        sent = cupynum.runtime_stats()["bytes_sent"] - before
+        check(r, numpy.packbits(n, bitorder=order))
+        assert sent <= -(-n.nbytes // RANKS) + 256
+
+
 @pytest.mark.parametrize("shape", [(), (0,), (7,), (3, 4)], ids=shape_id)
 @pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
 def test_byteswap(dtype, shape):
