@@ -119,23 +119,25 @@ def sort_complex(a):
 
 
 def _lex_perm(cols):
-    """The stable order of the rows of equal-shaped 2-D (M, N) or 1-D keys along their last axis,
-    cols[-1] the primary key: one stable argsort per key, least significant first, each of the
-    gathered key (NumPy's lexsort)."""
-    perm = _core.sort(cols[0], cols[0].ndim - 1, True)
+    """The stable order of 1-D keys, cols[-1] the primary key: one stable argsort per key, least
+    significant first, each of the key gathered through the order so far (NumPy's lexsort; under
+    distribution sample sorts and routed gathers)."""
+    perm = _core.sort(cols[0], 0, True)
     for k in cols[1:]:
-        perm = _take_last(perm, _core.sort(_take_last(k, perm), k.ndim - 1, True))
+        perm = perm[_core.sort(k[perm], 0, True)]
     return perm
 
 
-def _take_last(a, idx):
-    """a (1-D, or 2-D (M, N)) gathered along its last axis by idx of a's shape."""
-    if a.ndim == 1:
-        return a[idx]
-    m, n = a.shape
-    off = _core.reshape(_core.arange(m, _np.dtype(_np.int64), 0, n), (m, 1))
-    flat = _core.reshape(_core.ufunc("add", (idx, off)), (m * n,))
-    return _core.reshape(_flat(a)[flat], (m, n))
+def _lex_lanes(cols, axis):
+    """The same for keys of one shape (ndim >= 2) along `axis`, lane by lane: each step is one sort
+    op reading its key through the order so far (sort.c's lexsort step).  Under distribution the
+    keys are first laid out so that no tile cuts a lane (as they are, or copied into slabs along
+    another dimension), so every step is each rank's own lanes: no message."""
+    cols = _core.lane_slabs(tuple(cols), axis)
+    perm = _core.sort(cols[0], axis, True)
+    for k in cols[1:]:
+        perm = _core.sort(k, axis, True, perm)
+    return perm
 
 
 def lexsort(keys, axis=-1):
@@ -157,18 +159,9 @@ def lexsort(keys, axis=-1):
     if axis is None:
         raise TypeError("'NoneType' object cannot be interpreted as an integer")
     axis = _axis(axis, len(shape))
-    nd = len(shape)
-    if nd == 1:
+    if len(shape) == 1:
         return _lex_perm(ks)
-    from ._views import moveaxis
-    moved = [moveaxis(k, axis, -1) for k in ks]
-    mshape = moved[0].shape
-    m = 1
-    for d in mshape[:-1]:
-        m *= d
-    from ._functions import reshape
-    perm = _lex_perm([reshape(k, (m, mshape[-1])) for k in moved])
-    return moveaxis(_core.reshape(perm, mshape), -1, axis)
+    return _lex_lanes(ks, axis)
 
 
 # ---- partition: a sorted lane is one of the partitions NumPy may return ---------------------------

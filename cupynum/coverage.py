@@ -78,8 +78,9 @@ DISTRIBUTED = frozenset(
         "unique unique_values unique_counts unique_inverse unique_all union1d intersect1d "
         "setdiff1d setxor1d "
         # lexsort of 1-D keys: a stable sample-sort argsort per key and routed gathers through
-        # the order (n-d keys gather through flat aliases); digitize: searchsorted of each
-        # rank's own values in the bins read everywhere
+        # the order; of n-d keys: each rank's own lanes (keys copied into slabs along another
+        # dimension first when a tile cuts the axis); digitize: searchsorted of each rank's own
+        # values in the bins read everywhere
         "lexsort digitize "
         # counts of each rank's tile, partial counts added (unweighted); histogram2d/dd bin by
         # searchsorted on the edges, then count the same way
@@ -177,7 +178,6 @@ NOTES = {
     "numpy.nanquantile": "weights= and integer/float16 q are computed by NumPy",
     "numpy.nanpercentile": "weights= and float16 q are computed by NumPy",
     "numpy.unique": "axis= of a float16 array holding NaN is computed by NumPy",
-    "numpy.lexsort": "keys of more than one dimension are gathered through flat aliases under MPI",
     **{f"numpy.{n}": "axis=None of an n-d array reads it through its flat alias (gathered under "
        "MPI)" for n in ("concatenate", "concat", "append", "roll")},
     "numpy.repeat": "more than 256 runs of equal counts: a native gather (gathered under MPI)",

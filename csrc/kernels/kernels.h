@@ -245,6 +245,13 @@ struct cpn_sort_pair {
 enum cpn_status cpn_kernel_sort(enum cpn_dtype dt, bool arg, const char *in, int ndim,
                                 const int64_t *shape, const int64_t *ist, int axis, char *out,
                                 const int64_t *ost, int64_t index_base);
+/* One step of numpy.lexsort: out = the int64 permutation perm (of in's shape: each lane a
+ * permutation of 0..n-1 along `axis`) composed with the stable argsort of every lane of the key
+ * read through it, out[j] = perm[argsort(key[perm])[j]] along `axis` (byte strides kst, pst, ost;
+ * out overlaps neither).  Threaded; the result does not depend on the thread count.  Local. */
+enum cpn_status cpn_kernel_sort_through(enum cpn_dtype dt, const char *key, int ndim, const int64_t *shape,
+                                        const int64_t *kst, const char *perm, const int64_t *pst, int axis,
+                                        char *out, const int64_t *ost);
 /* The order key of one element of a real dtype dt (not complex): keys compare as NumPy orders
  * the values (every NaN the largest key, -0.0 and +0.0 one key).  Local. */
 uint64_t cpn_kernel_sort_key(enum cpn_dtype dt, const void *p);
