@@ -291,8 +291,11 @@ def _unique_partitioned(flat, return_index, return_inverse, return_counts, nd):
     """_unique_flat's results with positions of a partitioned 1-D array, nothing gathered: the
     sorted values and the stable argsort (two sample sorts, tiled alike) give each run's first
     position where the run starts and each element's run where it sits, sent to the owner of its
-    position.  A float run's value is the element at its first position (the sign of a zero and a
-    NaN's bits as NumPy's stable sort leaves them first), read from its owner."""
+    position.  A float run's value is the element at its first position, as NumPy's stable sort
+    leaves it first: the value sort keeps NaNs bit for bit in index order (sort.c, and the sample
+    sort's ties by position), so a NaN run's first element is that one already; the zeros' one
+    run (-0.0 sorts below +0.0 there) has its value read at its first position: one element
+    compacted, gathered and scattered back, whatever the number of NaN runs."""
     perm = _core.sort(flat, 0, True)
     s = _core.sort(flat, 0, False)
     k = int(_core.to_scalar(_core.unique(s, None, _core.UNIQUE_COUNT, nd, 0)))
@@ -301,10 +304,7 @@ def _unique_partitioned(flat, return_index, return_inverse, return_counts, nd):
         index = _core.unique(s, perm, _core.UNIQUE_INDEX, nd, k, True)
     values = _core.unique(s, None, _core.UNIQUE_VALUES, nd, k)
     if flat.dtype.kind == "f" and k:
-        # only a zero's sign and a NaN's bits can differ within a run: those runs' values are read
-        # at their first positions
-        fix = _core.ufunc("logical_or", (_core.ufunc("equal", (values, 0)),
-                                         _core.ufunc("isnan", (values,))))
+        fix = _core.ufunc("equal", (values, 0))
         at = index[fix]
         if at.shape[0]:
             values[fix] = flat[at]
