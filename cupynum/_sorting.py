@@ -788,17 +788,26 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         dtype=None):
     import warnings
     x = _native(m)
-    if y is not None or fweights is not None or aweights is not None or x is None or \
-            x.ndim > 2 or x.dtype.kind == "c" or (dtype is not None and _np.dtype(dtype).kind != "f"):
+    yn = _native(y) if y is not None else None
+    if fweights is not None or aweights is not None or x is None or x.ndim == 0 or \
+            (y is not None and (yn is None or yn.ndim == 0)) or \
+            (dtype is not None and _np.dtype(dtype).kind not in "fc"):
         return _fallback.compute(_np.cov, (m, y), {
             "rowvar": rowvar, "bias": bias, "ddof": ddof, "fweights": fweights,
             "aweights": aweights, "dtype": dtype})
     if ddof is not None and ddof != int(ddof):
         raise ValueError("ddof must be integer")
-    dt = _np.result_type(x.dtype, _np.float64) if dtype is None else _np.dtype(dtype)
-    if dt == _np.longdouble:
-        return _fallback.compute(_np.cov, (m,), {"rowvar": rowvar, "bias": bias, "ddof": ddof,
-                                                 "dtype": dtype})
+    if x.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if yn is not None and yn.ndim > 2:
+        raise ValueError("y has more than 2 dimensions")
+    if dtype is not None:
+        dt = _np.dtype(dtype)
+    else:
+        dt = _np.result_type(x.dtype, *([yn.dtype] if yn is not None else []), _np.float64)
+    if dt in (_np.longdouble, _np.clongdouble):
+        return _fallback.compute(_np.cov, (m, y), {"rowvar": rowvar, "bias": bias, "ddof": ddof,
+                                                   "dtype": dtype})
     X = _core.cast(x, dt)          # a copy, as NumPy's array(m, ndmin=2, dtype=dtype)
     if X.ndim == 1:
         X = _core.reshape(X, (1, X.shape[0]))
@@ -806,6 +815,14 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         X = _core.cast(X.T, dt)
     if X.shape[0] == 0:
         return _core.from_any(_np.array([]).reshape(0, 0))
+    if yn is not None:
+        Y = _core.cast(yn, dt)
+        if Y.ndim == 1:
+            Y = _core.reshape(Y, (1, Y.shape[0]))
+        elif not rowvar and Y.shape[0] != 1:
+            Y = Y.T
+        from ._joins import concatenate
+        X = concatenate((X, Y), axis=0)
     if ddof is None:
         ddof = 0 if bias else 1
     from ._reductions import mean
@@ -816,7 +833,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         fact = 0.0
     X -= avg[:, None]
-    c = dot(X, X.T)
+    c = dot(X, X.T if dt.kind != "c" else _core.ufunc("conjugate", (X.T,)))
     c *= _np.true_divide(1, fact)
     from ._views import squeeze
     return squeeze(c)
@@ -824,10 +841,12 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     xn = _native(x)
-    if y is not None or xn is None or xn.ndim > 2 or xn.dtype.kind == "c" or \
+    yn = _native(y) if y is not None else None
+    if xn is None or xn.ndim > 2 or xn.dtype.kind == "c" or \
+            (y is not None and (yn is None or yn.ndim > 2 or yn.dtype.kind == "c")) or \
             (dtype is not None and _np.dtype(dtype).kind != "f"):
         return _fallback.compute(_np.corrcoef, (x, y, rowvar), {"dtype": dtype})
-    c = cov(xn, None, rowvar, dtype=dtype)
+    c = cov(xn, yn, rowvar, dtype=dtype)
     if c.ndim != 2:
         return c / c
     from ._views import diagonal

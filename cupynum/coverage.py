@@ -85,6 +85,9 @@ DISTRIBUTED = frozenset(
         # counts of each rank's tile, partial counts added (unweighted); histogram2d/dd bin by
         # searchsorted on the edges, then count the same way
         "histogram histogram2d histogramdd "
+        # native means and products: variables cut along their observations multiply as each
+        # rank's partial product, gathered and added (summa.c's inner path); others by SUMMA
+        "cov corrcoef "
         # element-wise helpers and masks: compositions of the ops above (cupynum/_helpers.py,
         # _construct.py)
         "clip round around fix isclose nan_to_num angle sinc i0 isposinf isneginf iscomplex "

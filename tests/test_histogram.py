@@ -163,6 +163,60 @@ def test_cov_corrcoef(dtype, shape):
         cupynum.cov(a, ddof=1.5)
 
 
+def test_cov_corrcoef_complex_and_y_native(monkeypatch):
+    """Complex input and y= are cupynum's (NumPy's arithmetic: the conjugated product, y's rows
+    joined below m's), and NumPy's errors for mismatched or over-dimensioned operands."""
+    monkeypatch.setattr(cupynum._fallback, "compute", None)     # a fallback would fail
+    rng = numpy.random.default_rng(32)
+    for shape in [(5,), (3, 20), (20, 3), (1, 4)]:
+        x, y = rng.standard_normal(shape), rng.standard_normal(shape)
+        xc = x + 1j * rng.standard_normal(shape)
+        for kw in ({}, {"rowvar": False}, {"bias": True}, {"ddof": 0}):
+            for args in ((xc,), (x, y), (xc, y), (x, y[:1])):
+                got = lambda: cupynum.cov(*(cupynum.array(a) for a in args), **kw)
+                try:
+                    want = numpy.cov(*args, **kw)
+                except Exception:
+                    same_error(lambda: numpy.cov(*args, **kw), got)
+                    continue
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    check(got(), want, rtol=1e-12, atol=1e-12)
+            rv = {k: v for k, v in kw.items() if k == "rowvar"}
+            got = lambda: cupynum.corrcoef(cupynum.array(x), cupynum.array(y), **rv)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                try:
+                    want = numpy.corrcoef(x, y, **rv)
+                except Exception:
+                    same_error(lambda: numpy.corrcoef(x, y, **rv), got)
+                    continue
+                check(got(), want, rtol=1e-12, atol=1e-12)
+    z = numpy.zeros((2, 2, 2))
+    same_error(lambda: numpy.cov(z), lambda: cupynum.cov(cupynum.array(z)))
+    same_error(lambda: numpy.cov(z[0], z), lambda: cupynum.cov(cupynum.array(z[0]), cupynum.array(z)))
+
+
+def test_cov_corrcoef_of_partitioned_variables_move_only_partial_products():
+    """cov/corrcoef of variables partitioned along their observations: means and the product
+    X X^H as each rank's partial sums over its own observations, gathered and added (6 x 6
+    partials and 6 means per rank), nothing of X; the same with y= (its rows joined below)."""
+    ranks = cupynum.runtime_info()["ranks"]
+    rng = numpy.random.default_rng(33)
+    x, y = rng.standard_normal((6, 2000 * ranks)), rng.standard_normal((2, 2000 * ranks))
+    xc = x + 1j * rng.standard_normal(x.shape)
+    for f, args in ((cupynum.cov, (x,)), (cupynum.corrcoef, (x,)), (cupynum.cov, (xc,)),
+                    (cupynum.cov, (x[0],)), (cupynum.cov, (x, y)), (cupynum.corrcoef, (x, y))):
+        ca = tuple(cupynum.array(a) for a in args)
+        cupynum.sync()
+        cupynum.reset_stats()
+        got = f(*ca)
+        cupynum.sync()
+        sent = cupynum.runtime_stats()["bytes_sent"]
+        check(got, getattr(numpy, f.__name__)(*args), rtol=1e-12, atol=1e-12)
+        assert sent <= 16 * 8 * 8 * 4 * ranks + 64 * ranks * ranks, (f.__name__, len(args), sent)
+
+
 # ---- histogram2d, histogramdd ---------------------------------------------------------------------
 
 def _dd_sample(dtype, n, d, seed=0):
