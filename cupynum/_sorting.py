@@ -658,7 +658,9 @@ def _dd_columns(sample):
         x = _native(sample)
         if x is None or x.ndim not in (1, 2):
             return None
-        cols = [x] if x.ndim == 1 else [x[:, i] for i in range(x.shape[1])]
+        # each column its own 1-D array (tiled as the sample's rows, so nothing moves): a strided
+        # column view is read whole on every rank by the search
+        cols = [x] if x.ndim == 1 else [_core.cast(x[:, i], x.dtype) for i in range(x.shape[1])]
     dt = _np.result_type(*[c.dtype for c in cols])
     if dt.kind not in "biuf" or dt == _np.longdouble or cols[0].shape[0] == 0:
         return None

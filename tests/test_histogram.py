@@ -267,6 +267,23 @@ def test_histogram2d_matches_numpy(dtype, monkeypatch):
     check(numpy.histogram2d(cx, cy), numpy.histogram2d(x, y))      # dispatched here
 
 
+def test_histogramdd_of_a_partitioned_sample_moves_only_counts():
+    """An (N, D) sample split along its rows: each column copied to its own array (tiled as the
+    rows: nothing moves), searched in the small edges on each rank, counted per rank, the counts
+    added; a strided column view would be read whole on every rank by the search."""
+    ranks = cupynum.runtime_info()["ranks"]
+    s = numpy.random.default_rng(34).standard_normal((5000 * ranks, 3))
+    a = cupynum.array(s)
+    cupynum.sync()
+    cupynum.reset_stats()
+    got = cupynum.histogramdd(a, bins=5)
+    cupynum.sync()
+    sent = cupynum.runtime_stats()["bytes_sent"]
+    check(got, numpy.histogramdd(s, bins=5))
+    total = 7 ** 3                       # the bins with the outliers' rows and columns
+    assert sent <= 8 * (total + 1) * 2 * ranks + 8192, sent   # counts and min/max scalars
+
+
 def test_histogramdd_errors():
     s = _dd_sample(numpy.dtype(numpy.float64), 20, 2)
     a = cupynum.array(s)
