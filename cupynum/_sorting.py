@@ -607,8 +607,35 @@ def _array_edges(bins):
     return e
 
 
+def _estimated_bins(x, bins, range):
+    """The number of equal bins NumPy's estimator `bins` (a string) gives for the native flat x:
+    NumPy's _get_bin_edges, with NumPy's own estimators, whose min/max, percentiles, std and
+    counts dispatch to cupynum's (distributed: nothing gathered); its error for a bad name."""
+    from numpy.lib import _histograms_impl as H
+    if bins not in H._hist_bin_selectors:
+        raise ValueError(f"{bins!r} is not a valid estimator for `bins`")
+    first, last = H._get_outer_edges(x, range)
+    if range is not None:
+        keep = _core.ufunc("logical_and", (_core.ufunc("greater_equal", (x, first)),
+                                          _core.ufunc("less_equal", (x, last))))
+        from ._reductions import all as _all
+        if not bool(_all(keep)):
+            x = x[keep]
+    if x.size == 0:
+        return 1
+    width = H._hist_bin_selectors[bins](x, (first, last))
+    if not width:
+        return 1        # e.g. FD of data whose IQR is zero
+    if _np.issubdtype(x.dtype, _np.integer) and width < 1:
+        width = 1
+    return int(_np.ceil(H._unsigned_subtract(last, first) / width))
+
+
 def histogram(a, bins=10, range=None, density=None, weights=None):
-    args = _hist_input(a, weights) if not isinstance(bins, str) else None
+    # (an estimator with weights: NumPy's errors)
+    args = _hist_input(a, weights) if not isinstance(bins, str) or weights is None else None
+    if args is not None and isinstance(bins, str):
+        bins = _estimated_bins(args[0], bins, range)
     u = None
     if args is not None and _np.ndim(bins) == 0:
         u = _uniform_edges(args[0], bins, range)
@@ -638,7 +665,13 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
-    args = _hist_input(a, weights) if not isinstance(bins, str) and _np.ndim(bins) == 0 else None
+    args = None
+    if isinstance(bins, str) and weights is None:   # (with weights: NumPy's errors)
+        args = _hist_input(a, None)
+        if args is not None:
+            bins = _estimated_bins(args[0], bins, range)
+    elif _np.ndim(bins) == 0:
+        args = _hist_input(a, weights)
     u = _uniform_edges(args[0], bins, range) if args is not None else None
     if u is None:
         return _fallback.compute(_np.histogram_bin_edges, (a,), {"bins": bins, "range": range,

@@ -85,6 +85,8 @@ DISTRIBUTED = frozenset(
         # counts of each rank's tile, partial counts added (unweighted); histogram2d/dd bin by
         # searchsorted on the edges, then count the same way
         "histogram histogram2d histogramdd "
+        # edges from the native min/max, or NumPy's estimators over the distributed statistics
+        "histogram_bin_edges "
         # native means and products: variables cut along their observations multiply as each
         # rank's partial product, gathered and added (summa.c's inner path); others by SUMMA
         "cov corrcoef "

@@ -139,6 +139,41 @@ def test_histogram_of_a_partitioned_array_moves_only_counts():
     assert sent < 8 * 106 * 2 * ranks + 4096, sent      # the counts (and edges' scalars), not data
 
 
+ESTIMATORS = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
+
+
+@pytest.mark.parametrize("dtype", [numpy.dtype(numpy.float64), numpy.dtype(numpy.int64),
+                                   numpy.dtype(numpy.bool_)], ids=dtype_id)
+def test_estimated_bins_native_and_distributed(dtype):
+    """histogram / histogram_bin_edges with an estimator name: NumPy's estimators run on the
+    native array (min/max, percentiles, std, histograms: each distributed), so NumPy's edges and
+    counts without gathering it (stone's trial histograms move their counts)."""
+    ranks = cupynum.runtime_info()["ranks"]
+    rng = numpy.random.default_rng(36)
+    n = 10000 * ranks
+    x = (rng.standard_normal(n) * 3).astype(dtype) if dtype.kind != "b" else rng.random(n) < 0.3
+    a = cupynum.array(x)
+    for b in ESTIMATORS:
+        for rg in (None, (-1, 2)):
+            cupynum.sync()
+            cupynum.reset_stats()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)   # bool's conversion warning
+                got_e = cupynum.histogram_bin_edges(a, b, range=rg)
+                got_h = cupynum.histogram(a, b, range=rg)
+                cupynum.sync()
+                sent = cupynum.runtime_stats()["bytes_sent"]
+                want_e = numpy.histogram_bin_edges(x, b, range=rg)
+                want_h = numpy.histogram(x, b, range=rg)
+            check(got_e, want_e)
+            check(got_h, want_h)
+            if dtype.kind != "b" and b != "stone":
+                assert sent < 0.25 * 8 * n / ranks + 2048 * ranks, (b, rg, sent)
+    same_error(lambda: numpy.histogram(x, "nope"), lambda: cupynum.histogram(a, "nope"))
+    same_error(lambda: numpy.histogram(x, "fd", weights=numpy.ones(n)),
+               lambda: cupynum.histogram(a, "fd", weights=cupynum.ones(n)))
+
+
 # ---- cov, corrcoef ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int32, numpy.bool_], ids=dtype_id)
