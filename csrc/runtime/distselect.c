@@ -198,7 +198,13 @@ enum cpn_status cpn_distselect_execute(const struct cpn_op *op)
     char *res = cpn_alloc((size_t)nq * osz + 8), *val = cpn_alloc((size_t)(2 * nq + 2) * item + 8);
     size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
     char *flagged = cpn_alloc((size_t)P * (2 * nq + 2) * (item + 1) + 8);
-    enum cpn_status st = buf && sorted && heads && ks && res && val && counts && flagged ? CPN_OK : CPN_ERR_NOMEM;
+    /* the bisection's counts and candidates, the records of step 4: at most 2 nq + 2 positions */
+    const size_t maxk = (size_t)(2 * nq + 2), rec = item + 1;
+    int64_t *cnt = cpn_alloc((size_t)P * maxk * sizeof *cnt + 8), *mine = cpn_alloc(maxk * sizeof *mine + 8);
+    uint64_t *mid = cpn_alloc(maxk * sizeof *mid + 8);
+    char *own = cpn_alloc(maxk * rec + 8);
+    enum cpn_status st = buf && sorted && heads && ks && res && val && counts && flagged && cnt && mine && mid && own
+                             ? CPN_OK : CPN_ERR_NOMEM;
     /* 1. this rank's values, sorted */
     struct head me = {0, -1, NAN, UINT64_MAX, 0};
     if (st == CPN_OK && local) {
@@ -219,7 +225,7 @@ enum cpn_status cpn_distselect_execute(const struct cpn_op *op)
     for (int r = 0; counts && r < P; r++) counts[r] = sizeof me;
     enum cpn_status xs = counts && heads ? cpn_comm_allgatherv(&me, heads, counts) : CPN_ERR_NOMEM;
     if (st == CPN_OK) st = xs;
-    if (xs != CPN_OK) goto done;
+    if (xs != CPN_OK || !cnt || !mine || !mid || !own || !res || !val || !flagged) goto done;   /* (OOM: no way on) */
     int64_t m = 0, nanpos = -1;
     double nanval = NAN;
     uint64_t kmin = UINT64_MAX, kmax = 0;
@@ -240,15 +246,6 @@ enum cpn_status cpn_distselect_execute(const struct cpn_op *op)
     /* 3. the keys of the positions the results read, by bisection */
     const int nk = cpn_kernel_quantile_positions(&qa, m, ks);
     uint64_t *lo = (uint64_t *)(ks + 2 * nq + 2), *hi = lo + 2 * nq + 2;
-    int64_t *cnt = cpn_alloc((size_t)P * (size_t)nk * sizeof *cnt + 8), *mine = cpn_alloc((size_t)nk * sizeof *mine + 8);
-    uint64_t *mid = cpn_alloc((size_t)nk * sizeof *mid + 8);
-    if (!cnt || !mine || !mid) {   /* every rank allocates alike sizes: a failure here is this rank's */
-        cpn_free(cnt);
-        cpn_free(mine);
-        cpn_free(mid);
-        st = CPN_ERR_NOMEM;
-        goto done;
-    }
     for (int j = 0; j < nk; j++) lo[j] = kmin, hi[j] = kmax;
     for (int r = 0; r < P; r++) counts[r] = (size_t)nk * sizeof *mine;
     for (;;) {
@@ -272,10 +269,7 @@ enum cpn_status cpn_distselect_execute(const struct cpn_op *op)
         }
     }
     /* 4. each key's element from the first rank holding one */
-    const size_t rec = item + 1;
-    char *own = cpn_alloc((size_t)nk * rec + 8);
-    if (!own && st == CPN_OK) st = CPN_ERR_NOMEM;
-    for (int j = 0; own && j < nk; j++) {
+    for (int j = 0; j < nk; j++) {
         char *o = own + (size_t)j * rec;
         memset(o, 0, rec);
         if (st != CPN_OK || !me.m) continue;
@@ -286,7 +280,7 @@ enum cpn_status cpn_distselect_execute(const struct cpn_op *op)
         }
     }
     for (int r = 0; r < P; r++) counts[r] = (size_t)nk * rec;
-    xs = own ? cpn_comm_allgatherv(own, flagged, counts) : CPN_ERR_NOMEM;
+    xs = cpn_comm_allgatherv(own, flagged, counts);
     if (st == CPN_OK) st = xs;
     for (int j = 0; st == CPN_OK && j < nk; j++) {
         int r = 0;
@@ -298,11 +292,11 @@ enum cpn_status cpn_distselect_execute(const struct cpn_op *op)
         cpn_kernel_quantile_finish(&qa, dt, m, ks, nk, val, res);
         st = write_out(ov, res);
     }
+done:
     cpn_free(own);
     cpn_free(cnt);
     cpn_free(mine);
     cpn_free(mid);
-done:
     cpn_free(q);
     cpn_free(buf);
     cpn_free(sorted);
