@@ -119,23 +119,25 @@ def sort_complex(a):
 
 
 def _lex_perm(cols):
-    """The stable order of the rows of equal-shaped 2-D (M, N) or 1-D keys along their last axis,
-    cols[-1] the primary key: one stable argsort per key, least significant first, each of the
-    gathered key (NumPy's lexsort)."""
-    perm = _core.sort(cols[0], cols[0].ndim - 1, True)
+    """The stable order of 1-D keys, cols[-1] the primary key: one stable argsort per key, least
+    significant first, each of the key gathered through the order so far (NumPy's lexsort; under
+    distribution sample sorts and routed gathers)."""
+    perm = _core.sort(cols[0], 0, True)
     for k in cols[1:]:
-        perm = _take_last(perm, _core.sort(_take_last(k, perm), k.ndim - 1, True))
+        perm = perm[_core.sort(k[perm], 0, True)]
     return perm
 
 
-def _take_last(a, idx):
-    """a (1-D, or 2-D (M, N)) gathered along its last axis by idx of a's shape."""
-    if a.ndim == 1:
-        return a[idx]
-    m, n = a.shape
-    off = _core.reshape(_core.arange(m, _np.dtype(_np.int64), 0, n), (m, 1))
-    flat = _core.reshape(_core.ufunc("add", (idx, off)), (m * n,))
-    return _core.reshape(_flat(a)[flat], (m, n))
+def _lex_lanes(cols, axis):
+    """The same for keys of one shape (ndim >= 2) along `axis`, lane by lane: each step is one sort
+    op reading its key through the order so far (sort.c's lexsort step).  Under distribution the
+    keys are first laid out so that no tile cuts a lane (as they are, or copied into slabs along
+    another dimension), so every step is each rank's own lanes: no message."""
+    cols = _core.lane_slabs(tuple(cols), axis)
+    perm = _core.sort(cols[0], axis, True)
+    for k in cols[1:]:
+        perm = _core.sort(k, axis, True, perm)
+    return perm
 
 
 def lexsort(keys, axis=-1):
@@ -157,18 +159,9 @@ def lexsort(keys, axis=-1):
     if axis is None:
         raise TypeError("'NoneType' object cannot be interpreted as an integer")
     axis = _axis(axis, len(shape))
-    nd = len(shape)
-    if nd == 1:
+    if len(shape) == 1:
         return _lex_perm(ks)
-    from ._views import moveaxis
-    moved = [moveaxis(k, axis, -1) for k in ks]
-    mshape = moved[0].shape
-    m = 1
-    for d in mshape[:-1]:
-        m *= d
-    from ._functions import reshape
-    perm = _lex_perm([reshape(k, (m, mshape[-1])) for k in moved])
-    return moveaxis(_core.reshape(perm, mshape), -1, axis)
+    return _lex_lanes(ks, axis)
 
 
 # ---- partition: a sorted lane is one of the partitions NumPy may return ---------------------------
@@ -298,8 +291,11 @@ def _unique_partitioned(flat, return_index, return_inverse, return_counts, nd):
     """_unique_flat's results with positions of a partitioned 1-D array, nothing gathered: the
     sorted values and the stable argsort (two sample sorts, tiled alike) give each run's first
     position where the run starts and each element's run where it sits, sent to the owner of its
-    position.  A float run's value is the element at its first position (the sign of a zero and a
-    NaN's bits as NumPy's stable sort leaves them first), read from its owner."""
+    position.  A float run's value is the element at its first position, as NumPy's stable sort
+    leaves it first: the value sort keeps NaNs bit for bit in index order (sort.c, and the sample
+    sort's ties by position), so a NaN run's first element is that one already; the zeros' one
+    run (-0.0 sorts below +0.0 there) has its value read at its first position: one element
+    compacted, gathered and scattered back, whatever the number of NaN runs."""
     perm = _core.sort(flat, 0, True)
     s = _core.sort(flat, 0, False)
     k = int(_core.to_scalar(_core.unique(s, None, _core.UNIQUE_COUNT, nd, 0)))
@@ -308,10 +304,7 @@ def _unique_partitioned(flat, return_index, return_inverse, return_counts, nd):
         index = _core.unique(s, perm, _core.UNIQUE_INDEX, nd, k, True)
     values = _core.unique(s, None, _core.UNIQUE_VALUES, nd, k)
     if flat.dtype.kind == "f" and k:
-        # only a zero's sign and a NaN's bits can differ within a run: those runs' values are read
-        # at their first positions
-        fix = _core.ufunc("logical_or", (_core.ufunc("equal", (values, 0)),
-                                         _core.ufunc("isnan", (values,))))
+        fix = _core.ufunc("equal", (values, 0))
         at = index[fix]
         if at.shape[0]:
             values[fix] = flat[at]
@@ -614,8 +607,35 @@ def _array_edges(bins):
     return e
 
 
+def _estimated_bins(x, bins, range):
+    """The number of equal bins NumPy's estimator `bins` (a string) gives for the native flat x:
+    NumPy's _get_bin_edges, with NumPy's own estimators, whose min/max, percentiles, std and
+    counts dispatch to cupynum's (distributed: nothing gathered); its error for a bad name."""
+    from numpy.lib import _histograms_impl as H
+    if bins not in H._hist_bin_selectors:
+        raise ValueError(f"{bins!r} is not a valid estimator for `bins`")
+    first, last = H._get_outer_edges(x, range)
+    if range is not None:
+        keep = _core.ufunc("logical_and", (_core.ufunc("greater_equal", (x, first)),
+                                          _core.ufunc("less_equal", (x, last))))
+        from ._reductions import all as _all
+        if not bool(_all(keep)):
+            x = x[keep]
+    if x.size == 0:
+        return 1
+    width = H._hist_bin_selectors[bins](x, (first, last))
+    if not width:
+        return 1        # e.g. FD of data whose IQR is zero
+    if _np.issubdtype(x.dtype, _np.integer) and width < 1:
+        width = 1
+    return int(_np.ceil(H._unsigned_subtract(last, first) / width))
+
+
 def histogram(a, bins=10, range=None, density=None, weights=None):
-    args = _hist_input(a, weights) if not isinstance(bins, str) else None
+    # (an estimator with weights: NumPy's errors)
+    args = _hist_input(a, weights) if not isinstance(bins, str) or weights is None else None
+    if args is not None and isinstance(bins, str):
+        bins = _estimated_bins(args[0], bins, range)
     u = None
     if args is not None and _np.ndim(bins) == 0:
         u = _uniform_edges(args[0], bins, range)
@@ -645,7 +665,13 @@ def histogram(a, bins=10, range=None, density=None, weights=None):
 
 
 def histogram_bin_edges(a, bins=10, range=None, weights=None):
-    args = _hist_input(a, weights) if not isinstance(bins, str) and _np.ndim(bins) == 0 else None
+    args = None
+    if isinstance(bins, str) and weights is None:   # (with weights: NumPy's errors)
+        args = _hist_input(a, None)
+        if args is not None:
+            bins = _estimated_bins(args[0], bins, range)
+    elif _np.ndim(bins) == 0:
+        args = _hist_input(a, weights)
     u = _uniform_edges(args[0], bins, range) if args is not None else None
     if u is None:
         return _fallback.compute(_np.histogram_bin_edges, (a,), {"bins": bins, "range": range,
@@ -665,7 +691,9 @@ def _dd_columns(sample):
         x = _native(sample)
         if x is None or x.ndim not in (1, 2):
             return None
-        cols = [x] if x.ndim == 1 else [x[:, i] for i in range(x.shape[1])]
+        # each column its own 1-D array (tiled as the sample's rows, so nothing moves): a strided
+        # column view is read whole on every rank by the search
+        cols = [x] if x.ndim == 1 else [_core.cast(x[:, i], x.dtype) for i in range(x.shape[1])]
     dt = _np.result_type(*[c.dtype for c in cols])
     if dt.kind not in "biuf" or dt == _np.longdouble or cols[0].shape[0] == 0:
         return None
@@ -795,17 +823,26 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         dtype=None):
     import warnings
     x = _native(m)
-    if y is not None or fweights is not None or aweights is not None or x is None or \
-            x.ndim > 2 or x.dtype.kind == "c" or (dtype is not None and _np.dtype(dtype).kind != "f"):
+    yn = _native(y) if y is not None else None
+    if fweights is not None or aweights is not None or x is None or x.ndim == 0 or \
+            (y is not None and (yn is None or yn.ndim == 0)) or \
+            (dtype is not None and _np.dtype(dtype).kind not in "fc"):
         return _fallback.compute(_np.cov, (m, y), {
             "rowvar": rowvar, "bias": bias, "ddof": ddof, "fweights": fweights,
             "aweights": aweights, "dtype": dtype})
     if ddof is not None and ddof != int(ddof):
         raise ValueError("ddof must be integer")
-    dt = _np.result_type(x.dtype, _np.float64) if dtype is None else _np.dtype(dtype)
-    if dt == _np.longdouble:
-        return _fallback.compute(_np.cov, (m,), {"rowvar": rowvar, "bias": bias, "ddof": ddof,
-                                                 "dtype": dtype})
+    if x.ndim > 2:
+        raise ValueError("m has more than 2 dimensions")
+    if yn is not None and yn.ndim > 2:
+        raise ValueError("y has more than 2 dimensions")
+    if dtype is not None:
+        dt = _np.dtype(dtype)
+    else:
+        dt = _np.result_type(x.dtype, *([yn.dtype] if yn is not None else []), _np.float64)
+    if dt in (_np.longdouble, _np.clongdouble):
+        return _fallback.compute(_np.cov, (m, y), {"rowvar": rowvar, "bias": bias, "ddof": ddof,
+                                                   "dtype": dtype})
     X = _core.cast(x, dt)          # a copy, as NumPy's array(m, ndmin=2, dtype=dtype)
     if X.ndim == 1:
         X = _core.reshape(X, (1, X.shape[0]))
@@ -813,6 +850,14 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         X = _core.cast(X.T, dt)
     if X.shape[0] == 0:
         return _core.from_any(_np.array([]).reshape(0, 0))
+    if yn is not None:
+        Y = _core.cast(yn, dt)
+        if Y.ndim == 1:
+            Y = _core.reshape(Y, (1, Y.shape[0]))
+        elif not rowvar and Y.shape[0] != 1:
+            Y = Y.T
+        from ._joins import concatenate
+        X = concatenate((X, Y), axis=0)
     if ddof is None:
         ddof = 0 if bias else 1
     from ._reductions import mean
@@ -823,7 +868,7 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
         fact = 0.0
     X -= avg[:, None]
-    c = dot(X, X.T)
+    c = dot(X, X.T if dt.kind != "c" else _core.ufunc("conjugate", (X.T,)))
     c *= _np.true_divide(1, fact)
     from ._views import squeeze
     return squeeze(c)
@@ -831,10 +876,12 @@ def cov(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=N
 
 def corrcoef(x, y=None, rowvar=True, *, dtype=None):
     xn = _native(x)
-    if y is not None or xn is None or xn.ndim > 2 or xn.dtype.kind == "c" or \
+    yn = _native(y) if y is not None else None
+    if xn is None or xn.ndim > 2 or xn.dtype.kind == "c" or \
+            (y is not None and (yn is None or yn.ndim > 2 or yn.dtype.kind == "c")) or \
             (dtype is not None and _np.dtype(dtype).kind != "f"):
         return _fallback.compute(_np.corrcoef, (x, y, rowvar), {"dtype": dtype})
-    c = cov(xn, None, rowvar, dtype=dtype)
+    c = cov(xn, yn, rowvar, dtype=dtype)
     if c.ndim != 2:
         return c / c
     from ._views import diagonal

@@ -78,12 +78,21 @@ DISTRIBUTED = frozenset(
         "unique unique_values unique_counts unique_inverse unique_all union1d intersect1d "
         "setdiff1d setxor1d "
         # lexsort of 1-D keys: a stable sample-sort argsort per key and routed gathers through
-        # the order (n-d keys gather through flat aliases); digitize: searchsorted of each
-        # rank's own values in the bins read everywhere
+        # the order; of n-d keys: each rank's own lanes (keys copied into slabs along another
+        # dimension first when a tile cuts the axis); digitize: searchsorted of each rank's own
+        # values in the bins read everywhere
         "lexsort digitize "
         # counts of each rank's tile, partial counts added (unweighted); histogram2d/dd bin by
         # searchsorted on the edges, then count the same way
         "histogram histogram2d histogramdd "
+        # edges from the native min/max, or NumPy's estimators over the distributed statistics
+        "histogram_bin_edges "
+        # native means and products: variables cut along their observations multiply as each
+        # rank's partial product, gathered and added (summa.c's inner path); others by SUMMA
+        "cov corrcoef "
+        # order statistics of a whole partitioned array: each rank sorts its own values, the
+        # positions found by bisection over the order keys with counts added (distselect.c)
+        "median nanmedian percentile nanpercentile quantile nanquantile "
         # element-wise helpers and masks: compositions of the ops above (cupynum/_helpers.py,
         # _construct.py)
         "clip round around fix isclose nan_to_num angle sinc i0 isposinf isneginf iscomplex "
@@ -173,12 +182,17 @@ NOTES = {
     "numpy.bmat": "returns NumPy's matrix",
     "numpy.random.get_state": "cupynum's Philox state (key, stream), not NumPy's",
     "numpy.random.set_state": "cupynum's Philox state (key, stream), not NumPy's",
-    "numpy.quantile": "weights= and integer/float16 q are computed by NumPy",
-    "numpy.percentile": "weights= and float16 q are computed by NumPy",
-    "numpy.nanquantile": "weights= and integer/float16 q are computed by NumPy",
-    "numpy.nanpercentile": "weights= and float16 q are computed by NumPy",
+    "numpy.quantile": "weights= and integer/float16 q are computed by NumPy; under MPI, reductions along "
+    "some axes only are gathered",
+    "numpy.percentile": "weights= and float16 q are computed by NumPy; under MPI, reductions along "
+    "some axes only are gathered",
+    "numpy.nanquantile": "weights= and integer/float16 q are computed by NumPy; under MPI, reductions along "
+    "some axes only are gathered",
+    "numpy.nanpercentile": "weights= and float16 q are computed by NumPy; under MPI, reductions along "
+    "some axes only are gathered",
     "numpy.unique": "axis= of a float16 array holding NaN is computed by NumPy",
-    "numpy.lexsort": "keys of more than one dimension are gathered through flat aliases under MPI",
+    **{f"numpy.{n}": "under MPI, reductions along some axes only are gathered"
+       for n in ("median", "nanmedian")},
     **{f"numpy.{n}": "axis=None of an n-d array reads it through its flat alias (gathered under "
        "MPI)" for n in ("concatenate", "concat", "append", "roll")},
     "numpy.repeat": "more than 256 runs of equal counts: a native gather (gathered under MPI)",

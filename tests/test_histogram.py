@@ -139,6 +139,41 @@ def test_histogram_of_a_partitioned_array_moves_only_counts():
     assert sent < 8 * 106 * 2 * ranks + 4096, sent      # the counts (and edges' scalars), not data
 
 
+ESTIMATORS = ("auto", "fd", "doane", "scott", "stone", "rice", "sturges", "sqrt")
+
+
+@pytest.mark.parametrize("dtype", [numpy.dtype(numpy.float64), numpy.dtype(numpy.int64),
+                                   numpy.dtype(numpy.bool_)], ids=dtype_id)
+def test_estimated_bins_native_and_distributed(dtype):
+    """histogram / histogram_bin_edges with an estimator name: NumPy's estimators run on the
+    native array (min/max, percentiles, std, histograms: each distributed), so NumPy's edges and
+    counts without gathering it (stone's trial histograms move their counts)."""
+    ranks = cupynum.runtime_info()["ranks"]
+    rng = numpy.random.default_rng(36)
+    n = 10000 * ranks
+    x = (rng.standard_normal(n) * 3).astype(dtype) if dtype.kind != "b" else rng.random(n) < 0.3
+    a = cupynum.array(x)
+    for b in ESTIMATORS:
+        for rg in (None, (-1, 2)):
+            cupynum.sync()
+            cupynum.reset_stats()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)   # bool's conversion warning
+                got_e = cupynum.histogram_bin_edges(a, b, range=rg)
+                got_h = cupynum.histogram(a, b, range=rg)
+                cupynum.sync()
+                sent = cupynum.runtime_stats()["bytes_sent"]
+                want_e = numpy.histogram_bin_edges(x, b, range=rg)
+                want_h = numpy.histogram(x, b, range=rg)
+            check(got_e, want_e)
+            check(got_h, want_h)
+            if dtype.kind != "b" and b != "stone":
+                assert sent < 0.25 * 8 * n / ranks + 2048 * ranks, (b, rg, sent)
+    same_error(lambda: numpy.histogram(x, "nope"), lambda: cupynum.histogram(a, "nope"))
+    same_error(lambda: numpy.histogram(x, "fd", weights=numpy.ones(n)),
+               lambda: cupynum.histogram(a, "fd", weights=cupynum.ones(n)))
+
+
 # ---- cov, corrcoef ------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int32, numpy.bool_], ids=dtype_id)
@@ -161,6 +196,60 @@ def test_cov_corrcoef(dtype, shape):
     check(cupynum.cov(a, y), numpy.cov(x, y), rtol=1e-12, atol=1e-12)   # y=: NumPy's help
     with pytest.raises(ValueError, match="ddof must be integer"):
         cupynum.cov(a, ddof=1.5)
+
+
+def test_cov_corrcoef_complex_and_y_native(monkeypatch):
+    """Complex input and y= are cupynum's (NumPy's arithmetic: the conjugated product, y's rows
+    joined below m's), and NumPy's errors for mismatched or over-dimensioned operands."""
+    monkeypatch.setattr(cupynum._fallback, "compute", None)     # a fallback would fail
+    rng = numpy.random.default_rng(32)
+    for shape in [(5,), (3, 20), (20, 3), (1, 4)]:
+        x, y = rng.standard_normal(shape), rng.standard_normal(shape)
+        xc = x + 1j * rng.standard_normal(shape)
+        for kw in ({}, {"rowvar": False}, {"bias": True}, {"ddof": 0}):
+            for args in ((xc,), (x, y), (xc, y), (x, y[:1])):
+                got = lambda: cupynum.cov(*(cupynum.array(a) for a in args), **kw)
+                try:
+                    want = numpy.cov(*args, **kw)
+                except Exception:
+                    same_error(lambda: numpy.cov(*args, **kw), got)
+                    continue
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", RuntimeWarning)
+                    check(got(), want, rtol=1e-12, atol=1e-12)
+            rv = {k: v for k, v in kw.items() if k == "rowvar"}
+            got = lambda: cupynum.corrcoef(cupynum.array(x), cupynum.array(y), **rv)
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", RuntimeWarning)
+                try:
+                    want = numpy.corrcoef(x, y, **rv)
+                except Exception:
+                    same_error(lambda: numpy.corrcoef(x, y, **rv), got)
+                    continue
+                check(got(), want, rtol=1e-12, atol=1e-12)
+    z = numpy.zeros((2, 2, 2))
+    same_error(lambda: numpy.cov(z), lambda: cupynum.cov(cupynum.array(z)))
+    same_error(lambda: numpy.cov(z[0], z), lambda: cupynum.cov(cupynum.array(z[0]), cupynum.array(z)))
+
+
+def test_cov_corrcoef_of_partitioned_variables_move_only_partial_products():
+    """cov/corrcoef of variables partitioned along their observations: means and the product
+    X X^H as each rank's partial sums over its own observations, gathered and added (6 x 6
+    partials and 6 means per rank), nothing of X; the same with y= (its rows joined below)."""
+    ranks = cupynum.runtime_info()["ranks"]
+    rng = numpy.random.default_rng(33)
+    x, y = rng.standard_normal((6, 2000 * ranks)), rng.standard_normal((2, 2000 * ranks))
+    xc = x + 1j * rng.standard_normal(x.shape)
+    for f, args in ((cupynum.cov, (x,)), (cupynum.corrcoef, (x,)), (cupynum.cov, (xc,)),
+                    (cupynum.cov, (x[0],)), (cupynum.cov, (x, y)), (cupynum.corrcoef, (x, y))):
+        ca = tuple(cupynum.array(a) for a in args)
+        cupynum.sync()
+        cupynum.reset_stats()
+        got = f(*ca)
+        cupynum.sync()
+        sent = cupynum.runtime_stats()["bytes_sent"]
+        check(got, getattr(numpy, f.__name__)(*args), rtol=1e-12, atol=1e-12)
+        assert sent <= 16 * 8 * 8 * 4 * ranks + 64 * ranks * ranks, (f.__name__, len(args), sent)
 
 
 # ---- histogram2d, histogramdd ---------------------------------------------------------------------
@@ -211,6 +300,23 @@ def test_histogram2d_matches_numpy(dtype, monkeypatch):
     check(cupynum.histogram2d(cupynum.array(f), cupynum.array(f[::-1]), bins=3, range=[(0, 3), (0, 3)]),
           numpy.histogram2d(f, f[::-1], bins=3, range=[(0, 3), (0, 3)]))
     check(numpy.histogram2d(cx, cy), numpy.histogram2d(x, y))      # dispatched here
+
+
+def test_histogramdd_of_a_partitioned_sample_moves_only_counts():
+    """An (N, D) sample split along its rows: each column copied to its own array (tiled as the
+    rows: nothing moves), searched in the small edges on each rank, counted per rank, the counts
+    added; a strided column view would be read whole on every rank by the search."""
+    ranks = cupynum.runtime_info()["ranks"]
+    s = numpy.random.default_rng(34).standard_normal((5000 * ranks, 3))
+    a = cupynum.array(s)
+    cupynum.sync()
+    cupynum.reset_stats()
+    got = cupynum.histogramdd(a, bins=5)
+    cupynum.sync()
+    sent = cupynum.runtime_stats()["bytes_sent"]
+    check(got, numpy.histogramdd(s, bins=5))
+    total = 7 ** 3                       # the bins with the outliers' rows and columns
+    assert sent <= 8 * (total + 1) * 2 * ranks + 8192, sent   # counts and min/max scalars
 
 
 def test_histogramdd_errors():

@@ -313,3 +313,48 @@ def test_numpy_dispatch(native):
                        ("nanmedian", ()), ("nanquantile", (0.5,)), ("nanpercentile", (70,))):
         r = getattr(numpy, name)(c, *args, axis=0)
         check(r, getattr(numpy, name)(a, *args, axis=0))
+
+
+@pytest.mark.parametrize("dtype", [numpy.dtype(t) for t in (numpy.float64, numpy.float32,
+                                                            numpy.float16, numpy.int64,
+                                                            numpy.uint8, numpy.int16)],
+                         ids=dtype_id)
+def test_order_statistics_of_a_partitioned_array_select_without_gathering(native, dtype):
+    """median/percentile/quantile (and nan-) of a whole partitioned array: each rank sorts its
+    own values and the positions the results read are found by a bisection over the order keys
+    with counts added across ranks (csrc/runtime/distselect.c), so the bytes sent per rank do not
+    grow with the array (a gather sends (P - 1) copies of the part).  Values: +-inf, +-0.0 runs,
+    duplicates, NaNs (or none), lengths 1 to 10^4 per rank.  (The sign of a zero result: the
+    first rank's zero, one of those NumPy's partition may leave.)"""
+    ranks = max(cupynum.runtime_info()["ranks"], 1)
+    rng = numpy.random.default_rng(41)
+    for n in (1, 2, 5, 10000 * ranks + 1):
+        x = data((n,), dtype, seed=n, extremes=False)   # (wrapping differences: NumPy's own)
+        if dtype.kind == "f" and n > 4:
+            x[rng.random(n) < 0.1] = 0.0
+            x[rng.random(n) < 0.1] = -0.0
+        if dtype.kind == "f" and n > 100:   # read by no interpolation (NumPy's inf - inf warns)
+            x[:2] = numpy.inf, -numpy.inf
+        xn = x.copy()
+        if dtype.kind == "f" and n > 1:
+            xn[rng.random(n) < 0.2] = numpy.nan
+        for arr in ((x, xn) if dtype.kind == "f" else (x,)):
+            c = cupynum.array(arr)
+            cupynum.sync()
+            cupynum.reset_stats()
+            for name, q in (("median", None), ("nanmedian", None), ("percentile", [5, 50, 99.5]),
+                            ("nanpercentile", 30.0), ("quantile", 0.3),
+                            ("nanquantile", [0.02, 0.25, 0.9])):
+                if "nan" in name and dtype.kind != "f":
+                    continue      # NumPy's own: the plain function's result on integers
+                for method in ("linear", "lower", "midpoint", "inverted_cdf", "hazen"):
+                    if q is None and method != "linear":
+                        continue
+                    kw = {} if q is None else {"method": method}
+                    args = () if q is None else (q,)
+                    run(lambda: getattr(numpy, name)(arr, *args, **kw),
+                        lambda: getattr(cupynum, name)(c, *args, **kw))
+            cupynum.sync()
+            sent = cupynum.runtime_stats()["bytes_sent"]
+            # 27 calls at most; per call 8 positions x 65 rounds of 8 bytes to each other rank
+            assert sent <= 27 * (8 * 65 * 8 + 256) * (ranks - 1), (n, sent)

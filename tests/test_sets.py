@@ -358,6 +358,51 @@ def test_unique_positions_of_a_partitioned_array_stay_distributed(dtype, distinc
         assert sent < sorts_sent + 3 * part * 8 + 24 * k * RANKS + 64 * RANKS * (RANKS + 8)
 
 
+@pytest.mark.parametrize("dtype", [numpy.dtype(numpy.float64), numpy.dtype(numpy.float32),
+                                   numpy.dtype(numpy.float16)], ids=dtype_id)
+def test_unique_nan_runs_move_nothing_more_than_finite_runs(dtype):
+    """unique(return_index=True) of a partitioned float array: a run's value is its first
+    element's, bit for bit (a zero's sign, a NaN's payload).  The value sort keeps NaNs in index
+    order, so only the zeros' run is read at its first position: with NaNs distinct
+    (equal_nan=False: one run each) the call sends, besides its two sorts, what it sends for
+    finite runs there."""
+    n = 1500 * max(RANKS, 1) + 1
+    rng = numpy.random.default_rng(17)
+    x = rng.integers(0, 200, n).astype(dtype)
+    nan = numpy.zeros(n, bool)
+    nan[rng.choice(n, 400 * max(RANKS, 1), replace=False)] = True
+    x[rng.random(n) < 0.05] = 0.0
+    x[rng.random(n) < 0.05] = -0.0
+    y = x.copy()
+    y[nan] = 300 + numpy.arange(nan.sum())   # distinct finite runs in the NaNs' places (float16: exact)
+    ubits = numpy.dtype(f"u{dtype.itemsize}")
+    quiet = numpy.array(numpy.nan, dtype).view(ubits)
+    x[nan] = (quiet | rng.integers(1, 64, n).astype(ubits))[nan].view(dtype)   # NaN payloads
+    sent = []
+    for arr in (x, y):
+        a = cupynum.array(arr)
+        cupynum.sync()
+        cupynum.reset_stats()
+        cupynum.sort(a)
+        cupynum.argsort(a, kind="stable")
+        cupynum.sync()
+        sorts_sent = cupynum.runtime_stats()["bytes_sent"]   # the buckets differ with the values
+        for equal_nan in (False, True):
+            cupynum.sync()
+            cupynum.reset_stats()
+            got = cupynum.unique(a, return_index=True, return_inverse=True, equal_nan=equal_nan)
+            cupynum.sync()
+            if not equal_nan:
+                sent.append(cupynum.runtime_stats()["bytes_sent"] - sorts_sent)
+            want = numpy.unique(arr, return_index=True, return_inverse=True, equal_nan=equal_nan)
+            check(got, want)
+            numpy.testing.assert_array_equal(numpy.asarray(got[0]).view(ubits), want[0].view(ubits))
+    if RANKS == 1:
+        assert sent == [0, 0]
+    else:   # per NaN run nothing (the old fix-up of every NaN run: its 8 index bytes everywhere)
+        assert abs(sent[0] - sent[1]) <= 64 * RANKS * RANKS, sent
+
+
 @pytest.mark.parametrize("dtype", [numpy.dtype(numpy.int64), numpy.dtype(numpy.float64),
                                    numpy.dtype(numpy.int16), numpy.dtype(numpy.float32)],
                          ids=dtype_id)

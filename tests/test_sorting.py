@@ -260,6 +260,33 @@ def test_lexsort_of_partitioned_keys_stays_distributed():
         assert sent < (1 + 10 * (RANKS - 1) / RANKS) * 8 * part + 64 * RANKS * (RANKS + 16), (sent, part)
 
 
+@pytest.mark.parametrize("shape", [(60, 70), (8, 9, 50), (300, 4), (4, 300), (7, 1, 3)], ids=shape_id)
+def test_lexsort_of_nd_keys_stays_on_each_rank(shape):
+    """lexsort of n-d keys along each axis: lane by lane on each rank's own tile.  Along an axis no
+    tile of the keys cuts, nothing moves; along a cut axis the keys are first copied into slabs
+    along another dimension, so each rank sends at most its part of each key, once."""
+    rng = numpy.random.default_rng(len(shape))
+    n = int(numpy.prod(shape))
+    keys = (special(numpy.dtype(numpy.float32), n, seed=5).reshape(shape),
+            rng.integers(0, 3, shape).astype(numpy.int8),
+            special(numpy.dtype(numpy.complex128), n, seed=6).reshape(shape),
+            rng.integers(0, 2, shape).astype(numpy.int64))
+    ck = tuple(cupynum.array(k) for k in keys)
+    cupynum.sync()
+    t = cupynum._core._tiling(ck[0])
+    for axis in range(len(shape)):
+        cupynum.reset_stats()
+        r = cupynum.lexsort(ck, axis=axis)
+        cupynum.sync()
+        sent = cupynum.runtime_stats()["bytes_sent"]
+        check(r, numpy.lexsort(keys, axis=axis))
+        if RANKS == 1 or not t["tiled"] or t["grid"][axis] == 1:
+            assert sent == 0, (axis, sent)
+        else:
+            part = int(numpy.prod([h - l for l, h in zip(t["lo"], t["hi"])]))
+            assert 0 < sent <= part * sum(k.itemsize for k in keys), (axis, sent, part)
+
+
 def test_sort_along_an_axis_no_tile_splits_sends_nothing():
     x = numpy.random.default_rng(12).standard_normal((8 * max(RANKS, 1), 48))
     a = cupynum.array(x)

@@ -212,6 +212,15 @@ enum cpn_status cpn_kernel_quantile(const struct cpn_quantile_args *qa, enum cpn
                                     const char *in, int ndim, const int64_t *shape,
                                     const int64_t *strides, uint64_t axes, char *out);
 
+/* The positions (ascending, distinct, at most 2 nq + 2) of the sorted lane of m values (NaNs
+ * dropped) that cpn_kernel_quantile's results read, into ks; returns their number.  Local. */
+int cpn_kernel_quantile_positions(const struct cpn_quantile_args *qa, int64_t m, int64_t *ks);
+/* cpn_kernel_quantile's results for one lane of m values (m > 0) from the elements at those
+ * positions (val: nk contiguous elements of dt, val[i] of rank ks[i]), into the contiguous out
+ * (nq elements of qa->odt): a lane selected elsewhere (distselect.c).  Local. */
+void cpn_kernel_quantile_finish(const struct cpn_quantile_args *qa, enum cpn_dtype dt, int64_t m,
+                                const int64_t *ks, int nk, const char *val, char *out);
+
 /* numpy.bincount: out[k] (k < nbins, byte stride os) = the number of i < n with idx[i] == k
  * (int64), or with weights w (float64, byte stride ws; NULL for none) the sum of w[i] over them
  * (float64).  idx is int64 with byte stride is, every value in [0, nbins) (the caller checks).
@@ -245,6 +254,13 @@ struct cpn_sort_pair {
 enum cpn_status cpn_kernel_sort(enum cpn_dtype dt, bool arg, const char *in, int ndim,
                                 const int64_t *shape, const int64_t *ist, int axis, char *out,
                                 const int64_t *ost, int64_t index_base);
+/* One step of numpy.lexsort: out = the int64 permutation perm (of in's shape: each lane a
+ * permutation of 0..n-1 along `axis`) composed with the stable argsort of every lane of the key
+ * read through it, out[j] = perm[argsort(key[perm])[j]] along `axis` (byte strides kst, pst, ost;
+ * out overlaps neither).  Threaded; the result does not depend on the thread count.  Local. */
+enum cpn_status cpn_kernel_sort_through(enum cpn_dtype dt, const char *key, int ndim, const int64_t *shape,
+                                        const int64_t *kst, const char *perm, const int64_t *pst, int axis,
+                                        char *out, const int64_t *ost);
 /* The order key of one element of a real dtype dt (not complex): keys compare as NumPy orders
  * the values (every NaN the largest key, -0.0 and +0.0 one key).  Local. */
 uint64_t cpn_kernel_sort_key(enum cpn_dtype dt, const void *p);

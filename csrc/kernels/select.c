@@ -344,6 +344,77 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* ---- the positions a lane's results read, and the results from them -------------------------- */
+
+int cpn_kernel_quantile_positions(const struct cpn_quantile_args *qa, int64_t m, int64_t *ks)
+{
+    int nkth = 0;
+    if (qa->method == CPN_QM_MEDIAN) {
+        ks[nkth++] = m / 2;
+        if (m % 2 == 0) ks[nkth++] = m / 2 - 1;
+    } else {
+        for (int64_t i = 0; i < qa->nq; i++) {
+            struct where w;
+            locate(qa, m, qa->q[i], &w);
+            ks[nkth++] = w.lo;
+            ks[nkth++] = w.hi;
+        }
+    }
+    qsort(ks, (size_t)nkth, sizeof *ks, cmp_i64);
+    int nu = 0;
+    for (int i = 0; i < nkth; i++)
+        if (i == 0 || ks[i] != ks[nu - 1]) ks[nu++] = ks[i];
+    return nu;
+}
+
+/* The element of rank k: at(k) in a selected lane, or the k-th of `val` by ks (positions). */
+struct picked {
+    const char *lane;          /* a selected lane, or NULL: val[i] is rank ks[i] */
+    const int64_t *ks;
+    int nk;
+    const char *val;
+    size_t isz;
+};
+
+static const char *at(const struct picked *p, int64_t k)
+{
+    if (p->lane) return p->lane + (size_t)k * p->isz;
+    int lo = 0, hi = p->nk - 1;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (p->ks[mid] < k) lo = mid + 1;
+        else hi = mid;
+    }
+    return p->val + (size_t)lo * p->isz;
+}
+
+/* The results of one lane of m values (out[i * stride], i < nq) from its order statistics. */
+static void finish(const struct cpn_quantile_args *qa, enum cpn_dtype dt, int64_t m, const struct picked *p,
+                   char *out, int64_t ostride)
+{
+    const size_t isz = cpn_dtype_size(dt);
+    if (qa->method == CPN_QM_MEDIAN) {
+        const char *pb = at(p, m / 2), *pa = m % 2 ? pb : at(p, m / 2 - 1);
+        store(qa->odt, out, median_of(qa, dt, pa, pb, m % 2 == 0));
+        return;
+    }
+    for (int64_t i = 0; i < qa->nq; i++) {
+        struct where w;
+        locate(qa, m, qa->q[i], &w);
+        char *o = out + i * ostride;
+        const char *pa = at(p, w.lo), *pb = at(p, w.hi);
+        if (qa->take) memcpy(o, pa, isz);
+        else store(qa->odt, o, lerp(qa, dt, pa, pb, &w));
+    }
+}
+
+void cpn_kernel_quantile_finish(const struct cpn_quantile_args *qa, enum cpn_dtype dt, int64_t m,
+                                const int64_t *ks, int nk, const char *val, char *out)
+{
+    const struct picked p = {NULL, ks, nk, val, cpn_dtype_size(dt)};
+    finish(qa, dt, m, &p, out, (int64_t)cpn_dtype_size(qa->odt));
+}
+
 /* ---- the kernel -------------------------------------------------------------------------------- */
 
 enum cpn_status cpn_kernel_quantile(const struct cpn_quantile_args *qa, enum cpn_dtype dt,
@@ -395,36 +466,10 @@ enum cpn_status cpn_kernel_quantile(const struct cpn_quantile_args *qa, enum cpn
             continue;
         }
         /* the positions every result reads, selected in increasing order on shrinking ranges */
-        int nkth = 0;
-        if (qa->method == CPN_QM_MEDIAN) {
-            ks[nkth++] = m / 2;
-            if (m % 2 == 0) ks[nkth++] = m / 2 - 1;
-        } else {
-            for (int64_t i = 0; i < nq; i++) {
-                struct where w;
-                locate(qa, m, qa->q[i], &w);
-                ks[nkth++] = w.lo;
-                ks[nkth++] = w.hi;
-            }
-        }
-        qsort(ks, (size_t)nkth, sizeof *ks, cmp_i64);
-        int nu = 0;
-        for (int i = 0; i < nkth; i++)
-            if (i == 0 || ks[i] != ks[nu - 1]) ks[nu++] = ks[i];
+        int nu = cpn_kernel_quantile_positions(qa, m, ks);
         sel(v, 0, m, ks, nu);
-        if (qa->method == CPN_QM_MEDIAN) {
-            const char *pb = v + (size_t)(m / 2) * isz, *pa = m % 2 ? pb : pb - isz;
-            store(qa->odt, out + (size_t)l * osz, median_of(qa, dt, pa, pb, m % 2 == 0));
-            continue;
-        }
-        for (int64_t i = 0; i < nq; i++) {
-            struct where w;
-            locate(qa, m, qa->q[i], &w);
-            char *o = out + (size_t)(i * nlanes + l) * osz;
-            const char *pa = v + (size_t)w.lo * isz, *pb = v + (size_t)w.hi * isz;
-            if (qa->take) memcpy(o, pa, isz);
-            else store(qa->odt, o, lerp(qa, dt, pa, pb, &w));
-        }
+        const struct picked p = {v, NULL, 0, NULL, isz};
+        finish(qa, dt, m, &p, out + (size_t)l * osz, (int64_t)((size_t)nlanes * osz));
     }
     cpn_free(scratch);
     return CPN_OK;

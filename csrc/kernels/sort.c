@@ -516,28 +516,83 @@ static size_t record_size(enum cpn_dtype dt, bool arg)
     return arg ? sizeof(struct cpn_sort_pair) : sizeof(uint64_t);
 }
 
-enum cpn_status cpn_kernel_sort(enum cpn_dtype dt, bool arg, const char *in, int ndim,
-                                const int64_t *shape, const int64_t *ist, int axis, char *out,
-                                const int64_t *ost, int64_t index_base)
+/* One lane of a lexsort step: the stable argsort of the key read through perm (key[perm[j]])
+ * composed with perm, out[j] = perm[p2[j]].  g: room for n int64 and n elements of dt. */
+static void through_lane(enum cpn_dtype dt, const char *key, int64_t ks, const char *perm, int64_t ps,
+                         int64_t n, char *out, int64_t os, char *g, struct lane_buf *lb, int nth)
 {
-    int64_t nlanes = 1, oshape[CPN_MAXDIM], oist[CPN_MAXDIM], oost[CPN_MAXDIM];
+    const size_t item = cpn_dtype_size(dt);
+    int64_t *p2 = (int64_t *)g;
+    char *kb = g + (size_t)n * sizeof(int64_t);
+    for (int64_t j = 0; j < n; j++)
+        memcpy(kb + (size_t)j * item, key + *(const int64_t *)(perm + j * ps) * ks, item);
+    sort_lane(dt, true, kb, (int64_t)item, n, (char *)p2, (int64_t)sizeof(int64_t), 0, lb, nth);
+    for (int64_t j = 0; j < n; j++) *(int64_t *)(out + j * os) = *(const int64_t *)(perm + p2[j] * ps);
+}
+
+/* What sort_lanes hands each lane. */
+struct lanes {
+    enum cpn_dtype dt;
+    bool arg;
+    const char *in;
+    int64_t is;
+    const char *perm;
+    int64_t ps;
+    char *out;
+    int64_t os, base, n;
+    int no;                               /* the other dimensions: extents, strides */
+    const int64_t *oshape, *oist, *opst, *oost;
+};
+
+/* Lane l of L with scratch `mem` (sort_lanes' `team` bytes) on nth threads. */
+static void one_lane(const struct lanes *L, int64_t l, char *mem, int nth)
+{
+    const size_t rec = record_size(L->dt, L->arg);
+    struct lane_buf lb = {mem, mem + rec * (size_t)L->n};
+    int64_t q = l, io = 0, po = 0, oo = 0;
+    for (int d = L->no - 1; d >= 0; d--) {
+        int64_t i = q % L->oshape[d];
+        q /= L->oshape[d];
+        io += i * L->oist[d];
+        po += i * L->opst[d];
+        oo += i * L->oost[d];
+    }
+    if (L->perm)
+        through_lane(L->dt, L->in + io, L->is, L->perm + po, L->ps, L->n, L->out + oo, L->os,
+                     mem + 2 * rec * (size_t)L->n, &lb, nth);
+    else
+        sort_lane(L->dt, L->arg, L->in + io, L->is, L->n, L->out + oo, L->os, L->base, &lb, nth);
+}
+
+/* The lanes of cpn_kernel_sort, or with perm of cpn_kernel_sort_through. */
+static enum cpn_status sort_lanes(enum cpn_dtype dt, bool arg, const char *in, int ndim, const int64_t *shape,
+                                  const int64_t *ist, const char *perm, const int64_t *pst, int axis, char *out,
+                                  const int64_t *ost, int64_t index_base)
+{
+    int64_t nlanes = 1, oshape[CPN_MAXDIM], oist[CPN_MAXDIM], opst[CPN_MAXDIM], oost[CPN_MAXDIM];
     int no = 0;
     for (int d = 0; d < ndim; d++) {
         if (shape[d] == 0) return CPN_OK;
         if (d == axis) continue;
         oshape[no] = shape[d];
         oist[no] = ist[d];
+        opst[no] = perm ? pst[d] : 0;
         oost[no] = ost[d];
         no++;
         nlanes *= shape[d];
     }
     const int64_t n = ndim ? shape[axis] : 1, is = ndim ? ist[axis] : 0, os = ndim ? ost[axis] : 0;
+    const int64_t ps = perm && ndim ? pst[axis] : 0;
     const size_t rec = record_size(dt, arg);
+    /* a lexsort step's gathered key and the argsort of it */
+    const size_t extra = perm ? (sizeof(int64_t) + cpn_dtype_size(dt)) * (size_t)n : 0;
+    const size_t team = (2 * rec * (size_t)n + extra + 15) & ~(size_t)15;   /* teams stay aligned */
     int nth = cpn_kernel_threads();
     const bool by_lane = nlanes >= nth && (nlanes >= 4 * nth || n < PAR_MIN);
     const int teams = by_lane ? (nlanes < nth ? (int)nlanes : nth) : 1;
-    char *mem = cpn_alloc((size_t)teams * 2 * rec * (size_t)n + 1);
+    char *mem = cpn_alloc((size_t)teams * team + 1);
     if (!mem) return CPN_ERR_NOMEM;
+    const struct lanes L = {dt, arg, in, is, perm, ps, out, os, index_base, n, no, oshape, oist, opst, oost};
     if (by_lane && teams > 1) {
 #pragma omp parallel for num_threads(teams) schedule(dynamic, 1)
         for (int64_t l = 0; l < nlanes; l++) {
@@ -545,31 +600,27 @@ enum cpn_status cpn_kernel_sort(enum cpn_dtype dt, bool arg, const char *in, int
 #ifdef _OPENMP
             t = omp_get_thread_num();
 #endif
-            struct lane_buf lb = {mem + (size_t)t * 2 * rec * (size_t)n, mem + ((size_t)t * 2 + 1) * rec * (size_t)n};
-            int64_t q = l, io = 0, oo = 0;
-            for (int d = no - 1; d >= 0; d--) {
-                int64_t i = q % oshape[d];
-                q /= oshape[d];
-                io += i * oist[d];
-                oo += i * oost[d];
-            }
-            sort_lane(dt, arg, in + io, is, n, out + oo, os, index_base, &lb, 1);
+            one_lane(&L, l, mem + (size_t)t * team, 1);
         }
     } else {
-        struct lane_buf lb = {mem, mem + rec * (size_t)n};
-        for (int64_t l = 0; l < nlanes; l++) {
-            int64_t q = l, io = 0, oo = 0;
-            for (int d = no - 1; d >= 0; d--) {
-                int64_t i = q % oshape[d];
-                q /= oshape[d];
-                io += i * oist[d];
-                oo += i * oost[d];
-            }
-            sort_lane(dt, arg, in + io, is, n, out + oo, os, index_base, &lb, by_lane ? 1 : nth);
-        }
+        for (int64_t l = 0; l < nlanes; l++) one_lane(&L, l, mem, by_lane ? 1 : nth);
     }
     cpn_free(mem);
     return CPN_OK;
+}
+
+enum cpn_status cpn_kernel_sort(enum cpn_dtype dt, bool arg, const char *in, int ndim,
+                                const int64_t *shape, const int64_t *ist, int axis, char *out,
+                                const int64_t *ost, int64_t index_base)
+{
+    return sort_lanes(dt, arg, in, ndim, shape, ist, NULL, NULL, axis, out, ost, index_base);
+}
+
+enum cpn_status cpn_kernel_sort_through(enum cpn_dtype dt, const char *key, int ndim, const int64_t *shape,
+                                        const int64_t *kst, const char *perm, const int64_t *pst, int axis,
+                                        char *out, const int64_t *ost)
+{
+    return sort_lanes(dt, true, key, ndim, shape, kst, perm, pst, axis, out, ost, 0);
 }
 
 /* ---- searching sorted lanes, runs of equal elements ------------------------------------------ */

@@ -160,6 +160,7 @@ PyObject *cpn_mod_bincount(PyObject *m, PyObject *args);
 PyObject *cpn_mod_compact(PyObject *m, PyObject *args);
 PyObject *cpn_mod_nonzero(PyObject *m, PyObject *args);
 PyObject *cpn_mod_sort(PyObject *m, PyObject *args);
+PyObject *cpn_mod_lane_slabs(PyObject *m, PyObject *args);
 PyObject *cpn_mod_searchsorted(PyObject *m, PyObject *args);
 PyObject *cpn_mod_unique(PyObject *m, PyObject *args);
 PyObject *cpn_mod_gather(PyObject *m, PyObject *args);

@@ -4,6 +4,7 @@
 #include "cpn_module.h"
 #include "comm.h"
 #include "distfft.h"
+#include "samplesort.h"
 #include "scalapack.h"
 
 /* Queue `op`, which computes the new array r: r, or NULL (r dropped) when submission fails. */
@@ -307,24 +308,85 @@ PyObject *cpn_mod_bincount(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
-/* sort(a, axis, arg): numpy.sort of a along axis (0 <= axis < a.ndim, checked by the caller) as a
- * new array of a's dtype, tiled like a; with arg true the stable numpy.argsort (int64). */
+/* sort(a, axis, arg[, perm]): numpy.sort of a along axis (0 <= axis < a.ndim, checked by the
+ * caller) as a new array of a's dtype, tiled like a; with arg true the stable numpy.argsort
+ * (int64).  With perm (arg true; int64 of a's shape, each lane a permutation of its indices: the
+ * caller's), a step of lexsort: perm composed with the stable argsort of a read through it. */
 PyObject *cpn_mod_sort(PyObject *m, PyObject *args)
 {
-    PyObject *a;
+    PyObject *a, *perm = Py_None;
     int axis, arg;
-    if (!PyArg_ParseTuple(args, "Oip", &a, &axis, &arg) || cpn_check_array(a) < 0) return NULL;
-    struct cpn_view *v = cpn_array_view(a);
+    if (!PyArg_ParseTuple(args, "Oip|O", &a, &axis, &arg, &perm) || cpn_check_array(a) < 0 ||
+        (perm != Py_None && cpn_check_array(perm) < 0))
+        return NULL;
+    struct cpn_view *v = cpn_array_view(a), *pv = perm != Py_None ? cpn_array_view(perm) : NULL;
     if (axis < 0 || axis >= v->ndim) return PyErr_Format(PyExc_ValueError, "internal: sort axis %d", axis);
+    bool ok = !pv || (arg && pv->dtype == CPN_DTYPE_INT64 && pv->ndim == v->ndim);
+    for (int d = 0; ok && pv && d < v->ndim; d++) ok = pv->shape[d] == v->shape[d];
+    if (!ok) {
+        PyErr_SetString(PyExc_ValueError, "internal: lexsort step operand mismatch");
+        return NULL;
+    }
     PyObject *r = cpn_array_new_like(arg ? CPN_DTYPE_INT64 : cpn_array_dtype(a), v->ndim, v->shape, v);
     if (!r) return NULL;
-    struct cpn_op op = {.kind = CPN_OPK_SORT, .nin = 1, .nout = 1};
+    struct cpn_op op = {.kind = CPN_OPK_SORT, .nin = pv ? 2 : 1, .nout = 1};
     op.dtype = cpn_array_dtype(a);
     op.in[0] = v;
+    op.in[1] = pv;
     op.out[0] = cpn_array_view(r);
     op.iparam[0] = axis;
     op.iparam[1] = arg ? CPN_SORT_ARG : 0;
     return submit_for(r, &op);
+}
+
+/* lane_slabs(keys, axis): the keys (a tuple of arrays of one shape, ndim >= 2) as they are when
+ * sort ops along axis over them run on each rank's own lanes (samplesort.h), else as copies
+ * tiled alike in slabs along one other dimension (the one their tiling already cuts, when it
+ * cuts one, else the longest), so that lexsort's steps need no message.  A tuple. */
+PyObject *cpn_mod_lane_slabs(PyObject *m, PyObject *args)
+{
+    PyObject *keys, *r = NULL;
+    int axis;
+    if (!PyArg_ParseTuple(args, "O!i", &PyTuple_Type, &keys, &axis)) return NULL;
+    const Py_ssize_t n = PyTuple_GET_SIZE(keys);
+    struct cpn_view *v[64];
+    if (n < 1 || n > 64) return PyErr_Format(PyExc_ValueError, "internal: lane_slabs of %zd keys", n);
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (cpn_check_array(PyTuple_GET_ITEM(keys, i)) < 0) return NULL;
+        v[i] = cpn_array_view(PyTuple_GET_ITEM(keys, i));
+        bool ok = v[i]->ndim == v[0]->ndim && v[0]->ndim >= 2 && axis >= 0 && axis < v[0]->ndim;
+        for (int d = 0; ok && d < v[0]->ndim; d++) ok = v[i]->shape[d] == v[0]->shape[d];
+        if (!ok) return PyErr_Format(PyExc_ValueError, "internal: lane_slabs operand mismatch");
+    }
+    if (cpn_samplesort_lanes_local((const struct cpn_view *const *)v, (int)n, axis)) return Py_NewRef(keys);
+    const int nd = v[0]->ndim;
+    const struct cpn_store *s0 = cpn_store_root(v[0]->store);
+    bool in_order = !v[0]->store->root && v[0]->ndim == s0->ndim;   /* view dim d walks store dim d */
+    for (int d = 0; in_order && d < nd; d++) in_order = v[0]->sdim[d] == d;
+    int dim = -1, cut = 0;
+    for (int d = 0; s0->tiled && in_order && d < nd; d++)
+        if (s0->grid[d] > 1) {
+            cut++;
+            dim = d;
+        }
+    if (cut != 1 || dim == axis) {
+        dim = -1;
+        for (int d = 0; d < nd; d++)
+            if (d != axis && (dim < 0 || v[0]->shape[d] > v[0]->shape[dim])) dim = d;
+    }
+    r = PyTuple_New(n);
+    if (!r) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        struct cpn_store *s = cpn_store_new_slabs(v[i]->dtype, nd, v[i]->shape, dim);
+        PyObject *c = s ? cpn_array_from_store(s) : PyErr_NoMemory();
+        if (!c) goto fail;
+        PyTuple_SET_ITEM(r, i, c);
+        if (cpn_assign(cpn_array_view(c), PyTuple_GET_ITEM(keys, i)) < 0) goto fail;
+    }
+    return r;
+fail:
+    Py_DECREF(r);
+    return NULL;
 }
 
 /* searchsorted(a, v, sorter, right, found): numpy.searchsorted of 1-D v in 1-D a (both of one

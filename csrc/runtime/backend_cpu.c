@@ -135,6 +135,9 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
         return cpn_kernel_nonzero(in->ndim, in->shape, in->ptr, in->st, (int64_t *)out->ptr,
                                   op->iparam[0]);
     case CPN_OPK_SORT:
+        if (op->nin > 1 && op->in[1])
+            return cpn_kernel_sort_through(op->in[0]->dtype, in->ptr, in->ndim, in->shape, in->st, b->in[1].ptr,
+                                           b->in[1].st, (int)op->iparam[0], out->ptr, out->st);
         return cpn_kernel_sort(op->in[0]->dtype, (op->iparam[1] & CPN_SORT_ARG) != 0, in->ptr, in->ndim,
                                in->shape, in->st, (int)op->iparam[0], out->ptr, out->st, 0);
     case CPN_OPK_SEARCHSORTED: {

@@ -12,10 +12,10 @@
 #include "view.h"
 
 /* bool, integers, float32 and float64 (float16 and complex: the host's), at most 2^31 - 1
- * elements (CUB's segment offsets are int). */
+ * elements (CUB's segment offsets are int); lexsort's steps (nin == 2): the host's. */
 static inline bool cpn_devsort_supported(const struct cpn_op *op)
 {
-    if (op->kind != CPN_OPK_SORT || op->nin < 1 || !op->in[0] || !op->out[0]) return false;
+    if (op->kind != CPN_OPK_SORT || op->nin != 1 || !op->in[0] || !op->out[0]) return false;
     const enum cpn_dtype dt = op->in[0]->dtype;
     if (dt == CPN_DTYPE_FLOAT16 || cpn_dtype_class(dt) == CPN_CLASS_COMPLEX || dt > CPN_DTYPE_FLOAT64) return false;
     const struct cpn_view *v = op->in[0];

@@ -34,6 +34,7 @@
 #include "scalapack.h"
 #include "summa.h"
 #include "distfft.h"
+#include "distselect.h"
 #include "transport.h"
 
 #define box cpn_dist_box   /* dist.h's box: view or store index ranges [lo, hi) per dimension */
@@ -2174,10 +2175,13 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     }
     case CPN_OPK_REDUCE: return exec_reduce(op, fp);
     /* SUMMA reports no floating-point findings (BLAS raises none NumPy reports either) */
-    case CPN_OPK_MATMUL: return cpn_summa_applies(op) ? cpn_summa_execute(op) : exec_gathered(op, fp);
+    case CPN_OPK_MATMUL:
+        if (cpn_summa_inner_applies(op)) return cpn_summa_inner_execute(op);
+        return cpn_summa_applies(op) ? cpn_summa_execute(op) : exec_gathered(op, fp);
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE: return exec_generate(op, fp);
     case CPN_OPK_HISTOGRAM: return exec_histogram(op, fp);
+    case CPN_OPK_QUANTILE: return cpn_distselect_applies(op) ? cpn_distselect_execute(op) : exec_gathered(op, fp);
     case CPN_OPK_COMPACT:
     case CPN_OPK_NONZERO: return exec_select(op, fp);
     case CPN_OPK_GATHER: return exec_gather(op, fp);

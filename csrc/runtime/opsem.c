@@ -29,7 +29,7 @@ const char *cpn_op_describe(const struct cpn_op *op)
     case CPN_OPK_FFT: return "fft";
     case CPN_OPK_ARGREDUCE: return op->code == CPN_OP_MAXIMUM ? "argmax" : "argmin";
     case CPN_OPK_SCAN: return cpn_op_info(op->code)->name;
-    case CPN_OPK_SORT: return op->iparam[1] & CPN_SORT_ARG ? "argsort" : "sort";
+    case CPN_OPK_SORT: return op->nin > 1 ? "lexsort" : op->iparam[1] & CPN_SORT_ARG ? "argsort" : "sort";
     case CPN_OPK_SEARCHSORTED: return op->iparam[1] ? "isin" : "searchsorted";
     case CPN_OPK_UNIQUE: return "unique";
     case CPN_OPK_HISTOGRAM: return "histogram";

@@ -42,7 +42,9 @@ enum cpn_opkind {
     CPN_OPK_SORT,          /* out[0] = numpy.sort of in[0] along axis iparam[0] (same dtype), or
                             * with iparam[1] & CPN_SORT_ARG numpy.argsort (out int64); out has
                             * in's shape and does not overlap it (runtime/samplesort.c under
-                            * distribution) */
+                            * distribution).  nin == 2 (argsort): a step of lexsort, in[1] an
+                            * int64 permutation of each lane, out = in[1] composed with the
+                            * stable argsort of in[0] read through it */
     CPN_OPK_SEARCHSORTED,  /* out[0][j] = numpy.searchsorted(a, v[j]): in[0] = a (1-D, sorted;
                             * through in[2], an int64 sorter, when present), in[1] = v (1-D),
                             * iparam[0] = 1: side right; iparam[1] = 1: out bool, "a holds v[j]" */

@@ -66,20 +66,35 @@ static bool axis_whole(const struct cpn_store *s, int axis, int P)
     return true;
 }
 
-/* Sort the lanes of this rank's tile. */
-static enum cpn_status sort_tiles(const struct cpn_op *op, struct cpn_store *is, struct cpn_store *os)
+bool cpn_samplesort_lanes_local(const struct cpn_view *const *v, int n, int axis)
+{
+    const int P = cpn_partition_ranks();
+    int tiled = 0;
+    for (int i = 0; i < n; i++) tiled += cpn_store_root(v[i]->store)->tiled;
+    if (P == 1 || tiled == 0) return true;
+    if (tiled < n) return false;
+    for (int i = 0; i < n; i++)
+        if (!whole_view(v[i]) || !same_tiling(v[0]->store, v[i]->store, P)) return false;
+    return axis_whole(v[0]->store, axis, P);
+}
+
+/* Sort the lanes of this rank's tile (a lexsort step: through the tile of ps, tiled alike). */
+static enum cpn_status sort_tiles(const struct cpn_op *op, struct cpn_store *is, struct cpn_store *ps,
+                                  struct cpn_store *os)
 {
     const int n = is->ndim;
-    int64_t shape[CPN_MAXDIM], ist[CPN_MAXDIM], ost[CPN_MAXDIM];
+    int64_t shape[CPN_MAXDIM], ist[CPN_MAXDIM], pst[CPN_MAXDIM], ost[CPN_MAXDIM];
     for (int d = 0; d < n; d++) {
         shape[d] = is->thi[d] - is->tlo[d];
         if (shape[d] <= 0) return CPN_OK;
         ist[d] = is->tstride[d] * (int64_t)cpn_dtype_size(is->dtype);
+        pst[d] = ps ? ps->tstride[d] * (int64_t)sizeof(int64_t) : 0;
         ost[d] = os->tstride[d] * (int64_t)cpn_dtype_size(os->dtype);
     }
-    const char *in = cpn_store_data(is);
+    const char *in = cpn_store_data(is), *perm = ps ? cpn_store_data(ps) : NULL;
     char *out = cpn_store_data_for_overwrite(os);
-    if (!in || !out) return CPN_ERR_NOMEM;
+    if (!in || !out || (ps && !perm)) return CPN_ERR_NOMEM;
+    if (ps) return cpn_kernel_sort_through(is->dtype, in, n, shape, ist, perm, pst, (int)op->iparam[0], out, ost);
     return cpn_kernel_sort(is->dtype, (op->iparam[1] & CPN_SORT_ARG) != 0, in, n, shape, ist,
                            (int)op->iparam[0], out, ost, 0);
 }
@@ -355,15 +370,23 @@ done:
 enum cpn_status cpn_samplesort_execute(const struct cpn_op *op)
 {
     const struct cpn_view *iv = op->in[0], *ov = op->out[0];
+    const struct cpn_view *pv = op->nin > 1 ? op->in[1] : NULL;
     const int P = cpn_partition_ranks();
-    struct cpn_store *is = iv->store, *os = ov->store;
-    if (!whole_view(iv) || !whole_view(ov) || !is->tiled || !os->tiled || !same_tiling(is, os, P) ||
-        cpn_dtype_class(is->dtype) == CPN_CLASS_COMPLEX)
+    struct cpn_store *is = iv->store, *os = ov->store, *ps = pv ? pv->store : NULL;
+    if (!whole_view(iv) || !whole_view(ov) || !is->tiled || !os->tiled || !same_tiling(is, os, P))
         return CPN_ERR_UNSUPPORTED;
     const int axis = (int)op->iparam[0];
-    if (!axis_whole(is, axis, P) && is->ndim != 1) return CPN_ERR_UNSUPPORTED;
+    if (pv) {   /* a lexsort step: lanes whole on every rank, the permutation tiled alike */
+        if (!whole_view(pv) || !ps->tiled || !same_tiling(is, ps, P) || !axis_whole(is, axis, P))
+            return CPN_ERR_UNSUPPORTED;
+        cpn_stats.sorts_dist++;
+        return sort_tiles(op, is, ps, os);
+    }
+    const bool whole = axis_whole(is, axis, P);
+    /* the sample sort's records are real keys: a complex lane split across ranks is gathered */
+    if (!whole && (is->ndim != 1 || cpn_dtype_class(is->dtype) == CPN_CLASS_COMPLEX)) return CPN_ERR_UNSUPPORTED;
     cpn_stats.sorts_dist++;
-    return axis_whole(is, axis, P) ? sort_tiles(op, is, os) : sample_sort(op, is, os);
+    return whole ? sort_tiles(op, is, NULL, os) : sample_sort(op, is, os);
 }
 
 /* ---- searchsorted of a partitioned sorted array ------------------------------------------------

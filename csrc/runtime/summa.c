@@ -21,7 +21,12 @@
  *
  * Taken when the operands are whole 2-D root stores seen directly or transposed (`a.T`), or whole
  * 1-D stores seen as a column or a row (matmul's vector operands), and the output is a tiled
- * whole 2-D root store; otherwise dist.c's gather path computes the product. */
+ * whole 2-D root store; otherwise dist.c's gather path computes the product.
+ *
+ * Before it, the inner path (end of file): operands cut along the inner dimension only, alike
+ * (`x @ x.T` of a wide x: cov), multiply as each rank's own partial product, the m x n partials
+ * gathered and added in rank order, when the output is replicated or the partials cost less than
+ * SUMMA's panels. */
 #include "summa.h"
 
 #include <string.h>
@@ -333,5 +338,116 @@ enum cpn_status cpn_summa_execute(const struct cpn_op *op)
         step_free(&t[i]);
     }
     cpn_free(needs);
+    return st;
+}
+
+/* ---- products over the inner dimension: partial sums ------------------------------------------ */
+
+/* The inner range [*klo, *khi) of rank r's tile of operand x (view dim kd the inner one; perm and
+ * vd as whole() sets them) when the tile holds the whole of the other dimension (or nothing);
+ * false otherwise. */
+static bool inner_range(const struct cpn_view *x, const int *perm, int vd, int kd, int r, int64_t *klo,
+                        int64_t *khi)
+{
+    int64_t lo[2], hi[2];
+    cpn_store_tile_box(x->store, r, lo, hi);
+    if (vd >= 0) {   /* a 1-D store seen as a row or column: its one dimension the inner one */
+        *klo = lo[0], *khi = hi[0] > lo[0] ? hi[0] : lo[0];
+        return vd == kd;
+    }
+    const int ks = perm[kd], os = perm[1 - kd];
+    if (hi[0] <= lo[0] || hi[1] <= lo[1]) {
+        *klo = *khi = 0;
+        return true;
+    }
+    if (lo[os] != 0 || hi[os] != x->store->shape[os]) return false;
+    *klo = lo[ks], *khi = hi[ks];
+    return true;
+}
+
+bool cpn_summa_inner_applies(const struct cpn_op *op)
+{
+    int pa[2], pb[2], pc[2], va, vb, vc;
+    if (op->kind != CPN_OPK_MATMUL || op->nin != 2 || op->nout != 1) return false;
+    const struct cpn_view *a = op->in[0], *b = op->in[1], *c = op->out[0];
+    const enum cpn_dtype dt = op->dtype;
+    if (dt != CPN_DTYPE_FLOAT32 && dt != CPN_DTYPE_FLOAT64 && dt != CPN_DTYPE_COMPLEX64 && dt != CPN_DTYPE_COMPLEX128)
+        return false;
+    if (!whole(a, pa, &va) || !whole(b, pb, &vb) || !whole(c, pc, &vc) || vc >= 0 ||
+        pc[0] != 0 || !a->store->tiled || !b->store->tiled || a->store->dtype != dt || b->store->dtype != dt ||
+        c->store->dtype != dt)
+        return false;
+    /* the partial products' m n per rank against SUMMA's panels of A and B ((m + n) k / P) */
+    const int64_t m = a->shape[0], k = a->shape[1], n = b->shape[1];
+    if (c->store->tiled && m * n * cpn_partition_ranks() > (m + n) * k) return false;
+    for (int r = 0; r < cpn_partition_ranks(); r++) {
+        int64_t alo, ahi, blo, bhi;
+        if (!inner_range(a, pa, va, 1, r, &alo, &ahi) || !inner_range(b, pb, vb, 0, r, &blo, &bhi) || alo != blo ||
+            ahi != bhi)
+            return false;
+    }
+    return true;
+}
+
+enum cpn_status cpn_summa_inner_execute(const struct cpn_op *op)
+{
+    const struct cpn_view *a = op->in[0], *b = op->in[1];
+    struct cpn_store *as = a->store, *bs = b->store, *cs = op->out[0]->store;
+    int pa[2], pb[2], pc[2], va, vb, vc;
+    whole(a, pa, &va);
+    whole(b, pb, &vb);
+    whole(op->out[0], pc, &vc);
+    const int me = cpn_partition_rank(), P = cpn_partition_ranks();
+    const size_t item = cpn_dtype_size(op->dtype);
+    const int64_t m = a->shape[0], n = b->shape[1];
+    const size_t bytes = (size_t)(m * n) * item;
+    int64_t klo = 0, khi = 0;
+    inner_range(a, pa, va, 1, me, &klo, &khi);
+    char *all = cpn_alloc((size_t)P * bytes + 1), *part = cpn_alloc(bytes + 1);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    int64_t tlo[2], thi[2];
+    cpn_store_tile_box(cs, me, tlo, thi);
+    const bool mine = thi[0] > tlo[0] && thi[1] > tlo[1];
+    char *c = mine ? cpn_store_data_for_overwrite(cs) : NULL;
+    enum cpn_status st = all && part && counts && (c || !mine) ? CPN_OK : CPN_ERR_NOMEM;
+    int64_t cst[2] = {n * (int64_t)item, (int64_t)item};
+    if (st == CPN_OK && bytes) {
+        memset(part, 0, bytes);   /* no inner elements here: the identity */
+        if (khi > klo) {
+            const char *ad = cpn_store_data(as), *bd = cpn_store_data(bs);
+            if (!ad || !bd) st = CPN_ERR_NOMEM;
+            /* the tiles as the view's (rows, columns): store dim perm[i] has tile stride tstride */
+            int64_t ast[2], bst[2];
+            for (int i = 0; i < 2; i++) {   /* a 1-D store: its stride on view dim vd, 0 on the other */
+                ast[i] = va >= 0 ? (i == va ? as->tstride[0] : 0) : as->tstride[pa[i]];
+                bst[i] = vb >= 0 ? (i == vb ? bs->tstride[0] : 0) : bs->tstride[pb[i]];
+                ast[i] *= (int64_t)item;
+                bst[i] *= (int64_t)item;
+            }
+            if (st == CPN_OK) st = cpn_kernel_matmul(op->dtype, 0, NULL, ad, ast, bd, bst, part, cst, m, khi - klo, n);
+        }
+    }
+    for (int r = 0; counts && r < P; r++) counts[r] = bytes;
+    /* every rank takes part in the exchange, also one whose part failed */
+    enum cpn_status gs = counts && all && part ? cpn_comm_allgatherv(part, all, counts) : CPN_ERR_NOMEM;
+    if (st == CPN_OK) st = gs;
+    if (st == CPN_OK && bytes) {
+        /* added in rank order: the same bits on every rank */
+        cpn_loop_fn add = cpn_kernel_elementwise(CPN_OP_ADD, op->dtype);
+        int64_t s3[3] = {(int64_t)item, (int64_t)item, (int64_t)item};
+        for (int r = 1; r < P; r++) {
+            char *args[3] = {all, all + (size_t)r * bytes, all};
+            add(args, s3, m * n, NULL);
+        }
+        /* this rank's tile of the output (all of it when replicated), (m, n) direct */
+        int64_t lo[2], hi[2];
+        cpn_store_tile_box(cs, me, lo, hi);
+        for (int64_t i = lo[0]; i < hi[0] && hi[1] > lo[1]; i++)
+            memcpy(c + (i - lo[0]) * cs->tstride[0] * (int64_t)item, all + (size_t)(i * n + lo[1]) * item,
+                   (size_t)(hi[1] - lo[1]) * item);
+    }
+    cpn_free(all);
+    cpn_free(part);
+    cpn_free(counts);
     return st;
 }

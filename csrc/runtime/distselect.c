@@ -1,0 +1,310 @@
+/* distselect.c: median, percentile, quantile (and the nan- variants) of a whole partitioned
+ * store (CPN_OPK_QUANTILE over every dimension under distribution), by a distributed selection
+ * of the order statistics the results read.
+ *
+ *   1. each rank copies its tile's non-NaN values and sorts them (the order keys of sort.c; its
+ *      first NaN in C order noted);
+ *   2. one allgather of each rank's count, key range and first NaN: the lane's length m, and
+ *      whether the result is NaN (a NaN without skip_nan; nothing but NaNs with it);
+ *   3. the positions the results read (select.c's, from m) are found by bisection over the
+ *      order keys: per round every rank counts, by binary search in its sorted part, the values
+ *      at or below each candidate key, and the counts are allgathered and added (at most 64
+ *      rounds of 8 bytes per position);
+ *   4. the element of each found key comes from the first rank holding one, and select.c's
+ *      arithmetic gives the results on every rank, each writing its tile of the output.
+ * Bytes sent per rank: a few kilobytes whatever the array's size, against the (P - 1) copies of
+ * its part that gathering the input sends.  The element read for a key is the lowest rank's: for
+ * -0.0 and +0.0 (one key) its sign may be the other zero's where NumPy's partition would leave
+ * the other (as the local introselect may).  Collective. */
+#include "distselect.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "alloc.h"
+#include "comm.h"
+#include "dist.h"
+#include "kernels.h"
+#include "partition.h"
+#include "store.h"
+#include "view.h"
+
+/* Does v walk its (root, tiled) store whole, in the store's own order? */
+static bool whole_in_order(const struct cpn_view *v)
+{
+    const struct cpn_store *s = v->store;
+    if (s->root || v->part || v->ndim != s->ndim || v->dtype != s->dtype) return false;
+    for (int d = 0; d < v->ndim; d++)
+        if (v->sdim[d] != d || v->step[d] != 1 || v->off[d] != 0 || v->shape[d] != s->shape[d]) return false;
+    return true;
+}
+
+bool cpn_distselect_applies(const struct cpn_op *op)
+{
+    if (op->kind != CPN_OPK_QUANTILE || cpn_partition_ranks() < 2) return false;
+    const struct cpn_view *in = op->in[0], *out = op->out[0];
+    const enum cpn_dtype dt = in->dtype;
+    if (!in->store->tiled || !whole_in_order(in) || dt > CPN_DTYPE_FLOAT64 || cpn_view_size(in) == 0)
+        return false;
+    for (int d = 0; d < in->ndim; d++)
+        if (!(op->axes >> d & 1)) return false;   /* one lane: every dimension reduced */
+    if (out->store->tiled && !whole_in_order(out)) return false;
+    return !(op->nin > 1 && op->in[1] && op->in[1]->dtype != CPN_DTYPE_FLOAT64);
+}
+
+/* What each rank tells the others first. */
+struct head {
+    int64_t m;          /* its non-NaN values */
+    int64_t nanpos;     /* C index of its first NaN, or -1 */
+    double nanval;
+    uint64_t kmin, kmax;
+};
+
+/* Values of sorted part v[0..n) (item bytes each) whose key is at most t. */
+static int64_t count_le(enum cpn_dtype dt, const char *v, int64_t n, size_t item, uint64_t t)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (cpn_kernel_sort_key(dt, v + (size_t)mid * item) <= t) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* This rank's tile: its non-NaN values into buf (returned count), its first NaN (C order of the
+ * tile, so the lowest C index of the store among the tile's) as a store C index and value. */
+static int64_t tile_values(const struct cpn_store *s, const char *data, char *buf, int64_t *nanpos, double *nanval)
+{
+    const int nd = s->ndim;
+    const size_t item = cpn_dtype_size(s->dtype);
+    int64_t ext[CPN_MAXDIM], idx[CPN_MAXDIM] = {0}, total = 1, m = 0;
+    for (int d = 0; d < nd; d++) {
+        ext[d] = s->thi[d] - s->tlo[d];
+        if (ext[d] <= 0) return 0;
+        total *= ext[d];
+    }
+    *nanpos = -1;
+    for (int64_t e = 0; e < total; e++) {
+        int64_t off = 0;
+        for (int d = 0; d < nd; d++) off += idx[d] * s->tstride[d];
+        const char *p = data + off * (int64_t)item;
+        double x = s->dtype == CPN_DTYPE_FLOAT16 ? (double)*(const _Float16 *)p
+                 : s->dtype == CPN_DTYPE_FLOAT32 ? (double)*(const float *)p
+                 : s->dtype == CPN_DTYPE_FLOAT64 ? *(const double *)p : 0.0;
+        if (x != x) {
+            if (*nanpos < 0) {
+                int64_t g = 0;
+                for (int d = 0; d < nd; d++) g = g * s->shape[d] + s->tlo[d] + idx[d];
+                *nanpos = g;
+                *nanval = x;
+            }
+        } else {
+            memcpy(buf + (size_t)m * item, p, item);
+            m++;
+        }
+        for (int d = nd - 1; d >= 0; d--) {
+            if (++idx[d] < ext[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return m;
+}
+
+/* Write the results (nq elements of out's dtype, contiguous) into this rank's part of out. */
+static enum cpn_status write_out(const struct cpn_view *ov, const char *res)
+{
+    struct cpn_store *os = ov->store;
+    const size_t item = cpn_dtype_size(ov->dtype);
+    if (!os->tiled) {
+        char *dst = cpn_store_data_for_overwrite(os);
+        if (!dst && os->size) return CPN_ERR_NOMEM;
+        if (os->size) memcpy(dst, res, (size_t)os->size * item);
+        return CPN_OK;
+    }
+    /* a tiled output walked whole, in order: copy the tile's box (C order) */
+    const int nd = os->ndim;
+    int64_t ext[CPN_MAXDIM], idx[CPN_MAXDIM] = {0}, total = 1;
+    for (int d = 0; d < nd; d++) {
+        ext[d] = os->thi[d] - os->tlo[d];
+        if (ext[d] <= 0) return CPN_OK;
+        total *= ext[d];
+    }
+    char *dst = cpn_store_data_for_overwrite(os);
+    if (!dst) return CPN_ERR_NOMEM;
+    for (int64_t e = 0; e < total; e++) {
+        int64_t off = 0, g = 0;
+        for (int d = 0; d < nd; d++) {
+            off += idx[d] * os->tstride[d];
+            g = g * os->shape[d] + os->tlo[d] + idx[d];
+        }
+        memcpy(dst + off * (int64_t)item, res + g * (int64_t)item, item);
+        for (int d = nd - 1; d >= 0; d--) {
+            if (++idx[d] < ext[d]) break;
+            idx[d] = 0;
+        }
+    }
+    return CPN_OK;
+}
+
+static void store_nan(enum cpn_dtype odt, char *p, double x)
+{
+    if (odt == CPN_DTYPE_FLOAT16) *(_Float16 *)p = (_Float16)x;
+    else if (odt == CPN_DTYPE_FLOAT32) *(float *)p = (float)x;
+    else *(double *)p = x;
+}
+
+enum cpn_status cpn_distselect_execute(const struct cpn_op *op)
+{
+    const struct cpn_view *iv = op->in[0], *ov = op->out[0];
+    struct cpn_store *is = iv->store;
+    const enum cpn_dtype dt = iv->dtype;
+    const size_t item = cpn_dtype_size(dt), osz = cpn_dtype_size(ov->dtype);
+    const int P = cpn_partition_ranks();
+    struct cpn_quantile_args qa = {
+        .method = (enum cpn_quantile_method)op->iparam[0],
+        .skip_nan = (op->iparam[1] & CPN_QF_SKIP_NAN) != 0,
+        .take = (op->iparam[1] & CPN_QF_TAKE) != 0,
+        .weak = (op->iparam[1] & CPN_QF_WEAK) != 0,
+        .ma_mean = (op->iparam[1] & CPN_QF_MA_MEAN) != 0,
+        .gdt = (enum cpn_dtype)op->iparam[2],
+        .cdt = (enum cpn_dtype)op->iparam[3],
+        .odt = ov->dtype,
+        .nq = 1,
+    };
+    double *q = NULL;
+    if (op->nin > 1 && op->in[1]) {
+        qa.nq = cpn_view_size(op->in[1]);
+        q = cpn_alloc((size_t)qa.nq * sizeof *q + 8);
+        if (!q) return CPN_ERR_NOMEM;
+        int64_t qst[CPN_MAXDIM], acc = 8;
+        for (int d = op->in[1]->ndim - 1; d >= 0; d--) {
+            qst[d] = acc;
+            acc *= op->in[1]->shape[d];
+        }
+        enum cpn_status rs = cpn_dist_read(op->in[1], (char *)q, qst);   /* collective */
+        if (rs != CPN_OK) {
+            cpn_free(q);
+            return rs;
+        }
+        qa.q = q;
+    }
+    const int64_t nq = qa.method == CPN_QM_MEDIAN ? 1 : qa.nq;
+    int64_t local = 1;
+    for (int d = 0; d < is->ndim; d++) local *= is->thi[d] > is->tlo[d] ? is->thi[d] - is->tlo[d] : 0;
+    char *buf = cpn_alloc((size_t)local * item + 8), *sorted = cpn_alloc((size_t)local * item + 8);
+    struct head *heads = cpn_alloc((size_t)P * sizeof *heads);
+    int64_t *ks = cpn_alloc((size_t)(2 * nq + 2) * 3 * sizeof *ks + 8);
+    char *res = cpn_alloc((size_t)nq * osz + 8), *val = cpn_alloc((size_t)(2 * nq + 2) * item + 8);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    char *flagged = cpn_alloc((size_t)P * (2 * nq + 2) * (item + 1) + 8);
+    /* the bisection's counts and candidates, the records of step 4: at most 2 nq + 2 positions */
+    const size_t maxk = (size_t)(2 * nq + 2), rec = item + 1;
+    int64_t *cnt = cpn_alloc((size_t)P * maxk * sizeof *cnt + 8), *mine = cpn_alloc(maxk * sizeof *mine + 8);
+    uint64_t *mid = cpn_alloc(maxk * sizeof *mid + 8);
+    char *own = cpn_alloc(maxk * rec + 8);
+    enum cpn_status st = buf && sorted && heads && ks && res && val && counts && flagged && cnt && mine && mid && own
+                             ? CPN_OK : CPN_ERR_NOMEM;
+    /* 1. this rank's values, sorted */
+    struct head me = {0, -1, NAN, UINT64_MAX, 0};
+    if (st == CPN_OK && local) {
+        const char *data = cpn_store_data(is);
+        if (!data) st = CPN_ERR_NOMEM;
+        else me.m = tile_values(is, data, buf, &me.nanpos, &me.nanval);
+        if (st == CPN_OK && me.m) {
+            int64_t sh[1] = {me.m}, stv[1] = {(int64_t)item};
+            st = cpn_kernel_sort(dt, false, buf, 1, sh, stv, 0, sorted, stv, 0);
+            me.kmin = cpn_kernel_sort_key(dt, sorted);
+            me.kmax = cpn_kernel_sort_key(dt, sorted + (size_t)(me.m - 1) * item);
+        }
+    }
+    /* every rank takes part in every exchange below, also one whose part failed: a failed rank
+     * reports nothing (m = 0) and its error is returned after */
+    if (st != CPN_OK) me = (struct head){0, -1, NAN, UINT64_MAX, 0};
+    /* 2. the lane's length, its NaNs */
+    for (int r = 0; counts && r < P; r++) counts[r] = sizeof me;
+    enum cpn_status xs = counts && heads ? cpn_comm_allgatherv(&me, heads, counts) : CPN_ERR_NOMEM;
+    if (st == CPN_OK) st = xs;
+    if (xs != CPN_OK || !cnt || !mine || !mid || !own || !res || !val || !flagged) goto done;   /* (OOM: no way on) */
+    int64_t m = 0, nanpos = -1;
+    double nanval = NAN;
+    uint64_t kmin = UINT64_MAX, kmax = 0;
+    for (int r = 0; r < P; r++) {
+        m += heads[r].m;
+        if (heads[r].m && heads[r].kmin < kmin) kmin = heads[r].kmin;
+        if (heads[r].m && heads[r].kmax > kmax) kmax = heads[r].kmax;
+        if (heads[r].nanpos >= 0 && (nanpos < 0 || heads[r].nanpos < nanpos)) {
+            nanpos = heads[r].nanpos;
+            nanval = heads[r].nanval;
+        }
+    }
+    if (m == 0 || (nanpos >= 0 && !qa.skip_nan)) {   /* every result NaN (select.c's rule) */
+        for (int64_t i = 0; res && i < nq; i++) store_nan(qa.odt, res + (size_t)i * osz, dt >= CPN_DTYPE_FLOAT16 ? nanval : NAN);
+        if (st == CPN_OK) st = write_out(ov, res);
+        goto done;
+    }
+    /* 3. the keys of the positions the results read, by bisection */
+    const int nk = cpn_kernel_quantile_positions(&qa, m, ks);
+    uint64_t *lo = (uint64_t *)(ks + 2 * nq + 2), *hi = lo + 2 * nq + 2;
+    for (int j = 0; j < nk; j++) lo[j] = kmin, hi[j] = kmax;
+    for (int r = 0; r < P; r++) counts[r] = (size_t)nk * sizeof *mine;
+    for (;;) {
+        bool open = false;
+        for (int j = 0; j < nk; j++) open |= lo[j] < hi[j];
+        if (!open) break;
+        for (int j = 0; j < nk; j++) {
+            mid[j] = lo[j] + (hi[j] - lo[j]) / 2;
+            mine[j] = st == CPN_OK ? count_le(dt, sorted, me.m, item, mid[j]) : 0;
+        }
+        xs = cpn_comm_allgatherv(mine, cnt, counts);
+        if (xs != CPN_OK) {
+            if (st == CPN_OK) st = xs;
+            break;
+        }
+        for (int j = 0; j < nk; j++) {
+            int64_t c = 0;
+            for (int r = 0; r < P; r++) c += cnt[(size_t)r * nk + j];
+            if (c > ks[j]) hi[j] = mid[j];
+            else lo[j] = mid[j] + 1;
+        }
+    }
+    /* 4. each key's element from the first rank holding one */
+    for (int j = 0; j < nk; j++) {
+        char *o = own + (size_t)j * rec;
+        memset(o, 0, rec);
+        if (st != CPN_OK || !me.m) continue;
+        const int64_t at = lo[j] ? count_le(dt, sorted, me.m, item, lo[j] - 1) : 0;   /* first of the key */
+        if (at < me.m && cpn_kernel_sort_key(dt, sorted + (size_t)at * item) == lo[j]) {
+            o[0] = 1;
+            memcpy(o + 1, sorted + (size_t)at * item, item);
+        }
+    }
+    for (int r = 0; r < P; r++) counts[r] = (size_t)nk * rec;
+    xs = cpn_comm_allgatherv(own, flagged, counts);
+    if (st == CPN_OK) st = xs;
+    for (int j = 0; st == CPN_OK && j < nk; j++) {
+        int r = 0;
+        while (r < P && !flagged[((size_t)r * nk + j) * rec]) r++;
+        CPN_ASSERT(r < P);
+        memcpy(val + (size_t)j * item, flagged + ((size_t)r * nk + j) * rec + 1, item);
+    }
+    if (st == CPN_OK) {
+        cpn_kernel_quantile_finish(&qa, dt, m, ks, nk, val, res);
+        st = write_out(ov, res);
+    }
+done:
+    cpn_free(own);
+    cpn_free(cnt);
+    cpn_free(mine);
+    cpn_free(mid);
+    cpn_free(q);
+    cpn_free(buf);
+    cpn_free(sorted);
+    cpn_free(heads);
+    cpn_free(ks);
+    cpn_free(res);
+    cpn_free(val);
+    cpn_free(counts);
+    cpn_free(flagged);
+    return st;
+}
