@@ -198,7 +198,8 @@ NOTES = {
     "numpy.random.default_rng": "returns a cupynum.random.Generator (Philox keyed by SeedSequence)",
     "numpy.random.Generator.multivariate_hypergeometric":
         "NumPy's Generator on a Philox keyed by (key, stream): the same on every rank",
-    "numpy.random.Generator.multinomial": "array-valued n: NumPy's Generator keyed by (key, stream)",
+    "numpy.random.Generator.multinomial":
+        "array-valued n or 2-d pvals: NumPy's Generator keyed by (key, stream)",
     "numpy.random.Generator.choice":
         "native draws; p= and replace=False then searchsorted/argsort/take (NumPy's for now)",
     "numpy.random.Generator.permutation":
@@ -207,8 +208,6 @@ NOTES = {
         "native keys, then argsort and take (NumPy's for now): the same on any rank count",
     "numpy.random.Generator.permuted":
         "native keys, then argsort and take_along_axis (NumPy's for now): the same on any rank count",
-    "numpy.random.Generator.gamma":
-        "array shape with more than 16 distinct values: NumPy's Generator keyed by (key, stream)",
 }
 for _n in ("choice", "permutation", "shuffle"):   # the legacy spellings of the same draws
     for _p in ("numpy.random.", "numpy.random.RandomState."):

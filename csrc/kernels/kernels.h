@@ -137,6 +137,12 @@ void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream
  * modulo 2**64 (the same draws as the float64 values).  Local. */
 void cpn_kernel_random_to(enum cpn_random_dist dist, enum cpn_dtype dt, uint64_t seed, uint64_t stream,
                           void *out, int64_t first, int64_t n, double p0, double p1, int64_t off);
+/* cpn_kernel_random with a parameter pair per element: element i's are p0[i * s0], p1[i * s1]
+ * (element strides, 0 for one value for all); float64 out.  Element i's value depends only on
+ * (seed, stream, first + i, its parameters).  Local. */
+void cpn_kernel_random_p(enum cpn_random_dist dist, uint64_t seed, uint64_t stream, double *out,
+                         int64_t first, int64_t n, const double *p0, int64_t s0, const double *p1,
+                         int64_t s1);
 /* Choose the uniform draws' AVX2 path (on: where the CPU has AVX2) or the baseline loop; returns
  * whether the AVX2 path was in use.  The two give identical values; tests compare them.  Local,
  * not thread-safe (call between kernels). */

@@ -638,3 +638,31 @@ void cpn_kernel_random_to(enum cpn_random_dist dist, enum cpn_dtype dt, uint64_t
                       n >= NT_MIN);
     }
 }
+
+/* Per-element parameters: philox.h's draw of element first + i with parameters p0[i * s0],
+ * p1[i * s1] (element strides; 0 repeats one value), the generic path of draw_chunk, so a value
+ * depends on (seed, stream, index, its parameters) only. */
+static void param_chunk(int dist, uint64_t seed, uint64_t stream, double *out, int64_t first,
+                        int64_t n, const double *p0, int64_t s0, const double *p1, int64_t s1)
+{
+    uint32_t w[4 * RCHUNK];
+    blocks((uint32_t)seed, (uint32_t)(seed >> 32), stream, first, n, w);
+    const uint32_t *w0 = w, *w1 = w + RCHUNK, *w2 = w + 2 * RCHUNK, *w3 = w + 3 * RCHUNK;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t c[4] = {w0[i], w1[i], w2[i], w3[i]};
+        out[i] = cpn_philox_draw_b(dist, seed, stream, (uint64_t)(first + i), p0[i * s0], p1[i * s1],
+                                   c);
+    }
+}
+
+void cpn_kernel_random_p(enum cpn_random_dist dist, uint64_t seed, uint64_t stream, double *out,
+                         int64_t first, int64_t n, const double *p0, int64_t s0, const double *p1,
+                         int64_t s1)
+{
+    int64_t nchunks = (n + RCHUNK - 1) / RCHUNK;
+#pragma omp parallel for schedule(dynamic, 4) if (n > 4096)
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t b = c * RCHUNK, len = n - b < RCHUNK ? n - b : RCHUNK;
+        param_chunk((int)dist, seed, stream, out + b, first + b, len, p0 + b * s0, s0, p1 + b * s1, s1);
+    }
+}

@@ -1223,6 +1223,83 @@ static enum cpn_status exec_generate(const struct cpn_op *op, struct cpn_fprepor
     return CPN_OK;
 }
 
+/* Draws with per-element parameters (RANDOM with inputs): owner computes, nothing moves.  Each
+ * parameter is a view of a replicated store (any view: broadcasts read in place) or the whole of
+ * a store tiled as the output (the module lays the output out like it); anything else is
+ * gathered.  The decision reads global layouts only, so every rank takes the same path. */
+static bool random_p_aligned(const struct cpn_view *v, const struct cpn_store *o)
+{
+    const struct cpn_store *r = cpn_store_root(v->store);
+    if (!r->tiled) return true;
+    if (v->store->root || !cpn_view_is_contiguous(v) || !cpn_view_covers_store(v) ||
+        v->store->ndim != o->ndim)
+        return false;
+    for (int d = 0; d < o->ndim; d++)
+        if (v->store->shape[d] != o->shape[d]) return false;
+    for (int q = 0; q < cpn_partition_ranks(); q++) {
+        struct box a, b;
+        tile_of(v->store, q, &a);
+        tile_of(o, q, &b);
+        for (int d = 0; d < o->ndim; d++)
+            if (box_count(&b, o->ndim) && (a.lo[d] != b.lo[d] || a.hi[d] != b.hi[d])) return false;
+    }
+    return true;
+}
+
+static enum cpn_status exec_random_p(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *out = op->out[0];
+    struct cpn_store *s = out->store;
+    bool direct = !s->root && cpn_view_is_contiguous(out) && s->dtype == CPN_DTYPE_FLOAT64;
+    for (int k = 0; direct && k < op->nin; k++) direct = !op->in[k] || random_p_aligned(op->in[k], s);
+    if (!direct) return exec_gathered(op, fp);
+    char *tile = cpn_store_data_for_overwrite(s);
+    if (!tile) return CPN_ERR_NOMEM;
+    const int n = s->ndim;
+    int64_t ext[CPN_MAXDIM] = {0}, rows = 1;
+    for (int d = 0; d < n; d++) {
+        ext[d] = s->thi[d] - s->tlo[d];
+        if (ext[d] <= 0) return CPN_OK;
+        if (d < n - 1) rows *= ext[d];
+    }
+    /* per parameter: the address of the tile's first element and byte strides over the tile */
+    const char *base[2] = {(const char *)&op->dparam[0], (const char *)&op->dparam[1]};
+    int64_t bst[2][CPN_MAXDIM] = {{0}};
+    for (int k = 0; k < 2 && k < op->nin; k++) {
+        const struct cpn_view *v = op->in[k];
+        if (!v) continue;
+        if (!cpn_store_root(v->store)->tiled) {
+            int64_t voff;
+            const char *o = cpn_view_origin(v);
+            if (!o) return CPN_ERR_NOMEM;
+            cpn_view_byte_layout(v, bst[k], &voff);
+            for (int d = 0; d < n; d++) o += s->tlo[d] * bst[k][d];
+            base[k] = o;
+        } else {
+            base[k] = cpn_store_data(v->store);
+            if (!base[k]) return CPN_ERR_NOMEM;
+            for (int d = 0; d < n; d++) bst[k][d] = v->store->tstride[d] * 8;
+        }
+    }
+    for (int64_t row = 0; row < rows; row++) {
+        int64_t q = row, first = 0, loff = 0, poff[2] = {0, 0};
+        for (int d = n - 2; d >= 0; d--) {
+            int64_t i = q % ext[d];
+            q /= ext[d];
+            first += (s->tlo[d] + i) * s->stride[d];
+            loff += i * s->tstride[d];
+            poff[0] += i * bst[0][d];
+            poff[1] += i * bst[1][d];
+        }
+        if (n) first += s->tlo[n - 1];
+        cpn_kernel_random_p((enum cpn_random_dist)op->code, (uint64_t)op->iparam[0], (uint64_t)op->iparam[1],
+                            (double *)tile + loff, first, n ? ext[n - 1] : 1,
+                            (const double *)(base[0] + poff[0]), n ? bst[0][n - 1] / 8 : 0,
+                            (const double *)(base[1] + poff[1]), n ? bst[1][n - 1] / 8 : 0);
+    }
+    return CPN_OK;
+}
+
 /* ---- selections: compaction (a[mask], nonzero) and integer-index gathers ----------------------
  * Issue #15: data moves in proportion to what is selected.  A view split over ranks along its
  * first dimension only (each rank's elements a C-order range of the view's) is compacted by each
@@ -1923,6 +2000,8 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     /* SUMMA reports no floating-point findings (BLAS raises none NumPy reports either) */
     case CPN_OPK_MATMUL: return cpn_summa_applies(op) ? cpn_summa_execute(op) : exec_gathered(op, fp);
     case CPN_OPK_RANDOM:
+        if (op->nin) return exec_random_p(op, fp);
+        return exec_generate(op, fp);
     case CPN_OPK_ARANGE: return exec_generate(op, fp);
     case CPN_OPK_HISTOGRAM: return exec_histogram(op, fp);
     case CPN_OPK_COMPACT:
