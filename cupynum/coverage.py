@@ -203,11 +203,11 @@ NOTES = {
     "numpy.random.Generator.choice":
         "native draws; p= and replace=False then searchsorted/argsort/take (NumPy's for now)",
     "numpy.random.Generator.permutation":
-        "native keys, then argsort and take (NumPy's for now): the same on any rank count",
+        "a counter-based bijection; partitioned rows move once (one all-to-all)",
     "numpy.random.Generator.shuffle":
-        "native keys, then argsort and take (NumPy's for now): the same on any rank count",
+        "a counter-based bijection; partitioned rows move once (one all-to-all)",
     "numpy.random.Generator.permuted":
-        "native keys, then argsort and take_along_axis (NumPy's for now): the same on any rank count",
+        "axis=None: a counter-based bijection; an axis: argsort of counter-based keys",
 }
 for _n in ("choice", "permutation", "shuffle"):   # the legacy spellings of the same draws
     for _p in ("numpy.random.", "numpy.random.RandomState."):

@@ -770,6 +770,29 @@ PyObject *cpn_mod_random_p(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
+/* permute(a, seed, stream): a new array laid out like a (contiguous, ndim >= 1) whose row
+ * cpn_perm_apply(i) is a's row i (kernels.h struct cpn_perm). */
+PyObject *cpn_mod_permute(PyObject *m, PyObject *args)
+{
+    PyObject *a;
+    unsigned long long seed, stream;
+    if (!PyArg_ParseTuple(args, "OKK", &a, &seed, &stream) || cpn_check_array(a) < 0) return NULL;
+    struct cpn_view *av = cpn_array_view(a);
+    if (av->ndim < 1 || !cpn_view_is_contiguous(av)) {
+        PyErr_SetString(PyExc_ValueError, "internal: permute takes a contiguous array of ndim >= 1");
+        return NULL;
+    }
+    PyObject *r = cpn_array_new_like(av->dtype, av->ndim, av->shape, av);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_PERMUTE, .nin = 1, .nout = 1};
+    op.dtype = av->dtype;
+    op.in[0] = av;
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = (int64_t)seed;
+    op.iparam[1] = (int64_t)stream;
+    return submit_for(r, &op);
+}
+
 /* compact(a, mask, count): the elements of a where mask (a bool ndarray of a's shape holding
  * `count` true elements: the caller counted) is true, as a new 1-D array in C order. */
 PyObject *cpn_mod_compact(PyObject *m, PyObject *args)

@@ -122,6 +122,13 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
     case CPN_OPK_ELEMENTWISE:
     case CPN_OPK_CAST:
         return compute_loop(b, fp);
+    case CPN_OPK_PERMUTE: {
+        CPN_ASSERT(cpn_view_is_contiguous(ov) && cpn_view_is_contiguous(op->in[0]));
+        const int64_t n = ov->ndim ? ov->shape[0] : 1;
+        const size_t row = n ? (size_t)cpn_view_size(ov) / (size_t)n * cpn_dtype_size(ov->dtype) : 0;
+        return cpn_kernel_permute((uint64_t)op->iparam[0], (uint64_t)op->iparam[1], in->ptr, out->ptr, n, row) < 0
+                   ? CPN_ERR_NOMEM : CPN_OK;
+    }
     case CPN_OPK_ARANGE:
         CPN_ASSERT(cpn_view_is_contiguous(ov));
         cpn_kernel_arange(ov->dtype, out->ptr, 0, cpn_view_size(ov), op->dparam[0], op->dparam[1],

@@ -642,10 +642,20 @@ class _Base:
 
     # ---- permutations, choice ------------------------------------------------------------------
     def _perm_keys(self, n):
-        """argsort of n counter-based 53-bit keys (ties broken by index): a permutation that is
-        the same for any partition."""
-        keys = self._raw(_INTEGER, (n,), 2.0**53)
-        return _cp().argsort(keys, kind="stable")
+        """A random permutation of range(n): _core.permute of arange(n) (a counter-based
+        bijection, the same for any partition)."""
+        cp = _cp()
+        return _core.permute(cp.arange(n, dtype=_np.int64), self._key(), self._stream())
+
+    def _perm(self, arr, axis=0):
+        """arr's slices along axis permuted (a new C-contiguous array): _core.permute moves each
+        row to its place, one all-to-all of the rows on partitioned arrays."""
+        cp = _cp()
+        s = self._stream()
+        if axis == 0:
+            return _core.permute(cp.ascontiguousarray(arr), self._key(), s)
+        moved = cp.ascontiguousarray(cp.moveaxis(arr, axis, 0))
+        return cp.ascontiguousarray(cp.moveaxis(_core.permute(moved, self._key(), s), 0, axis))
 
     def permutation(self, x, axis=0):
         if isinstance(x, (int, _np.integer)):
@@ -654,22 +664,21 @@ class _Base:
         if arr.ndim == 0:
             raise _np.exceptions.AxisError("x must be an integer or at least 1-dimensional")
         axis = normalize_axis_index(axis, arr.ndim)
-        return _cp().take(arr, self._perm_keys(arr.shape[axis]), axis=axis)
+        return self._perm(arr, axis)
 
     def shuffle(self, x, axis=0):
         if not isinstance(x, ndarray):
             raise TypeError("shuffle expects a cupynum array")
         if x.ndim == 0:
             raise TypeError("shuffle expects a non-0d array")
-        perm = self._perm_keys(x.shape[axis])
-        x[...] = _cp().take(x, perm, axis=axis).copy()
+        axis = normalize_axis_index(axis, x.ndim)
+        x[...] = self._perm(x, axis)
 
     def permuted(self, x, axis=None, out=None):
         cp = _cp()
         arr = x if isinstance(x, ndarray) else _core.from_any(_np.asarray(x))
         if axis is None:
-            flat = arr.ravel()
-            r = cp.take(flat, self._perm_keys(flat.size)).reshape(arr.shape)
+            r = self._perm(arr.ravel()).reshape(arr.shape)
         else:
             axis = axis % arr.ndim
             keys = self._raw(_INTEGER, arr.shape, 2.0**53)
