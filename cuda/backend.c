@@ -401,7 +401,7 @@ static bool op_template(const struct cpn_op *op, struct cpn_fused_prog *p)
     case CPN_OPK_RANDOM:
     case CPN_OPK_ARANGE:
         /* integer draws written as int64 (random.c's cpn_kernel_random_to): the host */
-        if (op->kind == CPN_OPK_RANDOM && out->dtype != CPN_DTYPE_FLOAT64) return false;
+        if (op->kind == CPN_OPK_RANDOM && (out->dtype != CPN_DTYPE_FLOAT64 || op->nin)) return false;
         in->kind = op->kind == CPN_OPK_RANDOM ? CPN_FI_RANDOM : CPN_FI_ARANGE;
         in->narg = 1;
         in->arg[0].kind = CPN_FARG_EXT;

@@ -213,17 +213,16 @@ NOTES = {
     "numpy.random.default_rng": "returns a cupynum.random.Generator (Philox keyed by SeedSequence)",
     "numpy.random.Generator.multivariate_hypergeometric":
         "NumPy's Generator on a Philox keyed by (key, stream): the same on every rank",
-    "numpy.random.Generator.multinomial": "array-valued n: NumPy's Generator keyed by (key, stream)",
+    "numpy.random.Generator.multinomial":
+        "array-valued n or 2-d pvals: NumPy's Generator keyed by (key, stream)",
     "numpy.random.Generator.choice":
         "native draws; p= and replace=False then searchsorted/argsort/take (NumPy's for now)",
     "numpy.random.Generator.permutation":
-        "native keys, then argsort and take (NumPy's for now): the same on any rank count",
+        "a counter-based bijection; partitioned rows move once (one all-to-all)",
     "numpy.random.Generator.shuffle":
-        "native keys, then argsort and take (NumPy's for now): the same on any rank count",
+        "a counter-based bijection; partitioned rows move once (one all-to-all)",
     "numpy.random.Generator.permuted":
-        "native keys, then argsort and take_along_axis (NumPy's for now): the same on any rank count",
-    "numpy.random.Generator.gamma":
-        "array shape with more than 16 distinct values: NumPy's Generator keyed by (key, stream)",
+        "axis=None: a counter-based bijection; an axis: argsort of counter-based keys",
 }
 for _n in ("choice", "permutation", "shuffle"):   # the legacy spellings of the same draws
     for _p in ("numpy.random.", "numpy.random.RandomState."):

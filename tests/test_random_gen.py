@@ -290,6 +290,98 @@ def test_array_parameters_broadcast_like_numpy():
     assert u.shape == (3,) and (u < [1, 2, 3]).all()
 
 
+# Array parameters: 40 distinct values per parameter, one per row of a (40, 6250) draw, given as
+# full-shape partitioned arrays (even cases) or as (40, 1) columns broadcast (odd ones).
+def _col(lo, hi, integer=False):
+    c = numpy.linspace(lo, hi, 40)[:, None]
+    return numpy.round(c).astype(numpy.int64) if integer else c
+
+
+ARRAY_CASES = [
+    ("gamma", lambda: (_col(0.3, 6.0), 2.0), False),
+    ("standard_gamma", lambda: (_col(0.05, 3.0),), False),
+    ("chisquare", lambda: (_col(1.0, 20.0),), False),
+    ("poisson", lambda: (_col(0.5, 40.0),), True),
+    ("binomial", lambda: (_col(1, 60, True), _col(0.05, 0.95)), True),
+    ("negative_binomial", lambda: (_col(0.5, 20.0), _col(0.2, 0.9)), True),
+    ("geometric", lambda: (_col(0.05, 0.95),), True),
+    ("hypergeometric", lambda: (_col(5, 200, True), 30, 20), True),
+    ("beta", lambda: (_col(0.3, 5.0), _col(5.0, 0.3)), False),
+    ("standard_t", lambda: (_col(0.5, 30.0),), False),
+    ("vonmises", lambda: (0.5, _col(0.0, 10.0)), False),
+    ("wald", lambda: (_col(0.5, 3.0), 2.0), False),
+    ("weibull", lambda: (_col(0.5, 5.0),), False),
+    ("zipf", lambda: (_col(1.3, 4.0),), True),
+    ("logseries", lambda: (_col(0.1, 0.99),), True),
+    ("noncentral_chisquare", lambda: (_col(1.0, 10.0), _col(0.0, 5.0)), False),
+]
+ARRAY_SAMPLED = [c for i, c in enumerate(ARRAY_CASES) if RANKS == 1 or i % 3 == 0]
+ARRAY_SHAPE = (40, 6250)
+
+
+def _array_draws(name, params, full, seed=77):
+    """Ours and NumPy's draws of ARRAY_SHAPE with these parameters (ours from cupynum arrays:
+    broadcast to the whole shape when `full`, the (40, 1) columns otherwise)."""
+    ours = [p if numpy.ndim(p) == 0 else
+            cupynum.asarray(numpy.ascontiguousarray(numpy.broadcast_to(p, ARRAY_SHAPE)) if full
+                            else p) for p in params]
+    got = numpy.asarray(getattr(cupynum.random.default_rng(seed), name)(*ours, size=ARRAY_SHAPE))
+    ref = getattr(numpy.random.default_rng(seed), name)(*params, size=ARRAY_SHAPE)
+    return got, ref
+
+
+@pytest.mark.parametrize("case", ARRAY_SAMPLED, ids=[c[0] for c in ARRAY_SAMPLED])
+def test_array_parameters_match_numpys(case):
+    """Per-element parameters drawn natively: the whole sample and each half of the rows (the
+    20 smaller and the 20 larger parameter values) pass the KS / chi-squared test against NumPy's
+    draws with the same parameters, so every element was drawn with its own parameters."""
+    name, make, discrete = case
+    got, ref = _array_draws(name, make(), full=ARRAY_CASES.index(case) % 2 == 0)
+    assert got.shape == ref.shape and got.dtype == ref.dtype
+    test = chi2_2samp if discrete else ks_2samp
+    for rows in (slice(None), slice(0, 20), slice(20, 40)):
+        p = test(got[rows], ref[rows])[1]
+        assert p > P_MIN, f"{name} rows {rows}: p = {p:.3g}"
+
+
+def test_array_parameters_misplaced_fail():
+    """The half test catches parameters given to the wrong elements (rows reversed)."""
+    col = _col(0.3, 6.0)
+    got, _ = _array_draws("gamma", (col[::-1].copy(), 2.0), full=True)
+    _, ref = _array_draws("gamma", (col, 2.0), full=True)
+    assert ks_2samp(got[:20], ref[:20])[1] < P_MIN
+
+
+def _sent(fn):
+    cupynum.sync()
+    before = cupynum.runtime_stats()["bytes_sent"]
+    r = fn()
+    cupynum.sync()
+    return r, cupynum.runtime_stats()["bytes_sent"] - before
+
+
+def test_array_parameters_draw_where_they_live():
+    """A partitioned parameter of the draw's shape: each rank draws the elements whose parameters
+    it holds, and the draw sends 0 bytes; NumPy's checks of the parameters read a few witness
+    elements (reductions: under 4 KiB a rank).  A broadcast (40, 1) column: each rank receives
+    the column's values for its rows (under 4 KiB with it)."""
+    from cupynum import _core
+    from cupynum.random._generator import _POISSON
+    lam = cupynum.asarray(numpy.linspace(0.5, 40.0, 200000))
+    g = cupynum.random.default_rng(3)
+    lam.sum()
+    x, sent = _sent(lambda: _core.random_p(_POISSON, 7, 1, lam, 0.0))
+    assert sent == 0
+    assert numpy.asarray(x).mean() == pytest.approx(20.25, rel=0.01)
+    y, sent = _sent(lambda: g.poisson(lam))
+    assert sent < 4096
+    assert numpy.asarray(y).mean() == pytest.approx(20.25, rel=0.01)
+    col = cupynum.asarray(_col(1.0, 40.0))
+    z, sent = _sent(lambda: g.gamma(col, 1.0, size=(40, 5000)))
+    assert sent < 4096
+    numpy.testing.assert_allclose(numpy.asarray(z).mean(axis=1), _col(1.0, 40.0)[:, 0], rtol=0.03)
+
+
 def test_scalar_results_have_numpys_types():
     g, n = cupynum.random.default_rng(0), numpy.random.default_rng(0)
     for name, args in [("random", ()), ("normal", ()), ("integers", (5,)), ("poisson", (2.0,)),
@@ -461,6 +553,50 @@ def test_permutations_and_choice():
     assert len(g.bytes(13)) == 13
 
 
+def test_permutations_uniform():
+    """Small permutations (a tabulated Fisher-Yates shuffle of Philox integers): all 120 orders of
+    5 elements equally likely (chi-squared over 6000 draws).  Large ones (a Feistel bijection
+    with cycle walking, above 65536 elements): where the elements of 20 blocks of the input land
+    among 20 blocks of the output is uniform over 12 draws, and successive elements rise half
+    the time."""
+    import collections
+    g = cupynum.random.default_rng(8)
+    counts = collections.Counter(tuple(numpy.asarray(g.permutation(5)).tolist()) for _ in range(6000))
+    obs = numpy.array([counts.get(p, 0) for p in __import__("itertools").permutations(range(5))])
+    stat = float(((obs - 50.0) ** 2 / 50.0).sum())
+    assert _chi2_sf(stat, 119) > P_MIN and len(counts) == 120
+    n, k = 100003, 20
+    joint = numpy.zeros((k, k))
+    rises = 0
+    for _ in range(12):
+        p = numpy.asarray(g.permutation(n))
+        assert (numpy.sort(p) == numpy.arange(n)).all()
+        joint += numpy.histogram2d(numpy.arange(n), p, bins=k, range=[[0, n], [0, n]])[0]
+        rises += int((numpy.diff(p) > 0).sum())
+    e = joint.sum() / k / k
+    assert _chi2_sf(float(((joint - e) ** 2 / e).sum()), (k - 1) ** 2) > P_MIN
+    m = 12 * (n - 1)
+    assert abs(rises - m / 2) < 6 * math.sqrt(m / 12)   # rises' variance: (n + 1) / 12 per draw
+
+
+def test_permutations_send_one_copy():
+    """A partitioned array's permutation moves each row once, from its owner to its destination's
+    owner (one all-to-all; the receivers know the order from the inverse bijection): a rank sends
+    at most 1.2 times its share ((P - 1) / P of it in expectation); 0 on one rank."""
+    g = cupynum.random.default_rng(9)
+    x = cupynum.asarray(numpy.arange(2.0 * 10**5))
+    y = cupynum.asarray(numpy.arange(3.0 * 10**5).reshape(10**5, 3))
+    for f, nbytes in [(lambda: g.permutation(x), 1.6e6), (lambda: g.permutation(2 * 10**5), 1.6e6),
+                      (lambda: g.shuffle(x), 1.6e6), (lambda: g.permutation(y), 2.4e6),
+                      (lambda: g.shuffle(y), 2.4e6),
+                      (lambda: g.choice(2 * 10**5, 100, replace=False), 1.6e6)]:
+        _, sent = _sent(f)
+        assert sent <= 1.2 * nbytes / RANKS * (RANKS > 1)
+    assert sorted(numpy.asarray(x).tolist()) == list(range(2 * 10**5))
+    yn = numpy.asarray(y)
+    numpy.testing.assert_array_equal(yn - yn[:, :1], numpy.tile([0.0, 1.0, 2.0], (10**5, 1)))
+
+
 def test_multivariate():
     g = cupynum.random.default_rng(2)
     cov = numpy.array([[2.0, 0.6], [0.6, 1.0]])
@@ -494,6 +630,16 @@ for name, args in [("random", ()), ("standard_normal", ()), ("integers", (-7, 10
     out[name + str(args)] = hashlib.sha256(x.tobytes()).hexdigest()
 x = numpy.asarray(g.normal(numpy.arange(3.0), 2.0, size=(50, 3)))
 out["normal_array"] = hashlib.sha256(x.tobytes()).hexdigest()
+# per-element parameters: partitioned (also through an offset view), broadcast, NumPy arrays
+lam = np.asarray(numpy.linspace(0.5, 40.0, 38 * 29).reshape(38, 29))
+idx = np.asarray(numpy.arange(37 * 29).reshape(37, 29))
+for name, args in [("poisson", (lam,)), ("gamma", (lam, 0.5)), ("weibull", (lam[1:] / 10,)),
+                   ("binomial", (idx % 50, numpy.linspace(0.05, 0.95, 29))),
+                   ("hypergeometric", (numpy.arange(1, 30), 40, idx % 20)),
+                   ("standard_t", (lam[:, 3:4] + 0.5,)), ("zipf", (1.5 + lam[1:] / 40,)),
+                   ("beta", (lam[1:], lam[:-1])), ("vonmises", (0.0, lam[1:]))]:
+    x = numpy.ascontiguousarray(numpy.asarray(getattr(g, name)(*args)))
+    out[name + "_array"] = hashlib.sha256(x.tobytes()).hexdigest()
 out["perm"] = hashlib.sha256(numpy.asarray(g.permutation(517)).tobytes()).hexdigest()
 # the ziggurat's slow paths, integers' rejections (3e9: 30% rejected) and 64-bit range, odd sizes
 for name, args, size in [("standard_normal", (), 40001), ("integers", (0, 3 * 10**9), 4099),
@@ -505,6 +651,10 @@ a = np.arange(3001.0)
 out["permutation_array"] = hashlib.sha256(numpy.asarray(g.permutation(a)).tobytes()).hexdigest()
 g.shuffle(a)
 out["shuffle"] = hashlib.sha256(numpy.asarray(a).tobytes()).hexdigest()
+# above 65536 elements the Feistel bijection; rows of a 2-d array
+out["permutation_large"] = hashlib.sha256(numpy.asarray(g.permutation(70001)).tobytes()).hexdigest()
+c = np.asarray(numpy.arange(3 * 4001.0).reshape(4001, 3))
+out["permutation_rows"] = hashlib.sha256(numpy.asarray(g.permutation(c)).tobytes()).hexdigest()
 b = np.arange(60.0).reshape(6, 10)
 out["permuted"] = hashlib.sha256(numpy.asarray(g.permuted(b, axis=1)).tobytes()).hexdigest()
 print(json.dumps(out))

@@ -137,6 +137,31 @@ void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream
  * modulo 2**64 (the same draws as the float64 values).  Local. */
 void cpn_kernel_random_to(enum cpn_random_dist dist, enum cpn_dtype dt, uint64_t seed, uint64_t stream,
                           void *out, int64_t first, int64_t n, double p0, double p1, int64_t off);
+/* cpn_kernel_random with a parameter pair per element: element i's are p0[i * s0], p1[i * s1]
+ * (element strides, 0 for one value for all); float64 out.  Element i's value depends only on
+ * (seed, stream, first + i, its parameters).  Local. */
+void cpn_kernel_random_p(enum cpn_random_dist dist, uint64_t seed, uint64_t stream, double *out,
+                         int64_t first, int64_t n, const double *p0, int64_t s0, const double *p1,
+                         int64_t s1);
+/* A counter-based bijection of [0, n) keyed by (seed, stream) (random.c: a Feistel network with
+ * cycle walking; up to CPN_PERM_TABLE elements a tabulated Fisher-Yates shuffle), the same on any
+ * partition: cpn_perm_apply(p, i, 0) is element i's place, cpn_perm_apply(p, j, 1) the element
+ * placed at j.  cpn_perm_init returns -1 when the table cannot be allocated; cpn_perm_free frees
+ * it. */
+#define CPN_PERM_ROUNDS 12
+#define CPN_PERM_TABLE 65536
+struct cpn_perm {
+    int64_t n;
+    int h;
+    uint64_t mask, rk[CPN_PERM_ROUNDS];
+    int64_t *fwd, *inv;
+};
+int cpn_perm_init(struct cpn_perm *p, uint64_t seed, uint64_t stream, int64_t n);
+void cpn_perm_free(struct cpn_perm *p);
+int64_t cpn_perm_apply(const struct cpn_perm *p, int64_t i, int inverse);
+/* out row cpn_perm_apply(i) = in row i, for the n rows of `row` bytes of contiguous in and out;
+ * -1 when out of memory.  Local. */
+int cpn_kernel_permute(uint64_t seed, uint64_t stream, const char *in, char *out, int64_t n, size_t row);
 /* Choose the uniform draws' AVX2 path (on: where the CPU has AVX2) or the baseline loop; returns
  * whether the AVX2 path was in use.  The two give identical values; tests compare them.  Local,
  * not thread-safe (call between kernels). */

@@ -18,6 +18,8 @@
  * (within a few ULP of the header's libm values; each element through the same vector code, so
  * still independent of where a chunk or tile begins). */
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "kernels.h"
 #include "philox.h"
@@ -637,4 +639,122 @@ void cpn_kernel_random_to(enum cpn_random_dist dist, enum cpn_dtype dt, uint64_t
         integer_chunk(seed, stream, NULL, (int64_t *)out + b, (uint64_t)off, first + b, len, (uint64_t)p0,
                       n >= NT_MIN);
     }
+}
+
+/* Per-element parameters: philox.h's draw of element first + i with parameters p0[i * s0],
+ * p1[i * s1] (element strides; 0 repeats one value), the generic path of draw_chunk, so a value
+ * depends on (seed, stream, index, its parameters) only. */
+static void param_chunk(int dist, uint64_t seed, uint64_t stream, double *out, int64_t first,
+                        int64_t n, const double *p0, int64_t s0, const double *p1, int64_t s1)
+{
+    uint32_t w[4 * RCHUNK];
+    blocks((uint32_t)seed, (uint32_t)(seed >> 32), stream, first, n, w);
+    const uint32_t *w0 = w, *w1 = w + RCHUNK, *w2 = w + 2 * RCHUNK, *w3 = w + 3 * RCHUNK;
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t c[4] = {w0[i], w1[i], w2[i], w3[i]};
+        out[i] = cpn_philox_draw_b(dist, seed, stream, (uint64_t)(first + i), p0[i * s0], p1[i * s1],
+                                   c);
+    }
+}
+
+void cpn_kernel_random_p(enum cpn_random_dist dist, uint64_t seed, uint64_t stream, double *out,
+                         int64_t first, int64_t n, const double *p0, int64_t s0, const double *p1,
+                         int64_t s1)
+{
+    int64_t nchunks = (n + RCHUNK - 1) / RCHUNK;
+#pragma omp parallel for schedule(dynamic, 4) if (n > 4096)
+    for (int64_t c = 0; c < nchunks; c++) {
+        int64_t b = c * RCHUNK, len = n - b < RCHUNK ? n - b : RCHUNK;
+        param_chunk((int)dist, seed, stream, out + b, first + b, len, p0 + b * s0, s0, p1 + b * s1, s1);
+    }
+}
+
+/* ---- a counter-based bijection of [0, n) (random permutations) ----------------------------------
+ * A balanced Feistel network of CPN_PERM_ROUNDS rounds on 2h bits (2**2h >= n, so under 4n), its
+ * round function a 64-bit finalizer (splitmix64's) of the half plus a round key from Philox
+ * (key, stream); values >= n walk the cycle (applied again) until they fall in [0, n).  The walk
+ * keeps it a bijection of [0, n), and its inverse walks the inverse network.  Up to
+ * CPN_PERM_TABLE elements, a Fisher-Yates shuffle of Philox integers instead, tabulated (the
+ * Feistel network's permutations of a few elements are not uniform enough).  12 rounds: with 6,
+ * the permutations of 5 to 8 elements were measurably far from uniform (5 to 14 sigma in a
+ * chi-squared test over all n! of them). */
+static uint64_t perm_mix(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+int cpn_perm_init(struct cpn_perm *p, uint64_t seed, uint64_t stream, int64_t n)
+{
+    int b = 0;
+    while (b < 62 && ((int64_t)1 << b) < n) b++;
+    p->n = n;
+    p->h = (b + 1) / 2;
+    p->mask = ((uint64_t)1 << p->h) - 1;
+    p->fwd = p->inv = NULL;
+    for (int r = 0; r < CPN_PERM_ROUNDS; r += 2) {
+        uint32_t c[4];
+        cpn_philox_block(seed, stream, (uint64_t)r, c);
+        p->rk[r] = (uint64_t)c[0] | (uint64_t)c[1] << 32;
+        p->rk[r + 1] = (uint64_t)c[2] | (uint64_t)c[3] << 32;
+    }
+    if (n > CPN_PERM_TABLE || n < 2) return 0;
+    /* Fisher-Yates: position k (from the top) takes the element at a place drawn in [0, k],
+     * Lemire's integer of counter k, uniform over the n! orders */
+    p->fwd = malloc((size_t)n * 2 * sizeof *p->fwd);
+    if (!p->fwd) return -1;
+    p->inv = p->fwd + n;
+    for (int64_t i = 0; i < n; i++) p->inv[i] = i;
+    for (int64_t k = n - 1; k > 0; k--) {
+        int64_t j = (int64_t)cpn_philox_integer(seed, stream, (uint64_t)k, (double)(k + 1)), t = p->inv[k];
+        p->inv[k] = p->inv[j];
+        p->inv[j] = t;
+    }
+    for (int64_t q = 0; q < n; q++) p->fwd[p->inv[q]] = q;
+    return 0;
+}
+
+void cpn_perm_free(struct cpn_perm *p)
+{
+    free(p->fwd);
+    p->fwd = p->inv = NULL;
+}
+
+int64_t cpn_perm_apply(const struct cpn_perm *p, int64_t i, int inverse)
+{
+    const int h = p->h;
+    const uint64_t m = p->mask;
+    uint64_t x = (uint64_t)i;
+    if (p->fwd) return inverse ? p->inv[i] : p->fwd[i];
+    if (h == 0) return i;
+    do {
+        uint64_t l = x >> h, r = x & m;
+        if (!inverse) {
+            for (int k = 0; k < CPN_PERM_ROUNDS; k++) {
+                uint64_t t = l ^ (perm_mix(r + p->rk[k]) & m);
+                l = r;
+                r = t;
+            }
+        } else {
+            for (int k = CPN_PERM_ROUNDS - 1; k >= 0; k--) {
+                uint64_t t = r ^ (perm_mix(l + p->rk[k]) & m);
+                r = l;
+                l = t;
+            }
+        }
+        x = l << h | r;
+    } while (x >= (uint64_t)p->n);
+    return (int64_t)x;
+}
+
+int cpn_kernel_permute(uint64_t seed, uint64_t stream, const char *in, char *out, int64_t n, size_t row)
+{
+    struct cpn_perm p;
+    if (cpn_perm_init(&p, seed, stream, n) < 0) return -1;
+#pragma omp parallel for schedule(static) if (n > 16384)
+    for (int64_t i = 0; i < n; i++)
+        memcpy(out + (size_t)cpn_perm_apply(&p, i, 0) * row, in + (size_t)i * row, row);
+    cpn_perm_free(&p);
+    return 0;
 }

@@ -176,6 +176,8 @@ PyObject *cpn_mod_lapack_info(PyObject *m, PyObject *a);
 PyObject *cpn_mod_fft(PyObject *m, PyObject *args);
 PyObject *cpn_mod_arange(PyObject *m, PyObject *args);
 PyObject *cpn_mod_random(PyObject *m, PyObject *args);
+PyObject *cpn_mod_random_p(PyObject *m, PyObject *args);
+PyObject *cpn_mod_permute(PyObject *m, PyObject *args);
 /* methods_views.c: views and data in and out, and the ndarray's C methods. */
 PyObject *cpn_mod_from_any(PyObject *m, PyObject *obj);
 PyObject *cpn_mod_to_numpy(PyObject *m, PyObject *a);

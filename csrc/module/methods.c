@@ -373,6 +373,8 @@ PyMethodDef cpn_module_methods[] = {
      "lapack(code, a, b, out_dtype, L, naux, p0, p1, rcond): (out, aux) of one LAPACK routine per matrix."},
     {"arange", cpn_mod_arange, METH_VARARGS, "arange(n, dtype, start, second)."},
     {"random", cpn_mod_random, METH_VARARGS, "random(dist, shape, seed, stream, lo, hi)."},
+    {"random_p", cpn_mod_random_p, METH_VARARGS, "random_p(dist, seed, stream, p0, p1): per-element parameters."},
+    {"permute", cpn_mod_permute, METH_VARARGS, "permute(a, seed, stream): a counter-based permutation of a's rows."},
     {"sync", mod_sync, METH_NOARGS, "Execute every queued operation and wait for the device (cupynum.sync())."},
     {"barrier", mod_barrier, METH_NOARGS, "Wait for every rank (Collective; no-op on one rank)."},
     {"_finalize", mod_finalize, METH_NOARGS, "Flush and shut the runtime down (at exit)."},

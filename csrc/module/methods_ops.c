@@ -788,6 +788,73 @@ PyObject *cpn_mod_random(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
+/* random_p(dist, seed, stream, p0, p1): float64 draws of distribution dist with a parameter pair
+ * per element: p0 and p1 each a float (one value for all) or a float64 cupynum array (broadcast
+ * views too), the arrays of one shape (the draw's); the result is laid out like them, so a rank
+ * draws the elements whose parameters it holds. */
+PyObject *cpn_mod_random_p(PyObject *m, PyObject *args)
+{
+    int dist;
+    unsigned long long seed, stream;
+    PyObject *po[2];
+    if (!PyArg_ParseTuple(args, "iKKOO", &dist, &seed, &stream, &po[0], &po[1])) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_RANDOM, .code = dist, .nin = 2, .nout = 1};
+    struct cpn_view *like = NULL;
+    for (int k = 0; k < 2; k++) {
+        if (!cpn_array_check(po[k])) {
+            op.dparam[k] = PyFloat_AsDouble(po[k]);
+            if (PyErr_Occurred()) return NULL;
+            continue;
+        }
+        struct cpn_view *v = cpn_array_view(po[k]);
+        bool same = v->dtype == CPN_DTYPE_FLOAT64 && (!like || like->ndim == v->ndim);
+        for (int d = 0; same && like && d < v->ndim; d++) same = like->shape[d] == v->shape[d];
+        if (!same) {
+            PyErr_SetString(PyExc_ValueError, "internal: random_p parameters are float64 arrays of one shape");
+            return NULL;
+        }
+        op.in[k] = v;
+        if (!like) like = v;
+    }
+    if (!like || dist < 0 || dist >= CPN_RANDOM_COUNT || dist == CPN_RANDOM_INTEGER) {
+        PyErr_SetString(PyExc_ValueError, "internal: random_p takes an array parameter and a float64 distribution");
+        return NULL;
+    }
+    const struct cpn_view *likes[2];
+    int nlike = 0;
+    for (int k = 0; k < 2; k++)
+        if (op.in[k]) likes[nlike++] = op.in[k];
+    PyObject *r = cpn_array_new_like_n(CPN_DTYPE_FLOAT64, like->ndim, like->shape, nlike, likes);
+    if (!r) return NULL;
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = (int64_t)seed;
+    op.iparam[1] = (int64_t)stream;
+    return submit_for(r, &op);
+}
+
+/* permute(a, seed, stream): a new array laid out like a (contiguous, ndim >= 1) whose row
+ * cpn_perm_apply(i) is a's row i (kernels.h struct cpn_perm). */
+PyObject *cpn_mod_permute(PyObject *m, PyObject *args)
+{
+    PyObject *a;
+    unsigned long long seed, stream;
+    if (!PyArg_ParseTuple(args, "OKK", &a, &seed, &stream) || cpn_check_array(a) < 0) return NULL;
+    struct cpn_view *av = cpn_array_view(a);
+    if (av->ndim < 1 || !cpn_view_is_contiguous(av)) {
+        PyErr_SetString(PyExc_ValueError, "internal: permute takes a contiguous array of ndim >= 1");
+        return NULL;
+    }
+    PyObject *r = cpn_array_new_like(av->dtype, av->ndim, av->shape, av);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_PERMUTE, .nin = 1, .nout = 1};
+    op.dtype = av->dtype;
+    op.in[0] = av;
+    op.out[0] = cpn_array_view(r);
+    op.iparam[0] = (int64_t)seed;
+    op.iparam[1] = (int64_t)stream;
+    return submit_for(r, &op);
+}
+
 /* compact(a, mask, count): the elements of a where mask (a bool ndarray of a's shape holding
  * `count` true elements: the caller counted) is true, as a new 1-D array in C order. */
 PyObject *cpn_mod_compact(PyObject *m, PyObject *args)

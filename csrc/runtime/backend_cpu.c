@@ -80,6 +80,38 @@ static enum cpn_status compute_quantile(const struct cpn_bound_op *b)
                                b->out[0].ptr);
 }
 
+/* A draw with per-element parameters (cpn_kernel_random_p) into its contiguous output, a row
+ * (the last dimension) at a time; a parameter without an operand is the op's dparam. */
+static void random_p(const struct cpn_bound_op *b)
+{
+    const struct cpn_op *op = b->op;
+    const struct cpn_view *ov = op->out[0];
+    const int n = ov->ndim;
+    const int64_t len = n ? ov->shape[n - 1] : 1, total = cpn_view_size(ov);
+    if (total == 0) return;
+    const char *base[2];
+    const int64_t *st[2];
+    static const int64_t zero[CPN_MAXDIM];
+    for (int k = 0; k < 2; k++) {
+        bool arr = k < op->nin && op->in[k] && b->in[k].ptr;
+        base[k] = arr ? b->in[k].ptr : (const char *)&op->dparam[k];
+        st[k] = arr ? b->in[k].st : zero;
+    }
+    for (int64_t first = 0; first < total; first += len) {
+        int64_t q = first / len, off[2] = {0, 0};
+        for (int d = n - 2; d >= 0; d--) {
+            int64_t i = q % ov->shape[d];
+            q /= ov->shape[d];
+            off[0] += i * st[0][d];
+            off[1] += i * st[1][d];
+        }
+        cpn_kernel_random_p((enum cpn_random_dist)op->code, (uint64_t)op->iparam[0], (uint64_t)op->iparam[1],
+                            (double *)b->out[0].ptr + first, first, len,
+                            (const double *)(base[0] + off[0]), n ? st[0][n - 1] / 8 : 0,
+                            (const double *)(base[1] + off[1]), n ? st[1][n - 1] / 8 : 0);
+    }
+}
+
 /* One case per op kind: the kernel that computes it. */
 static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpreport *fp)
 {
@@ -90,6 +122,13 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
     case CPN_OPK_ELEMENTWISE:
     case CPN_OPK_CAST:
         return compute_loop(b, fp);
+    case CPN_OPK_PERMUTE: {
+        CPN_ASSERT(cpn_view_is_contiguous(ov) && cpn_view_is_contiguous(op->in[0]));
+        const int64_t n = ov->ndim ? ov->shape[0] : 1;
+        const size_t row = n ? (size_t)cpn_view_size(ov) / (size_t)n * cpn_dtype_size(ov->dtype) : 0;
+        return cpn_kernel_permute((uint64_t)op->iparam[0], (uint64_t)op->iparam[1], in->ptr, out->ptr, n, row) < 0
+                   ? CPN_ERR_NOMEM : CPN_OK;
+    }
     case CPN_OPK_ARANGE:
         CPN_ASSERT(cpn_view_is_contiguous(ov));
         cpn_kernel_arange(ov->dtype, out->ptr, 0, cpn_view_size(ov), op->dparam[0], op->dparam[1],
@@ -97,6 +136,10 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
         return CPN_OK;
     case CPN_OPK_RANDOM:
         CPN_ASSERT(cpn_view_is_contiguous(ov));
+        if (op->nin) {
+            random_p(b);
+            return CPN_OK;
+        }
         cpn_kernel_random_to((enum cpn_random_dist)op->code, ov->dtype, (uint64_t)op->iparam[0],
                              (uint64_t)op->iparam[1], out->ptr, 0, cpn_view_size(ov), op->dparam[0],
                              op->dparam[1], op->iparam[2]);

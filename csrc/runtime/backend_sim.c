@@ -108,7 +108,8 @@ static bool sim_supports(const struct cpn_op *op)
         }
         return true;
     case CPN_OPK_RANDOM:   /* as the CUDA backend: float64 draws (integer ones: the host) */
-        return cpn_view_is_contiguous(op->out[0]) && op->out[0]->dtype == CPN_DTYPE_FLOAT64;
+        return op->nin == 0 && cpn_view_is_contiguous(op->out[0]) &&
+               op->out[0]->dtype == CPN_DTYPE_FLOAT64;   /* per-element parameters: the host */
     case CPN_OPK_ARANGE:
         return cpn_view_is_contiguous(op->out[0]);
     case CPN_OPK_MATMUL:

@@ -20,6 +20,7 @@
 
 #include <fenv.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
@@ -1474,6 +1475,236 @@ static enum cpn_status exec_generate(const struct cpn_op *op, struct cpn_fprepor
     return CPN_OK;
 }
 
+/* Draws with per-element parameters (RANDOM with inputs): owner computes, nothing moves.  Each
+ * parameter is a view of a replicated store (any view: broadcasts read in place) or the whole of
+ * a store tiled as the output (the module lays the output out like it); anything else is
+ * gathered.  The decision reads global layouts only, so every rank takes the same path. */
+static bool random_p_aligned(const struct cpn_view *v, const struct cpn_store *o)
+{
+    const struct cpn_store *r = cpn_store_root(v->store);
+    if (!r->tiled) return true;
+    if (v->store->root || !cpn_view_is_contiguous(v) || !cpn_view_covers_store(v) ||
+        v->store->ndim != o->ndim)
+        return false;
+    for (int d = 0; d < o->ndim; d++)
+        if (v->store->shape[d] != o->shape[d]) return false;
+    for (int q = 0; q < cpn_partition_ranks(); q++) {
+        struct box a, b;
+        tile_of(v->store, q, &a);
+        tile_of(o, q, &b);
+        for (int d = 0; d < o->ndim; d++)
+            if (box_count(&b, o->ndim) && (a.lo[d] != b.lo[d] || a.hi[d] != b.hi[d])) return false;
+    }
+    return true;
+}
+
+static enum cpn_status exec_random_p(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *out = op->out[0];
+    struct cpn_store *s = out->store;
+    bool direct = !s->root && cpn_view_is_contiguous(out) && s->dtype == CPN_DTYPE_FLOAT64;
+    for (int k = 0; direct && k < op->nin; k++) direct = !op->in[k] || random_p_aligned(op->in[k], s);
+    if (!direct) return exec_gathered(op, fp);
+    char *tile = cpn_store_data_for_overwrite(s);
+    if (!tile) return CPN_ERR_NOMEM;
+    const int n = s->ndim;
+    int64_t ext[CPN_MAXDIM] = {0}, rows = 1;
+    for (int d = 0; d < n; d++) {
+        ext[d] = s->thi[d] - s->tlo[d];
+        if (ext[d] <= 0) return CPN_OK;
+        if (d < n - 1) rows *= ext[d];
+    }
+    /* per parameter: the address of the tile's first element and byte strides over the tile */
+    const char *base[2] = {(const char *)&op->dparam[0], (const char *)&op->dparam[1]};
+    int64_t bst[2][CPN_MAXDIM] = {{0}};
+    for (int k = 0; k < 2 && k < op->nin; k++) {
+        const struct cpn_view *v = op->in[k];
+        if (!v) continue;
+        if (!cpn_store_root(v->store)->tiled) {
+            int64_t voff;
+            const char *o = cpn_view_origin(v);
+            if (!o) return CPN_ERR_NOMEM;
+            cpn_view_byte_layout(v, bst[k], &voff);
+            for (int d = 0; d < n; d++) o += s->tlo[d] * bst[k][d];
+            base[k] = o;
+        } else {
+            base[k] = cpn_store_data(v->store);
+            if (!base[k]) return CPN_ERR_NOMEM;
+            for (int d = 0; d < n; d++) bst[k][d] = v->store->tstride[d] * 8;
+        }
+    }
+    for (int64_t row = 0; row < rows; row++) {
+        int64_t q = row, first = 0, loff = 0, poff[2] = {0, 0};
+        for (int d = n - 2; d >= 0; d--) {
+            int64_t i = q % ext[d];
+            q /= ext[d];
+            first += (s->tlo[d] + i) * s->stride[d];
+            loff += i * s->tstride[d];
+            poff[0] += i * bst[0][d];
+            poff[1] += i * bst[1][d];
+        }
+        if (n) first += s->tlo[n - 1];
+        cpn_kernel_random_p((enum cpn_random_dist)op->code, (uint64_t)op->iparam[0], (uint64_t)op->iparam[1],
+                            (double *)tile + loff, first, n ? ext[n - 1] : 1,
+                            (const double *)(base[0] + poff[0]), n ? bst[0][n - 1] / 8 : 0,
+                            (const double *)(base[1] + poff[1]), n ? bst[1][n - 1] / 8 : 0);
+    }
+    return CPN_OK;
+}
+
+/* ---- random permutations ----------------------------------------------------------------------
+ * Row i of the input goes to row pi(i) of the output (kernels.h struct cpn_perm), both tiled
+ * alike; the ranks whose tiles span the same columns (dimensions 1...) form a group whose row
+ * ranges tile dimension 0, and rows move within groups.  Each rank computes pi of its rows, sorts them by destination
+ * (the destinations' owners hold ascending ranges, so this groups them by owner too) and sends
+ * each owner its rows in that order, nothing else: one all-to-all of the rows.  A receiver
+ * computes pi's inverse of its own rows, so it knows whose row each one is, and takes the rows
+ * from each sender in its ascending order -- the order they were sent in. */
+#define PERM_TAG 0x9e57
+
+static int perm_pair_cmp(const void *a, const void *b)
+{
+    int64_t x = ((const int64_t *)a)[0], y = ((const int64_t *)b)[0];
+    return (x > y) - (x < y);
+}
+
+/* The rank whose rows [lo, hi) hold row j: `order` lists the ranks with rows by ascending lo. */
+static int perm_owner(const int64_t *lo, const int *order, int nown, int64_t j)
+{
+    int a = 0, b = nown - 1;
+    while (a < b) {
+        int c = (a + b + 1) / 2;
+        if (lo[order[c]] <= j) a = c;
+        else b = c - 1;
+    }
+    return order[a];
+}
+
+static enum cpn_status exec_permute(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *iv = op->in[0], *ov = op->out[0];
+    const struct cpn_store *is = iv->store;
+    struct cpn_store *os = ov->store;
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank(), n = os->ndim;
+    bool ok = n >= 1 && !is->root && !os->root && is->tiled && os->tiled && cpn_view_is_contiguous(iv) &&
+              cpn_view_covers_store(iv) && cpn_view_is_contiguous(ov) && is->ndim == n;
+    int64_t *lo = cpn_alloc((size_t)P * 2 * sizeof *lo), *hi = lo ? lo + P : NULL;
+    int *order = cpn_alloc((size_t)P * sizeof *order);
+    if (!lo || !order) {
+        cpn_free(lo);
+        cpn_free(order);
+        return CPN_ERR_NOMEM;
+    }
+    /* This rank's group: the ranks whose tiles span the same columns (dimensions 1...), their
+     * rows ranges of dimension 0; every group's must tile [0, n) for the rows to move within it */
+    struct box *tb = ok ? cpn_alloc((size_t)P * sizeof *tb) : NULL;
+    if (ok && !tb) {
+        cpn_free(lo);
+        cpn_free(order);
+        return CPN_ERR_NOMEM;
+    }
+    for (int q = 0; ok && q < P; q++) {
+        struct box a;
+        tile_of(is, q, &a);
+        tile_of(os, q, &tb[q]);
+        for (int d = 0; d < n; d++) ok &= a.lo[d] == tb[q].lo[d] && a.hi[d] == tb[q].hi[d];
+    }
+    int nown = 0;
+    for (int g = 0; ok && g < P; g++) {
+        if (box_count(&tb[g], n) == 0) continue;
+        int cnt = 0;
+        int64_t rows = 0;
+        for (int q = 0; q < P; q++) {
+            bool same = box_count(&tb[q], n) > 0;
+            for (int d = 1; same && d < n; d++) same = tb[q].lo[d] == tb[g].lo[d] && tb[q].hi[d] == tb[g].hi[d];
+            if (!same) continue;
+            order[cnt++] = q;
+            rows += tb[q].hi[0] - tb[q].lo[0];
+        }
+        /* disjoint ranges (tiles do not overlap) adding up to n: they tile [0, n) */
+        ok &= rows == os->shape[0];
+        if (g == me) nown = cnt;
+    }
+    if (ok && box_count(&tb[me], n) > 0) {   /* this rank's group again, in `order` */
+        int cnt = 0;
+        for (int q = 0; q < P; q++) {
+            bool same = box_count(&tb[q], n) > 0;
+            for (int d = 1; same && d < n; d++) same = tb[q].lo[d] == tb[me].lo[d] && tb[q].hi[d] == tb[me].hi[d];
+            if (same) order[cnt++] = q;
+        }
+    }
+    for (int q = 0; ok && q < P; q++) {
+        lo[q] = tb[q].lo[0];
+        hi[q] = box_count(&tb[q], n) > 0 ? tb[q].hi[0] : tb[q].lo[0];
+    }
+    cpn_free(tb);
+    if (!ok) {
+        cpn_free(lo);
+        cpn_free(order);
+        return exec_gathered(op, fp);
+    }
+    for (int a = 1; a < nown; a++)   /* by ascending lo: a handful of ranks */
+        for (int b = a; b > 0 && lo[order[b - 1]] > lo[order[b]]; b--) {
+            int t = order[b];
+            order[b] = order[b - 1];
+            order[b - 1] = t;
+        }
+    size_t row = (size_t)cpn_dtype_size(os->dtype);   /* a row of this rank's tile */
+    for (int d = 1; d < n; d++) row *= (size_t)(os->thi[d] > os->tlo[d] ? os->thi[d] - os->tlo[d] : 0);
+    const int64_t mine = hi[me] - lo[me];
+    struct cpn_perm pm;
+    if (cpn_perm_init(&pm, (uint64_t)op->iparam[0], (uint64_t)op->iparam[1], os->shape[0]) < 0) {
+        cpn_free(lo);
+        cpn_free(order);
+        return CPN_ERR_NOMEM;
+    }
+    int64_t *pairs = cpn_alloc((size_t)(mine ? mine : 1) * 2 * sizeof *pairs);
+    int64_t *soff = cpn_alloc((size_t)P * 4 * sizeof *soff), *sbytes = soff ? soff + P : NULL,
+            *roff = soff ? soff + 2 * P : NULL, *rbytes = soff ? soff + 3 * P : NULL;
+    int *src = cpn_alloc((size_t)(mine ? mine : 1) * sizeof *src);
+    char *sbuf = cpn_alloc(mine * row + 1), *rbuf = cpn_alloc(mine * row + 1);
+    const char *in = mine ? cpn_store_data((struct cpn_store *)is) : NULL;
+    char *out = cpn_store_data_for_overwrite(os);
+    enum cpn_status st = pairs && soff && src && sbuf && rbuf && (in || !mine) && out ? CPN_OK : CPN_ERR_NOMEM;
+    if (st == CPN_OK) {
+        for (int q = 0; q < P; q++) sbytes[q] = rbytes[q] = 0;
+#pragma omp parallel for schedule(static) if (mine > 16384)
+        for (int64_t i = 0; i < mine; i++) {
+            pairs[2 * i] = cpn_perm_apply(&pm, lo[me] + i, 0);
+            pairs[2 * i + 1] = i;
+        }
+        qsort(pairs, (size_t)mine, 2 * sizeof *pairs, perm_pair_cmp);
+#pragma omp parallel for schedule(static) if (mine > 16384)
+        for (int64_t k = 0; k < mine; k++) memcpy(sbuf + k * row, in + pairs[2 * k + 1] * row, row);
+        for (int64_t k = 0; k < mine; k++) sbytes[perm_owner(lo, order, nown, pairs[2 * k])] += (int64_t)row;
+#pragma omp parallel for schedule(static) if (mine > 16384)
+        for (int64_t j = 0; j < mine; j++) src[j] = perm_owner(lo, order, nown, cpn_perm_apply(&pm, lo[me] + j, 1));
+        for (int64_t j = 0; j < mine; j++) rbytes[src[j]] += (int64_t)row;
+        int64_t so = 0, ro = 0;
+        for (int q = 0; q < P; q++) {
+            soff[q] = so;
+            roff[q] = ro;
+            so += sbytes[q];
+            ro += rbytes[q];
+        }
+        st = cpn_comm_alltoallv(PERM_TAG, sbuf, soff, sbytes, rbuf, roff, rbytes);
+    }
+    if (st == CPN_OK)
+        for (int64_t j = 0; j < mine; j++) {
+            memcpy(out + j * row, rbuf + roff[src[j]], row);
+            roff[src[j]] += (int64_t)row;
+        }
+    cpn_perm_free(&pm);
+    cpn_free(pairs);
+    cpn_free(soff);
+    cpn_free(src);
+    cpn_free(sbuf);
+    cpn_free(rbuf);
+    cpn_free(lo);
+    cpn_free(order);
+    return st;
+}
+
 /* ---- selections: compaction (a[mask], nonzero) and integer-index gathers ----------------------
  * Issue #15: data moves in proportion to what is selected.  A view split over ranks along its
  * first dimension only (each rank's elements a C-order range of the view's) is compacted by each
@@ -2179,9 +2410,12 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
         if (cpn_summa_inner_applies(op)) return cpn_summa_inner_execute(op);
         return cpn_summa_applies(op) ? cpn_summa_execute(op) : exec_gathered(op, fp);
     case CPN_OPK_RANDOM:
+        if (op->nin) return exec_random_p(op, fp);
+        return exec_generate(op, fp);
     case CPN_OPK_ARANGE: return exec_generate(op, fp);
     case CPN_OPK_HISTOGRAM: return exec_histogram(op, fp);
     case CPN_OPK_QUANTILE: return cpn_distselect_applies(op) ? cpn_distselect_execute(op) : exec_gathered(op, fp);
+    case CPN_OPK_PERMUTE: return exec_permute(op, fp);
     case CPN_OPK_COMPACT:
     case CPN_OPK_NONZERO: return exec_select(op, fp);
     case CPN_OPK_GATHER: return exec_gather(op, fp);

@@ -280,7 +280,7 @@ static bool droppable(const struct cpn_op *op, int i)
 
 static bool generator(const struct cpn_op *op)
 {
-    return op->kind == CPN_OPK_RANDOM || op->kind == CPN_OPK_ARANGE;
+    return (op->kind == CPN_OPK_RANDOM && op->nin == 0) || op->kind == CPN_OPK_ARANGE;
 }
 
 static bool virtualizable(const struct cpn_op *ops, int i)
@@ -366,8 +366,8 @@ static bool pointwise_member(const struct cpn_op *op, int ndim, const int64_t *s
         return cpn_kernel_elementwise(op->code, op->dtype) != NULL;
     case CPN_OPK_CAST:
         return cpn_kernel_cast(op->in[0] ? op->in[0]->dtype : op->dtype, out->dtype) != NULL;
-    case CPN_OPK_RANDOM:
-        return cpn_view_is_contiguous(out) && out->dtype == CPN_DTYPE_FLOAT64;
+    case CPN_OPK_RANDOM:   /* per-element parameters: the op alone */
+        return op->nin == 0 && cpn_view_is_contiguous(out) && out->dtype == CPN_DTYPE_FLOAT64;
     case CPN_OPK_ARANGE:
         return cpn_view_is_contiguous(out) && cpn_dtype_class(out->dtype) != CPN_CLASS_COMPLEX;
     default:

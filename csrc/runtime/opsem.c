@@ -33,6 +33,7 @@ const char *cpn_op_describe(const struct cpn_op *op)
     case CPN_OPK_SEARCHSORTED: return op->iparam[1] ? "isin" : "searchsorted";
     case CPN_OPK_UNIQUE: return "unique";
     case CPN_OPK_HISTOGRAM: return "histogram";
+    case CPN_OPK_PERMUTE: return "random.permutation";
     case CPN_OPK_QUANTILE: return op->iparam[0] == CPN_QM_MEDIAN ? "median" : "quantile";
     case CPN_OPK_COMPACT: return "boolean index";
     case CPN_OPK_NONZERO: return "nonzero";

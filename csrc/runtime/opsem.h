@@ -73,6 +73,9 @@ enum cpn_opkind {
                             * counts of in[0] (1-D) over the edges in[2] (len(out) + 1):
                             * iparam[0] = 1: uniform bins (in[0] and in[2] float64; dparam[0..2] =
                             * first, last, last - first); else in[0] and in[2] of one dtype */
+    CPN_OPK_PERMUTE,       /* out[0] row cpn_perm_apply(i) = in[0] row i along dimension 0 (kernels.h
+                            * struct cpn_perm keyed by iparam[0], iparam[1]): both contiguous, of
+                            * one shape and dtype */
     CPN_OPK_COUNT
 };
 

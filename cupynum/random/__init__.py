@@ -10,13 +10,15 @@ element i is the block of counter (i, stream ^ a << 56), never a neighbour's num
 **The streams are not NumPy's.**  `default_rng(s)` hashes the seed through NumPy's SeedSequence
 into the key, `seed(s)` / `RandomState(s)` take s itself as the key; the values differ from
 NumPy's PCG64 and Mersenne Twister streams (as CuPy's and cuPyNumeric's do), the distributions
-agree (tests/test_random_dists.py checks them against NumPy's with KS and chi-squared tests).
+agree (tests/test_random_gen.py checks them against NumPy's with KS and chi-squared tests).
 Naming `PCG64`, `MT19937` or `SFC64` gives the same Philox streams; `get_state`/`set_state` and
 `bit_generator.state` round-trip cupynum's state `{"bit_generator", "state": {"key", "stream"}}`.
 
-What is not cupynum's own stream: array-valued shape parameters with more than 16 distinct
-values, `multinomial` with an array `n` and `multivariate_hypergeometric` are drawn by NumPy's
-Generator on a Philox keyed by (key, stream) -- identical on every rank, not partitioned work."""
+Array-valued parameters broadcast as NumPy's: each element is drawn with its own parameters by
+the rank that holds it (the draw is laid out like the parameters).  What is not cupynum's own
+stream: `multinomial` with an array `n` or 2-d `pvals`, `multivariate_hypergeometric`, and
+`integers` with array bounds spanning more than 2**53 are drawn by NumPy's Generator on a Philox
+keyed by (key, stream) -- identical on every rank, not partitioned work."""
 
 import numpy as _np
 

@@ -22,7 +22,6 @@ from .._ndarray import ndarray
  _TRIANGULAR) = range(28)
 
 _STREAM_LIMIT = 1 << 56   # philox.h keeps the top byte of the stream for rejection attempts
-_MAX_UNIQUE = 16          # array parameters with at most this many distinct values stay native
 
 
 def _cp():
@@ -50,14 +49,69 @@ def _is_scalar(x):
 
 def _check(name, args, kwargs=None, legacy=False):
     """Raise what NumPy's method raises for these arguments (it draws at most one element per
-    distinct parameter: size 1 for scalar parameters)."""
-    args = tuple(_gathered(a) for a in args)
+    distinct parameter: size 1 for scalar parameters).  cupynum array parameters are not
+    gathered: NumPy checks a few of their elements, the witnesses (_witnesses)."""
+    if any(isinstance(a, ndarray) for a in args):
+        args = _witnesses(name, args)
     kw = dict(kwargs or {})
     if all(_is_scalar(a) for a in args):
         kw["size"] = 1
     else:
         kw["size"] = None
     getattr(_CHECK_LEGACY if legacy else _CHECK, name)(*args, **kw)
+
+
+# Constraints NumPy checks between parameters, as functions whose largest element is the
+# element most likely to break them (the parameters broadcast, cupynum or NumPy arrays).
+_CROSS = {
+    "hypergeometric": (lambda g, b, s: s - (g + b), lambda g, b, s: g + b),
+    "triangular": (lambda lo, md, hi: lo - md, lambda lo, md, hi: md - hi,
+                   lambda lo, md, hi: lo - hi),
+    "uniform": (lambda lo, hi: abs(hi - lo), lambda lo, hi: lo - hi),
+}
+
+
+def _witnesses(name, args):
+    """1-d NumPy arrays, one per argument, of a few whole elements (all the parameters of one
+    draw element) of the broadcast arguments, found by native reductions: for each array its
+    smallest and largest value (NaN aside), a NaN and a -0.0 if it has them, and for each of the
+    method's cross-parameter constraints (_CROSS) its likeliest violation.  NumPy's checks are
+    "any element breaks c", c a bound on one parameter or _CROSS's relation, so they raise on the
+    witnesses exactly where they raise on the whole, and in the same order."""
+    cp = _cp()
+    shapes = [_np.shape(a) for a in args]
+    try:
+        shape = _np.broadcast_shapes(*shapes)
+    except ValueError:   # NumPy's message, from arrays of these shapes
+        return tuple(_np.zeros(sh, a.dtype if isinstance(a, ndarray) else _np.asarray(a).dtype)
+                     for a, sh in zip(args, shapes))
+    if 0 in shape:
+        return tuple(_np.asarray(_gathered(a)) for a in args)
+    full = [cp.broadcast_to(a, shape) if isinstance(a, ndarray) else
+            _np.broadcast_to(_np.asarray(a), shape) for a in args]
+    keys = []
+    for a in full:
+        if not isinstance(a, ndarray):
+            continue
+        if a.dtype.kind in "fc":
+            nan = cp.isnan(a)
+            keys += [cp.where(nan, _np.inf, a), -cp.where(nan, -_np.inf, a), nan,
+                     cp.signbit(a) & ~nan]
+        else:
+            keys += [a, -a]
+    dev = [a if isinstance(a, ndarray) else cp.asarray(_np.asarray(a)) for a in args]
+    with _np.errstate(all="ignore"):
+        keys += [cp.broadcast_to(-f(*dev), shape) for f in _CROSS.get(name, ())]
+    idx = {0}
+    for k in keys:   # the first smallest element (a true one of a mask): min and a compaction
+        if k.dtype == bool:
+            if bool(k.any()):
+                idx.add(int(cp.flatnonzero(k)[0]))
+        else:
+            idx.add(int(cp.flatnonzero(k == k.min())[0]))
+    pos = [_np.unravel_index(i, shape) for i in sorted(idx)]
+    return tuple(_np.array([a[p] for p in pos], dtype=a.dtype) if isinstance(a, ndarray) else
+                 _np.array([a[p] for p in pos]) for a in full)
 
 
 def _size(size):
@@ -91,6 +145,18 @@ def _shape_of(size, params):
 
 def _as_array(x):
     return x if isinstance(x, ndarray) else _core.from_any(_np.asarray(x, dtype=_np.float64))
+
+
+def _param(x, shape):
+    """An array parameter as a float64 cupynum array of the draw's shape: itself when it is one
+    (laid out as it is: the draw follows it), else its broadcast, copied, so that each rank holds
+    the values of the elements it draws."""
+    a = _as_array(x)
+    if a.dtype != _np.float64:
+        a = a.astype(_np.float64)
+    if a.shape == shape and a.flags.c_contiguous:
+        return a
+    return _cp().broadcast_to(a, shape).copy()
 
 
 class SeedSequence(_np.random.SeedSequence):
@@ -252,42 +318,22 @@ class _Base:
             return a.astype(dtype)
         return a
 
-    def _draw(self, code, size, params, to_p=None, name=None, discrete=False, fallback=None):
+    def _draw(self, code, size, params, to_p=None, name=None, discrete=False):
         """A distribution with scalar or array parameters.  Scalars go to the kernel as they are
-        (to_p maps them to its (p0, p1)); arrays with few distinct value combinations are one
-        native draw per combination merged by where (the combination list is global, so the
-        result is the same on any partition); otherwise NumPy's Generator on a Philox keyed by
-        (key, stream) draws them (identical on every rank, not cupynum's stream)."""
+        (to_p maps them to its (p0, p1)); array parameters are broadcast to the draw's shape and
+        handed to the kernel as per-element operands (_core.random_p): each rank draws the
+        elements it holds from their own parameters, element i's value a function of (key,
+        stream, i, its parameters) alone."""
         to_p = to_p or (lambda *p: p)
         shape = _shape_of(size, params)
         if all(_is_scalar(p) for p in params):
             return self._finish(self._raw(code, shape, *to_p(*params)), shape, discrete=discrete)
-        nps = [_np.asarray(_gathered(p), dtype=_np.float64) for p in params]
-        b = _np.broadcast_arrays(*nps)
-        stacked = _np.stack([x.ravel() for x in b], axis=1) if b[0].size else \
-            _np.empty((0, len(b)))
-        combos = _np.unique(stacked, axis=0)
-        stream = self._stream()
-        if len(combos) <= _MAX_UNIQUE:
-            cp = _cp()
-            result = None
-            pshape = b[0].shape
-            for j, combo in enumerate(combos):
-                p = [float(v) for v in to_p(*combo)] + [0.0, 0.0]
-                d = _core.random(code, () if shape is None else shape, self._key(), stream,
-                                 p[0], p[1])
-                if result is None:
-                    result = d
-                    continue
-                m = _np.ones(pshape, bool)
-                for x, v in zip(b, combo):
-                    m &= x == v
-                result = cp.where(cp.asarray(m), d, result)
-                stream = self._stream()
-            return result.astype(_np.int64) if discrete else result
-        g = _np.random.Generator(_np.random.Philox(key=self._key(), counter=[0, 0, 0, stream]))
-        r = getattr(g, fallback or name)(*nps, size=shape)
-        return _core.from_any(_np.ascontiguousarray(r))
+        ps = [float(p) if _is_scalar(p) else _param(p, shape) for p in params]
+        p = [x if isinstance(x, ndarray) else float(x) for x in to_p(*ps)] + [0.0]
+        p = [x if not isinstance(x, ndarray) or x.shape == shape else _param(x, shape)
+             for x in p[:2]]
+        r = _core.random_p(code, self._key(), self._stream(), p[0], p[1])
+        return r.astype(_np.int64) if discrete else r
 
     def _locscale(self, code, std_code, loc, scale, size, name, std_p=(0.0, 1.0)):
         """loc + scale * X: scalars in the kernel, arrays as element-wise ops on a standard draw."""
@@ -569,8 +615,8 @@ class _Base:
 
     def binomial(self, n, p, size=None):
         _check("binomial", (n, p))
-        return self._draw(_BINOMIAL, size, (n, p), to_p=lambda n_, p_: (float(int(n_)), p_),
-                          name="binomial", discrete=True)
+        return self._draw(_BINOMIAL, size, (n, p), to_p=_binomial_p, name="binomial",
+                          discrete=True)
 
     def negative_binomial(self, n, p, size=None):
         _check("negative_binomial", (n, p))
@@ -591,18 +637,25 @@ class _Base:
     def hypergeometric(self, ngood, nbad, nsample, size=None):
         _check("hypergeometric", (ngood, nbad, nsample))
 
-        def enc(g, b, s):
-            g, b, s = int(g), int(b), int(s)
-            return (float(g * 2**22 + (s >> 9)), float(b * 2**9 + (s & 511)))
-        return self._draw(_HYPERGEOM, size, (ngood, nbad, nsample), to_p=enc,
+        return self._draw(_HYPERGEOM, size, (ngood, nbad, nsample), to_p=_hypergeom_p,
                           name="hypergeometric", discrete=True)
 
     # ---- permutations, choice ------------------------------------------------------------------
     def _perm_keys(self, n):
-        """argsort of n counter-based 53-bit keys (ties broken by index): a permutation that is
-        the same for any partition."""
-        keys = self._raw(_INTEGER, (n,), 2.0**53)
-        return _cp().argsort(keys, kind="stable")
+        """A random permutation of range(n): _core.permute of arange(n) (a counter-based
+        bijection, the same for any partition)."""
+        cp = _cp()
+        return _core.permute(cp.arange(n, dtype=_np.int64), self._key(), self._stream())
+
+    def _perm(self, arr, axis=0):
+        """arr's slices along axis permuted (a new C-contiguous array): _core.permute moves each
+        row to its place, one all-to-all of the rows on partitioned arrays."""
+        cp = _cp()
+        s = self._stream()
+        if axis == 0:
+            return _core.permute(cp.ascontiguousarray(arr), self._key(), s)
+        moved = cp.ascontiguousarray(cp.moveaxis(arr, axis, 0))
+        return cp.ascontiguousarray(cp.moveaxis(_core.permute(moved, self._key(), s), 0, axis))
 
     def permutation(self, x, axis=0):
         if isinstance(x, (int, _np.integer)):
@@ -611,22 +664,21 @@ class _Base:
         if arr.ndim == 0:
             raise _np.exceptions.AxisError("x must be an integer or at least 1-dimensional")
         axis = normalize_axis_index(axis, arr.ndim)
-        return _cp().take(arr, self._perm_keys(arr.shape[axis]), axis=axis)
+        return self._perm(arr, axis)
 
     def shuffle(self, x, axis=0):
         if not isinstance(x, ndarray):
             raise TypeError("shuffle expects a cupynum array")
         if x.ndim == 0:
             raise TypeError("shuffle expects a non-0d array")
-        perm = self._perm_keys(x.shape[axis])
-        x[...] = _cp().take(x, perm, axis=axis).copy()
+        axis = normalize_axis_index(axis, x.ndim)
+        x[...] = self._perm(x, axis)
 
     def permuted(self, x, axis=None, out=None):
         cp = _cp()
         arr = x if isinstance(x, ndarray) else _core.from_any(_np.asarray(x))
         if axis is None:
-            flat = arr.ravel()
-            r = cp.take(flat, self._perm_keys(flat.size)).reshape(arr.shape)
+            r = self._perm(arr.ravel()).reshape(arr.shape)
         else:
             axis = axis % arr.ndim
             keys = self._raw(_INTEGER, arr.shape, 2.0**53)
@@ -760,20 +812,9 @@ class _Base:
         return out
 
     def _binomial_array_n(self, nleft, p, shape):
-        """Binomial(nleft, p) for a float64 array nleft of small integers: the sum of Bernoulli
-        indicators would be O(n); instead one draw per distinct n (n is bounded by the total)."""
-        cp = _cp()
-        vals = _np.unique(_np.asarray(nleft))
-        if len(vals) > 64:
-            g = _np.random.Generator(_np.random.Philox(key=self._key(),
-                                                       counter=[0, 0, 0, self._stream()]))
-            return _core.from_any(g.binomial(_np.asarray(nleft).astype(_np.int64), p)
-                                  .astype(_np.float64))
-        out = None
-        for v in vals:
-            d = self._raw(_BINOMIAL, shape, float(v), p)
-            out = d if out is None else cp.where(nleft == v, d, out)
-        return out
+        """Binomial(nleft, p) for a float64 array nleft of integers: one draw with per-element n."""
+        return _core.random_p(_BINOMIAL, self._key(), self._stream(), _param(nleft, shape),
+                              float(p))
 
     def multivariate_hypergeometric(self, colors, nsample, size=None, method="marginals"):
         col = _np.asarray(_gathered(colors))
@@ -783,6 +824,26 @@ class _Base:
                                                    counter=[0, 0, 0, self._stream()]))
         return _core.from_any(g.multivariate_hypergeometric(col, nsample, size=shape,
                                                             method=method))
+
+
+def _binomial_p(n, p):
+    """binomial's kernel parameters: n truncated to an integer (NumPy's cast to int64)."""
+    return (_cp().trunc(n) if isinstance(n, ndarray) else float(int(n)), p)
+
+
+def _hypergeom_p(g, b, s):
+    """hypergeometric's three integers packed into the kernel's two float64 parameters (op.h):
+    p0 = ngood * 2**22 + (nsample >> 9), p1 = nbad * 2**9 + nsample % 2**9, exact below 2**53."""
+    if not any(isinstance(v, ndarray) for v in (g, b, s)):
+        g, b, s = int(g), int(b), int(s)
+        return (float(g * 2**22 + (s >> 9)), float(b * 2**9 + (s & 511)))
+    cp = _cp()
+    g, b, s = (cp.asarray(v).astype(_np.int64) if isinstance(v, ndarray) else int(v)
+               for v in (g, b, s))
+    p0 = g * 2**22 + (s >> 9)
+    p1 = b * 2**9 + (s & 511)
+    return tuple(cp.asarray(v).astype(_np.float64) if isinstance(v, ndarray) else float(v)
+                 for v in (p0, p1))
 
 
 def _check_out(out, dt, shape):
