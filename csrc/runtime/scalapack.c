@@ -977,12 +977,6 @@ static void hessenberg_only(const struct bc *L, char *A, int64_t lld, int64_t ro
     }
 }
 
-/* A work array sized by a ScaLAPACK query (wq[0]) and a floor, in elements of `item` bytes. */
-static char *queried(const double *wq, int64_t floor, size_t item, int *lwork)
-{
-    return workspace(wq, floor, item, lwork);
-}
-
 /* The complex eigenproblem of the n x n block-cyclic A (complex128, overwritten): p?gehrd to
  * Hessenberg, Q = p?unmhr applied to the identity (Z), the Schur form T = Z^H A Z by p?lahqr
  * (eigenvalues W on every rank), the eigenvectors of T back-transformed by Z (p?trevc, 'B'),
@@ -996,7 +990,6 @@ static enum cpn_status complex_eig(const struct bc *L, int myr, int myc, char *A
 {
     const int N = (int)L->n, one = 1, query = -1, zero = 0;
     const int64_t n = L->n, nb = L->nb, rows = numroc_(&N, &L->nb, &myr, &zero, &L->pr);
-    const bool vec = true;   /* the Schur vectors always: eigvals rounds as eig does */
     const int64_t floor = 8 * n + 4 * nb * (lld + locc + nb) + 64;
     char *tau = cpn_alloc((size_t)(locc + nb + n) * 16), *work = NULL;
     int *iwork = NULL, lwork = 0;
@@ -1009,33 +1002,33 @@ static enum cpn_status complex_eig(const struct bc *L, int myr, int myc, char *A
     if (vectors) memcpy(A0, A, bytes);
     pzgehrd_(&N, &one, &N, A, &one, &one, desca, tau, wq, &query, info);
     if (*info) goto out;
-    if (!(work = queried(wq, floor, 16, &lwork))) goto nomem;
+    if (!(work = workspace(wq, floor, 16, &lwork))) goto nomem;
     pzgehrd_(&N, &one, &N, A, &one, &one, desca, tau, work, &lwork, info);
     if (*info) goto out;
-    if (vec) {
+    {   /* Q, the Schur vectors' start: always, so eigvals rounds as eig does */
         const double z0[2] = {0, 0}, z1[2] = {1, 0};
         pzlaset_("A", &N, &N, z0, z1, Z, &one, &one, desca, 1);
         cpn_free(work);
         work = NULL;
         pzunmhr_("L", "N", &N, &N, &one, &N, A, &one, &one, desca, tau, Z, &one, &one, desca, wq, &query, info, 1, 1);
         if (*info) goto out;
-        if (!(work = queried(wq, floor, 16, &lwork))) goto nomem;
+        if (!(work = workspace(wq, floor, 16, &lwork))) goto nomem;
         pzunmhr_("L", "N", &N, &N, &one, &N, A, &one, &one, desca, tau, Z, &one, &one, desca, work, &lwork, info, 1, 1);
         if (*info) goto out;
     }
     hessenberg_only(L, A, lld, rows, locc, myr, myc, 16);
     {
-        const int wantt = vec, wantz = vec;
+        const int wantt = 1, wantz = 1;
         int ilwork = 0, iq = 0;
         cpn_free(work);
         work = NULL;
-        pzlahqr_(&wantt, &wantz, &N, &one, &N, A, desca, W, &one, &N, vec ? Z : A, desca, wq, &query, &iq, &query, info);
+        pzlahqr_(&wantt, &wantz, &N, &one, &N, A, desca, W, &one, &N, Z, desca, wq, &query, &iq, &query, info);
         ilwork = iq > 0 ? iq : 0;
         ilwork = ilwork < 4 * (int)n + 64 ? 4 * (int)n + 64 : ilwork;
         if (*info) goto out;
-        if (!(work = queried(wq, floor, 16, &lwork)) || !(iwork = cpn_alloc(sizeof(int) * (size_t)ilwork)))
+        if (!(work = workspace(wq, floor, 16, &lwork)) || !(iwork = cpn_alloc(sizeof(int) * (size_t)ilwork)))
             goto nomem;
-        pzlahqr_(&wantt, &wantz, &N, &one, &N, A, desca, W, &one, &N, vec ? Z : A, desca, work, &lwork, iwork, &ilwork, info);
+        pzlahqr_(&wantt, &wantz, &N, &one, &N, A, desca, W, &one, &N, Z, desca, work, &lwork, iwork, &ilwork, info);
         if ((st = agree_info(info)) != CPN_OK || *info) goto out;   /* every rank, before a collective */
         if ((st = rank0s(W, 2 * n)) != CPN_OK || !vectors) goto out;
     }
@@ -1151,7 +1144,7 @@ static enum cpn_status real_eigvals(const struct bc *L, int myr, int myc, double
     if (!tau) return CPN_ERR_NOMEM;
     pdgehrd_(&N, &one, &N, A, &one, &one, desca, tau, wq, &query, info);
     if (*info) goto out;
-    if (!(work = queried(wq, floor, 8, &lwork))) goto nomem;
+    if (!(work = workspace(wq, floor, 8, &lwork))) goto nomem;
     pdgehrd_(&N, &one, &N, A, &one, &one, desca, tau, (double *)work, &lwork, info);
     if (*info) goto out;
     hessenberg_only(L, (char *)A, lld, rows, locc, myr, myc, 8);
@@ -1161,7 +1154,7 @@ static enum cpn_status real_eigvals(const struct bc *L, int myr, int myc, double
      * below the floor */
     int ilwork = 4 * (int)n + 64;
     wq[0] = 0;
-    if (!(work = queried(wq, floor, 8, &lwork)) || !(iwork = cpn_alloc(sizeof(int) * (size_t)ilwork))) goto nomem;
+    if (!(work = workspace(wq, floor, 8, &lwork)) || !(iwork = cpn_alloc(sizeof(int) * (size_t)ilwork))) goto nomem;
     pdlahqr_(&no, &no, &N, &one, &N, A, desca, wr, wi, &one, &N, A, desca, (double *)work, &lwork, iwork, &ilwork, info);
     if ((st = agree_info(info)) == CPN_OK && !*info && (st = rank0s(wr, n)) == CPN_OK) st = rank0s(wi, n);
     goto out;
