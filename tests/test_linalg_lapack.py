@@ -220,25 +220,44 @@ def test_eigh(dt, batch, UPLO):
     assert type(cupynum.linalg.eigh(a)).__name__ == "EighResult"
 
 
+def _eig_close(c, r, n, dt=numpy.float64):
+    """eig's (w, v) c against NumPy's r for the matrix n.  One matrix on 2+ ranks is ScaLAPACK's
+    (its Hessenberg QR orders the eigenvalues its own way): the same dtypes and shapes, the
+    eigenvalues matched one to one, A v = v w and unit columns; elsewhere LAPACK's geev, equal
+    in order (vectors up to phase)."""
+    w, v = numpy.asarray(c[0]), numpy.asarray(c[1])
+    assert type(c).__name__ == type(r).__name__
+    assert w.dtype == r[0].dtype and v.dtype == r[1].dtype and v.shape == r[1].shape
+    if n.ndim == 2 and cupynum._core.runtime_info()["ranks"] > 1:
+        t = _tol(dt)
+        assert _matched(w, r[0]) <= t * max(1.0, float(numpy.max(numpy.abs(r[0]))))
+        x = n.astype(v.dtype)
+        assert numpy.max(numpy.abs(x @ v - v * w)) <= 10 * t * max(1.0, float(numpy.max(numpy.abs(n))))
+        assert numpy.max(numpy.abs(numpy.linalg.norm(v, axis=0) - 1)) <= 10 * t
+        return
+    close(c[0], r[0], dt)
+    numpy.testing.assert_allclose(phase_fixed(v), phase_fixed(r[1]), atol=_tol(dt) * 10)
+
+
 @pytest.mark.parametrize("dt", DTYPES, ids=_id)
 @pytest.mark.parametrize("batch", BATCHES[:2], ids=_id)
 def test_eig(dt, batch):
     n = mat(batch + (5, 5), dt, 8, square_boost=False)
     a = cupynum.array(n)
-    w, v = cupynum.linalg.eig(a)
-    wn, vn = numpy.linalg.eig(n)
-    close(w, wn, dt)
-    assert v.dtype == vn.dtype and tuple(v.shape) == vn.shape
-    numpy.testing.assert_allclose(phase_fixed(numpy.asarray(v)), phase_fixed(vn), atol=_tol(dt) * 10)
-    close(cupynum.linalg.eigvals(a), numpy.linalg.eigvals(n), dt)
+    c = cupynum.linalg.eig(a)
+    _eig_close(c, numpy.linalg.eig(n), n, dt)
+    # eigvals is eig's eigenvalues, in the same order
+    close(cupynum.linalg.eigvals(a), numpy.asarray(c[0]), dt)
 
 
 def test_eig_real_eigenvalues_are_real():
     n = numpy.array([[2.0, 1.0], [1.0, 3.0]])
-    close(cupynum.linalg.eig(cupynum.array(n)), numpy.linalg.eig(n))
-    close(cupynum.linalg.eigvals(cupynum.array(n.astype(numpy.float32))), numpy.linalg.eigvals(n.astype(numpy.float32)), numpy.float32)
+    _eig_close(cupynum.linalg.eig(cupynum.array(n)), numpy.linalg.eig(n), n)
+    w = cupynum.linalg.eigvals(cupynum.array(n.astype(numpy.float32)))
+    e = numpy.linalg.eigvals(n.astype(numpy.float32))
+    assert numpy.asarray(w).dtype == e.dtype and _matched(w, e) <= 1e-5
     r = numpy.array([[0.0, -1.0], [1.0, 0.0]])   # a rotation: +-i
-    close(cupynum.linalg.eig(cupynum.array(r)), numpy.linalg.eig(r))
+    _eig_close(cupynum.linalg.eig(cupynum.array(r)), numpy.linalg.eig(r), r)
 
 
 # ---- svd and what is built on it --------------------------------------------------------------------
@@ -680,3 +699,126 @@ def test_partitioned_scalapack_bytes(monkeypatch, name):
     tile = 8 * n * n / info["ranks"]
     print(f"{name}: {b1} bytes per rank through ScaLAPACK, {b0} gathered (tile {tile:.0f})")
     assert b1 < b0 and b1 <= 2 * tile + 1024, (b1, b0, tile)
+
+
+LSTSQ_SHAPES = [(1, 1), (7, 7), (40, 13), (13, 40), (100, 100), (129, 64)]
+
+
+@pytest.mark.parametrize("shape", LSTSQ_SHAPES, ids=_id)
+@pytest.mark.parametrize("dt", [numpy.float64, numpy.complex128, numpy.float32], ids=_id)
+def test_partitioned_lstsq(shape, dt):
+    """lstsq of a partitioned matrix: on 2+ ranks p?gesvd's U, s, VT and two p?gemm (x = VT^H
+    diag(1/s) U^H b, gelsd's cutoff rcond * s[0]), residuals |b - A x|^2 when rank == n < m;
+    x, residuals, rank and s equal NumPy's gelsd to 1e-10 relative, for a vector b and 1 or 3
+    right-hand sides, a rank-deficient matrix and an rcond that drops values."""
+    tol = _tol(dt) if numpy.dtype(dt) in (numpy.float32, numpy.complex64) else 1e-10
+    m, n = shape
+    na = mat(shape, dt, 61)
+    a = cupynum.array(na)
+    for bshape in [(m,), (m, 1), (m, 3)]:
+        nb = mat(bshape, dt, 62)
+        r, e = cupynum.linalg.lstsq(a, cupynum.array(nb)), numpy.linalg.lstsq(na, nb)
+        assert int(r[2]) == int(e[2]) and type(r[2]) is type(e[2])
+        for x, y in (r[0], e[0]), (r[1], e[1]), (r[3], e[3]):
+            assert numpy.asarray(x).shape == y.shape
+            if y.size:
+                assert _rel(x, y) <= tol
+    if min(m, n) < 4:
+        return
+    rng = numpy.random.default_rng(63)
+    low = (rng.standard_normal((m, 3)) @ rng.standard_normal((3, n))).astype(dt)
+    nb = mat((m, 2), dt, 64)
+    for rcond in (None, 0.5):
+        for x in (low, na):
+            r, e = cupynum.linalg.lstsq(cupynum.array(x), cupynum.array(nb), rcond=rcond), \
+                numpy.linalg.lstsq(x, nb, rcond=rcond)
+            assert int(r[2]) == int(e[2])
+            assert numpy.asarray(r[1]).shape == e[1].shape
+            assert _rel(r[0], e[0]) <= tol and _rel(r[3], e[3]) <= tol
+
+
+def test_partitioned_lstsq_bytes(monkeypatch):
+    """lstsq of a partitioned 200 x 120 matrix and 200 x 4 right-hand sides through ScaLAPACK
+    against the gathered path (CUPYNUM_SCALAPACK=0): the matrix and b in and x out, no more,
+    and the same x."""
+    info = cupynum._core.runtime_info()
+    if info["ranks"] < 2:
+        pytest.skip("one rank: nothing is partitioned")
+    m, n, k = 200, 120, 4
+    na, nb = mat((m, n), numpy.float64, 65), mat((m, k), numpy.float64, 66)
+    a, b = cupynum.array(na), cupynum.array(nb)
+    b1, r1 = _scalapack_sent(monkeypatch, "1", lambda x: cupynum.linalg.lstsq(x, b)[0], a)
+    b0, r0 = _scalapack_sent(monkeypatch, "0", lambda x: cupynum.linalg.lstsq(x, b)[0], a)
+    assert _rel(r1, r0) <= 1e-10 and _rel(r1, numpy.linalg.lstsq(na, nb)[0]) <= 1e-10
+    if b1 == b0:
+        pytest.skip("built without ScaLAPACK (both paths gather)")
+    tile = 8 * (m * n + m * k + n * k) / info["ranks"]
+    print(f"lstsq: {b1} bytes per rank through ScaLAPACK, {b0} gathered (tiles {tile:.0f})")
+    assert b1 < b0 and b1 <= tile + 1024, (b1, b0, tile)
+
+
+def _matched(w, e):
+    """The largest distance from each of NumPy's eigenvalues e to the nearest of w, each of w
+    used once (a conjugate pair's order may differ where its real parts differ in the last bit)."""
+    w, e = list(numpy.asarray(w).astype(complex)), numpy.asarray(e).astype(complex)
+    worst = 0.0
+    for x in e:
+        d = numpy.abs(numpy.array(w) - x)
+        k = int(numpy.argmin(d))
+        worst = max(worst, float(d[k]))
+        w.pop(k)
+    return worst
+
+
+@pytest.mark.parametrize("n", [1, 7, 33, 100])
+@pytest.mark.parametrize("dt", [numpy.float64, numpy.complex128, numpy.float32], ids=_id)
+@pytest.mark.parametrize("kind", ["general", "symmetric", "triangular"])
+def test_partitioned_eig_eigvals(n, dt, kind):
+    """eig/eigvals of a partitioned matrix: on 2+ ranks p?gehrd and p?lahqr (a real matrix's
+    eigenvalues by pdlahqr: exact zero imaginary parts where they are real, so the result is real
+    exactly when NumPy's is) and, for vectors, the complex Schur form, p?trevc and zgeev's
+    normalization.  NumPy's dtypes; eigenvalues equal NumPy's to 1e-10 relative (matched one to
+    one); A v = v w to 1e-10 relative and unit columns."""
+    tol = 1e-10 if numpy.dtype(dt) in (numpy.float64, numpy.complex128) else 1e-4
+    na = mat((n, n), dt, 71, square_boost=False)
+    if kind == "symmetric":
+        na = (na + na.T).astype(dt)
+    elif kind == "triangular":
+        na = numpy.triu(na)
+    a = cupynum.array(na)
+    scale = max(float(numpy.max(numpy.abs(na))), 1e-300)
+    e = numpy.linalg.eigvals(na)
+    w = cupynum.linalg.eigvals(a)
+    assert numpy.asarray(w).dtype == e.dtype and numpy.asarray(w).shape == e.shape
+    assert _matched(w, e) <= tol * max(float(numpy.max(numpy.abs(e))), 1e-300)
+    w, v = cupynum.linalg.eig(a)
+    ew, ev = numpy.linalg.eig(na)
+    w, v = numpy.asarray(w), numpy.asarray(v)
+    assert w.dtype == ew.dtype and v.dtype == ev.dtype and v.shape == ev.shape
+    assert _matched(w, ew) <= tol * max(float(numpy.max(numpy.abs(ew))), 1e-300)
+    x = na.astype(v.dtype)
+    assert numpy.max(numpy.abs(x @ v - v * w)) <= tol * scale * n
+    assert numpy.max(numpy.abs(numpy.linalg.norm(v, axis=0) - 1)) <= tol
+
+
+@pytest.mark.parametrize("name", ["eigvals", "eig"])
+def test_partitioned_eig_bytes(monkeypatch, name):
+    """eig/eigvals of a partitioned 120 x 120 matrix through ScaLAPACK against the gathered path
+    (CUPYNUM_SCALAPACK=0): the matrix in (and, for eig, the vectors out, complex), no more; the
+    same eigenvalues."""
+    info = cupynum._core.runtime_info()
+    if info["ranks"] < 2:
+        pytest.skip("one rank: nothing is partitioned")
+    n = 120
+    na = mat((n, n), numpy.float64, 72, square_boost=False)
+    a = cupynum.array(na)
+    f = {"eigvals": cupynum.linalg.eigvals, "eig": lambda x: cupynum.linalg.eig(x)[0]}[name]
+    b1, r1 = _scalapack_sent(monkeypatch, "1", f, a)
+    b0, r0 = _scalapack_sent(monkeypatch, "0", f, a)
+    assert _matched(r1, r0) <= 1e-10 * float(numpy.max(numpy.abs(r0)))
+    if b1 == b0:
+        pytest.skip("built without ScaLAPACK (both paths gather)")
+    tile = 8 * n * n / info["ranks"]
+    out = {"eigvals": 0, "eig": 16 * n * n / info["ranks"]}[name]
+    print(f"{name}: {b1} bytes per rank through ScaLAPACK, {b0} gathered (tile {tile:.0f})")
+    assert b1 < b0 and b1 <= tile + out + 16 * n * info["ranks"] + 1024, (b1, b0, tile)

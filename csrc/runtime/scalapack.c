@@ -1,6 +1,7 @@
-/* scalapack.c: cholesky, solve, inv, det/slogdet, eigh/eigvalsh, qr and svd of a partitioned
- * matrix on ScaLAPACK (pdpotrf/pzpotrf, pdgesv/pzgesv, pdgetrf+pdgetri/pz*, pdgetrf,
- * pdsyevd/pzheevd, pdgeqrf+pdorgqr/pz*, pdgesvd/pzgesvd) instead of gathering it.  slogdet combines each rank's diagonal entries of the LU factor
+/* scalapack.c: cholesky, solve, inv, det/slogdet, eigh/eigvalsh, qr, svd, lstsq and eig/eigvals
+ * of a partitioned matrix on ScaLAPACK (pdpotrf/pzpotrf, pdgesv/pzgesv, pdgetrf+pdgetri/pz*, pdgetrf,
+ * pdsyevd/pzheevd, pdgeqrf+pdorgqr/pz*, pdgesvd/pzgesvd; lstsq: p?gesvd then p?gemm, gelsd's
+ * minimum-norm answer; eig: p?gehrd, p?lahqr, pzunmhr, pztrevc) instead of gathering it.  slogdet combines each rank's diagonal entries of the LU factor
  * (log |d| summed, signs and pivot swaps counted, or complex phases summed) over the ranks in
  * rank order; eigh's eigenvalues are on every rank, its vectors go back as a result matrix.
  *
@@ -81,6 +82,35 @@ void pzgesvd_(const char *jobu, const char *jobvt, const int *m, const int *n, v
               const int *descu, void *vt, const int *ivt, const int *jvt, const int *descvt, void *work,
               const int *lwork, double *rwork, int *info, size_t, size_t);
 
+void pdgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const double *alpha,
+             const double *a, const int *ia, const int *ja, const int *desca, const double *b, const int *ib,
+             const int *jb, const int *descb, const double *beta, double *c, const int *ic, const int *jc,
+             const int *descc);
+void pzgemm_(const char *ta, const char *tb, const int *m, const int *n, const int *k, const void *alpha,
+             const void *a, const int *ia, const int *ja, const int *desca, const void *b, const int *ib,
+             const int *jb, const int *descb, const void *beta, void *c, const int *ic, const int *jc,
+             const int *descc);
+
+void pdgehrd_(const int *n, const int *ilo, const int *ihi, double *a, const int *ia, const int *ja,
+              const int *desca, double *tau, double *work, const int *lwork, int *info);
+void pzgehrd_(const int *n, const int *ilo, const int *ihi, void *a, const int *ia, const int *ja,
+              const int *desca, void *tau, void *work, const int *lwork, int *info);
+void pzunmhr_(const char *side, const char *trans, const int *m, const int *n, const int *ilo, const int *ihi,
+              const void *a, const int *ia, const int *ja, const int *desca, const void *tau, void *c,
+              const int *ic, const int *jc, const int *descc, void *work, const int *lwork, int *info, size_t,
+              size_t);
+void pzlaset_(const char *uplo, const int *m, const int *n, const void *alpha, const void *beta, void *a,
+              const int *ia, const int *ja, const int *desca, size_t);
+void pdlahqr_(const int *wantt, const int *wantz, const int *n, const int *ilo, const int *ihi, double *a,
+              const int *desca, double *wr, double *wi, const int *iloz, const int *ihiz, double *z,
+              const int *descz, double *work, const int *lwork, int *iwork, const int *ilwork, int *info);
+void pzlahqr_(const int *wantt, const int *wantz, const int *n, const int *ilo, const int *ihi, void *a,
+              const int *desca, void *w, const int *iloz, const int *ihiz, void *z, const int *descz,
+              void *work, const int *lwork, int *iwork, const int *ilwork, int *info);
+void pztrevc_(const char *side, const char *howmny, const int *select, const int *n, void *t, const int *desct,
+              void *vl, const int *descvl, void *vr, const int *descvr, const int *mm, int *m, void *work,
+              double *rwork, int *info, size_t, size_t);
+
 enum { TAG_IN = 40, TAG_OUT = 41 };
 
 /* A 2-D root store seen whole and directly. */
@@ -100,11 +130,21 @@ static bool whole_1d(const struct cpn_view *v)
            v->step[0] == 1 && v->shape[0] == s->shape[0];
 }
 
+/* A 1-D root store seen whole as one m x 1 column (lstsq's vector b, reshaped): its tiles are
+ * the column's row ranges, laid out as a 2-D store's would be. */
+static bool column_of_1d(const struct cpn_view *v)
+{
+    const struct cpn_store *s = v->store;
+    return !s->root && !v->part && v->ndim == 2 && s->ndim == 1 && v->shape[1] == 1 && !v->off[0] &&
+           v->sdim[0] == 0 && v->step[0] == 1 && v->shape[0] == s->shape[0];
+}
+
 bool cpn_scalapack_applies(const struct cpn_op *op)
 {
     if (op->kind != CPN_OPK_LAPACK) return false;
     if (op->code != CPN_LA_CHOLESKY && op->code != CPN_LA_SOLVE && op->code != CPN_LA_INV &&
-        op->code != CPN_LA_SLOGDET && op->code != CPN_LA_EIGH && op->code != CPN_LA_QR && op->code != CPN_LA_SVD)
+        op->code != CPN_LA_SLOGDET && op->code != CPN_LA_EIGH && op->code != CPN_LA_QR && op->code != CPN_LA_SVD &&
+        op->code != CPN_LA_LSTSQ && op->code != CPN_LA_EIG)
         return false;
     if (op->dtype != CPN_DTYPE_FLOAT64 && op->dtype != CPN_DTYPE_COMPLEX128) return false;
     if (cpn_comm_size() < 2) return false;
@@ -123,6 +163,13 @@ bool cpn_scalapack_applies(const struct cpn_op *op)
         /* p?gesvd computes U m x min(m, n) and VT min(m, n) x n only: full_matrices of a
          * non-square matrix stays on LAPACK */
         if (op->iparam[1] && op->iparam[0] && m != n) return false;
+    } else if (op->code == CPN_LA_LSTSQ) {
+        /* gelsd's cutoff is rcond * s[0] for 0 < rcond < 1 and its own eps otherwise: those stay
+         * on LAPACK */
+        if (!(op->dparam[0] > 0 && op->dparam[0] < 1)) return false;
+        if (op->nin < 2 || !op->in[1] || !(whole_2d(op->in[1]) || column_of_1d(op->in[1])) ||
+            op->in[1]->shape[0] != m || op->in[1]->shape[1] < 1 || op->in[1]->shape[1] > (1 << 30))
+            return false;
     } else if (m != n) {
         return false;
     }
@@ -153,6 +200,10 @@ static bool box2(const struct cpn_store *s, int q, int me, int64_t *lo, int64_t 
 {
     if (!s->tiled && q != me) return false;
     cpn_store_tile_box(s, q, lo, hi);
+    if (s->ndim == 1) {   /* a column (column_of_1d) */
+        lo[1] = 0;
+        hi[1] = 1;
+    }
     return lo[0] < hi[0] && lo[1] < hi[1];
 }
 
@@ -287,7 +338,7 @@ static enum cpn_status scatter_in(const struct bc *L, struct cpn_store *s, char 
             }
         }
         /* what I send q */
-        if (q != me && mine) {
+        if (q != me && mine && s->tiled) {   /* a replicated store: every rank has its own copy */
             int64_t cnt = walk_box(L, q, mlo, mhi, NULL, NULL);
             if (cnt) {
                 char *buf = cpn_alloc((size_t)cnt * item);
@@ -732,8 +783,528 @@ done:
     return st;
 }
 
+/* A global row's index among the local rows of its owner (block-cyclic over pr rows). */
+static int64_t global_row(const struct bc *L, int myr, int64_t li)
+{
+    return (li / L->nb) * L->nb * L->pr + (int64_t)myr * L->nb + li % L->nb;
+}
+
+static int64_t global_col(const struct bc *L, int myc, int64_t lj)
+{
+    return (lj / L->nb) * L->nb * L->pc + (int64_t)myc * L->nb + lj % L->nb;
+}
+
+/* lstsq as gelsd answers it, from p?gesvd's A = U diag(s) VT: rank = the number of s[i] >
+ * rcond * s[0], x = VT^H diag(1/s[:rank], 0...) U^H b (the minimum-norm solution; two p?gemm),
+ * and, when rank == n < m, the residuals |b - A x|^2 per column (each rank's partial column sums
+ * allgathered and added in rank order, so every rank writes the same values).  aux as the
+ * kernel's: info, rank, s (k), residuals (nrhs; zero where NumPy reports none).  Collective. */
+static enum cpn_status lstsq(const struct cpn_op *op)
+{
+    const int64_t m = op->in[0]->shape[0], n = op->in[0]->shape[1], k = m < n ? m : n;
+    const int64_t nrhs = op->in[1]->shape[1];
+    const size_t item = cpn_dtype_size(op->dtype);
+    const bool real = op->dtype == CPN_DTYPE_FLOAT64;
+    const double rcond = op->dparam[0];
+    int ctxt, myr, myc;
+    struct bc La = layout_of(m, n, &ctxt, &myr, &myc);
+    struct bc Lb = La, Lc = La, Lx = La;
+    Lb.m = m, Lb.n = nrhs;
+    Lc.m = k, Lc.n = nrhs;
+    Lx.m = n, Lx.n = nrhs;
+    int desca[9], descb[9], descc[9], descx[9], descu[9], descvt[9];
+    int lld, locc, lldb, locb, lldc, locc2, lldx, locx, lldu, ucols, lldvt, vtcols;
+    describe(&La, ctxt, myr, myc, m, n, desca, &lld, &locc);
+    describe(&La, ctxt, myr, myc, m, nrhs, descb, &lldb, &locb);
+    describe(&La, ctxt, myr, myc, k, nrhs, descc, &lldc, &locc2);
+    describe(&La, ctxt, myr, myc, n, nrhs, descx, &lldx, &locx);
+    describe(&La, ctxt, myr, myc, m, k, descu, &lldu, &ucols);
+    describe(&La, ctxt, myr, myc, k, n, descvt, &lldvt, &vtcols);
+    const int M = (int)m, N = (int)n, K = (int)k, NR = (int)nrhs, one = 1, query = -1;
+    const bool resid = m > n;   /* the residuals may be reported: A is kept for b - A x */
+    int info = 0, lwork = 0;
+    const int64_t sizeb = m > n ? m : n, box = (int64_t)La.nb * (lld + locc + La.nb);
+    char *A = cpn_alloc(local_bytes(lld, locc, item)), *A0 = NULL, *B = cpn_alloc(local_bytes(lldb, locb, item));
+    char *C = cpn_alloc(local_bytes(lldc, locc2, item)), *X = cpn_alloc(local_bytes(lldx, locx, item));
+    char *U = cpn_alloc(local_bytes(lldu, ucols, item)), *VT = cpn_alloc(local_bytes(lldvt, vtcols, item));
+    char *work = NULL;
+    double *S = cpn_alloc(sizeof(double) * (size_t)k), *rwork = NULL, *aux = NULL, *part = NULL, *all = NULL;
+    size_t *counts = NULL;
+    double wq[2] = {0, 0}, rq[2] = {0, 0};
+    const int P = cpn_comm_size();
+    enum cpn_status st = CPN_OK;
+    if (!A || !B || !C || !X || !U || !VT || !S) goto nomem;
+    if (!real && !(rwork = cpn_alloc(sizeof(double) * (size_t)(1 + 4 * sizeb)))) goto nomem;
+    if (!(aux = cpn_alloc(sizeof(double) * (size_t)(2 + k + nrhs)))) goto nomem;
+    memset(aux, 0, sizeof(double) * (size_t)(2 + k + nrhs));
+    if ((st = scatter_in(&La, op->in[0]->store, A, lld)) != CPN_OK) goto done;
+    if ((st = scatter_in(&Lb, op->in[1]->store, B, lldb)) != CPN_OK) goto done;
+    if (resid) {
+        if (!(A0 = cpn_alloc(local_bytes(lld, locc, item)))) goto nomem;
+        memcpy(A0, A, local_bytes(lld, locc, item));
+    }
+    const char job = 'V';
+    if (real) pdgesvd_(&job, &job, &M, &N, (double *)A, &one, &one, desca, S, (double *)U, &one, &one, descu, (double *)VT, &one, &one, descvt, wq, &query, &info, 1, 1);
+    else pzgesvd_(&job, &job, &M, &N, A, &one, &one, desca, S, U, &one, &one, descu, VT, &one, &one, descvt, wq, &query, rq, &info, 1, 1);
+    if (!info && !(work = workspace(wq, (int64_t)wq[0] + box + 2 * sizeb + 64, item, &lwork))) goto nomem;
+    if (!info && real) pdgesvd_(&job, &job, &M, &N, (double *)A, &one, &one, desca, S, (double *)U, &one, &one, descu, (double *)VT, &one, &one, descvt, (double *)work, &lwork, &info, 1, 1);
+    else if (!info) pzgesvd_(&job, &job, &M, &N, A, &one, &one, desca, S, U, &one, &one, descu, VT, &one, &one, descvt, work, &lwork, rwork, &info, 1, 1);
+    /* info k + 1: p?gesvd found the ranks' singular values differing (in the last bits: an
+     * exactly rank-deficient matrix's zeros); every rank takes rank 0's below, so the rank and
+     * the scaling agree */
+    if (info == k + 1) info = 0;
+    if ((st = agree_info(&info)) != CPN_OK) goto done;
+    aux[0] = info;
+    if (info) goto write;
+    {
+        all = cpn_alloc(sizeof(double) * (size_t)k * (size_t)P);
+        counts = cpn_alloc(sizeof(size_t) * (size_t)P);
+        if (!all || !counts) goto nomem;
+        for (int q = 0; q < P; q++) counts[q] = sizeof(double) * (size_t)k;
+        if ((st = cpn_comm_allgatherv(S, all, counts)) != CPN_OK) goto done;
+        memcpy(S, all, sizeof(double) * (size_t)k);
+        cpn_free(all);
+        cpn_free(counts);
+        all = NULL;
+        counts = NULL;
+    }
+    int64_t rank = 0;
+    while (rank < k && S[rank] > rcond * S[0]) rank++;
+    aux[1] = (double)rank;
+    for (int64_t i = 0; i < k; i++) aux[2 + i] = S[i];
+    const double d1[2] = {1, 0}, d0[2] = {0, 0}, dm1[2] = {-1, 0};
+    const char tr = real ? 'T' : 'C', nt = 'N';
+    /* C = U^H b (k x nrhs), its row i scaled by 1 / s[i] below the rank and zeroed above */
+    if (real) pdgemm_(&tr, &nt, &K, &NR, &M, d1, (double *)U, &one, &one, descu, (double *)B, &one, &one, descb, d0, (double *)C, &one, &one, descc);
+    else pzgemm_(&tr, &nt, &K, &NR, &M, d1, U, &one, &one, descu, B, &one, &one, descb, d0, C, &one, &one, descc);
+    const int zero = 0, crows = numroc_(&K, &La.nb, &myr, &zero, &La.pr);
+    for (int64_t li = 0; li < crows; li++) {
+        const int64_t i = global_row(&Lc, myr, li);
+        const double f = i < rank ? 1 / S[i] : 0;
+        for (int64_t lj = 0; lj < locc2; lj++) {
+            double *e = (double *)(C + (size_t)(li + lj * lldc) * item);
+            e[0] *= f;
+            if (!real) e[1] *= f;
+        }
+    }
+    /* x = VT^H C (n x nrhs) */
+    if (real) pdgemm_(&tr, &nt, &N, &NR, &K, d1, (double *)VT, &one, &one, descvt, (double *)C, &one, &one, descc, d0, (double *)X, &one, &one, descx);
+    else pzgemm_(&tr, &nt, &N, &NR, &K, d1, VT, &one, &one, descvt, C, &one, &one, descc, d0, X, &one, &one, descx);
+    if ((st = gather_out(&Lx, X, lldx, op->out[0]->store, 0, 0)) != CPN_OK) goto done;
+    if (resid && rank == n) {
+        /* b - A x in B, then each rank's column sums of |.|^2 over its rows */
+        if (real) pdgemm_(&nt, &nt, &M, &NR, &N, dm1, (double *)A0, &one, &one, desca, (double *)X, &one, &one, descx, d1, (double *)B, &one, &one, descb);
+        else pzgemm_(&nt, &nt, &M, &NR, &N, dm1, A0, &one, &one, desca, X, &one, &one, descx, d1, B, &one, &one, descb);
+        part = cpn_alloc(sizeof(double) * (size_t)nrhs);
+        all = cpn_alloc(sizeof(double) * (size_t)nrhs * (size_t)P);
+        counts = cpn_alloc(sizeof(size_t) * (size_t)P);
+        if (!part || !all || !counts) goto nomem;
+        memset(part, 0, sizeof(double) * (size_t)nrhs);
+        const int brows = numroc_(&M, &La.nb, &myr, &zero, &La.pr);
+        for (int64_t lj = 0; lj < locb; lj++) {
+            const int64_t j = global_col(&Lb, myc, lj);
+            double r = 0;
+            for (int64_t li = 0; li < brows; li++) {
+                const double *e = (const double *)(B + (size_t)(li + lj * lldb) * item);
+                r += e[0] * e[0] + (real ? 0 : e[1] * e[1]);
+            }
+            part[j] = r;
+        }
+        for (int q = 0; q < P; q++) counts[q] = sizeof(double) * (size_t)nrhs;
+        if ((st = cpn_comm_allgatherv(part, all, counts)) != CPN_OK) goto done;
+        for (int q = 0; q < P; q++)
+            for (int64_t j = 0; j < nrhs; j++) aux[2 + k + j] += all[(size_t)q * (size_t)nrhs + (size_t)j];
+    }
+write:;
+    /* aux: each rank its tile of the 2 + k + nrhs values */
+    struct cpn_store *x = op->out[1]->store;
+    int64_t lo, hi;
+    cpn_store_tile_box(x, cpn_comm_rank(), &lo, &hi);
+    if (hi > lo) {
+        double *xd = cpn_store_data(x);
+        if (!xd) goto nomem;
+        for (int64_t i = lo; i < hi && i < 2 + k + nrhs; i++) xd[i - lo] = aux[i];
+    }
+    goto done;
+nomem:
+    st = CPN_ERR_NOMEM;
+done:
+    cpn_free(A);
+    cpn_free(A0);
+    cpn_free(B);
+    cpn_free(C);
+    cpn_free(X);
+    cpn_free(U);
+    cpn_free(VT);
+    cpn_free(S);
+    cpn_free(work);
+    cpn_free(rwork);
+    cpn_free(aux);
+    cpn_free(part);
+    cpn_free(all);
+    cpn_free(counts);
+    return st;
+}
+
+/* v[0..n) replaced by rank 0's values on every rank (ScaLAPACK's replicated outputs, such as
+ * eigenvalues, may differ in the last bits between ranks; every rank decides alike on them).
+ * Collective. */
+static enum cpn_status rank0s(double *v, int64_t n)
+{
+    const int P = cpn_comm_size();
+    double *all = cpn_alloc(sizeof(double) * (size_t)(n > 0 ? n : 1) * (size_t)P);
+    size_t *counts = cpn_alloc(sizeof(size_t) * (size_t)P);
+    enum cpn_status st = CPN_ERR_NOMEM;
+    if (all && counts) {
+        for (int q = 0; q < P; q++) counts[q] = sizeof(double) * (size_t)n;
+        st = cpn_comm_allgatherv(v, all, counts);
+        if (st == CPN_OK) memcpy(v, all, sizeof(double) * (size_t)n);
+    }
+    cpn_free(all);
+    cpn_free(counts);
+    return st;
+}
+
+/* Zero the entries of the n x n block-cyclic local array below the first subdiagonal (p?gehrd
+ * leaves its reflectors there; the Hessenberg QR is given H alone). */
+static void hessenberg_only(const struct bc *L, char *A, int64_t lld, int64_t rows, int64_t cols, int myr,
+                            int myc, size_t item)
+{
+    for (int64_t lj = 0; lj < cols; lj++) {
+        const int64_t j = global_col(L, myc, lj);
+        for (int64_t li = 0; li < rows; li++)
+            if (global_row(L, myr, li) > j + 1) memset(A + (size_t)(li + lj * lld) * item, 0, item);
+    }
+}
+
+/* The complex eigenproblem of the n x n block-cyclic A (complex128, overwritten): p?gehrd to
+ * Hessenberg, Q = p?unmhr applied to the identity (Z), the Schur form T = Z^H A Z by p?lahqr
+ * (eigenvalues W on every rank), the eigenvectors of T back-transformed by Z (p?trevc, 'B'),
+ * then each column normalized as zgeev does (unit 2-norm, its largest entry real; the column
+ * sums and maxima are each rank's partials, allgathered and combined in rank order, so every
+ * rank scales alike).  Z (n x n, as A) always holds the Schur vectors, so eigvals rounds as eig
+ * does; the eigenvectors only with `vectors`.  W: rank 0's, on every rank.  Local to ScaLAPACK's grid, plus one
+ * allgather: Collective. */
+static enum cpn_status complex_eig(const struct bc *L, int myr, int myc, char *A, const int *desca,
+                                   int64_t lld, int64_t locc, double *W, char *Z, bool vectors, int *info)
+{
+    const int N = (int)L->n, one = 1, query = -1, zero = 0;
+    const int64_t n = L->n, nb = L->nb, rows = numroc_(&N, &L->nb, &myr, &zero, &L->pr);
+    const int64_t floor = 8 * n + 4 * nb * (lld + locc + nb) + 64;
+    char *tau = cpn_alloc((size_t)(locc + nb + n) * 16), *work = NULL;
+    int *iwork = NULL, lwork = 0;
+    double wq[4] = {0, 0, 0, 0}, *rwork = NULL, *part = NULL, *all = NULL;
+    size_t *counts = NULL;
+    enum cpn_status st = CPN_OK;
+    const size_t bytes = local_bytes((int)lld, (int)locc, 16);
+    char *A0 = vectors ? cpn_alloc(bytes) : NULL, *T = vectors ? cpn_alloc(bytes) : NULL;
+    if (!tau || (vectors && (!A0 || !T))) goto nomem;
+    if (vectors) memcpy(A0, A, bytes);
+    pzgehrd_(&N, &one, &N, A, &one, &one, desca, tau, wq, &query, info);
+    if (*info) goto out;
+    if (!(work = workspace(wq, floor, 16, &lwork))) goto nomem;
+    pzgehrd_(&N, &one, &N, A, &one, &one, desca, tau, work, &lwork, info);
+    if (*info) goto out;
+    {   /* Q, the Schur vectors' start: always, so eigvals rounds as eig does */
+        const double z0[2] = {0, 0}, z1[2] = {1, 0};
+        pzlaset_("A", &N, &N, z0, z1, Z, &one, &one, desca, 1);
+        cpn_free(work);
+        work = NULL;
+        pzunmhr_("L", "N", &N, &N, &one, &N, A, &one, &one, desca, tau, Z, &one, &one, desca, wq, &query, info, 1, 1);
+        if (*info) goto out;
+        if (!(work = workspace(wq, floor, 16, &lwork))) goto nomem;
+        pzunmhr_("L", "N", &N, &N, &one, &N, A, &one, &one, desca, tau, Z, &one, &one, desca, work, &lwork, info, 1, 1);
+        if (*info) goto out;
+    }
+    hessenberg_only(L, A, lld, rows, locc, myr, myc, 16);
+    {
+        const int wantt = 1, wantz = 1;
+        int ilwork = 0, iq = 0;
+        cpn_free(work);
+        work = NULL;
+        pzlahqr_(&wantt, &wantz, &N, &one, &N, A, desca, W, &one, &N, Z, desca, wq, &query, &iq, &query, info);
+        ilwork = iq > 0 ? iq : 0;
+        ilwork = ilwork < 4 * (int)n + 64 ? 4 * (int)n + 64 : ilwork;
+        if (*info) goto out;
+        if (!(work = workspace(wq, floor, 16, &lwork)) || !(iwork = cpn_alloc(sizeof(int) * (size_t)ilwork)))
+            goto nomem;
+        pzlahqr_(&wantt, &wantz, &N, &one, &N, A, desca, W, &one, &N, Z, desca, work, &lwork, iwork, &ilwork, info);
+        if ((st = agree_info(info)) != CPN_OK || *info) goto out;   /* every rank, before a collective */
+        if ((st = rank0s(W, 2 * n)) != CPN_OK || !vectors) goto out;
+    }
+    /* T = Z^H A Z from the matrix itself, its strictly lower part zeroed: p?lahqr's own update
+     * of the Schur form's upper part was seen wrong (T[0, 1] of [[0, -1], [1, 0]] on 2 ranks,
+     * while Z was right), so only its Z is trusted */
+    {
+        const double d1[2] = {1, 0}, d0[2] = {0, 0};
+        pzgemm_("N", "N", &N, &N, &N, d1, A0, &one, &one, desca, Z, &one, &one, desca, d0, T, &one, &one, desca);
+        pzgemm_("C", "N", &N, &N, &N, d1, Z, &one, &one, desca, T, &one, &one, desca, d0, A, &one, &one, desca);
+        for (int64_t lj = 0; lj < locc; lj++) {
+            const int64_t j = global_col(L, myc, lj);
+            for (int64_t li = 0; li < rows; li++)
+                if (global_row(L, myr, li) > j) memset(A + (size_t)(li + lj * lld) * 16, 0, 16);
+        }
+    }
+    /* eigenvectors of T, back-transformed: T x = w x, then Z x */
+    cpn_free(work);
+    const int64_t lw = 2 * (lld > n ? lld : n) + 2 * n + 64;
+    work = cpn_alloc((size_t)lw * 16);
+    rwork = cpn_alloc(sizeof(double) * (size_t)lw);
+    if (!work || !rwork) goto nomem;
+    int m = 0;
+    pztrevc_("R", "B", NULL, &N, A, desca, NULL, desca, Z, desca, &N, &m, work, rwork, info, 1, 1);
+    if ((st = agree_info(info)) != CPN_OK || *info) goto out;
+    /* zgeev's normalization: per column the sum of |v|^2, the largest |v|^2, its row and entry */
+    const int P = cpn_comm_size();
+    part = cpn_alloc(sizeof(double) * 5 * (size_t)n);
+    all = cpn_alloc(sizeof(double) * 5 * (size_t)n * (size_t)P);
+    counts = cpn_alloc(sizeof(size_t) * (size_t)P);
+    if (!part || !all || !counts) goto nomem;
+    for (int64_t j = 0; j < n; j++) {
+        part[5 * j] = 0;
+        part[5 * j + 1] = -1;
+    }
+    for (int64_t lj = 0; lj < locc; lj++) {
+        const int64_t j = global_col(L, myc, lj);
+        double *c = part + 5 * j;
+        for (int64_t li = 0; li < rows; li++) {
+            const double *e = (const double *)(Z + (size_t)(li + lj * lld) * 16);
+            const double a2 = e[0] * e[0] + e[1] * e[1];
+            const int64_t i = global_row(L, myr, li);
+            c[0] += a2;
+            if (a2 > c[1] || (a2 == c[1] && i < c[2])) {
+                c[1] = a2;
+                c[2] = (double)i;
+                c[3] = e[0];
+                c[4] = e[1];
+            }
+        }
+    }
+    for (int q = 0; q < P; q++) counts[q] = sizeof(double) * 5 * (size_t)n;
+    if ((st = cpn_comm_allgatherv(part, all, counts)) != CPN_OK) goto out;
+    for (int64_t j = 0; j < n; j++) {
+        double sum = 0, best = -1, row = 0, re = 1, im = 0;
+        for (int q = 0; q < P; q++) {
+            const double *c = all + ((size_t)q * (size_t)n + (size_t)j) * 5;
+            sum += c[0];
+            if (c[1] > best || (c[1] == best && c[2] < row)) {
+                best = c[1];
+                row = c[2];
+                re = c[3];
+                im = c[4];
+            }
+        }
+        part[5 * j] = sum;
+        part[5 * j + 2] = row;
+        part[5 * j + 3] = re;
+        part[5 * j + 4] = im;
+    }
+    for (int64_t lj = 0; lj < locc; lj++) {
+        const int64_t j = global_col(L, myc, lj);
+        const double *c = part + 5 * j;
+        const double nrm = sqrt(c[0]), ab = hypot(c[3], c[4]);
+        if (nrm == 0 || ab == 0) continue;
+        /* scale by conj(v_k) / |v_k| / |v| */
+        const double fr = c[3] / ab / nrm, fi = -c[4] / ab / nrm;
+        for (int64_t li = 0; li < rows; li++) {
+            double *e = (double *)(Z + (size_t)(li + lj * lld) * 16);
+            const double r = e[0] * fr - e[1] * fi, i = e[0] * fi + e[1] * fr;
+            e[0] = r;
+            e[1] = global_row(L, myr, li) == (int64_t)c[2] ? 0 : i;
+        }
+    }
+    goto out;
+nomem:
+    st = CPN_ERR_NOMEM;
+out:
+    cpn_free(tau);
+    cpn_free(A0);
+    cpn_free(T);
+    cpn_free(work);
+    cpn_free(iwork);
+    cpn_free(rwork);
+    cpn_free(part);
+    cpn_free(all);
+    cpn_free(counts);
+    return st;
+}
+
+/* The eigenvalues of the real n x n block-cyclic A (overwritten): p?gehrd, then p?lahqr without
+ * the Schur form; wr, wi on every rank, a real eigenvalue's wi exactly 0 (as dgeev's). */
+static enum cpn_status real_eigvals(const struct bc *L, int myr, int myc, double *A, const int *desca,
+                                    int64_t lld, int64_t locc, double *wr, double *wi, int *info)
+{
+    const int N = (int)L->n, one = 1, query = -1, zero = 0, no = 0;
+    const int64_t n = L->n, nb = L->nb, rows = numroc_(&N, &L->nb, &myr, &zero, &L->pr);
+    const int64_t floor = 8 * n + 4 * nb * (lld + locc + nb) + 64;
+    double *tau = cpn_alloc(sizeof(double) * (size_t)(locc + nb + n)), wq[4] = {0, 0, 0, 0};
+    char *work = NULL;
+    int *iwork = NULL, lwork = 0;
+    enum cpn_status st = CPN_OK;
+    if (!tau) return CPN_ERR_NOMEM;
+    pdgehrd_(&N, &one, &N, A, &one, &one, desca, tau, wq, &query, info);
+    if (*info) goto out;
+    if (!(work = workspace(wq, floor, 8, &lwork))) goto nomem;
+    pdgehrd_(&N, &one, &N, A, &one, &one, desca, tau, (double *)work, &lwork, info);
+    if (*info) goto out;
+    hessenberg_only(L, (char *)A, lld, rows, locc, myr, myc, 8);
+    cpn_free(work);
+    work = NULL;
+    /* p?lahqr has no workspace query: its documented 3n + max(2 lld + 2 locc, 7 ceil(n / nb)) is
+     * below the floor */
+    int ilwork = 4 * (int)n + 64;
+    wq[0] = 0;
+    if (!(work = workspace(wq, floor, 8, &lwork)) || !(iwork = cpn_alloc(sizeof(int) * (size_t)ilwork))) goto nomem;
+    pdlahqr_(&no, &no, &N, &one, &N, A, desca, wr, wi, &one, &N, A, desca, (double *)work, &lwork, iwork, &ilwork, info);
+    if ((st = agree_info(info)) == CPN_OK && !*info && (st = rank0s(wr, n)) == CPN_OK) st = rank0s(wi, n);
+    goto out;
+nomem:
+    st = CPN_ERR_NOMEM;
+out:
+    cpn_free(tau);
+    cpn_free(work);
+    cpn_free(iwork);
+    return st;
+}
+
+/* Z's columns in the order of the real path's eigenvalues (wr + i wi): each takes the nearest
+ * unused eigenvalue of the complex path's W (its column of Z), Z replaced by Z P for that
+ * permutation (p?gemm; products by 1 and sums with 0, so the columns move exactly).
+ * Collective. */
+static enum cpn_status reorder(const struct bc *L, int myr, int myc, const int *desca, int64_t lld,
+                               int64_t locc, const double *W, const double *wr, const double *wi, char *Z)
+{
+    const int64_t n = L->n;
+    const int N = (int)n, one = 1, zero = 0;
+    const int rows = numroc_(&N, &L->nb, &myr, &zero, &L->pr);
+    int64_t *perm = cpn_alloc(sizeof(int64_t) * (size_t)n);
+    bool *used = cpn_alloc(sizeof(bool) * (size_t)n);
+    const size_t bytes = local_bytes((int)lld, (int)locc, 16);
+    char *Pm = cpn_alloc(bytes), *out = cpn_alloc(bytes);
+    enum cpn_status st = CPN_OK;
+    if (!perm || !used || !Pm || !out) {
+        st = CPN_ERR_NOMEM;
+        goto done;
+    }
+    memset(used, 0, sizeof(bool) * (size_t)n);
+    for (int64_t i = 0; i < n; i++) {
+        int64_t best = -1;
+        double bd = 0;
+        for (int64_t j = 0; j < n; j++) {
+            if (used[j]) continue;
+            const double d = hypot(W[2 * j] - wr[i], W[2 * j + 1] - wi[i]);
+            if (best < 0 || d < bd) {
+                best = j;
+                bd = d;
+            }
+        }
+        used[best] = true;
+        perm[i] = best;
+    }
+    memset(Pm, 0, bytes);
+    for (int64_t lj = 0; lj < locc; lj++) {
+        const int64_t i = global_col(L, myc, lj);   /* column i of the result is column perm[i] of Z */
+        for (int64_t li = 0; li < rows; li++)
+            if (global_row(L, myr, li) == perm[i]) ((double *)Pm)[2 * (li + lj * lld)] = 1;
+    }
+    const double d1[2] = {1, 0}, d0[2] = {0, 0};
+    pzgemm_("N", "N", &N, &N, &N, d1, Z, &one, &one, desca, Pm, &one, &one, desca, d0, out, &one, &one, desca);
+    memcpy(Z, out, bytes);
+done:
+    cpn_free(perm);
+    cpn_free(used);
+    cpn_free(Pm);
+    cpn_free(out);
+    return st;
+}
+
+/* eig / eigvals of a partitioned n x n matrix: the packed output (complex128) is w (n) then V
+ * (n x n, row-major), as the kernel's.  A complex matrix: complex_eig.  A real one: its
+ * eigenvalues by real_eigvals (exact conjugate pairs, real ones with zero imaginary part, which
+ * is how NumPy and cupynum's _linalg tell a real result); with vectors the complex path runs on
+ * the matrix as complex too and its vectors are put in the real path's order (reorder), so eig's
+ * w is eigvals' exactly and pairs with V.  aux: info.  Collective. */
+static enum cpn_status eig(const struct cpn_op *op)
+{
+    const int64_t n = op->in[0]->shape[0];
+    const bool real = op->dtype == CPN_DTYPE_FLOAT64, vec = op->iparam[1] != 0;
+    int ctxt, myr, myc;
+    struct bc La = layout_of(n, n, &ctxt, &myr, &myc);
+    if (La.nb < 6) La.nb = 6;   /* p?lahqr's smallest block (HBL >= 5; p?hseqr's 6) */
+    int desca[9], lld, locc, info = 0;
+    describe(&La, ctxt, myr, myc, n, n, desca, &lld, &locc);
+    const size_t cbytes = local_bytes(lld, locc, 16);
+    char *A = cpn_alloc(local_bytes(lld, locc, real ? 8 : 16)), *C = NULL, *Z = NULL;
+    double *W = cpn_alloc(sizeof(double) * 2 * (size_t)n), *wr = NULL, *wi = NULL;
+    enum cpn_status st = CPN_OK;
+    if (!A || !W) goto nomem;
+    if ((st = scatter_in(&La, op->in[0]->store, A, lld)) != CPN_OK) goto done;
+    if ((!real || vec) && !(Z = cpn_alloc(cbytes))) goto nomem;
+    if (real) {
+        if (vec) {   /* the matrix as complex, before the real reduction overwrites it */
+            if (!(C = cpn_alloc(cbytes))) goto nomem;
+            for (size_t i = 0; i < (size_t)lld * (size_t)(locc > 0 ? locc : 1); i++) {
+                ((double *)C)[2 * i] = ((const double *)A)[i];
+                ((double *)C)[2 * i + 1] = 0;
+            }
+        }
+        wr = cpn_alloc(sizeof(double) * (size_t)n);
+        wi = cpn_alloc(sizeof(double) * (size_t)n);
+        if (!wr || !wi) goto nomem;
+        if ((st = real_eigvals(&La, myr, myc, (double *)A, desca, lld, locc, wr, wi, &info)) != CPN_OK) goto done;
+        if ((st = agree_info(&info)) != CPN_OK || info) goto aux;
+        for (int64_t i = 0; i < n; i++) {
+            W[2 * i] = wr[i];
+            W[2 * i + 1] = wi[i];
+        }
+        if (vec) {
+            double *Wc = cpn_alloc(sizeof(double) * 2 * (size_t)n);
+            if (!Wc) goto nomem;
+            st = complex_eig(&La, myr, myc, C, desca, lld, locc, Wc, Z, true, &info);
+            if (st == CPN_OK) st = agree_info(&info);
+            if (st == CPN_OK && !info) st = reorder(&La, myr, myc, desca, lld, locc, Wc, wr, wi, Z);
+            cpn_free(Wc);
+            if (st != CPN_OK) goto done;
+            if (info) goto aux;
+        }
+    } else {
+        if ((st = complex_eig(&La, myr, myc, A, desca, lld, locc, W, Z, vec, &info)) != CPN_OK) goto done;
+        if ((st = agree_info(&info)) != CPN_OK || info) goto aux;
+    }
+    /* w: each rank its part of [0, n) of the packed output; V after it */
+    {
+        struct cpn_store *o = op->out[0]->store;
+        int64_t lo, hi;
+        cpn_store_tile_box(o, cpn_comm_rank(), &lo, &hi);
+        if (lo < n && hi > lo) {
+            double *d = cpn_store_data(o);
+            if (!d) goto nomem;
+            for (int64_t i = lo; i < hi && i < n; i++) {
+                d[2 * (i - lo)] = W[2 * i];
+                d[2 * (i - lo) + 1] = W[2 * i + 1];
+            }
+        }
+        if (vec && (st = gather_out(&La, Z, lld, o, 0, n)) != CPN_OK) goto done;
+    }
+aux:
+    if (st == CPN_OK) st = write_aux(op, info, NULL, 0);
+    goto done;
+nomem:
+    st = CPN_ERR_NOMEM;
+done:
+    cpn_free(A);
+    cpn_free(C);
+    cpn_free(Z);
+    cpn_free(W);
+    cpn_free(wr);
+    cpn_free(wi);
+    return st;
+}
+
 enum cpn_status cpn_scalapack_execute(const struct cpn_op *op)
 {
+    if (op->code == CPN_LA_EIG) return eig(op);
+    if (op->code == CPN_LA_LSTSQ) return lstsq(op);
     if (op->code == CPN_LA_QR || op->code == CPN_LA_SVD) return qr_svd(op);
     const int64_t n = op->in[0]->shape[0];
     const int64_t k = op->code == CPN_LA_SOLVE ? op->in[1]->shape[1] : 0;

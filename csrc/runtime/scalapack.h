@@ -1,4 +1,5 @@
-/* scalapack.h: cholesky, solve, inv, det/slogdet and eigh of a partitioned matrix on ScaLAPACK;
+/* scalapack.h: cholesky, solve, inv, det/slogdet, eigh, qr, svd, lstsq and eig of a partitioned matrix
+ * on ScaLAPACK;
  * batched LAPACK owner computes (scalapack.c). */
 #ifndef CPN_SCALAPACK_H
 #define CPN_SCALAPACK_H
@@ -8,8 +9,7 @@
 #include "opsem.h"
 
 /* Does scalapack.c compute this op (an unbatched float64/complex128 LAPACK cholesky, solve, inv,
- * slogdet or eigh of
- * a whole tiled 2-D root store, built with ScaLAPACK, under MPI)?  Local (a pure function of the
+ * slogdet, eigh, qr, svd, lstsq or eig of a whole tiled 2-D root store, built with ScaLAPACK, under MPI)?  Local (a pure function of the
  * op, the tilings and CUPYNUM_SCALAPACK, so every rank answers alike). */
 bool cpn_scalapack_applies(const struct cpn_op *op);
 /* Redistribute to block-cyclic, factor, redistribute back into the op's outputs.  Collective. */

@@ -98,7 +98,19 @@ def _deliver(f, r, out, args, kwargs):
     return out
 
 
+def _whole_c_order(a):
+    """Is a partitioned operand a whole C-order store, as distfft.c transforms it in place of
+    gathering?  (Replicated ones are transformed locally in any layout.)  Local."""
+    return not _core._tiling(a)["tiled"] or (a.flags.c_contiguous and _core._byte_offset(a) == 0)
+
+
 def _op(a, kind, axes, n, scale):
+    # A partitioned view in another layout (Fortran order, reversed, sliced) is copied into a C-order
+    # store first, so it takes the same distributed plan, transforming its dimensions in the
+    # same order and rounding alike, as a C-order operand with its values (the gathered path
+    # runs a single multi-dimensional plan instead: ~1e-14 apart at near-zero outputs)
+    if not _whole_c_order(a):
+        a = a.copy()
     return _core.fft(a, kind, tuple(axes), n, scale)
 
 

@@ -12,7 +12,9 @@ line on cupynum's native ops.
 Empty matrices (a zero dimension) are NumPy's business: NumPy computes on zero-filled stand-ins
 of the shapes (no data moves) and its results come back as cupynum arrays.
 
-Under MPI, cholesky, solve, inv, det/slogdet and eigh/eigvalsh of one partitioned matrix run on ScaLAPACK (csrc/runtime/scalapack.c:
+Under MPI, cholesky, solve, inv, det/slogdet, eigh/eigvalsh, qr, svd, lstsq and
+eig/eigvals of one
+partitioned matrix run on ScaLAPACK (csrc/runtime/scalapack.c:
 tiles redistributed to block-cyclic and back); a stack partitioned along its batch dimensions is
 factored by each rank on its own matrices (no byte sent, the results tiled alike, LAPACK's infos
 agreed by `_core.lapack_info`); every other LAPACK op runs on gathered copies (the executor's
