@@ -652,8 +652,9 @@ def _add(t, idx, v):
 @pytest.mark.parametrize("dtype", DTYPES + [numpy.dtype("f2")], ids=dtype_id)
 @pytest.mark.parametrize("shape", [(257,), (7, 33), (3, 4, 25)], ids=str)
 def test_selection_runs_on_the_device(no_fallback, dtype, shape):
-    """a[mask], nonzero, argwhere, compress, extract (COMPACT, NONZERO), a[idx], take (GATHER),
-    a[idx] = v, a[idx] += v and put (the plain SCATTER) on arrays that live on the device,
+    """a[mask], nonzero, argwhere, compress, extract (COMPACT, NONZERO), a[idx], take,
+    take_along_axis (GATHER), a[idx] = v, a[idx] += v, put, put_along_axis and place (NONZERO then
+    the plain SCATTER) on arrays that live on the device,
     contiguous, transposed and strided: each runs as a device op (no operand comes back to the
     host: at most a few 8-byte counts and bounds do) and equals NumPy, repeated indices keeping
     the last value.  np.add.at (the accumulating scatter) stays on the host and equals NumPy."""
@@ -666,6 +667,7 @@ def test_selection_runs_on_the_device(no_fallback, dtype, shape):
         a, m = view(_device_only(x)), view(_device_only(mk))
         cond = sample((xv.shape[0],), numpy.bool_, seed=8)
         gi = _idx(xv.shape[0], 40, 1)
+        ai = numpy.random.default_rng(9).integers(0, xv.shape[0], size=(5,) + xv.shape[1:])
         ti = _idx(xv.shape[-1], (3, 5), 2)
         cases = [("a[mask]", lambda: a[m], lambda: xv[mv]),
                  ("nonzero", lambda: cupynum.nonzero(m), lambda: numpy.nonzero(mv)),
@@ -675,7 +677,9 @@ def test_selection_runs_on_the_device(no_fallback, dtype, shape):
                   lambda: numpy.compress(cond, xv, axis=0)),
                  ("a[idx]", lambda: a[cupynum.array(gi)], lambda: xv[gi]),
                  ("take", lambda: cupynum.take(a, cupynum.array(ti), axis=-1),
-                  lambda: numpy.take(xv, ti, axis=-1))]
+                  lambda: numpy.take(xv, ti, axis=-1)),
+                 ("take_along_axis", lambda: cupynum.take_along_axis(a, cupynum.array(ai), axis=0),
+                  lambda: numpy.take_along_axis(xv, ai, axis=0))]
         for name, cp_op, np_op in cases:
             before = _to_host()
             r = cp_op()
@@ -692,7 +696,11 @@ def test_selection_runs_on_the_device(no_fallback, dtype, shape):
                 ("a[idx] += v", lambda t: _add(t, cupynum.array(idx), cupynum.array(vals[0])),
                  lambda t: _add(t, idx, vals[0])),
                 ("put", lambda t: cupynum.put(t, cupynum.array(idx), cupynum.array(vals.ravel())),
-                 lambda t: numpy.put(t, idx, vals.ravel()))]:
+                 lambda t: numpy.put(t, idx, vals.ravel())),
+                ("put_along_axis", lambda t: cupynum.put_along_axis(t, cupynum.array(ai), cupynum.array(vals[:5]), 0),
+                 lambda t: numpy.put_along_axis(t, ai, vals[:5], 0)),
+                ("place", lambda t: cupynum.place(t, m, cupynum.array(vals.ravel()[:7])),
+                 lambda t: numpy.place(t, mv, vals.ravel()[:7]))]:
             a2, x2 = view(_device_only(x)), xv.copy()
             before = _to_host()
             cp_set(a2)
