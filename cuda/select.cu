@@ -141,7 +141,8 @@ __global__ void k_scatter(char *dst, int64_t n, int64_t dst_st0, const cpn_cub_l
                           int64_t val_st0, const cpn_cub_layout vl, size_t item, const uint64_t *key, const int *pos,
                           int64_t m, int64_t block)
 {
-    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < m * block; t += (int64_t)gridDim.x * blockDim.x)
+    const int64_t total = m * block;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x)
         scatter_one(dst, n, dst_st0, dl, val, val_st0, vl, item, key, pos, m, t / block, t % block);
 }
 

@@ -47,7 +47,7 @@ cudaError_t cpn_cub_scatter(size_t item, char *dst, int64_t n, int64_t dst_st0, 
 #include "status.h"
 /* A COMPACT, NONZERO, GATHER or plain SCATTER op (what cpn_devselect_supported accepts) on the
  * device's buffers, queued on `stream`; with stream CPN_CUB_HOST on the op's host buffers
- * (tests/c/test_cub_select.c). */
+ * (tests/c/test_cub_select.c).  Local. */
 enum cpn_status cpn_cuda_select_op(const struct cpn_op *op, cudaStream_t stream);
 #endif
 

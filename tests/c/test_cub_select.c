@@ -54,7 +54,8 @@ static struct cpn_view *make(enum cpn_dtype dt, int nd, const int64_t *shape, in
     memset(cpn_store_data(s), 0x5A, (size_t)*sbytes);
     cpn_store_release(s);   /* the view holds it */
     if (layout == 1 && nd > 1) CHECK(cpn_view_transpose(v, perm, &r) == CPN_OK);
-    if (layout == 2 && nd) CHECK(cpn_view_slice(v, nd - 1, sh[nd - 1] ? sh[nd - 1] - 1 : 0, -2, shape[nd - 1], &r) == CPN_OK);
+    if (layout == 2 && nd)
+        CHECK(cpn_view_slice(v, nd - 1, sh[nd - 1] ? sh[nd - 1] - 1 : 0, -2, shape[nd - 1], &r) == CPN_OK);
     if (!r) return v;
     cpn_view_release(v);
     return r;
@@ -109,63 +110,123 @@ static void same(const void *a, const void *b, size_t n, const char *what)
 static const int64_t shapes[][4] = {{0}, {1, 7}, {1, 0}, {2, 6, 9}, {2, 5, 0}, {3, 3, 4, 5}, {1, 300}};
 #define NSH (int)(sizeof shapes / sizeof shapes[0])
 
+/* One compaction (and, for bool, nonzero of the mask): shape s, layouts sl (source) and ml (mask). */
+static void compact_case(enum cpn_dtype dt, int s, int sl, int ml, int density)
+{
+    const int nd = (int)shapes[s][0];
+    const int64_t *shape = &shapes[s][1];
+    const size_t item = cpn_dtype_size(dt);
+    int64_t b;
+    struct cpn_view *src = make(dt, nd, shape, sl, &b), *mask = make(CPN_DTYPE_BOOL, nd, shape, ml, &b);
+    fill(src, (uint64_t)(s * 31 + sl), 0);
+    fill(mask, (uint64_t)(s * 7 + ml), density);
+    int64_t mst[CPN_MAXDIM], sst[CPN_MAXDIM], moff, soff;
+    cpn_view_byte_layout(mask, mst, &moff);
+    cpn_view_byte_layout(src, sst, &soff);
+    const char *mp = (const char *)cpn_store_data(mask->store) + moff;
+    const char *sp = (const char *)cpn_store_data(src->store) + soff;
+    const int64_t count = cpn_kernel_count_true(nd, shape, mp, mst);
+    char what[120];
+    snprintf(what, sizeof what, "%s nd %d layouts %d %d density %d", cpn_dtype_name(dt), nd, sl, ml, density);
+    /* compact */
+    struct cpn_view *out = make(dt, 1, &count, 0, &b);
+    char *ref = cpn_alloc((size_t)(count * (int64_t)item + 1));
+    CHECK(cpn_kernel_compact(item, nd, shape, sp, sst, mp, mst, ref, count) == CPN_OK);
+    struct cpn_op op = {.kind = CPN_OPK_COMPACT, .dtype = dt, .nin = 2, .nout = 1};
+    op.in[0] = src;
+    op.in[1] = mask;
+    op.out[0] = out;
+    op.iparam[0] = count;
+    run(&op, what);
+    same(cpn_store_data(out->store), ref, (size_t)(count * (int64_t)item), what);
+    cpn_view_release(out);
+    cpn_free(ref);
+    /* nonzero of the mask (ndim >= 1) */
+    if (nd >= 1 && dt == CPN_DTYPE_BOOL) {
+        int64_t osh[2] = {nd, count};
+        struct cpn_store *os = cpn_store_new(CPN_DTYPE_INT64, 2, osh);
+        struct cpn_view *ov = cpn_view_new(os);
+        cpn_store_release(os);
+        int64_t *r = cpn_alloc((size_t)(nd * count + 1) * sizeof *r);
+        CHECK(cpn_kernel_nonzero(nd, shape, mp, mst, r, count) == CPN_OK);
+        struct cpn_op nz = {.kind = CPN_OPK_NONZERO, .dtype = CPN_DTYPE_BOOL, .nin = 1, .nout = 1};
+        nz.in[0] = mask;
+        nz.out[0] = ov;
+        nz.iparam[0] = count;
+        run(&nz, what);
+        same(cpn_store_data(ov->store), r, (size_t)(nd * count) * sizeof *r, what);
+        cpn_view_release(ov);
+        cpn_free(r);
+    }
+    cpn_view_release(src);
+    cpn_view_release(mask);
+}
+
 static void test_compact_nonzero(void)
 {
     for (int t = 0; t < NDT; t++)
         for (int s = 0; s < NSH; s++)
             for (int sl = 0; sl < 3; sl++)
                 for (int ml = 0; ml < 3; ml++)
-                    for (int density = 0; density < 3; density++) {
-                        const int nd = (int)shapes[s][0];
-                        const int64_t *shape = &shapes[s][1];
-                        const enum cpn_dtype dt = dts[t];
-                        const size_t item = cpn_dtype_size(dt);
-                        int64_t b;
-                        struct cpn_view *src = make(dt, nd, shape, sl, &b), *mask = make(CPN_DTYPE_BOOL, nd, shape, ml, &b);
-                        fill(src, (uint64_t)(s * 31 + sl), 0);
-                        fill(mask, (uint64_t)(s * 7 + ml), density);
-                        int64_t mst[CPN_MAXDIM], sst[CPN_MAXDIM], moff, soff;
-                        cpn_view_byte_layout(mask, mst, &moff);
-                        cpn_view_byte_layout(src, sst, &soff);
-                        const char *mp = (const char *)cpn_store_data(mask->store) + moff;
-                        const char *sp = (const char *)cpn_store_data(src->store) + soff;
-                        const int64_t count = cpn_kernel_count_true(nd, shape, mp, mst);
-                        char what[120];
-                        snprintf(what, sizeof what, "%s nd %d layouts %d %d density %d", cpn_dtype_name(dt), nd, sl, ml,
-                                 density);
-                        /* compact */
-                        struct cpn_view *out = make(dt, 1, &count, 0, &b);
-                        char *ref = cpn_alloc((size_t)(count * (int64_t)item + 1));
-                        CHECK(cpn_kernel_compact(item, nd, shape, sp, sst, mp, mst, ref, count) == CPN_OK);
-                        struct cpn_op op = {.kind = CPN_OPK_COMPACT, .dtype = dt, .nin = 2, .nout = 1};
-                        op.in[0] = src;
-                        op.in[1] = mask;
-                        op.out[0] = out;
-                        op.iparam[0] = count;
-                        run(&op, what);
-                        same(cpn_store_data(out->store), ref, (size_t)(count * (int64_t)item), what);
-                        cpn_view_release(out);
-                        cpn_free(ref);
-                        /* nonzero of the mask (ndim >= 1) */
-                        if (nd >= 1 && t == 0) {
-                            int64_t osh[2] = {nd, count};
-                            struct cpn_store *os = cpn_store_new(CPN_DTYPE_INT64, 2, osh);
-                            struct cpn_view *ov = cpn_view_new(os);
-                            cpn_store_release(os);
-                            int64_t *r = cpn_alloc((size_t)(nd * count + 1) * sizeof *r);
-                            CHECK(cpn_kernel_nonzero(nd, shape, mp, mst, r, count) == CPN_OK);
-                            struct cpn_op nz = {.kind = CPN_OPK_NONZERO, .dtype = CPN_DTYPE_BOOL, .nin = 1, .nout = 1};
-                            nz.in[0] = mask;
-                            nz.out[0] = ov;
-                            nz.iparam[0] = count;
-                            run(&nz, what);
-                            same(cpn_store_data(ov->store), r, (size_t)(nd * count) * sizeof *r, what);
-                            cpn_view_release(ov);
-                            cpn_free(r);
-                        }
-                        cpn_view_release(src);
-                        cpn_view_release(mask);
-                    }
+                    for (int density = 0; density < 3; density++) compact_case(dts[t], s, sl, ml, density);
+}
+
+/* One gather and one scatter: shape s, layout sl, mk indices (seed k), index layout il. */
+static void gather_scatter_case(enum cpn_dtype dt, int s, int sl, int64_t mk, int k, int il)
+{
+    const int nd = (int)shapes[s][0];
+    const int64_t *shape = &shapes[s][1], n = shape[0], m = n ? mk : 0;
+    const size_t item = cpn_dtype_size(dt);
+    int64_t sb, ib, block = 1;
+    for (int d = 1; d < nd; d++) block *= shape[d];
+    char what[120];
+    snprintf(what, sizeof what, "%s nd %d n %lld layout %d m %lld idx layout %d", cpn_dtype_name(dt), nd,
+             (long long)n, sl, (long long)m, il);
+    struct cpn_view *src = make(dt, nd, shape, sl, &sb), *idx = make_index(m, n, il, (uint64_t)(k + s), &ib);
+    fill(src, (uint64_t)(s * 13 + sl), 0);
+    int64_t sst[CPN_MAXDIM], ist[1], soff, ioff;
+    cpn_view_byte_layout(src, sst, &soff);
+    cpn_view_byte_layout(idx, ist, &ioff);
+    const char *ip = (const char *)cpn_store_data(idx->store) + ioff;
+    /* gather */
+    int64_t gsh[CPN_MAXDIM];
+    memcpy(gsh, shape, (size_t)nd * sizeof *gsh);
+    gsh[0] = m;
+    struct cpn_view *out = make(dt, nd, gsh, 0, &sb);
+    char *ref = cpn_alloc((size_t)(m * block * (int64_t)item + 1));
+    CHECK(cpn_kernel_gather(item, nd, shape, (const char *)cpn_store_data(src->store) + soff, sst, ip,
+                            ist[0], m, ref) == CPN_OK);
+    struct cpn_op op = {.kind = CPN_OPK_GATHER, .dtype = dt, .nin = 2, .nout = 1};
+    op.in[0] = src;
+    op.in[1] = idx;
+    op.out[0] = out;
+    run(&op, what);
+    same(cpn_store_data(out->store), ref, (size_t)(m * block * (int64_t)item), what);
+    cpn_free(ref);
+    /* scatter: values laid out like the source's layout, into two equal destinations */
+    struct cpn_view *val = make(dt, nd, gsh, sl, &sb);
+    fill(val, (uint64_t)(s * 5 + k), 0);
+    int64_t db;
+    struct cpn_view *dst = make(dt, nd, shape, (sl + 1) % 3, &db), *dref = make(dt, nd, shape, (sl + 1) % 3, &db);
+    fill(dst, 99, 0);
+    fill(dref, 99, 0);
+    int64_t dst_st[CPN_MAXDIM], vst[CPN_MAXDIM], doff, voff;
+    cpn_view_byte_layout(dref, dst_st, &doff);
+    cpn_view_byte_layout(val, vst, &voff);
+    CHECK(cpn_kernel_scatter(item, nd, shape, (char *)cpn_store_data(dref->store) + doff, dst_st,
+                             (const char *)cpn_store_data(val->store) + voff, vst, ip, ist[0], m) == CPN_OK);
+    struct cpn_op sc = {.kind = CPN_OPK_SCATTER, .dtype = dt, .nin = 2, .nout = 1};
+    sc.in[0] = val;
+    sc.in[1] = idx;
+    sc.out[0] = dst;
+    run(&sc, what);
+    same(cpn_store_data(dst->store), cpn_store_data(dref->store), (size_t)db, what);
+    cpn_view_release(val);
+    cpn_view_release(dst);
+    cpn_view_release(dref);
+    cpn_view_release(out);
+    cpn_view_release(src);
+    cpn_view_release(idx);
 }
 
 static void test_gather_scatter(void)
@@ -175,62 +236,7 @@ static void test_gather_scatter(void)
         for (int s = 1; s < NSH; s++)
             for (int sl = 0; sl < 3; sl++)
                 for (int k = 0; k < 4; k++)
-                    for (int il = 0; il < 2; il++) {
-                        const int nd = (int)shapes[s][0];
-                        const int64_t *shape = &shapes[s][1], n = shape[0], m = n ? ms[k] : 0;
-                        const enum cpn_dtype dt = dts[t];
-                        const size_t item = cpn_dtype_size(dt);
-                        int64_t sb, ib, block = 1;
-                        for (int d = 1; d < nd; d++) block *= shape[d];
-                        char what[120];
-                        snprintf(what, sizeof what, "%s nd %d n %lld layout %d m %lld idx layout %d", cpn_dtype_name(dt), nd,
-                                 (long long)n, sl, (long long)m, il);
-                        struct cpn_view *src = make(dt, nd, shape, sl, &sb), *idx = make_index(m, n, il, (uint64_t)(k + s), &ib);
-                        fill(src, (uint64_t)(s * 13 + sl), 0);
-                        int64_t sst[CPN_MAXDIM], ist[1], soff, ioff;
-                        cpn_view_byte_layout(src, sst, &soff);
-                        cpn_view_byte_layout(idx, ist, &ioff);
-                        const char *ip = (const char *)cpn_store_data(idx->store) + ioff;
-                        /* gather */
-                        int64_t gsh[CPN_MAXDIM];
-                        memcpy(gsh, shape, (size_t)nd * sizeof *gsh);
-                        gsh[0] = m;
-                        struct cpn_view *out = make(dt, nd, gsh, 0, &sb);
-                        char *ref = cpn_alloc((size_t)(m * block * (int64_t)item + 1));
-                        CHECK(cpn_kernel_gather(item, nd, shape, (const char *)cpn_store_data(src->store) + soff, sst, ip,
-                                                ist[0], m, ref) == CPN_OK);
-                        struct cpn_op op = {.kind = CPN_OPK_GATHER, .dtype = dt, .nin = 2, .nout = 1};
-                        op.in[0] = src;
-                        op.in[1] = idx;
-                        op.out[0] = out;
-                        run(&op, what);
-                        same(cpn_store_data(out->store), ref, (size_t)(m * block * (int64_t)item), what);
-                        cpn_free(ref);
-                        /* scatter: values laid out like the source's layout, into two equal destinations */
-                        struct cpn_view *val = make(dt, nd, gsh, sl, &sb);
-                        fill(val, (uint64_t)(s * 5 + k), 0);
-                        int64_t db;
-                        struct cpn_view *dst = make(dt, nd, shape, (sl + 1) % 3, &db), *dref = make(dt, nd, shape, (sl + 1) % 3, &db);
-                        fill(dst, 99, 0);
-                        fill(dref, 99, 0);
-                        int64_t dst_st[CPN_MAXDIM], vst[CPN_MAXDIM], doff, voff;
-                        cpn_view_byte_layout(dref, dst_st, &doff);
-                        cpn_view_byte_layout(val, vst, &voff);
-                        CHECK(cpn_kernel_scatter(item, nd, shape, (char *)cpn_store_data(dref->store) + doff, dst_st,
-                                                 (const char *)cpn_store_data(val->store) + voff, vst, ip, ist[0], m) == CPN_OK);
-                        struct cpn_op sc = {.kind = CPN_OPK_SCATTER, .dtype = dt, .nin = 2, .nout = 1};
-                        sc.in[0] = val;
-                        sc.in[1] = idx;
-                        sc.out[0] = dst;
-                        run(&sc, what);
-                        same(cpn_store_data(dst->store), cpn_store_data(dref->store), (size_t)db, what);
-                        cpn_view_release(val);
-                        cpn_view_release(dst);
-                        cpn_view_release(dref);
-                        cpn_view_release(out);
-                        cpn_view_release(src);
-                        cpn_view_release(idx);
-                    }
+                    for (int il = 0; il < 2; il++) gather_scatter_case(dts[t], s, sl, ms[k], k, il);
 }
 
 /* ufunc.at (an accumulating scatter) stays on the host. */
