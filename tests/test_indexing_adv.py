@@ -647,6 +647,7 @@ def _add(t, idx, v):
     t[idx] += v
 
 
+@pytest.mark.gpu   # benchmarks/gpu_check.sh runs it on a real GPU: select.cu's first check there
 @pytest.mark.skipif(cupynum.runtime_info()["backend"] not in ("cuda", "sim") or RANKS > 1,
                     reason="a device backend, one process (CUPYNUM_DEVICE=sim runs it here)")
 @pytest.mark.parametrize("dtype", DTYPES + [numpy.dtype("f2")], ids=dtype_id)
