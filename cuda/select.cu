@@ -10,8 +10,11 @@
  * (negatives from the end).  Scatter (a[idx] = v, put): NumPy's assignment keeps the last value
  * of a repeated index; the (row, j) pairs are sorted by row with cub::DeviceRadixSort::SortPairs,
  * which is stable, so the last pair of each row's run is the last j, and only that j writes: no
- * two threads write one element, and the result is the host's sequential loop's.  The
- * accumulating scatter (ufunc.at) stays on the host (devselect.h).
+ * two threads write one element, and the result is the host's sequential loop's.  ufunc.at of
+ * the integer dtypes' add, subtract, multiply, maximum and minimum (scalar.h's functions, as the
+ * CPU loops) sorts the same pairs and lets the first pair of each row's run apply the whole run
+ * in j order: the CPU's order per element, so its result bit for bit; float ufunc.at (its
+ * floating-point reports) and the other ops stay on the host (devselect.h).
  *
  * With stream CPN_CUB_HOST the entries run on host memory instead: the same flag, position and
  * write functions, a sequential exclusive sum, and a stable sort where the GPU runs CUB
@@ -30,6 +33,7 @@
 extern "C" {
 #include "alloc.h"
 }
+#include "scalar.h"
 #include "select.h"
 
 namespace {
@@ -102,6 +106,54 @@ __host__ __device__ __forceinline__ void scatter_one(char *dst, int64_t n, int64
                item);
 }
 
+/* dst = op(dst, v) for one element of integer dtype dt (reduce.h's codes), with scalar.h's
+ * functions: the CPU loops' arithmetic (wrapping). */
+#define AT_APPLY(S, T)                                                                      \
+    __host__ __device__ __forceinline__ void at_##S(int at, char *d, const char *v)        \
+    {                                                                                       \
+        T a, b;                                                                             \
+        memcpy(&a, d, sizeof a);                                                            \
+        memcpy(&b, v, sizeof b);                                                            \
+        switch (at) {                                                                       \
+        case CPN_CUB_AT_ADD: a = cpn_add_##S(a, b); break;                                  \
+        case CPN_CUB_AT_SUB: a = cpn_subtract_##S(a, b); break;                             \
+        case CPN_CUB_AT_MUL: a = cpn_multiply_##S(a, b); break;                             \
+        case CPN_CUB_AT_MAX: a = cpn_maximum_##S(a, b); break;                              \
+        default: a = cpn_minimum_##S(a, b); break;                                          \
+        }                                                                                   \
+        memcpy(d, &a, sizeof a);                                                            \
+    }
+CPN_SINT_LIST(AT_APPLY)
+CPN_UINT_LIST(AT_APPLY)
+
+__host__ __device__ __forceinline__ void at_apply(int dt, int at, char *d, const char *v)
+{
+    switch (dt) {
+    case CPN_CUB_I8: at_i8(at, d, v); break;
+    case CPN_CUB_U8: at_u8(at, d, v); break;
+    case CPN_CUB_I16: at_i16(at, d, v); break;
+    case CPN_CUB_U16: at_u16(at, d, v); break;
+    case CPN_CUB_I32: at_i32(at, d, v); break;
+    case CPN_CUB_U32: at_u32(at, d, v); break;
+    case CPN_CUB_I64: at_i64(at, d, v); break;
+    default: at_u64(at, d, v); break;
+    }
+}
+
+/* ufunc.at, element e of sorted pair p when p is its row's first pair: the row's whole run, in
+ * j order. */
+__host__ __device__ __forceinline__ void scatter_at_one(int dt, int at, char *dst, int64_t n, int64_t dst_st0,
+                                                        const cpn_cub_layout &dl, const char *val, int64_t val_st0,
+                                                        const cpn_cub_layout &vl, const uint64_t *key, const int *pos,
+                                                        int64_t m, int64_t p, int64_t e)
+{
+    const uint64_t k = key[p];
+    if (k >= (uint64_t)n || (p > 0 && key[p - 1] == k)) return;
+    char *d = dst + (int64_t)k * dst_st0 + offset_of(dl, e);
+    const int64_t ve = offset_of(vl, e);
+    for (int64_t q = p; q < m && key[q] == k; q++) at_apply(dt, at, d, val + (int64_t)pos[q] * val_st0 + ve);
+}
+
 __global__ void k_flags(const char *mask, const cpn_cub_layout ml, int *flag, int64_t n)
 {
     for (int64_t i = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (int64_t)gridDim.x * blockDim.x)
@@ -144,6 +196,15 @@ __global__ void k_scatter(char *dst, int64_t n, int64_t dst_st0, const cpn_cub_l
     const int64_t total = m * block;
     for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x)
         scatter_one(dst, n, dst_st0, dl, val, val_st0, vl, item, key, pos, m, t / block, t % block);
+}
+
+__global__ void k_scatter_at(int dt, int at, char *dst, int64_t n, int64_t dst_st0, const cpn_cub_layout dl,
+                             const char *val, int64_t val_st0, const cpn_cub_layout vl, const uint64_t *key,
+                             const int *pos, int64_t m, int64_t block)
+{
+    const int64_t total = m * block;
+    for (int64_t t = (int64_t)blockIdx.x * blockDim.x + threadIdx.x; t < total; t += (int64_t)gridDim.x * blockDim.x)
+        scatter_at_one(dt, at, dst, n, dst_st0, dl, val, val_st0, vl, key, pos, m, t / block, t % block);
 }
 
 /* The flags of the mask's n elements and their exclusive prefix sum, on the device. */
@@ -224,7 +285,7 @@ extern "C" cudaError_t cpn_cub_gather(size_t item, const char *src, int64_t n, i
     return cudaGetLastError();
 }
 
-extern "C" cudaError_t cpn_cub_scatter(size_t item, char *dst, int64_t n, int64_t dst_st0,
+extern "C" cudaError_t cpn_cub_scatter(int dt, int at, size_t item, char *dst, int64_t n, int64_t dst_st0,
                                        const struct cpn_cub_layout *dl, const char *val, int64_t val_st0,
                                        const struct cpn_cub_layout *vl, const char *idx, int64_t ist, int64_t m,
                                        cudaStream_t s)
@@ -246,8 +307,12 @@ extern "C" cudaError_t cpn_cub_scatter(size_t item, char *dst, int64_t n, int64_
             pos[(size_t)p] = kp[(size_t)p].second;
         }
         for (int64_t p = 0; p < m; p++)
-            for (int64_t e = 0; e < block; e++)
-                scatter_one(dst, n, dst_st0, *dl, val, val_st0, *vl, item, key.data(), pos.data(), m, p, e);
+            for (int64_t e = 0; e < block; e++) {
+                if (at == CPN_CUB_AT_SET)
+                    scatter_one(dst, n, dst_st0, *dl, val, val_st0, *vl, item, key.data(), pos.data(), m, p, e);
+                else
+                    scatter_at_one(dt, at, dst, n, dst_st0, *dl, val, val_st0, *vl, key.data(), pos.data(), m, p, e);
+            }
         return cudaSuccess;
     }
     Temps T;
@@ -263,7 +328,11 @@ extern "C" cudaError_t cpn_cub_scatter(size_t item, char *dst, int64_t n, int64_
     void *tmp = T.get(tb);
     if (!tmp) return cudaErrorMemoryAllocation;
     TRY(cub::DeviceRadixSort::SortPairs(tmp, tb, kin, kout, pin, pout, (int)m, 0, bits, s));
-    k_scatter<<<grid_for(m * block), kBlock, 0, s>>>(dst, n, dst_st0, *dl, val, val_st0, *vl, item, kout, pout, m,
-                                                     block);
+    if (at == CPN_CUB_AT_SET)
+        k_scatter<<<grid_for(m * block), kBlock, 0, s>>>(dst, n, dst_st0, *dl, val, val_st0, *vl, item, kout, pout, m,
+                                                         block);
+    else
+        k_scatter_at<<<grid_for(m * block), kBlock, 0, s>>>(dt, at, dst, n, dst_st0, *dl, val, val_st0, *vl, kout, pout,
+                                                            m, block);
     return cudaGetLastError();
 }

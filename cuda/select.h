@@ -1,6 +1,6 @@
 /* select.h: boolean selection and integer-array indexing on the device (select.cu): compaction
  * by a mask (a[mask], compress, extract) and nonzero with a CUB exclusive prefix sum, the gather
- * (a[idx], take) and the plain scatter (a[idx] = v, put) kernels; the executor's entry for the
+ * (a[idx], take) and the scatter (a[idx] = v, put; integer ufunc.at) kernels; the executor's entry for the
  * COMPACT, NONZERO, GATHER and SCATTER ops (select_op.c).  The layouts and CPN_CUB_HOST are
  * reduce.h's. */
 #ifndef CPN_CUDA_SELECT_H
@@ -9,6 +9,9 @@
 #include <stddef.h>
 
 #include "reduce.h"
+
+/* A scatter's write: devselect.h's enum cpn_devsel_at (checked in select_op.c). */
+enum cpn_cub_at { CPN_CUB_AT_SET, CPN_CUB_AT_ADD, CPN_CUB_AT_SUB, CPN_CUB_AT_MUL, CPN_CUB_AT_MAX, CPN_CUB_AT_MIN };
 
 #ifdef __cplusplus
 extern "C" {
@@ -34,9 +37,11 @@ cudaError_t cpn_cub_gather(size_t item, const char *src, int64_t n, int64_t st0,
 /* dst's row idx[j] = val's row j (dst rows k * dst_st0 bytes apart, elements at dl's offsets;
  * val rows val_st0 apart, elements at vl's offsets, vl of dl's shape) for j = 0..m-1 in order:
  * a repeated index keeps the last row, NumPy's assignment.  The writes are one stable radix
- * sort of (row, j) pairs away: the last j of each row's run writes.  idx as for the gather;
- * m below 2^31. */
-cudaError_t cpn_cub_scatter(size_t item, char *dst, int64_t n, int64_t dst_st0, const struct cpn_cub_layout *dl,
+ * sort of (row, j) pairs away: the last j of each row's run writes.  With `at` (enum
+ * cpn_cub_at) other than CPN_CUB_AT_SET, ufunc.at: dst = op(dst, val's row j) for j in order,
+ * dt an integer dtype code (reduce.h's), each row's run applied in j order by one thread per
+ * element, as the CPU's sequential loop.  idx as for the gather; m below 2^31. */
+cudaError_t cpn_cub_scatter(int dt, int at, size_t item, char *dst, int64_t n, int64_t dst_st0, const struct cpn_cub_layout *dl,
                             const char *val, int64_t val_st0, const struct cpn_cub_layout *vl, const char *idx,
                             int64_t ist, int64_t m, cudaStream_t stream);
 
@@ -45,7 +50,7 @@ cudaError_t cpn_cub_scatter(size_t item, char *dst, int64_t n, int64_t dst_st0, 
 #else
 #include "opsem.h"
 #include "status.h"
-/* A COMPACT, NONZERO, GATHER or plain SCATTER op (what cpn_devselect_supported accepts) on the
+/* A COMPACT, NONZERO, GATHER or SCATTER op (what cpn_devselect_supported accepts) on the
  * device's buffers, queued on `stream`; with stream CPN_CUB_HOST on the op's host buffers
  * (tests/c/test_cub_select.c).  Local. */
 enum cpn_status cpn_cuda_select_op(const struct cpn_op *op, cudaStream_t stream);

@@ -9,6 +9,13 @@
 #include "store.h"
 #include "view.h"
 
+_Static_assert((int)CPN_CUB_AT_SET == (int)CPN_DEVSEL_SET && (int)CPN_CUB_AT_ADD == (int)CPN_DEVSEL_ADD &&
+                   (int)CPN_CUB_AT_SUB == (int)CPN_DEVSEL_SUB && (int)CPN_CUB_AT_MUL == (int)CPN_DEVSEL_MUL &&
+                   (int)CPN_CUB_AT_MAX == (int)CPN_DEVSEL_MAX && (int)CPN_CUB_AT_MIN == (int)CPN_DEVSEL_MIN,
+               "select.h's enum cpn_cub_at is devselect.h's enum cpn_devsel_at");
+_Static_assert((int)CPN_CUB_I8 == (int)CPN_DTYPE_INT8 && (int)CPN_CUB_U64 == (int)CPN_DTYPE_UINT64,
+               "reduce.h's dtype codes are enum cpn_dtype's");
+
 /* v's layout from dimension `from` on, its byte offset in *off. */
 static void layout_of(const struct cpn_view *v, int from, struct cpn_cub_layout *l, int64_t *st0, int64_t *off)
 {
@@ -70,12 +77,12 @@ enum cpn_status cpn_cuda_select_op(const struct cpn_op *op, cudaStream_t stream)
                            o + oofs, stream);
         break;
     }
-    default: {   /* CPN_OPK_SCATTER: out[in[1][j]] = in[0][j] */
+    default: {   /* CPN_OPK_SCATTER: out[in[1][j]] = in[0][j] (ufunc.at: op(out[in[1][j]], in[0][j])) */
         struct cpn_cub_layout il;
         layout_of(out, 1, &l0, &st0, &oofs);
         layout_of(op->in[0], 1, &l1, &st1, &off0);
         layout_of(op->in[1], 0, &il, NULL, &off1);
-        e = cpn_cub_scatter(item, o + oofs, out->shape[0], st0, &l0, a + off0, st1, &l1, b + off1, il.stride[0],
+        e = cpn_cub_scatter(out->dtype, cpn_devselect_at(op), item, o + oofs, out->shape[0], st0, &l0, a + off0, st1, &l1, b + off1, il.stride[0],
                             op->in[1]->shape[0], stream);
         break;
     }

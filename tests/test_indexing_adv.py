@@ -658,7 +658,8 @@ def test_selection_runs_on_the_device(no_fallback, dtype, shape):
     the plain SCATTER) on arrays that live on the device,
     contiguous, transposed and strided: each runs as a device op (no operand comes back to the
     host: at most a few 8-byte counts and bounds do) and equals NumPy, repeated indices keeping
-    the last value.  np.add.at (the accumulating scatter) stays on the host and equals NumPy."""
+    the last value.  ufunc.at of the integer dtypes (add, subtract, multiply, maximum, minimum)
+    runs on the device too; the float ones stay on the host; all equal NumPy."""
     x = sample(shape, dtype, seed=5)
     mk = sample(shape, numpy.bool_, seed=6)
     assert x.nbytes > 64 and mk.nbytes > 64
@@ -709,9 +710,27 @@ def test_selection_runs_on_the_device(no_fallback, dtype, shape):
             np_set(x2)
             assert moved <= 32, (name, layout, moved)
             check(a2, x2)
-    if dtype.kind not in "bc" and dtype != numpy.float16:
+    # ufunc.at: the integer dtypes' add/subtract/multiply/maximum/minimum on the device (each row's
+    # run applied in index order), the others (float reports, bool, complex) on the host
+    if dtype.kind in "bc" or dtype == numpy.float16:
+        return
+    idx = _idx(x.shape[0], 50, 4)
+    v = sample((50,) + x.shape[1:], dtype, seed=9)
+    for name in ("add", "subtract", "multiply", "maximum", "minimum"):
         a, y = _device_only(x), x.copy()
-        idx = _idx(x.shape[0], 50, 4)
-        cupynum.add.at(a, cupynum.array(idx), 1)
-        numpy.add.at(y, idx, 1)
-        check(a, y)
+        before = _to_host()
+        getattr(cupynum, name).at(a, cupynum.array(idx), cupynum.array(v))
+        moved = _to_host() - before
+        with numpy.errstate(all="ignore"):
+            getattr(numpy, name).at(y, idx, v)
+            check(a, y)
+        if dtype.kind in "iu":
+            assert moved <= 32, (name, moved)
+    a, y = _device_only(x), x.copy()   # a scalar operand (a broadcast value view)
+    before = _to_host()
+    cupynum.add.at(a, cupynum.array(idx), 3)
+    moved = _to_host() - before
+    numpy.add.at(y, idx, 3)
+    check(a, y)
+    if dtype.kind in "iu":
+        assert moved <= 32, moved

@@ -129,7 +129,7 @@ static bool sim_supports(const struct cpn_op *op)
     case CPN_OPK_NONZERO:
     case CPN_OPK_GATHER:
     case CPN_OPK_SCATTER:
-        return cpn_devselect_supported(op);   /* as cuda/select.cu (plain scatters only) */
+        return cpn_devselect_supported(op);   /* as cuda/select.cu (ufunc.at: integers only) */
     default:
         return false;
     }

@@ -9,7 +9,8 @@
  * every operand x masks all false, all true and random x indices with negatives and repeats are
  * compared bit for bit with the CPU kernels (csrc/kernels/compact.c); a scatter compares the
  * whole destination store (nothing outside the view written, the last of repeated indices
- * kept). */
+ * kept); the integer dtypes' add/subtract/multiply/maximum/minimum.at against the CPU's
+ * sequential ufunc.at loop (cpn_kernel_scatter_apply). */
 #include <stdio.h>
 #include <string.h>
 
@@ -239,7 +240,60 @@ static void test_gather_scatter(void)
                     for (int il = 0; il < 2; il++) gather_scatter_case(dts[t], s, sl, ms[k], k, il);
 }
 
-/* ufunc.at (an accumulating scatter) stays on the host. */
+/* ufunc.at on the device (integer add, subtract, multiply, maximum, minimum): shape s, layout sl,
+ * mk indices (repeats: every row's run applied in order) against the CPU's sequential loop. */
+static void at_case(enum cpn_dtype dt, int code, int s, int sl, int64_t mk)
+{
+    const int nd = (int)shapes[s][0];
+    const int64_t *shape = &shapes[s][1], n = shape[0], m = n ? mk : 0;
+    char what[120];
+    snprintf(what, sizeof what, "%s.at %s nd %d n %lld layout %d m %lld", cpn_op_info(code)->name, cpn_dtype_name(dt),
+             nd, (long long)n, sl, (long long)m);
+    int64_t vsh[CPN_MAXDIM], vb, db, ib;
+    memcpy(vsh, shape, (size_t)nd * sizeof *vsh);
+    vsh[0] = m;
+    struct cpn_view *idx = make_index(m, n, 0, (uint64_t)(s + sl), &ib), *val = make(dt, nd, vsh, sl, &vb);
+    struct cpn_view *dst = make(dt, nd, shape, (sl + 2) % 3, &db), *dref = make(dt, nd, shape, (sl + 2) % 3, &db);
+    fill(val, (uint64_t)(s * 3 + code), 0);
+    fill(dst, 77, 0);
+    fill(dref, 77, 0);
+    int64_t dst_st[CPN_MAXDIM], vst[CPN_MAXDIM], ist[1], doff, voff, ioff;
+    cpn_view_byte_layout(dref, dst_st, &doff);
+    cpn_view_byte_layout(val, vst, &voff);
+    cpn_view_byte_layout(idx, ist, &ioff);
+    struct cpn_kctx ctx = {0};
+    CHECK(cpn_kernel_scatter_apply(cpn_kernel_at_loop(code, dt), cpn_kernel_elementwise_scalar(code, dt), 2, nd, shape,
+                                   (char *)cpn_store_data(dref->store) + doff, dst_st,
+                                   (const char *)cpn_store_data(val->store) + voff, vst,
+                                   (const char *)cpn_store_data(idx->store) + ioff, ist[0], m, &ctx) == CPN_OK);
+    CHECK(!ctx.err);
+    struct cpn_op sc = {.kind = CPN_OPK_SCATTER, .code = code, .dtype = dt, .nin = 2, .nout = 1};
+    sc.in[0] = val;
+    sc.in[1] = idx;
+    sc.out[0] = dst;
+    sc.iparam[0] = 2;
+    run(&sc, what);
+    same(cpn_store_data(dst->store), cpn_store_data(dref->store), (size_t)db, what);
+    cpn_view_release(val);
+    cpn_view_release(dst);
+    cpn_view_release(dref);
+    cpn_view_release(idx);
+}
+
+static void test_at(void)
+{
+    static const enum cpn_dtype idts[] = {CPN_DTYPE_INT8, CPN_DTYPE_UINT8, CPN_DTYPE_INT16, CPN_DTYPE_UINT32,
+                                          CPN_DTYPE_INT64, CPN_DTYPE_UINT64};
+    static const int codes[] = {CPN_OP_ADD, CPN_OP_SUBTRACT, CPN_OP_MULTIPLY, CPN_OP_MAXIMUM, CPN_OP_MINIMUM};
+    static const int64_t ms[] = {0, 1, 13, 200};
+    for (int t = 0; t < 6; t++)
+        for (int c = 0; c < 5; c++)
+            for (int s = 1; s < NSH; s++)
+                for (int sl = 0; sl < 3; sl++)
+                    for (int k = 0; k < 4; k++) at_case(idts[t], codes[c], s, sl, ms[k]);
+}
+
+/* ufunc.at of floats (their floating-point reports), of bool and of other ops stays on the host. */
 static void test_declines(void)
 {
     int64_t b, n = 5;
@@ -249,8 +303,19 @@ static void test_declines(void)
     sc.in[1] = idx;
     sc.out[0] = dst;
     sc.iparam[0] = 2;
+    sc.code = CPN_OP_ADD;
     CHECK(!cpn_devselect_supported(&sc));
     CHECK(cpn_cuda_select_op(&sc, CPN_CUB_HOST) == CPN_ERR_UNSUPPORTED);
+    sc.dtype = CPN_DTYPE_INT64;
+    struct cpn_view *iv = make_index(3, n, 0, 2, &b);
+    sc.out[0] = sc.in[0] = iv;
+    CHECK(cpn_devselect_supported(&sc));
+    sc.code = CPN_OP_BITWISE_AND;
+    CHECK(!cpn_devselect_supported(&sc));
+    sc.code = CPN_OP_ADD;
+    sc.iparam[0] = 1;   /* a one-input op's .at */
+    CHECK(!cpn_devselect_supported(&sc));
+    cpn_view_release(iv);
     cpn_view_release(dst);
     cpn_view_release(idx);
 }
@@ -259,6 +324,7 @@ int main(void)
 {
     test_compact_nonzero();
     test_gather_scatter();
+    test_at();
     test_declines();
     printf("%lld comparisons\n", (long long)checked);
     printf("%s\n", failures ? "FAILED" : "ok");
