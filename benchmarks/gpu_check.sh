@@ -5,7 +5,8 @@
 #
 #   1. build with meson -Dcuda=enabled -Dmpi=disabled + ninja (no pip), stage the package;
 #   2. the device tests on the GPU backend: the test files marked `gpu` (pyproject.toml: the
-#      tests/test_device*.py files and test_fusion.py; one rank: the device box path is not taken,
+#      tests/test_device*.py files, test_fusion.py, test_fft_device.py and the device selection
+#      test of test_indexing_adv.py; one rank: the device box path is not taken,
 #      the NCCL transport needs an MPI build and two GPUs);
 #   3. benchmarks (benchmarks/gpu_bench.py): the device copy bandwidth, then stencil (N=16384),
 #      pi (10^9 points) and Black-Scholes on cupynum-GPU, CuPy and NumPy, with the achieved

@@ -50,6 +50,8 @@
 #include "reduce.h"
 #include "sort.h"
 #include "devsort.h"
+#include "select.h"
+#include "devselect.h"
 #include "cuda_transport.h"
 
 static struct {
@@ -428,6 +430,11 @@ static bool cuda_supports(const struct cpn_op *op)
         return cpn_devfft_plan(op, NULL);   /* cuFFT (fft.c) */
     case CPN_OPK_SORT:
         return cpn_devsort_supported(op);   /* CUB's radix sort (sort.cu) */
+    case CPN_OPK_COMPACT:
+    case CPN_OPK_NONZERO:
+    case CPN_OPK_GATHER:
+    case CPN_OPK_SCATTER:
+        return cpn_devselect_supported(op);   /* CUB's scan, its radix sort, copies (select.cu) */
     default: {
         static struct cpn_fused_prog p;
         return op_template(op, &p) && cuda_supports_fused(&p);
@@ -462,6 +469,11 @@ enum cpn_status cpn_cuda_compute(const struct cpn_bound_op *b, struct cpn_fprepo
         return cpn_cuda_fft(op, dev.stream);
     case CPN_OPK_SORT:
         return cpn_cuda_sort_op(op, dev.stream);
+    case CPN_OPK_COMPACT:
+    case CPN_OPK_NONZERO:
+    case CPN_OPK_GATHER:
+    case CPN_OPK_SCATTER:
+        return cpn_cuda_select_op(op, dev.stream);
     default:
         break;
     }

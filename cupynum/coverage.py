@@ -417,7 +417,9 @@ def render():
         "array not cut in row slabs (`eye`'s diagonal on a 2 x 2 grid).",
         "- **CUDA kernel**: a native function whose CUDA kernel runs on the device. The CUDA backend "
         "(`cuda/`) generates and compiles kernels for the element-wise ops, casts, random draws, "
-        "arange and fused runs, but none has yet been verified on a GPU, so none is marked.",
+        "arange and fused runs, and builds reductions, sort, boolean selection, nonzero, gather and "
+        "scatter on CUB (the simulated device runs their coverage), but none has yet been verified "
+        "on a GPU, so none is marked.",
         "",
         "| Section | NumPy | native | fallback | NumPy's own | distributed | CUDA kernel |",
         "|---|--:|--:|--:|--:|--:|--:|",

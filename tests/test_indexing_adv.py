@@ -623,3 +623,114 @@ def test_numpy_scalar_values_cast_as_numpy(key, dt, val):
     check(c, n)
     with pytest.raises(OverflowError, match="out of bounds for int8"):
         cupynum.asarray(numpy.arange(10, dtype=numpy.int8))[key] = 200
+
+
+# ---- the device selection and indexing (cuda/select.cu; the simulated device takes the same ops) ----
+
+def _device_only(x):
+    """x as a cupynum array whose only current copy is on the device (a device copy of it)."""
+    a = cupynum.array(x).copy()
+    cupynum.sync()
+    return a
+
+
+def _to_host():
+    cupynum.sync()
+    return cupynum.runtime_stats()["bytes_to_host"]
+
+
+def _set(t, idx, v):
+    t[idx] = v
+
+
+def _add(t, idx, v):
+    t[idx] += v
+
+
+@pytest.mark.gpu   # benchmarks/gpu_check.sh runs it on a real GPU: select.cu's first check there
+@pytest.mark.skipif(cupynum.runtime_info()["backend"] not in ("cuda", "sim") or RANKS > 1,
+                    reason="a device backend, one process (CUPYNUM_DEVICE=sim runs it here)")
+@pytest.mark.parametrize("dtype", DTYPES + [numpy.dtype("f2")], ids=dtype_id)
+@pytest.mark.parametrize("shape", [(257,), (7, 33), (3, 4, 25)], ids=str)
+def test_selection_runs_on_the_device(no_fallback, dtype, shape):
+    """a[mask], nonzero, argwhere, compress, extract (COMPACT, NONZERO), a[idx], take,
+    take_along_axis (GATHER), a[idx] = v, a[idx] += v, put, put_along_axis and place (NONZERO then
+    the plain SCATTER) on arrays that live on the device,
+    contiguous, transposed and strided: each runs as a device op (no operand comes back to the
+    host: at most a few 8-byte counts and bounds do) and equals NumPy, repeated indices keeping
+    the last value.  ufunc.at of the integer dtypes (add, subtract, multiply, maximum, minimum)
+    runs on the device too; the float ones stay on the host; all equal NumPy."""
+    x = sample(shape, dtype, seed=5)
+    mk = sample(shape, numpy.bool_, seed=6)
+    assert x.nbytes > 64 and mk.nbytes > 64
+    for layout in range(3):
+        view = (lambda t: t, lambda t: t.T, lambda t: t[..., ::-2])[layout]
+        xv, mv = view(x), view(mk)
+        a, m = view(_device_only(x)), view(_device_only(mk))
+        cond = sample((xv.shape[0],), numpy.bool_, seed=8)
+        gi = _idx(xv.shape[0], 40, 1)
+        ai = numpy.random.default_rng(9).integers(0, xv.shape[0], size=(5,) + xv.shape[1:])
+        ti = _idx(xv.shape[-1], (3, 5), 2)
+        cases = [("a[mask]", lambda: a[m], lambda: xv[mv]),
+                 ("nonzero", lambda: cupynum.nonzero(m), lambda: numpy.nonzero(mv)),
+                 ("argwhere", lambda: cupynum.argwhere(m), lambda: numpy.argwhere(mv)),
+                 ("extract", lambda: cupynum.extract(m, a), lambda: numpy.extract(mv, xv)),
+                 ("compress", lambda: cupynum.compress(cupynum.array(cond), a, axis=0),
+                  lambda: numpy.compress(cond, xv, axis=0)),
+                 ("a[idx]", lambda: a[cupynum.array(gi)], lambda: xv[gi]),
+                 ("take", lambda: cupynum.take(a, cupynum.array(ti), axis=-1),
+                  lambda: numpy.take(xv, ti, axis=-1)),
+                 ("take_along_axis", lambda: cupynum.take_along_axis(a, cupynum.array(ai), axis=0),
+                  lambda: numpy.take_along_axis(xv, ai, axis=0))]
+        for name, cp_op, np_op in cases:
+            before = _to_host()
+            r = cp_op()
+            moved = _to_host() - before
+            assert moved <= 32, (name, layout, moved)
+            check(r, np_op())
+        check(cupynum.flatnonzero(m), numpy.flatnonzero(mv))
+        # the plain scatter: repeated indices keep the last value, as NumPy's assignment
+        idx = _idx(xv.shape[0], 60, 3)
+        vals = sample((60,) + xv.shape[1:], dtype, seed=7)
+        for name, cp_set, np_set in [
+                ("a[idx] = v", lambda t: _set(t, cupynum.array(idx), cupynum.array(vals)),
+                 lambda t: _set(t, idx, vals)),
+                ("a[idx] += v", lambda t: _add(t, cupynum.array(idx), cupynum.array(vals[0])),
+                 lambda t: _add(t, idx, vals[0])),
+                ("put", lambda t: cupynum.put(t, cupynum.array(idx), cupynum.array(vals.ravel())),
+                 lambda t: numpy.put(t, idx, vals.ravel())),
+                ("put_along_axis", lambda t: cupynum.put_along_axis(t, cupynum.array(ai), cupynum.array(vals[:5]), 0),
+                 lambda t: numpy.put_along_axis(t, ai, vals[:5], 0)),
+                ("place", lambda t: cupynum.place(t, m, cupynum.array(vals.ravel()[:7])),
+                 lambda t: numpy.place(t, mv, vals.ravel()[:7]))]:
+            a2, x2 = view(_device_only(x)), xv.copy()
+            before = _to_host()
+            cp_set(a2)
+            moved = _to_host() - before
+            np_set(x2)
+            assert moved <= 32, (name, layout, moved)
+            check(a2, x2)
+    # ufunc.at: the integer dtypes' add/subtract/multiply/maximum/minimum on the device (each row's
+    # run applied in index order), the others (float reports, bool, complex) on the host
+    if dtype.kind in "bc" or dtype == numpy.float16:
+        return
+    idx = _idx(x.shape[0], 50, 4)
+    v = sample((50,) + x.shape[1:], dtype, seed=9)
+    for name in ("add", "subtract", "multiply", "maximum", "minimum"):
+        a, y = _device_only(x), x.copy()
+        before = _to_host()
+        getattr(cupynum, name).at(a, cupynum.array(idx), cupynum.array(v))
+        moved = _to_host() - before
+        with numpy.errstate(all="ignore"):
+            getattr(numpy, name).at(y, idx, v)
+            check(a, y)
+        if dtype.kind in "iu":
+            assert moved <= 32, (name, moved)
+    a, y = _device_only(x), x.copy()   # a scalar operand (a broadcast value view)
+    before = _to_host()
+    cupynum.add.at(a, cupynum.array(idx), 3)
+    moved = _to_host() - before
+    numpy.add.at(y, idx, 3)
+    check(a, y)
+    if dtype.kind in "iu":
+        assert moved <= 32, moved

@@ -22,6 +22,7 @@
 #include "comm.h"
 #include "devfpe.h"
 #include "devfft.h"
+#include "devselect.h"
 #include "devsort.h"
 #include "devreduce.h"
 #include "fperr.h"
@@ -125,6 +126,11 @@ static bool sim_supports(const struct cpn_op *op)
         return cpn_devfft_plan(op, NULL);   /* as cuFFT (cuda/fft.c) */
     case CPN_OPK_SORT:
         return cpn_devsort_supported(op);   /* as CUB's radix sort (cuda/sort.cu) */
+    case CPN_OPK_COMPACT:
+    case CPN_OPK_NONZERO:
+    case CPN_OPK_GATHER:
+    case CPN_OPK_SCATTER:
+        return cpn_devselect_supported(op);   /* as cuda/select.cu (ufunc.at: integers only) */
     default:
         return false;
     }
