@@ -149,6 +149,7 @@ HELPERS = [
     ("geomspace", lambda xp, d: xp.geomspace(1, 1000, N), 0, 1e-15),
     ("logspace", lambda xp, d: xp.logspace(0, 3, N), 0, 1e-15),
     ("identity", lambda xp, d: xp.identity(60), 4 * COL, 0),   # the two aranges' pieces
+    ("eye", lambda xp, d: xp.eye(60, 50, -3, dtype=numpy.int32), 4 * COL, 0),
     ("tril_indices", lambda xp, d: xp.tril_indices(80), _index_bound, 0),
     ("triu_indices", lambda xp, d: xp.triu_indices(80, 2), _index_bound, 0),
     ("tril_indices_from", lambda xp, d: xp.tril_indices_from(d["s"], -1), _index_bound, 0),
@@ -192,6 +193,8 @@ HELPERS = [
     ("cumulative_prod", lambda xp, d: xp.cumulative_prod(1 + d["x"] / 1000), 2 * EL, 0),
     ("cumulative_prod", lambda xp, d: xp.cumulative_prod(1 + d["m"] / 100, axis=0), ROW, 0),
     ("cumsum", lambda xp, d: xp.cumsum(d["m"], axis=0), ROW, 0),
+    ("ndarray.cumsum", lambda xp, d: d["m"].cumsum(axis=1), COL, 0),
+    ("ndarray.cumprod", lambda xp, d: (1 + d["x"] / 1000).cumprod(), 2 * EL, 0),
     ("cumprod", lambda xp, d: xp.cumprod(1 + d["x"] / 1000), 2 * EL, 0),
     # the coefficients read on every rank
     ("polyval", lambda xp, d: xp.polyval(d["k7"], d["x"]), 2 * 7 * EL * RANKS, 0),
