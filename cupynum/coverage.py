@@ -106,12 +106,17 @@ DISTRIBUTED = frozenset(
         "tril_indices triu_indices tril_indices_from triu_indices_from diag_indices "
         "diag_indices_from ravel_multi_index unravel_index bartlett blackman hamming hanning "
         "kaiser "
+        # fill_diagonal: through the flat alias of row slabs; a scalar on a grid-tiled matrix as
+        # a where over a mask laid out like it
+        "fill_diagonal "
         # element-wise and reductions to one flag
         "allclose array_equal array_equiv asarray_chkfinite "
         # differences of slices (a halo per boundary), shifted-slice sums (convolve), and scans:
         # a pipeline along the axis, one slice per rank (csrc/runtime/distscan.c)
         "diff ediff1d gradient convolve correlate cross trapezoid unwrap cumulative_sum "
-        "cumulative_prod cumsum cumprod polyval polyadd polysub polymul polyder polyint").split()]
+        "cumulative_prod cumsum cumprod "
+        # interp: searchsorted routed to xp's tiles, four routed gathers at the neighbours
+        "interp polyval polyadd polysub polymul polyder polyint").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "nonzero choose "
@@ -143,10 +148,9 @@ DISTRIBUTED = frozenset(
 # other than add/multiply/maximum/minimum, e.g. subtract.reduce), or writes through a flat alias
 # of a root not in row slabs: correct on every rank, not distributed work.  Of issue 20's names:
 # diagonal/ndarray.diagonal/diag of a matrix tiled as a 2 x 2 grid read a flat copy (about an
-# eighth of the matrix per rank on 4 ranks), fill_diagonal writes through the flat alias
-# (gathered on such grids), mask_indices compacts a 2-D grid-tiled mask (gathered), interp reads
-# xp on every rank (searchsorted's sorted array), ndarray.resize of an n-d array writes through
-# the flat alias.
+# eighth of the matrix per rank on 4 ranks), fill_diagonal with an array of values writes through
+# the flat alias (gathered on such grids), mask_indices compacts a 2-D grid-tiled mask
+# (gathered), ndarray.resize of an n-d array writes through the flat alias.
 # Native functions with a CUDA kernel that runs on the device.
 CUDA_KERNEL = frozenset()
 

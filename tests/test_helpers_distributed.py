@@ -114,8 +114,11 @@ def _inputs():
     return {
         "x": rng.standard_normal(N) * 2,
         "y": rng.standard_normal(N) * 2,
+        "xs": numpy.sort(rng.standard_normal(N) * 2),
         "m": rng.standard_normal((60, 50)),
         "s": rng.standard_normal((60, 60)),
+        "t": rng.standard_normal((50, 60)),
+        "s8": rng.integers(-100, 100, (60, 60)).astype(numpy.int8),
         "v400": rng.standard_normal(400),
         "k7": rng.standard_normal(7),
         "v3": rng.standard_normal((N, 3)),
@@ -123,6 +126,12 @@ def _inputs():
         "i": rng.integers(0, 60, N),
         "j": rng.integers(0, 60, N),
     }
+
+
+def _filled(xp, a, val, wrap):
+    a = a.copy()
+    xp.fill_diagonal(a, val, wrap=wrap)
+    return a
 
 
 def _index_bound(res):
@@ -150,6 +159,11 @@ HELPERS = [
     ("logspace", lambda xp, d: xp.logspace(0, 3, N), 0, 1e-15),
     ("identity", lambda xp, d: xp.identity(60), 4 * COL, 0),   # the two aranges' pieces
     ("eye", lambda xp, d: xp.eye(60, 50, -3, dtype=numpy.int32), 4 * COL, 0),
+    ("fill_diagonal", lambda xp, d: _filled(xp, d["s"], 2.5, False), 4 * COL, 0),
+    ("fill_diagonal", lambda xp, d: _filled(xp, d["t"], -1.0, True), 4 * COL, 0),
+    ("fill_diagonal", lambda xp, d: _filled(xp, d["m"], 7, True), 4 * COL, 0),
+    ("fill_diagonal", lambda xp, d: _filled(xp, d["s8"], 3.9, False),
+     4 * COL, 0),
     ("tril_indices", lambda xp, d: xp.tril_indices(80), _index_bound, 0),
     ("triu_indices", lambda xp, d: xp.triu_indices(80, 2), _index_bound, 0),
     ("tril_indices_from", lambda xp, d: xp.tril_indices_from(d["s"], -1), _index_bound, 0),
@@ -177,6 +191,10 @@ HELPERS = [
     ("ediff1d", lambda xp, d: xp.ediff1d(d["x"]), 2 * EL, 0),
     ("gradient", lambda xp, d: xp.gradient(d["x"]), 16 * EL, 0),
     ("gradient", lambda xp, d: xp.gradient(d["m"]), 4 * (ROW + COL), 0),
+    # searchsorted routed to the tiles of xp, then four routed gathers of xp/fp at the found
+    # neighbours: bytes in proportion to this rank's part of x, never xp or fp whole
+    ("interp", lambda xp, d: xp.interp(d["y"], d["xs"], d["x"]),
+     12 * N * EL // max(RANKS, 1), 0),
     ("convolve", lambda xp, d: xp.convolve(d["x"], d["k7"]), 16 * 7 * EL, 1e-12),
     ("correlate", lambda xp, d: xp.correlate(d["x"], d["k7"], "same"), 16 * 7 * EL, 1e-12),
     ("cross", lambda xp, d: xp.cross(d["v3"], d["w3"]), 6 * EL, 0),
