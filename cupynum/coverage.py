@@ -211,6 +211,8 @@ NOTES = {
        "scatter (gathered under MPI)" for n in ("insert", "delete")},
     "numpy.pad": "every named mode native; a callable mode is called on cupynum views of each "
     "vector (user Python per vector)",
+    "numpy.fill_diagonal": "an array of values on a matrix tiled as a grid (not row slabs) is "
+    "written through the flat alias (gathered under MPI)",
     "numpy.resize": "an n-d result is written through its flat alias (gathered under MPI)",
     "numpy.require": "OWNDATA is always true (a view is not copied for it)",
     "numpy.trim_zeros": "view, as NumPy's; a list argument is NumPy's",
