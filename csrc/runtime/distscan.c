@@ -111,9 +111,9 @@ enum cpn_status cpn_distscan_execute(const struct cpn_op *op, struct cpn_fprepor
             sd++;
         }
     if (sd == 0) sshape[sd++] = 1, tst[0][0] = 0;
-    for (int d = sd - 1, s = (int)item; d >= 0; d--) {
+    for (int64_t d = sd - 1, s = (int64_t)item; d >= 0; d--) {
         cst[d] = s;
-        s *= (int)sshape[d];
+        s *= sshape[d];
     }
     struct cpn_kctx ctx = {0};
     if (prev >= 0) {
