@@ -183,7 +183,9 @@ def triu_indices_from(arr, k=0):
 
 
 def mask_indices(n, mask_func, k=0):
-    m = _cp().ones((n, n), int)
+    # ones laid out as the broadcast of a column and a row (row slabs), not as a new (n, n)
+    # array (a grid on 4 ranks), so that the compaction of the mask is distributed
+    m = _tri_mask(n, n, n).astype(int)
     a = mask_func(m, k)
     return _nonzero(U.not_equal(a, 0))
 

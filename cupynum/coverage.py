@@ -103,7 +103,7 @@ DISTRIBUTED = frozenset(
         # construction: element-wise over broadcast aranges, a vector's pieces to its rows' owners
         # (diagflat), compaction of a generated mask (the index sets), aranges (diag_indices)
         "diagflat indices meshgrid fromfunction vander geomspace logspace identity eye "
-        "tril_indices triu_indices tril_indices_from triu_indices_from diag_indices "
+        "tril_indices triu_indices tril_indices_from triu_indices_from mask_indices diag_indices "
         "diag_indices_from ravel_multi_index unravel_index bartlett blackman hamming hanning "
         "kaiser "
         # fill_diagonal: through the flat alias of row slabs; a scalar on a grid-tiled matrix as
@@ -149,8 +149,8 @@ DISTRIBUTED = frozenset(
 # of a root not in row slabs: correct on every rank, not distributed work.  Of issue 20's names:
 # diagonal/ndarray.diagonal/diag of a matrix tiled as a 2 x 2 grid read a flat copy (about an
 # eighth of the matrix per rank on 4 ranks), fill_diagonal with an array of values writes through
-# the flat alias (gathered on such grids), mask_indices compacts a 2-D grid-tiled mask
-# (gathered), ndarray.resize of an n-d array writes through the flat alias.
+# the flat alias (gathered on such grids), ndarray.resize of an n-d array writes through the flat
+# alias.
 # Native functions with a CUDA kernel that runs on the device.
 CUDA_KERNEL = frozenset()
 

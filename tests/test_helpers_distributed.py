@@ -168,6 +168,8 @@ HELPERS = [
     ("triu_indices", lambda xp, d: xp.triu_indices(80, 2), _index_bound, 0),
     ("tril_indices_from", lambda xp, d: xp.tril_indices_from(d["s"], -1), _index_bound, 0),
     ("triu_indices_from", lambda xp, d: xp.triu_indices_from(d["s"]), _index_bound, 0),
+    ("mask_indices", lambda xp, d: xp.mask_indices(60, xp.triu, 1), _index_bound, 0),
+    ("mask_indices", lambda xp, d: xp.mask_indices(50, xp.tril, -2), _index_bound, 0),
     ("diag_indices", lambda xp, d: xp.diag_indices(60), 0, 0),
     ("diag_indices_from", lambda xp, d: xp.diag_indices_from(d["s"]), 0, 0),
     # the bounds check: a flag per rank
