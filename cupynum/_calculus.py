@@ -551,10 +551,11 @@ def _poly_coeffs(c):
     c = _cp().atleast_1d(_asarray(c))
     if c.ndim > 1:
         raise ValueError("Polynomial must be 1d only.")
-    nz = U.not_equal(c, 0)
-    if c.shape[0] == 0 or not bool(nz.any()):
+    n = c.shape[0]
+    # the first nonzero as a min-reduction (each rank its tile; argmax is gathered under MPI)
+    first = int(_where(U.not_equal(c, 0), _cp().arange(n), n).min()) if n else 0
+    if first == n:
         return _cp().zeros(1, c.dtype)
-    first = int(nz.argmax())
     return c[first:] if first else c
 
 

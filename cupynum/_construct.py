@@ -96,6 +96,28 @@ def diagflat(v, k=0):
     return _diag_from_vector(v.reshape(-1) if v.ndim != 1 else v, k)
 
 
+def _grid_tiled(a):
+    """Is a's store tiled across more than its first dimension (a grid, not row slabs)?  Its
+    flat alias is then not tiled, and a write through it is gathered."""
+    t = _core._tiling(a)
+    return t["tiled"] and any(g > 1 for g in t["grid"][1:])
+
+
+def _fill_diagonal_mask(a, val, wrap):
+    """fill_diagonal of a 2-D array with a scalar, as an element-wise where over a mask of two
+    aranges, so each rank writes its own tile: the flat positions k (M + 1) NumPy writes are
+    (r, r) for r < M, and with wrap the diagonal restarts every M + 1 rows (row M skipped)."""
+    cp = _cp()
+    fill = _np.zeros(1, a.dtype)
+    fill.flat[0:1] = val       # NumPy's conversion of val (and its errors), as its flat write
+    n, m = a.shape
+    rows = cp.arange(n, dtype=_np.int64).reshape(n, 1)
+    cols = cp.arange(m, dtype=_np.int64)
+    mask = U.equal(U.remainder(rows, m + 1) if wrap else rows, cols,
+                   out=_core.empty(a.shape, _np.bool_, a))      # laid out like a: nothing moves
+    a[...] = _where(mask, _core.from_any(fill), a)
+
+
 def fill_diagonal(a, val, wrap=False):
     if not isinstance(a, ndarray):
         return _np.fill_diagonal(a, val, wrap)
@@ -110,6 +132,10 @@ def fill_diagonal(a, val, wrap=False):
         if len(set(a.shape)) != 1:
             raise ValueError("All dimensions of input must be of equal length")
         step = 1 + int(_np.cumprod(a.shape[:-1]).sum())
+    if a.ndim == 2 and a.size and _np.ndim(val) == 0 and not isinstance(val, ndarray) and \
+            _grid_tiled(a):
+        _fill_diagonal_mask(a, val, wrap)
+        return None
     flat = _core.reshape(a, (a.size,))
     if flat is None:          # a view no 1-D view expresses: NumPy's flat assignment
         return _fallback.compute(_np.fill_diagonal, (a, val, wrap), write=(a,))
@@ -157,7 +183,9 @@ def triu_indices_from(arr, k=0):
 
 
 def mask_indices(n, mask_func, k=0):
-    m = _cp().ones((n, n), int)
+    # ones laid out as the broadcast of a column and a row (row slabs), not as a new (n, n)
+    # array (a grid on 4 ranks), so that the compaction of the mask is distributed
+    m = _tri_mask(n, n, n).astype(int)
     a = mask_func(m, k)
     return _nonzero(U.not_equal(a, 0))
 

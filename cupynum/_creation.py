@@ -215,12 +215,14 @@ def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
     m = zeros((N, M), dtype=dtype)
     if k >= M or N == 0 or M == 0:
         return m
-    i = k if k >= 0 else (-k) * M
-    rows = builtin_min(M - k, N)
-    if rows <= 0:
+    if builtin_min(M - k, N) <= 0:
         return m
-    flat = _reshape(m, (-1,))
-    flat[:rows * M][i::M + 1] = 1
+    # the diagonal as a mask of two broadcast aranges: element-wise, so each rank writes its own
+    # tile (the flat alias NumPy's eye writes through is gathered when the tiles are not row slabs)
+    from ._helpers import U
+    r = arange(N, dtype=_np.int64).reshape(N, 1)
+    c = arange(M, dtype=_np.int64)
+    m[...] = U.equal(U.subtract(c, r), operator.index(k))
     return m
 
 

@@ -126,9 +126,9 @@ class _Memory:
 
 def _overlap(fn, a, b, max_work):
     mine = isinstance(a, ndarray), isinstance(b, ndarray)
-    if not any(mine):
+    if not builtins.any(mine):
         return fn(a, b) if max_work is None else fn(a, b, max_work=max_work)
-    if not all(mine) or not _core._shares_store(a, b):
+    if not builtins.all(mine) or not _core._shares_store(a, b):
         return False          # distinct stores (or NumPy memory) never overlap
     if a.size == 0 or b.size == 0:
         return False

@@ -105,12 +105,33 @@ DISTRIBUTED = frozenset(
         "trace packbits unpackbits mgrid ogrid astype "
         # reshapes merging dimensions: through the flat alias, tiled as the root's row slabs,
         # else read from a flat copy whose ranges each rank receives once (dist.c)
-        "ravel reshape").split()]
+        "ravel reshape "
+        # issue 20's helpers (tests/test_helpers_distributed.py bounds each one's bytes per rank):
+        # metadata only, no array data touched
+        "asfortranarray shares_memory may_share_memory iscomplexobj isrealobj "
+        # construction: element-wise over broadcast aranges, a vector's pieces to its rows' owners
+        # (diagflat), compaction of a generated mask (the index sets), aranges (diag_indices)
+        "diagflat indices meshgrid fromfunction vander geomspace logspace identity eye "
+        "tril_indices triu_indices tril_indices_from triu_indices_from mask_indices diag_indices "
+        "diag_indices_from ravel_multi_index unravel_index bartlett blackman hamming hanning "
+        "kaiser "
+        # fill_diagonal: through the flat alias of row slabs; a scalar on a grid-tiled matrix as
+        # a where over a mask laid out like it
+        "fill_diagonal "
+        # element-wise and reductions to one flag
+        "allclose array_equal array_equiv asarray_chkfinite "
+        # differences of slices (a halo per boundary), shifted-slice sums (convolve), and scans:
+        # a pipeline along the axis, one slice per rank (csrc/runtime/distscan.c)
+        "diff ediff1d gradient convolve correlate cross trapezoid unwrap cumulative_sum "
+        "cumulative_prod cumsum cumprod "
+        # interp: searchsorted routed to xp's tiles, four routed gathers at the neighbours
+        "interp polyval polyadd polysub polymul polyder polyint").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
        "nonzero choose "
        "var squeeze flags sort argsort partition argpartition clip round conj conjugate "
-       "searchsorted trace byteswap view getfield setfield setflags ravel reshape flatten".split()]
+       "searchsorted trace byteswap view getfield setfield setflags ravel reshape flatten "
+       "cumsum cumprod".split()]
     + ["numpy.linalg.matrix_transpose"]
     # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
     # output tile filled by its owner from the input pieces it needs
@@ -132,10 +153,13 @@ DISTRIBUTED = frozenset(
        "rfftfreq fftshift ifftshift".split()])
 # Native but not partitioned: computed on gathered copies under MPI (matrix products; the
 # two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; bincount; the boolean
-# selections flatnonzero/extract/compress of n-d arrays (through a flat view); scans: cumsum,
-# cumprod, ufunc.accumulate; reductions of ops other than add/multiply/maximum/minimum, e.g.
-# subtract.reduce), or writes through a flat alias of a root not in row slabs: correct on every
-# rank, not distributed work.
+# selections flatnonzero/extract/compress of n-d arrays (through a flat view); reductions of ops
+# other than add/multiply/maximum/minimum, e.g. subtract.reduce), or writes through a flat alias
+# of a root not in row slabs: correct on every rank, not distributed work.  Of issue 20's names:
+# diagonal/ndarray.diagonal/diag of a matrix tiled as a 2 x 2 grid read a flat copy (about an
+# eighth of the matrix per rank on 4 ranks), fill_diagonal with an array of values writes through
+# the flat alias (gathered on such grids), ndarray.resize of an n-d array writes through the flat
+# alias.
 # Native functions with a CUDA kernel that runs on the device.
 CUDA_KERNEL = frozenset()
 
@@ -201,6 +225,8 @@ NOTES = {
        "scatter (gathered under MPI)" for n in ("insert", "delete")},
     "numpy.pad": "every named mode native; a callable mode is called on cupynum views of each "
     "vector (user Python per vector)",
+    "numpy.fill_diagonal": "an array of values on a matrix tiled as a grid (not row slabs) is "
+    "written through the flat alias (gathered under MPI)",
     "numpy.resize": "an n-d result is written through its flat alias (gathered under MPI)",
     "numpy.require": "OWNDATA is always true (a view is not copied for it)",
     "numpy.trim_zeros": "view, as NumPy's; a list argument is NumPy's",

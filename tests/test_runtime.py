@@ -72,7 +72,7 @@ STAT_COUNTS = ["bytes_to_host", "bytes_to_device", "ops_executed", "flushes", "t
                "bytes_sent", "messages_sent", "plans_cached", "plan_hits", "fused_runs",
                "fused_ops", "temporaries_elided", "bytes_elided", "ops_dropped", "fusion_plans",
                "fusion_plan_hits", "fused_runs_dist", "fused_runs_banded", "stores_virtual",
-               "virtual_materialized", "virtual_regenerated", "sorts_dist", "copies_elided"]
+               "virtual_materialized", "virtual_regenerated", "sorts_dist", "scans_dist", "copies_elided"]
 STAT_LEVELS = ["bytes_allocated", "bytes_live", "queued", "stores_live"]
 
 

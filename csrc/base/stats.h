@@ -41,6 +41,7 @@
     X(virtual_materialized, COUNT) /* store.c: virtual stores given a buffer after all */        \
     X(virtual_regenerated, COUNT)  /* fusion.c: reads of virtual stores computed again */       \
     X(sorts_dist, COUNT)           /* samplesort.c: sorts of tiled stores without gathering */   \
+    X(scans_dist, COUNT)           /* distscan.c: scans of tiled stores without gathering */     \
     X(copies_elided, COUNT)        /* fusion.c: copies into a view not run: the op before wrote it */
 
 struct cpn_stats {

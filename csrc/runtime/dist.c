@@ -36,6 +36,7 @@
 #include "summa.h"
 #include "distfft.h"
 #include "distselect.h"
+#include "distscan.h"
 #include "transport.h"
 
 #define box cpn_dist_box   /* dist.h's box: view or store index ranges [lo, hi) per dimension */
@@ -2416,6 +2417,8 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     case CPN_OPK_HISTOGRAM: return exec_histogram(op, fp);
     case CPN_OPK_QUANTILE: return cpn_distselect_applies(op) ? cpn_distselect_execute(op) : exec_gathered(op, fp);
     case CPN_OPK_PERMUTE: return exec_permute(op, fp);
+    /* scans: a pipeline along the axis, each rank continuing from its predecessor */
+    case CPN_OPK_SCAN: return cpn_distscan_applies(op) ? cpn_distscan_execute(op, fp) : exec_gathered(op, fp);
     case CPN_OPK_COMPACT:
     case CPN_OPK_NONZERO: return exec_select(op, fp);
     case CPN_OPK_GATHER: return exec_gather(op, fp);
