@@ -72,7 +72,8 @@ STAT_COUNTS = ["bytes_to_host", "bytes_to_device", "ops_executed", "flushes", "t
                "bytes_sent", "messages_sent", "plans_cached", "plan_hits", "fused_runs",
                "fused_ops", "temporaries_elided", "bytes_elided", "ops_dropped", "fusion_plans",
                "fusion_plan_hits", "fused_runs_dist", "fused_runs_banded", "stores_virtual",
-               "virtual_materialized", "virtual_regenerated", "sorts_dist", "scans_dist", "copies_elided"]
+               "virtual_materialized", "virtual_regenerated", "sorts_dist", "scans_dist", "copies_elided",
+               "runs_alone", "runs_team"]
 STAT_LEVELS = ["bytes_allocated", "bytes_live", "queued", "stores_live"]
 
 
@@ -251,6 +252,33 @@ def test_long_dependency_chain():
         n = n * 0.999 + (k % 7) * 1e-3
         c = c * 0.999 + (k % 7) * 1e-3
     check(c, n)
+
+
+def test_team_choice_is_measured_and_results_do_not_depend_on_it():
+    """Runs above the threshold are timed on the calling thread alone and on the team, both tried
+    (the team first, twice, then the caller twice, then the slower one every 16th run), and
+    the values are NumPy's whichever ran: a 1-D Jacobi step of 10^5 float64, 40 times."""
+    info = cupynum.runtime_info()
+    n = 100_000
+    a, b = cupynum.arange(float(n)) % 7.0, cupynum.zeros(n)
+    an, bn = numpy.arange(float(n)) % 7.0, numpy.zeros(n)
+    cupynum.sync()
+    cupynum.reset_stats()
+    for _ in range(20):
+        b[1:-1] = 0.33333 * (a[:-2] + a[1:-1] + a[2:])
+        a[1:-1] = 0.33333 * (b[:-2] + b[1:-1] + b[2:])
+        bn[1:-1] = 0.33333 * (an[:-2] + an[1:-1] + an[2:])
+        an[1:-1] = 0.33333 * (bn[:-2] + bn[1:-1] + bn[2:])
+        check(a[n // 3], an[n // 3])   # a read each step: a flush, one run per statement
+    s = cupynum.runtime_stats()
+    check(a, an)
+    check(b, bn)
+    work = 4 * (n - 2)   # element-instructions of one statement's run
+    if info["threads"] > 1 and work >= info["parallel_min"]:
+        assert s["runs_alone"] >= 2 and s["runs_team"] >= 2, s
+        assert s["runs_alone"] + s["runs_team"] >= 40, s
+    else:
+        assert s["runs_alone"] == 0 and s["runs_team"] == 0, s
 
 
 def test_threaded_large_elementwise_bitwise():

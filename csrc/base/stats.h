@@ -42,7 +42,9 @@
     X(virtual_regenerated, COUNT)  /* fusion.c: reads of virtual stores computed again */       \
     X(sorts_dist, COUNT)           /* samplesort.c: sorts of tiled stores without gathering */   \
     X(scans_dist, COUNT)           /* distscan.c: scans of tiled stores without gathering */     \
-    X(copies_elided, COUNT)        /* fusion.c: copies into a view not run: the op before wrote it */
+    X(copies_elided, COUNT)        /* fusion.c: copies into a view not run: the op before wrote it */ \
+    X(runs_alone, COUNT)           /* elementwise.c: runs above parallel_min on the caller alone */ \
+    X(runs_team, COUNT)            /* elementwise.c: runs above parallel_min on the team */
 
 struct cpn_stats {
 #define CPN_STATS_FIELD(name, kind) int64_t name;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
+#include <time.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -14,6 +15,7 @@
 #include "alloc.h"
 #include "kernels.h"
 #include "scalar.h"
+#include "stats.h"
 #include "status.h"
 #include "vmath.h"
 
@@ -447,6 +449,63 @@ int64_t cpn_kernel_parallel_min(void)
     return parallel_min;
 }
 
+#define TEAM_CLASSES 48
+#define TEAM_RETRY 16
+static struct {
+    double ns[2];   /* moving average of ns per element-instruction: [0] alone, [1] the team */
+    int n[2];
+    unsigned runs;
+} team_stat[TEAM_CLASSES];
+static int team_measured = -1;   /* -1: not yet read from the environment */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+int cpn_kernel_team_pick(int64_t work, struct cpn_team_timer *tm)
+{
+    tm->bucket = -1;
+    const int nth = cpn_kernel_threads();
+    if (nth <= 1 || work < cpn_kernel_parallel_min()) return 1;
+    if (team_measured < 0) {
+        const char *env = getenv("CUPYNUM_PARALLEL_MIN");
+        team_measured = !(env && *env);
+    }
+    if (!team_measured) return nth;
+#ifdef _OPENMP
+    if (omp_in_parallel()) return nth;
+#endif
+    int b = 63 - __builtin_clzll((unsigned long long)work);
+    if (b >= TEAM_CLASSES) b = TEAM_CLASSES - 1;
+    unsigned runs = ++team_stat[b].runs;
+    int use;
+    if (team_stat[b].n[1] < 2) use = 1;
+    else if (team_stat[b].n[0] < 2) use = 0;
+    else {
+        int best = team_stat[b].ns[1] <= team_stat[b].ns[0];
+        use = runs % TEAM_RETRY == 0 ? !best : best;
+    }
+    if (use) cpn_stats.runs_team++;
+    else cpn_stats.runs_alone++;
+    tm->bucket = b;
+    tm->which = use;
+    tm->work = work;
+    tm->t0 = now_ns();
+    return use ? nth : 1;
+}
+
+void cpn_kernel_team_done(struct cpn_team_timer *tm)
+{
+    if (tm->bucket < 0) return;
+    double per = (double)(now_ns() - tm->t0) / (double)tm->work;
+    int b = tm->bucket, w = tm->which;
+    team_stat[b].ns[w] = team_stat[b].n[w] == 0 ? per : 0.75 * team_stat[b].ns[w] + 0.25 * per;
+    team_stat[b].n[w]++;
+}
+
 static unsigned fpe_from_status(void);
 
 unsigned cpn_kernel_fpe_status(void) { return fpe_from_status(); }
@@ -519,8 +578,8 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
     for (int a = 0; a < narg; a++) inner_st[a] = st[a][nd - 1];
     int64_t inner = shape[nd - 1], outer = 1;
     for (int d = 0; d < nd - 1; d++) outer *= shape[d];
-    int nth = cpn_kernel_threads();
-    if (inner * outer < cpn_kernel_parallel_min()) nth = 1;
+    struct cpn_team_timer tm;
+    int nth = cpn_kernel_team_pick(inner * outer, &tm);
     int64_t chunk = inner;
     if (nth > 1 && outer < 8 * nth) {
         chunk = (inner + 8 * nth - 1) / (8 * nth);
@@ -532,6 +591,7 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
         feclearexcept(FE_ALL_EXCEPT);
         fn(base, inner_st, inner, ctx);
         hw = fpe_from_status();
+        cpn_kernel_team_done(&tm);
         goto done;
     }
     /* Dynamic chunks of about 1/8 of a thread's share: when a core is busy with another process,
@@ -558,6 +618,7 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
         }
         hw |= fpe_from_status();
     }
+    cpn_kernel_team_done(&tm);
 done:
     ctx->hw |= hw;
 }

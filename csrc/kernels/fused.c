@@ -211,8 +211,8 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
         if (p->shape[d] == 0) return CPN_OK;
     coalesce(p, &g);
     const int64_t ntasks = g.outer * g.nchunks;
-    int nth = cpn_kernel_threads();
-    if (g.inner * g.outer * p->ninstr < cpn_kernel_parallel_min()) nth = 1;
+    struct cpn_team_timer tm;
+    int nth = cpn_kernel_team_pick(g.inner * g.outer * p->ninstr, &tm);
     if (nth > ntasks) nth = (int)ntasks;
     if (nth > 64) nth = 64;
     const int nslots = p->nslots > 0 ? p->nslots : 1;
@@ -263,5 +263,6 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
         if (first >= 0) memcpy(p->reduce_out, acc[first], cpn_dtype_size(last->acc_dt));
     }
     cpn_kernel_scratch_done(CPN_SCRATCH_FUSED_REGS, regs);
+    cpn_kernel_team_done(&tm);
     return status;
 }

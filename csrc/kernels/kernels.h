@@ -110,6 +110,21 @@ int cpn_kernel_threads(void);
  * (elementwise.c); CUPYNUM_PARALLEL_MIN sets it; never with one thread.  Local. */
 int64_t cpn_kernel_parallel_min(void);
 
+/* The measured choice of team size for work above cpn_kernel_parallel_min(): per power-of-two
+ * class of element-instructions, the drivers time runs on the calling thread alone and on the
+ * team and take the faster (each tried again every 16th run of its class, so the choice follows
+ * the machine's load).  A cache-resident loop (a 1-D Jacobi step of 10^5 float64: 1.6 MB, one
+ * core's L2) ran twice as fast on one thread as on two, whose dynamic chunks moved its lines
+ * between the cores' caches every step.  Results never depend on the choice.  An explicit
+ * CUPYNUM_PARALLEL_MIN turns the measurement off (the threshold alone decides).  Local (the
+ * runtime thread). */
+struct cpn_team_timer {
+    int bucket, which;
+    int64_t work, t0;
+};
+int cpn_kernel_team_pick(int64_t work, struct cpn_team_timer *tm);
+void cpn_kernel_team_done(struct cpn_team_timer *tm);
+
 /* Scratch memory a kernel keeps between calls (slot: CPN_SCRATCH_*), so that a loop's runs
  * allocate nothing in steady state: a buffer of at least `bytes`, the slot's (grown as needed,
  * kept up to 64 MiB, outside the runtime's allocation statistics: it belongs to the kernels, as
