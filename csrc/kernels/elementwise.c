@@ -451,6 +451,9 @@ int64_t cpn_kernel_parallel_min(void)
 
 #define TEAM_CLASSES 48
 #define TEAM_RETRY 16
+/* Above 2^23 element-instructions (milliseconds of work) the team always runs: waking it costs
+ * under a percent, and a run tried alone there would cost what it measures. */
+#define TEAM_ALWAYS ((int64_t)1 << 23)
 static struct {
     double ns[2];   /* moving average of ns per element-instruction: [0] alone, [1] the team */
     int n[2];
@@ -474,7 +477,7 @@ int cpn_kernel_team_pick(int64_t work, struct cpn_team_timer *tm)
         const char *env = getenv("CUPYNUM_PARALLEL_MIN");
         team_measured = !(env && *env);
     }
-    if (!team_measured) return nth;
+    if (!team_measured || work >= TEAM_ALWAYS) return nth;
 #ifdef _OPENMP
     if (omp_in_parallel()) return nth;
 #endif

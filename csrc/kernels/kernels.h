@@ -110,7 +110,8 @@ int cpn_kernel_threads(void);
  * (elementwise.c); CUPYNUM_PARALLEL_MIN sets it; never with one thread.  Local. */
 int64_t cpn_kernel_parallel_min(void);
 
-/* The measured choice of team size for work above cpn_kernel_parallel_min(): per power-of-two
+/* The measured choice of team size for work above cpn_kernel_parallel_min() and below 2^23
+ * element-instructions (above, the team always runs): per power-of-two
  * class of element-instructions, the drivers time runs on the calling thread alone and on the
  * team and take the faster (each tried again every 16th run of its class, so the choice follows
  * the machine's load).  A cache-resident loop (a 1-D Jacobi step of 10^5 float64: 1.6 MB, one
