@@ -1,12 +1,15 @@
 """Weak scaling, measured on 1..4 ranks and projected to 1,024 (issue #23).
 
-    python -m benchmarks.scale [--ranks 1,2,3,4] [--quick] [--write]
+    python -m benchmarks.scale [--ranks 1,2,3,4] [--quick] [--write] [--same-grid stencil,jacobi,swe]
 
 Each program runs under `mpirun -np P` (oversubscribed, `mpi_yield_when_idle`, one thread per
 rank) at constant work per rank: the seed stencil and the benchmark's Jacobi on an n x n block per
 rank, `examples/swe.py` on nx x ny cells per rank, a sum of n^2 elements per rank and a matmul of
 an (n P) x k by k x k product, a sort of n^2 values per rank (the sample sort).  Per rank it prints time per iteration, efficiency against one rank,
 bytes and messages sent, bytes allocated and ops per iteration.
+
+Then the same grid (that of 2 ranks) as 1 rank x 1 thread, 1 rank x 2 threads and 2 ranks x 1
+thread: the speedup of each over 1 x 1 (threads and ranks should compose).
 
 From the measured figures a LogGP-style model projects the efficiency at 8 ... 1,024 ranks:
 
@@ -145,11 +148,12 @@ def result(xp, name, p, n, iters):
 
 # ---- one job (every rank runs this) ------------------------------------------------------------
 
-def worker(name, n, iters):
+def worker(name, n, iters, grid_ranks=0):
     import cupynum as np
     info = np.runtime_info()
     p = info["ranks"]
-    step, collectives, _ = PROGRAMS[name][0](np, p, n)
+    # grid_ranks > 0: the problem of that many ranks whatever the rank count (the same grid)
+    step, collectives, _ = PROGRAMS[name][0](np, grid_ranks or p, n)
     for _ in range(2):
         step()
     np.sync()
@@ -169,14 +173,14 @@ def worker(name, n, iters):
     sys.stdout.flush()
 
 
-def run_job(name, p, n, iters):
+def run_job(name, p, n, iters, threads=1, grid_ranks=0):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "CUPYNUM_"))}
     env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
-               CUPYNUM_OUTPUT="all", CUPYNUM_THREADS="1", PYTHONPATH=ROOT)
+               CUPYNUM_OUTPUT="all", CUPYNUM_THREADS=str(threads), PYTHONPATH=ROOT)
     cmd = [shutil.which("mpirun") or "mpirun", "-np", str(p), "--oversubscribe", "--mca",
            "mpi_yield_when_idle", "1", "-x", "CUPYNUM_OUTPUT", "-x", "CUPYNUM_THREADS",
            "-x", "PYTHONPATH", sys.executable, "-m", "benchmarks.scale", "--worker", name,
-           str(n), str(iters)]
+           str(n), str(iters), str(grid_ranks)]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600, cwd=ROOT)
     rows = [json.loads(line.split("SCALE ", 1)[1]) for line in out.stdout.splitlines()
             if "SCALE " in line]
@@ -217,10 +221,13 @@ def main(argv=None):
     ap.add_argument("--iters", type=int, default=10)
     ap.add_argument("--programs", default=",".join(PROGRAMS))
     ap.add_argument("--write", action="store_true", help="tables into docs/benchmarks/scale.md")
-    ap.add_argument("--worker", nargs=3, metavar=("NAME", "N", "ITERS"), help=argparse.SUPPRESS)
+    ap.add_argument("--same-grid", default="stencil,jacobi,swe",
+                    help="programs also run on one grid (that of 2 ranks) as 1 rank x 1 thread, "
+                         "1 rank x 2 threads and 2 ranks x 1 thread ('' for none)")
+    ap.add_argument("--worker", nargs=4, metavar=("NAME", "N", "ITERS", "GRID_RANKS"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.worker:
-        worker(args.worker[0], int(args.worker[1]), int(args.worker[2]))
+        worker(args.worker[0], int(args.worker[1]), int(args.worker[2]), int(args.worker[3]))
         return 0
     ranks = [int(x) for x in args.ranks.split(",")]
     lines = [f"load average {os.getloadavg()[0]:.2f}; {os.cpu_count()} cores; one thread per rank; "
@@ -253,6 +260,20 @@ def main(argv=None):
         lines.append(f"| {name} | {inp['T1_s'] * 1e3:.2f} | {inp['D_s'] * 1e3:.2f} | {inp['messages']:.0f} | "
                      f"{inp['bytes'] / 1e3:.1f} | {inp['collectives']} | "
                      + " | ".join(f"{e:.2f}" for _, e in table) + " |")
+    same = [x for x in args.same_grid.split(",") if x]
+    if same:
+        lines += ["", "Same grid (that of 2 ranks above), ranks x threads on the 2 cores: ms/iter of the "
+                  "slowest rank and the speedup over 1 x 1 (issue #23: 2 x 1 at least 1.7x for the stencil; "
+                  "1 x 2 and 2 x 1 about the same):", ""]
+        lines.append("| program | block | 1 x 1 ms | 1 x 2 ms | 2 x 1 ms | 1 x 2 speedup | 2 x 1 speedup |")
+        lines.append("|---|---|---|---|---|---|---|")
+        for name in same:
+            n = PROGRAMS[name][2] if args.quick else PROGRAMS[name][1]
+            t = {}
+            for p, th in ((1, 1), (1, 2), (2, 1)):
+                t[p, th] = max(r["s_per_iter"] for r in run_job(name, p, n, args.iters, th, grid_ranks=2))
+            lines.append(f"| {name} | {n} | {t[1, 1] * 1e3:.2f} | {t[1, 2] * 1e3:.2f} | {t[2, 1] * 1e3:.2f} | "
+                         f"{t[1, 1] / t[1, 2]:.2f} | {t[1, 1] / t[2, 1]:.2f} |")
     text = "\n".join(lines)
     print(text)
     if args.write:
