@@ -110,10 +110,12 @@ def test_scale_programs_match_numpy(name):
                     reason="launches its own mpirun jobs")
 def test_scale_benchmark_measures_and_projects(tmp_path):
     proc = subprocess.run([sys.executable, "-m", "benchmarks", "scale", "--quick", "--ranks", "1,2",
-                           "--programs", "stencil,reduction", "--iters", "2"],
+                           "--programs", "stencil,reduction", "--iters", "2", "--same-grid", "stencil"],
                           cwd=ROOT, env=measure.clean_env(), capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     rows = [line for line in proc.stdout.splitlines() if line.startswith("| stencil |")]
-    assert len(rows) == 3, proc.stdout          # 1 and 2 ranks measured, one projection row
-    assert rows[-1].count("|") == 7 + len([8, 16, 32, 64, 128, 256, 512, 1024])
+    assert len(rows) == 4, proc.stdout   # 1 and 2 ranks measured, one projection row, one same-grid row
+    assert rows[2].count("|") == 7 + len([8, 16, 32, 64, 128, 256, 512, 1024])
+    same = [float(x) for x in rows[3].strip("| ").split(" | ")[1:]]
+    assert len(same) == 6 and all(x > 0 for x in same), rows[3]   # block, 3 times, 2 speedups
