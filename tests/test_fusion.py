@@ -157,6 +157,41 @@ def test_integer_reductions_closing_a_run(dtype, red):
     agrees(on, prog(numpy))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex64", "complex128"])
+@pytest.mark.parametrize("n", [1, 7, 128, 1000, 1024, 1025, 4099, 70001, 300007])
+def test_float_sums_closing_a_run_are_the_unfused_pairwise_sums(dtype, n):
+    """A float or complex sum closing a run folds the run's values in the unfused reduction's own
+    pairwise tree (split over threads above the threshold as reduce.c splits): bitwise the
+    unfused result, also when the run's space is 2-D and not coalesced (rows of a wider array)."""
+    def prog(np):
+        a = (np.arange(n, dtype=np.float64) * 0.61803398875) % 1.0 - 0.25
+        b = (a * 1.5 + 0.125).astype(dtype)
+        s1 = np.sum(b * b - a.astype(dtype))
+        m = np.arange(3 * (n + 5), dtype=np.float64).reshape(3, n + 5) * 1e-3
+        s2 = np.sum((m[:, 2:-3] * 0.5 + 1.0).astype(dtype))     # 3 rows of n: not coalesced
+        s3 = np.mean(np.sqrt(np.abs(b)) + 1.0)
+        return np.asarray(s1), np.asarray(s2), np.asarray(s3)
+    on, off = both(prog)
+    ref = prog(numpy)
+    for x1, x0, r in zip(on, off, ref):
+        bitwise_equal(x1, x0)
+        numpy.testing.assert_allclose(x1, r, rtol=1e-5 if dtype in ("float32", "complex64") else 1e-12)
+
+
+def test_float_sum_closing_a_run_reports_overflow_as_unfused():
+    """The sum's own additions overflow: the warning (or error) of the unfused reduction."""
+    def prog(np):
+        a = np.ones(5000) * 1e305
+        with np.errstate(over="raise"):
+            try:
+                np.sum(a * 100.0)
+            except FloatingPointError as e:
+                return str(e)
+        return "no error"
+    on, off = both(lambda np: numpy.array(prog(np)))
+    assert str(on) == str(off) == prog(numpy), (on, off)
+
+
 def test_errors_inside_a_run_are_raised_as_unfused():
     a = cupynum.arange(10)
     b = (a - 5) * 2

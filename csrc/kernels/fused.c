@@ -85,21 +85,21 @@ static void coalesce(struct cpn_fused_prog *p, struct geom *g)
     g->nchunks = (g->inner + g->chunk - 1) / g->chunk;
 }
 
-/* Run every instruction on task t with registers `regs`; fold into acc (has: acc holds a value). */
-static enum cpn_status run_task(const struct cpn_fused_prog *p, const struct geom *g, int64_t t,
-                                char *regs, unsigned char *acc, int *has, struct cpn_kctx *ctx)
+/* Run the first `ninstr` instructions on elements [col, col + cnt) of outer row `row` (cnt at most
+ * a block) with registers `regs`; fold into acc (has: acc holds a value).  e: the externals'
+ * addresses there. */
+static enum cpn_status run_piece(const struct cpn_fused_prog *p, const struct geom *g, int64_t row,
+                                 int64_t col, int64_t cnt, int ninstr, char *regs, unsigned char *acc,
+                                 int *has, struct cpn_kctx *ctx, intptr_t *e)
 {
-    intptr_t e[CPN_FUSED_MAXEXT];
     const int nd = g->nd, ne = p->next;
-    int64_t row = t / g->nchunks, c = t % g->nchunks;
-    for (int a = 0; a < ne; a++) e[a] = p->ext_base[a] + (intptr_t)(c * g->chunk * p->ext_st[a][nd - 1]);
+    for (int a = 0; a < ne; a++) e[a] = p->ext_base[a] + (intptr_t)(col * p->ext_st[a][nd - 1]);
     for (int d = nd - 2; d >= 0; d--) {
         int64_t i = row % g->shape[d];
         row /= g->shape[d];
         for (int a = 0; a < ne; a++) e[a] += (intptr_t)(i * p->ext_st[a][d]);
     }
-    int64_t cnt = g->inner - c * g->chunk < g->chunk ? g->inner - c * g->chunk : g->chunk;
-    for (int k = 0; k < p->ninstr; k++) {
+    for (int k = 0; k < ninstr; k++) {
         const struct cpn_fused_instr *in = &p->instr[k];
         char *args[CPN_MAXARGS];
         int64_t st[CPN_MAXARGS];
@@ -180,6 +180,151 @@ static enum cpn_status run_task(const struct cpn_fused_prog *p, const struct geo
     return CPN_OK;
 }
 
+/* Run every instruction on task t (one block of one outer row). */
+static enum cpn_status run_task(const struct cpn_fused_prog *p, const struct geom *g, int64_t t,
+                                char *regs, unsigned char *acc, int *has, struct cpn_kctx *ctx)
+{
+    intptr_t e[CPN_FUSED_MAXEXT];
+    int64_t row = t / g->nchunks, c = t % g->nchunks;
+    int64_t cnt = g->inner - c * g->chunk < g->chunk ? g->inner - c * g->chunk : g->chunk;
+    return run_piece(p, g, row, c * g->chunk, cnt, p->ninstr, regs, acc, has, ctx, e);
+}
+
+/* ---- a float or complex sum closing the program ------------------------------------------------
+ *
+ * Unfused, the run's temporary (a fresh C-ordered array) is summed by reduce.c: NumPy's pairwise
+ * tree over all n elements in C order, or, from cpn_kernel_parallel_min() elements on, over
+ * `threads` equal ranges each added to +0.0 and then combined in order.  Fused, the same tree is
+ * walked from the top; each subtree of at most a block is evaluated into a leaf buffer and summed
+ * by the same pairwise function, so the result is bitwise the unfused one, and the temporary is
+ * never written. */
+struct pw_walk {
+    const struct cpn_fused_prog *p;
+    const struct geom *g;
+    char *regs;
+    unsigned char *leaf;
+    struct cpn_kctx *ctx;
+    enum cpn_status st;
+    unsigned hw;   /* the flags the sum's own additions raised (cleared at once: the loops after
+                    * them read theirs from clear flags) */
+};
+
+static void sum_flags(struct pw_walk *w)
+{
+    if (!w->p->fpe) return;
+    unsigned f = cpn_kernel_fpe_status();
+    if (f) {
+        w->hw |= f;
+        feclearexcept(FE_ALL_EXCEPT);
+    }
+}
+
+/* Evaluate elements [lo, lo + n) (n at most a block) and return where the reduction's input
+ * values lie contiguously: the register or the external itself when one piece of one row holds
+ * them, else the leaf buffer they are gathered into. */
+static const unsigned char *pw_leaf(struct pw_walk *w, int64_t lo, int64_t n)
+{
+    const struct cpn_fused_prog *p = w->p;
+    const struct geom *g = w->g;
+    const struct cpn_fused_instr *last = &p->instr[p->ninstr - 1];
+    const struct cpn_fused_arg *r = &last->arg[0];
+    const size_t es = cpn_dtype_size(last->dt);
+    intptr_t e[CPN_FUSED_MAXEXT];
+    for (int64_t off = 0; off < n && w->st == CPN_OK;) {
+        int64_t f = lo + off, row = f / g->inner, col = f % g->inner;
+        int64_t cnt = n - off < g->inner - col ? n - off : g->inner - col;
+        w->st = run_piece(p, g, row, col, cnt, p->ninstr - 1, w->regs, NULL, NULL, w->ctx, e);
+        const unsigned char *src = r->kind == CPN_FARG_REG ? (const unsigned char *)w->regs + r->idx * REG_BYTES
+                                                            : (const unsigned char *)e[r->idx];
+        const int64_t st = r->kind == CPN_FARG_REG ? (int64_t)es : p->ext_st[r->idx][g->nd - 1];
+        if (cnt == n && st == (int64_t)es) return src;
+        if (st == (int64_t)es) {
+            memcpy(w->leaf + off * es, src, (size_t)cnt * es);
+        } else {
+            for (int64_t i = 0; i < cnt; i++) memcpy(w->leaf + (off + i) * es, src + i * st, es);
+        }
+        off += cnt;
+    }
+    return w->leaf;
+}
+
+static void pw_sum(struct pw_walk *w, int64_t lo, int64_t n, unsigned char *out)
+{
+    const enum cpn_dtype dt = w->p->instr[w->p->ninstr - 1].acc_dt;
+    if (n <= CPN_FUSED_BLOCK) {
+        const unsigned char *v = pw_leaf(w, lo, n);
+        if (w->st != CPN_OK) return;
+        cpn_kernel_pairwise_sum(dt, v, n, out);
+        sum_flags(w);
+        return;
+    }
+    int64_t h = n / 2;
+    h -= h % 8;
+    _Alignas(16) unsigned char right[16];
+    pw_sum(w, lo, h, out);
+    if (w->st != CPN_OK) return;
+    pw_sum(w, lo + h, n - h, right);
+    cpn_kernel_fold_add(dt, out, right, 1);   /* out + (-0.0 + right): out + right */
+    sum_flags(w);
+}
+
+static bool float_sum(const struct cpn_fused_prog *p)
+{
+    const struct cpn_fused_instr *last = &p->instr[p->ninstr - 1];
+    if (last->kind != CPN_FI_REDUCE || last->rcode != CPN_OP_ADD || last->dt != last->acc_dt) return false;
+    enum cpn_dtype_class c = cpn_dtype_class(last->acc_dt);
+    return c == CPN_CLASS_FLOAT || c == CPN_CLASS_COMPLEX;
+}
+
+static enum cpn_status fused_float_sum(struct cpn_fused_prog *p, const struct geom *g, struct cpn_kctx *ctx)
+{
+    const int64_t n = g->inner * g->outer;
+    const int last = p->ninstr - 1;
+    const enum cpn_dtype dt = p->instr[last].acc_dt;
+    int nth = cpn_kernel_threads();   /* reduce.c's split, whatever the team's measured speed */
+    if (n < cpn_kernel_parallel_min()) nth = 1;
+    if (nth > 64) nth = 64;
+    const int nslots = p->nslots > 0 ? p->nslots : 1;
+    const size_t per = (size_t)nslots * REG_BYTES + (size_t)CPN_FUSED_BLOCK * 16;
+    char *scratch = cpn_kernel_scratch(CPN_SCRATCH_FUSED_REGS, (size_t)nth * per);
+    if (!scratch) return CPN_ERR_NOMEM;
+    _Alignas(16) unsigned char part[64][16];
+    enum cpn_status status = CPN_OK;
+    unsigned hw = 0;
+#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1) reduction(|: hw)
+    for (int t = 0; t < nth; t++) {
+        struct pw_walk w = {p, g, scratch + (size_t)t * per, NULL, ctx, CPN_OK, 0};
+        w.leaf = (unsigned char *)w.regs + (size_t)nslots * REG_BYTES;
+        if (p->fpe) feclearexcept(FE_ALL_EXCEPT);
+        memset(part[t], 0, 16);   /* +0.0, the identity reduce.c starts from */
+        const int64_t a = n * t / nth, b = n * (t + 1) / nth;
+        if (b > a) {
+            _Alignas(16) unsigned char v[16];
+            pw_sum(&w, a, b - a, v);
+            cpn_kernel_fold_add(dt, part[t], v, 1);
+            sum_flags(&w);
+        }
+        hw |= w.hw;
+        if (w.st != CPN_OK) {
+#pragma omp critical(cpn_fused_status)
+            status = w.st;
+        }
+    }
+    if (status == CPN_OK) {
+        if (p->fpe) feclearexcept(FE_ALL_EXCEPT);
+        for (int t = 1; t < nth; t++) cpn_kernel_fold_add(dt, part[0], part[t], 1);
+        if (p->fpe) hw |= cpn_kernel_fpe_status();
+        memcpy(p->reduce_out, part[0], cpn_dtype_size(dt));
+    }
+    /* The flags the sum's own additions raised are the reduction's (reduce.c reports them). */
+    if (p->fpe && hw) {
+        __atomic_fetch_or(&p->fpe[last].hw, hw, __ATOMIC_RELAXED);
+        feclearexcept(FE_ALL_EXCEPT);
+    }
+    cpn_kernel_scratch_done(CPN_SCRATCH_FUSED_REGS, scratch);
+    return status;
+}
+
 size_t cpn_kernel_fused_scratch(const struct cpn_fused_prog *p)
 {
     return (size_t)(p->nslots > 0 ? p->nslots : 1) * (size_t)REG_BYTES;
@@ -210,6 +355,7 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
     for (int d = 0; d < p->ndim; d++)
         if (p->shape[d] == 0) return CPN_OK;
     coalesce(p, &g);
+    if (float_sum(p)) return fused_float_sum(p, &g, ctx);
     const int64_t ntasks = g.outer * g.nchunks;
     struct cpn_team_timer tm;
     int nth = cpn_kernel_team_pick(g.inner * g.outer * p->ninstr, &tm);

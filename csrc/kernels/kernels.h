@@ -110,6 +110,12 @@ int cpn_kernel_threads(void);
  * (elementwise.c); CUPYNUM_PARALLEL_MIN sets it; never with one thread.  Local. */
 int64_t cpn_kernel_parallel_min(void);
 
+/* NumPy's pairwise sum of n contiguous values of a float or complex dtype into *out (reduce.c's
+ * fold: 8 accumulators up to 128 values, halves rounded to 8 above); and *acc += that sum of buf,
+ * the fold of an unfused sum.  Local. */
+void cpn_kernel_pairwise_sum(enum cpn_dtype dt, const void *a, int64_t n, void *out);
+void cpn_kernel_fold_add(enum cpn_dtype dt, void *acc, const void *buf, int64_t n);
+
 /* The measured choice of team size for work above cpn_kernel_parallel_min() and below 2^23
  * element-instructions (above, the team always runs): per power-of-two
  * class of element-instructions, the drivers time runs on the calling thread alone and on the

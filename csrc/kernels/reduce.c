@@ -123,6 +123,22 @@ static const fold_fn folds[CPN_OP_COUNT][CPN_DTYPE_COUNT] = {
     [CPN_OP_MINIMUM] = FOLD_ROW(minimum),
 };
 
+void cpn_kernel_pairwise_sum(enum cpn_dtype dt, const void *a, int64_t n, void *out)
+{
+    switch (dt) {
+    case CPN_DTYPE_FLOAT16: *(_Float16 *)out = pairwise_f16((const _Float16 *)a, n); break;
+    case CPN_DTYPE_FLOAT32: *(float *)out = pairwise_f32((const float *)a, n); break;
+    case CPN_DTYPE_FLOAT64: *(double *)out = pairwise_f64((const double *)a, n); break;
+    case CPN_DTYPE_COMPLEX64: *(float _Complex *)out = pairwise_c64((const float _Complex *)a, n); break;
+    default: *(double _Complex *)out = pairwise_c128((const double _Complex *)a, n); break;
+    }
+}
+
+void cpn_kernel_fold_add(enum cpn_dtype dt, void *acc, const void *buf, int64_t n)
+{
+    folds[CPN_OP_ADD][dt](acc, buf, n);
+}
+
 static fold_fn fold_for(enum cpn_opcode code, enum cpn_dtype dt)
 {
     return cpn_op_combines(code) ? folds[code][dt] : NULL;

@@ -376,7 +376,10 @@ static bool pointwise_member(const struct cpn_op *op, int ndim, const int64_t *s
 }
 
 /* A full reduction whose result is independent of the order of folding (integer or bool
- * accumulator: wrapping arithmetic is associative). */
+ * accumulator: wrapping arithmetic is associative), or a float or complex sum of a C-ordered
+ * input of the accumulator's dtype on the host, which kernels/fused.c folds in reduce.c's own
+ * pairwise tree (bitwise the unfused sum of the temporary).  Not on a device, whose reductions
+ * fold in another order. */
 static bool reduce_member(const struct cpn_op *op, int ndim, const int64_t *shape)
 {
     if (op->kind != CPN_OPK_REDUCE || op->nin != 1 || op->nout != 1 || !op->in[0] || op->iparam[0])
@@ -388,7 +391,13 @@ static bool reduce_member(const struct cpn_op *op, int ndim, const int64_t *shap
     uint64_t all = ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << ndim) - 1);
     if ((op->axes & all) != all) return false;
     enum cpn_dtype_class c = cpn_dtype_class(out->dtype);
-    if (c != CPN_CLASS_INT && c != CPN_CLASS_UINT && c != CPN_CLASS_BOOL) return false;
+    if (c == CPN_CLASS_FLOAT || c == CPN_CLASS_COMPLEX) {
+        if (op->code != CPN_OP_ADD || in->dtype != out->dtype || !cpn_view_is_contiguous(in) ||
+            cpn_backend_on_device())
+            return false;
+    } else if (c != CPN_CLASS_INT && c != CPN_CLASS_UINT && c != CPN_CLASS_BOOL) {
+        return false;
+    }
     if (!cpn_op_combines((enum cpn_opcode)op->code)) return false;   /* folded per block */
     return cpn_kernel_elementwise(op->code, out->dtype) != NULL;
 }
