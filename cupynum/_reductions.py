@@ -185,7 +185,10 @@ def _arg(name, fname, a, axis, out, keepdims):
         size *= a.shape[d]
     if size == 0:
         raise ValueError(f"attempt to get {fname} of an empty sequence")
-    r = _core.argreduce(name, a, axes)
+    if a.ndim > 0 and size > 1 and _core._tiling(a)["tiled"]:
+        r = _dist_arg(name, a, None if axis is None else axes[0])
+    else:
+        r = _core.argreduce(name, a, axes)
     if keepdims:
         r = _core.reshape(r, kshape)
     if out is not None:
@@ -194,6 +197,34 @@ def _arg(name, fname, a, axis, out, keepdims):
         _core.assign(out, r)
         return out
     return _scalar_or(r)
+
+
+def _dist_arg(name, a, axis):
+    """argmax/argmin of an array partitioned over ranks, owner-computes (the C kernel would
+    gather it): the extreme, a distributed reduction kept broadcastable; then the least index
+    holding it, the minimum over `where(a == m, index, n)` -- a NaN, which NumPy's argmax and
+    argmin return first of, matches a NaN extreme.  The index is built from one arange per
+    dimension, broadcast; each rank moves its reductions' partials and the short index vectors
+    of the dimensions its tile spans, not its tile."""
+    from . import _creation, _where
+    m = _reduce(name, a, axis, keepdims=True)
+    hit = _core.ufunc("equal", (a, m))
+    if a.dtype.kind in "fc":
+        hit = _core.ufunc("logical_or", (hit, _core.ufunc(
+            "logical_and", (_core.ufunc("isnan", (a,)), _core.ufunc("isnan", (m,))))))
+    dims = range(a.ndim) if axis is None else (axis,)
+    index, step = None, 1
+    for d in reversed(dims):
+        shape = [1] * a.ndim
+        shape[d] = a.shape[d]
+        part = _core.reshape(_creation.arange(a.shape[d], dtype=_np.intp), tuple(shape))
+        if step != 1:
+            part = _core.ufunc("multiply", (part, step))
+        index = part if index is None else _core.ufunc("add", (index, part))
+        step *= a.shape[d]
+    big = step   # past every index: where nothing matched (never, as m is an element)
+    r = _reduce("minimum", _where.where(hit, index, big), axis)
+    return r if isinstance(r, ndarray) else _asarray(_np.intp(r))
 
 
 def argmax(a, axis=None, out=None, *, keepdims=False):

@@ -51,6 +51,8 @@ DISTRIBUTED = frozenset(
         # element-wise ops and such reductions (where= masks through the select op)
         "all amax amin any average count_nonzero max mean min nanmax nanmean nanmin nanprod "
         "nanstd nansum nanvar prod ptp std sum var "
+        # argmax/argmin of a partitioned array: the extreme, then the least index holding it
+        "argmax argmin nanargmax nanargmin "
         # creation: each rank fills or keeps its own tiles
         "arange array asanyarray asarray ascontiguousarray copy empty empty_like full full_like "
         "linspace ones ones_like zeros zeros_like "
@@ -131,7 +133,7 @@ DISTRIBUTED = frozenset(
        "nonzero choose "
        "var squeeze flags sort argsort partition argpartition clip round conj conjugate "
        "searchsorted trace byteswap view getfield setfield setflags ravel reshape flatten "
-       "cumsum cumprod".split()]
+       "cumsum cumprod argmax argmin".split()]
     + ["numpy.linalg.matrix_transpose"]
     # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
     # output tile filled by its owner from the input pieces it needs
