@@ -62,12 +62,33 @@ def _flat(a):
     return ravel(a)
 
 
+def _sort_op(a, axis, arg, back=True):
+    """The sort op along `axis` (normalized).  Under distribution an n-d array whose tiling cuts
+    the axis is first copied into slabs along another dimension (_core.lane_slabs: each element
+    moves at most once), its lanes sorted on each rank, and the result copied back to the default
+    tiling (once more; not with back=False, for a caller assigning it to an array of its own):
+    two copies of each rank's part at most, where the op would gather."""
+    if a.ndim >= 2 and a.shape.count(1) == a.ndim - 1 and a.shape[axis] > 1:
+        # one lane: the 1-D sort (the sample sort under distribution) of its flat view
+        return _core.reshape(_core.sort(_core.reshape(a, (a.size,)), 0, arg), a.shape)
+    if a.ndim >= 2:
+        s = _core.lane_slabs((a,), axis)[0]
+        if s is not a:
+            r = _core.sort(s, axis, arg)
+            if not back:
+                return r
+            out = _core.empty(a.shape, r.dtype)
+            _core.assign(out, r)
+            return out
+    return _core.sort(a, axis, arg)
+
+
 def _sorted(a, axis, arg):
     if axis is None:
         a, axis = _flat(a), 0
     else:
         axis = _axis(axis, a.ndim)
-    return _core.sort(a, axis, arg)
+    return _sort_op(a, axis, arg)
 
 
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
@@ -101,7 +122,7 @@ def _method_sort(self, axis=-1, kind=None, order=None, *, stable=None):
     axis = _axis(axis, self.ndim)
     if not self.flags.writeable:
         raise ValueError("sort array is read-only")
-    _core.assign(self, _core.sort(self, axis, False))
+    _core.assign(self, _sort_op(self, axis, False, False))
 
 
 def _method_argsort(self, axis=-1, kind=None, order=None, *, stable=None):
@@ -191,7 +212,7 @@ def _partitioned(a, kth, axis, kind, order, arg):
         x, axis = _flat(x), 0
     axis = _axis(axis, x.ndim)
     _check_partition(kth, kind, x.shape[axis], x.size)
-    return _core.sort(x, axis, arg)
+    return _sort_op(x, axis, arg)
 
 
 def partition(a, kth, axis=-1, kind="introselect", order=None):
@@ -211,7 +232,7 @@ def _method_partition(self, kth, axis=-1, kind="introselect", order=None):
     _check_partition(kth, kind, self.shape[axis], self.size)
     if not self.flags.writeable:
         raise ValueError("partition array is read-only")
-    _core.assign(self, _core.sort(self, axis, False))
+    _core.assign(self, _sort_op(self, axis, False, False))
 
 
 def _method_argpartition(self, kth, axis=-1, kind="introselect", order=None):
