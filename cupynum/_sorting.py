@@ -1,8 +1,8 @@
 """Sorting and what is built on it, over the runtime's sort, search, run and histogram ops
 (csrc/kernels/sort.c, histogram.c; under distribution csrc/runtime/samplesort.c):
 sort, argsort, ndarray.sort/argsort, lexsort, sort_complex, partition/argpartition (a sorted lane
-is one of NumPy's partitions), searchsorted, unique (any axis, complex) and the Array API unique_*
-functions, isin and the set functions, histogram, histogram2d, histogramdd, histogram_bin_edges,
+is one of NumPy's partitions), searchsorted, unique (any axis) and the Array API unique_*
+functions, isin and the set functions (complex too), histogram, histogram2d, histogramdd, histogram_bin_edges,
 digitize, cov and corrcoef.
 
 NumPy's rules are applied here: `kind` (any kind is accepted as NumPy accepts it -- by its first
@@ -261,7 +261,7 @@ def searchsorted(a, v, side="left", sorter=None):
     if ok and sorter is not None:
         sn = _native(sorter)
         ok = sn is not None and sn.ndim == 1 and sn.dtype.kind in "iu" and sn.shape == an.shape
-    cast = _common(an, vn) if ok and an.dtype.kind != "c" and vn.dtype.kind != "c" else None
+    cast = _common(an, vn, kinds="biufc") if ok else None
     if cast is None:
         return _fallback.compute(_np.searchsorted, (a, v), {"side": side, "sorter": sorter})
     an, vc = cast
@@ -477,11 +477,13 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
 
 
 def _isin_complex(e, t, invert):
-    """isin of complex arrays (one dtype): the test elements and then the elements end to end,
-    stably argsorted in NumPy's complex order (equal values: the test elements first), runs of
-    equal neighbours (a NaN equals nothing: its own run); an element is found when its run starts
-    with a test element.  One argsort (the sample sort under distribution), a scan and
-    gathers/scatters through the order: no unique of either operand, as NumPy's _in1d takes."""
+    """isin of complex arrays (one dtype).  Both partitioned: the test elements and then the
+    elements end to end, stably argsorted in NumPy's complex order (equal values: the test
+    elements first), runs of equal neighbours (a NaN equals nothing: its own run); an element is
+    found when its run starts with a test element.  One argsort (the sample sort), a scan and
+    gathers/scatters through the order: no unique of either operand, as NumPy's _in1d takes, and
+    no rank reads either whole (searchsorted's routing compares one-word keys).  Otherwise the
+    test elements sorted and searched, as for real dtypes."""
     shape = e.shape
     ef = _flat1(e) if e.ndim else _core.reshape(e, (1,))
     tf = _flat1(t) if t.ndim else _core.reshape(t, (1,))
@@ -492,6 +494,14 @@ def _isin_complex(e, t, invert):
         r = _core.empty((ef.shape[0],), _np.bool_)
         if ef.shape[0]:
             r[...] = bool(invert)
+        return r if len(shape) == 1 else _core.reshape(r, shape)
+    if not (_core._tiling(ef)["tiled"] and _core._tiling(tf)["tiled"]):
+        # one operand whole on every rank (or one rank): the test elements sorted, each element
+        # searched (searchsorted's found form; under distribution each rank searches its own
+        # elements, or its tile of the sorted test elements)
+        r = _core.searchsorted(_sort_op(tf, 0, False), ef, None, False, True)
+        if invert:
+            r = _core.ufunc("logical_not", (r,))
         return r if len(shape) == 1 else _core.reshape(r, shape)
     from ._reductions import cumsum
     order = _sort_op(ar, 0, True)

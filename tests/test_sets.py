@@ -246,6 +246,27 @@ def test_complex_isin_and_set_functions_are_native(dtype, n, monkeypatch):
     check(cupynum.sort_complex(a), numpy.sort_complex(x))
 
 
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind == "c"], ids=dtype_id)
+@pytest.mark.parametrize("n", [0, 1, 7, 300])
+def test_complex_searchsorted_is_native(dtype, n, monkeypatch):
+    """searchsorted of complex arrays (both sides, sorter=, the method, real values): NumPy's
+    complex order, every NaN class, +-0.0 equal, +-inf, duplicates; under mpirun each rank
+    searches its tile of the sorted array."""
+    monkeypatch.setenv("CUPYNUM_FALLBACK", "error")
+    x = special(dtype, n, seed=n + 21)
+    s = numpy.sort(x)
+    v = numpy.concatenate([special(dtype, 40, seed=n + 22), x[:5]])
+    a, cv = cupynum.array(s), cupynum.array(v)
+    for side in ("left", "right"):
+        check(cupynum.searchsorted(a, cv, side=side), numpy.searchsorted(s, v, side=side))
+        check(cupynum.searchsorted(a, cupynum.array(v.real), side=side),
+              numpy.searchsorted(s, v.real, side=side))
+        check(a.searchsorted(cv[3], side=side), s.searchsorted(v[3], side=side))
+        perm = numpy.argsort(x, kind="stable")
+        check(cupynum.searchsorted(cupynum.array(x), cv, side=side, sorter=cupynum.array(perm)),
+              numpy.searchsorted(x, v, side=side, sorter=perm))
+
+
 # ---- distributed: searchsorted and isin of a partitioned sorted array ------------------------------
 
 RANKS = cupynum.runtime_info()["ranks"]

@@ -666,7 +666,9 @@ enum cpn_status cpn_searchsorted_dist_execute(const struct cpn_op *op)
     const int64_t na = av->shape[0], nv = vv->shape[0], isz = (int64_t)cpn_dtype_size(av->dtype);
     if (own && (!as->tiled || na * isz <= (nv / P + 1) * (isz + (found ? 1 : 8))))
         return search_own_values(op);
-    if (own && whole_view(av) && as->ndim == 1) return search_routed(op);
+    /* (routing compares one-word keys: complex values take the path below) */
+    if (own && whole_view(av) && as->ndim == 1 && cpn_dtype_class(av->dtype) != CPN_CLASS_COMPLEX)
+        return search_routed(op);
     if (!whole_view(av) || !as->tiled || as->ndim != 1 ||
         !whole_view(ov))
         return CPN_ERR_UNSUPPORTED;
