@@ -426,3 +426,18 @@ def test_order_statistics_along_axes_of_a_partitioned_array(native, dtype, shape
                         # and q broadcast: a few small collectives
                         assert sent <= (part if cut else 0) + 4 * res + 1024 * ranks, \
                             (name, axis, sent, part)
+
+
+@pytest.mark.parametrize("shape,axis", [((61, 9), 0), ((7, 6, 11), (0, 2)), ((7, 6, 11), 1)],
+                         ids=["61x9-0", "7x6x11-02", "7x6x11-1"])
+def test_every_method_along_axes_of_a_partitioned_array(native, shape, axis):
+    """The 13 methods of quantile and nanquantile (NaN lanes, ties, +-0.0) over some axes of a
+    partitioned array: each rank's own lanes (after a copy into slabs when a tile cuts one)."""
+    x = data(shape, numpy.float64, seed=3, nans=True)
+    x.reshape(-1)[4::9] = -0.0
+    c = cupynum.array(x)
+    q = [0.0, 0.13, 0.5, 0.77, 1.0]
+    for method in METHODS:
+        for name in ("quantile", "nanquantile"):
+            run(lambda: getattr(numpy, name)(x, q, axis=axis, method=method),
+                lambda: getattr(cupynum, name)(c, q, axis=axis, method=method))
