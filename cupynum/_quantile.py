@@ -85,6 +85,19 @@ def _finish(r, shape, out, keepdims):
     return _core.to_scalar(r) if r.ndim == 0 and not keepdims else r
 
 
+def _lanes(a, axes):
+    """(array, axes) as the quantile op reads them: under distribution, an array whose tiling
+    cuts a reduced dimension (of several, some kept) is first copied into slabs along a kept
+    dimension (each element moves once at most), so that each rank computes the lanes of its own
+    slab (csrc/runtime/distselect.c); one lane (every kept dimension of length 1) is its flat
+    view, whose order statistics are the distributed selection; otherwise a itself."""
+    if not 0 < len(axes) < a.ndim:
+        return a, axes
+    if all(a.shape[d] == 1 for d in range(a.ndim) if d not in axes):
+        return _core.reshape(a, (a.size,)), (0,)
+    return _core.lane_slabs((a,), axes)[0], axes
+
+
 def _out_ok(out, shape):
     return out is None or (isinstance(out, ndarray) and out.shape == shape)
 
@@ -114,7 +127,7 @@ def _median(func, a, axis, out, overwrite_input, keepdims, skip_nan):
         if axis is not None and len(axes) < a.ndim and nred < 600:
             flags |= _MA_MEAN
         _warn_all_nan(a, axes)
-    r = _core.quantile(a, axes, None, _MEDIAN, flags, odt, odt, odt)
+    r = _core.quantile(*_lanes(a, axes), None, _MEDIAN, flags, odt, odt, odt)
     return _finish(r, shape, out, keepdims)
 
 
@@ -186,7 +199,7 @@ def _quantile(func, a, q, axis, out, overwrite_input, method, keepdims, weights,
             # all-NaN lane's result has the input dtype
             back = a.dtype
     qa = _core.from_any(_np.ascontiguousarray(qn.ravel(), dtype=_np.float64))
-    r = _core.quantile(a, axes, qa, _METHOD[method], flags, qn.dtype, cdt, odt)
+    r = _core.quantile(*_lanes(a, axes), qa, _METHOD[method], flags, qn.dtype, cdt, odt)
     if back is not None and back != r.dtype:
         r = _core.cast(r, back)
     return _finish(r, shape, out, keepdims)

@@ -1,8 +1,8 @@
 """Sorting and what is built on it, over the runtime's sort, search, run and histogram ops
 (csrc/kernels/sort.c, histogram.c; under distribution csrc/runtime/samplesort.c):
 sort, argsort, ndarray.sort/argsort, lexsort, sort_complex, partition/argpartition (a sorted lane
-is one of NumPy's partitions), searchsorted, unique (any axis, complex) and the Array API unique_*
-functions, isin and the set functions, histogram, histogram2d, histogramdd, histogram_bin_edges,
+is one of NumPy's partitions), searchsorted, unique (any axis) and the Array API unique_*
+functions, isin and the set functions (complex too), histogram, histogram2d, histogramdd, histogram_bin_edges,
 digitize, cov and corrcoef.
 
 NumPy's rules are applied here: `kind` (any kind is accepted as NumPy accepts it -- by its first
@@ -62,12 +62,33 @@ def _flat(a):
     return ravel(a)
 
 
+def _sort_op(a, axis, arg, back=True):
+    """The sort op along `axis` (normalized).  Under distribution an n-d array whose tiling cuts
+    the axis is first copied into slabs along another dimension (_core.lane_slabs: each element
+    moves at most once), its lanes sorted on each rank, and the result copied back to the default
+    tiling (once more; not with back=False, for a caller assigning it to an array of its own):
+    two copies of each rank's part at most, where the op would gather."""
+    if a.ndim >= 2 and a.shape.count(1) == a.ndim - 1 and a.shape[axis] > 1:
+        # one lane: the 1-D sort (the sample sort under distribution) of its flat view
+        return _core.reshape(_sort_op(_core.reshape(a, (a.size,)), 0, arg), a.shape)
+    if a.ndim >= 2:
+        s = _core.lane_slabs((a,), axis)[0]
+        if s is not a:
+            r = _core.sort(s, axis, arg)
+            if not back:
+                return r
+            out = _core.empty(a.shape, r.dtype)
+            _core.assign(out, r)
+            return out
+    return _core.sort(a, axis, arg)
+
+
 def _sorted(a, axis, arg):
     if axis is None:
         a, axis = _flat(a), 0
     else:
         axis = _axis(axis, a.ndim)
-    return _core.sort(a, axis, arg)
+    return _sort_op(a, axis, arg)
 
 
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
@@ -101,7 +122,7 @@ def _method_sort(self, axis=-1, kind=None, order=None, *, stable=None):
     axis = _axis(axis, self.ndim)
     if not self.flags.writeable:
         raise ValueError("sort array is read-only")
-    _core.assign(self, _core.sort(self, axis, False))
+    _core.assign(self, _sort_op(self, axis, False, False))
 
 
 def _method_argsort(self, axis=-1, kind=None, order=None, *, stable=None):
@@ -122,9 +143,9 @@ def _lex_perm(cols):
     """The stable order of 1-D keys, cols[-1] the primary key: one stable argsort per key, least
     significant first, each of the key gathered through the order so far (NumPy's lexsort; under
     distribution sample sorts and routed gathers)."""
-    perm = _core.sort(cols[0], 0, True)
+    perm = _sort_op(cols[0], 0, True)
     for k in cols[1:]:
-        perm = perm[_core.sort(k[perm], 0, True)]
+        perm = perm[_sort_op(k[perm], 0, True)]
     return perm
 
 
@@ -191,7 +212,7 @@ def _partitioned(a, kth, axis, kind, order, arg):
         x, axis = _flat(x), 0
     axis = _axis(axis, x.ndim)
     _check_partition(kth, kind, x.shape[axis], x.size)
-    return _core.sort(x, axis, arg)
+    return _sort_op(x, axis, arg)
 
 
 def partition(a, kth, axis=-1, kind="introselect", order=None):
@@ -211,7 +232,7 @@ def _method_partition(self, kth, axis=-1, kind="introselect", order=None):
     _check_partition(kth, kind, self.shape[axis], self.size)
     if not self.flags.writeable:
         raise ValueError("partition array is read-only")
-    _core.assign(self, _core.sort(self, axis, False))
+    _core.assign(self, _sort_op(self, axis, False, False))
 
 
 def _method_argpartition(self, kth, axis=-1, kind="introselect", order=None):
@@ -220,10 +241,11 @@ def _method_argpartition(self, kth, axis=-1, kind="introselect", order=None):
 
 # ---- searching ------------------------------------------------------------------------------------
 
-def _common(*xs):
-    """The arrays cast to NumPy's common dtype (result_type), or None when it is not native."""
+def _common(*xs, kinds="biuf"):
+    """The arrays cast to NumPy's common dtype (result_type), or None when it is not native (not
+    of `kinds`)."""
     dt = _np.result_type(*[x.dtype for x in xs])   # dtypes: the arrays themselves would be gathered
-    if dt.kind not in "biuf" or dt == _np.longdouble:
+    if dt.kind not in kinds or dt in (_np.longdouble, _np.clongdouble):
         return None
     return [x if x.dtype == dt else _core.cast(x, dt) for x in xs]
 
@@ -239,7 +261,7 @@ def searchsorted(a, v, side="left", sorter=None):
     if ok and sorter is not None:
         sn = _native(sorter)
         ok = sn is not None and sn.ndim == 1 and sn.dtype.kind in "iu" and sn.shape == an.shape
-    cast = _common(an, vn) if ok and an.dtype.kind != "c" and vn.dtype.kind != "c" else None
+    cast = _common(an, vn, kinds="biufc") if ok else None
     if cast is None:
         return _fallback.compute(_np.searchsorted, (a, v), {"side": side, "sorter": sorter})
     an, vc = cast
@@ -334,8 +356,8 @@ def _unique_sorted(aux, perm, mask, n, want):
 def _unique_complex(flat, return_index, return_inverse, return_counts, equal_nan):
     """NumPy's _unique1d of a complex 1-D array (its NaNs all one value when equal_nan)."""
     n = flat.shape[0]
-    perm = _core.sort(flat, 0, True) if return_index or return_inverse else None
-    aux = flat[perm] if perm is not None else _core.sort(flat, 0, False)
+    perm = _sort_op(flat, 0, True) if return_index or return_inverse else None
+    aux = flat[perm] if perm is not None else _sort_op(flat, 0, False)
     mask = _core.empty((n,), _np.bool_)
     if n:
         mask[:1] = True
@@ -440,16 +462,60 @@ def isin(element, test_elements, assume_unique=False, invert=False, *, kind=None
     e, t = _native(element), _native(test_elements)
     # kind="table": NumPy's own (its range checks and errors; the same answer)
     ok = kind in (None, "sort") and e is not None and t is not None
-    cast = _common(e, t) if ok and "c" not in (e.dtype.kind, t.dtype.kind) else None
+    cast = _common(e, t, kinds="biufc") if ok else None
     if cast is None:
         return _fallback.compute(_np.isin, (element, test_elements), {
             "assume_unique": assume_unique, "invert": invert, "kind": kind})
     e, t = cast
+    if e.dtype.kind == "c":
+        return _isin_complex(e, t, invert)
     ts = _core.sort(_flat1(t) if t.ndim else _core.reshape(t, (1,)), 0, False)
     r = _core.searchsorted(ts, _flat1(e) if e.ndim else _core.reshape(e, (1,)), None, False, True)
     if invert:
         r = _core.ufunc("logical_not", (r,))
     return r if e.ndim == 1 else _core.reshape(r, e.shape)
+
+
+def _isin_complex(e, t, invert):
+    """isin of complex arrays (one dtype).  Both partitioned: the test elements and then the
+    elements end to end, stably argsorted in NumPy's complex order (equal values: the test
+    elements first), runs of equal neighbours (a NaN equals nothing: its own run); an element is
+    found when its run starts with a test element.  One argsort (the sample sort), a scan and
+    gathers/scatters through the order: no unique of either operand, as NumPy's _in1d takes, and
+    no rank reads either whole (searchsorted's routing compares one-word keys).  Otherwise the
+    test elements sorted and searched, as for real dtypes."""
+    shape = e.shape
+    ef = _flat1(e) if e.ndim else _core.reshape(e, (1,))
+    tf = _flat1(t) if t.ndim else _core.reshape(t, (1,))
+    nt = tf.shape[0]
+    ar = _concat(tf, ef)
+    n = ar.shape[0]
+    if ef.shape[0] == 0 or nt == 0:
+        r = _core.empty((ef.shape[0],), _np.bool_)
+        if ef.shape[0]:
+            r[...] = bool(invert)
+        return r if len(shape) == 1 else _core.reshape(r, shape)
+    if not (_core._tiling(ef)["tiled"] and _core._tiling(tf)["tiled"]):
+        # one operand whole on every rank (or one rank): the test elements sorted, each element
+        # searched (searchsorted's found form; under distribution each rank searches its own
+        # elements, or its tile of the sorted test elements)
+        r = _core.searchsorted(_sort_op(tf, 0, False), ef, None, False, True)
+        if invert:
+            r = _core.ufunc("logical_not", (r,))
+        return r if len(shape) == 1 else _core.reshape(r, shape)
+    from ._reductions import cumsum
+    order = _sort_op(ar, 0, True)
+    sar = ar[order]
+    start, _ = _neighbours(sar, "not_equal", True)
+    is_t = _core.ufunc("less", (order, nt))
+    run = _core.ufunc("subtract", (cumsum(start, dtype=_np.int64), 1))
+    found = is_t[start][run]
+    if invert:
+        found = _core.ufunc("logical_not", (found,))
+    ret = _core.empty((n,), _np.bool_)
+    ret[order] = found
+    r = ret[nt:]
+    return r if len(shape) == 1 else _core.reshape(r, shape)
 
 
 def _concat(a, b):
@@ -482,8 +548,7 @@ def _neighbours(aux, op, fill):
 
 def _set_operands(ar1, ar2, fn, kwargs):
     a, b = _native(ar1), _native(ar2)
-    cast = _common(a, b) if a is not None and b is not None and \
-        "c" not in (a.dtype.kind, b.dtype.kind) else None
+    cast = _common(a, b, kinds="biufc") if a is not None and b is not None else None
     if cast is None:
         return None, _fallback.compute(fn, (ar1, ar2), kwargs)
     a, b = cast
@@ -503,7 +568,7 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
         return r
     if not return_indices:
         a, b = ops if assume_unique else (unique(ops[0]), unique(ops[1]))
-        aux = _core.sort(_concat(a, b), 0, False)
+        aux = _sort_op(_concat(a, b), 0, False)
         if aux.shape[0] < 2:
             return aux[:0]
         return aux[_neighbours(aux, "equal", False)[1]]
@@ -513,10 +578,10 @@ def intersect1d(ar1, ar2, assume_unique=False, return_indices=False):
     else:
         (a, ind1), (b, ind2) = unique(ops[0], return_index=True), unique(ops[1], return_index=True)
     aux = _concat(a, b)
-    perm = _core.sort(aux, 0, True)
+    perm = _sort_op(aux, 0, True)
     # the values in that order: a second sort where equal values are one bit pattern (a gather
     # through perm costs more under distribution); a float zero's sign is the stable order's
-    aux = aux[perm] if aux.dtype.kind == "f" else _core.sort(aux, 0, False)
+    aux = aux[perm] if aux.dtype.kind in "fc" else _core.sort(aux, 0, False)
     if aux.shape[0] < 2:
         e = _core.empty((0,), _np.int64)
         return aux[:0], e, e
@@ -545,7 +610,7 @@ def setxor1d(ar1, ar2, assume_unique=False):
     if ops is None:
         return r
     a, b = ops if assume_unique else (unique(ops[0]), unique(ops[1]))
-    aux = _core.sort(_concat(a, b), 0, False)
+    aux = _sort_op(_concat(a, b), 0, False)
     n = aux.shape[0]
     if n == 0:
         return aux

@@ -67,7 +67,8 @@ DISTRIBUTED = frozenset(
         # owners (dist.c exec_select: arrays split along their first dimension)
         "nonzero argwhere "
         # sorting: a sample sort along the partitioned axis of a 1-D array, each rank's own
-        # lanes along an axis no tile splits (csrc/runtime/samplesort.c)
+        # lanes along an axis no tile splits (csrc/runtime/samplesort.c), after a copy into
+        # slabs along another dimension when one does
         "sort argsort sort_complex partition argpartition "
         # searchsorted: each rank searches its tile of the sorted array (positions added) or
         # its own values (the small array read everywhere); isin on them and the sample sort
@@ -93,7 +94,8 @@ DISTRIBUTED = frozenset(
         # rank's partial product, gathered and added (summa.c's inner path); others by SUMMA
         "cov corrcoef "
         # order statistics of a whole partitioned array: each rank sorts its own values, the
-        # positions found by bisection over the order keys with counts added (distselect.c)
+        # positions found by bisection over the order keys with counts added (distselect.c);
+        # along some axes each rank's own lanes (copied into slabs when a tile cuts a lane)
         "median nanmedian percentile nanpercentile quantile nanquantile "
         # element-wise helpers and masks: compositions of the ops above (cupynum/_helpers.py,
         # _construct.py)
@@ -208,17 +210,11 @@ NOTES = {
     "numpy.bmat": "returns NumPy's matrix",
     "numpy.random.get_state": "cupynum's Philox state (key, stream), not NumPy's",
     "numpy.random.set_state": "cupynum's Philox state (key, stream), not NumPy's",
-    "numpy.quantile": "weights= and integer/float16 q are computed by NumPy; under MPI, reductions along "
-    "some axes only are gathered",
-    "numpy.percentile": "weights= and float16 q are computed by NumPy; under MPI, reductions along "
-    "some axes only are gathered",
-    "numpy.nanquantile": "weights= and integer/float16 q are computed by NumPy; under MPI, reductions along "
-    "some axes only are gathered",
-    "numpy.nanpercentile": "weights= and float16 q are computed by NumPy; under MPI, reductions along "
-    "some axes only are gathered",
+    "numpy.quantile": "weights= and integer/float16 q are computed by NumPy",
+    "numpy.percentile": "weights= and float16 q are computed by NumPy",
+    "numpy.nanquantile": "weights= and integer/float16 q are computed by NumPy",
+    "numpy.nanpercentile": "weights= and float16 q are computed by NumPy",
     "numpy.unique": "axis= of a float16 array holding NaN is computed by NumPy",
-    **{f"numpy.{n}": "under MPI, reductions along some axes only are gathered"
-       for n in ("median", "nanmedian")},
     **{f"numpy.{n}": "axis=None of an n-d array reads it through its flat alias (gathered under "
        "MPI)" for n in ("concatenate", "concat", "append", "roll")},
     "numpy.repeat": "more than 256 runs of equal counts: a native gather (gathered under MPI)",

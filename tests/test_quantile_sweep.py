@@ -358,3 +358,86 @@ def test_order_statistics_of_a_partitioned_array_select_without_gathering(native
             sent = cupynum.runtime_stats()["bytes_sent"]
             # 27 calls at most; per call 8 positions x 65 rounds of 8 bytes to each other rank
             assert sent <= 27 * (8 * 65 * 8 + 256) * (ranks - 1), (n, sent)
+
+
+@pytest.mark.parametrize("dtype", [numpy.dtype(t) for t in (numpy.float64, numpy.float32,
+                                                            numpy.float16, numpy.int64,
+                                                            numpy.uint8)],
+                         ids=dtype_id)
+@pytest.mark.parametrize("shape,axes", [((61, 9), (0, 1, -1)), ((7, 6, 11), (0, 2, (0, 1), (0, 2),
+                                                                             (1, 2))),
+                                        ((25, 1), (0, 1)), ((2, 40), (0, 1))],
+                         ids=lambda v: "x".join(map(str, v)) if isinstance(v[0], int) and
+                         len(v) <= 3 and all(isinstance(e, int) and e > 0 for e in v) else None)
+def test_order_statistics_along_axes_of_a_partitioned_array(native, dtype, shape, axes):
+    """median/percentile/quantile (and nan-) over some axes of a partitioned array: when a tile
+    cuts a reduced axis the array is first copied into slabs along a kept one (each element
+    moves once at most: the part, (P - 1) / P of it leaving the rank), then each rank computes
+    its own lanes and the results are allgathered (csrc/runtime/distselect.c); when no tile cuts
+    a reduced axis only results move.  Every method family, keepdims, NaN lanes, +-inf, +-0.0,
+    ties; bytes per rank bounded by the part plus the results, where a gather sends (P - 1)
+    copies of the part.  (+-inf only under the discrete methods: NumPy's lerp of inf - inf
+    warns "invalid value encountered in subtract", which the kernel does not report.)"""
+    ranks = max(cupynum.runtime_info()["ranks"], 1)
+    x = data(shape, dtype, seed=sum(shape), extremes=False)
+    if dtype.kind == "f":
+        flat = x.reshape(-1)
+        flat[3::7] = 0.0
+        flat[5::11] = -0.0
+    xn = lane_nans(x, 0) if dtype.kind == "f" else x
+    xi = x.copy()
+    if dtype.kind == "f":
+        xn.reshape(-1)[::13] = numpy.nan
+        xi.reshape(-1)[::5] = numpy.inf
+        xi.reshape(-1)[2::9] = -numpy.inf
+    for arr in ((x, xn, xi) if dtype.kind == "f" else (x,)):
+        c = cupynum.array(arr)
+        cupynum.sync()
+        t = cupynum._core._tiling(c)
+        part = arr.itemsize * (int(numpy.prod([h - l for l, h in zip(t["lo"], t["hi"])]))
+                               if t["tiled"] else arr.size)
+        for axis in axes:
+            cut = ranks > 1 and t["tiled"] and any(
+                t["grid"][d] > 1 for d in numpy.atleast_1d(axis) % arr.ndim)
+            for name, q in (("median", None), ("nanmedian", None), ("percentile", [5, 50, 99.5]),
+                            ("nanpercentile", 30.0), ("quantile", 0.3),
+                            ("nanquantile", [0.02, 0.25, 0.9])):
+                if "nan" in name and dtype.kind != "f":
+                    continue
+                for method in ("linear", "lower", "midpoint", "inverted_cdf", "hazen", "nearest"):
+                    if q is None and method != "linear":
+                        continue
+                    if arr is xi and (q is None or method not in ("lower", "inverted_cdf",
+                                                                  "nearest")):
+                        continue
+                    for keepdims in (False, True):
+                        kw = {"axis": axis, "keepdims": keepdims}
+                        if q is not None:
+                            kw["method"] = method
+                        args = () if q is None else (q,)
+                        cupynum.sync()
+                        cupynum.reset_stats()
+                        r = run(lambda: getattr(numpy, name)(arr, *args, **kw),
+                                lambda: getattr(cupynum, name)(c, *args, **kw))
+                        cupynum.sync()
+                        sent = cupynum.runtime_stats()["bytes_sent"]
+                        res = 0 if r is None else numpy.asarray(r).nbytes
+                        # the slab copy (when cut), the results allgathered, NaN-lane counts
+                        # and q broadcast: a few small collectives
+                        assert sent <= (part if cut else 0) + 4 * res + 1024 * ranks, \
+                            (name, axis, sent, part)
+
+
+@pytest.mark.parametrize("shape,axis", [((61, 9), 0), ((7, 6, 11), (0, 2)), ((7, 6, 11), 1)],
+                         ids=["61x9-0", "7x6x11-02", "7x6x11-1"])
+def test_every_method_along_axes_of_a_partitioned_array(native, shape, axis):
+    """The 13 methods of quantile and nanquantile (NaN lanes, ties, +-0.0) over some axes of a
+    partitioned array: each rank's own lanes (after a copy into slabs when a tile cuts one)."""
+    x = data(shape, numpy.float64, seed=3, nans=True)
+    x.reshape(-1)[4::9] = -0.0
+    c = cupynum.array(x)
+    q = [0.0, 0.13, 0.5, 0.77, 1.0]
+    for method in METHODS:
+        for name in ("quantile", "nanquantile"):
+            run(lambda: getattr(numpy, name)(x, q, axis=axis, method=method),
+                lambda: getattr(cupynum, name)(c, q, axis=axis, method=method))

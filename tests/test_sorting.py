@@ -302,8 +302,49 @@ def test_sort_along_an_axis_no_tile_splits_sends_nothing():
         assert cupynum.runtime_stats()["sorts_dist"] == (2 if RANKS > 1 and t["tiled"] else 0)
         check(r, numpy.sort(x, axis=axis))
         check(s, numpy.argsort(x, axis=axis, kind="stable"))
-    for axis in (0, 1):   # a split axis of a 2-D array: gathered, still NumPy's result
+    for axis in (0, 1):
         check(cupynum.sort(a, axis=axis), numpy.sort(x, axis=axis))
+
+
+@pytest.mark.parametrize("dtype", [numpy.dtype(t) for t in (numpy.float64, numpy.int32,
+                                                            numpy.complex128, numpy.bool_)],
+                         ids=dtype_id)
+@pytest.mark.parametrize("shape", [(41, 7), (6, 5, 9), (13, 1), (3, 2)], ids=shape_id)
+def test_sort_along_a_split_axis_of_an_nd_array_stays_distributed(dtype, shape):
+    """sort/argsort/partition/argpartition (and the in-place methods) along an axis a tile cuts
+    of an n-d array: copied into slabs along another dimension, each rank sorting its own lanes,
+    the result copied back to the default tiling: at most two copies of each rank's part leave
+    it, never the (P - 1) copies of a gather.  NaN, +-inf, +-0.0, duplicates, length-1 lanes."""
+    n = int(numpy.prod(shape))
+    x = special(dtype, n, seed=n).reshape(shape)
+    a = cupynum.array(x)
+    cupynum.sync()
+    t = cupynum._core._tiling(a)
+    part = int(numpy.prod([h - l for l, h in zip(t["lo"], t["hi"])])) if t["tiled"] else n
+    for axis in range(len(shape)):
+        cupynum.reset_stats()
+        r = cupynum.sort(a, axis=axis)
+        s = cupynum.argsort(a, axis=axis, kind="stable")
+        cupynum.sync()
+        sent = cupynum.runtime_stats()["bytes_sent"]
+        check(r, numpy.sort(x, axis=axis))
+        check(s, numpy.argsort(x, axis=axis, kind="stable"))
+        if RANKS == 1 or not t["tiled"] or t["grid"][axis] == 1:
+            assert sent == 0, (axis, sent)
+        else:
+            # the values' and the indices' two copies (to slabs, back), each rank sending at
+            # most its part or its slab (a short kept dimension gives fewer, larger slabs)
+            kept = max(shape[d] for d in range(len(shape)) if d != axis)
+            share = max(part, -(-n // min(RANKS, kept)) if kept > 1 else part)
+            assert 0 < sent <= 2 * share * (x.itemsize + 8) + 512 * RANKS, (axis, sent, part)
+        if dtype.kind != "c":
+            k = min(1, shape[axis] - 1)
+            _is_partition_of(cupynum.partition(a, k, axis=axis), x, k, axis)
+            p = numpy.asarray(cupynum.argpartition(a, -1, axis=axis))
+            _is_partition_of(numpy.take_along_axis(x, p, axis=axis), x, -1, axis)
+        b = cupynum.array(x)
+        b.sort(axis=axis)
+        check(b, numpy.sort(x, axis=axis))
 
 
 # ---- partition (a sorted lane is one of the partitions NumPy may return) --------------------------

@@ -316,7 +316,8 @@ enum cpn_status cpn_kernel_sort_pairs(struct cpn_sort_pair *p, int64_t n);
 /* numpy.searchsorted: for each of the m elements v[j] (byte stride vs), the first position i of
  * the sorted sequence a (n elements, stride as; through perm[i] when perm, int64 stride ps, is
  * not NULL) whose element is not below v[j] (right: above it), as int64 out[j] (stride os); with
- * `found`, whether a holds v[j] (as == compares: never a NaN), as bool.  NumPy's order (real dtypes).  Threaded.  Local. */
+ * `found`, whether a holds v[j] (as == compares: never a NaN), as bool.  NumPy's order (real and
+ * complex dtypes: complex by NaN class, then real, then imaginary part).  Threaded.  Local. */
 enum cpn_status cpn_kernel_searchsorted(enum cpn_dtype dt, const char *a, int64_t as, const char *perm,
                                         int64_t ps, int64_t n, const char *v, int64_t vs, int64_t m,
                                         char *out, int64_t os, bool right, bool found);

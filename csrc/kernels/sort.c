@@ -638,10 +638,71 @@ static inline const char *nth(const char *a, int64_t as, const char *perm, int64
     return a + (perm ? *(const int64_t *)(perm + i * ps) : i) * as;
 }
 
+/* NumPy's complex order as three words (the NaN class -- R + Rj, R + nanj, nan + Rj, nan + nanj
+ * -- then the real part's key, then the imaginary part's; a NaN part's key 0, both zeros one
+ * key): keys compare as NumPy's compare does. */
+static void ckey3(enum cpn_dtype dt, const char *p, uint64_t *k)
+{
+    double re, im;
+    if (dt == CPN_DTYPE_COMPLEX64) {
+        re = ((const float *)p)[0];
+        im = ((const float *)p)[1];
+    } else {
+        re = ((const double *)p)[0];
+        im = ((const double *)p)[1];
+    }
+    const bool nr = re != re, ni = im != im;
+    k[0] = (uint64_t)(2 * nr + ni);
+    k[1] = nr ? 0 : cpn_kernel_sort_key(CPN_DTYPE_FLOAT64, &re);
+    k[2] = ni ? 0 : cpn_kernel_sort_key(CPN_DTYPE_FLOAT64, &im);
+}
+
+static int ckey3_cmp(const uint64_t *a, const uint64_t *b)
+{
+    for (int w = 0; w < 3; w++)
+        if (a[w] != b[w]) return a[w] < b[w] ? -1 : 1;
+    return 0;
+}
+
+/* cpn_kernel_searchsorted of complex elements. */
+static void searchsorted_complex(enum cpn_dtype dt, const char *a, int64_t as, const char *perm, int64_t ps,
+                                 int64_t n, const char *v, int64_t vs, int64_t m, char *out, int64_t os,
+                                 bool right, bool found)
+{
+    int nth_ = m >= 4096 ? cpn_kernel_threads() : 1;
+#pragma omp parallel for num_threads(nth_) schedule(static) if (nth_ > 1)
+    for (int64_t j = 0; j < m; j++) {
+        uint64_t kv[3], ka[3];
+        ckey3(dt, v + j * vs, kv);
+        int64_t lo = 0, hi = n;
+        while (lo < hi) {
+            int64_t mid = lo + (hi - lo) / 2;
+            ckey3(dt, nth(a, as, perm, ps, mid), ka);
+            const int c = ckey3_cmp(ka, kv);
+            if (right ? c <= 0 : c < 0) lo = mid + 1;
+            else hi = mid;
+        }
+        if (found) {   /* equal as == compares (a value with a NaN part equals nothing) */
+            bool eq = lo < n && kv[0] == 0;
+            if (eq) {
+                ckey3(dt, nth(a, as, perm, ps, lo), ka);
+                eq = ckey3_cmp(ka, kv) == 0;
+            }
+            *(uint8_t *)(out + j * os) = eq;
+        } else {
+            *(int64_t *)(out + j * os) = lo;
+        }
+    }
+}
+
 enum cpn_status cpn_kernel_searchsorted(enum cpn_dtype dt, const char *a, int64_t as, const char *perm,
                                         int64_t ps, int64_t n, const char *v, int64_t vs, int64_t m,
                                         char *out, int64_t os, bool right, bool found)
 {
+    if (dt == CPN_DTYPE_COMPLEX64 || dt == CPN_DTYPE_COMPLEX128) {
+        searchsorted_complex(dt, a, as, perm, ps, n, v, vs, m, out, os, right, found);
+        return CPN_OK;
+    }
     int nth_ = m >= 4096 ? cpn_kernel_threads() : 1;
 #pragma omp parallel for num_threads(nth_) schedule(static) if (nth_ > 1)
     for (int64_t j = 0; j < m; j++) {

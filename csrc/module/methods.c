@@ -360,7 +360,7 @@ PyMethodDef cpn_module_methods[] = {
     {"gather", cpn_mod_gather, METH_VARARGS, "gather(a, idx): a new array a[idx] for a 1-D int64 idx (bounds checked by the caller) into a's first dimension."},
     {"nonzero", cpn_mod_nonzero, METH_VARARGS, "nonzero(mask, count): a new int64 (ndim, count) array of the indices of mask's true elements."},
     {"sort", cpn_mod_sort, METH_VARARGS, "sort(a, axis, arg[, perm]): numpy.sort / stable numpy.argsort along axis; with perm a lexsort step."},
-    {"lane_slabs", cpn_mod_lane_slabs, METH_VARARGS, "lane_slabs(keys, axis): the keys laid out so that sorts along axis stay on each rank."},
+    {"lane_slabs", cpn_mod_lane_slabs, METH_VARARGS, "lane_slabs(keys, axes): the keys laid out so that sorts and quantiles along axes stay on each rank."},
     {"searchsorted", cpn_mod_searchsorted, METH_VARARGS,
      "searchsorted(a, v, sorter, right, found): int64 positions (or bool: a holds v) of 1-D v in sorted a."},
     {"histogram", cpn_mod_histogram, METH_VARARGS,

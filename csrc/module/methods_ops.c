@@ -339,27 +339,43 @@ PyObject *cpn_mod_sort(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
-/* lane_slabs(keys, axis): the keys (a tuple of arrays of one shape, ndim >= 2) as they are when
- * sort ops along axis over them run on each rank's own lanes (samplesort.h), else as copies
- * tiled alike in slabs along one other dimension (the one their tiling already cuts, when it
- * cuts one, else the longest), so that lexsort's steps need no message.  A tuple. */
+/* lane_slabs(keys, axes): the keys (a tuple of arrays of one shape, ndim >= 2) as they are when
+ * ops along `axes` (an int, or a tuple of the axes of a quantile's lanes) over them run on each
+ * rank's own lanes (samplesort.h), else as copies tiled alike in slabs along one other dimension
+ * (the one their tiling already cuts, when it cuts one outside axes, else the longest outside
+ * axes), so that lexsort's steps, sorts and quantiles along axes need no message.  A tuple. */
 PyObject *cpn_mod_lane_slabs(PyObject *m, PyObject *args)
 {
-    PyObject *keys, *r = NULL;
-    int axis;
-    if (!PyArg_ParseTuple(args, "O!i", &PyTuple_Type, &keys, &axis)) return NULL;
+    PyObject *keys, *axes_o, *r = NULL;
+    if (!PyArg_ParseTuple(args, "O!O", &PyTuple_Type, &keys, &axes_o)) return NULL;
     const Py_ssize_t n = PyTuple_GET_SIZE(keys);
     struct cpn_view *v[64];
     if (n < 1 || n > 64) return PyErr_Format(PyExc_ValueError, "internal: lane_slabs of %zd keys", n);
     for (Py_ssize_t i = 0; i < n; i++) {
         if (cpn_check_array(PyTuple_GET_ITEM(keys, i)) < 0) return NULL;
         v[i] = cpn_array_view(PyTuple_GET_ITEM(keys, i));
-        bool ok = v[i]->ndim == v[0]->ndim && v[0]->ndim >= 2 && axis >= 0 && axis < v[0]->ndim;
+        bool ok = v[i]->ndim == v[0]->ndim && v[0]->ndim >= 2;
         for (int d = 0; ok && d < v[0]->ndim; d++) ok = v[i]->shape[d] == v[0]->shape[d];
         if (!ok) return PyErr_Format(PyExc_ValueError, "internal: lane_slabs operand mismatch");
     }
-    if (cpn_samplesort_lanes_local((const struct cpn_view *const *)v, (int)n, axis)) return Py_NewRef(keys);
+    uint64_t mask;
+    if (PyLong_Check(axes_o)) {
+        long axis = PyLong_AsLong(axes_o);
+        if (axis == -1 && PyErr_Occurred()) return NULL;
+        if (axis < 0 || axis >= v[0]->ndim) return PyErr_Format(PyExc_ValueError, "internal: lane_slabs axis %ld", axis);
+        mask = (uint64_t)1 << axis;
+    } else if (axes_mask(axes_o, v[0], &mask) < 0) {
+        return NULL;
+    }
     const int nd = v[0]->ndim;
+    if (mask == 0 || mask == ((uint64_t)1 << nd) - 1) {
+        PyErr_SetString(PyExc_ValueError, "internal: lane_slabs needs a dimension outside axes");
+        return NULL;
+    }
+    bool local = true;
+    for (int d = 0; local && d < nd; d++)
+        if (mask >> d & 1) local = cpn_samplesort_lanes_local((const struct cpn_view *const *)v, (int)n, d);
+    if (local) return Py_NewRef(keys);
     const struct cpn_store *s0 = cpn_store_root(v[0]->store);
     bool in_order = !v[0]->store->root && v[0]->ndim == s0->ndim;   /* view dim d walks store dim d */
     for (int d = 0; in_order && d < nd; d++) in_order = v[0]->sdim[d] == d;
@@ -369,10 +385,10 @@ PyObject *cpn_mod_lane_slabs(PyObject *m, PyObject *args)
             cut++;
             dim = d;
         }
-    if (cut != 1 || dim == axis) {
+    if (cut != 1 || mask >> dim & 1) {
         dim = -1;
         for (int d = 0; d < nd; d++)
-            if (d != axis && (dim < 0 || v[0]->shape[d] > v[0]->shape[dim])) dim = d;
+            if (!(mask >> d & 1) && (dim < 0 || v[0]->shape[d] > v[0]->shape[dim])) dim = d;
     }
     r = PyTuple_New(n);
     if (!r) return NULL;

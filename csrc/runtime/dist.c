@@ -2415,7 +2415,9 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
         return exec_generate(op, fp);
     case CPN_OPK_ARANGE: return exec_generate(op, fp);
     case CPN_OPK_HISTOGRAM: return exec_histogram(op, fp);
-    case CPN_OPK_QUANTILE: return cpn_distselect_applies(op) ? cpn_distselect_execute(op) : exec_gathered(op, fp);
+    case CPN_OPK_QUANTILE:
+        if (cpn_distselect_applies(op)) return cpn_distselect_execute(op);
+        return cpn_distselect_lanes_applies(op) ? cpn_distselect_lanes_execute(op) : exec_gathered(op, fp);
     case CPN_OPK_PERMUTE: return exec_permute(op, fp);
     /* scans: a pipeline along the axis, each rank continuing from its predecessor */
     case CPN_OPK_SCAN: return cpn_distscan_applies(op) ? cpn_distscan_execute(op, fp) : exec_gathered(op, fp);

@@ -15,7 +15,13 @@
  * Bytes sent per rank: a few kilobytes whatever the array's size, against the (P - 1) copies of
  * its part that gathering the input sends.  The element read for a key is the lowest rank's: for
  * -0.0 and +0.0 (one key) its sign may be the other zero's where NumPy's partition would leave
- * the other (as the local introselect may).  Collective. */
+ * the other (as the local introselect may).  Collective.
+ *
+ * Over some dimensions only (median(x, axis=0) and the like), when no tile cuts a lane (the
+ * caller, cupynum/_quantile.py, first copies an input whose tiling cuts the reduced dimensions
+ * into slabs along a kept one: cpn_mod_lane_slabs), each rank runs select.c's kernel on the lanes
+ * of its own tile and the results (nq x its kept box) are allgathered into the output: bytes
+ * sent per rank are its part of the result, nothing of the input. */
 #include "distselect.h"
 
 #include <math.h>
@@ -306,5 +312,148 @@ done:
     cpn_free(val);
     cpn_free(counts);
     cpn_free(flagged);
+    return st;
+}
+
+/* ---- lanes whole on every rank --------------------------------------------------------------- */
+
+bool cpn_distselect_lanes_applies(const struct cpn_op *op)
+{
+    if (op->kind != CPN_OPK_QUANTILE || cpn_partition_ranks() < 2) return false;
+    const struct cpn_view *in = op->in[0], *out = op->out[0];
+    const struct cpn_store *s = in->store;
+    if (!s->tiled || !whole_in_order(in) || in->dtype > CPN_DTYPE_FLOAT64 || out->store->tiled) return false;
+    if (op->nin > 1 && op->in[1] && op->in[1]->dtype != CPN_DTYPE_FLOAT64) return false;
+    const int P = cpn_partition_ranks();
+    for (int r = 0; r < P; r++) {
+        int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM];
+        cpn_store_tile_box(s, r, lo, hi);
+        bool empty = false;
+        for (int d = 0; d < s->ndim; d++) empty |= hi[d] <= lo[d];
+        for (int d = 0; !empty && d < s->ndim; d++)
+            if (op->axes >> d & 1 && (lo[d] != 0 || hi[d] != s->shape[d])) return false;
+    }
+    return true;
+}
+
+/* Copy `part`, C-ordered of shape (nq, ext...), into the C-ordered result `res` of shape
+ * (nq, shape...) at offset lo on the nk kept dimensions. */
+static void place_box(char *res, const char *part, size_t item, int64_t nq, int nk, const int64_t *shape,
+                      const int64_t *lo, const int64_t *ext)
+{
+    const int64_t row = nk ? ext[nk - 1] : 1;
+    int64_t rows = nq;
+    for (int d = 0; d < nk - 1; d++) rows *= ext[d];
+    for (int64_t o = 0; o < rows; o++) {
+        int64_t c[CPN_MAXDIM], rem = o;
+        for (int d = nk - 2; d >= 0; d--) {
+            c[d] = rem % ext[d];
+            rem /= ext[d];
+        }
+        int64_t g = rem;   /* the quantile */
+        for (int d = 0; d < nk; d++) g = g * shape[d] + lo[d] + (d < nk - 1 ? c[d] : 0);
+        memcpy(res + (size_t)g * item, part + (size_t)(o * row) * item, (size_t)row * item);
+    }
+}
+
+enum cpn_status cpn_distselect_lanes_execute(const struct cpn_op *op)
+{
+    const struct cpn_view *iv = op->in[0], *ov = op->out[0];
+    struct cpn_store *is = iv->store;
+    const int P = cpn_partition_ranks(), nd = is->ndim;
+    const size_t item = cpn_dtype_size(iv->dtype), osz = cpn_dtype_size(ov->dtype);
+    struct cpn_quantile_args qa = {
+        .method = (enum cpn_quantile_method)op->iparam[0],
+        .skip_nan = (op->iparam[1] & CPN_QF_SKIP_NAN) != 0,
+        .take = (op->iparam[1] & CPN_QF_TAKE) != 0,
+        .weak = (op->iparam[1] & CPN_QF_WEAK) != 0,
+        .ma_mean = (op->iparam[1] & CPN_QF_MA_MEAN) != 0,
+        .gdt = (enum cpn_dtype)op->iparam[2],
+        .cdt = (enum cpn_dtype)op->iparam[3],
+        .odt = ov->dtype,
+        .nq = 1,
+    };
+    double *q = NULL;
+    enum cpn_status st = CPN_OK;
+    if (op->nin > 1 && op->in[1]) {
+        qa.nq = cpn_view_size(op->in[1]);
+        q = cpn_alloc((size_t)qa.nq * sizeof *q + 8);
+        if (!q) return CPN_ERR_NOMEM;
+        const int64_t qst[1] = {8};
+        st = cpn_dist_read(op->in[1], (char *)q, qst);   /* collective; q is 1-D */
+        if (st != CPN_OK) {
+            cpn_free(q);
+            return st;
+        }
+        qa.q = q;
+    }
+    const int64_t nq = qa.method == CPN_QM_MEDIAN ? 1 : qa.nq;
+    /* the kept dimensions: the result's shape after nq, and each rank's box of them */
+    int nk = 0;
+    int64_t kshape[CPN_MAXDIM], total = nq;
+    for (int d = 0; d < nd; d++)
+        if (!(op->axes >> d & 1)) total *= kshape[nk++] = is->shape[d];
+    int64_t *boxes = cpn_alloc((size_t)P * 2 * CPN_MAXDIM * sizeof *boxes);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    char *res = cpn_alloc((size_t)total * osz + 8), *all = cpn_alloc((size_t)total * osz + 8);
+    if (!boxes || !counts || !res || !all) st = CPN_ERR_NOMEM;
+    for (int r = 0; st == CPN_OK && r < P; r++) {
+        int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM], n = nq;
+        cpn_store_tile_box(is, r, lo, hi);
+        int64_t *blo = boxes + (size_t)r * 2 * CPN_MAXDIM, *bext = blo + CPN_MAXDIM;
+        for (int d = 0, k = 0; d < nd; d++) {
+            const int64_t e = hi[d] > lo[d] ? hi[d] - lo[d] : 0;
+            if (op->axes >> d & 1) {
+                if (e == 0) n = 0;
+                continue;
+            }
+            blo[k] = lo[d];
+            bext[k] = e;
+            n *= e;
+            k++;
+        }
+        if (n == 0)
+            for (int k = 0; k < nk; k++) bext[k] = 0;
+        counts[r] = (size_t)n * osz;
+    }
+    /* this rank's lanes, by select.c's kernel over its tile */
+    char *mine = NULL;
+    const int me = cpn_partition_rank();
+    if (st == CPN_OK && counts[me]) {
+        int64_t shape[CPN_MAXDIM], strides[CPN_MAXDIM];
+        for (int d = 0; d < nd; d++) {
+            shape[d] = is->thi[d] - is->tlo[d];
+            strides[d] = is->tstride[d] * (int64_t)item;
+        }
+        const char *data = cpn_store_data(is);
+        mine = cpn_alloc(counts[me] + 8);
+        st = data && mine ? cpn_kernel_quantile(&qa, iv->dtype, data, nd, shape, strides, op->axes, mine)
+                          : CPN_ERR_NOMEM;
+    }
+    /* every rank takes part in the exchange, also one whose part failed (it sends garbage of the
+     * agreed size and returns its error after) */
+    if (counts && all) {
+        char *send = mine;
+        if (!send && counts[me]) send = cpn_alloc(counts[me] + 8);
+        enum cpn_status xs = send || !counts[me] ? cpn_comm_allgatherv(send ? send : "", all, counts)
+                                                 : CPN_ERR_NOMEM;
+        if (send != mine) cpn_free(send);
+        if (st == CPN_OK) st = xs;
+    }
+    if (st == CPN_OK) {
+        size_t at = 0;
+        for (int r = 0; r < P; r++) {
+            const int64_t *blo = boxes + (size_t)r * 2 * CPN_MAXDIM, *bext = blo + CPN_MAXDIM;
+            if (counts[r]) place_box(res, all + at, osz, nq, nk, kshape, blo, bext);
+            at += counts[r];
+        }
+        st = write_out(ov, res);
+    }
+    cpn_free(mine);
+    cpn_free(q);
+    cpn_free(boxes);
+    cpn_free(counts);
+    cpn_free(res);
+    cpn_free(all);
     return st;
 }

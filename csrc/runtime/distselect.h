@@ -19,4 +19,14 @@ bool cpn_distselect_applies(const struct cpn_op *op);
  * kilobytes sent per rank whatever the size.  Collective. */
 enum cpn_status cpn_distselect_execute(const struct cpn_op *op);
 
+/* Does cpn_distselect_lanes_execute compute this quantile op: a tiled real store walked whole
+ * in its own order, no tile cutting a reduced dimension, the output replicated?  A pure function
+ * of the op and the tilings.  Local. */
+bool cpn_distselect_lanes_applies(const struct cpn_op *op);
+
+/* The op's results on every rank: each rank computes the lanes of its own tile (select.c's
+ * kernel) and the results are allgathered into the replicated output.  Bytes sent per rank: its
+ * part of the result.  Collective. */
+enum cpn_status cpn_distselect_lanes_execute(const struct cpn_op *op);
+
 #endif

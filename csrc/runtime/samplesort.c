@@ -1,7 +1,7 @@
 /* samplesort.c: numpy.sort / numpy.argsort of tiled stores (CPN_OPK_SORT under distribution).
  *
  * Along an axis that no tiling splits, every rank sorts the lanes of its own tile: no message.
- * Along the partitioned axis of a 1-D store the sort is a parallel sample sort with regular
+ * Along the partitioned axis of a 1-D store (real or complex) the sort is a parallel sample sort with regular
  * sampling:
  *   1. each rank sorts its tile (values; for argsort (key, global index) pairs);
  *   2. each rank takes P evenly spaced samples of its sorted part, every rank gathers all of
@@ -15,10 +15,13 @@
  * position is the element's global index (so ties keep index order and the result is the stable
  * argsort on any rank count) and a value sort's is the position in its rank's sorted part (ties
  * are equal values, so any consistent tie-break gives NumPy's values; it keeps buckets balanced
- * when many values are equal).  Bytes sent per rank: at most its part in step 3 and its bucket
- * in step 4, plus P samples and P counts.  Collective. */
+ * when many values are equal).  Complex values are ordered by three words (ckey: NumPy's NaN
+ * class, the real part's key, the imaginary part's), their argsort records carrying the value
+ * (struct crec: 24 bytes).  Bytes sent per rank: at most its part in step 3 and its bucket in
+ * step 4, plus P samples and P counts.  Collective. */
 #include "samplesort.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "alloc.h"
@@ -103,15 +106,78 @@ static enum cpn_status sort_tiles(const struct cpn_op *op, struct cpn_store *is,
 struct ss {
     enum cpn_dtype dt;
     bool arg;
-    size_t rs;          /* bytes per record: the element (sort) or a struct cpn_sort_pair */
+    bool cplx;          /* complex: records ordered by ckey (three words) */
+    size_t rs;          /* bytes per record: the element (sort), a struct cpn_sort_pair (argsort),
+                         * a struct crec (complex argsort) */
     int64_t lo;         /* global index of this rank's first element */
 };
 
-/* Record i of a sorted part as its (key, position) in the total order. */
-static struct cpn_sort_pair composite(const struct ss *S, const char *rec, int64_t i)
+/* A complex argsort's record: the global index and the value (complex64 parts widened). */
+struct crec {
+    uint64_t idx;
+    double re, im;
+};
+
+/* A position in the total order: the order key (real dtypes: k[2] only) and the position. */
+struct skey {
+    uint64_t k[3];
+    uint64_t pos;
+};
+
+/* NumPy's complex order as three words: the NaN class (R + Rj, R + nanj, nan + Rj, nan + nanj),
+ * then the real part's key, then the imaginary part's (a NaN part's key 0, sort.c's canonical
+ * keys: -0.0 and +0.0 one key), so records with equal keys are equal values, NaNs aside. */
+static void ckey(double re, double im, uint64_t *k)
 {
-    if (S->arg) return ((const struct cpn_sort_pair *)rec)[i];
-    return (struct cpn_sort_pair){(uint64_t)(S->lo + i), cpn_kernel_sort_key(S->dt, rec + (size_t)i * S->rs)};
+    const bool nr = re != re, ni = im != im;
+    k[0] = (uint64_t)(2 * nr + ni);
+    k[1] = nr ? 0 : cpn_kernel_sort_key(CPN_DTYPE_FLOAT64, &re);
+    k[2] = ni ? 0 : cpn_kernel_sort_key(CPN_DTYPE_FLOAT64, &im);
+}
+
+static void cparts(enum cpn_dtype dt, const char *p, double *re, double *im)
+{
+    if (dt == CPN_DTYPE_COMPLEX64) {
+        *re = ((const float *)p)[0];
+        *im = ((const float *)p)[1];
+    } else {
+        *re = ((const double *)p)[0];
+        *im = ((const double *)p)[1];
+    }
+}
+
+/* Record i of a sorted part as its (key, position) in the total order. */
+static struct skey composite(const struct ss *S, const char *rec, int64_t i)
+{
+    struct skey s = {{0, 0, 0}, (uint64_t)(S->lo + i)};
+    if (S->cplx) {
+        double re, im;
+        if (S->arg) {
+            const struct crec *c = (const struct crec *)rec + i;
+            re = c->re;
+            im = c->im;
+            s.pos = c->idx;
+        } else {
+            cparts(S->dt, rec + (size_t)i * S->rs, &re, &im);
+        }
+        ckey(re, im, s.k);
+        return s;
+    }
+    if (S->arg) {
+        const struct cpn_sort_pair p = ((const struct cpn_sort_pair *)rec)[i];
+        s.k[2] = p.key;
+        s.pos = p.idx;
+        return s;
+    }
+    s.k[2] = cpn_kernel_sort_key(S->dt, rec + (size_t)i * S->rs);
+    return s;
+}
+
+static int key_cmp(const uint64_t *a, const uint64_t *b)
+{
+    for (int w = 0; w < 3; w++)
+        if (a[w] != b[w]) return a[w] < b[w] ? -1 : 1;
+    return 0;
 }
 
 static bool pair_lt(struct cpn_sort_pair a, struct cpn_sort_pair b)
@@ -119,13 +185,25 @@ static bool pair_lt(struct cpn_sort_pair a, struct cpn_sort_pair b)
     return a.key < b.key || (a.key == b.key && a.idx < b.idx);
 }
 
+static bool skey_lt(struct skey a, struct skey b)
+{
+    int c = key_cmp(a.k, b.k);
+    return c < 0 || (c == 0 && a.pos < b.pos);
+}
+
+static int skey_qcmp(const void *a, const void *b)
+{
+    const struct skey *x = a, *y = b;
+    return skey_lt(*x, *y) ? -1 : skey_lt(*y, *x) ? 1 : 0;
+}
+
 /* The first record of rec[0..n) not below `s`. */
-static int64_t lower_bound(const struct ss *S, const char *rec, int64_t n, struct cpn_sort_pair s)
+static int64_t lower_bound(const struct ss *S, const char *rec, int64_t n, struct skey s)
 {
     int64_t lo = 0, hi = n;
     while (lo < hi) {
         int64_t mid = lo + (hi - lo) / 2;
-        if (pair_lt(composite(S, rec, mid), s)) lo = mid + 1;
+        if (skey_lt(composite(S, rec, mid), s)) lo = mid + 1;
         else hi = mid;
     }
     return lo;
@@ -148,6 +226,17 @@ static void merge_two(const struct ss *S, const char *a, int64_t na, const char 
 {
     const size_t rs = S->rs;
     int64_t i = 0, j = 0;
+    if (S->cplx) {   /* by key alone, a's record first among equals (stable) */
+        while (i < na && j < nb) {
+            const struct skey ka = composite(S, a, i), kb = composite(S, b, j);
+            const bool take_b = key_cmp(kb.k, ka.k) < 0;
+            memcpy(dst, take_b ? b + (size_t)j++ * rs : a + (size_t)i++ * rs, rs);
+            dst += rs;
+        }
+        memcpy(dst, a + (size_t)i * rs, (size_t)(na - i) * rs);
+        memcpy(dst + (size_t)(na - i) * rs, b + (size_t)j * rs, (size_t)(nb - j) * rs);
+        return;
+    }
     if (S->arg) {
         const struct cpn_sort_pair *x = (const void *)a, *y = (const void *)b;
         struct cpn_sort_pair *o = (void *)dst;
@@ -214,9 +303,10 @@ static char *merge_runs(const struct ss *S, char *buf, char *tmp, const int64_t 
 static enum cpn_status sample_sort(const struct cpn_op *op, struct cpn_store *is, struct cpn_store *os)
 {
     const int P = cpn_partition_ranks(), me = cpn_partition_rank();
-    struct ss S = {.dt = is->dtype, .arg = (op->iparam[1] & CPN_SORT_ARG) != 0};
+    struct ss S = {.dt = is->dtype, .arg = (op->iparam[1] & CPN_SORT_ARG) != 0,
+                   .cplx = cpn_dtype_class(is->dtype) == CPN_CLASS_COMPLEX};
     const size_t item = cpn_dtype_size(S.dt);
-    S.rs = S.arg ? sizeof(struct cpn_sort_pair) : item;
+    S.rs = !S.arg ? item : S.cplx ? sizeof(struct crec) : sizeof(struct cpn_sort_pair);
     int64_t lo, hi, olo, ohi;
     cpn_store_tile_box(is, me, &lo, &hi);
     cpn_store_tile_box(os, me, &olo, &ohi);
@@ -224,7 +314,7 @@ static enum cpn_status sample_sort(const struct cpn_op *op, struct cpn_store *is
     const int64_t n = hi > lo ? hi - lo : 0;
     enum cpn_status st = CPN_OK;
     char *rec = NULL, *recv = NULL, *fin = NULL;
-    struct cpn_sort_pair *samples = NULL, *all = NULL;
+    struct skey *samples = NULL, *all = NULL;
     int64_t *bound = NULL, *cnt = NULL, *mine = NULL;
     size_t *counts = NULL;
     const char *in = n ? cpn_store_data(is) : NULL;
@@ -241,7 +331,20 @@ static enum cpn_status sample_sort(const struct cpn_op *op, struct cpn_store *is
         goto done;
     }
     /* 1. this rank's part, sorted */
-    if (S.arg) {
+    if (S.arg && S.cplx) {   /* the local stable argsort (sort.c: NumPy's order), as records */
+        int64_t *perm = cpn_alloc((size_t)n * sizeof *perm + 1), bst = (int64_t)item, pst = sizeof *perm;
+        if (!perm) {
+            st = CPN_ERR_NOMEM;
+            goto done;
+        }
+        st = n ? cpn_kernel_sort(S.dt, true, in, 1, &n, &bst, 0, (char *)perm, &pst, 0) : CPN_OK;
+        struct crec *c = (struct crec *)rec;
+        for (int64_t i = 0; st == CPN_OK && i < n; i++) {
+            c[i].idx = (uint64_t)(lo + perm[i]);
+            cparts(S.dt, in + (size_t)perm[i] * item, &c[i].re, &c[i].im);
+        }
+        cpn_free(perm);
+    } else if (S.arg) {
         struct cpn_sort_pair *p = (struct cpn_sort_pair *)rec;
         for (int64_t i = 0; i < n; i++)
             p[i] = (struct cpn_sort_pair){(uint64_t)(lo + i), cpn_kernel_sort_key(S.dt, in + (size_t)i * item)};
@@ -263,8 +366,7 @@ static enum cpn_status sample_sort(const struct cpn_op *op, struct cpn_store *is
     }
     st = cpn_comm_allgatherv(samples, all, counts);
     if (st != CPN_OK) goto done;
-    st = cpn_kernel_sort_pairs(all, total);
-    if (st != CPN_OK) goto done;
+    qsort(all, (size_t)total, sizeof *all, skey_qcmp);   /* P x P at most */
     bound[0] = 0;
     bound[P] = n;
     for (int b = 1; b < P; b++) {
@@ -312,7 +414,10 @@ static enum cpn_status sample_sort(const struct cpn_op *op, struct cpn_store *is
             fin = recv;
             recv = t;
         }
-        if (S.arg) {   /* in place: 8-byte indices over 16-byte pairs, front to back */
+        if (S.arg && S.cplx) {   /* in place, as below, over 24-byte records */
+            const struct crec *c = (const struct crec *)fin;
+            for (int64_t i = 0; i < m; i++) ((int64_t *)fin)[i] = (int64_t)c[i].idx;
+        } else if (S.arg) {   /* in place: 8-byte indices over 16-byte pairs, front to back */
             const struct cpn_sort_pair *p = (const struct cpn_sort_pair *)fin;
             for (int64_t i = 0; i < m; i++) ((int64_t *)fin)[i] = (int64_t)p[i].idx;
         }
@@ -383,8 +488,9 @@ enum cpn_status cpn_samplesort_execute(const struct cpn_op *op)
         return sort_tiles(op, is, ps, os);
     }
     const bool whole = axis_whole(is, axis, P);
-    /* the sample sort's records are real keys: a complex lane split across ranks is gathered */
-    if (!whole && (is->ndim != 1 || cpn_dtype_class(is->dtype) == CPN_CLASS_COMPLEX)) return CPN_ERR_UNSUPPORTED;
+    /* a split lane: a 1-D store (complex runs merged pairwise: at most 64 ranks) */
+    if (!whole && (is->ndim != 1 || (cpn_dtype_class(is->dtype) == CPN_CLASS_COMPLEX && P > 64)))
+        return CPN_ERR_UNSUPPORTED;
     cpn_stats.sorts_dist++;
     return whole ? sort_tiles(op, is, NULL, os) : sample_sort(op, is, os);
 }
@@ -560,7 +666,9 @@ enum cpn_status cpn_searchsorted_dist_execute(const struct cpn_op *op)
     const int64_t na = av->shape[0], nv = vv->shape[0], isz = (int64_t)cpn_dtype_size(av->dtype);
     if (own && (!as->tiled || na * isz <= (nv / P + 1) * (isz + (found ? 1 : 8))))
         return search_own_values(op);
-    if (own && whole_view(av) && as->ndim == 1) return search_routed(op);
+    /* (routing compares one-word keys: complex values take the path below) */
+    if (own && whole_view(av) && as->ndim == 1 && cpn_dtype_class(av->dtype) != CPN_CLASS_COMPLEX)
+        return search_routed(op);
     if (!whole_view(av) || !as->tiled || as->ndim != 1 ||
         !whole_view(ov))
         return CPN_ERR_UNSUPPORTED;

@@ -7,7 +7,7 @@
 
 /* Execute sort op `op` (kind CPN_OPK_SORT) on tiled stores: input and output walked whole, tiled
  * alike.  Along an axis no tile splits, each rank sorts its own tile's lanes (no message; a
- * lexsort step, nin == 2, only so); along the partitioned axis of a 1-D real store, a sample sort
+ * lexsort step, nin == 2, only so); along the partitioned axis of a 1-D store, a sample sort
  * (samplesort.c).  Returns CPN_ERR_UNSUPPORTED, having done nothing, for anything else (the
  * caller gathers).  Collective. */
 enum cpn_status cpn_samplesort_execute(const struct cpn_op *op);
