@@ -32,6 +32,8 @@ static void test_registry(void)
     CHECK(!strcmp(cpn_backend_active()->name, "cpu"));
 }
 
+static void check_cpu_draws(void);
+
 static void test_philox_shared(void)
 {
     /* The shared header's rounds reproduce the Random123 vectors... */
@@ -41,7 +43,17 @@ static void test_philox_shared(void)
     uint32_t c2[4] = {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u};
     cpn_philox10(c2, 0xa4093822u, 0x299f31d0u);
     CHECK(c2[0] == 0xd16cfe09u && c2[1] == 0x94fdccebu && c2[2] == 0x5001e420u && c2[3] == 0x24126ea1u);
-    /* ...and the CPU loop is the header's per-element function: bit for bit for uniforms,
+    /* ...and the CPU loops at every vector level the CPU has (0 baseline, 1 AVX2, 2 AVX-512) */
+    for (int level = 0; level <= 2; level++) {
+        int was = cpn_kernel_random_set_simd(level);
+        check_cpu_draws();
+        cpn_kernel_random_set_simd(was);
+    }
+}
+
+static void check_cpu_draws(void)
+{
+    /* The CPU loop is the header's per-element function: bit for bit for uniforms,
      * normals (the ziggurat's vector fast path, the header's slow part) and every distribution
      * computed without transcendentals in the loop; within a few ULP where the CPU loop takes
      * SLEEF's vector log/cos/log1p (exponential, gamma above 1). */
