@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpn_config.h"
 #include "kernels.h"
 #include "philox.h"
 #include "vmath.h"
@@ -29,6 +30,14 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CPN_PHILOX_AVX2 1
 #include <immintrin.h>
+#if CPN_HAVE_SLEEF
+/* sleef.h declares its 512-bit functions only when __AVX512F__ is defined (vmath.c's device) */
+#define CPN_RANDOM_SLEEF512 1
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,avx512f,avx512dq,avx512bw,avx512vl")
+#include <sleef.h>
+#pragma GCC pop_options
+#endif
 #endif
 
 /* The scalar definitions are the ones the device kernels use (philox.h). */
@@ -493,6 +502,42 @@ static int use_avx2(void)
 
 static int use_avx512(void) { return use_avx2() >= 2; }
 
+#ifdef CPN_RANDOM_SLEEF512
+/* SLEEF's 8-lane log, cos and log1p over arrays, the tail through a masked vector.  SLEEF's u10
+ * functions are deterministic across its vector extensions (the "finz" variants vmath.c's
+ * 4-lane calls resolve to): the same bits as the AVX2 kernels (test_backend.c compares the
+ * draws at both levels), so a draw's values do not depend on which the CPU has. */
+#define V512_KERNEL(NAME, FN)                                                                 \
+    AVX512_FN static void NAME(const double *a, double *o, int64_t n)                        \
+    {                                                                                         \
+        int64_t i = 0;                                                                        \
+        for (; i + 8 <= n; i += 8) _mm512_storeu_pd(o + i, FN(_mm512_loadu_pd(a + i)));      \
+        if (i < n) {                                                                          \
+            __mmask8 m = (__mmask8)((1u << (n - i)) - 1);                                     \
+            __m512d x = _mm512_mask_loadu_pd(_mm512_set1_pd(0.5), m, a + i);                  \
+            _mm512_mask_storeu_pd(o + i, m, FN(x));                                           \
+        }                                                                                     \
+    }
+V512_KERNEL(log_512, Sleef_logd8_u10avx512f)
+V512_KERNEL(cos_512, Sleef_cosd8_u10avx512f)
+
+/* Exponential draws from words (w0, w1) of n blocks: out[i] = p0 * -log1p(-u), u the block's
+ * uniform: draw_chunk's arithmetic (the same bits), 8 lanes a step without the staging arrays. */
+AVX512_FN static void exponential_512(const uint32_t *w0, const uint32_t *w1, int64_t n, double p0,
+                                      double *out)
+{
+    const __m512d vp0 = _mm512_set1_pd(p0), neg = _mm512_set1_pd(-0.0), zero = _mm512_setzero_pd();
+    for (int64_t i = 0; i < n; i += 8) {
+        __mmask8 m = n - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (n - i)) - 1);
+        __m256i a = _mm256_srli_epi32(_mm256_maskz_loadu_epi32(m, w0 + i), 5);
+        __m256i b = _mm256_srli_epi32(_mm256_maskz_loadu_epi32(m, w1 + i), 6);
+        __m512d u = unit8(a, b, zero, zero, 1);
+        __m512d l = Sleef_log1pd8_u10avx512f(_mm512_xor_pd(u, neg));
+        _mm512_mask_storeu_pd(out + i, m, _mm512_mul_pd(vp0, _mm512_xor_pd(l, neg)));
+    }
+}
+#endif
+
 AVX2_FN static void zig_avx2(uint64_t seed, uint64_t stream, int64_t first, const uint32_t *x,
                              int64_t n, double p0, double p1, double *out);
 
@@ -702,13 +747,25 @@ static void draw_chunk(int dist, uint64_t seed, uint64_t stream, double *out, in
     }
     blocks((uint32_t)seed, (uint32_t)(seed >> 32), stream, first, n, w);
     const uint32_t *w0 = w, *w1 = w + RCHUNK, *w2 = w + 2 * RCHUNK, *w3 = w + 3 * RCHUNK;
-    if (dist == CPN_RANDOM_EXPONENTIAL && vector_math()) {
+    const int vm = vector_math();
+    vfn1 vlog = v_log, vcos = v_cos;
+#ifdef CPN_RANDOM_SLEEF512
+    if (vm && use_avx512()) {
+        if (dist == CPN_RANDOM_EXPONENTIAL) {
+            exponential_512(w0, w1, n, p0, out);
+            return;
+        }
+        vlog = log_512;
+        vcos = cos_512;
+    }
+#endif
+    if (dist == CPN_RANDOM_EXPONENTIAL && vm) {
         for (int64_t i = 0; i < n; i++) a[i] = -to_unit(w0[i], w1[i]);
         v_log1p(a, a, n);
         for (int64_t i = 0; i < n; i++) out[i] = p0 * -a[i];
         return;
     }
-    if (dist == CPN_RANDOM_GAMMA && p0 > 1.0 && vector_math()) {
+    if (dist == CPN_RANDOM_GAMMA && p0 > 1.0 && vm) {
         /* attempt 0's normal through the vector log/cos, the acceptance here; a rejected
          * element continues from attempt 1 in philox.h */
         const double d = p0 - 1.0 / 3.0, cc = 1.0 / sqrt(9.0 * d);
@@ -716,8 +773,8 @@ static void draw_chunk(int dist, uint64_t seed, uint64_t stream, double *out, in
             a[i] = 1.0 - to_unit(w0[i], w1[i]);
             b[i] = 6.283185307179586 * cpn_philox_open32(w2[i]);
         }
-        v_log(a, a, n);
-        v_cos(b, b, n);
+        vlog(a, a, n);
+        vcos(b, b, n);
         for (int64_t i = 0; i < n; i++) {
             double x = sqrt(-2.0 * a[i]) * b[i], v = 1.0 + cc * x;
             if (v > 0.0) {
