@@ -627,6 +627,26 @@ def test_permutations_and_choice():
     assert len(g.bytes(13)) == 13
 
 
+@pytest.mark.parametrize("shape", [(7,), (401, 300), (37, 5, 11), (3, 1, 2, 5)])
+def test_permuted_flat_is_the_flat_permutation(shape):
+    """permuted(axis=None) of an n-d array shuffles it as if flattened (NumPy's meaning): the
+    permutation of its ravel under the same stream, reshaped; out= written; the result is laid
+    out as the input, so a reduction of it moves only the partial sums."""
+    x = cupynum.asarray(numpy.arange(math.prod(shape), dtype=numpy.int64).reshape(shape) * 3)
+    got = cupynum.random.default_rng(31).permuted(x)
+    want = cupynum.random.default_rng(31).permutation(x.ravel())
+    numpy.testing.assert_array_equal(numpy.asarray(got), numpy.asarray(want).reshape(shape))
+    assert got.shape == shape
+    if math.prod(shape) >= 8:
+        assert (numpy.asarray(got) != numpy.asarray(x)).any()
+    _, sent = _sent(lambda: int(got.sum()))
+    assert sent <= 64 * (RANKS > 1)
+    out = cupynum.zeros(shape, dtype=numpy.int64)
+    r = cupynum.random.default_rng(31).permuted(x, out=out)
+    assert r is out
+    numpy.testing.assert_array_equal(numpy.asarray(out), numpy.asarray(got))
+
+
 def test_permutations_uniform():
     """Small permutations (a tabulated Fisher-Yates shuffle of Philox integers): all 120 orders of
     5 elements equally likely (chi-squared over 6000 draws).  Large ones (a Feistel bijection
@@ -656,13 +676,19 @@ def test_permutations_uniform():
 def test_permutations_send_one_copy():
     """A partitioned array's permutation moves each row once, from its owner to its destination's
     owner (one all-to-all; the receivers know the order from the inverse bijection): a rank sends
-    at most 1.2 times its share ((P - 1) / P of it in expectation); 0 on one rank."""
+    at most 1.2 times its share ((P - 1) / P of it in expectation); 0 on one rank.  permuted
+    with axis=None is the permutation of a flat copy, which moves nothing more when the array is
+    tiled by rows (y) and at most the share once more otherwise (z)."""
     g = cupynum.random.default_rng(9)
     x = cupynum.asarray(numpy.arange(2.0 * 10**5))
     y = cupynum.asarray(numpy.arange(3.0 * 10**5).reshape(10**5, 3))
+    z = cupynum.asarray(numpy.arange(101 * 99 * 30.0).reshape(101, 99, 30))[:, :, :-1].copy()
     for f, nbytes in [(lambda: g.permutation(x), 1.6e6), (lambda: g.permutation(2 * 10**5), 1.6e6),
                       (lambda: g.shuffle(x), 1.6e6), (lambda: g.permutation(y), 2.4e6),
-                      (lambda: g.shuffle(y), 2.4e6),
+                      (lambda: g.shuffle(y), 2.4e6), (lambda: g.permuted(y), 2.4e6),
+                      # z tiled on more than its rows (a grid of ranks): laying its flat copy
+                      # out by ranges of elements moves up to its share once more
+                      (lambda: g.permuted(z), 2.4e6 * 2.2 / 1.2),
                       (lambda: g.choice(2 * 10**5, 100, replace=False), 1.6e6)]:
         _, sent = _sent(f)
         assert sent <= 1.2 * nbytes / RANKS * (RANKS > 1)
@@ -732,6 +758,8 @@ c = np.asarray(numpy.arange(3 * 4001.0).reshape(4001, 3))
 out["permutation_rows"] = hashlib.sha256(numpy.asarray(g.permutation(c)).tobytes()).hexdigest()
 b = np.arange(60.0).reshape(6, 10)
 out["permuted"] = hashlib.sha256(numpy.asarray(g.permuted(b, axis=1)).tobytes()).hexdigest()
+b3 = np.asarray(numpy.arange(3 * 41 * 7.0).reshape(41, 3, 7))
+out["permuted_flat"] = hashlib.sha256(numpy.asarray(g.permuted(b3)).tobytes()).hexdigest()
 print(json.dumps(out))
 """
 

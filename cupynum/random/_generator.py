@@ -735,7 +735,13 @@ class _Base:
     def permuted(self, x, axis=None, out=None):
         cp = _cp()
         arr = x if isinstance(x, ndarray) else _core.from_any(_np.asarray(x))
-        if axis is None:
+        if axis is None and arr.ndim > 1 and cp.runtime_info()["ranks"] > 1:
+            # The flat alias of a partitioned array is not a store PERMUTE can move rows of;
+            # its copy is (a 1-d store laid out as arr's tiles: nothing moves), and the copy of
+            # the permuted result reshaped is laid out as arr again: the all-to-all is all that
+            # moves.  On one rank the views serve.
+            r = self._perm(cp.ascontiguousarray(arr).ravel().copy()).reshape(arr.shape).copy()
+        elif axis is None:
             r = self._perm(arr.ravel()).reshape(arr.shape)
         else:
             axis = axis % arr.ndim
