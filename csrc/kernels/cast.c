@@ -110,7 +110,8 @@ cpn_loop_fn cpn_kernel_cast(enum cpn_dtype from, enum cpn_dtype to)
 {
     if ((unsigned)from >= CPN_DTYPE_COUNT || (unsigned)to >= CPN_DTYPE_COUNT) return NULL;
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-    if (to == CPN_DTYPE_FLOAT64 && (from == CPN_DTYPE_INT64 || from == CPN_DTYPE_UINT64) && have_avx512dq())
+    if (to == CPN_DTYPE_FLOAT64 && (from == CPN_DTYPE_INT64 || from == CPN_DTYPE_UINT64) &&
+        have_avx512dq())
         return from == CPN_DTYPE_INT64 ? cast512_i64_f64 : cast512_u64_f64;
 #endif
     if (from == to) {

@@ -468,8 +468,9 @@ AVX512_FN static void blocks_avx512(uint32_t k0, uint32_t k1, uint64_t stream, i
              * the lanes */
             __m512i a = _mm512_unpacklo_epi32(c0[v], c1[v]), b = _mm512_unpacklo_epi32(c2[v], c3[v]);
             __m512i c = _mm512_unpackhi_epi32(c0[v], c1[v]), d = _mm512_unpackhi_epi32(c2[v], c3[v]);
-            __m512i l0 = _mm512_unpacklo_epi64(a, b), l1 = _mm512_unpackhi_epi64(a, b);   /* blocks 4k, 4k+1 */
-            __m512i l2 = _mm512_unpacklo_epi64(c, d), l3 = _mm512_unpackhi_epi64(c, d);   /* 4k+2, 4k+3 */
+            /* lane k of l0..l3: blocks 4k, 4k + 1, 4k + 2, 4k + 3 */
+            __m512i l0 = _mm512_unpacklo_epi64(a, b), l1 = _mm512_unpackhi_epi64(a, b);
+            __m512i l2 = _mm512_unpacklo_epi64(c, d), l3 = _mm512_unpackhi_epi64(c, d);
             __m512i t0 = _mm512_shuffle_i32x4(l0, l1, 0x44), t1 = _mm512_shuffle_i32x4(l2, l3, 0x44);
             __m512i t2 = _mm512_shuffle_i32x4(l0, l1, 0xEE), t3 = _mm512_shuffle_i32x4(l2, l3, 0xEE);
             uint32_t *o = w + 4 * j;
