@@ -469,6 +469,27 @@ def test_astype(dtype, target):
     check(got, expected)
 
 
+@pytest.mark.parametrize("dtype", [numpy.int64, numpy.uint64], ids=dtype_id)
+def test_wide_integers_to_float64_round_as_numpy(dtype):
+    # 64-bit integers beyond 2**53 round to float64 (the AVX-512 DQ loop where the CPU has it,
+    # 8 at a time, the scalar tail): ties, extremes, odd lengths and offsets, strided views; and
+    # the mean of an int64 array, which casts its blocks so
+    info = numpy.iinfo(dtype)
+    edge = [info.max, info.min, 2**53 + 1, 2**53 + 3, 2**62 + 2**9, 2**62 + 2**9 + 1, 2**63 - 2**10,
+            0, 1, 7]
+    if dtype == numpy.int64:
+        edge += [-(2**53 + 1), -(2**62 + 2**9), -(2**63 - 2**10)]
+    rng = numpy.random.default_rng(3)
+    src = numpy.concatenate([numpy.array(edge, dtype=dtype),
+                             rng.integers(info.min, info.max, size=1001, dtype=dtype, endpoint=True)])
+    n, c = both(src)
+    for sl in (slice(None), slice(1, None), slice(3, -2), slice(None, None, 3)):
+        check(c[sl].astype(numpy.float64), n[sl].astype(numpy.float64))
+    small = numpy.arange(-500, 1503, dtype=numpy.int64) * 7
+    ns, cs = both(small if dtype == numpy.int64 else small.astype(dtype) + 4000)
+    assert float(cs.mean()) == ns.mean()
+
+
 def test_astype_negative_float_to_unsigned_and_special_values():
     src = numpy.array([0.0, 1.9, -1.9, 127.5, 255.0, 3.99])
     n, c = both(src)

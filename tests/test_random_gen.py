@@ -382,6 +382,80 @@ def test_array_parameters_draw_where_they_live():
     numpy.testing.assert_allclose(numpy.asarray(z).mean(axis=1), _col(1.0, 40.0)[:, 0], rtol=0.03)
 
 
+def _int_bounds():
+    low = _col(-100, 100, True)
+    return low, low + _col(2, 60, True)
+
+
+@pytest.mark.parametrize("full", [True, False])
+@pytest.mark.parametrize("endpoint", [False, True])
+def test_integers_array_bounds_match_numpys(full, endpoint):
+    """integers with array low/high, per element: x - low is uniform on each element's own range
+    (chi-squared against NumPy's draws, the whole sample and each half of the rows) and within
+    the bounds; partitioned full-shape bounds or broadcast (40, 1) columns."""
+    low, high = _int_bounds()
+    ours = [cupynum.asarray(numpy.ascontiguousarray(numpy.broadcast_to(b, ARRAY_SHAPE))) if full
+            else cupynum.asarray(b) for b in (low, high)]
+    got = numpy.asarray(cupynum.random.default_rng(8).integers(*ours, size=ARRAY_SHAPE,
+                                                               endpoint=endpoint))
+    ref = numpy.random.default_rng(8).integers(low, high, size=ARRAY_SHAPE, endpoint=endpoint)
+    assert got.dtype == ref.dtype and got.shape == ref.shape
+    assert (got >= low).all() and ((got <= high) if endpoint else (got < high)).all()
+    for rows in (slice(None), slice(0, 20), slice(20, 40)):
+        p = chi2_2samp((got - low)[rows], (ref - low)[rows])[1]
+        assert p > P_MIN, f"rows {rows}: p = {p:.3g}"
+    # the ranges misplaced (rows reversed) fail the same test
+    bad = numpy.asarray(cupynum.random.default_rng(8).integers(
+        cupynum.asarray(low), cupynum.asarray(low + (high - low)[::-1]), size=ARRAY_SHAPE))
+    assert chi2_2samp((bad - low)[:20], (ref - low)[:20])[1] < P_MIN
+
+
+@pytest.mark.parametrize("dtype", [numpy.int8, numpy.uint16, numpy.int64, numpy.uint64, bool])
+def test_integers_array_bounds_dtypes_and_errors(dtype):
+    """Every dtype, bounds of mixed integer dtypes, uint64 bounds above 2**63; NumPy's errors
+    (out of bounds, low >= high) from the witnesses, raised before the stream advances."""
+    g = cupynum.random.default_rng(12)
+    info = numpy.iinfo(dtype) if dtype is not bool else None
+    lo = numpy.array([0, 1, 0, 0, 1]) if info is None else \
+        numpy.array([info.min, info.min + 3, 0, info.max - 9, 5], dtype=dtype)
+    hi = lo.astype(object) + numpy.array([1, 0, 1, 1, 0]) if info is None else \
+        lo.astype(object) + numpy.array([1, 2, 7, 9, 1])
+    hi = numpy.array(hi, dtype=numpy.uint64 if dtype == numpy.uint64 else numpy.int64)
+    x = numpy.asarray(g.integers(cupynum.asarray(lo), cupynum.asarray(hi), size=(300, 5),
+                                 dtype=dtype, endpoint=True))
+    ref = numpy.random.default_rng(0).integers(lo, hi, size=(300, 5), dtype=dtype, endpoint=True)
+    assert x.dtype == ref.dtype
+    assert (x.astype(object) >= lo.astype(object)).all() and (x.astype(object) <= hi.astype(object)).all()
+    checked = 0
+    for case in [(lo, lo), (numpy.full(5, -1), hi), (lo, numpy.full(5, 2**63 - 1)),
+                 (numpy.zeros(5, numpy.int8), numpy.full(5, 2**64 - 1, numpy.uint64))]:
+        try:
+            numpy.random.default_rng(0).integers(*case, dtype=dtype)
+            continue
+        except Exception as e:
+            want = (type(e), str(e))
+        checked += 1
+        state = g.bit_generator.state
+        got = _err(lambda: g.integers(*[cupynum.asarray(c) for c in case], dtype=dtype))
+        assert got == want and g.bit_generator.state == state
+    assert checked >= 2
+
+
+def test_integers_array_bounds_draw_where_they_live():
+    """Partitioned bounds of the draw's shape: each rank draws the elements whose bounds it holds
+    (the range and the offset are element-wise ops on the bounds); NumPy's checks read witness
+    elements and the range's maximum (reductions): under 4 KiB a rank in all."""
+    n = 200000
+    lo = cupynum.asarray(numpy.arange(n) % 1000 - 500)
+    hi = lo + 37
+    lo.sum(), hi.sum()
+    g = cupynum.random.default_rng(3)
+    x, sent = _sent(lambda: g.integers(lo, hi))
+    assert sent < 4096
+    d = numpy.asarray(x) - numpy.asarray(lo)
+    assert d.min() == 0 and d.max() == 36 and abs(d.mean() - 18) < 0.1
+
+
 def test_scalar_results_have_numpys_types():
     g, n = cupynum.random.default_rng(0), numpy.random.default_rng(0)
     for name, args in [("random", ()), ("normal", ()), ("integers", (5,)), ("poisson", (2.0,)),
@@ -553,6 +627,26 @@ def test_permutations_and_choice():
     assert len(g.bytes(13)) == 13
 
 
+@pytest.mark.parametrize("shape", [(7,), (401, 300), (37, 5, 11), (3, 1, 2, 5)])
+def test_permuted_flat_is_the_flat_permutation(shape):
+    """permuted(axis=None) of an n-d array shuffles it as if flattened (NumPy's meaning): the
+    permutation of its ravel under the same stream, reshaped; out= written; the result is laid
+    out as the input, so a reduction of it moves only the partial sums."""
+    x = cupynum.asarray(numpy.arange(math.prod(shape), dtype=numpy.int64).reshape(shape) * 3)
+    got = cupynum.random.default_rng(31).permuted(x)
+    want = cupynum.random.default_rng(31).permutation(x.ravel())
+    numpy.testing.assert_array_equal(numpy.asarray(got), numpy.asarray(want).reshape(shape))
+    assert got.shape == shape
+    if math.prod(shape) >= 8:
+        assert (numpy.asarray(got) != numpy.asarray(x)).any()
+    _, sent = _sent(lambda: int(got.sum()))
+    assert sent <= 64 * (RANKS > 1)
+    out = cupynum.zeros(shape, dtype=numpy.int64)
+    r = cupynum.random.default_rng(31).permuted(x, out=out)
+    assert r is out
+    numpy.testing.assert_array_equal(numpy.asarray(out), numpy.asarray(got))
+
+
 def test_permutations_uniform():
     """Small permutations (a tabulated Fisher-Yates shuffle of Philox integers): all 120 orders of
     5 elements equally likely (chi-squared over 6000 draws).  Large ones (a Feistel bijection
@@ -582,13 +676,19 @@ def test_permutations_uniform():
 def test_permutations_send_one_copy():
     """A partitioned array's permutation moves each row once, from its owner to its destination's
     owner (one all-to-all; the receivers know the order from the inverse bijection): a rank sends
-    at most 1.2 times its share ((P - 1) / P of it in expectation); 0 on one rank."""
+    at most 1.2 times its share ((P - 1) / P of it in expectation); 0 on one rank.  permuted
+    with axis=None is the permutation of a flat copy, which moves nothing more when the array is
+    tiled by rows (y) and at most the share once more otherwise (z)."""
     g = cupynum.random.default_rng(9)
     x = cupynum.asarray(numpy.arange(2.0 * 10**5))
     y = cupynum.asarray(numpy.arange(3.0 * 10**5).reshape(10**5, 3))
+    z = cupynum.asarray(numpy.arange(101 * 99 * 30.0).reshape(101, 99, 30))[:, :, :-1].copy()
     for f, nbytes in [(lambda: g.permutation(x), 1.6e6), (lambda: g.permutation(2 * 10**5), 1.6e6),
                       (lambda: g.shuffle(x), 1.6e6), (lambda: g.permutation(y), 2.4e6),
-                      (lambda: g.shuffle(y), 2.4e6),
+                      (lambda: g.shuffle(y), 2.4e6), (lambda: g.permuted(y), 2.4e6),
+                      # z tiled on more than its rows (a grid of ranks): laying its flat copy
+                      # out by ranges of elements moves up to its share once more
+                      (lambda: g.permuted(z), 2.4e6 * 2.2 / 1.2),
                       (lambda: g.choice(2 * 10**5, 100, replace=False), 1.6e6)]:
         _, sent = _sent(f)
         assert sent <= 1.2 * nbytes / RANKS * (RANKS > 1)
@@ -637,7 +737,8 @@ for name, args in [("poisson", (lam,)), ("gamma", (lam, 0.5)), ("weibull", (lam[
                    ("binomial", (idx % 50, numpy.linspace(0.05, 0.95, 29))),
                    ("hypergeometric", (numpy.arange(1, 30), 40, idx % 20)),
                    ("standard_t", (lam[:, 3:4] + 0.5,)), ("zipf", (1.5 + lam[1:] / 40,)),
-                   ("beta", (lam[1:], lam[:-1])), ("vonmises", (0.0, lam[1:]))]:
+                   ("beta", (lam[1:], lam[:-1])), ("vonmises", (0.0, lam[1:])),
+                   ("integers", (idx - 500, idx % 50 + idx + 1)), ("integers", (numpy.arange(29), 100))]:
     x = numpy.ascontiguousarray(numpy.asarray(getattr(g, name)(*args)))
     out[name + "_array"] = hashlib.sha256(x.tobytes()).hexdigest()
 out["perm"] = hashlib.sha256(numpy.asarray(g.permutation(517)).tobytes()).hexdigest()
@@ -657,6 +758,8 @@ c = np.asarray(numpy.arange(3 * 4001.0).reshape(4001, 3))
 out["permutation_rows"] = hashlib.sha256(numpy.asarray(g.permutation(c)).tobytes()).hexdigest()
 b = np.arange(60.0).reshape(6, 10)
 out["permuted"] = hashlib.sha256(numpy.asarray(g.permuted(b, axis=1)).tobytes()).hexdigest()
+b3 = np.asarray(numpy.arange(3 * 41 * 7.0).reshape(41, 3, 7))
+out["permuted_flat"] = hashlib.sha256(numpy.asarray(g.permuted(b3)).tobytes()).hexdigest()
 print(json.dumps(out))
 """
 

@@ -184,10 +184,10 @@ int64_t cpn_perm_apply(const struct cpn_perm *p, int64_t i, int inverse);
 /* out row cpn_perm_apply(i) = in row i, for the n rows of `row` bytes of contiguous in and out;
  * -1 when out of memory.  Local. */
 int cpn_kernel_permute(uint64_t seed, uint64_t stream, const char *in, char *out, int64_t n, size_t row);
-/* Choose the uniform draws' AVX2 path (on: where the CPU has AVX2) or the baseline loop; returns
- * whether the AVX2 path was in use.  The two give identical values; tests compare them.  Local,
- * not thread-safe (call between kernels). */
-int cpn_kernel_random_set_simd(int on);
+/* Choose the Philox loops' vector level: 0 the baseline loop, 1 AVX2, 2 AVX-512 (each capped at
+ * what the CPU has); returns the level in use before.  All give identical words; tests compare
+ * them.  Local, not thread-safe (call between kernels). */
+int cpn_kernel_random_set_simd(int level);
 /* The raw Philox4x32-10 block for (counter, key), exposed for tests against published vectors. */
 void cpn_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 

@@ -5,9 +5,10 @@
  * or device: the distribution and CUDA backends evaluate the same function.
  *
  * Uniform draws have an AVX2 path (8 counters per vector; the 32x32->64 products of a round via
- * _mm256_mul_epu32 on the even and the odd lanes), compiled with a target attribute and taken
- * only after a runtime check of the CPU; the baseline loop stays for other CPUs, for the tails,
- * and as the reference the vector path must equal bit for bit (tests/c/test_queue.c).  Both
+ * _mm256_mul_epu32 on the even and the odd lanes) and an AVX-512 one (16 counters), compiled with
+ * target attributes and taken only after a runtime check of the CPU; the baseline loop stays for
+ * other CPUs, for the tails, and as the reference the vector paths must equal bit for bit
+ * (tests/c/test_queue.c, test_backend.c).  Both
  * convert words to doubles exactly (27 + 26 bits through int32) and apply lo + span * u with
  * separate multiply and add (no FMA), so they round identically.
  *
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cpn_config.h"
 #include "kernels.h"
 #include "philox.h"
 #include "vmath.h"
@@ -28,6 +30,14 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define CPN_PHILOX_AVX2 1
 #include <immintrin.h>
+#if CPN_HAVE_SLEEF
+/* sleef.h declares its 512-bit functions only when __AVX512F__ is defined (vmath.c's device) */
+#define CPN_RANDOM_SLEEF512 1
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,avx512f,avx512dq,avx512bw,avx512vl")
+#include <sleef.h>
+#pragma GCC pop_options
+#endif
 #endif
 
 /* The scalar definitions are the ones the device kernels use (philox.h). */
@@ -300,21 +310,237 @@ AVX2_FN static int lemire32_avx2_i64(const uint32_t *x, int64_t n, uint32_t r, u
     return !_mm256_testz_si256(bad, bad);
 }
 
+/* ---- AVX-512: the same rounds sixteen counters per vector --------------------------------------
+ * Where the CPU has AVX-512 (F, DQ, BW, VL) the Philox rounds run on 16 lanes: a uniform draw is
+ * bound by the rounds (a draw in cache costs what one past it does), so twice the lanes is most
+ * of the gain.  The 32x32->64 products are _mm512_mul_epu32 on the even and the odd lanes as on
+ * AVX2, the halves regrouped by a masked pair swap (one shuffle) instead of a shift and a blend.
+ * The words are the scalar ones bit for bit, and the conversion is the AVX2 path's (exact). */
+#define AVX512_FN __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,avx2,fma")))
+
+/* hi and lo 32-bit halves of m * a for 16 lanes. */
+AVX512_FN static inline void mulhilo16(__m512i a, __m512i m, __m512i *hi, __m512i *lo)
+{
+    __m512i even = _mm512_mul_epu32(a, m);                          /* lanes 0,2,..: lo, hi */
+    __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);    /* lanes 1,3,..: lo, hi */
+    /* hi: even lanes take the upper word of `even`, odd lanes keep `odd`'s upper word;
+     * lo: odd lanes take the lower word of `odd`, even lanes keep `even`'s lower word */
+    *hi = _mm512_mask_shuffle_epi32(odd, 0x5555, even, _MM_PERM_CDAB);
+    *lo = _mm512_mask_shuffle_epi32(even, 0xAAAA, odd, _MM_PERM_CDAB);
+}
+
+AVX512_FN static inline void round16(__m512i *c0, __m512i *c1, __m512i *c2, __m512i *c3, __m512i m0,
+                                     __m512i m1, __m512i k0, __m512i k1)
+{
+    __m512i hi0, lo0, hi1, lo1;
+    mulhilo16(*c0, m0, &hi0, &lo0);
+    mulhilo16(*c2, m1, &hi1, &lo1);
+    *c0 = _mm512_ternarylogic_epi32(hi1, *c1, k0, 0x96);   /* hi1 ^ c1 ^ k0 */
+    *c2 = _mm512_ternarylogic_epi32(hi0, *c3, k1, 0x96);
+    *c1 = lo1;
+    *c3 = lo0;
+}
+
+/* Counters for elements idx .. idx + 15 of the stream. */
+AVX512_FN static inline void counters16(uint64_t idx, __m512i *c0, __m512i *c1)
+{
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    if ((uint32_t)idx <= 0xFFFFFFFFu - 15u) {   /* the high word is the same in all lanes */
+        *c0 = _mm512_add_epi32(_mm512_set1_epi32((int)(uint32_t)idx), lane);
+        *c1 = _mm512_set1_epi32((int)(uint32_t)(idx >> 32));
+    } else {
+        uint32_t w0[16], w1[16];
+        for (int l = 0; l < 16; l++) {
+            w0[l] = (uint32_t)(idx + (uint64_t)l);
+            w1[l] = (uint32_t)((idx + (uint64_t)l) >> 32);
+        }
+        *c0 = _mm512_loadu_si512(w0);
+        *c1 = _mm512_loadu_si512(w1);
+    }
+}
+
+/* 8 uniforms from the 27- and 26-bit parts a, b (unit4's arithmetic). */
+AVX512_FN static inline __m512d unit8(__m256i a, __m256i b, __m512d vlo, __m512d vspan, int unit)
+{
+    const __m512d two26 = _mm512_set1_pd(67108864.0), inv53 = _mm512_set1_pd(1.0 / 9007199254740992.0);
+    __m512d u = _mm512_fmadd_pd(_mm512_cvtepi32_pd(a), two26, _mm512_cvtepi32_pd(b));   /* exact */
+    u = _mm512_mul_pd(u, inv53);
+    return unit ? u : _mm512_add_pd(vlo, _mm512_mul_pd(vspan, u));
+}
+
+/* store_unit16 for 16 blocks: 32 uniforms, element 2j from block j's first pair, 2j + 1 from its
+ * second. */
+AVX512_FN static inline void store_unit32(__m512i w0, __m512i w1, __m512i w2, __m512i w3, __m512d vlo,
+                                          __m512d vspan, double *out, int nt, int unit)
+{
+    const __m512i lo8 = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
+    const __m512i hi8 = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+    __m512i a = _mm512_srli_epi32(w0, 5), b = _mm512_srli_epi32(w1, 6);
+    __m512i c = _mm512_srli_epi32(w2, 5), d = _mm512_srli_epi32(w3, 6);
+    for (int h = 0; h < 2; h++) {
+        __m256i ah = h ? _mm512_extracti64x4_epi64(a, 1) : _mm512_castsi512_si256(a);
+        __m256i bh = h ? _mm512_extracti64x4_epi64(b, 1) : _mm512_castsi512_si256(b);
+        __m256i ch = h ? _mm512_extracti64x4_epi64(c, 1) : _mm512_castsi512_si256(c);
+        __m256i dh = h ? _mm512_extracti64x4_epi64(d, 1) : _mm512_castsi512_si256(d);
+        __m512d u0 = unit8(ah, bh, vlo, vspan, unit), u1 = unit8(ch, dh, vlo, vspan, unit);
+        __m512d x = _mm512_permutex2var_pd(u0, lo8, u1), y = _mm512_permutex2var_pd(u0, hi8, u1);
+        if (nt) {   /* out 64-byte aligned, a large draw: as store_unit16 */
+            _mm512_stream_pd(out + 16 * h, x);
+            _mm512_stream_pd(out + 16 * h + 8, y);
+        } else {
+            _mm512_storeu_pd(out + 16 * h, x);
+            _mm512_storeu_pd(out + 16 * h + 8, y);
+        }
+    }
+}
+
+/* uniform_avx2 on 16 lanes: blocks [fb, fb + nb), nb a multiple of 16, four vectors in flight. */
+AVX512_FN static void uniform_avx512(uint32_t k0, uint32_t k1, uint64_t stream, double *out,
+                                     int64_t fb, int64_t nb, double lo, double span, int nt)
+{
+    enum { V = 4 };
+    const __m512i m0 = _mm512_set1_epi32((int)PHILOX_M0), m1 = _mm512_set1_epi32((int)PHILOX_M1);
+    const __m512i s0 = _mm512_set1_epi32((int)(uint32_t)stream);
+    const __m512i s1 = _mm512_set1_epi32((int)(uint32_t)(stream >> 32));
+    const __m512d vlo = _mm512_set1_pd(lo), vspan = _mm512_set1_pd(span);
+    const int unit = lo == 0.0 && span == 1.0;
+    __m512i key0[10], key1[10];
+    for (int r = 0; r < 10; r++) {
+        key0[r] = _mm512_set1_epi32((int)(k0 + (uint32_t)r * PHILOX_W0));
+        key1[r] = _mm512_set1_epi32((int)(k1 + (uint32_t)r * PHILOX_W1));
+    }
+    int64_t i = 0;
+    for (; i + 16 * V <= nb; i += 16 * V) {
+        __m512i c0[V], c1[V], c2[V], c3[V];
+        for (int v = 0; v < V; v++) {
+            counters16((uint64_t)(fb + i + 16 * v), &c0[v], &c1[v]);
+            c2[v] = s0;
+            c3[v] = s1;
+        }
+        for (int r = 0; r < 10; r++)
+            for (int v = 0; v < V; v++) round16(&c0[v], &c1[v], &c2[v], &c3[v], m0, m1, key0[r], key1[r]);
+        for (int v = 0; v < V; v++)
+            store_unit32(c0[v], c1[v], c2[v], c3[v], vlo, vspan, out + 2 * (i + 16 * v), nt, unit);
+    }
+    for (; i < nb; i += 16) {
+        __m512i c0, c1, c2 = s0, c3 = s1;
+        counters16((uint64_t)(fb + i), &c0, &c1);
+        for (int r = 0; r < 10; r++) round16(&c0, &c1, &c2, &c3, m0, m1, key0[r], key1[r]);
+        store_unit32(c0, c1, c2, c3, vlo, vspan, out + 2 * i, nt, unit);
+    }
+    if (nt) _mm_sfence();
+}
+
+/* blocks_avx2 on 16 lanes (n a multiple of 16): word j of block i to w[j * ld + i], or, ld == 0,
+ * to w[4 * i + j]. */
+AVX512_FN static void blocks_avx512(uint32_t k0, uint32_t k1, uint64_t stream, int64_t first, int64_t n,
+                                    uint32_t *w, int64_t ld)
+{
+    enum { V = 4 };
+    const __m512i m0 = _mm512_set1_epi32((int)PHILOX_M0), m1 = _mm512_set1_epi32((int)PHILOX_M1);
+    const __m512i s0 = _mm512_set1_epi32((int)(uint32_t)stream);
+    const __m512i s1 = _mm512_set1_epi32((int)(uint32_t)(stream >> 32));
+    __m512i key0[10], key1[10];
+    for (int r = 0; r < 10; r++) {
+        key0[r] = _mm512_set1_epi32((int)(k0 + (uint32_t)r * PHILOX_W0));
+        key1[r] = _mm512_set1_epi32((int)(k1 + (uint32_t)r * PHILOX_W1));
+    }
+    for (int64_t i = 0; i < n; i += 16 * V) {
+        const int nv = n - i >= 16 * V ? V : (int)((n - i) / 16);
+        __m512i c0[V], c1[V], c2[V], c3[V];
+        for (int v = 0; v < V; v++) {   /* all V computed (cheap), only nv stored */
+            counters16((uint64_t)(first + i + 16 * v), &c0[v], &c1[v]);
+            c2[v] = s0;
+            c3[v] = s1;
+        }
+        for (int r = 0; r < 10; r++)
+            for (int v = 0; v < V; v++) round16(&c0[v], &c1[v], &c2[v], &c3[v], m0, m1, key0[r], key1[r]);
+        for (int v = 0; v < nv; v++) {
+            const int64_t j = i + 16 * v;
+            if (ld) {
+                _mm512_storeu_si512(w + j, c0[v]);
+                _mm512_storeu_si512(w + ld + j, c1[v]);
+                _mm512_storeu_si512(w + 2 * ld + j, c2[v]);
+                _mm512_storeu_si512(w + 3 * ld + j, c3[v]);
+                continue;
+            }
+            /* the blocks in order: a 4x4 transpose of words within each 128-bit lane, then of
+             * the lanes */
+            __m512i a = _mm512_unpacklo_epi32(c0[v], c1[v]), b = _mm512_unpacklo_epi32(c2[v], c3[v]);
+            __m512i c = _mm512_unpackhi_epi32(c0[v], c1[v]), d = _mm512_unpackhi_epi32(c2[v], c3[v]);
+            /* lane k of l0..l3: blocks 4k, 4k + 1, 4k + 2, 4k + 3 */
+            __m512i l0 = _mm512_unpacklo_epi64(a, b), l1 = _mm512_unpackhi_epi64(a, b);
+            __m512i l2 = _mm512_unpacklo_epi64(c, d), l3 = _mm512_unpackhi_epi64(c, d);
+            __m512i t0 = _mm512_shuffle_i32x4(l0, l1, 0x44), t1 = _mm512_shuffle_i32x4(l2, l3, 0x44);
+            __m512i t2 = _mm512_shuffle_i32x4(l0, l1, 0xEE), t3 = _mm512_shuffle_i32x4(l2, l3, 0xEE);
+            uint32_t *o = w + 4 * j;
+            _mm512_storeu_si512(o, _mm512_shuffle_i32x4(t0, t1, 0x88));        /* blocks 0-3 */
+            _mm512_storeu_si512(o + 16, _mm512_shuffle_i32x4(t0, t1, 0xDD));   /* 4-7 */
+            _mm512_storeu_si512(o + 32, _mm512_shuffle_i32x4(t2, t3, 0x88));   /* 8-11 */
+            _mm512_storeu_si512(o + 48, _mm512_shuffle_i32x4(t2, t3, 0xDD));   /* 12-15 */
+        }
+    }
+}
+
+/* -1: not decided; 0: baseline; 1: AVX2 (and FMA); 2: AVX-512 too (F, DQ, BW, VL). */
 static int simd_mode = -1;
 
-static int use_avx2(void);
-AVX2_FN static void zig_avx2(uint64_t seed, uint64_t stream, int64_t first, const uint32_t *x,
-                             int64_t n, double p0, double p1, double *out);
-   /* -1: not decided; 0: baseline; 1: AVX2 */
+static int cpu_level(void)
+{
+    __builtin_cpu_init();
+    if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return 0;
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                   __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
+               ? 2
+               : 1;
+}
 
 static int use_avx2(void)
 {
-    if (simd_mode < 0) {
-        __builtin_cpu_init();
-        simd_mode = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? 1 : 0;
-    }
+    if (simd_mode < 0) simd_mode = cpu_level();
     return simd_mode;
 }
+
+static int use_avx512(void) { return use_avx2() >= 2; }
+
+#ifdef CPN_RANDOM_SLEEF512
+/* SLEEF's 8-lane log, cos and log1p over arrays, the tail through a masked vector.  SLEEF's u10
+ * functions are deterministic across its vector extensions (the "finz" variants vmath.c's
+ * 4-lane calls resolve to): the same bits as the AVX2 kernels (test_backend.c compares the
+ * draws at both levels), so a draw's values do not depend on which the CPU has. */
+#define V512_KERNEL(NAME, FN)                                                                 \
+    AVX512_FN static void NAME(const double *a, double *o, int64_t n)                        \
+    {                                                                                         \
+        int64_t i = 0;                                                                        \
+        for (; i + 8 <= n; i += 8) _mm512_storeu_pd(o + i, FN(_mm512_loadu_pd(a + i)));      \
+        if (i < n) {                                                                          \
+            __mmask8 m = (__mmask8)((1u << (n - i)) - 1);                                     \
+            __m512d x = _mm512_mask_loadu_pd(_mm512_set1_pd(0.5), m, a + i);                  \
+            _mm512_mask_storeu_pd(o + i, m, FN(x));                                           \
+        }                                                                                     \
+    }
+V512_KERNEL(log_512, Sleef_logd8_u10avx512f)
+V512_KERNEL(cos_512, Sleef_cosd8_u10avx512f)
+
+/* Exponential draws from words (w0, w1) of n blocks: out[i] = p0 * -log1p(-u), u the block's
+ * uniform: draw_chunk's arithmetic (the same bits), 8 lanes a step without the staging arrays. */
+AVX512_FN static void exponential_512(const uint32_t *w0, const uint32_t *w1, int64_t n, double p0,
+                                      double *out)
+{
+    const __m512d vp0 = _mm512_set1_pd(p0), neg = _mm512_set1_pd(-0.0), zero = _mm512_setzero_pd();
+    for (int64_t i = 0; i < n; i += 8) {
+        __mmask8 m = n - i >= 8 ? (__mmask8)0xFF : (__mmask8)((1u << (n - i)) - 1);
+        __m256i a = _mm256_srli_epi32(_mm256_maskz_loadu_epi32(m, w0 + i), 5);
+        __m256i b = _mm256_srli_epi32(_mm256_maskz_loadu_epi32(m, w1 + i), 6);
+        __m512d u = unit8(a, b, zero, zero, 1);
+        __m512d l = Sleef_log1pd8_u10avx512f(_mm512_xor_pd(u, neg));
+        _mm512_mask_storeu_pd(out + i, m, _mm512_mul_pd(vp0, _mm512_xor_pd(l, neg)));
+    }
+}
+#endif
+
+AVX2_FN static void zig_avx2(uint64_t seed, uint64_t stream, int64_t first, const uint32_t *x,
+                             int64_t n, double p0, double p1, double *out);
 
 /* philox.h's cpn_philox_zig four elements at a time (the words of element i at x[2 i], x[2 i + 1]):
  * the 64 bits as one lane, u's 52 bits to a double through the exponent of 2**52 (exact), the two
@@ -349,15 +575,14 @@ AVX2_FN static void zig_avx2(uint64_t seed, uint64_t stream, int64_t first, cons
 }
 #endif
 
-int cpn_kernel_random_set_simd(int on)
+int cpn_kernel_random_set_simd(int level)
 {
 #ifdef CPN_PHILOX_AVX2
-    int was = use_avx2();
-    __builtin_cpu_init();
-    simd_mode = on && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    int was = use_avx2(), cpu = cpu_level();
+    simd_mode = level < 0 ? 0 : level < cpu ? level : cpu;
     return was;
 #else
-    (void)on;
+    (void)level;
     return 0;
 #endif
 }
@@ -368,6 +593,15 @@ static void uniform_block(uint32_t k0, uint32_t k1, uint64_t stream, double *out
                           int64_t n, double lo, double span, int big)
 {
 #ifdef CPN_PHILOX_AVX2
+    if (use_avx512() && n >= 33) {
+        int64_t head = first & 1, nb = ((n - head) >> 1) & ~(int64_t)15;
+        uniform_scalar(k0, k1, stream, out, first, head, lo, span);
+        uniform_avx512(k0, k1, stream, out + head, (first + head) >> 1, nb, lo, span,
+                       big && ((uintptr_t)(out + head) & 63) == 0);
+        int64_t done = head + 2 * nb;
+        uniform_scalar(k0, k1, stream, out + done, first + done, n - done, lo, span);
+        return;
+    }
     if (use_avx2() && n >= 17) {
         int64_t head = first & 1, nb = ((n - head) >> 1) & ~(int64_t)7;
         uniform_scalar(k0, k1, stream, out, first, head, lo, span);
@@ -421,9 +655,13 @@ static void blocks_ld(uint32_t k0, uint32_t k1, uint64_t stream, int64_t first, 
 {
     int64_t done = 0;
 #ifdef CPN_PHILOX_AVX2
-    if (use_avx2()) {
-        done = n & ~(int64_t)7;
-        blocks_avx2(k0, k1, stream, first, done, w, ld);
+    if (use_avx512()) {
+        done = n & ~(int64_t)15;
+        blocks_avx512(k0, k1, stream, first, done, w, ld);
+    }
+    if (use_avx2() && (n - done) >= 8) {
+        blocks_avx2(k0, k1, stream, first + done, 8, ld ? w + done : w + 4 * done, ld);
+        done += 8;
     }
 #endif
     for (int64_t i = done; i < n; i++) {
@@ -510,13 +748,25 @@ static void draw_chunk(int dist, uint64_t seed, uint64_t stream, double *out, in
     }
     blocks((uint32_t)seed, (uint32_t)(seed >> 32), stream, first, n, w);
     const uint32_t *w0 = w, *w1 = w + RCHUNK, *w2 = w + 2 * RCHUNK, *w3 = w + 3 * RCHUNK;
-    if (dist == CPN_RANDOM_EXPONENTIAL && vector_math()) {
+    const int vm = vector_math();
+    vfn1 vlog = v_log, vcos = v_cos;
+#ifdef CPN_RANDOM_SLEEF512
+    if (vm && use_avx512()) {
+        if (dist == CPN_RANDOM_EXPONENTIAL) {
+            exponential_512(w0, w1, n, p0, out);
+            return;
+        }
+        vlog = log_512;
+        vcos = cos_512;
+    }
+#endif
+    if (dist == CPN_RANDOM_EXPONENTIAL && vm) {
         for (int64_t i = 0; i < n; i++) a[i] = -to_unit(w0[i], w1[i]);
         v_log1p(a, a, n);
         for (int64_t i = 0; i < n; i++) out[i] = p0 * -a[i];
         return;
     }
-    if (dist == CPN_RANDOM_GAMMA && p0 > 1.0 && vector_math()) {
+    if (dist == CPN_RANDOM_GAMMA && p0 > 1.0 && vm) {
         /* attempt 0's normal through the vector log/cos, the acceptance here; a rejected
          * element continues from attempt 1 in philox.h */
         const double d = p0 - 1.0 / 3.0, cc = 1.0 / sqrt(9.0 * d);
@@ -524,8 +774,8 @@ static void draw_chunk(int dist, uint64_t seed, uint64_t stream, double *out, in
             a[i] = 1.0 - to_unit(w0[i], w1[i]);
             b[i] = 6.283185307179586 * cpn_philox_open32(w2[i]);
         }
-        v_log(a, a, n);
-        v_cos(b, b, n);
+        vlog(a, a, n);
+        vcos(b, b, n);
         for (int64_t i = 0; i < n; i++) {
             double x = sqrt(-2.0 * a[i]) * b[i], v = 1.0 + cc * x;
             if (v > 0.0) {

@@ -252,15 +252,21 @@ static PyObject *mod_set_fusion(PyObject *m, PyObject *arg)
     return PyBool_FromLong(cpn_fusion_set_enabled(on));
 }
 
-/* _set_random_simd(on): draw uniforms through the AVX2 Philox path (where the CPU has it) or
- * the baseline loop; returns the previous setting.  Flushes first.  Collective. */
+/* _set_random_simd(level): the Philox loops' vector level (0 baseline, 1 AVX2, 2 AVX-512, each
+ * capped at what the CPU has; True is the best there is, False the baseline); returns the
+ * previous level.  Flushes first.  Collective. */
 static PyObject *mod_set_random_simd(PyObject *m, PyObject *arg)
 {
-    int on = PyObject_IsTrue(arg);
-    if (on < 0) return NULL;
+    long level;
+    if (PyBool_Check(arg)) {
+        level = arg == Py_True ? 2 : 0;
+    } else {
+        level = PyLong_AsLong(arg);
+        if (level == -1 && PyErr_Occurred()) return NULL;
+    }
     enum cpn_status st = cpn_queue_flush();
     if (st != CPN_OK) return cpn_raise(st);
-    return PyBool_FromLong(cpn_runtime_random_simd(on));
+    return PyLong_FromLong(cpn_runtime_random_simd((int)level));
 }
 
 /* bcast_u64(x): rank 0's value of x on every rank (seeds drawn from the OS).  Collective. */
@@ -383,7 +389,7 @@ PyMethodDef cpn_module_methods[] = {
     {"runtime_stats", mod_runtime_stats, METH_NOARGS, "This rank's counters."},
     {"reset_stats", mod_reset_stats, METH_NOARGS, "Zero this rank's counters."},
     {"_set_fusion", mod_set_fusion, METH_O, "Turn executor fusion on or off; the old setting."},
-    {"_set_random_simd", mod_set_random_simd, METH_O, "Uniform draws' AVX2 path on or off; the old setting."},
+    {"_set_random_simd", mod_set_random_simd, METH_O, "The Philox loops' vector level (0, 1 AVX2, 2 AVX-512; True the best); the old level."},
     {"bcast_u64", mod_bcast_u64, METH_O, "Rank 0's value of an unsigned 64-bit integer."},
     {"_abort", mod_abort, METH_O, "Abort every rank of the job."},
     {"_tiling", mod_tiling, METH_O, "How the array's store is laid out over ranks."},

@@ -832,7 +832,7 @@ PyObject *cpn_mod_random_p(PyObject *m, PyObject *args)
         op.in[k] = v;
         if (!like) like = v;
     }
-    if (!like || dist < 0 || dist >= CPN_RANDOM_COUNT || dist == CPN_RANDOM_INTEGER) {
+    if (!like || dist < 0 || dist >= CPN_RANDOM_COUNT) {
         PyErr_SetString(PyExc_ValueError, "internal: random_p takes an array parameter and a float64 distribution");
         return NULL;
     }

@@ -115,4 +115,4 @@ int cpn_runtime_vmath_kernel(const char *name, int *nin, void (**f64)(void), voi
     return cpn_vmath_kernel(name, nin, f64, f32);
 }
 
-bool cpn_runtime_random_simd(bool on) { return cpn_kernel_random_set_simd(on) != 0; }
+int cpn_runtime_random_simd(int level) { return cpn_kernel_random_set_simd(level); }

@@ -35,7 +35,7 @@ const char *cpn_runtime_fft(void);
 /* The element-instructions above which kernels wake the thread team (measured).  Local. */
 long long cpn_runtime_parallel_min(void);
 int cpn_runtime_vmath_kernel(const char *name, int *nin, void (**f64)(void), void (**f32)(void));
-bool cpn_runtime_random_simd(bool on);
+int cpn_runtime_random_simd(int level);
 
 
 #endif

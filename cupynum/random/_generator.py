@@ -114,6 +114,48 @@ def _witnesses(name, args):
                  _np.array([a[p] for p in pos]) for a in full)
 
 
+def _kind(x):
+    return x.dtype.kind if isinstance(x, ndarray) else _np.asarray(x).dtype.kind
+
+
+def _int_operand(x):
+    """An integer bound as an operand of native ops: cupynum arrays as they are, NumPy arrays and
+    lists made cupynum arrays, scalars NumPy scalars of their own dtype (uint64 above int64)."""
+    if isinstance(x, ndarray):
+        return x
+    a = _np.asarray(x)
+    return a[()] if a.ndim == 0 else _core.from_any(a)
+
+
+def _as_int64(x):
+    """x's values as int64, modulo 2**64 (uint64 above 2**63 wraps, as int64 arithmetic does)."""
+    if isinstance(x, ndarray):
+        return x if x.dtype == _np.int64 else x.astype(_np.int64)
+    return _np.int64((int(x) + 2**63) % 2**64 - 2**63)
+
+
+def _int_witnesses(low, high, endpoint):
+    """NumPy arrays of a few whole elements of integer bounds (broadcast), on which NumPy's
+    checks raise as on the whole: each bound's smallest and largest element and the first
+    element where low >= high (low > high with endpoint); found by native reductions."""
+    cp = _cp()
+    shape = _np.broadcast_shapes(_np.shape(low), _np.shape(high))
+    if 0 in shape:
+        return tuple(_np.asarray(_gathered(a)) for a in (low, high))
+    full = [cp.broadcast_to(a, shape) if isinstance(a, ndarray) else
+            _np.broadcast_to(_np.asarray(a), shape) for a in (low, high)]
+    idx = {0}
+    for a in full:   # the first smallest and largest (min/max and a compaction: argmin gathers)
+        if isinstance(a, ndarray):
+            idx.update(int(cp.flatnonzero(a == m)[0]) for m in (a.min(), a.max()))
+    dev = [a if isinstance(a, ndarray) else _core.from_any(_np.ascontiguousarray(a)) for a in full]
+    bad = dev[0] > dev[1] if endpoint else dev[0] >= dev[1]
+    if bool(bad.any()):
+        idx.add(int(cp.flatnonzero(bad)[0]))
+    pos = [_np.unravel_index(i, shape) for i in sorted(idx)]
+    return tuple(_np.array([a[p] for p in pos], dtype=a.dtype) for a in full)
+
+
 def _size(size):
     """NumPy's size argument as a shape tuple (None stays None), with NumPy's errors."""
     if size is None:
@@ -421,6 +463,22 @@ class _Base:
         return v
 
     def _integers_array(self, low, high, shape, dt, endpoint):
+        """Array bounds: integer-valued ones drawn natively (NumPy's checks on witness elements,
+        then element i is low[i] + Lemire's integer below its own range, from the parameters
+        where they live); float bounds and ranges above 2**52 take NumPy's Generator."""
+        if all(_kind(a) in "biu" for a in (low, high)):
+            cp = _cp()
+            _CHECK.integers(*_int_witnesses(low, high, endpoint), dtype=dt, endpoint=endpoint)
+            if 0 in shape:
+                return cp.zeros(shape, dt)
+            lo_d, hi_d = _int_operand(low), _int_operand(high)
+            f64 = [x.astype(_np.float64) if isinstance(x, ndarray) else float(x) for x in (lo_d, hi_d)]
+            if float(cp.max(f64[1] - f64[0])) <= 2.0**52:
+                # hi - lo in int64 wraps modulo 2**64: exact, the true range being below 2**52
+                lo64, hi64 = _as_int64(lo_d), _as_int64(hi_d)
+                r = hi64 - lo64 + (1 if endpoint else 0)
+                v = _core.random_p(_INTEGER, self._key(), self._stream(), _param(r, shape), 0.0)
+                return (v.astype(_np.int64) + lo64).astype(dt)
         lo_n = _np.asarray(_gathered(low))
         hi_n = _np.asarray(_gathered(high))
         _CHECK.integers(lo_n, hi_n, dtype=dt, endpoint=endpoint)   # NumPy's messages
@@ -677,7 +735,13 @@ class _Base:
     def permuted(self, x, axis=None, out=None):
         cp = _cp()
         arr = x if isinstance(x, ndarray) else _core.from_any(_np.asarray(x))
-        if axis is None:
+        if axis is None and arr.ndim > 1 and cp.runtime_info()["ranks"] > 1:
+            # The flat alias of a partitioned array is not a store PERMUTE can move rows of;
+            # its copy is (a 1-d store laid out as arr's tiles: nothing moves), and the copy of
+            # the permuted result reshaped is laid out as arr again: the all-to-all is all that
+            # moves.  On one rank the views serve.
+            r = self._perm(cp.ascontiguousarray(arr).ravel().copy()).reshape(arr.shape).copy()
+        elif axis is None:
             r = self._perm(arr.ravel()).reshape(arr.shape)
         else:
             axis = axis % arr.ndim

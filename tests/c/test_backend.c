@@ -32,6 +32,8 @@ static void test_registry(void)
     CHECK(!strcmp(cpn_backend_active()->name, "cpu"));
 }
 
+static void check_cpu_draws(void);
+
 static void test_philox_shared(void)
 {
     /* The shared header's rounds reproduce the Random123 vectors... */
@@ -41,7 +43,30 @@ static void test_philox_shared(void)
     uint32_t c2[4] = {0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u};
     cpn_philox10(c2, 0xa4093822u, 0x299f31d0u);
     CHECK(c2[0] == 0xd16cfe09u && c2[1] == 0x94fdccebu && c2[2] == 0x5001e420u && c2[3] == 0x24126ea1u);
-    /* ...and the CPU loop is the header's per-element function: bit for bit for uniforms,
+    /* ...and the CPU loops at every vector level the CPU has (0 baseline, 1 AVX2, 2 AVX-512) */
+    for (int level = 0; level <= 2; level++) {
+        int was = cpn_kernel_random_set_simd(level);
+        check_cpu_draws();
+        cpn_kernel_random_set_simd(was);
+    }
+    /* SLEEF's log/cos/log1p give the same bits on 4 and 8 lanes, so the draws that use them are
+     * the same at the AVX2 and AVX-512 levels (on a CPU without AVX-512 both run AVX2) */
+    static double e1[2011], e2[2011];
+    static const struct { int dist; double p0, p1; } sl[] = {
+        {CPN_RANDOM_EXPONENTIAL, 2.0, 0.0}, {CPN_RANDOM_GAMMA, 2.0, 1.5}, {CPN_RANDOM_GAMMA, 7.5, 1.0}};
+    for (size_t k = 0; k < sizeof sl / sizeof sl[0]; k++) {
+        int was = cpn_kernel_random_set_simd(1);
+        cpn_kernel_random(sl[k].dist, 5, 3, e1, 17, 2011, sl[k].p0, sl[k].p1);
+        cpn_kernel_random_set_simd(2);
+        cpn_kernel_random(sl[k].dist, 5, 3, e2, 17, 2011, sl[k].p0, sl[k].p1);
+        cpn_kernel_random_set_simd(was);
+        CHECK(!memcmp(e1, e2, sizeof e1));
+    }
+}
+
+static void check_cpu_draws(void)
+{
+    /* The CPU loop is the header's per-element function: bit for bit for uniforms,
      * normals (the ziggurat's vector fast path, the header's slow part) and every distribution
      * computed without transcendentals in the loop; within a few ULP where the CPU loop takes
      * SLEEF's vector log/cos/log1p (exponential, gamma above 1). */

@@ -117,21 +117,23 @@ static void test_philox_vector(void)
     CHECK(out[0] == 0xd16cfe09u && out[1] == 0x94fdccebu && out[2] == 0x5001e420u && out[3] == 0x24126ea1u);
 }
 
-/* The uniform draws' AVX2 path equals the baseline loop bit for bit: odd lengths, odd offsets,
- * counters crossing 2**32 inside a vector, streams and seeds with high words set. */
+/* The uniform draws' AVX2 and AVX-512 paths (where the CPU has them) equal the baseline loop bit
+ * for bit: odd lengths, odd offsets, counters crossing 2**32 inside a vector, streams and seeds
+ * with high words set. */
 static void test_philox_simd_equals_scalar(void)
 {
     enum { N = 1000 };
     static double a[N + 8], b[N + 8];
     const int64_t firsts[] = {0, 1, 7, 13, 4096, ((int64_t)1 << 32) - 5, ((int64_t)1 << 33) - 9,
                               ((int64_t)1 << 40) + 3};
-    const int64_t lens[] = {0, 1, 7, 8, 9, 15, 17, 333, N};
+    const int64_t lens[] = {0, 1, 7, 8, 9, 15, 17, 31, 32, 33, 65, 333, N};
     const uint64_t seeds[] = {0, 42, 0x123456789abcdefull};
+    for (int level = 1; level <= 2; level++)
     for (size_t f = 0; f < sizeof firsts / sizeof firsts[0]; f++)
         for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
             for (size_t s = 0; s < sizeof seeds / sizeof seeds[0]; s++) {
                 uint64_t stream = s * 0x100000001ull;
-                int was = cpn_kernel_random_set_simd(1);
+                int was = cpn_kernel_random_set_simd(level);
                 cpn_kernel_random(CPN_RANDOM_UNIFORM, seeds[s], stream, a + 1, firsts[f], lens[l], -2.5, 3.0);
                 cpn_kernel_random_set_simd(0);
                 cpn_kernel_random(CPN_RANDOM_UNIFORM, seeds[s], stream, b + 1, firsts[f], lens[l], -2.5, 3.0);
