@@ -314,16 +314,28 @@ def _setitem_int(self, key, value):
                                         zip(vshape, rshape[len(rshape) - len(vshape):])):
         return False                          # NumPy's ValueError
     val = _core.reshape(val, vshape) if vshape != tuple(val.shape) else val
-    # a fresh copy of dtype self.dtype, broadcast to the result, index dimensions first
+    given = val
+    # of dtype self.dtype, broadcast to the result, index dimensions first
     val = _core.broadcast_to(val, rshape) if tuple(val.shape) != rshape else val
     k = idx.ndim
     if lead:
         perm = tuple(range(lead, lead + k)) + tuple(range(lead)) + \
             tuple(range(lead + k, len(rshape)))
         val = _core.transpose(val, perm)
-    val = _core.reshape(_core.cast(val, self.dtype), (idx.size,) + rest)
     w = _core.transpose(view, (p,) + others) if p else view
-    flat = _core.reshape(_core.cast(idx, _np.int64), (idx.size,))
+    # The scatter reads the value and the index as they are when they are whole arrays of the
+    # dtype and shape it takes that do not share the destination's store (an op overlapping its
+    # output is evaluated into a temporary, which lacks the rows not written); otherwise each
+    # goes through a fresh copy.
+    vshape = (idx.size,) + rest
+    if (val is not given or val.dtype != self.dtype or tuple(val.shape) != vshape or
+            not _core.covers_store(val) or _core._shares_store(val, view)):
+        val = _core.reshape(_core.cast(val, self.dtype), vshape)
+    flat = None
+    if idx.dtype == _np.int64 and _core.covers_store(idx) and not _core._shares_store(idx, view):
+        flat = idx if idx.ndim == 1 else _core.reshape(idx, (idx.size,))
+    if flat is None:
+        flat = _core.reshape(_core.cast(idx, _np.int64), (idx.size,))
     _core.scatter(w, flat, val)
     return True
 

@@ -609,6 +609,35 @@ def test_int_scatter_and_at_bytes(shape, dtype):
     check(c, n)
 
 
+@pytest.mark.parametrize("shape", [(1000,), (90, 7)])
+def test_int_scatter_reads_values_in_place(no_fallback, shape):
+    """a[idx] = v hands v and idx to the scatter without a copy when they are whole arrays of
+    the right dtype and shape apart from a: later writes to v or idx, v dying, and values or
+    indices taken from a itself still give NumPy's result."""
+    n, c = _pair(shape, numpy.float64)
+    idx = _idx(shape[0], (300,), 3)
+    ci = cupynum.array(idx)
+    v = sample((300,) + shape[1:], numpy.float64, seed=4)
+    cv = cupynum.array(v)
+    n[idx] = v
+    c[ci] = cv
+    v += 1
+    cv += 1
+    idx[:5] = 0
+    ci[:5] = 0
+    n[idx] = v * 2
+    c[ci] = cv * 2
+    check(c, n)
+    some = _idx(shape[0], (shape[0],), 5)                 # repeats: some rows are not written
+    n[some] = n
+    c[cupynum.array(some)] = c
+    check(c, n)
+    n[n[:, 0].astype(numpy.int64) % shape[0] if n.ndim > 1 else n.astype(numpy.int64) % shape[0]] = 5
+    k = c[:, 0].astype(numpy.int64) % shape[0] if c.ndim > 1 else c.astype(numpy.int64) % shape[0]
+    c[k] = 5
+    check(c, n)
+
+
 # A NumPy scalar assigned through an index array is cast as NumPy casts the value array
 # (unsafely: uint8 200 into int8 is -56, with NumPy's cast warnings); a Python int out of range
 # is NumPy's OverflowError.  (Found by the fuzzer: v[[]] = np.uint8(200).)
