@@ -69,9 +69,10 @@ class _Plan:
     __slots__ = ("view", "w", "lin", "bshape", "rest", "rshape", "lead", "nmerged", "k")
 
 
-def _plan(self, key):
+def _plan(self, key, inbounds=()):
     """The plan of self[key] for a key with advanced items (see the module's text); None for keys
-    it does not take and every key NumPy refuses."""
+    it does not take and every key NumPy refuses.  `inbounds`: index arrays of the key known to
+    hold non-negative values in bounds (the aranges of take_along_axis), not checked."""
     items = key if isinstance(key, tuple) else (key,)
     parsed = []
     for o in items:
@@ -139,12 +140,22 @@ def _plan(self, key):
             if not -n <= i < n:
                 return None
             t = (i + n if i < 0 else i) * mult
+        elif any(i is j for j in inbounds):
+            t = i if i.dtype == _np.int64 else _core.cast(i, _np.int64)
+            if mult != 1:
+                t = cp.multiply(t, mult)
         else:
             if i.dtype != _np.int64:
                 i = _core.cast(i, _np.int64)
-            b = cp.logical_or(cp.less(i, -n), cp.greater_equal(i, n))
-            bad = b if bad is None else cp.logical_or(bad, b)
-            t = cp.where(cp.less(i, 0), cp.add(i, n), i)
+            # an index in memory is read once for its extremes; any other joins one fused count
+            r = _core.index_range(i)
+            if r is not None:
+                if not (-n <= r[0] and r[1] < n):
+                    return None
+            else:
+                b = cp.logical_or(cp.less(i, -n), cp.greater_equal(i, n))
+                bad = b if bad is None else cp.logical_or(bad, b)
+            t = cp.where(cp.less(i, 0), cp.add(i, n), i) if r is None or r[0] < 0 else i
             if mult != 1:
                 t = cp.multiply(t, mult)
         lin = t if lin is None else cp.add(lin, t)
@@ -196,9 +207,9 @@ def _to_result_order(plan, g):
     return g
 
 
-def getitem(self, key):
+def getitem(self, key, inbounds=()):
     """self[key] natively, or None (the general path)."""
-    plan = _plan(self, key)
+    plan = _plan(self, key, inbounds)
     if plan is None:
         return None
     src, _ = _merged(plan, True)
@@ -267,11 +278,11 @@ def _scatter(plan, val, op=None):
         _core.assign(plan.w, _core.reshape(dst, tuple(plan.w.shape)))
 
 
-def setitem(self, key, value):
+def setitem(self, key, value, inbounds=()):
     """self[key] = value natively; False (nothing written) for what the general path takes."""
     if _core.readonly(self):
         return False
-    plan = _plan(self, key)
+    plan = _plan(self, key, inbounds)
     if plan is None:
         return False
     val = _value(self.dtype, value)
@@ -350,7 +361,8 @@ def take_along_axis(arr, indices, axis=-1):
     args = _along_axis_args(arr, indices, axis)
     if args is not None:
         a, ind, ax = args
-        r = getitem(a, _along_axis_key(a.shape, ind, ax))
+        key = _along_axis_key(a.shape, ind, ax)
+        r = getitem(a, key, key[:ax] + key[ax + 1:])
         if r is not None:
             return r
     return _numpy("take_along_axis", arr, indices, axis=axis)
@@ -360,9 +372,10 @@ def put_along_axis(arr, indices, values, axis):
     args = _along_axis_args(arr, indices, axis)
     if args is not None and not _core.readonly(arr):
         a, ind, ax = args
+        key = _along_axis_key(a.shape, ind, ax)
         if axis is None and _core.reshape(arr, (arr.size,)) is None:
             args = None
-        elif setitem(a, _along_axis_key(a.shape, ind, ax), values):
+        elif setitem(a, key, values, key[:ax] + key[ax + 1:]):
             return None
     return _numpy("put_along_axis", arr, indices, values, axis)
 
