@@ -572,6 +572,50 @@ def test_int_gather_bytes(shape, dtype, m):
     check(cupynum.take(c, ci, axis=0), numpy.take(n, idx, axis=0))
 
 
+@pytest.mark.parametrize("shape,key", [
+    ((60, 50), "ij"), ((12, 5, 10), "i:j"), ((9, 7, 4), "ij"), ((8, 6, 5, 3), "i:j"),
+    ((40, 30), "-ij")], ids=str)
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int32], ids=dtype_id)
+def test_several_arrays_bytes(shape, key, dtype):
+    """a[i, j], a[i, :, j] (get, set, add.at) of an array split along its rows: the index arrays
+    merge into one linear index over the flat alias of the array's rows, and the owners of the
+    rows serve it (one exchange of indices, one of values): bytes in proportion to len(i),
+    not to the array."""
+    n, c = _pair(shape, dtype)
+    m = 45
+    i = _idx(shape[0], (m,), 11)
+    j = _idx(shape[2] if key == "i:j" else shape[1], (m,), 12)
+    if key.startswith("-"):                                  # reversed rows: a view, not a copy
+        n, c = n[::-1], c[::-1]
+    nk = (i, slice(None), j) if key == "i:j" else (i, j)
+    ck = tuple(cupynum.array(k) if isinstance(k, numpy.ndarray) else k for k in nk)
+    row = (n[nk].nbytes // m) if n.ndim else n.itemsize
+    from cupynum import _core
+    rows = all(g == 1 for g in _core._tiling(c)["grid"][1:])
+    bound = m * (8 + row) + 1024
+    before = _sent()
+    r = c[ck]
+    moved = _sent() - before
+    check(r, n[nk])
+    if rows and not key.startswith("-"):
+        assert moved <= bound, (moved, bound)
+    v = sample(n[nk].shape, dtype, seed=13)
+    before = _sent()
+    c[ck] = cupynum.array(v)
+    moved = _sent() - before
+    n[nk] = v
+    check(c, n)
+    if rows and not key.startswith("-"):
+        assert moved <= bound, (moved, bound)
+    before = _sent()
+    cupynum.add.at(c, ck, cupynum.array(v))
+    moved = _sent() - before
+    numpy.add.at(n, nk, v)
+    check(c, n)
+    if rows and not key.startswith("-"):
+        assert moved <= bound, (moved, bound)
+
+
 @pytest.mark.parametrize("shape", [(1000,), (90, 7), (5,)])
 @pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16], ids=dtype_id)
 def test_int_scatter_and_at_bytes(shape, dtype):

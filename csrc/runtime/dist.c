@@ -1714,13 +1714,43 @@ static enum cpn_status exec_permute(const struct cpn_op *op, struct cpn_fpreport
  * owners of the result's tiles it lands in.  Any other layout takes the gathered path. */
 #define SELECT_TAG 0x5e1c
 
+/* row_part of an n-d view v (n > 1) of a 1-D tiled flat alias, whose rank tile is flat range t:
+ * where v is C-contiguous (every dimension walks the alias, row-major steps), its elements are
+ * the flat range [off, off + size) and the part is a row range when the tile cuts that range
+ * between rows of v.  Local. */
+static int alias_row_part(const struct cpn_view *v, const struct box *t, struct box *w)
+{
+    int64_t step = 1, size = 1;
+    for (int i = v->ndim - 1; i >= 0; i--) {
+        if (v->sdim[i] != 0 || (v->shape[i] > 1 && v->step[i] != step)) return -1;
+        step *= v->shape[i];
+    }
+    for (int i = 0; i < v->ndim; i++) size *= v->shape[i];
+    const int64_t off = v->off[0];
+    const int64_t a = t->lo[0] > off ? t->lo[0] : off, b = t->hi[0] < off + size ? t->hi[0] : off + size;
+    if (b <= a) return 0;                         /* also every empty view */
+    const int64_t block = size / v->shape[0];     /* elements a row of v */
+    if ((a - off) % block || (b - off) % block) return -1;
+    w->lo[0] = (a - off) / block;
+    w->hi[0] = (b - off) / block;
+    for (int i = 1; i < v->ndim; i++) {
+        w->lo[i] = 0;
+        w->hi[i] = v->shape[i];
+    }
+    return 1;
+}
+
 /* Rank q's part of view v (the view-index box of its elements in q's tile of v's store): 1 with
  * *w when it is a range of v's first dimension (full along the others), 0 when q holds none of v,
- * -1 when the part is not such a range.  Local (a pure function of the tiling). */
+ * -1 when the part is not such a range.  v's store may be a tiled flat alias in its root's dtype
+ * (the merged axes of several index arrays over a root cut in row slabs): its tile is the root's
+ * tile buffer.  Local (a pure function of the tiling). */
 static int row_part(const struct cpn_view *v, int q, struct box *w)
 {
     const struct cpn_store *s = v->store;
-    if (s->root || v->part || v->ndim < 1 || v->dtype != s->dtype) return -1;
+    if ((s->root && (!s->tiled || s->dtype != s->root->dtype)) || v->part || v->ndim < 1 ||
+        v->dtype != s->dtype)
+        return -1;
     if (!s->tiled) {
         for (int i = 0; i < v->ndim; i++) {
             w->lo[i] = 0;
@@ -1730,6 +1760,7 @@ static int row_part(const struct cpn_view *v, int q, struct box *w)
     }
     struct box t;
     tile_of(s, q, &t);
+    if (s->root && v->ndim > 1) return alias_row_part(v, &t, w);
     int r = preimage(v, &t, w);
     if (r <= 0) return r;
     for (int i = 1; i < v->ndim; i++)
