@@ -207,13 +207,44 @@ def _to_result_order(plan, g):
     return g
 
 
+def _grid_cut(v):
+    """Whether v, of ndim >= 2, is C-ordered over all of a store whose rank tiles cut its rows
+    (a grid with more than one rank along a later axis: 2x2 on 4 ranks).  Local."""
+    if v.ndim < 2:
+        return False
+    t = _core._tiling(v)
+    return t["tiled"] and any(g > 1 for g in t["grid"][1:]) and \
+        _core.reshape(v, (v.size,)) is not None
+
+
+def _elements(src, lin):
+    """For src (n,) + rest C-ordered on a grid that cuts its rows (_grid_cut): (src as 1-D, the
+    element index of rows lin: lin[j] * blk + e for e < blk, row by row), so that each element
+    is served by its owner (dist.c's element case) instead of src being gathered; None
+    elsewhere (then rows are served as they are).  Local."""
+    if not _grid_cut(src):
+        return None
+    blk = src.size // src.shape[0] if src.shape[0] else 0
+    m = lin.shape[0]
+    if blk == 0 or m == 0:
+        return None
+    cp = _cp()
+    e = cp.add(cp.multiply(_core.reshape(lin, (m, 1)), blk),
+               _core.reshape(cp.arange(blk, dtype=_np.int64), (1, blk)))
+    return _core.reshape(src, (src.size,)), _core.reshape(_core.cast(e, _np.int64), (m * blk,))
+
+
 def getitem(self, key, inbounds=()):
     """self[key] natively, or None (the general path)."""
     plan = _plan(self, key, inbounds)
     if plan is None:
         return None
-    src, _ = _merged(plan, True)
-    g = _core.gather(src, plan.lin)
+    src, is_view = _merged(plan, True)
+    el = _elements(src, plan.lin) if is_view else None
+    if el is not None:
+        g = _core.reshape(_core.gather(el[0], el[1]), (plan.lin.shape[0],) + tuple(src.shape[1:]))
+    else:
+        g = _core.gather(src, plan.lin)
     return _to_result_order(plan, g)
 
 
@@ -270,10 +301,20 @@ def _values_for(plan, val, dtype):
 
 def _scatter(plan, val, op=None):
     dst, is_view = _merged(plan, True)
+    lin = plan.lin
+    el = _elements(dst, lin) if is_view else None
+    if el is not None:
+        # the values as a 1-D array of their own (cut in 1-D ranges, as the scatter sends them)
+        flat = _core.reshape(val, (val.size,))
+        if flat is None or _grid_cut(val):
+            flat = _core.cast(flat if flat is not None else
+                              _core.reshape(_core.cast(val, val.dtype), (val.size,)), val.dtype)
+        val = flat
+        dst, lin = el
     if op is None:
-        _core.scatter(dst, plan.lin, val)
+        _core.scatter(dst, lin, val)
     else:
-        _core.scatter(dst, plan.lin, val, op)
+        _core.scatter(dst, lin, val, op)
     if not is_view:
         _core.assign(plan.w, _core.reshape(dst, tuple(plan.w.shape)))
 
