@@ -683,25 +683,25 @@ def test_int_scatter_reads_values_in_place(no_fallback, shape):
     check(c, n)
 
 
-@pytest.mark.parametrize("shape", [(64, 64), (32, 16, 4)])
+@pytest.mark.parametrize("shape", [(64, 64), (32, 16, 4), (200, 100)])
 @pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16], ids=dtype_id)
 def test_int_rows_on_a_grid_bytes(shape, dtype):
-    """a[idx], a[idx] = v and add.at of rows that a grid cuts across ranks (2x2 on 4 ranks):
-    each selected row is served element by element by the elements' owners (an element index
-    and the values move, 8 + itemsize bytes an element), not the array gathered.  On row slabs
-    (2, 3 ranks) the rows are served whole (test_int_gather_bytes)."""
+    """a[idx], a[idx] = v and add.at of a few long rows: where a grid cuts the rows across ranks
+    (2x2 on 4 ranks) each selected row is served element by element by the elements' owners
+    (an element index and the values move, 8 + itemsize bytes an element); on row slabs (2, 3
+    ranks) the rows are served whole, the result and the values in row slabs too (not cut along
+    their long rows, which would gather the array)."""
     n, c = _pair(shape, dtype)
     idx = _idx(shape[0], (6,), 21)                       # negatives and repeats included
     ci = cupynum.array(idx)
     from cupynum import _core
-    t = _core._tiling(c)
-    grid = t["tiled"] and any(g > 1 for g in t["grid"][1:])
+    tiled = _core._tiling(c)["tiled"]
     bound = idx.size * (n[0].size * (8 + n.itemsize)) + 1024
     before = _sent()
     r = c[ci]
     moved = _sent() - before
     check(r, n[idx])
-    if grid:
+    if tiled:
         assert moved <= bound, (moved, bound)
     v = sample((6,) + shape[1:], dtype, seed=22)
     before = _sent()
@@ -709,14 +709,14 @@ def test_int_rows_on_a_grid_bytes(shape, dtype):
     moved = _sent() - before
     n[idx] = v
     check(c, n)
-    if grid:
+    if tiled:
         assert moved <= bound, (moved, bound)
     before = _sent()
     cupynum.add.at(c, ci, cupynum.array(v))
     moved = _sent() - before
     numpy.add.at(n, idx, v)
     check(c, n)
-    if grid:
+    if tiled:
         assert moved <= bound, (moved, bound)
     c[ci] = 3
     n[idx] = 3
