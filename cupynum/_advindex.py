@@ -69,9 +69,10 @@ class _Plan:
     __slots__ = ("view", "w", "lin", "bshape", "rest", "rshape", "lead", "nmerged", "k")
 
 
-def _plan(self, key):
+def _plan(self, key, inbounds=()):
     """The plan of self[key] for a key with advanced items (see the module's text); None for keys
-    it does not take and every key NumPy refuses."""
+    it does not take and every key NumPy refuses.  `inbounds`: index arrays of the key known to
+    hold non-negative values in bounds (the aranges of take_along_axis), not checked."""
     items = key if isinstance(key, tuple) else (key,)
     parsed = []
     for o in items:
@@ -139,12 +140,22 @@ def _plan(self, key):
             if not -n <= i < n:
                 return None
             t = (i + n if i < 0 else i) * mult
+        elif any(i is j for j in inbounds):
+            t = i if i.dtype == _np.int64 else _core.cast(i, _np.int64)
+            if mult != 1:
+                t = cp.multiply(t, mult)
         else:
             if i.dtype != _np.int64:
                 i = _core.cast(i, _np.int64)
-            b = cp.logical_or(cp.less(i, -n), cp.greater_equal(i, n))
-            bad = b if bad is None else cp.logical_or(bad, b)
-            t = cp.where(cp.less(i, 0), cp.add(i, n), i)
+            # an index in memory is read once for its extremes; any other joins one fused count
+            r = _core.index_range(i)
+            if r is not None:
+                if not (-n <= r[0] and r[1] < n):
+                    return None
+            else:
+                b = cp.logical_or(cp.less(i, -n), cp.greater_equal(i, n))
+                bad = b if bad is None else cp.logical_or(bad, b)
+            t = cp.where(cp.less(i, 0), cp.add(i, n), i) if r is None or r[0] < 0 else i
             if mult != 1:
                 t = cp.multiply(t, mult)
         lin = t if lin is None else cp.add(lin, t)
@@ -196,13 +207,44 @@ def _to_result_order(plan, g):
     return g
 
 
-def getitem(self, key):
+def _grid_cut(v):
+    """Whether v, of ndim >= 2, is C-ordered over all of a store whose rank tiles cut its rows
+    (a grid with more than one rank along a later axis: 2x2 on 4 ranks).  Local."""
+    if v.ndim < 2:
+        return False
+    t = _core._tiling(v)
+    return t["tiled"] and any(g > 1 for g in t["grid"][1:]) and \
+        _core.reshape(v, (v.size,)) is not None
+
+
+def _elements(src, lin):
+    """For src (n,) + rest C-ordered on a grid that cuts its rows (_grid_cut): (src as 1-D, the
+    element index of rows lin: lin[j] * blk + e for e < blk, row by row), so that each element
+    is served by its owner (dist.c's element case) instead of src being gathered; None
+    elsewhere (then rows are served as they are).  Local."""
+    if not _grid_cut(src):
+        return None
+    blk = src.size // src.shape[0] if src.shape[0] else 0
+    m = lin.shape[0]
+    if blk == 0 or m == 0:
+        return None
+    cp = _cp()
+    e = cp.add(cp.multiply(_core.reshape(lin, (m, 1)), blk),
+               _core.reshape(cp.arange(blk, dtype=_np.int64), (1, blk)))
+    return _core.reshape(src, (src.size,)), _core.reshape(_core.cast(e, _np.int64), (m * blk,))
+
+
+def getitem(self, key, inbounds=()):
     """self[key] natively, or None (the general path)."""
-    plan = _plan(self, key)
+    plan = _plan(self, key, inbounds)
     if plan is None:
         return None
-    src, _ = _merged(plan, True)
-    g = _core.gather(src, plan.lin)
+    src, is_view = _merged(plan, True)
+    el = _elements(src, plan.lin) if is_view else None
+    if el is not None:
+        g = _core.reshape(_core.gather(el[0], el[1]), (plan.lin.shape[0],) + tuple(src.shape[1:]))
+    else:
+        g = _core.gather(src, plan.lin)
     return _to_result_order(plan, g)
 
 
@@ -259,19 +301,29 @@ def _values_for(plan, val, dtype):
 
 def _scatter(plan, val, op=None):
     dst, is_view = _merged(plan, True)
+    lin = plan.lin
+    el = _elements(dst, lin) if is_view else None
+    if el is not None:
+        # the values as a 1-D array of their own (cut in 1-D ranges, as the scatter sends them)
+        flat = _core.reshape(val, (val.size,))
+        if flat is None or _grid_cut(val):
+            flat = _core.cast(flat if flat is not None else
+                              _core.reshape(_core.cast(val, val.dtype), (val.size,)), val.dtype)
+        val = flat
+        dst, lin = el
     if op is None:
-        _core.scatter(dst, plan.lin, val)
+        _core.scatter(dst, lin, val)
     else:
-        _core.scatter(dst, plan.lin, val, op)
+        _core.scatter(dst, lin, val, op)
     if not is_view:
         _core.assign(plan.w, _core.reshape(dst, tuple(plan.w.shape)))
 
 
-def setitem(self, key, value):
+def setitem(self, key, value, inbounds=()):
     """self[key] = value natively; False (nothing written) for what the general path takes."""
     if _core.readonly(self):
         return False
-    plan = _plan(self, key)
+    plan = _plan(self, key, inbounds)
     if plan is None:
         return False
     val = _value(self.dtype, value)
@@ -350,7 +402,8 @@ def take_along_axis(arr, indices, axis=-1):
     args = _along_axis_args(arr, indices, axis)
     if args is not None:
         a, ind, ax = args
-        r = getitem(a, _along_axis_key(a.shape, ind, ax))
+        key = _along_axis_key(a.shape, ind, ax)
+        r = getitem(a, key, key[:ax] + key[ax + 1:])
         if r is not None:
             return r
     return _numpy("take_along_axis", arr, indices, axis=axis)
@@ -360,9 +413,10 @@ def put_along_axis(arr, indices, values, axis):
     args = _along_axis_args(arr, indices, axis)
     if args is not None and not _core.readonly(arr):
         a, ind, ax = args
+        key = _along_axis_key(a.shape, ind, ax)
         if axis is None and _core.reshape(arr, (arr.size,)) is None:
             args = None
-        elif setitem(a, _along_axis_key(a.shape, ind, ax), values):
+        elif setitem(a, key, values, key[:ax] + key[ax + 1:]):
             return None
     return _numpy("put_along_axis", arr, indices, values, axis)
 

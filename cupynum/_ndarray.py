@@ -229,6 +229,12 @@ def _in_bounds(idx, n):
 def _gather(view, idx, p):
     """view[(slice(None),) * p + (idx,)] for an integer cupynum array idx whose values lie in
     [-n, n) (checked by the caller), idx's dimensions at p: a new array."""
+    if not p:
+        from . import _advindex
+        if _advindex._grid_cut(view):        # rows cut across ranks: served element by element
+            r = _advindex.getitem(view, (idx,))
+            if r is not None:
+                return r
     others = tuple(i for i in range(view.ndim) if i != p)
     w = _core.transpose(view, (p,) + others) if p else view
     flat = _core.reshape(idx, (idx.size,))
@@ -284,6 +290,10 @@ def _setitem_int(self, key, value):
     view = self[basic]
     if not isinstance(view, ndarray) or _core.readonly(view):
         return False
+    if not p and not has_ints:
+        from . import _advindex
+        if _advindex._grid_cut(view):        # rows cut across ranks: served element by element
+            return _advindex.setitem(view, (arr,), value)
     n = view.shape[p]
     idx = arr if isinstance(arr, ndarray) else _core.from_any(arr)
     if idx.size and not _in_bounds(idx, n):
@@ -314,16 +324,28 @@ def _setitem_int(self, key, value):
                                         zip(vshape, rshape[len(rshape) - len(vshape):])):
         return False                          # NumPy's ValueError
     val = _core.reshape(val, vshape) if vshape != tuple(val.shape) else val
-    # a fresh copy of dtype self.dtype, broadcast to the result, index dimensions first
+    given = val
+    # of dtype self.dtype, broadcast to the result, index dimensions first
     val = _core.broadcast_to(val, rshape) if tuple(val.shape) != rshape else val
     k = idx.ndim
     if lead:
         perm = tuple(range(lead, lead + k)) + tuple(range(lead)) + \
             tuple(range(lead + k, len(rshape)))
         val = _core.transpose(val, perm)
-    val = _core.reshape(_core.cast(val, self.dtype), (idx.size,) + rest)
     w = _core.transpose(view, (p,) + others) if p else view
-    flat = _core.reshape(_core.cast(idx, _np.int64), (idx.size,))
+    # The scatter reads the value and the index as they are when they are whole arrays of the
+    # dtype and shape it takes that do not share the destination's store (an op overlapping its
+    # output is evaluated into a temporary, which lacks the rows not written); otherwise each
+    # goes through a fresh copy.
+    vshape = (idx.size,) + rest
+    if (val is not given or val.dtype != self.dtype or tuple(val.shape) != vshape or
+            not _core.covers_store(val) or _core._shares_store(val, view)):
+        val = _core.reshape(_core.cast(val, self.dtype), vshape)
+    flat = None
+    if idx.dtype == _np.int64 and _core.covers_store(idx) and not _core._shares_store(idx, view):
+        flat = idx if idx.ndim == 1 else _core.reshape(idx, (idx.size,))
+    if flat is None:
+        flat = _core.reshape(_core.cast(idx, _np.int64), (idx.size,))
     _core.scatter(w, flat, val)
     return True
 

@@ -572,6 +572,51 @@ def test_int_gather_bytes(shape, dtype, m):
     check(cupynum.take(c, ci, axis=0), numpy.take(n, idx, axis=0))
 
 
+@pytest.mark.parametrize("shape,key", [
+    ((60, 50), "ij"), ((12, 5, 10), "i:j"), ((9, 7, 4), "ij"), ((8, 6, 5, 3), "i:j"),
+    ((40, 30), "-ij")], ids=str)
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int32], ids=dtype_id)
+def test_several_arrays_bytes(shape, key, dtype):
+    """a[i, j], a[i, :, j] (get, set, add.at) of an array split along its rows: the index arrays
+    merge into one linear index over the flat alias of the array's rows, and the owners of the
+    rows serve it (one exchange of indices, one of values): bytes in proportion to len(i),
+    not to the array.  On a grid that cuts the rows too (2x2 on 4 ranks), a key naming single
+    elements (a[i, j] of a 2-D array) is served by each element's owner the same way."""
+    n, c = _pair(shape, dtype)
+    m = 45
+    i = _idx(shape[0], (m,), 11)
+    j = _idx(shape[2] if key == "i:j" else shape[1], (m,), 12)
+    if key.startswith("-"):                                  # reversed rows: a view, not a copy
+        n, c = n[::-1], c[::-1]
+    nk = (i, slice(None), j) if key == "i:j" else (i, j)
+    ck = tuple(cupynum.array(k) if isinstance(k, numpy.ndarray) else k for k in nk)
+    row = (n[nk].nbytes // m) if n.ndim else n.itemsize
+    from cupynum import _core
+    rows = all(g == 1 for g in _core._tiling(c)["grid"][1:]) or n[nk].ndim == 1
+    bound = m * (8 + row) + 1024
+    before = _sent()
+    r = c[ck]
+    moved = _sent() - before
+    check(r, n[nk])
+    if rows and not key.startswith("-"):
+        assert moved <= bound, (moved, bound)
+    v = sample(n[nk].shape, dtype, seed=13)
+    before = _sent()
+    c[ck] = cupynum.array(v)
+    moved = _sent() - before
+    n[nk] = v
+    check(c, n)
+    if rows and not key.startswith("-"):
+        assert moved <= bound, (moved, bound)
+    before = _sent()
+    cupynum.add.at(c, ck, cupynum.array(v))
+    moved = _sent() - before
+    numpy.add.at(n, nk, v)
+    check(c, n)
+    if rows and not key.startswith("-"):
+        assert moved <= bound, (moved, bound)
+
+
 @pytest.mark.parametrize("shape", [(1000,), (90, 7), (5,)])
 @pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16], ids=dtype_id)
 def test_int_scatter_and_at_bytes(shape, dtype):
@@ -607,6 +652,76 @@ def test_int_scatter_and_at_bytes(shape, dtype):
     numpy.put(n, idx[:9], v[:3].ravel()[:3])
     cupynum.put(c, ci[:9], cv[:3].ravel()[:3])
     check(c, n)
+
+
+@pytest.mark.parametrize("shape", [(1000,), (90, 7)])
+def test_int_scatter_reads_values_in_place(no_fallback, shape):
+    """a[idx] = v hands v and idx to the scatter without a copy when they are whole arrays of
+    the right dtype and shape apart from a: later writes to v or idx, v dying, and values or
+    indices taken from a itself still give NumPy's result."""
+    n, c = _pair(shape, numpy.float64)
+    idx = _idx(shape[0], (300,), 3)
+    ci = cupynum.array(idx)
+    v = sample((300,) + shape[1:], numpy.float64, seed=4)
+    cv = cupynum.array(v)
+    n[idx] = v
+    c[ci] = cv
+    v += 1
+    cv += 1
+    idx[:5] = 0
+    ci[:5] = 0
+    n[idx] = v * 2
+    c[ci] = cv * 2
+    check(c, n)
+    some = _idx(shape[0], (shape[0],), 5)                 # repeats: some rows are not written
+    n[some] = n
+    c[cupynum.array(some)] = c
+    check(c, n)
+    n[n[:, 0].astype(numpy.int64) % shape[0] if n.ndim > 1 else n.astype(numpy.int64) % shape[0]] = 5
+    k = c[:, 0].astype(numpy.int64) % shape[0] if c.ndim > 1 else c.astype(numpy.int64) % shape[0]
+    c[k] = 5
+    check(c, n)
+
+
+@pytest.mark.parametrize("shape", [(64, 64), (32, 16, 4), (200, 100)])
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16], ids=dtype_id)
+def test_int_rows_on_a_grid_bytes(shape, dtype):
+    """a[idx], a[idx] = v and add.at of a few long rows: where a grid cuts the rows across ranks
+    (2x2 on 4 ranks) each selected row is served element by element by the elements' owners
+    (an element index and the values move, 8 + itemsize bytes an element); on row slabs (2, 3
+    ranks) the rows are served whole, the result and the values in row slabs too (not cut along
+    their long rows, which would gather the array)."""
+    n, c = _pair(shape, dtype)
+    idx = _idx(shape[0], (6,), 21)                       # negatives and repeats included
+    ci = cupynum.array(idx)
+    from cupynum import _core
+    tiled = _core._tiling(c)["tiled"]
+    bound = idx.size * (n[0].size * (8 + n.itemsize)) + 1024
+    before = _sent()
+    r = c[ci]
+    moved = _sent() - before
+    check(r, n[idx])
+    if tiled:
+        assert moved <= bound, (moved, bound)
+    v = sample((6,) + shape[1:], dtype, seed=22)
+    before = _sent()
+    c[ci] = cupynum.array(v)
+    moved = _sent() - before
+    n[idx] = v
+    check(c, n)
+    if tiled:
+        assert moved <= bound, (moved, bound)
+    before = _sent()
+    cupynum.add.at(c, ci, cupynum.array(v))
+    moved = _sent() - before
+    numpy.add.at(n, idx, v)
+    check(c, n)
+    if tiled:
+        assert moved <= bound, (moved, bound)
+    c[ci] = 3
+    n[idx] = 3
+    check(c, n)
+    check(cupynum.take(c, ci, axis=0), numpy.take(n, idx, axis=0))
 
 
 # A NumPy scalar assigned through an index array is cast as NumPy casts the value array

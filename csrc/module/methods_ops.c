@@ -937,7 +937,15 @@ PyObject *cpn_mod_gather(PyObject *m, PyObject *args)
     int64_t shape[CPN_MAXDIM];
     shape[0] = iv->shape[0];
     for (int d = 1; d < av->ndim; d++) shape[d] = av->shape[d];
-    PyObject *r = cpn_array_new(av->dtype, av->ndim, shape);
+    /* rows of the result in rank slabs (a few long rows would otherwise be cut along a later
+     * axis, and the owners of source rows serve whole result rows) */
+    PyObject *r;
+    if (av->ndim > 1) {
+        struct cpn_store *s = cpn_store_new_slabs(av->dtype, av->ndim, shape, 0);
+        r = s ? cpn_array_from_store(s) : PyErr_NoMemory();
+    } else {
+        r = cpn_array_new(av->dtype, av->ndim, shape);
+    }
     if (!r) return NULL;
     struct cpn_op op = {.kind = CPN_OPK_GATHER, .nin = 2, .nout = 1};
     op.dtype = av->dtype;
@@ -983,9 +991,27 @@ PyObject *cpn_mod_scatter(PyObject *m, PyObject *args)
         op.code = code;
         op.iparam[0] = cpn_op_info(code)->nin;
     }
+    /* values tiled on a grid that cuts their rows: copied into rank slabs of whole rows first
+     * (bytes in proportion to the values), so that the scatter sends rows to their owners
+     * instead of gathering the destination */
+    PyObject *slab = NULL;
+    const struct cpn_store *vr = cpn_store_root(vv->store);
+    bool cut = false;
+    for (int d = 1; vr->tiled && d < vr->ndim; d++) cut |= vr->grid[d] > 1;
+    if (cut && vv->ndim > 1) {
+        struct cpn_store *s = cpn_store_new_slabs(vv->dtype, vv->ndim, vv->shape, 0);
+        slab = s ? cpn_array_from_store(s) : PyErr_NoMemory();
+        if (!slab || cpn_assign(cpn_array_view(slab), val) < 0) {
+            Py_XDECREF(slab);
+            return NULL;
+        }
+        vv = cpn_array_view(slab);
+    }
     op.in[0] = vv;
     op.in[1] = iv;
     op.out[0] = dv;
-    if (cpn_submit(&op) < 0) return NULL;
+    int rc = cpn_submit(&op);
+    Py_XDECREF(slab);                /* the queued op holds its own reference to the view */
+    if (rc < 0) return NULL;
     Py_RETURN_NONE;
 }

@@ -1714,13 +1714,43 @@ static enum cpn_status exec_permute(const struct cpn_op *op, struct cpn_fpreport
  * owners of the result's tiles it lands in.  Any other layout takes the gathered path. */
 #define SELECT_TAG 0x5e1c
 
+/* row_part of an n-d view v (n > 1) of a 1-D tiled flat alias, whose rank tile is flat range t:
+ * where v is C-contiguous (every dimension walks the alias, row-major steps), its elements are
+ * the flat range [off, off + size) and the part is a row range when the tile cuts that range
+ * between rows of v.  Local. */
+static int alias_row_part(const struct cpn_view *v, const struct box *t, struct box *w)
+{
+    int64_t step = 1, size = 1;
+    for (int i = v->ndim - 1; i >= 0; i--) {
+        if (v->sdim[i] != 0 || (v->shape[i] > 1 && v->step[i] != step)) return -1;
+        step *= v->shape[i];
+    }
+    for (int i = 0; i < v->ndim; i++) size *= v->shape[i];
+    const int64_t off = v->off[0];
+    const int64_t a = t->lo[0] > off ? t->lo[0] : off, b = t->hi[0] < off + size ? t->hi[0] : off + size;
+    if (b <= a) return 0;                         /* also every empty view */
+    const int64_t block = size / v->shape[0];     /* elements a row of v */
+    if ((a - off) % block || (b - off) % block) return -1;
+    w->lo[0] = (a - off) / block;
+    w->hi[0] = (b - off) / block;
+    for (int i = 1; i < v->ndim; i++) {
+        w->lo[i] = 0;
+        w->hi[i] = v->shape[i];
+    }
+    return 1;
+}
+
 /* Rank q's part of view v (the view-index box of its elements in q's tile of v's store): 1 with
  * *w when it is a range of v's first dimension (full along the others), 0 when q holds none of v,
- * -1 when the part is not such a range.  Local (a pure function of the tiling). */
+ * -1 when the part is not such a range.  v's store may be a tiled flat alias in its root's dtype
+ * (the merged axes of several index arrays over a root cut in row slabs): its tile is the root's
+ * tile buffer.  Local (a pure function of the tiling). */
 static int row_part(const struct cpn_view *v, int q, struct box *w)
 {
     const struct cpn_store *s = v->store;
-    if (s->root || v->part || v->ndim < 1 || v->dtype != s->dtype) return -1;
+    if ((s->root && (!s->tiled || s->dtype != s->root->dtype)) || v->part || v->ndim < 1 ||
+        v->dtype != s->dtype)
+        return -1;
     if (!s->tiled) {
         for (int i = 0; i < v->ndim; i++) {
             w->lo[i] = 0;
@@ -1730,6 +1760,7 @@ static int row_part(const struct cpn_view *v, int q, struct box *w)
     }
     struct box t;
     tile_of(s, q, &t);
+    if (s->root && v->ndim > 1) return alias_row_part(v, &t, w);
     int r = preimage(v, &t, w);
     if (r <= 0) return r;
     for (int i = 1; i < v->ndim; i++)
@@ -1927,6 +1958,48 @@ static enum cpn_status exec_select(const struct cpn_op *op, struct cpn_fpreport 
     return st;
 }
 
+/* The element case of GATHER and SCATTER: x a 1-D unit-step view of the untiled flat alias (in
+ * its root's dtype) of a root tiled on a grid that cuts its rows too (a[i, j] on a 2x2 grid: the
+ * merged index names single elements).  Each element has one owner; element_owner gives it.
+ * Local (a pure function of the tilings). */
+static bool element_case(const struct cpn_view *x)
+{
+    const struct cpn_store *s = x->store, *r = s->root;
+    return x->ndim == 1 && r && !s->tiled && r->tiled && s->dtype == r->dtype && x->dtype == s->dtype &&
+           !x->part && x->sdim[0] == 0 && x->step[0] == 1;
+}
+
+/* The owner of flat element k of root r among the P rank tiles `tiles`, and in *local the
+ * element's offset in that tile (C order within the tile, as the tile buffer holds it); -1
+ * where no tile holds it.  Local. */
+static int element_owner(const struct cpn_store *r, const struct box *tiles, int P, int64_t k, int64_t *local)
+{
+    int64_t c[CPN_MAXDIM];
+    for (int d = r->ndim - 1; d >= 0; d--) {
+        c[d] = k % r->shape[d];
+        k /= r->shape[d];
+    }
+    for (int q = 0; q < P; q++) {
+        const struct box *t = &tiles[q];
+        bool in = true;
+        for (int d = 0; d < r->ndim && in; d++) in = c[d] >= t->lo[d] && c[d] < t->hi[d];
+        if (!in) continue;
+        int64_t off = 0;
+        for (int d = 0; d < r->ndim; d++) off = off * (t->hi[d] - t->lo[d]) + (c[d] - t->lo[d]);
+        *local = off;
+        return q;
+    }
+    return -1;
+}
+
+/* Every rank's tile of root r (P boxes, the caller frees), or NULL on OOM.  Local. */
+static struct box *rank_tiles(const struct cpn_store *r, int P)
+{
+    struct box *t = cpn_alloc((size_t)P * sizeof *t);
+    for (int q = 0; t && q < P; q++) tile_of(r, q, &t[q]);
+    return t;
+}
+
 /* Whether exec_gather can route: the index is a tiled int64 store whose rows on every rank are
  * that rank's result rows.  Depends on tilings only, so every rank decides alike.  Local. */
 static bool gather_index_aligned(const struct cpn_view *iv, const struct cpn_store *os, const int64_t *olo,
@@ -2079,9 +2152,13 @@ static enum cpn_status exec_gather(const struct cpn_op *op, struct cpn_fpreport 
     int64_t *hi0 = lo0 + P, *olo = lo0 + 2 * P, *ohi = lo0 + 3 * P;
     struct box w = {{0}, {0}};
     bool have = false;
+    /* the element case: rank q's "rows" are the elements of its tile, in tile order */
+    struct box *tiles = element_case(x) ? rank_tiles(x->store->root, P) : NULL;
+    const bool elem = tiles != NULL;
     for (int q = 0; q < P; q++) {
-        struct box b;
-        int r = row_part(x, q, &b);
+        struct box b = {{0}, {0}};
+        int r = elem ? 1 : row_part(x, q, &b);
+        if (elem) b.hi[0] = box_count(&tiles[q], x->store->root->ndim);
         bool rows = true;
         if (os->tiled) {
             struct box t;
@@ -2096,6 +2173,7 @@ static enum cpn_status exec_gather(const struct cpn_op *op, struct cpn_fpreport 
         }
         if (r < 0 || !rows) {
             cpn_free(lo0);
+            cpn_free(tiles);
             return exec_gathered(op, fp);
         }
         lo0[q] = r == 1 ? b.lo[0] : 0;
@@ -2105,7 +2183,7 @@ static enum cpn_status exec_gather(const struct cpn_op *op, struct cpn_fpreport 
             have = true;
         }
     }
-    if (gather_index_aligned(iv, os, olo, ohi, P)) {
+    if (!elem && gather_index_aligned(iv, os, olo, ohi, P)) {
         enum cpn_status st = gather_routed(op, lo0, hi0, olo, ohi, &w, have);
         cpn_free(lo0);
         return st;
@@ -2127,17 +2205,23 @@ static enum cpn_status exec_gather(const struct cpn_op *op, struct cpn_fpreport 
         }
         idx[j] = k;
         own[j] = -1;
-        for (int q = 0; q < P; q++)
+        if (elem) own[j] = element_owner(x->store->root, tiles, P, x->off[0] + k, &idx[j]);
+        for (int q = 0; !elem && q < P; q++)
             if (k >= lo0[q] && k < hi0[q]) { own[j] = q; break; }
         if (own[j] < 0) st = cpn_error(CPN_ERR_INTERNAL, "gather: no owner of row %lld", (long long)k);
     }
+    cpn_free(tiles);
     /* the local source rows: shape (rows, rest), its layout in the tile */
     int64_t lshape[CPN_MAXDIM], lst[CPN_MAXDIM];
     const char *lp = NULL;
     if (st == CPN_OK && have && block) {
         char *xd = cpn_store_data(x->store);
         if (!xd) st = CPN_ERR_NOMEM;
-        else {
+        else if (elem) {            /* the tile's elements in order, indexed by idx[j] */
+            lp = xd;
+            lshape[0] = w.hi[0];
+            lst[0] = (int64_t)item;
+        } else {
             lp = region_layout(x, &w, xd, x->store->tiled ? x->store->tlo : (int64_t[CPN_MAXDIM]){0},
                                x->store->tstride, lst);
             for (int d = 0; d < x->ndim; d++) lshape[d] = w.hi[d] - w.lo[d];
@@ -2176,7 +2260,7 @@ static enum cpn_status exec_gather(const struct cpn_op *op, struct cpn_fpreport 
         }
         int64_t c = 0;
         /* a replicated source: every rank has every row and takes its own (no messages) */
-        for (int64_t j = olo[q]; x->store->tiled && j < ohi[q]; j++)
+        for (int64_t j = olo[q]; (x->store->tiled || elem) && j < ohi[q]; j++)
             if (own[j] == me) lidx[c++] = idx[j] - w.lo[0];
         if (c && block) {
             st = cpn_kernel_gather(item, x->ndim, lshape, lp, lst, (const char *)lidx, 8, c, sbuf + so);
@@ -2229,17 +2313,26 @@ static enum cpn_status exec_scatter(const struct cpn_op *op, struct cpn_fpreport
 {
     const struct cpn_view *v = op->in[0], *iv = op->in[1], *dv = op->out[0];
     const int P = cpn_partition_ranks(), me = cpn_partition_rank();
-    if (!dv->store->tiled || v->ndim != dv->ndim) return exec_gathered(op, fp);
+    /* the element case (as exec_gather's): rank q's rows are the elements of its tile */
+    const bool elem = element_case(dv);
+    if ((!dv->store->tiled && !elem) || v->ndim != dv->ndim) return exec_gathered(op, fp);
     int64_t *lo0 = cpn_alloc((size_t)P * 4 * sizeof *lo0);
-    if (!lo0) return CPN_ERR_NOMEM;
+    struct box *tiles = elem ? rank_tiles(dv->store->root, P) : NULL;
+    if (!lo0 || (elem && !tiles)) {
+        cpn_free(lo0);
+        cpn_free(tiles);
+        return CPN_ERR_NOMEM;
+    }
     int64_t *hi0 = lo0 + P, *vlo = lo0 + 2 * P, *vhi = lo0 + 3 * P;
     struct box w = {{0}, {0}}, vw = {{0}, {0}};
     bool have = false, vhave = false;
     for (int q = 0; q < P; q++) {
-        struct box b, c;
-        int r = row_part(dv, q, &b), rv = row_part(v, q, &c);
+        struct box b = {{0}, {0}}, c;
+        int r = elem ? 1 : row_part(dv, q, &b), rv = row_part(v, q, &c);
+        if (elem) b.hi[0] = box_count(&tiles[q], dv->store->root->ndim);
         if (r < 0 || rv < 0) {
             cpn_free(lo0);
+            cpn_free(tiles);
             return exec_gathered(op, fp);
         }
         lo0[q] = r == 1 ? b.lo[0] : 0;
@@ -2266,12 +2359,14 @@ static enum cpn_status exec_scatter(const struct cpn_op *op, struct cpn_fpreport
         }
         idx[j] = k;
         own[j] = vown[j] = -1;
+        if (elem) own[j] = element_owner(dv->store->root, tiles, P, dv->off[0] + k, &idx[j]);
         for (int q = 0; q < P; q++) {
-            if (own[j] < 0 && k >= lo0[q] && k < hi0[q]) own[j] = q;
+            if (!elem && own[j] < 0 && k >= lo0[q] && k < hi0[q]) own[j] = q;
             if (vown[j] < 0 && j >= vlo[q] && j < vhi[q]) vown[j] = q;
         }
         if (own[j] < 0 || vown[j] < 0) st = cpn_error(CPN_ERR_INTERNAL, "scatter: no owner of row %lld", (long long)k);
     }
+    cpn_free(tiles);
     /* local layouts: the destination rows and the value rows this rank holds */
     int64_t dshape[CPN_MAXDIM], dst_[CPN_MAXDIM], vshape[CPN_MAXDIM], vst[CPN_MAXDIM];
     char *dp = NULL;
@@ -2279,7 +2374,11 @@ static enum cpn_status exec_scatter(const struct cpn_op *op, struct cpn_fpreport
     if (st == CPN_OK && block) {
         char *dd = have ? cpn_store_data(dv->store) : NULL, *vd = vhave ? cpn_store_data(v->store) : NULL;
         if ((have && !dd) || (vhave && !vd)) st = CPN_ERR_NOMEM;
-        if (st == CPN_OK && have) {
+        if (st == CPN_OK && have && elem) {     /* the tile's elements in order */
+            dp = dd;
+            dshape[0] = w.hi[0];
+            dst_[0] = (int64_t)item;
+        } else if (st == CPN_OK && have) {
             dp = region_layout(dv, &w, dd, dv->store->tlo, dv->store->tstride, dst_);
             for (int d = 0; d < dv->ndim; d++) dshape[d] = w.hi[d] - w.lo[d];
         }
