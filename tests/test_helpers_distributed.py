@@ -225,10 +225,19 @@ HELPERS = [
     ("ediff1d", lambda xp, d: xp.ediff1d(d["x"]), 2 * EL, 0),
     ("gradient", lambda xp, d: xp.gradient(d["x"]), 16 * EL, 0),
     ("gradient", lambda xp, d: xp.gradient(d["m"]), 4 * (ROW + COL), 0),
-    # searchsorted routed to the tiles of xp, then four routed gathers of xp/fp at the found
-    # neighbours: bytes in proportion to this rank's part of x, never xp or fp whole
+    # a table no larger than about the points per rank is held whole everywhere (a rank sends
+    # its part of xp and fp to the others; then each rank works on its own points); a larger one
+    # stays tiled: searchsorted reads the points on every rank (the smaller operand), then each
+    # point reads its segment's ends as two routed complex pairs (xp[j], xp[j+1]) and (fp[j],
+    # fp[j+1]): bytes in proportion to the points, never the table
     ("interp", lambda xp, d: xp.interp(d["y"], d["xs"], d["x"]),
-     12 * N * EL // max(RANKS, 1), 0),
+     2 * N * EL * max(RANKS - 1, 0) // max(RANKS, 1) + 256 * RANKS, 0),
+    ("interp", lambda xp, d: xp.interp(d["y"], d["xs"][::30], d["x"][:100]),
+     2 * 100 * EL + 256 * RANKS, 0),
+    ("interp", lambda xp, d: xp.interp(d["y"][::6], d["xs"], d["x"]),
+     lambda res: 6 * res.nbytes * max(RANKS - 1, 0) + 256 * RANKS, 0),
+    ("interp", lambda xp, d: xp.interp(d["v3"][::8], d["xs"], d["x"] + 1j * d["y"]),
+     lambda res: 6 * res.nbytes, 0),
     ("convolve", lambda xp, d: xp.convolve(d["x"], d["k7"]), 16 * 7 * EL, 1e-12),
     ("correlate", lambda xp, d: xp.correlate(d["x"], d["k7"], "same"), 16 * 7 * EL, 1e-12),
     ("cross", lambda xp, d: xp.cross(d["v3"], d["w3"]), 6 * EL, 0),

@@ -312,6 +312,7 @@ static PyObject *mod_alloc_fail_after(PyObject *m, PyObject *arg)
 
 PyMethodDef cpn_module_methods[] = {
     {"empty", cpn_mod_empty, METH_VARARGS, "empty(shape, dtype, like=None, uninit=False): a new array (zero-filled lazily; with uninit its values are undefined until written, as NumPy's empty), tiled like the array `like` (of that shape) when given."},
+    {"empty_replicated", cpn_mod_empty_replicated, METH_VARARGS, "empty_replicated(shape, dtype): a new array held whole on every rank (zero-filled)."},
     {"from_any", cpn_mod_from_any, METH_O, "A new array holding a copy of any array-like's data."},
     {"to_numpy", cpn_mod_to_numpy, METH_O, "Flush and copy into a numpy.ndarray."},
     {"to_scalar", cpn_mod_to_scalar, METH_O, "Flush and return a size-1 array's element as a NumPy scalar."},
