@@ -376,7 +376,8 @@ def rows_by_section():
         if status == FALLBACK and kind == "attribute":
             extra = ("of a C-ordered copy",) if n in _ATTRIBUTE_OF_COPY else ("computed on a copy",)
         if n == "resize":
-            extra = ("other views keep the old data",)
+            extra = ("refcheck as NumPy's (an array other arrays view is referenced); a "
+                     "reshape of a whole array counts as owning its data",)
         rows.append(_row(q, kind, status, _notes(q, status, extra)))
     out["ndarray"] = rows
 

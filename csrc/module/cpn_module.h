@@ -199,6 +199,9 @@ PyObject *cpn_mod_bits(PyObject *m, PyObject *a);
 PyObject *cpn_mod_reinterpret(PyObject *m, PyObject *args);
 PyObject *cpn_mod_layout(PyObject *m, PyObject *a);
 PyObject *cpn_mod_shares_store(PyObject *m, PyObject *args);
+/* _store_refs(a): the reference count of a's root store (its views, aliases and queued ops hold
+ * one each): ndarray.resize's refcheck, after a flush, asks whether other arrays view it. */
+PyObject *cpn_mod_store_refs(PyObject *m, PyObject *a);
 PyObject *cpn_mod_may_overlap(PyObject *m, PyObject *args);
 PyObject *cpn_mod_byte_offset(PyObject *m, PyObject *a);
 extern PyMethodDef cpn_array_methods[];

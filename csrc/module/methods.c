@@ -394,6 +394,7 @@ PyMethodDef cpn_module_methods[] = {
     {"_alloc_fail_after", mod_alloc_fail_after, METH_O, "Test hook: fail the n-th allocation."},
     {"_shares_store", cpn_mod_shares_store, METH_VARARGS, "Do two arrays view one store?"},
     {"_may_overlap", cpn_mod_may_overlap, METH_VARARGS, "May two arrays touch a common element?"},
+    {"_store_refs", cpn_mod_store_refs, METH_O, "The reference count of the array's root store."},
     {"_byte_offset", cpn_mod_byte_offset, METH_O, "Byte offset of a view's first element in its root store."},
     {"_device_export", cpn_mod_device_export, METH_O, "(address, device, byte strides) of a device array."},
     {"_dlpack_capsule", cpn_mod_dlpack_capsule, METH_O, "A DLPack capsule of a device array."},
