@@ -135,6 +135,8 @@ DISTRIBUTED = frozenset(
        "searchsorted trace byteswap view getfield setfield setflags ravel reshape flatten "
        "cumsum cumprod diagonal resize".split()]
     + ["numpy.linalg.matrix_transpose", "numpy.linalg.diagonal"]
+    # ndarray(shape, dtype) constructed directly: a new partitioned array (_construct._ndarray_new)
+    + ["numpy.ndarray"]
     # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
     # output tile filled by its owner from the input pieces it needs
     + ["numpy." + n for n in _JOINS] + ["numpy.ndarray.repeat"]

@@ -136,6 +136,13 @@ def _filled(xp, a, val, wrap):
     return a
 
 
+def _written(a, values):
+    a[...] = values
+    if a.__class__ is not numpy.ndarray and RANKS > 1:
+        assert cupynum._core._tiling(a)["tiled"]
+    return a
+
+
 def _resized(a, shape):
     a = a.copy()
     a.resize(shape, refcheck=False)
@@ -156,6 +163,10 @@ def _index_bound(res):
 # (relative and absolute; convolve's sums are NumPy's BLAS dot, which adds in its own order)
 HELPERS = [
     ("asfortranarray", lambda xp, d: xp.asfortranarray(d["m"]), 0, 0),
+    # ndarray(shape, dtype) constructed directly: a new partitioned array (filled here: NumPy's
+    # values are uninitialised), laid out as any new array of its shape
+    ("ndarray", lambda xp, d: _written(xp.ndarray((60, 50), dtype=numpy.float64), d["m"]), 0, 0),
+    ("ndarray", lambda xp, d: _written(xp.ndarray(3000, numpy.float32), d["x"]), 0, 0),
     ("shares_memory", lambda xp, d: xp.shares_memory(d["x"], d["x"][1:]), 0, 0),
     ("may_share_memory", lambda xp, d: xp.may_share_memory(d["x"][:10], d["x"][5:]), 0, 0),
     ("iscomplexobj", lambda xp, d: xp.iscomplexobj(d["m"]), 0, 0),
