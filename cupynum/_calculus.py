@@ -334,7 +334,7 @@ def cross(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
 
 # ---- interpolation ------------------------------------------------------------------------------
 
-def _interp_part(x, j, xp, fp, lval, rval, lenxp):
+def _interp_part(x, j, xp, fp, lval, rval, lenxp, inverse=False):
     """compiled_base.c's arr_interp over one real part: j = searchsorted(xp, x, 'right') - 1;
     below the first point lval, above the last rval, on a point its value, else the slope from
     the left point (from the right one where that gives NaN; the point's value where both do and
@@ -344,10 +344,26 @@ def _interp_part(x, j, xp, fp, lval, rval, lenxp):
         r = _where(U.greater(x, xp[0:1]), rval, fp[0:1])
         return _where(U.less(x, xp[0:1]), lval, r)
     jc = U.minimum(U.maximum(j, 0), lenxp - 2)
-    x0, x1 = take(xp, jc), take(xp, U.add(jc, 1))
-    y0, y1 = take(fp, jc), take(fp, U.add(jc, 1))
+    if _core._tiling(xp)["tiled"] or _core._tiling(fp)["tiled"]:
+        # each segment's ends as one complex128 element, (xp[i], xp[i+1]) and (fp[i], fp[i+1])
+        # laid out like xp (a boundary element moves to build them): a point reads two routed
+        # elements (8 bytes out, 16 back each), not four (64 bytes), and its ends are the
+        # gathered elements' real and imaginary views
+        ends = []
+        for t in (xp, fp):
+            e = _core.empty((lenxp - 1,), _np.complex128, t[:-1], True)
+            e.real[...] = t[:-1]
+            e.imag[...] = t[1:]
+            ends.append(take(e, jc))
+        x0, x1, y0, y1 = ends[0].real, ends[0].imag, ends[1].real, ends[1].imag
+    else:
+        x0, x1 = take(xp, jc), take(xp, U.add(jc, 1))
+        y0, y1 = take(fp, jc), take(fp, U.add(jc, 1))
     with _np.errstate(all="ignore"):          # NumPy's C loop checks no floating-point flags
-        slope = U.true_divide(U.subtract(y1, y0), U.subtract(x1, x0))
+        if inverse:   # arr_interp_complex: each part's difference times 1 / dx
+            slope = U.multiply(U.subtract(y1, y0), U.true_divide(1.0, U.subtract(x1, x0)))
+        else:
+            slope = U.true_divide(U.subtract(y1, y0), U.subtract(x1, x0))
         d = U.add(U.multiply(slope, U.subtract(x, x0)), y0)
         d2 = U.add(U.multiply(slope, U.subtract(x, x1)), y1)
         d = _where(U.isnan(d), _where(U.isnan(d2) & U.equal(y0, y1), y0, d2), d)
@@ -356,6 +372,26 @@ def _interp_part(x, j, xp, fp, lval, rval, lenxp):
         d = _where(U.greater(x, xp[lenxp - 1:]), rval, d)
         d = _where(U.less(x, xp[0:1]), lval, d)     # as the C loop: x < xp[0] (false for NaN)
         return _where(U.isnan(x), x, d)
+
+
+def _interp_table(xpa, fpa, nx):
+    """xp and fp held whole on every rank (one allgather of each: a rank sends its part of the
+    table to the others) when that moves less than searching each query point in the table's
+    tiles and reading its four neighbours from them (about ten words per point): every rank then
+    searches and reads for its own points where they lie, moving nothing more."""
+    ranks = _core.runtime_info()["ranks"]
+    # a routed point costs about 8 words (a complex fp's two parts: 14); a table entry sent to
+    # every other rank 2 (complex: 3), and the measured break-even is lower for complex tables
+    factor = 1 if fpa.dtype.kind == "c" else 3
+    if ranks == 1 or xpa.shape[0] * (ranks - 1) > factor * nx or not (
+            _core._tiling(xpa)["tiled"] or _core._tiling(fpa)["tiled"]):
+        return xpa, fpa
+    out = []
+    for t in (xpa, fpa):
+        r = _core.empty_replicated(t.shape, t.dtype)
+        r[...] = t
+        out.append(r)
+    return out
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
@@ -391,6 +427,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
         _np.interp(_np.zeros(0), stand, _np.broadcast_to(_np.zeros((), input_dtype), fpa.shape))
         raise ValueError("fp and xp are not of the same length.")
     lenxp = xpa.shape[0]
+    xpa, fpa = _interp_table(xpa, fpa, xa.size)
     j = None
     if lenxp > 1:
         # the runtime's search op on the float64 operands (as _sorting.searchsorted calls it;
@@ -413,7 +450,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
                 lv = getattr(lv, part)
             if isinstance(rv, complex):
                 rv = getattr(rv, part)
-            parts.append(_interp_part(xa, j, xpa, fpp, lv, rv, lenxp))
+            parts.append(_interp_part(xa, j, xpa, fpp, lv, rv, lenxp, True))
         r = _cp().empty(_np.shape(parts[0]) if isinstance(parts[0], ndarray) else (),
                         _np.complex128)
         r.real[...] = parts[0]

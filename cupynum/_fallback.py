@@ -691,18 +691,3 @@ def install_ndarray_fallbacks(cls):
             continue
         setattr(cls, name, _ndarray_method(name) if kind == "method" else _ndarray_attribute(name))
 
-
-def ndarray_resize(self, *new_shape, refcheck=True):
-    """ndarray.resize in place: NumPy resizes a copy (zero-filling growth); the array then views
-    the result.  Other views of the old data keep it (NumPy refuses to resize an array that
-    others reference; cupynum cannot see references, so it lets them go)."""
-    note("numpy.ndarray.resize", 1)
-    n = gather(self)
-    n.resize(*new_shape, refcheck=False)
-    if n.shape != self.shape:
-        from ._ndarray import _Adopt
-        self.shape = _Adopt(_core.from_any(n))
-
-
-ndarray_resize.__cupynum_fallback__ = "numpy.ndarray.resize"
-ndarray_resize.__doc__ = (ndarray_resize.__doc__ or "") + "\n\n" + (_np.ndarray.resize.__doc__ or "")

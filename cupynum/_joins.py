@@ -691,10 +691,38 @@ def resize(a, new_shape):
     return out
 
 
-def _method_resize(self, *new_shape, refcheck=True):
+_RESIZE_REFERENCED = ("cannot resize an array that references or is referenced\nby another object "
+                      "in this way.\nUse the np.resize function to get a new resized copy or\n"
+                      " set refcheck=False to disable this check")
+
+
+def _owns_data(a):
+    """Does a view the whole of its store in the store's own C order (what NumPy's OWNDATA
+    would say of it; a reshape of a whole array counts, as cupynum keeps no bases)?"""
+    if not _core.covers_store(a) or _core._byte_offset(a) != 0:
+        return False
+    st = a.dtype.itemsize
+    for n, s in zip(reversed(a.shape), reversed(_core.layout(a))):
+        if n > 1 and s != st:
+            return False
+        st *= n
+    return True
+
+
+def _store_viewed_elsewhere(a):
+    """Do other arrays view a's store?  After a flush (which drops the queue's references) a's
+    own view holds the only reference of a store nobody else views."""
+    _core.sync()
+    return _core._store_refs(a) > 1
+
+
+def _resize_impl(self, refs, *new_shape, refcheck=True):
     """ndarray.resize in place: the array takes a new zero-filled store of the new shape with
-    its first elements (C order) copied in.  Other views of the old data keep it (NumPy refuses
-    to resize an array that others reference; cupynum cannot see references)."""
+    its first elements (C order) copied in (through the new store's flat alias: owner computes,
+    each element sent to its new owner).  As NumPy, a change of size is refused for an array
+    that does not view the whole of its store, and with refcheck for one referenced from more
+    than the caller's name or whose data other arrays view (NumPy's views reference their
+    base); with refcheck=False those views keep the old data."""
     if len(new_shape) == 0 or (len(new_shape) == 1 and new_shape[0] is None):
         return None
     if len(new_shape) == 1 and not isinstance(new_shape[0], (int, _np.integer)):
@@ -705,6 +733,12 @@ def _method_resize(self, *new_shape, refcheck=True):
     size = 1
     for d in shape:
         size *= d
+    if size != self.size:
+        if not _owns_data(self):
+            raise ValueError("cannot resize this array: it does not own its data")
+        # refs: the references to self as ndarray.resize (a C method, ndarray.c) saw them
+        if refcheck and (refs > 2 or _store_viewed_elsewhere(self)):
+            raise ValueError(_RESIZE_REFERENCED)
     if shape == self.shape:
         return None
     new = _empty(shape, self.dtype)
@@ -1270,10 +1304,6 @@ def install(cls, namespace, implemented):
         implemented[npf] = g[n]
     namespace["r_"], namespace["c_"] = r_, c_
     cls.repeat = _method_repeat
-    cls.resize = _method_resize
-    _method_resize.__name__ = "resize"
-    _method_resize.__qualname__ = "ndarray.resize"
-    _method_resize.__doc__ += "\n\n" + _np.ndarray.resize.__doc__
     _method_repeat.__name__ = "repeat"
     _method_repeat.__qualname__ = "ndarray.repeat"
     _method_repeat.__doc__ = _np.ndarray.repeat.__doc__

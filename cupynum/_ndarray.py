@@ -781,7 +781,6 @@ def _install_methods():
         "strides": property(_get_strides, doc=_get_strides.__doc__),
         "mT": property(_get_mT, doc=_get_mT.__doc__),
         "flat": property(flatiter, _set_flat, doc=flatiter.__doc__),
-        "resize": _fallback.ndarray_resize,
         "__class_getitem__": classmethod(types.GenericAlias),
     })
     from . import _selection

@@ -120,8 +120,10 @@ DISTRIBUTED = frozenset(
         "diag_indices_from ravel_multi_index unravel_index bartlett blackman hamming hanning "
         "kaiser "
         # fill_diagonal: through the flat alias of row slabs; a scalar on a grid-tiled matrix as
-        # a where over a mask laid out like it
-        "fill_diagonal "
+        # a where over a mask laid out like it; an array of values there computed where the
+        # values lie, each element sent to its owner (csrc/runtime/flatroute.c); diagonal/diag
+        # of a 2-d array: a view, read by moving only its elements (flatroute.c on a grid)
+        "fill_diagonal diagonal diag "
         # element-wise and reductions to one flag
         "allclose array_equal array_equiv asarray_chkfinite "
         # differences of slices (a halo per boundary), shifted-slice sums (convolve), and scans:
@@ -135,8 +137,10 @@ DISTRIBUTED = frozenset(
        "nonzero choose "
        "var squeeze flags sort argsort partition argpartition clip round conj conjugate "
        "searchsorted trace byteswap view getfield setfield setflags ravel reshape flatten "
-       "cumsum cumprod argmax argmin".split()]
-    + ["numpy.linalg.matrix_transpose"]
+       "cumsum cumprod argmax argmin diagonal resize".split()]
+    + ["numpy.linalg.matrix_transpose", "numpy.linalg.diagonal"]
+    # ndarray(shape, dtype) constructed directly: a new partitioned array (_construct._ndarray_new)
+    + ["numpy.ndarray"]
     # joins, repeats and layout (cupynum/_joins.py): slice assignments into a new array, each
     # output tile filled by its owner from the input pieces it needs
     + ["numpy." + n for n in _JOINS] + ["numpy.ndarray.repeat"]
@@ -159,11 +163,7 @@ DISTRIBUTED = frozenset(
 # two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; bincount; the boolean
 # selections flatnonzero/extract/compress of n-d arrays (through a flat view); reductions of ops
 # other than add/multiply/maximum/minimum, e.g. subtract.reduce), or writes through a flat alias
-# of a root not in row slabs: correct on every rank, not distributed work.  Of issue 20's names:
-# diagonal/ndarray.diagonal/diag of a matrix tiled as a 2 x 2 grid read a flat copy (about an
-# eighth of the matrix per rank on 4 ranks), fill_diagonal with an array of values writes through
-# the flat alias (gathered on such grids), ndarray.resize of an n-d array writes through the flat
-# alias.
+# of a root not in row slabs: correct on every rank, not distributed work.
 # Native functions with a CUDA kernel that runs on the device.
 CUDA_KERNEL = frozenset()
 
@@ -223,9 +223,6 @@ NOTES = {
        "scatter (gathered under MPI)" for n in ("insert", "delete")},
     "numpy.pad": "every named mode native; a callable mode is called on cupynum views of each "
     "vector (user Python per vector)",
-    "numpy.fill_diagonal": "an array of values on a matrix tiled as a grid (not row slabs) is "
-    "written through the flat alias (gathered under MPI)",
-    "numpy.resize": "an n-d result is written through its flat alias (gathered under MPI)",
     "numpy.require": "OWNDATA is always true (a view is not copied for it)",
     "numpy.trim_zeros": "view, as NumPy's; a list argument is NumPy's",
     "numpy.tile": "more than 256 blocks of a partitioned result: one op through a split view "
@@ -379,7 +376,8 @@ def rows_by_section():
         if status == FALLBACK and kind == "attribute":
             extra = ("of a C-ordered copy",) if n in _ATTRIBUTE_OF_COPY else ("computed on a copy",)
         if n == "resize":
-            extra = ("other views keep the old data",)
+            extra = ("refcheck as NumPy's (an array other arrays view is referenced); a "
+                     "reshape of a whole array counts as owning its data",)
         rows.append(_row(q, kind, status, _notes(q, status, extra)))
     out["ndarray"] = rows
 
@@ -437,8 +435,7 @@ def render():
         "configuration and dtype-introspection functions): nothing to compute on array data.",
         "- **distributed**: a native function that runs partitioned over MPI ranks (owner "
         "computes on tiles, halos exchanged). Other native functions are correct under `mpirun` "
-        "but compute on gathered copies (matrix products) or write through a flat view of an "
-        "array not cut in row slabs (`eye`'s diagonal on a 2 x 2 grid).",
+        "but compute on gathered copies (matrix products, the two-output ufuncs, argmax).",
         "- **CUDA kernel**: a native function whose CUDA kernel runs on the device. The CUDA backend "
         "(`cuda/`) generates and compiles kernels for the element-wise ops, casts, random draws, "
         "arange and fused runs, and builds reductions, sort, boolean selection, nonzero, gather and "

@@ -11,7 +11,7 @@ import numpy
 import pytest
 
 import cupynum
-from conftest import check
+from conftest import check, same_error
 
 pytestmark = [pytest.mark.device, pytest.mark.mpi_device]
 
@@ -125,6 +125,8 @@ def _inputs():
         "w3": rng.standard_normal((N, 3)),
         "i": rng.integers(0, 60, N),
         "j": rng.integers(0, 60, N),
+        "c3": rng.standard_normal((12, 12, 12)),
+        "z": rng.standard_normal((60, 60)) + 1j * rng.standard_normal((60, 60)),
     }
 
 
@@ -132,6 +134,24 @@ def _filled(xp, a, val, wrap):
     a = a.copy()
     xp.fill_diagonal(a, val, wrap=wrap)
     return a
+
+
+def _written(a, values):
+    a[...] = values
+    if a.__class__ is not numpy.ndarray and RANKS > 1:
+        assert cupynum._core._tiling(a)["tiled"]
+    return a
+
+
+def _resized(a, shape):
+    a = a.copy()
+    a.resize(shape, refcheck=False)
+    return a
+
+
+def _moved_twice(res):
+    """Each element at most twice (a flat copy, then to its owner), a rank its share."""
+    return 2 * res.nbytes // max(RANKS, 1)
 
 
 def _index_bound(res):
@@ -143,6 +163,10 @@ def _index_bound(res):
 # (relative and absolute; convolve's sums are NumPy's BLAS dot, which adds in its own order)
 HELPERS = [
     ("asfortranarray", lambda xp, d: xp.asfortranarray(d["m"]), 0, 0),
+    # ndarray(shape, dtype) constructed directly: a new partitioned array (filled here: NumPy's
+    # values are uninitialised), laid out as any new array of its shape
+    ("ndarray", lambda xp, d: _written(xp.ndarray((60, 50), dtype=numpy.float64), d["m"]), 0, 0),
+    ("ndarray", lambda xp, d: _written(xp.ndarray(3000, numpy.float32), d["x"]), 0, 0),
     ("shares_memory", lambda xp, d: xp.shares_memory(d["x"], d["x"][1:]), 0, 0),
     ("may_share_memory", lambda xp, d: xp.may_share_memory(d["x"][:10], d["x"][5:]), 0, 0),
     ("iscomplexobj", lambda xp, d: xp.iscomplexobj(d["m"]), 0, 0),
@@ -164,6 +188,25 @@ HELPERS = [
     ("fill_diagonal", lambda xp, d: _filled(xp, d["m"], 7, True), 4 * COL, 0),
     ("fill_diagonal", lambda xp, d: _filled(xp, d["s8"], 3.9, False),
      4 * COL, 0),
+    # values from an array: computed where the values lie, each sent to the owner of its place
+    # (flatroute.c; a 2 x 2 grid's flat alias is not tiled): at most the diagonal per rank
+    ("fill_diagonal", lambda xp, d: _filled(xp, d["s"], d["v400"], False), 60 * EL, 0),
+    ("fill_diagonal", lambda xp, d: _filled(xp, d["m"], d["v400"], True), 60 * EL, 0),
+    ("fill_diagonal", lambda xp, d: _filled(xp, d["t"], d["k7"], True), 3 * 60 * EL, 0),
+    ("fill_diagonal", lambda xp, d: _filled(xp, d["c3"], d["v400"][:12], False), 12 * EL, 0),
+    # diagonals (read-only views): only the diagonal's elements move, to the result's tiles
+    ("diagonal", lambda xp, d: xp.diagonal(d["s"]).copy(), 60 * EL, 0),
+    ("diagonal", lambda xp, d: xp.diagonal(d["t"], 7) * 2, 60 * EL, 0),
+    ("diagonal", lambda xp, d: xp.diagonal(d["z"], -3).imag + 1, 60 * 2 * EL, 0),
+    ("diagonal", lambda xp, d: xp.diagonal(d["c3"], 1, 2, 0) + 0, 12 * 12 * EL, 0),
+    ("ndarray.diagonal", lambda xp, d: d["m"].diagonal(-4) + 1, 60 * EL, 0),
+    ("diag", lambda xp, d: xp.diag(d["s8"], 2).astype(numpy.int64), 60 * EL, 0),
+    ("diag", lambda xp, d: xp.diag(d["s"]) * xp.diag(d["s"], 1)[0], 2 * 60 * EL, 0),
+    # n-d resize: the C-order prefix read through a flat copy and sent to the new owners
+    ("ndarray.resize", lambda xp, d: _resized(d["s"], (70, 55)), _moved_twice, 0),
+    ("ndarray.resize", lambda xp, d: _resized(d["m"], (40, 30)), _moved_twice, 0),
+    ("ndarray.resize", lambda xp, d: _resized(d["t"], (5, 20, 40)), _moved_twice, 0),
+    ("resize", lambda xp, d: xp.resize(d["s"], (50, 80)), _moved_twice, 0),
     ("tril_indices", lambda xp, d: xp.tril_indices(80), _index_bound, 0),
     ("triu_indices", lambda xp, d: xp.triu_indices(80, 2), _index_bound, 0),
     ("tril_indices_from", lambda xp, d: xp.tril_indices_from(d["s"], -1), _index_bound, 0),
@@ -193,10 +236,19 @@ HELPERS = [
     ("ediff1d", lambda xp, d: xp.ediff1d(d["x"]), 2 * EL, 0),
     ("gradient", lambda xp, d: xp.gradient(d["x"]), 16 * EL, 0),
     ("gradient", lambda xp, d: xp.gradient(d["m"]), 4 * (ROW + COL), 0),
-    # searchsorted routed to the tiles of xp, then four routed gathers of xp/fp at the found
-    # neighbours: bytes in proportion to this rank's part of x, never xp or fp whole
+    # a table no larger than about the points per rank is held whole everywhere (a rank sends
+    # its part of xp and fp to the others; then each rank works on its own points); a larger one
+    # stays tiled: searchsorted reads the points on every rank (the smaller operand), then each
+    # point reads its segment's ends as two routed complex pairs (xp[j], xp[j+1]) and (fp[j],
+    # fp[j+1]): bytes in proportion to the points, never the table
     ("interp", lambda xp, d: xp.interp(d["y"], d["xs"], d["x"]),
-     12 * N * EL // max(RANKS, 1), 0),
+     2 * N * EL * max(RANKS - 1, 0) // max(RANKS, 1) + 256 * RANKS, 0),
+    ("interp", lambda xp, d: xp.interp(d["y"], d["xs"][::30], d["x"][:100]),
+     2 * 100 * EL + 256 * RANKS, 0),
+    ("interp", lambda xp, d: xp.interp(d["y"][::6], d["xs"], d["x"]),
+     lambda res: 6 * res.nbytes * max(RANKS - 1, 0) + 256 * RANKS, 0),
+    ("interp", lambda xp, d: xp.interp(d["v3"][::8], d["xs"], d["x"] + 1j * d["y"]),
+     lambda res: 6 * res.nbytes, 0),
     ("convolve", lambda xp, d: xp.convolve(d["x"], d["k7"]), 16 * 7 * EL, 1e-12),
     ("correlate", lambda xp, d: xp.correlate(d["x"], d["k7"], "same"), 16 * 7 * EL, 1e-12),
     ("cross", lambda xp, d: xp.cross(d["v3"], d["w3"]), 6 * EL, 0),
@@ -238,3 +290,50 @@ def test_helper_of_partitioned_arrays_is_numpys_and_moves_a_bounded_number_of_by
     check(got, expected, rtol=rtol, atol=rtol)
     limit = bound(expected) if callable(bound) else bound
     assert sent <= limit, (name, sent, limit)
+
+
+# ---- diagonals and fill_diagonal of a matrix tiled as a grid: views both ways --------------------
+
+def test_diagonal_of_a_partitioned_matrix_is_a_read_only_view_reading_only_its_elements():
+    """Writes to the matrix are seen through its diagonals (NumPy's read-only views refuse writes
+    alike); reading one to the host sends each rank's own elements of it to the other ranks
+    (flatroute.c), never the matrix (on 4 ranks a 2 x 2 grid, whose flat alias is not tiled)."""
+    rng = _rng(21)
+    n = rng.standard_normal((60, 60))
+    c = cupynum.array(n)
+    pairs = [(numpy.diagonal(n, 2), cupynum.diagonal(c, 2)), (n.diagonal(-1), c.diagonal(-1)),
+             (numpy.diag(n, 3), cupynum.diag(c, 3)),
+             (numpy.linalg.diagonal(n), cupynum.linalg.diagonal(c))]
+    n *= 3
+    c *= 3
+    n[4, 6] = -7.0
+    c[4, 6] = -7.0
+    n[10:20, 5:30] = 0.5
+    c[10:20, 5:30] = 0.5
+    for dn, dc in pairs:
+        host, sent = _sent(lambda: numpy.asarray(dc))
+        assert numpy.array_equal(host, dn)
+        assert sent <= dn.nbytes * max(RANKS - 1, 0), sent
+        same_error(lambda: dn.__setitem__(0, 1.0), lambda: dc.__setitem__(0, 1.0))
+    check(c, n)
+
+
+def test_fill_diagonal_with_values_is_seen_through_views_and_sees_their_writes():
+    rng = _rng(22)
+    n = rng.standard_normal((60, 50))
+    c = cupynum.array(n)
+    vn, vc = n[5:, 3:], c[5:, 3:]
+    tn, tc = n.T, c.T
+    vn[::2] = 1.5          # a write through a view, then fill_diagonal of the base
+    vc[::2] = 1.5
+    vals = rng.standard_normal(45)
+    numpy.fill_diagonal(n, vals, wrap=True)
+    _, sent = _sent(lambda: cupynum.fill_diagonal(c, cupynum.array(vals), wrap=True))
+    assert sent <= 60 * EL, sent
+    check(c, n)
+    check(vc, vn)
+    check(tc, tn)
+    numpy.fill_diagonal(n, vals[:3])   # a short value repeats
+    cupynum.fill_diagonal(c, vals[:3])
+    check(vc, vn)
+    check(cupynum.diagonal(c), numpy.diagonal(n))

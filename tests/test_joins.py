@@ -599,6 +599,48 @@ def test_resize_errors():
     check(cupynum.resize([1, 2, 3], (2, 2)), numpy.resize([1, 2, 3], (2, 2)))
 
 
+def _resize_outcome(xp, make, op):
+    """(error type and message) or the resized array's values, as NumPy or cupynum give them."""
+    holder = make(xp)
+    try:
+        op(holder)
+    except ValueError as e:
+        return ("ValueError", str(e))
+    return holder["a"]
+
+
+RESIZE_REFS = [
+    # referenced from a second name, then from a view (NumPy's view references its base)
+    ("second_name", lambda h: h.__setitem__("b", h["a"]) or h["a"].resize((7, 3))),
+    ("view_alive", lambda h: h.__setitem__("b", h["a"][1:]) or h["a"].resize(30)),
+    ("view_alive_refcheck_false",
+     lambda h: h.__setitem__("b", h["a"][1:]) or h["a"].resize((3, 3), refcheck=False)),
+    ("view_dropped", lambda h: h.__setitem__("b", h["a"][1:]) or h.pop("b") is None or
+     h["a"].resize(9)),
+    # a view does not own its data; the same size only reshapes, whatever references it
+    ("of_a_view", lambda h: h["a"][1:].resize(3, refcheck=False)),
+    ("of_a_transpose", lambda h: h["a"].T.resize(4, refcheck=False)),
+    ("same_size_referenced", lambda h: h.__setitem__("b", h["a"]) or h["a"].resize((4, 6))),
+    ("alone", lambda h: h["a"].resize((5, 7))),
+]
+
+
+@pytest.mark.parametrize("case", RESIZE_REFS, ids=[c[0] for c in RESIZE_REFS])
+def test_resize_refcheck_as_numpy(case):
+    """ndarray.resize refuses what NumPy refuses, with its message, and leaves the array as it was."""
+    _, op = case
+    n0 = numpy.arange(24.0).reshape(6, 4)
+
+    def make(xp):
+        return {"a": xp.array(n0) if xp is cupynum else n0.copy()}
+    expected = _resize_outcome(numpy, make, op)
+    got = _resize_outcome(cupynum, make, op)
+    if isinstance(expected, tuple):
+        assert got == expected
+    else:
+        check(got, expected)
+
+
 def test_layout_moves_only_pieces():
     n, c = _pair((96, 40), "f8")
     m, d = _pair((96, 40), "f8", 1)

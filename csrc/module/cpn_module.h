@@ -148,6 +148,10 @@ int cpn_parse_shape(PyObject *o, int *ndim, int64_t *shape);
 int cpn_check_array(PyObject *o);
 /* methods_ops.c: the op builders (each queues one op). */
 PyObject *cpn_mod_empty(PyObject *m, PyObject *args);
+/* empty_replicated(shape, dtype): a new zero-filled array held whole on every rank, whatever its
+ * size (a small table every rank reads: interp's xp and fp); assigning a partitioned array to it
+ * is an allgather. */
+PyObject *cpn_mod_empty_replicated(PyObject *m, PyObject *args);
 PyObject *cpn_mod_cast(PyObject *m, PyObject *args);
 PyObject *cpn_mod_assign(PyObject *m, PyObject *args);
 PyObject *cpn_mod_ufunc(PyObject *m, PyObject *args);
@@ -195,6 +199,9 @@ PyObject *cpn_mod_bits(PyObject *m, PyObject *a);
 PyObject *cpn_mod_reinterpret(PyObject *m, PyObject *args);
 PyObject *cpn_mod_layout(PyObject *m, PyObject *a);
 PyObject *cpn_mod_shares_store(PyObject *m, PyObject *args);
+/* _store_refs(a): the reference count of a's root store (its views, aliases and queued ops hold
+ * one each): ndarray.resize's refcheck, after a flush, asks whether other arrays view it. */
+PyObject *cpn_mod_store_refs(PyObject *m, PyObject *a);
 PyObject *cpn_mod_may_overlap(PyObject *m, PyObject *args);
 PyObject *cpn_mod_byte_offset(PyObject *m, PyObject *a);
 extern PyMethodDef cpn_array_methods[];

@@ -318,6 +318,7 @@ static PyObject *mod_alloc_fail_after(PyObject *m, PyObject *arg)
 
 PyMethodDef cpn_module_methods[] = {
     {"empty", cpn_mod_empty, METH_VARARGS, "empty(shape, dtype, like=None, uninit=False): a new array (zero-filled lazily; with uninit its values are undefined until written, as NumPy's empty), tiled like the array `like` (of that shape) when given."},
+    {"empty_replicated", cpn_mod_empty_replicated, METH_VARARGS, "empty_replicated(shape, dtype): a new array held whole on every rank (zero-filled)."},
     {"from_any", cpn_mod_from_any, METH_O, "A new array holding a copy of any array-like's data."},
     {"to_numpy", cpn_mod_to_numpy, METH_O, "Flush and copy into a numpy.ndarray."},
     {"to_scalar", cpn_mod_to_scalar, METH_O, "Flush and return a size-1 array's element as a NumPy scalar."},
@@ -399,6 +400,7 @@ PyMethodDef cpn_module_methods[] = {
     {"_alloc_fail_after", mod_alloc_fail_after, METH_O, "Test hook: fail the n-th allocation."},
     {"_shares_store", cpn_mod_shares_store, METH_VARARGS, "Do two arrays view one store?"},
     {"_may_overlap", cpn_mod_may_overlap, METH_VARARGS, "May two arrays touch a common element?"},
+    {"_store_refs", cpn_mod_store_refs, METH_O, "The reference count of the array's root store."},
     {"_byte_offset", cpn_mod_byte_offset, METH_O, "Byte offset of a view's first element in its root store."},
     {"_device_export", cpn_mod_device_export, METH_O, "(address, device, byte strides) of a device array."},
     {"_dlpack_capsule", cpn_mod_dlpack_capsule, METH_O, "A DLPack capsule of a device array."},

@@ -38,6 +38,18 @@ PyObject *cpn_mod_empty(PyObject *m, PyObject *args)
     return r;
 }
 
+PyObject *cpn_mod_empty_replicated(PyObject *m, PyObject *args)
+{
+    PyObject *shape_o, *dtype_o;
+    if (!PyArg_ParseTuple(args, "OO", &shape_o, &dtype_o)) return NULL;
+    int ndim;
+    int64_t shape[CPN_MAXDIM];
+    if (cpn_parse_shape(shape_o, &ndim, shape) < 0) return NULL;
+    int dt = cpn_dtype_from_object(dtype_o);
+    if (dt < 0) return NULL;
+    return cpn_array_new_replicated(dt, ndim, shape);
+}
+
 PyObject *cpn_mod_cast(PyObject *m, PyObject *args)
 {
     PyObject *a, *dtype_o;

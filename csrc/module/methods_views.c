@@ -180,6 +180,12 @@ PyObject *cpn_mod_shares_store(PyObject *m, PyObject *args)
                            cpn_store_root(cpn_array_view(b)->store));
 }
 
+PyObject *cpn_mod_store_refs(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    return PyLong_FromLongLong(cpn_store_root(cpn_array_view(a)->store)->refcnt);
+}
+
 PyObject *cpn_mod_byte_offset(PyObject *m, PyObject *a)
 {
     if (cpn_check_array(a) < 0) return NULL;

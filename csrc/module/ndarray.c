@@ -371,8 +371,42 @@ static PyObject *array_format(PyObject *self, PyObject *spec)
     return r;
 }
 
+/* ndarray.resize(*new_shape, refcheck=True): NumPy's refcheck counts the references to the
+ * array object as its C method sees them (the caller's name and the call's own), so the count
+ * is taken here, where a Python method's frame would add its own; the work is
+ * cupynum._joins._resize_impl(self, count, *new_shape, **kwargs). */
+static PyObject *array_resize(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    static PyObject *impl;   /* cupynum._joins._resize_impl, looked up once */
+    PyObject *count = NULL, *r = NULL, **stack = NULL;
+    if (!impl) {
+        PyObject *mod = PyImport_ImportModule("cupynum._joins");
+        impl = mod ? PyObject_GetAttrString(mod, "_resize_impl") : NULL;
+        Py_XDECREF(mod);
+        if (!impl) return NULL;
+    }
+    Py_ssize_t n = nargs + (kwnames ? PyTuple_GET_SIZE(kwnames) : 0);
+    count = PyLong_FromSsize_t(Py_REFCNT(self));
+    stack = PyMem_Malloc((size_t)(n + 2) * sizeof *stack);
+    if (!count || !stack) {
+        if (count) PyErr_NoMemory();
+        goto fail;
+    }
+    stack[0] = self;
+    stack[1] = count;
+    for (Py_ssize_t i = 0; i < n; i++) stack[i + 2] = args[i];
+    r = PyObject_Vectorcall(impl, stack, (size_t)nargs + 2, kwnames);
+fail:
+    PyMem_Free(stack);
+    Py_XDECREF(count);
+    return r;
+}
+
 static PyMethodDef array_c_methods[] = {
     {"__format__", (PyCFunction)array_format, METH_O, NULL},
+    {"resize", (PyCFunction)(void (*)(void))array_resize, METH_FASTCALL | METH_KEYWORDS,
+     "a.resize(new_shape, refcheck=True): change the shape and size of the array in place "
+     "(numpy.ndarray.resize)."},
     {NULL},
 };
 

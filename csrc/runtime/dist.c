@@ -37,6 +37,7 @@
 #include "distfft.h"
 #include "distselect.h"
 #include "distscan.h"
+#include "flatroute.h"
 #include "transport.h"
 
 #define box cpn_dist_box   /* dist.h's box: view or store index ranges [lo, hi) per dimension */
@@ -1203,12 +1204,26 @@ static enum cpn_status exec_flat_copies(const struct cpn_op *op, struct cpn_fpre
             cst *= v->shape[k];
         }
         struct cpn_store *t = NULL;
+        /* A strided view no larger than a tile's worth of its root (a diagonal): only its
+         * elements, each from its owner (flatroute.c), laid out like the output where the
+         * shapes agree. */
+        bool routed = !range && cpn_flatroute_applies(v, false) &&
+                      cpn_view_size(v) * cpn_partition_ranks() <= cpn_store_root(v->store)->size;
+        if (routed) {
+            const struct cpn_view *o = op->out[0];
+            bool like = o->ndim == v->ndim;
+            for (int k = 0; k < v->ndim && like; k++) like = o->shape[k] == v->shape[k];
+            struct cpn_store *r = cpn_store_root(v->store);
+            t = like ? cpn_store_new_like(r->dtype, v->ndim, v->shape, o) : cpn_store_new(r->dtype, v->ndim, v->shape);
+            if (!t) { st = CPN_ERR_NOMEM; break; }
+            if ((st = cpn_flatroute_exchange(v, t, true)) != CPN_OK) { cpn_store_release(t); break; }
+        }
         for (int j = 0; j < i && !t && !range; j++)   /* one whole copy per alias store */
             if (nv[j] && op->in[j]->store == v->store && nv[j]->store->ndim == 1 &&
                 nv[j]->store->size == v->store->size)
                 t = nv[j]->store;
-        if (t) cpn_store_retain(t);
-        else if (!(t = range ? flat_copy(v->store, v->off[0], v->ndim, v->shape, &st)
+        if (t && !routed) cpn_store_retain(t);
+        else if (!t && !(t = range ? flat_copy(v->store, v->off[0], v->ndim, v->shape, &st)
                              : flat_copy(v->store, 0, 1, &v->store->size, &st)))
             break;
         struct cpn_view *w = cpn_view_new(t);
@@ -1220,10 +1235,10 @@ static enum cpn_status exec_flat_copies(const struct cpn_op *op, struct cpn_fpre
         w->ndim = v->ndim;
         for (int k = 0; k < v->ndim; k++) {
             w->shape[k] = v->shape[k];
-            w->sdim[k] = range ? k : v->sdim[k];
-            w->step[k] = range ? 1 : v->step[k];
+            w->sdim[k] = range || routed ? k : v->sdim[k];
+            w->step[k] = range || routed ? 1 : v->step[k];
         }
-        if (!range) w->off[0] = v->off[0];
+        if (!range && !routed) w->off[0] = v->off[0];
         nv[i] = w;
         local.in[i] = w;
     }
@@ -1233,6 +1248,46 @@ static enum cpn_status exec_flat_copies(const struct cpn_op *op, struct cpn_fpre
         else if (st == CPN_OK) st = exec_gathered(&local, fp);
     }
     for (int i = 0; i < op->nin; i++) cpn_view_release(nv[i]);
+    return st;
+}
+
+/* An element-wise op writing a strided view of an untiled flat alias (fill_diagonal's
+ * a.flat[::n+1] = v of a matrix tiled as a 2 x 2 grid, a resize's flat writes): computed into a
+ * new store of the view's shape (tiled like an operand of that shape, so the op itself moves
+ * nothing), then each element sent to the owner of its place in the root (flatroute.c), where
+ * the gathered path moved the whole root to every rank.  CPN_ERR_UNSUPPORTED when the view is
+ * not routable.  Collective. */
+static enum cpn_status exec_flat_write(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *v = op->out[0];
+    if (op->nout != 1 || boxable(v->store) || !cpn_flatroute_applies(v, true)) return CPN_ERR_UNSUPPORTED;
+    const struct cpn_view *like = NULL;
+    bool plain = true;
+    for (int i = 0; i < op->nin; i++) {
+        const struct cpn_view *u = op->in[i];
+        if (!u) continue;
+        plain &= boxable(u->store);
+        bool same = boxable(u->store) && u->ndim == v->ndim && !like;
+        for (int k = 0; k < v->ndim && same; k++) same = u->shape[k] == v->shape[k] && (u->sdim[k] >= 0 || u->shape[k] == 1);
+        if (same) like = u;
+    }
+    struct cpn_store *t = like ? cpn_store_new_like(v->dtype, v->ndim, v->shape, like)
+                               : cpn_store_new(v->dtype, v->ndim, v->shape);
+    struct cpn_view *w = t ? cpn_view_new(t) : NULL;
+    cpn_store_release(t);
+    if (!w) return CPN_ERR_NOMEM;
+    struct cpn_op local = *op;
+    local.out[0] = w;
+    enum cpn_status st = CPN_OK;
+    if (plain) {
+        struct plan *p = plan_get(&local, &st);
+        if (p) st = exec_box(&local, p, fp);
+        else if (st == CPN_OK) st = exec_gathered(&local, fp);
+    } else if ((st = exec_flat_copies(&local, fp)) == CPN_ERR_UNSUPPORTED) {
+        st = exec_gathered(&local, fp);
+    }
+    if (st == CPN_OK) st = cpn_flatroute_exchange(v, w->store, false);
+    cpn_view_release(w);
     return st;
 }
 
@@ -2500,6 +2555,7 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
             if (st != CPN_OK) return st;
         } else {
             enum cpn_status st = exec_flat_copies(op, fp);
+            if (st == CPN_ERR_UNSUPPORTED) st = exec_flat_write(op, fp);
             if (st != CPN_ERR_UNSUPPORTED) return st;
         }
         return exec_gathered(op, fp);
@@ -2572,6 +2628,33 @@ enum cpn_status cpn_dist_read(const struct cpn_view *v, char *dst, const int64_t
         src = cpn_view_origin(v);
         if (!src) return CPN_ERR_NOMEM;
         cpn_view_byte_layout(v, vst, &voff);
+    } else if (r->tiled && v->store->root && cpn_flatroute_applies(v, false) &&
+               cpn_view_size(v) * cpn_partition_ranks() <= cpn_store_root(v->store)->size) {
+        /* A strided view of a flat alias (a diagonal), tiled or not: its elements only, each
+         * owner's sent to every rank (flatroute.c), read from that replicated copy; the
+         * footprint (or the root) would be most of the array. */
+        struct cpn_store *t = cpn_store_new_replicated(r->dtype, v->ndim, v->shape);
+        struct cpn_view *w = t ? cpn_view_new(t) : NULL;
+        cpn_store_release(t);
+        if (!w) return CPN_ERR_NOMEM;
+        w->dtype = v->dtype;
+        w->part = v->part;
+        st = cpn_flatroute_exchange(v, w->store, true);
+        src = st == CPN_OK ? cpn_view_origin(w) : NULL;
+        if (st == CPN_OK && !src) st = CPN_ERR_NOMEM;
+        if (st == CPN_OK) {
+            cpn_view_byte_layout(w, vst, &voff);
+            int64_t strides[2][CPN_MAXDIM];
+            for (int i = 0; i < v->ndim; i++) {
+                strides[0][i] = vst[i];
+                strides[1][i] = dst_strides[i];
+            }
+            char *ptr[2] = {src, dst};
+            struct cpn_kctx ctx = {0};
+            cpn_iterate(cpn_kernel_cast(v->dtype, v->dtype), 2, ptr, v->ndim, v->shape, strides, &ctx);
+        }
+        cpn_view_release(w);
+        return st;
     } else if (!boxable(v->store)) {
         /* Through an untiled flat alias: gather the whole root, read with the global layout. */
         tmp = cpn_alloc((size_t)r->size * cpn_dtype_size(r->dtype));
