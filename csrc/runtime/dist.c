@@ -2602,6 +2602,20 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
     }
 }
 
+/* v's elements from src (byte strides vst) into dst (byte strides dst_strides). */
+static void copy_out(const struct cpn_view *v, char *src, const int64_t *vst, char *dst,
+                     const int64_t *dst_strides)
+{
+    int64_t strides[2][CPN_MAXDIM];
+    for (int i = 0; i < v->ndim; i++) {
+        strides[0][i] = vst[i];
+        strides[1][i] = dst_strides[i];
+    }
+    char *ptr[2] = {src, dst};
+    struct cpn_kctx ctx = {0};
+    cpn_iterate(cpn_kernel_cast(v->dtype, v->dtype), 2, ptr, v->ndim, v->shape, strides, &ctx);
+}
+
 enum cpn_status cpn_dist_read(const struct cpn_view *v, char *dst, const int64_t *dst_strides)
 {
     /* a tiled flat alias is read by its own tiles (its tile buffer is its root's) */
@@ -2644,14 +2658,7 @@ enum cpn_status cpn_dist_read(const struct cpn_view *v, char *dst, const int64_t
         if (st == CPN_OK && !src) st = CPN_ERR_NOMEM;
         if (st == CPN_OK) {
             cpn_view_byte_layout(w, vst, &voff);
-            int64_t strides[2][CPN_MAXDIM];
-            for (int i = 0; i < v->ndim; i++) {
-                strides[0][i] = vst[i];
-                strides[1][i] = dst_strides[i];
-            }
-            char *ptr[2] = {src, dst};
-            struct cpn_kctx ctx = {0};
-            cpn_iterate(cpn_kernel_cast(v->dtype, v->dtype), 2, ptr, v->ndim, v->shape, strides, &ctx);
+            copy_out(v, src, vst, dst, dst_strides);
         }
         cpn_view_release(w);
         return st;
@@ -2725,16 +2732,7 @@ enum cpn_status cpn_dist_read(const struct cpn_view *v, char *dst, const int64_t
         cpn_free(counts);
         if (st != CPN_OK) goto done;
     }
-    {
-        int64_t strides[2][CPN_MAXDIM];
-        for (int i = 0; i < v->ndim; i++) {
-            strides[0][i] = vst[i];
-            strides[1][i] = dst_strides[i];
-        }
-        char *ptr[2] = {src, dst};
-        struct cpn_kctx ctx = {0};
-        cpn_iterate(cpn_kernel_cast(v->dtype, v->dtype), 2, ptr, v->ndim, v->shape, strides, &ctx);
-    }
+    copy_out(v, src, vst, dst, dst_strides);
 done:
     cpn_free(tmp);
     return st;

@@ -160,14 +160,10 @@ static void store_nan(enum cpn_dtype odt, char *p, double x)
     else *(double *)p = x;
 }
 
-enum cpn_status cpn_distselect_execute(const struct cpn_op *op)
+/* The QUANTILE op's settings (its iparams and output dtype), one quantile until q is read. */
+static struct cpn_quantile_args quantile_args(const struct cpn_op *op)
 {
-    const struct cpn_view *iv = op->in[0], *ov = op->out[0];
-    struct cpn_store *is = iv->store;
-    const enum cpn_dtype dt = iv->dtype;
-    const size_t item = cpn_dtype_size(dt), osz = cpn_dtype_size(ov->dtype);
-    const int P = cpn_partition_ranks();
-    struct cpn_quantile_args qa = {
+    return (struct cpn_quantile_args){
         .method = (enum cpn_quantile_method)op->iparam[0],
         .skip_nan = (op->iparam[1] & CPN_QF_SKIP_NAN) != 0,
         .take = (op->iparam[1] & CPN_QF_TAKE) != 0,
@@ -175,9 +171,19 @@ enum cpn_status cpn_distselect_execute(const struct cpn_op *op)
         .ma_mean = (op->iparam[1] & CPN_QF_MA_MEAN) != 0,
         .gdt = (enum cpn_dtype)op->iparam[2],
         .cdt = (enum cpn_dtype)op->iparam[3],
-        .odt = ov->dtype,
+        .odt = op->out[0]->dtype,
         .nq = 1,
     };
+}
+
+enum cpn_status cpn_distselect_execute(const struct cpn_op *op)
+{
+    const struct cpn_view *iv = op->in[0], *ov = op->out[0];
+    struct cpn_store *is = iv->store;
+    const enum cpn_dtype dt = iv->dtype;
+    const size_t item = cpn_dtype_size(dt), osz = cpn_dtype_size(ov->dtype);
+    const int P = cpn_partition_ranks();
+    struct cpn_quantile_args qa = quantile_args(op);
     double *q = NULL;
     if (op->nin > 1 && op->in[1]) {
         qa.nq = cpn_view_size(op->in[1]);
@@ -362,17 +368,7 @@ enum cpn_status cpn_distselect_lanes_execute(const struct cpn_op *op)
     struct cpn_store *is = iv->store;
     const int P = cpn_partition_ranks(), nd = is->ndim;
     const size_t item = cpn_dtype_size(iv->dtype), osz = cpn_dtype_size(ov->dtype);
-    struct cpn_quantile_args qa = {
-        .method = (enum cpn_quantile_method)op->iparam[0],
-        .skip_nan = (op->iparam[1] & CPN_QF_SKIP_NAN) != 0,
-        .take = (op->iparam[1] & CPN_QF_TAKE) != 0,
-        .weak = (op->iparam[1] & CPN_QF_WEAK) != 0,
-        .ma_mean = (op->iparam[1] & CPN_QF_MA_MEAN) != 0,
-        .gdt = (enum cpn_dtype)op->iparam[2],
-        .cdt = (enum cpn_dtype)op->iparam[3],
-        .odt = ov->dtype,
-        .nq = 1,
-    };
+    struct cpn_quantile_args qa = quantile_args(op);
     double *q = NULL;
     enum cpn_status st = CPN_OK;
     if (op->nin > 1 && op->in[1]) {
