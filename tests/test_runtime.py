@@ -195,6 +195,46 @@ def test_threads_env_in_subprocess():
         assert out.stdout.strip() == t
 
 
+
+_PLACE = ("import os, cupynum; print(cupynum.runtime_info()['threads'], "
+          "len(os.sched_getaffinity(0)), "
+          "min(len(os.sched_getaffinity(int(t))) for t in os.listdir('/proc/self/task')))")
+
+
+@pytest.mark.skipif(bool(os.environ.get("OMPI_COMM_WORLD_SIZE")) or not __import__("shutil").which("mpirun")
+                    or not cupynum.runtime_info()["mpi_built"] or len(os.sched_getaffinity(0)) < 2,
+                    reason="needs mpirun, an MPI build and two cores, from a plain process")
+def test_one_rank_under_mpirun_takes_its_share_of_the_cores():
+    """Open MPI binds a lone rank to one core; the rank widens its mask to its share of the node
+    (the online CPUs), for every thread, and runs that many threads: 1 rank x 2 threads is not
+    two threads on one core.  CUPYNUM_BIND=launcher keeps the launcher's binding."""
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_", "CUPYNUM_"))}
+    env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    cmd = ["mpirun", "-np", "1", "--bind-to", "core", sys.executable, "-c", _PLACE]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=120, check=True)
+    threads, mask, narrowest = map(int, out.stdout.split())
+    cores = os.cpu_count()
+    assert (threads, mask, narrowest) == (cores, cores, cores)
+    out = subprocess.run(["mpirun", "-np", "1", "--bind-to", "core", "-x", "CUPYNUM_BIND", sys.executable,
+                          "-c", _PLACE], env=dict(env, CUPYNUM_BIND="launcher"), capture_output=True,
+                         text=True, timeout=120, check=True)
+    assert list(map(int, out.stdout.split())) == [1, 1, 1]
+
+
+@pytest.mark.skipif(bool(os.environ.get("OMPI_COMM_WORLD_SIZE")) or not __import__("shutil").which("taskset")
+                    or len(os.sched_getaffinity(0)) < 2, reason="needs taskset and two cores")
+def test_taskset_mask_sets_the_default_threads():
+    """A plain process restricted to one CPU runs one thread by default."""
+    import subprocess
+    import sys
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_", "CUPYNUM_"))}
+    cpu = str(min(os.sched_getaffinity(0)))
+    out = subprocess.run(["taskset", "-c", cpu, sys.executable, "-c", _PLACE], env=env,
+                         capture_output=True, text=True, timeout=120, check=True)
+    assert list(map(int, out.stdout.split())) == [1, 1, 1]
+
 # ---- deferred execution keeps NumPy's eager semantics ------------------------------------------
 
 def test_read_then_write_hazard():

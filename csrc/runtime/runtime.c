@@ -1,6 +1,10 @@
 /* runtime.c: initialisation, rank and thread discovery. */
+#define _GNU_SOURCE
 #include "runtime.h"
 
+#include <dirent.h>
+#include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -30,11 +34,82 @@ static bool launched_by_mpi(void)
 }
 #endif
 
+/* ---- which cores a rank computes on ---------------------------------------------------------
+ *
+ * A rank's share of the node is its online CPUs over the ranks on the node.  MPI launchers bind
+ * ranks to cores of their own choosing: Open MPI binds each of up to two ranks to one core, so
+ * `mpirun -np 1` on a laptop would run every thread of the rank on core 0 (and `mpirun -np 2` on
+ * 16 cores, eight threads per rank on one core each).  When the launcher's mask is narrower than
+ * the share, the process takes the local_rank-th block of `share` online CPUs instead, for all its
+ * threads (BLAS's pool exists already: each task of /proc/self/task is moved).  CUPYNUM_BIND=
+ * launcher keeps the launcher's binding.  The default thread count is the cores in the mask, so
+ * a `taskset` or a cgroup is respected too. */
+static int online_cpus(int *cpu, int max)
+{
+    int n = 0;
+    FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+    if (f) {
+        int a, b;
+        char sep;
+        while (n < max && fscanf(f, "%d", &a) == 1) {
+            b = a;
+            if (fscanf(f, "%c", &sep) == 1 && sep == '-') {
+                if (fscanf(f, "%d", &b) != 1) break;
+                if (fscanf(f, "%c", &sep) != 1) sep = '\n';
+            }
+            for (int c = a; c <= b && n < max; c++) cpu[n++] = c;
+            if (sep != ',') break;
+        }
+        fclose(f);
+    }
+    if (n == 0) {
+        long k = sysconf(_SC_NPROCESSORS_ONLN);
+        for (int c = 0; c < k && n < max; c++) cpu[n++] = c;
+    }
+    return n;
+}
+
+static void set_process_affinity(const cpu_set_t *set)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d) {
+        sched_setaffinity(0, sizeof *set, set);
+        return;
+    }
+    struct dirent *e;
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.') sched_setaffinity((pid_t)atoi(e->d_name), sizeof *set, set);
+    closedir(d);
+}
+
+static int place_rank(int local_ranks, int local_rank, bool launched)
+{
+    static int cpu[CPU_SETSIZE];
+    const int ncpu = online_cpus(cpu, CPU_SETSIZE);
+    int share = ncpu / (local_ranks > 0 ? local_ranks : 1);
+    if (share < 1) share = 1;
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    if (sched_getaffinity(0, sizeof mask, &mask) != 0) return share;
+    int have = CPU_COUNT(&mask);
+    const char *keep = getenv("CUPYNUM_BIND");
+    if (launched && have < share && !(keep && strcmp(keep, "launcher") == 0) &&
+        (int64_t)(local_rank + 1) * share <= ncpu) {
+        cpu_set_t wide;
+        CPU_ZERO(&wide);
+        for (int i = 0; i < share; i++) CPU_SET(cpu[local_rank * share + i], &wide);
+        set_process_affinity(&wide);
+        have = share;
+    }
+    return have < share ? have : share;
+}
+
 enum cpn_status cpn_runtime_init(void)
 {
     if (initialised) return CPN_OK;
     initialised = 1;
     int local_ranks = 1, local_rank = 0;
+    bool launched = false;
 #if CPN_HAVE_MPI
     int flag = 0;
     MPI_Initialized(&flag);
@@ -47,6 +122,7 @@ enum cpn_status cpn_runtime_init(void)
     }
     if (flag) {
         mpi_active = 1;
+        launched = true;
         /* MPI errors come back as return codes, which CPN_MPI_TRY turns into exceptions carrying
          * MPI's error string, instead of killing the job inside the library. */
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -62,13 +138,11 @@ enum cpn_status cpn_runtime_init(void)
 #endif
     const char *mt = getenv("CUPYNUM_MIN_TILE");
     cpn_partition_configure(rank, ranks, mt ? atoll(mt) : 0);
-    /* Threads: the cores this rank may use (cores on the node / ranks on the node). */
+    /* Threads: the cores this rank may use (its share of the node, within its mask). */
+    const int cores = place_rank(local_ranks, local_rank, launched);
     const char *env = getenv("CUPYNUM_THREADS");
     int threads = env ? atoi(env) : 0;
-    if (threads <= 0) {
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        threads = (int)(cores / (local_ranks > 0 ? local_ranks : 1));
-    }
+    if (threads <= 0) threads = cores;
     cpn_kernel_set_threads(threads > 0 ? threads : 1);
     /* One device per rank: the node-local rank modulo the devices visible. */
     return cpn_backend_select(local_rank);
