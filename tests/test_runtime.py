@@ -73,7 +73,7 @@ STAT_COUNTS = ["bytes_to_host", "bytes_to_device", "ops_executed", "flushes", "t
                "fused_ops", "temporaries_elided", "bytes_elided", "ops_dropped", "fusion_plans",
                "fusion_plan_hits", "fused_runs_dist", "fused_runs_banded", "stores_virtual",
                "virtual_materialized", "virtual_regenerated", "sorts_dist", "scans_dist", "copies_elided",
-               "runs_alone", "runs_team"]
+               "runs_alone", "runs_team", "bytes_streamed"]
 STAT_LEVELS = ["bytes_allocated", "bytes_live", "queued", "stores_live"]
 
 
@@ -340,3 +340,51 @@ def test_threaded_large_elementwise_bitwise():
     check(ic, inn)
     check(ic.sum(axis=0), inn.sum(axis=0))
     check(ic.sum(), inn.sum())
+
+
+def test_large_outputs_stream_and_keep_numpys_values():
+    """Outputs of cpn_kernel_stream_min() bytes (16 MiB) or more that no instruction of the run
+    reads are written with streaming stores (`bytes_streamed`); an in-place update or a strided
+    output is not.  Values are NumPy's bit for bit either way."""
+    if cupynum.runtime_info()["ranks"] > 1 or os.environ.get("CUPYNUM_DEVICE") or "CUPYNUM_STREAM_MIN" in os.environ:
+        pytest.skip("host stores of one process (tiles and device buffers are written elsewhere)")
+    n = 2_200_003   # 17.6 MB of float64, an odd length (unaligned tail)
+    an = numpy.arange(n, dtype=numpy.float64) * 0.5 - 7.0
+    bn = numpy.sqrt(numpy.arange(n, dtype=numpy.float64))
+    a, b = cupynum.asarray(an), cupynum.asarray(bn)
+    cupynum.sync()
+
+    def streamed(f):
+        cupynum.sync()
+        s0 = cupynum.runtime_stats()["bytes_streamed"]
+        r = f()
+        cupynum.sync()
+        return r, cupynum.runtime_stats()["bytes_streamed"] - s0
+
+    c, s = streamed(lambda: a + b)
+    check(c, an + bn)
+    assert s >= n * 8
+    c, s = streamed(lambda: (a - 1.5) * 2.0 + b[::-1])
+    check(c, (an - 1.5) * 2.0 + bn[::-1])
+    assert s >= n * 8
+    c, s = streamed(lambda: cupynum.arange(n, dtype=cupynum.int64) * 3)
+    check(c, numpy.arange(n, dtype=numpy.int64) * 3)
+    assert s >= n * 8
+    c, s = streamed(lambda: (a * 3.0).astype(cupynum.complex128))
+    check(c, (an * 3.0).astype(numpy.complex128))
+    assert s >= n * 16
+    d, dn = a.copy(), an.copy()
+    _, s = streamed(lambda: d.__iadd__(b))
+    dn += bn
+    check(d, dn)
+    assert s == 0
+    e, en = cupynum.zeros(2 * n), numpy.zeros(2 * n)
+    def strided():
+        e[::2] = a + b
+    _, s = streamed(strided)
+    en[::2] = an + bn
+    check(e, en)
+    assert s == 0
+    small, s = streamed(lambda: a[:1000] + b[:1000])
+    check(small, an[:1000] + bn[:1000])
+    assert s == 0

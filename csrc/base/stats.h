@@ -44,7 +44,8 @@
     X(scans_dist, COUNT)           /* distscan.c: scans of tiled stores without gathering */     \
     X(copies_elided, COUNT)        /* fusion.c: copies into a view not run: the op before wrote it */ \
     X(runs_alone, COUNT)           /* elementwise.c: runs above parallel_min on the caller alone */ \
-    X(runs_team, COUNT)            /* elementwise.c: runs above parallel_min on the team */
+    X(runs_team, COUNT)            /* elementwise.c: runs above parallel_min on the team */     \
+    X(bytes_streamed, COUNT)       /* elementwise.c, fused.c: outputs written by streaming stores */
 
 struct cpn_stats {
 #define CPN_STATS_FIELD(name, kind) int64_t name;

@@ -8,6 +8,9 @@
 #include <stdbool.h>
 #include <string.h>
 #include <time.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -523,8 +526,85 @@ static unsigned fpe_from_status(void)
 }
 
 
+/* ---- streaming stores ------------------------------------------------------------------------ */
+
+int64_t cpn_kernel_stream_min(void)
+{
+    static int64_t min = -1;
+    if (min < 0) {
+        const char *e = getenv("CUPYNUM_STREAM_MIN");
+        min = e ? atoll(e) : (int64_t)16 << 20;
+        if (min < 0) min = 0;
+    }
+    return min;
+}
+
+void cpn_kernel_stream_copy(char *dst, const char *src, size_t bytes)
+{
+#if defined(__SSE2__)
+    size_t head = (size_t)(-(uintptr_t)dst & 63);
+    if (head > bytes) head = bytes;
+    memcpy(dst, src, head);
+    size_t off = head;
+    for (; off + 64 <= bytes; off += 64) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(src + off));
+        __m128i b = _mm_loadu_si128((const __m128i *)(src + off + 16));
+        __m128i c = _mm_loadu_si128((const __m128i *)(src + off + 32));
+        __m128i d = _mm_loadu_si128((const __m128i *)(src + off + 48));
+        _mm_stream_si128((__m128i *)(dst + off), a);
+        _mm_stream_si128((__m128i *)(dst + off + 16), b);
+        _mm_stream_si128((__m128i *)(dst + off + 32), c);
+        _mm_stream_si128((__m128i *)(dst + off + 48), d);
+    }
+    memcpy(dst + off, src + off, bytes - off);
+    _mm_sfence();   /* the streamed lines are ordered before whatever this thread does next */
+#else
+    memcpy(dst, src, bytes);
+#endif
+}
+
+#define STAGE_BYTES 16384
+
+/* fn over cnt elements, the output (argument narg - 1, `item` bytes, contiguous) computed into a
+ * staging block on this thread's stack and streamed to memory. */
+static void run_streamed(cpn_loop_fn fn, int narg, char **p, const int64_t *st, int64_t cnt,
+                         size_t item, struct cpn_kctx *ctx)
+{
+    _Alignas(64) char stage[STAGE_BYTES];
+    const int64_t per = (int64_t)(STAGE_BYTES / item);
+    char *q[CPN_MAXARGS];
+    int64_t sst[CPN_MAXARGS];
+    memcpy(sst, st, (size_t)narg * sizeof *sst);
+    sst[narg - 1] = (int64_t)item;
+    for (int64_t off = 0; off < cnt; off += per) {
+        const int64_t k = cnt - off < per ? cnt - off : per;
+        for (int a = 0; a < narg - 1; a++) q[a] = p[a] + off * st[a];
+        q[narg - 1] = stage;
+        fn(q, sst, k, ctx);
+        cpn_kernel_stream_copy(p[narg - 1] + off * (int64_t)item, stage, (size_t)k * item);
+    }
+}
+
+static void iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t *shape0,
+                    int64_t (*strides0)[CPN_MAXDIM], size_t out_item, struct cpn_kctx *ctx);
+
 void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t *shape0,
                  int64_t (*strides0)[CPN_MAXDIM], struct cpn_kctx *ctx)
+{
+    iterate(fn, narg, base, ndim, shape0, strides0, 0, ctx);
+}
+
+void cpn_iterate_out(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t *shape,
+                     int64_t (*strides)[CPN_MAXDIM], size_t out_item, int64_t out_bytes,
+                     struct cpn_kctx *ctx)
+{
+    const int64_t min = cpn_kernel_stream_min();
+    const bool stream = min > 0 && out_bytes >= min && out_item > 0 && out_item <= STAGE_BYTES / 64;
+    iterate(fn, narg, base, ndim, shape, strides, stream ? out_item : 0, ctx);
+}
+
+static void iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t *shape0,
+                    int64_t (*strides0)[CPN_MAXDIM], size_t out_item, struct cpn_kctx *ctx)
 {
     int64_t shape[CPN_MAXDIM], st[CPN_MAXARGS][CPN_MAXDIM];
     int nd = 0;
@@ -571,6 +651,13 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
     }
     int64_t inner_st[CPN_MAXARGS];
     unsigned hw = 0;
+    if (nd == 0) out_item = 0;
+    else if (out_item && st[narg - 1][nd - 1] != (int64_t)out_item) out_item = 0;   /* strided */
+    if (out_item) {
+        int64_t total = (int64_t)out_item;
+        for (int d = 0; d < nd; d++) total *= shape[d];
+        cpn_stats.bytes_streamed += total;
+    }
     if (nd == 0) {
         for (int a = 0; a < narg; a++) inner_st[a] = 0;
         feclearexcept(FE_ALL_EXCEPT);
@@ -592,7 +679,8 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
     int64_t nchunks = (inner + chunk - 1) / chunk, ntasks = outer * nchunks;
     if (nth == 1 && outer == 1) {   /* small work: no OpenMP region at all */
         feclearexcept(FE_ALL_EXCEPT);
-        fn(base, inner_st, inner, ctx);
+        if (out_item) run_streamed(fn, narg, base, inner_st, inner, out_item, ctx);
+        else fn(base, inner_st, inner, ctx);
         hw = fpe_from_status();
         cpn_kernel_team_done(&tm);
         goto done;
@@ -617,7 +705,8 @@ void cpn_iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64_t 
                 for (int a = 0; a < narg; a++) p[a] += i * st[a][d];
             }
             int64_t cnt = inner - c * chunk < chunk ? inner - c * chunk : chunk;
-            fn(p, inner_st, cnt, ctx);
+            if (out_item) run_streamed(fn, narg, p, inner_st, cnt, out_item, ctx);
+            else fn(p, inner_st, cnt, ctx);
         }
         hw |= fpe_from_status();
     }

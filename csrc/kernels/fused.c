@@ -16,6 +16,7 @@
 
 #include "alloc.h"
 #include "fused.h"
+#include "stats.h"
 #include "status.h"
 
 #define REG_BYTES ((int64_t)CPN_FUSED_BLOCK * 16)
@@ -24,10 +25,66 @@ struct geom {
     int nd;
     int64_t shape[CPN_MAXDIM];
     int64_t inner, outer, chunk, nchunks;
+    bool streams;                          /* some instruction's output is streamed */
+    bool stream[CPN_FUSED_MAXINSTR];       /* instruction k writes its external output through a
+                                            * staging block with streaming stores */
 };
+
+/* The output external of instruction `in` (-1: none) and its element size. */
+static int out_ext(const struct cpn_fused_instr *in, size_t *item)
+{
+    const struct cpn_fused_arg *r;
+    switch (in->kind) {
+    case CPN_FI_LOOP:
+        r = &in->arg[in->narg - 1];
+        *item = cpn_dtype_size(in->out_dt);
+        break;
+    case CPN_FI_RANDOM:
+        r = &in->arg[0];
+        *item = sizeof(double);
+        break;
+    case CPN_FI_ARANGE:
+        r = &in->arg[0];
+        *item = cpn_dtype_size(in->dt);
+        break;
+    default:
+        return -1;
+    }
+    return r->kind == CPN_FARG_EXT ? r->idx : -1;
+}
+
+/* Which outputs stream (cpn_kernel_stream_min): an external written contiguously along the inner
+ * dimension, of at least the threshold's bytes, that no instruction reads (an in-place update's
+ * lines are in the cache already; a read-back after the write would miss it). */
+static void plan_streams(const struct cpn_fused_prog *p, struct geom *g)
+{
+    g->streams = false;
+    memset(g->stream, 0, sizeof g->stream);
+    const int64_t min = cpn_kernel_stream_min();
+    if (min <= 0 || g->inner * g->outer < 64) return;
+    for (int k = 0; k < p->ninstr; k++) {
+        size_t item = 0;
+        const int e = out_ext(&p->instr[k], &item);
+        if (e < 0 || item == 0 || item > 16 || p->ext_st[e][g->nd - 1] != (int64_t)item ||
+            g->inner * g->outer * (int64_t)item < min)
+            continue;
+        bool read = false;
+        for (int j = 0; j < p->ninstr && !read; j++) {
+            const struct cpn_fused_instr *in = &p->instr[j];
+            const int nread = in->kind == CPN_FI_LOOP ? in->narg - 1 : in->kind == CPN_FI_REDUCE ? 1 : 0;
+            for (int a = 0; a < nread; a++)
+                if (in->arg[a].kind == CPN_FARG_EXT && in->arg[a].idx == e) read = true;
+        }
+        if (!read) {
+            g->stream[k] = g->streams = true;
+            cpn_stats.bytes_streamed += g->inner * g->outer * (int64_t)item;
+        }
+    }
+}
 
 static void coalesce(struct cpn_fused_prog *p, struct geom *g)
 {
+    g->streams = false;
     int nd = 0, ne = p->next;
     for (int d = 0; d < p->ndim; d++) {
         if (p->shape[d] == 1) continue;
@@ -86,8 +143,8 @@ static void coalesce(struct cpn_fused_prog *p, struct geom *g)
 }
 
 /* Run the first `ninstr` instructions on elements [col, col + cnt) of outer row `row` (cnt at most
- * a block) with registers `regs`; fold into acc (has: acc holds a value).  e: the externals'
- * addresses there. */
+ * a block) with registers `regs` (nslots blocks, then the staging block of streamed outputs); fold
+ * into acc (has: acc holds a value).  e: the externals' addresses there. */
 static enum cpn_status run_piece(const struct cpn_fused_prog *p, const struct geom *g, int64_t row,
                                  int64_t col, int64_t cnt, int ninstr, char *regs, unsigned char *acc,
                                  int *has, struct cpn_kctx *ctx, intptr_t *e)
@@ -119,6 +176,15 @@ static enum cpn_status run_piece(const struct cpn_fused_prog *p, const struct ge
                 st[a] = 0;
                 break;
             }
+        }
+        char *sdst = NULL;   /* a streamed output: computed into the staging block */
+        size_t sitem = 0;
+        if (g->streams && g->stream[k]) {
+            const int o = in->kind == CPN_FI_LOOP ? in->narg - 1 : 0;
+            out_ext(in, &sitem);
+            sdst = args[o];
+            args[o] = regs + (int64_t)(p->nslots > 0 ? p->nslots : 1) * REG_BYTES;
+            st[o] = (int64_t)sitem;
         }
         switch (in->kind) {
         case CPN_FI_LOOP:
@@ -174,6 +240,8 @@ static enum cpn_status run_piece(const struct cpn_fused_prog *p, const struct ge
         default:
             return cpn_error(CPN_ERR_INTERNAL, "unknown fused instruction %d", in->kind);
         }
+        if (sdst) cpn_kernel_stream_copy(sdst, args[in->kind == CPN_FI_LOOP ? in->narg - 1 : 0],
+                                         (size_t)cnt * sitem);
         /* What draws, fills and folds raise is nobody's to report: keep the flags clear. */
         if (in->kind != CPN_FI_LOOP && p->fpe && cpn_kernel_fpe_status()) feclearexcept(FE_ALL_EXCEPT);
     }
@@ -285,7 +353,7 @@ static enum cpn_status fused_float_sum(struct cpn_fused_prog *p, const struct ge
     if (n < cpn_kernel_parallel_min()) nth = 1;
     if (nth > 64) nth = 64;
     const int nslots = p->nslots > 0 ? p->nslots : 1;
-    const size_t per = (size_t)nslots * REG_BYTES + (size_t)CPN_FUSED_BLOCK * 16;
+    const size_t per = (size_t)(nslots + 1) * REG_BYTES + (size_t)CPN_FUSED_BLOCK * 16;
     char *scratch = cpn_kernel_scratch(CPN_SCRATCH_FUSED_REGS, (size_t)nth * per);
     if (!scratch) return CPN_ERR_NOMEM;
     _Alignas(16) unsigned char part[64][16];
@@ -294,7 +362,7 @@ static enum cpn_status fused_float_sum(struct cpn_fused_prog *p, const struct ge
 #pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1) reduction(|: hw)
     for (int t = 0; t < nth; t++) {
         struct pw_walk w = {p, g, scratch + (size_t)t * per, NULL, ctx, CPN_OK, 0};
-        w.leaf = (unsigned char *)w.regs + (size_t)nslots * REG_BYTES;
+        w.leaf = (unsigned char *)w.regs + (size_t)(nslots + 1) * REG_BYTES;
         if (p->fpe) feclearexcept(FE_ALL_EXCEPT);
         memset(part[t], 0, 16);   /* +0.0, the identity reduce.c starts from */
         const int64_t a = n * t / nth, b = n * (t + 1) / nth;
@@ -327,7 +395,7 @@ static enum cpn_status fused_float_sum(struct cpn_fused_prog *p, const struct ge
 
 size_t cpn_kernel_fused_scratch(const struct cpn_fused_prog *p)
 {
-    return (size_t)(p->nslots > 0 ? p->nslots : 1) * (size_t)REG_BYTES;
+    return (size_t)((p->nslots > 0 ? p->nslots : 1) + 1) * (size_t)REG_BYTES;
 }
 
 enum cpn_status cpn_kernel_fused_serial(struct cpn_fused_prog *p, char *regs, struct cpn_kctx *ctx)
@@ -355,13 +423,14 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
     for (int d = 0; d < p->ndim; d++)
         if (p->shape[d] == 0) return CPN_OK;
     coalesce(p, &g);
+    plan_streams(p, &g);
     if (float_sum(p)) return fused_float_sum(p, &g, ctx);
     const int64_t ntasks = g.outer * g.nchunks;
     struct cpn_team_timer tm;
     int nth = cpn_kernel_team_pick(g.inner * g.outer * p->ninstr, &tm);
     if (nth > ntasks) nth = (int)ntasks;
     if (nth > 64) nth = 64;
-    const int nslots = p->nslots > 0 ? p->nslots : 1;
+    const int nslots = (p->nslots > 0 ? p->nslots : 1) + 1;   /* + the staging block */
     const size_t regn = (size_t)(nth * nslots * REG_BYTES);
     char *regs = cpn_kernel_scratch(CPN_SCRATCH_FUSED_REGS, regn);
     if (!regs) return CPN_ERR_NOMEM;

@@ -50,7 +50,18 @@ static enum cpn_status compute_loop(const struct cpn_bound_op *b, struct cpn_fpr
         memcpy(strides[op->nin + k], b->out[k].st, (size_t)nd * sizeof *strides[0]);
     }
     struct cpn_kctx ctx = {0};
-    cpn_iterate(fn, op->nin + op->nout, ptr, nd, b->out[0].shape, strides, &ctx);
+    /* One output in a store no input reads: a large one is written with streaming stores. */
+    bool own = op->nout == 1 && op->out[0];
+    for (int i = 0; i < op->nin && own; i++)
+        if (op->in[i] && op->in[i]->store == op->out[0]->store) own = false;
+    if (own) {
+        const size_t item = cpn_dtype_size(op->out[0]->dtype);
+        int64_t bytes = (int64_t)item;
+        for (int d = 0; d < nd; d++) bytes *= b->out[0].shape[d];
+        cpn_iterate_out(fn, op->nin + 1, ptr, nd, b->out[0].shape, strides, item, bytes, &ctx);
+    } else {
+        cpn_iterate(fn, op->nin + op->nout, ptr, nd, b->out[0].shape, strides, &ctx);
+    }
     cpn_fpreport_add(fp, ctx.hw, ctx.fpe);
     return ctx.err ? cpn_op_loop_error(op) : CPN_OK;
 }
