@@ -380,3 +380,47 @@ def test_argmax_argmin_of_partitioned_arrays_are_owner_computes(dtype, shape):
         for f in ("nanargmax", "nanargmin"):
             check(getattr(cupynum, f)(c, axis=1), getattr(numpy, f)(n, axis=1))
             check(getattr(cupynum, f)(c), getattr(numpy, f)(n))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "complex128"])
+@pytest.mark.parametrize("shape,axis", [((300, 2000), 0), ((2000, 300), 1), ((30, 70, 60), (0, 2)),
+                                        ((9, 5), 0)])
+@pytest.mark.parametrize("op", ["sum", "prod", "max"])
+def test_replicated_axis_reduction_scatters_the_combining(dtype, shape, axis, op):
+    """A reduction along axes whose (replicated) result is 8 KiB or more: on 3 or more ranks each
+    rank combines one P-th of the positions' partials in rank order and the pieces are gathered,
+    2 (P - 1) / P of the result per rank instead of every partial to every rank ((P - 1) of it).
+    Values are NumPy's (exact data: quarter steps)."""
+    if dtype == "complex128" and op == "max":
+        pytest.skip("max of complex is NumPy's lexicographic order, not a combining reduction here")
+    size = int(numpy.prod(shape))
+    base = (numpy.arange(size) % 7).reshape(shape) * (0.25 if op != "prod" else 1.0) + (1 if op == "prod" else -0.75)
+    if op == "prod":
+        base = numpy.where(numpy.arange(size).reshape(shape) % 5 == 0, 2.0, 1.0)
+    # complex products of non-real factors round by association order: real factors then
+    n = base.astype(dtype) if dtype != "complex128" else base + (0.5j * (base > 1) if op != "prod" else 0j)
+    c = cupynum.array(n)
+    cupynum.sync()
+    cupynum.reset_stats()
+    r = getattr(c, op)(axis=axis)
+    cupynum.sync()
+    sent = cupynum.runtime_stats()["bytes_sent"]
+    check(r, getattr(n, op)(axis=axis))
+    out_bytes = getattr(n, op)(axis=axis).nbytes
+    if RANKS >= 3 and cupynum._core._tiling(c)["tiled"] and out_bytes >= 8192:
+        assert sent <= 2 * (RANKS - 1) / RANKS * out_bytes + 8 * RANKS + 64, (sent, out_bytes)
+
+
+def test_replicated_axis_reduction_reports_overflow_on_every_rank():
+    """An overflow raised while one rank combines its piece of the positions is every rank's:
+    with errstate(over='raise') every rank raises, as NumPy does."""
+    n = numpy.full((8 * max(RANKS, 1), 4096), 6e37, dtype=numpy.float32)
+    c = cupynum.array(n)
+    with numpy.errstate(over="raise"):
+        with pytest.raises(FloatingPointError):
+            n.sum(axis=0)
+    with cupynum.errstate(over="raise"):
+        with pytest.raises(FloatingPointError):
+            r = c.sum(axis=0)
+            cupynum.sync()
+            float(r[0])

@@ -1351,6 +1351,77 @@ static enum cpn_status reduce_flat(const struct cpn_op *op, char *part, struct c
     return CPN_OK;
 }
 
+/* A replicated result of B bytes from P partials: gathering every partial on every rank receives
+ * (P - 1) B per rank.  From RS_MIN_BYTES on and 3 ranks, the ranks instead each take one P-th of
+ * the positions (an all-to-all of the partials' pieces), combine it in rank order (the same
+ * order, so the same values) and gather the combined pieces: 2 (P - 1) / P B per rank.  The
+ * floating-point flags each rank's combining raised ride on its piece, so every rank reports
+ * the same ones. */
+#define RS_MIN_BYTES 8192
+#define RS_TAG 0x5c47
+
+static enum cpn_status combine_scattered(const struct cpn_op *op, const char *part, char *all, int64_t nout,
+                                         size_t item, cpn_loop_fn combine, char *dst,
+                                         struct cpn_fpreport *fp)
+{
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    const int64_t lo = nout * me / P, len = nout * (me + 1) / P - lo, maxlen = (nout + P - 1) / P;
+    int64_t *soff = cpn_alloc((size_t)P * 4 * sizeof *soff);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    const size_t piece = (size_t)maxlen * item + 16;   /* values, then the flags (4 bytes) */
+    char *mine = cpn_alloc(piece), *pieces = cpn_alloc((size_t)P * piece);
+    enum cpn_status st = soff && counts && mine && pieces ? CPN_OK : CPN_ERR_NOMEM;
+    if (st == CPN_OK) {
+        int64_t *sbytes = soff + P, *roff = soff + 2 * P, *rbytes = soff + 3 * P;
+        for (int q = 0; q < P; q++) {
+            const int64_t a = nout * q / P, b = nout * (q + 1) / P;
+            soff[q] = a * (int64_t)item;
+            sbytes[q] = (b - a) * (int64_t)item;
+            roff[q] = q * len * (int64_t)item;
+            rbytes[q] = len * (int64_t)item;
+        }
+        st = cpn_comm_alltoallv(RS_TAG, part, soff, sbytes, all, roff, rbytes);
+    }
+    if (st == CPN_OK) {
+        feclearexcept(FE_ALL_EXCEPT);
+        const int64_t cst[3] = {(int64_t)item, (int64_t)item, (int64_t)item};
+        for (int r = 1; r < P && len; r++) {
+            char *args[3] = {all, all + (size_t)r * (size_t)len * item, all};
+            combine(args, cst, len, NULL);
+        }
+        if (op->iparam[0] && len) {   /* the initial value enters once, not once per rank */
+            char *args[3] = {(char *)op->scalar[1].bytes, all, all};
+            const int64_t ist[3] = {0, (int64_t)item, (int64_t)item};
+            combine(args, ist, len, NULL);
+        }
+        const uint32_t flags = cpn_kernel_fpe_status();
+        memcpy(mine, all, (size_t)len * item);
+        memcpy(mine + (size_t)len * item, &flags, sizeof flags);
+        for (int q = 0; q < P; q++)
+            counts[q] = (size_t)(nout * (q + 1) / P - nout * q / P) * item + sizeof flags;
+        st = cpn_comm_allgatherv(mine, pieces, counts);
+    }
+    if (st == CPN_OK) {
+        uint32_t any = 0;
+        size_t at = 0;
+        for (int q = 0; q < P; q++) {
+            const size_t vb = counts[q] - sizeof any;
+            uint32_t f;
+            memcpy(dst + (size_t)(nout * q / P) * item, pieces + at, vb);
+            memcpy(&f, pieces + at + vb, sizeof f);
+            any |= f;
+            at += counts[q];
+        }
+        cpn_fpreport_add(fp, any, 0);
+    }
+    cpn_free(soff);
+    cpn_free(counts);
+    cpn_free(mine);
+    cpn_free(pieces);
+    return st;
+}
+
+
 static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     const struct cpn_view *in = op->in[0], *out = op->out[0];
@@ -1414,6 +1485,11 @@ static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport 
         }
         if (st != CPN_OK) goto done;
     }
+    cpn_loop_fn combine = cpn_kernel_elementwise(op->code, acc);
+    if (P >= 3 && bytes >= RS_MIN_BYTES) {
+        st = combine_scattered(op, part, all, nout, item, combine, dst, fp);
+        goto done;
+    }
     size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
     if (!counts) { st = CPN_ERR_NOMEM; goto done; }
     for (int r = 0; r < P; r++) counts[r] = bytes;
@@ -1421,7 +1497,6 @@ static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport 
     cpn_free(counts);
     if (st != CPN_OK) goto done;
     /* Combine in rank order: the same result on every rank. */
-    cpn_loop_fn combine = cpn_kernel_elementwise(op->code, acc);
     feclearexcept(FE_ALL_EXCEPT);   /* every rank combines alike: the same flags everywhere */
     for (int r = 1; r < P && nout; r++) {
         char *args[3] = {all, all + (size_t)r * bytes, all};
