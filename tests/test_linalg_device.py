@@ -85,17 +85,19 @@ def _aux_bound(batch, naux):
 
 class _OnDevice:
     """Counts the bytes brought to the host between entry and exit; asserts they are at most
-    `bound` (the op's aux rows)."""
+    `bound` (the op's aux rows).  On one process only: under MPI a partitioned operand's
+    factorization is ScaLAPACK's, the batched owner-computes path's or the gathered path's, all on
+    the host (docs/architecture.md), so there only the results are compared."""
 
     def __init__(self, bound):
-        self.bound = bound
+        self.bound = bound if INFO["ranks"] == 1 else None
 
     def __enter__(self):
         cupynum.reset_stats()
         return self
 
     def __exit__(self, *exc):
-        if exc[0] is None:
+        if exc[0] is None and self.bound is not None:
             cupynum.sync()
             got = cupynum.runtime_stats()["bytes_to_host"]
             assert got <= self.bound, f"{got} bytes came back to the host (bound {self.bound})"
