@@ -208,6 +208,12 @@ enum cpn_status cpn_cuda_lapack(const struct cpn_bound_op *b, cudaStream_t strea
     char *F = s.p[P_F], *G = s.p[P_G], *H = s.p[P_H], *vec = s.p[P_VEC], *work = s.p[P_WORK];
     double *rwork = (double *)s.p[P_RWORK];
     int *ipiv = (int *)s.p[P_IPIV], *info = (int *)s.p[P_INFO];
+    /* the parts as cuSOLVER's float64 (d) and complex128 (z) arrays */
+    double *Fd = (double *)F, *Gd = (double *)G, *Hd = (double *)H, *vd = (double *)vec, *wd = (double *)work;
+    cuDoubleComplex *Fz = (cuDoubleComplex *)F, *Gz = (cuDoubleComplex *)G, *Hz = (cuDoubleComplex *)H;
+    cuDoubleComplex *vz = (cuDoubleComplex *)vec, *wz = (cuDoubleComplex *)work;
+    const struct cpn_cusolver_api *f = &sol.f;
+    const cusolverDnHandle_t h = sol.h;
 
     for (int64_t t = 0; t < count; t++) {
         /* the offsets of matrix t (C order over the batch dimensions) */
@@ -232,35 +238,32 @@ enum cpn_status cpn_cuda_lapack(const struct cpn_bound_op *b, cudaStream_t strea
         case CPN_LA_INV:
             if (op->code == CPN_LA_SOLVE)
                 CUDA_TRY(cpn_la_copy(n, nr, item, bb, B->st[nb], B->st[nb + 1], G, it, n * it, stream));
-            else CUDA_TRY(cpn_la_identity(n, cplx, (double *)G, stream));
+            else CUDA_TRY(cpn_la_identity(n, cplx, Gd, stream));
             if (cplx) {
-                SOLVER_TRY(sol.f.cusolverDnZgetrf(sol.h, N, N, (cuDoubleComplex *)F, N, (cuDoubleComplex *)work, ipiv, info));
-                SOLVER_TRY(sol.f.cusolverDnZgetrs(sol.h, CUBLAS_OP_N, N, nr, (const cuDoubleComplex *)F, N, ipiv,
-                                                  (cuDoubleComplex *)G, N, info + 1));
+                SOLVER_TRY(f->cusolverDnZgetrf(h, N, N, Fz, N, wz, ipiv, info));
+                SOLVER_TRY(f->cusolverDnZgetrs(h, CUBLAS_OP_N, N, nr, Fz, N, ipiv, Gz, N, info + 1));
             } else {
-                SOLVER_TRY(sol.f.cusolverDnDgetrf(sol.h, N, N, (double *)F, N, (double *)work, ipiv, info));
-                SOLVER_TRY(sol.f.cusolverDnDgetrs(sol.h, CUBLAS_OP_N, N, nr, (const double *)F, N, ipiv, (double *)G, N,
-                                                  info + 1));
+                SOLVER_TRY(f->cusolverDnDgetrf(h, N, N, Fd, N, wd, ipiv, info));
+                SOLVER_TRY(f->cusolverDnDgetrs(h, CUBLAS_OP_N, N, nr, Fd, N, ipiv, Gd, N, info + 1));
             }
             ninfo = 2;
             CUDA_TRY(cpn_la_copy(n, nr, item, G, it, n * it, o, nr * es, es, stream));   /* X row-major */
             break;
         case CPN_LA_SLOGDET:
-            if (cplx) SOLVER_TRY(sol.f.cusolverDnZgetrf(sol.h, N, N, (cuDoubleComplex *)F, N, (cuDoubleComplex *)work, ipiv, info));
-            else SOLVER_TRY(sol.f.cusolverDnDgetrf(sol.h, N, N, (double *)F, N, (double *)work, ipiv, info));
-            CUDA_TRY(cpn_la_slogdet(n, cplx, (const double *)F, ipiv, info, (double *)o, (double *)x, stream));
+            if (cplx) SOLVER_TRY(f->cusolverDnZgetrf(h, N, N, Fz, N, wz, ipiv, info));
+            else SOLVER_TRY(f->cusolverDnDgetrf(h, N, N, Fd, N, wd, ipiv, info));
+            CUDA_TRY(cpn_la_slogdet(n, cplx, Fd, ipiv, info, (double *)o, (double *)x, stream));
             continue;   /* aux written */
         case CPN_LA_CHOLESKY:
-            if (cplx) SOLVER_TRY(sol.f.cusolverDnZpotrf(sol.h, uplo, N, (cuDoubleComplex *)F, N, (cuDoubleComplex *)work, lwork, info));
-            else SOLVER_TRY(sol.f.cusolverDnDpotrf(sol.h, uplo, N, (double *)F, N, (double *)work, lwork, info));
+            if (cplx) SOLVER_TRY(f->cusolverDnZpotrf(h, uplo, N, Fz, N, wz, lwork, info));
+            else SOLVER_TRY(f->cusolverDnDpotrf(h, uplo, N, Fd, N, wd, lwork, info));
             /* the other triangle holds A's entries: zero (lapack.c's zero_triangle, column-major) */
             CUDA_TRY(cpn_la_zero_triangle(n, n, item, F, it, n * it, op->iparam[0] != 0, stream));
             CUDA_TRY(cpn_la_copy(n, n, item, F, it, n * it, o, n * es, es, stream));
             break;
         case CPN_LA_QR: {
-            if (cplx) SOLVER_TRY(sol.f.cusolverDnZgeqrf(sol.h, M, N, (cuDoubleComplex *)F, M, (cuDoubleComplex *)vec,
-                                                        (cuDoubleComplex *)work, lwork, info));
-            else SOLVER_TRY(sol.f.cusolverDnDgeqrf(sol.h, M, N, (double *)F, M, (double *)vec, (double *)work, lwork, info));
+            if (cplx) SOLVER_TRY(f->cusolverDnZgeqrf(h, M, N, Fz, M, vz, wz, lwork, info));
+            else SOLVER_TRY(f->cusolverDnDgeqrf(h, M, N, Fd, M, vd, wd, lwork, info));
             if (mode == CPN_QR_RAW) {
                 /* NumPy's h is the Fortran array seen in C order, (n, m); then tau */
                 CUDA_TRY(cpn_la_copy(1, m * n, item, F, 0, it, o, 0, es, stream));
@@ -273,30 +276,28 @@ enum cpn_status cpn_cuda_lapack(const struct cpn_bound_op *b, cudaStream_t strea
             CUDA_TRY(cpn_la_copy(rr, n, item, F, it, m * it, r, n * es, es, stream));
             CUDA_TRY(cpn_la_zero_triangle(rr, n, item, r, n * es, es, 1, stream));
             if (mode == CPN_QR_R) break;
-            if (cplx) SOLVER_TRY(sol.f.cusolverDnZungqr(sol.h, M, qc, MN, (cuDoubleComplex *)F, M, (const cuDoubleComplex *)vec,
-                                                        (cuDoubleComplex *)work, lwork, info + 1));
-            else SOLVER_TRY(sol.f.cusolverDnDorgqr(sol.h, M, qc, MN, (double *)F, M, (const double *)vec, (double *)work,
-                                                   lwork, info + 1));
+            if (cplx) SOLVER_TRY(f->cusolverDnZungqr(h, M, qc, MN, Fz, M, vz, wz, lwork, info + 1));
+            else SOLVER_TRY(f->cusolverDnDorgqr(h, M, qc, MN, Fd, M, vd, wd, lwork, info + 1));
             ninfo = 2;
             CUDA_TRY(cpn_la_copy(m, qc, item, F, it, m * it, o, qc * es, es, stream));   /* Q (m x qc) */
             break;
         }
         case CPN_LA_EIGH: {
             const cusolverEigMode_t jobz = op->iparam[1] ? CUSOLVER_EIG_MODE_VECTOR : CUSOLVER_EIG_MODE_NOVECTOR;
-            if (cplx) SOLVER_TRY(sol.f.cusolverDnZheevd(sol.h, jobz, uplo, N, (cuDoubleComplex *)F, N, (double *)vec,
-                                                        (cuDoubleComplex *)work, lwork, info));
-            else SOLVER_TRY(sol.f.cusolverDnDsyevd(sol.h, jobz, uplo, N, (double *)F, N, (double *)vec, (double *)work,
-                                                   lwork, info));
+            if (cplx) SOLVER_TRY(f->cusolverDnZheevd(h, jobz, uplo, N, Fz, N, vd, wz, lwork, info));
+            else SOLVER_TRY(f->cusolverDnDsyevd(h, jobz, uplo, N, Fd, N, vd, wd, lwork, info));
             CUDA_TRY(cpn_la_copy(1, n, 8, vec, 0, 8, x + 8, 0, 8, stream));   /* w into aux[1..] */
             if (op->iparam[1]) CUDA_TRY(cpn_la_copy(n, n, item, F, it, n * it, o, n * es, es, stream));
             break;
         }
         case CPN_LA_SVD: {
-            if (cplx) SOLVER_TRY(sol.f.cusolverDnZgesvd(sol.h, job, job, Ms, Ns, (cuDoubleComplex *)F, Ms, (double *)vec,
-                                                        (cuDoubleComplex *)G, Ms, (cuDoubleComplex *)H, Ns,
-                                                        (cuDoubleComplex *)work, lwork, rwork, info));
-            else SOLVER_TRY(sol.f.cusolverDnDgesvd(sol.h, job, job, Ms, Ns, (double *)F, Ms, (double *)vec, (double *)G, Ms,
-                                                   (double *)H, Ns, (double *)work, lwork, rwork, info));
+            /* U' (Ms x ucs, ld Ms) into G, VT' (Ns x Ns, ld Ns) into H */
+            if (cplx)
+                SOLVER_TRY(f->cusolverDnZgesvd(h, job, job, Ms, Ns, Fz, Ms, vd, Gz, Ms, Hz, Ns, wz, lwork, rwork,
+                                               info));
+            else
+                SOLVER_TRY(f->cusolverDnDgesvd(h, job, job, Ms, Ns, Fd, Ms, vd, Gd, Ms, Hd, Ns, wd, lwork, rwork,
+                                               info));
             CUDA_TRY(cpn_la_copy(1, mn, 8, vec, 0, 8, x + 8, 0, 8, stream));   /* s into aux[1..] */
             if (!uv) break;
             const int64_t ucols = full ? m : mn, vrows = full ? n : mn;   /* U (m x ucols), Vh (vrows x n) */

@@ -99,8 +99,16 @@ static cusolverStatus_t s_getrs_z(H h, cublasOperation_t t, int n, int nrhs, con
     LAPACK(zgetrs_)(t == CUBLAS_OP_N ? "N" : "T", &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
     return OK;
 }
-static cusolverStatus_t s_potrf_bs_d(H h, cublasFillMode_t u, int n, double *a, int lda, int *lw) { *lw = 1; return OK; }
-static cusolverStatus_t s_potrf_bs_z(H h, cublasFillMode_t u, int n, Z *a, int lda, int *lw) { *lw = 1; return OK; }
+static cusolverStatus_t s_potrf_bs_d(H h, cublasFillMode_t u, int n, double *a, int lda, int *lw)
+{
+    *lw = 1;
+    return OK;
+}
+static cusolverStatus_t s_potrf_bs_z(H h, cublasFillMode_t u, int n, Z *a, int lda, int *lw)
+{
+    *lw = 1;
+    return OK;
+}
 static cusolverStatus_t s_potrf_d(H h, cublasFillMode_t u, int n, double *a, int lda, double *w, int lw, int *info)
 {
     char c = fill_c(u);
@@ -428,7 +436,10 @@ static void run(int code, enum cpn_dtype dt, int nd, const int64_t *shape, int l
     case CPN_LA_SLOGDET: naux = 2; break;
     case CPN_LA_CHOLESKY: L = n * n; break;
     case CPN_LA_QR:
-        L = p0 == CPN_QR_RAW ? m * n + k : p0 == CPN_QR_R ? k * n : p0 == CPN_QR_COMPLETE ? m * m + m * n : m * k + k * n;
+        L = p0 == CPN_QR_RAW        ? m * n + k
+            : p0 == CPN_QR_R        ? k * n
+            : p0 == CPN_QR_COMPLETE ? m * m + m * n
+                                    : m * k + k * n;
         break;
     case CPN_LA_EIGH: L = p1 ? n * n : 1; naux = 1 + n; break;
     case CPN_LA_SVD: L = p1 ? (p0 ? m * m + n * n : m * k + k * n) : 1; naux = 1 + k; break;
@@ -532,10 +543,9 @@ int main(void)
                 const int nd = (int)shapes[s][0];
                 const int64_t *sh = &shapes[s][1];
                 const bool square = sh[nd - 2] == sh[nd - 1];
-                for (int mode = CPN_QR_REDUCED; mode <= CPN_QR_RAW; mode++) run(CPN_LA_QR, dt, nd, sh, layout, mode, 0, K_RANDOM);
-                for (int f = 0; f < 2; f++) {
-                    run(CPN_LA_SVD, dt, nd, sh, layout, f, 1, K_RANDOM);
-                }
+                for (int mode = CPN_QR_REDUCED; mode <= CPN_QR_RAW; mode++)
+                    run(CPN_LA_QR, dt, nd, sh, layout, mode, 0, K_RANDOM);
+                for (int f = 0; f < 2; f++) run(CPN_LA_SVD, dt, nd, sh, layout, f, 1, K_RANDOM);
                 run(CPN_LA_SVD, dt, nd, sh, layout, 0, 0, K_RANDOM);
                 if (!square) continue;
                 run(CPN_LA_SOLVE, dt, nd, sh, layout, 0, 0, K_RANDOM);
@@ -555,7 +565,8 @@ int main(void)
      * double); a positive control first */
     const int64_t sq[2] = {4, 4}, one = 16;
     struct cpn_view *a = make(CPN_DTYPE_FLOAT64, 2, sq, 0), *o = make(CPN_DTYPE_FLOAT64, 1, &one, 0);
-    struct cpn_op op = {.kind = CPN_OPK_LAPACK, .code = CPN_LA_CHOLESKY, .dtype = CPN_DTYPE_FLOAT64, .nin = 1, .nout = 2};
+    struct cpn_op op = {.kind = CPN_OPK_LAPACK, .code = CPN_LA_CHOLESKY, .dtype = CPN_DTYPE_FLOAT64, .nin = 1,
+                        .nout = 2};
     op.in[0] = a;
     op.out[0] = op.out[1] = o;
     CHECK(cpn_devlapack_supported(&op));
