@@ -5,7 +5,13 @@ least, and the achieved bandwidth.  gpu_check.sh runs it for every module and pr
 
 Programs: stencil (N x N Jacobi sweeps on aliasing views), pi (Monte Carlo, N points),
 blackscholes (N options, the normal CDF by the Abramowitz-Stegun polynomial, element-wise ops
-only), copy (a device-to-device copy of N float64: the card's copy bandwidth, for reference)."""
+only), copy (a device-to-device copy of N float64: the card's copy bandwidth, for reference), and
+numpy.linalg on an N x N float64 matrix (cuSOLVER on the GPU): solve (one right-hand side),
+cholesky, svd (U, s, Vh) and eigh (w, V) of a symmetric positive definite matrix (svd: a general
+one).  The linalg programs time the call alone (and a sync); their "value" is the relative
+residual of the result, computed after the timed runs (||A x - b|| / ||b||, ||L L^T - A|| / ||A||,
+||U S Vh - A|| / ||A||, ||A V - V diag(w)|| / ||A||), so a wrong device result shows in the
+output."""
 import json
 import math
 import sys
@@ -91,6 +97,53 @@ def blackscholes(np, n, iters):
     return run, 5 * 8 * n * iters   # read s, k, t; write call, put
 
 
+def _spd(np, n):
+    np.random.seed(7)
+    r = np.random.uniform(-1.0, 1.0, size=(n, n))
+    return r @ r.T / n + np.eye(n)
+
+
+def _rel(np, x, y):
+    return float(np.linalg.norm(x - y)) / float(np.linalg.norm(y))
+
+
+def _linalg(np, n, call, residual, general=False):
+    if general:
+        np.random.seed(8)
+        a = np.random.uniform(-1.0, 1.0, size=(n, n))
+    else:
+        a = _spd(np, n)
+    np.random.seed(9)
+    b = np.random.uniform(-1.0, 1.0, size=n)
+    _sync(np)
+    last = []
+
+    def run():
+        last[:] = [call(a, b)]
+        _sync(np)
+        return None
+    run.residual = lambda: residual(a, b, last[0])
+    return run, 8 * n * n   # the matrix, read once at least
+
+
+def solve(np, n, iters):
+    return _linalg(np, n, lambda a, b: np.linalg.solve(a, b), lambda a, b, x: _rel(np, a @ x, b))
+
+
+def cholesky(np, n, iters):
+    return _linalg(np, n, lambda a, b: np.linalg.cholesky(a), lambda a, b, l: _rel(np, l @ l.T, a))
+
+
+def svd(np, n, iters):
+    return _linalg(np, n, lambda a, b: np.linalg.svd(a),
+                   lambda a, b, r: _rel(np, (r[0] * r[1][None, :]) @ r[2], a), general=True)
+
+
+def eigh(np, n, iters):
+    return _linalg(np, n, lambda a, b: np.linalg.eigh(a),
+                   lambda a, b, r: _rel(np, a @ r[1], r[1] * r[0][None, :]))
+
+
 def copy(np, n, iters):
     a = np.ones(n)
     b = np.zeros(n)
@@ -123,6 +176,8 @@ def main():
         t0 = time.perf_counter()
         value = run()
         best = min(best, time.perf_counter() - t0)
+    if hasattr(run, "residual"):
+        value = run.residual()
     out = {"module": mod, "program": prog, "n": n, "iters": iters, "seconds": best,
            "value": value, "GBps": nbytes / best / 1e9}
     if mod == "cupynum":

@@ -5,12 +5,15 @@
 #
 #   1. build with meson -Dcuda=enabled -Dmpi=disabled + ninja (no pip), stage the package;
 #   2. the device tests on the GPU backend: the test files marked `gpu` (pyproject.toml: the
-#      tests/test_device*.py files, test_fusion.py, test_fft_device.py and the device selection
-#      test of test_indexing_adv.py; one rank: the device box path is not taken,
+#      tests/test_device*.py files, test_fusion.py, test_fft_device.py, test_linalg_device.py
+#      (cuSOLVER) and the device selection test of test_indexing_adv.py; one rank: the device
+#      box path is not taken,
 #      the NCCL transport needs an MPI build and two GPUs);
 #   3. benchmarks (benchmarks/gpu_bench.py): the device copy bandwidth, then stencil (N=16384),
 #      pi (10^9 points) and Black-Scholes on cupynum-GPU, CuPy and NumPy, with the achieved
-#      bandwidth of each against the copy bandwidth measured in this run.
+#      bandwidth of each against the copy bandwidth measured in this run; numpy.linalg's solve,
+#      cholesky, svd and eigh of a 2000x2000 float64 matrix (cuSOLVER on the GPU) beside CuPy and
+#      NumPy, with each result's relative residual.
 # Logs go to $OUT when it is set (else build/gpu-check/).  A dry run without a GPU:
 #   CHECK_DEVICE=sim SMALL=1 benchmarks/gpu_check.sh   (simulated device, small sizes)
 set -uo pipefail
@@ -73,6 +76,9 @@ for m in $MODS; do bench "$m" pi $(S 1000000000 1000000) 1 3 | tee -a "$LOG/benc
 bench numpy pi $(S 100000000 100000) 1 1 | tee -a "$LOG/bench.jsonl"
 for m in $MODS; do bench "$m" blackscholes $(S 100000000 100000) 5 2 | tee -a "$LOG/bench.jsonl"; done
 bench numpy blackscholes $(S 10000000 10000) 1 1 | tee -a "$LOG/bench.jsonl"
+for p in solve cholesky svd eigh; do
+    for m in $MODS numpy; do bench "$m" $p $(S 2000 64) 1 3 | tee -a "$LOG/bench.jsonl"; done
+done
 
 elapsed "summary"
 $PY - "$LOG/bench.jsonl" <<'PYEOF'
@@ -95,6 +101,15 @@ if "cupynum" in st and copy:
     print(f"target stencil >= 70% of copy bandwidth: {'MET' if st['cupynum']['GBps'] >= 0.7 * copy else 'NOT MET'}")
 if "cupynum" in st and "cupy" in st:
     print(f"target stencil faster than CuPy: {'MET' if st['cupynum']['seconds'] < st['cupy']['seconds'] else 'NOT MET'}")
+for prog in ("solve", "cholesky", "svd", "eigh"):
+    by = {r["module"]: r for r in rows if r.get("program") == prog}
+    for mod, r in by.items():
+        if "seconds" not in r:
+            print(f"{prog:13s} {mod:8s} FAILED ({r.get('error')})")
+            continue
+        vs = by.get("numpy", {}).get("seconds")
+        ratio = f"{vs / r['seconds']:6.2f}x NumPy" if vs and mod != "numpy" else ""
+        print(f"{prog:13s} {mod:8s} n={r['n']} {r['seconds'] * 1e3:9.2f} ms  residual {r['value']:.1e} {ratio}")
 if "cupynum" in pi:
     print(f"target pi(1e9) < 30 ms: {'MET' if pi['cupynum']['seconds'] < 0.030 else 'NOT MET'} ({pi['cupynum']['seconds'] * 1e3:.1f} ms)")
 PYEOF

@@ -10,7 +10,8 @@
  * and casts over every dtype (bool, integers, float16 as scalar_dev.h's cpn_half, float32/64,
  * complex64/128 as {re, im} structs; any strides, broadcasting, inline scalars), random draws,
  * arange fills (not complex), fused programs of those closed by an integer/bool full reduction,
- * float32/float64 matmul (cuBLAS, blas.c), integer/bool matmul (a tiled generated kernel), and
+ * float32/float64 matmul (cuBLAS, blas.c), integer/bool matmul (a tiled generated kernel), the
+ * fft op (cuFFT, fft.c), numpy.linalg's factorizations (cuSOLVER, solver.c: devlapack.h), and
  * reductions (over axes, float accumulators), scans and argmax/argmin of add, multiply, maximum,
  * minimum on bool, integers, float32 and float64 (CUB, reduce.cu; csrc/runtime/devreduce.h says
  * which).  Everything else (float16/complex reductions with axes, other reductions, the
@@ -37,11 +38,13 @@
 #include "backend.h"
 #include "blas.h"
 #include "fft.h"
+#include "solver.h"
 #include "codegen.h"
 #include "cuda_try.h"
 #include "devargs.h"
 #include "devfpe.h"
 #include "devfft.h"
+#include "devlapack.h"
 #include "devreduce.h"
 #include "fperr.h"
 #include "fused.h"
@@ -428,6 +431,8 @@ static bool cuda_supports(const struct cpn_op *op)
         return cpn_devred_plan(op, NULL);   /* CUB (reduce.cu) */
     case CPN_OPK_FFT:
         return cpn_devfft_plan(op, NULL);   /* cuFFT (fft.c) */
+    case CPN_OPK_LAPACK:
+        return cpn_devlapack_supported(op);   /* cuSOLVER (solver.c) */
     case CPN_OPK_SORT:
         return cpn_devsort_supported(op);   /* CUB's radix sort (sort.cu) */
     case CPN_OPK_COMPACT:
@@ -467,6 +472,8 @@ enum cpn_status cpn_cuda_compute(const struct cpn_bound_op *b, struct cpn_fprepo
         return cpn_cuda_reduce_op(op, dev.stream, fp);
     case CPN_OPK_FFT:
         return cpn_cuda_fft(op, dev.stream);
+    case CPN_OPK_LAPACK:
+        return cpn_cuda_lapack(b, dev.stream);   /* b: the operands bound to device buffers */
     case CPN_OPK_SORT:
         return cpn_cuda_sort_op(op, dev.stream);
     case CPN_OPK_COMPACT:

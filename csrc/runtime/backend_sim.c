@@ -4,7 +4,8 @@
  * host buffers, and it executes on that memory exactly what the CUDA backend executes on the GPU
  * (element-wise ops and casts, integer power and the two-output ops included, random draws, arange fills, fused
  * programs, matmul of bool, integers, float32 and float64, the reductions, scans and
- * argmax/argmin devreduce.h plans), with the CPU kernels.  So the executor's device hooks, the
+ * argmax/argmin devreduce.h plans, the transforms devfft.h plans, the factorizations devlapack.h
+ * takes), with the CPU kernels.  So the executor's device hooks, the
  * coherence of host and device copies (store.c), the device pool (alloc.c) and the host fallback
  * of unsupported ops are exercised by the whole test suite on any machine; only the kernels
  * differ on a real GPU (those are generated source, tested by compiling it: tests/c/test_codegen.c).
@@ -22,6 +23,7 @@
 #include "comm.h"
 #include "devfpe.h"
 #include "devfft.h"
+#include "devlapack.h"
 #include "devselect.h"
 #include "devsort.h"
 #include "devreduce.h"
@@ -124,6 +126,8 @@ static bool sim_supports(const struct cpn_op *op)
         return cpn_devred_plan(op, NULL);
     case CPN_OPK_FFT:
         return cpn_devfft_plan(op, NULL);   /* as cuFFT (cuda/fft.c) */
+    case CPN_OPK_LAPACK:
+        return cpn_devlapack_supported(op);   /* as cuSOLVER (cuda/solver.c) */
     case CPN_OPK_SORT:
         return cpn_devsort_supported(op);   /* as CUB's radix sort (cuda/sort.cu) */
     case CPN_OPK_COMPACT:

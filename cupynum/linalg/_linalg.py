@@ -18,7 +18,12 @@ partitioned matrix run on ScaLAPACK (csrc/runtime/scalapack.c:
 tiles redistributed to block-cyclic and back); a stack partitioned along its batch dimensions is
 factored by each rank on its own matrices (no byte sent, the results tiled alike, LAPACK's infos
 agreed by `_core.lapack_info`); every other LAPACK op runs on gathered copies (the executor's
-gathered path)."""
+gathered path).
+
+On a device backend (the CUDA backend, or CUPYNUM_DEVICE=sim), an op the distributed executor does
+not take runs on the device where csrc/runtime/devlapack.h says so (cuSOLVER, cuda/solver.c:
+solve, inv, det/slogdet, cholesky, qr, eigh/eigvalsh, svd/svdvals): only aux comes back, when
+`_core.lapack_info` reads LAPACK's info."""
 
 import operator
 
