@@ -86,13 +86,17 @@ def _cp():
 
 
 def _gather_flat(x, c):
-    """ravel(x)[c] for x C-ordered over all of a store cut on a grid and c a 1-D bool array no
-    longer than x: the indices of c's true elements, each element served by its owner (dist.c's
-    element case); None where that does not apply.  Local."""
-    from ._advindex import _grid_cut
-    if not _grid_cut(x) or c.ndim != 1 or c.shape[0] > x.size:
+    """ravel(x)[c] for x C-ordered over all of a partitioned store and c a 1-D bool array no
+    longer than x (partitioned its own way, so a compaction beside ravel(x) would gather): the
+    indices of c's true elements, each element served by its owner (the rows of a tiled flat
+    alias, or dist.c's element case on a grid); None where that does not apply.  Local."""
+    if c.ndim != 1 or c.shape[0] > x.size or not _core._tiling(x)["tiled"] or \
+            x.ndim == 1 and c.shape[0] == x.shape[0]:      # 1-D alike: an aligned compaction
         return None
-    return _core.gather(_core.reshape(x, (x.size,)), _indices(c)[0])
+    flat = _core.reshape(x, (x.size,))
+    if flat is None:
+        return None
+    return _core.gather(flat, _indices(c)[0])
 
 
 def extract(condition, arr):
