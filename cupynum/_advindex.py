@@ -139,6 +139,8 @@ def _plan(self, key, inbounds=(), flat=False):
     cp = _cp()
     bad, lin = None, None
     mult = 1
+    if flat is None:
+        flat = _cut_besides(self, dims[0]) if view.ndim == self.ndim else _cut_besides(self, -1)
     if flat:
         item = self.dtype.itemsize
         fst = [st // item for st in _core.layout(view)]
@@ -220,6 +222,21 @@ def _to_result_order(plan, g):
     return g
 
 
+def _cut_besides(v, axis):
+    """Whether v, of ndim >= 2, is C-ordered (its elements a 1-D view) over a partitioned store
+    whose grid cuts an axis other than `axis` (-1: any axis but the first), so that serving whole
+    rows of that axis would gather the array: then the flat route serves each element from
+    its owner.  Local."""
+    if v.ndim < 2:
+        return False
+    t = _core._tiling(v)
+    if not t["tiled"]:
+        return False
+    axis = 0 if axis < 0 else axis
+    return any(g > 1 for d, g in enumerate(t["grid"]) if d != axis) and \
+        _core.reshape(v, (v.size,)) is not None
+
+
 def _grid_cut(v):
     """Whether v, of ndim >= 2, is C-ordered over all of a store whose rank tiles cut its rows
     (a grid with more than one rank along a later axis: 2x2 on 4 ranks).  Local."""
@@ -295,15 +312,12 @@ def _flat_values(plan, val, dtype):
 
 def getitem(self, key, inbounds=()):
     """self[key] natively, or None (the general path)."""
-    if _grid_cut(self):
-        # rows cut across ranks (a 2x2 grid): every selected element is served by its owner
-        plan = _plan(self, key, inbounds, flat=True)
-        if plan is None:
-            return None
-        return _core.reshape(_core.gather(plan.fsrc, _flat_index(plan)), plan.rshape)
-    plan = _plan(self, key, inbounds)
+    plan = _plan(self, key, inbounds, flat=None)
     if plan is None:
         return None
+    if plan.flat:
+        # rows cut across ranks (a 2x2 grid; columns of row slabs): each element from its owner
+        return _core.reshape(_core.gather(plan.fsrc, _flat_index(plan)), plan.rshape)
     src, is_view = _merged(plan, True)
     el = _elements(src, plan.lin) if is_view else None
     if el is not None:
@@ -395,14 +409,13 @@ def setitem(self, key, value, inbounds=()):
     """self[key] = value natively; False (nothing written) for what the general path takes."""
     if _core.readonly(self):
         return False
-    flat = _grid_cut(self)
-    plan = _plan(self, key, inbounds, flat)
+    plan = _plan(self, key, inbounds, flat=None)
     if plan is None:
         return False
     val = _value(self.dtype, value)
     if val is None:
         return False
-    val = (_flat_values if flat else _values_for)(plan, val, self.dtype)
+    val = (_flat_values if plan.flat else _values_for)(plan, val, self.dtype)
     if val is None:
         return False
     _scatter(plan, val)
@@ -724,10 +737,10 @@ def ufunc_at(uf, a, indices, b=None):
     if _ufunc_at_1d(a, indices, b, dt, npu.__name__):
         return True
     key = indices if isinstance(indices, tuple) else (indices,)
-    flat = _grid_cut(a)
-    plan = _plan(a, key, flat=flat)
+    plan = _plan(a, key, flat=None)
     if plan is None:
         return False
+    flat = plan.flat
     if b is None:
         val = _core.broadcast_to(_core.from_any(_np.zeros((), dt)),
                                  (_np.prod(plan.rshape, dtype=_np.int64),) if flat else

@@ -171,8 +171,8 @@ def _getitem_mask(self, key):
         return None                           # NumPy's IndexError, from the general path
     if view.ndim != k:
         from . import _advindex
-        if _advindex._grid_cut(view):        # a mask beside other axes on a grid: the indices
-            return None                      # it selects, served element by element
+        if _advindex._cut_besides(view, p):  # a mask beside axes the grid cuts: the indices
+            return None                      # it selects, each element from its owner
     if isinstance(mask, _np.ndarray):
         mask = _core.from_any(mask)
     r = _compact(view, mask, p)
@@ -234,7 +234,7 @@ def _gather(view, idx, p):
     """view[(slice(None),) * p + (idx,)] for an integer cupynum array idx whose values lie in
     [-n, n) (checked by the caller), idx's dimensions at p: a new array."""
     from . import _advindex
-    if _advindex._grid_cut(view):            # rows cut across ranks: served element by element
+    if _advindex._cut_besides(view, p):      # rows of axis p cut across ranks: element by element
         r = _advindex.getitem(view, (slice(None),) * p + (idx,))
         if r is not None:
             return r
@@ -295,7 +295,7 @@ def _setitem_int(self, key, value):
         return False
     if not has_ints:
         from . import _advindex
-        if _advindex._grid_cut(view):        # rows cut across ranks: served element by element
+        if _advindex._cut_besides(view, p):  # rows of axis p cut across ranks: element by element
             return _advindex.setitem(view, (slice(None),) * p + (arr,), value)
     n = view.shape[p]
     idx = arr if isinstance(arr, ndarray) else _core.from_any(arr)

@@ -783,8 +783,8 @@ def test_mask_read_on_a_grid_bytes(shape, dtype, p):
 @pytest.mark.parametrize("shape", [(200, 200), (37, 53)], ids=str)
 @pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16, numpy.complex128], ids=dtype_id)
 def test_index_forms_on_a_grid_bytes(shape, dtype):
-    """Integer and mask index forms that select along a later axis of an array whose grid cuts
-    its rows (2x2 on 4 ranks): a[:, cols] (get, set, +=, add.at), take(axis=1), compress(axis=0
+    """Integer and mask index forms that select along a later axis of a partitioned array (row
+    slabs on 2 and 3 ranks, a 2x2 grid on 4): a[:, cols] (get, set, +=, add.at), take(axis=1), compress(axis=0
     and 1), take_along_axis/put_along_axis(axis=1), a[rows][:, cols], a[mask] = v and add.at with
     a 2-D target.  Each selected element's C-order index is computed where the result lives and
     the element is served by its owner: bytes in proportion to the elements selected (an 8-byte
@@ -796,7 +796,8 @@ def test_index_forms_on_a_grid_bytes(shape, dtype):
     cols = rng.integers(-shape[1], shape[1], 5)
     rows = rng.integers(-shape[0], shape[0], 4)
     ccols, crows = cupynum.array(cols), cupynum.array(rows)
-    grid = RANKS > 1 and _grid_cut(c)
+    from cupynum import _core
+    grid = RANKS > 1 and _core._tiling(c)["tiled"]         # row slabs too: columns are cut
 
     def moved_by(f):
         before = _sent()
