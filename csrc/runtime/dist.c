@@ -1766,7 +1766,9 @@ static enum cpn_status exec_permute(const struct cpn_op *op, struct cpn_fpreport
  * first dimension only (each rank's elements a C-order range of the view's) is compacted by each
  * rank on its own tile; the ranks' counts are shared (O(ranks) bytes: every rank learns the
  * exclusive prefix of the counts in the view's order) and each rank sends its packed part to the
- * owners of the result's tiles it lands in.  Any other layout takes the gathered path. */
+ * owners of the result's tiles it lands in.  Where the grid cuts a later dimension too (2x2),
+ * a rank's part is a box of C-order runs, and the counts are allgathered per run
+ * (select_boxes).  Any other layout takes the gathered path. */
 #define SELECT_TAG 0x5e1c
 
 /* row_part of an n-d view v (n > 1) of a 1-D tiled flat alias, whose rank tile is flat range t:
