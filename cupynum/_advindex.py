@@ -66,13 +66,17 @@ def _as_index(o):
 
 
 class _Plan:
-    __slots__ = ("view", "w", "lin", "bshape", "rest", "rshape", "lead", "nmerged", "k")
+    __slots__ = ("view", "w", "lin", "bshape", "rest", "rshape", "lead", "nmerged", "k",
+                 "flat", "frest", "foff", "fsrc")
 
 
-def _plan(self, key, inbounds=()):
+def _plan(self, key, inbounds=(), flat=False):
     """The plan of self[key] for a key with advanced items (see the module's text); None for keys
     it does not take and every key NumPy refuses.  `inbounds`: index arrays of the key known to
-    hold non-negative values in bounds (the aranges of take_along_axis), not checked."""
+    hold non-negative values in bounds (the aranges of take_along_axis), not checked.  With
+    `flat` (self C-ordered over all of its store: _grid_cut), lin is instead each selected
+    element's C-order index in self of B's part (the advanced items' offsets; V's offset and
+    its other axes' steps in foff and frest), for _flat_index."""
     items = key if isinstance(key, tuple) else (key,)
     parsed = []
     for o in items:
@@ -135,15 +139,21 @@ def _plan(self, key, inbounds=()):
     cp = _cp()
     bad, lin = None, None
     mult = 1
-    for i, n in reversed(list(zip(idx, sizes))):
+    if flat is None:
+        flat = _cut_besides(self, dims[0]) if view.ndim == self.ndim else _cut_besides(self, -1)
+    if flat:
+        item = self.dtype.itemsize
+        fst = [st // item for st in _core.layout(view)]
+    for i, n, dim in reversed(list(zip(idx, sizes, dims))):
+        step = fst[dim] if flat else mult
         if isinstance(i, int):
             if not -n <= i < n:
                 return None
-            t = (i + n if i < 0 else i) * mult
+            t = (i + n if i < 0 else i) * step
         elif any(i is j for j in inbounds):
             t = i if i.dtype == _np.int64 else _core.cast(i, _np.int64)
-            if mult != 1:
-                t = cp.multiply(t, mult)
+            if step != 1:
+                t = cp.multiply(t, step)
         else:
             if i.dtype != _np.int64:
                 i = _core.cast(i, _np.int64)
@@ -156,8 +166,8 @@ def _plan(self, key, inbounds=()):
                 b = cp.logical_or(cp.less(i, -n), cp.greater_equal(i, n))
                 bad = b if bad is None else cp.logical_or(bad, b)
             t = cp.where(cp.less(i, 0), cp.add(i, n), i) if r is None or r[0] < 0 else i
-            if mult != 1:
-                t = cp.multiply(t, mult)
+            if step != 1:
+                t = cp.multiply(t, step)
         lin = t if lin is None else cp.add(lin, t)
         mult *= n
     if bad is not None and bad.size and _count_true(bad):
@@ -182,6 +192,11 @@ def _plan(self, key, inbounds=()):
     plan.lin = _core.reshape(lin, (m,))
     plan.lead = 0 if separated else dims[0]
     plan.rshape = plan.rest[:plan.lead] + plan.bshape + plan.rest[plan.lead:]
+    plan.flat = flat
+    if flat:
+        plan.frest = tuple(fst[d] for d in others)
+        plan.foff = (_core._byte_offset(view) - _core._byte_offset(self)) // item
+        plan.fsrc = _core.reshape(self, (self.size,))       # self's elements in C order
     return plan
 
 
@@ -205,6 +220,21 @@ def _to_result_order(plan, g):
         perm = tuple(range(k, k + p)) + tuple(range(k)) + tuple(range(k + p, g.ndim))
         g = _core.cast(_core.transpose(g, perm), g.dtype)
     return g
+
+
+def _cut_besides(v, axis):
+    """Whether v, of ndim >= 2, is C-ordered (its elements a 1-D view) over a partitioned store
+    whose grid cuts an axis other than `axis` (-1: any axis but the first), so that serving whole
+    rows of that axis would gather the array: then the flat route serves each element from
+    its owner.  Local."""
+    if v.ndim < 2:
+        return False
+    t = _core._tiling(v)
+    if not t["tiled"]:
+        return False
+    axis = 0 if axis < 0 else axis
+    return any(g > 1 for d, g in enumerate(t["grid"]) if d != axis) and \
+        _core.reshape(v, (v.size,)) is not None
 
 
 def _grid_cut(v):
@@ -234,11 +264,60 @@ def _elements(src, lin):
     return _core.reshape(src, (src.size,)), _core.reshape(_core.cast(e, _np.int64), (m * blk,))
 
 
+def _flat_index(plan):
+    """For a flat plan: the C-order index in self of every element of the indexing result, in
+    the result's order (rshape), as a 1-D int64 array.  Local: B's offsets broadcast into an
+    array tiled by the result shape's own default (not like the few indices, which cut over
+    every rank would leave one rank most of it), then an arange per other axis of V added in
+    place: element-wise ops whose operands are small."""
+    cp = _cp()
+    k, lead, rs = plan.k, plan.lead, plan.rshape
+    out = _core.empty(rs, _np.int64)
+    e = _core.reshape(plan.lin, (1,) * lead + plan.bshape + (1,) * (len(plan.rest) - lead))
+    _core.assign(out, cp.add(e, plan.foff) if plan.foff else e)
+    for j, (n, st) in enumerate(zip(plan.rest, plan.frest)):
+        at = j if j < lead else j + k
+        ar = _core.reshape(cp.arange(0, n * st, st, dtype=_np.int64) if st else
+                           cp.zeros(n, dtype=_np.int64), (1,) * at + (n,) + (1,) * (len(rs) - at - 1))
+        cp.add(out, ar, out=out)
+    m = 1
+    for x in rs:
+        m *= x
+    return _core.reshape(out, (m,))
+
+
+def _flat_values(plan, val, dtype):
+    """val broadcast to the result (rshape), as a fresh 1-D array of `dtype` cut in 1-D ranges
+    (as the scatter sends them); None when it does not broadcast."""
+    vshape = tuple(val.shape)
+    while len(vshape) > len(plan.rshape) and vshape[0] == 1:
+        vshape = vshape[1:]
+    try:
+        if len(vshape) > len(plan.rshape) or \
+                _np.broadcast_shapes(vshape, plan.rshape) != plan.rshape:
+            return None
+    except ValueError:
+        return None
+    if vshape != tuple(val.shape):
+        val = _core.reshape(val, vshape)
+    if tuple(val.shape) != plan.rshape:
+        val = _core.broadcast_to(val, plan.rshape)
+    val = _core.cast(val, dtype)                  # fresh: never shares the destination's store
+    m = val.size
+    flat = _core.reshape(val, (m,))
+    if _grid_cut(val):                            # an untiled alias: copied into 1-D ranges
+        flat = _core.cast(flat, dtype)
+    return flat
+
+
 def getitem(self, key, inbounds=()):
     """self[key] natively, or None (the general path)."""
-    plan = _plan(self, key, inbounds)
+    plan = _plan(self, key, inbounds, flat=None)
     if plan is None:
         return None
+    if plan.flat:
+        # rows cut across ranks (a 2x2 grid; columns of row slabs): each element from its owner
+        return _core.reshape(_core.gather(plan.fsrc, _flat_index(plan)), plan.rshape)
     src, is_view = _merged(plan, True)
     el = _elements(src, plan.lin) if is_view else None
     if el is not None:
@@ -300,6 +379,13 @@ def _values_for(plan, val, dtype):
 
 
 def _scatter(plan, val, op=None):
+    if plan.flat:
+        # each value to its element's owner; val is 1-D in the result's order (_flat_values)
+        if op is None:
+            _core.scatter(plan.fsrc, _flat_index(plan), val)
+        else:
+            _core.scatter(plan.fsrc, _flat_index(plan), val, op)
+        return
     dst, is_view = _merged(plan, True)
     lin = plan.lin
     el = _elements(dst, lin) if is_view else None
@@ -323,13 +409,13 @@ def setitem(self, key, value, inbounds=()):
     """self[key] = value natively; False (nothing written) for what the general path takes."""
     if _core.readonly(self):
         return False
-    plan = _plan(self, key, inbounds)
+    plan = _plan(self, key, inbounds, flat=None)
     if plan is None:
         return False
     val = _value(self.dtype, value)
     if val is None:
         return False
-    val = _values_for(plan, val, self.dtype)
+    val = (_flat_values if plan.flat else _values_for)(plan, val, self.dtype)
     if val is None:
         return False
     _scatter(plan, val)
@@ -651,16 +737,19 @@ def ufunc_at(uf, a, indices, b=None):
     if _ufunc_at_1d(a, indices, b, dt, npu.__name__):
         return True
     key = indices if isinstance(indices, tuple) else (indices,)
-    plan = _plan(a, key)
+    plan = _plan(a, key, flat=None)
     if plan is None:
         return False
+    flat = plan.flat
     if b is None:
-        val = _core.broadcast_to(_core.from_any(_np.zeros((), dt)), (plan.lin.size,) + plan.rest)
+        val = _core.broadcast_to(_core.from_any(_np.zeros((), dt)),
+                                 (_np.prod(plan.rshape, dtype=_np.int64),) if flat else
+                                 (plan.lin.size,) + plan.rest)
     else:
         v = _value(dt, b)
         if v is None:
             return False
-        val = _values_for(plan, v, dt)
+        val = (_flat_values if flat else _values_for)(plan, v, dt)
         if val is None:
             return False
     try:

@@ -169,6 +169,10 @@ def _getitem_mask(self, key):
     view = self[basic]
     if not isinstance(view, ndarray) or view.shape[p:p + k] != mask.shape:
         return None                           # NumPy's IndexError, from the general path
+    if view.ndim != k:
+        from . import _advindex
+        if _advindex._cut_besides(view, p):  # a mask beside axes the grid cuts: the indices
+            return None                      # it selects, each element from its owner
     if isinstance(mask, _np.ndarray):
         mask = _core.from_any(mask)
     r = _compact(view, mask, p)
@@ -229,12 +233,11 @@ def _in_bounds(idx, n):
 def _gather(view, idx, p):
     """view[(slice(None),) * p + (idx,)] for an integer cupynum array idx whose values lie in
     [-n, n) (checked by the caller), idx's dimensions at p: a new array."""
-    if not p:
-        from . import _advindex
-        if _advindex._grid_cut(view):        # rows cut across ranks: served element by element
-            r = _advindex.getitem(view, (idx,))
-            if r is not None:
-                return r
+    from . import _advindex
+    if _advindex._cut_besides(view, p):      # rows of axis p cut across ranks: element by element
+        r = _advindex.getitem(view, (slice(None),) * p + (idx,))
+        if r is not None:
+            return r
     others = tuple(i for i in range(view.ndim) if i != p)
     w = _core.transpose(view, (p,) + others) if p else view
     flat = _core.reshape(idx, (idx.size,))
@@ -290,10 +293,10 @@ def _setitem_int(self, key, value):
     view = self[basic]
     if not isinstance(view, ndarray) or _core.readonly(view):
         return False
-    if not p and not has_ints:
+    if not has_ints:
         from . import _advindex
-        if _advindex._grid_cut(view):        # rows cut across ranks: served element by element
-            return _advindex.setitem(view, (arr,), value)
+        if _advindex._cut_besides(view, p):  # rows of axis p cut across ranks: element by element
+            return _advindex.setitem(view, (slice(None),) * p + (arr,), value)
     n = view.shape[p]
     idx = arr if isinstance(arr, ndarray) else _core.from_any(arr)
     if idx.size and not _in_bounds(idx, n):

@@ -56,13 +56,47 @@ def argwhere(a):
     return _core.cast(_core.transpose(idx, (1, 0)), idx.dtype)   # C-ordered (count, ndim)
 
 
+def _grid(a):
+    """Whether a's store is cut on a grid whose tiles are not C-order ranges (2x2 on 4 ranks):
+    there ravel is an untiled alias that a compaction would gather.  Local."""
+    t = _core._tiling(a)
+    return a.ndim > 1 and t["tiled"] and any(g > 1 for g in t["grid"][1:])
+
+
 def flatnonzero(a):
     m = _truth(a)
     if m is None:
         return _numpy("flatnonzero", a)
+    if _grid(m):
+        # the n-d indices (each rank its own box), combined row-major: no ravel of the mask
+        idx = _indices(m)
+        cp = _cp()
+        lin = idx[0]
+        for d in range(1, m.ndim):
+            lin = cp.add(cp.multiply(lin, m.shape[d]), idx[d])
+        return _core.cast(lin, idx.dtype)
     from ._functions import ravel
     m = ravel(m)
     return _indices(m)[0]
+
+
+def _cp():
+    import cupynum
+    return cupynum
+
+
+def _gather_flat(x, c):
+    """ravel(x)[c] for x C-ordered over all of a partitioned store and c a 1-D bool array no
+    longer than x (partitioned its own way, so a compaction beside ravel(x) would gather): the
+    indices of c's true elements, each element served by its owner (the rows of a tiled flat
+    alias, or dist.c's element case on a grid); None where that does not apply.  Local."""
+    if c.ndim != 1 or c.shape[0] > x.size or not _core._tiling(x)["tiled"] or \
+            x.ndim == 1 and c.shape[0] == x.shape[0]:      # 1-D alike: an aligned compaction
+        return None
+    flat = _core.reshape(x, (x.size,))
+    if flat is None:
+        return None
+    return _core.gather(flat, _indices(c)[0])
 
 
 def extract(condition, arr):
@@ -76,6 +110,11 @@ def extract(condition, arr):
         x = _core.from_any(n)
     if x.dtype not in _NATIVE or c.size != x.size:
         return _numpy("extract", condition, arr)
+    if tuple(c.shape) == tuple(x.shape) and x.ndim > 1:
+        return _core.compact(x, c, _count_true(c))      # C order: ravel's order, no ravel
+    r = _gather_flat(x, c)
+    if r is not None:
+        return r
     from ._functions import ravel
     c, x = ravel(c), ravel(x)
     return _core.compact(x, c, _count_true(c))
@@ -88,6 +127,9 @@ def compress(condition, a, axis=None, out=None):
     if c is None or c.ndim != 1:
         return _numpy("compress", condition, a, axis=axis, out=out)
     if axis is None:
+        r = _gather_flat(a, c)
+        if r is not None:
+            return r
         from ._functions import ravel
         a, axis = ravel(a), 0
     from numpy.lib.array_utils import normalize_axis_index

@@ -500,25 +500,22 @@ def test_mask_read_and_nonzero_bytes(shape, dtype):
     """a[mask] and nonzero of an array partitioned along its rows: each rank compacts its tile,
     the counts are shared and each rank sends its packed part to the result's owners: no more
     than the selected bytes (plus 1 KiB of counts) leave a rank.  A grid that splits a later
-    dimension too (2-D arrays on 4 ranks) takes the gathered path: one copy of a tile to every
-    rank bounds it then."""
+    dimension too (2-D arrays on 4 ranks) does the same per run of a tile (its rows), with the
+    per-run counts in the 1 KiB (test_mask_read_on_a_grid_bytes)."""
     n, c = _pair(shape, dtype)
     mn = sample(shape, numpy.bool_, seed=2)
     m = cupynum.array(mn)
-    from cupynum import _core
-    rows = all(g == 1 for g in _core._tiling(c)["grid"][1:])
-    loose = (n.size * (n.itemsize + 1)) * max(RANKS - 1, 0) + 1024
     before = _sent()
     r = c[m]
     moved = _sent() - before
     check(r, n[mn])
-    assert moved <= (n[mn].nbytes + 1024 if rows else loose), moved
+    assert moved <= n[mn].nbytes + 1024, moved
     before = _sent()
     nz = cupynum.nonzero(m)
     moved = _sent() - before
     for x, y in zip(nz, numpy.nonzero(mn)):
         check(x, y)
-    assert moved <= (8 * len(shape) * int(mn.sum()) + 1024 if rows else loose), moved
+    assert moved <= 8 * len(shape) * int(mn.sum()) + 1024, moved
     check(cupynum.argwhere(m), numpy.argwhere(mn))
     check(cupynum.flatnonzero(m), numpy.flatnonzero(mn))
     check(cupynum.extract(m, c), numpy.extract(mn, n))
@@ -592,8 +589,10 @@ def test_several_arrays_bytes(shape, key, dtype):
     ck = tuple(cupynum.array(k) if isinstance(k, numpy.ndarray) else k for k in nk)
     row = (n[nk].nbytes // m) if n.ndim else n.itemsize
     from cupynum import _core
-    rows = all(g == 1 for g in _core._tiling(c)["grid"][1:]) or n[nk].ndim == 1
-    bound = m * (8 + row) + 1024
+    rows = True
+    bound = m * (8 + row) + 1024                         # row slabs: an index a row
+    if any(g > 1 for g in _core._tiling(c)["grid"][1:]):
+        bound = n[nk].size * (8 + n.itemsize) + 1024     # a grid: an index an element (flat route)
     before = _sent()
     r = c[ck]
     moved = _sent() - before
@@ -722,6 +721,195 @@ def test_int_rows_on_a_grid_bytes(shape, dtype):
     n[idx] = 3
     check(c, n)
     check(cupynum.take(c, ci, axis=0), numpy.take(n, idx, axis=0))
+
+
+def _grid_cut(c):
+    from cupynum import _core
+    t = _core._tiling(c)
+    return t["tiled"] and any(g > 1 for g in t["grid"][1:])
+
+
+@pytest.mark.parametrize("shape", [(200, 200), (37, 53), (40, 30, 20), (6, 5)], ids=str)
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16, numpy.complex128, numpy.bool_],
+                         ids=dtype_id)
+@pytest.mark.parametrize("p", [0.5, 0.02])
+def test_mask_read_on_a_grid_bytes(shape, dtype, p):
+    """a[mask], nonzero, argwhere, flatnonzero, extract and compress(axis=None) where the grid
+    cuts a later dimension too (2x2 on 4 ranks): each rank compacts its own box in runs (C-order
+    ranges of the view), one allgather of per-run counts places every run, and the values go to
+    the result's owners.  Bytes: the selected elements plus the counts (1 KiB), as on row
+    slabs; views (reversed, strided, transposed) of the same arrays too."""
+    n, c = _pair(shape, dtype, seed=3)
+    mn = numpy.random.default_rng(4).random(shape) < p
+    m = cupynum.array(mn)
+    k = int(mn.sum())
+    cupynum.sync()
+    before = _sent()
+    r = c[m]
+    moved = _sent() - before
+    check(r, n[mn])
+    assert moved <= k * n.itemsize + 1024, (moved, k * n.itemsize)
+    before = _sent()
+    nz = cupynum.nonzero(m)
+    moved = _sent() - before
+    check(nz, numpy.nonzero(mn))
+    assert moved <= 8 * len(shape) * k + 1024, moved
+    for f in (cupynum.argwhere, cupynum.flatnonzero):
+        before = _sent()
+        r = f(m)
+        moved = _sent() - before
+        check(r, getattr(numpy, f.__name__)(mn))
+        assert moved <= 8 * len(shape) * k + 1024, (f.__name__, moved)
+    before = _sent()
+    r = cupynum.extract(m, c)
+    moved = _sent() - before
+    check(r, numpy.extract(mn, n))
+    assert moved <= k * n.itemsize + 1024, moved
+    fl = mn.ravel()[: n.size - 3]                        # shorter than the array, as NumPy allows
+    before = _sent()
+    r = cupynum.compress(cupynum.array(fl), c)
+    moved = _sent() - before
+    check(r, numpy.compress(fl, n))
+    assert moved <= int(fl.sum()) * (8 + n.itemsize) + 1024, moved
+    # views: reversed, strided, transposed (the parts stay boxes)
+    for key in ((slice(None, None, -1),), (slice(1, None, 2),), "T"):
+        nv, cv = (n.T, c.T) if key == "T" else (n[key], c[key])
+        mv, cmv = (mn.T, m.T) if key == "T" else (mn[key], m[key])
+        check(cv[cmv], nv[mv])
+        check(cupynum.nonzero(cmv), numpy.nonzero(mv))
+
+
+@pytest.mark.parametrize("shape", [(200, 200), (37, 53)], ids=str)
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16, numpy.complex128], ids=dtype_id)
+def test_index_forms_on_a_grid_bytes(shape, dtype):
+    """Integer and mask index forms that select along a later axis of a partitioned array (row
+    slabs on 2 and 3 ranks, a 2x2 grid on 4): a[:, cols] (get, set, +=, add.at), take(axis=1), compress(axis=0
+    and 1), take_along_axis/put_along_axis(axis=1), a[rows][:, cols], a[mask] = v and add.at with
+    a 2-D target.  Each selected element's C-order index is computed where the result lives and
+    the element is served by its owner: bytes in proportion to the elements selected (an 8-byte
+    index and the value each), never the array."""
+    n, c = _pair(shape, dtype, seed=5)
+    rng = numpy.random.default_rng(6)
+    item = n.itemsize
+    per = 8 + item
+    cols = rng.integers(-shape[1], shape[1], 5)
+    rows = rng.integers(-shape[0], shape[0], 4)
+    ccols, crows = cupynum.array(cols), cupynum.array(rows)
+    from cupynum import _core
+    grid = RANKS > 1 and _core._tiling(c)["tiled"]         # row slabs too: columns are cut
+
+    def moved_by(f):
+        before = _sent()
+        r = f()
+        return r, _sent() - before
+
+    def bound(elems):
+        return elems * per + 1024
+
+    r, moved = moved_by(lambda: c[:, ccols])
+    check(r, n[:, cols])
+    assert not grid or moved <= bound(shape[0] * 5), moved
+    r, moved = moved_by(lambda: cupynum.take(c, ccols, axis=1))
+    check(r, numpy.take(n, cols, axis=1))
+    assert not grid or moved <= bound(shape[0] * 5), moved
+    r, moved = moved_by(lambda: c[crows][:, ccols])
+    check(r, n[rows][:, cols])
+    assert not grid or moved <= bound(4 * shape[1] + 4 * 5), moved
+    v = sample((shape[0], 5), dtype, seed=7)
+
+    def set_cols():
+        c[:, ccols] = cupynum.array(v)
+    _, moved = moved_by(set_cols)
+    n[:, cols] = v
+    check(c, n)
+    assert not grid or moved <= bound(shape[0] * 5) + shape[0] * 5 * item, moved
+
+    def aug_cols():
+        c[:, ccols] += 1
+    _, moved = moved_by(aug_cols)
+    n[:, cols] += 1
+    check(c, n)
+    assert not grid or moved <= 2 * bound(shape[0] * 5), moved
+
+    def at_cols():
+        cupynum.add.at(c, (slice(None), ccols), cupynum.array(v))
+    _, moved = moved_by(at_cols)
+    numpy.add.at(n, (slice(None), cols), v)
+    check(c, n)
+    assert not grid or moved <= bound(shape[0] * 5) + shape[0] * 5 * item, moved
+    i, j = rng.integers(0, shape[0], 30), rng.integers(0, shape[1], 30)
+
+    def at_ij():
+        cupynum.add.at(c, (cupynum.array(i), cupynum.array(j)), 1)
+    _, moved = moved_by(at_ij)
+    numpy.add.at(n, (i, j), 1)
+    check(c, n)
+    assert not grid or moved <= bound(30), moved
+    for axis in (0, 1):
+        cn = rng.random(shape[axis]) < 0.3
+        r, moved = moved_by(lambda: cupynum.compress(cupynum.array(cn), c, axis=axis))
+        check(r, numpy.compress(cn, n, axis=axis))
+        sel = int(cn.sum()) * shape[1 - axis]
+        assert not grid or moved <= bound(sel) + 8 * int(cn.sum()), (axis, moved)
+    ia = rng.integers(0, shape[1], (shape[0], 3))
+    cia = cupynum.array(ia)
+    r, moved = moved_by(lambda: cupynum.take_along_axis(c, cia, axis=1))
+    check(r, numpy.take_along_axis(n, ia, axis=1))
+    assert not grid or moved <= bound(ia.size), moved
+    pv = sample(ia.shape, dtype, seed=8)
+    _, moved = moved_by(lambda: cupynum.put_along_axis(c, cia, cupynum.array(pv), axis=1))
+    numpy.put_along_axis(n, ia, pv, axis=1)
+    check(c, n)
+    assert not grid or moved <= bound(ia.size) + ia.size * item, moved
+    mn = rng.random(shape) < 0.3
+    m = cupynum.array(mn)
+    k = int(mn.sum())
+    mv = sample((k,), dtype, seed=9)
+
+    def set_mask():
+        c[m] = cupynum.array(mv)
+    _, moved = moved_by(set_mask)
+    n[mn] = mv
+    check(c, n)
+    # the mask's indices (nonzero: 16 bytes an element), then an index and a value each
+    assert not grid or moved <= bound(k) + 16 * k + k * item, moved
+
+
+@pytest.mark.parametrize("shape", [(40, 30, 20), (9, 13, 7)], ids=str)
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int32], ids=dtype_id)
+def test_two_arrays_around_a_slice_on_a_grid_bytes(shape, dtype):
+    """a[i, :, j] (get, set, add.at) where the grid cuts more than the first axis: every
+    selected element's index into the array, each served by its owner (bytes in proportion to
+    len(i) x the sliced axis), not the array gathered."""
+    n, c = _pair(shape, dtype, seed=10)
+    rng = numpy.random.default_rng(11)
+    i, j = rng.integers(-shape[0], shape[0], 17), rng.integers(-shape[2], shape[2], 17)
+    nk = (i, slice(None), j)
+    ck = (cupynum.array(i), slice(None), cupynum.array(j))
+    grid = RANKS > 1 and _grid_cut(c)
+    sel = 17 * shape[1]
+    bound = sel * (8 + n.itemsize) + 1024
+    before = _sent()
+    r = c[ck]
+    moved = _sent() - before
+    check(r, n[nk])
+    assert not grid or moved <= bound, (moved, bound)
+    v = sample(n[nk].shape, dtype, seed=12)
+    before = _sent()
+    c[ck] = cupynum.array(v)
+    moved = _sent() - before
+    n[nk] = v
+    check(c, n)
+    assert not grid or moved <= bound + sel * n.itemsize, (moved, bound)
+    before = _sent()
+    cupynum.add.at(c, ck, cupynum.array(v))
+    moved = _sent() - before
+    numpy.add.at(n, nk, v)
+    check(c, n)
+    assert not grid or moved <= bound + sel * n.itemsize, (moved, bound)
+    # separated by a slice with a third index array broadcast against them, and a 2-D i
+    i2 = rng.integers(0, shape[0], (3, 1))
+    check(c[cupynum.array(i2), 1:, cupynum.array(j[:4])], n[i2, 1:, j[:4]])
 
 
 # A NumPy scalar assigned through an index array is cast as NumPy casts the value array

@@ -1841,7 +1841,9 @@ static enum cpn_status exec_permute(const struct cpn_op *op, struct cpn_fpreport
  * first dimension only (each rank's elements a C-order range of the view's) is compacted by each
  * rank on its own tile; the ranks' counts are shared (O(ranks) bytes: every rank learns the
  * exclusive prefix of the counts in the view's order) and each rank sends its packed part to the
- * owners of the result's tiles it lands in.  Any other layout takes the gathered path. */
+ * owners of the result's tiles it lands in.  Where the grid cuts a later dimension too (2x2),
+ * a rank's part is a box of C-order runs, and the counts are allgathered per run
+ * (select_boxes).  Any other layout takes the gathered path. */
 #define SELECT_TAG 0x5e1c
 
 /* row_part of an n-d view v (n > 1) of a 1-D tiled flat alias, whose rank tile is flat range t:
@@ -1927,59 +1929,76 @@ static void result_tile(const struct cpn_store *os, int q, int64_t *rlo, int64_t
 static int64_t imax(int64_t a, int64_t b) { return a > b ? a : b; }
 static int64_t imin(int64_t a, int64_t b) { return a < b ? a : b; }
 
-/* Place every rank's packed part (rank r: nrows rows of cnt[r] items at result columns
- * [off[r], off[r] + cnt[r]); this rank's in `mine`, row d at d * cnt[me]) into the result store
- * os, each rank writing its tile.  Collective. */
-static enum cpn_status place_packed(struct cpn_store *os, int nrows, size_t item, const char *mine,
-                                    const int64_t *cnt, const int64_t *off)
+/* The selected elements, in their runs: rank q's part of the view is nruns[q] runs (maximal
+ * C-order ranges of the view inside its tile), run k of rank q (all-runs index base[q] + k)
+ * holds cnt[base[q] + k] selected elements, which land at result columns [pos, pos + cnt) with
+ * pos = pos[base[q] + k].  This rank's packed part `mine` holds its runs back to back, `nrows`
+ * rows of `c` items (row d at d * c).  Every rank knows every run's count and position, so a
+ * message carries values only. */
+struct runs {
+    const int64_t *nruns, *base, *cnt, *pos;
+};
+
+/* Bytes of rank q's runs that land in the result tile of rank p (columns [lo, hi), `rows`
+ * rows).  Local. */
+static size_t runs_overlap(const struct runs *R, int q, int64_t lo, int64_t hi, int64_t rows, size_t item)
+{
+    size_t n = 0;
+    for (int64_t k = R->base[q]; k < R->base[q] + R->nruns[q]; k++) {
+        const int64_t a = imax(lo, R->pos[k]), b = imin(hi, R->pos[k] + R->cnt[k]);
+        if (b > a) n += (size_t)(b - a);
+    }
+    return n * (size_t)rows * item;
+}
+
+/* Place every rank's packed runs into the result store os, each rank writing its tile: one
+ * message per pair of ranks, values only, packed row by row and run by run on both sides.
+ * Collective. */
+static enum cpn_status place_runs(struct cpn_store *os, int nrows, size_t item, const char *mine, int64_t c,
+                                  const struct runs *R)
 {
     const int P = cpn_partition_ranks(), me = cpn_partition_rank();
     char *tile = cpn_store_data_for_overwrite(os);
-    if (!tile) return CPN_ERR_NOMEM;
+    if (!tile && os->size) return CPN_ERR_NOMEM;
     const int64_t ts0 = os->tstride[0], ts1 = os->ndim > 1 ? os->tstride[1] : 1;
     const int64_t tlo0 = os->tiled ? os->tlo[0] : 0, tlo1 = os->tiled && os->ndim > 1 ? os->tlo[1] : 0;
     int64_t mrlo, mrhi, mlo, mhi;
     result_tile(os, me, &mrlo, &mrhi, &mlo, &mhi);
-    /* element (d, g) of the result in this rank's tile */
+    /* element (d, g) of the result in this rank's tile; a tile's last dimension is contiguous */
 #define AT(d, g) (tile + (os->ndim == 1 ? ((g) - tlo0) * ts0 : ((d) - tlo0) * ts0 + ((g) - tlo1) * ts1) * (int64_t)item)
     size_t sbytes = 0, rbytes = 0;
     for (int q = 0; q < P; q++) {
         if (q == me) continue;
         int64_t rlo, rhi, lo, hi;
         result_tile(os, q, &rlo, &rhi, &lo, &hi);
-        int64_t a = imax(lo, off[me]), b = imin(hi, off[me] + cnt[me]);
-        if (b > a) sbytes += (size_t)((rhi - rlo) * (b - a)) * item;
-        a = imax(mlo, off[q]);
-        b = imin(mhi, off[q] + cnt[q]);
-        if (b > a) rbytes += (size_t)((mrhi - mrlo) * (b - a)) * item;
+        sbytes += runs_overlap(R, me, lo, hi, rhi - rlo, item);
+        rbytes += runs_overlap(R, q, mlo, mhi, mrhi - mrlo, item);
     }
     char *sbuf = cpn_alloc(sbytes + 1), *rbuf = cpn_alloc(rbytes + 1);
     struct cpn_msg *sends = cpn_alloc((size_t)P * sizeof *sends), *recvs = cpn_alloc((size_t)P * sizeof *recvs);
     enum cpn_status st = sbuf && rbuf && sends && recvs ? CPN_OK : CPN_ERR_NOMEM;
     int ns = 0, nr = 0;
     size_t so = 0, ro = 0;
+    const int64_t k0 = R->base[me], k1 = k0 + R->nruns[me];
     for (int q = 0; st == CPN_OK && q < P; q++) {
         int64_t rlo, rhi, lo, hi;
         result_tile(os, q, &rlo, &rhi, &lo, &hi);
-        int64_t a = imax(lo, off[me]), b = imin(hi, off[me] + cnt[me]);
-        if (q == me) {
-            for (int64_t d = rlo; b > a && d < rhi; d++)
-                for (int64_t g = a; g < b; g++)
-                    memcpy(AT(d, g), mine + (d * cnt[me] + g - off[me]) * (int64_t)item, item);
-            continue;
-        }
-        if (b > a) {
-            size_t n0 = so;
-            for (int64_t d = rlo; d < rhi; d++) {
-                memcpy(sbuf + so, mine + (d * cnt[me] + a - off[me]) * (int64_t)item, (size_t)(b - a) * item);
-                so += (size_t)(b - a) * item;
+        const size_t n0 = so;
+        for (int64_t d = rlo; d < rhi; d++)
+            for (int64_t k = k0, at = 0; k < k1; at += R->cnt[k], k++) {
+                const int64_t a = imax(lo, R->pos[k]), b = imin(hi, R->pos[k] + R->cnt[k]);
+                if (b <= a) continue;
+                const char *src = mine + (d * c + at + a - R->pos[k]) * (int64_t)item;
+                if (q == me) memcpy(AT(d, a), src, (size_t)(b - a) * item);
+                else {
+                    memcpy(sbuf + so, src, (size_t)(b - a) * item);
+                    so += (size_t)(b - a) * item;
+                }
             }
+        if (q != me && so > n0)
             sends[ns++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG, .buf = sbuf + n0, .bytes = so - n0};
-        }
-        a = imax(mlo, off[q]);
-        b = imin(mhi, off[q] + cnt[q]);
-        if (b > a) {
-            size_t n = (size_t)((mrhi - mrlo) * (b - a)) * item;
+        const size_t n = q == me ? 0 : runs_overlap(R, q, mlo, mhi, mrhi - mrlo, item);
+        if (n) {
             recvs[nr++] = (struct cpn_msg){.peer = q, .tag = SELECT_TAG, .buf = rbuf + ro, .bytes = n};
             ro += n;
         }
@@ -1993,16 +2012,184 @@ static enum cpn_status place_packed(struct cpn_store *os, int nrows, size_t item
     ro = 0;
     for (int q = 0; st == CPN_OK && q < P; q++) {
         if (q == me) continue;
-        int64_t a = imax(mlo, off[q]), b = imin(mhi, off[q] + cnt[q]);
-        if (b <= a) continue;
         for (int64_t d = mrlo; d < mrhi; d++)
-            for (int64_t g = a; g < b; g++, ro += item) memcpy(AT(d, g), rbuf + ro, item);
+            for (int64_t k = R->base[q]; k < R->base[q] + R->nruns[q]; k++) {
+                const int64_t a = imax(mlo, R->pos[k]), b = imin(mhi, R->pos[k] + R->cnt[k]);
+                if (b <= a) continue;
+                memcpy(AT(d, a), rbuf + ro, (size_t)(b - a) * item);
+                ro += (size_t)(b - a) * item;
+            }
     }
 #undef AT
     cpn_free(sbuf);
     cpn_free(rbuf);
     cpn_free(sends);
     cpn_free(recvs);
+    return st;
+}
+
+/* The runs of view-index box w of a view of shape `shape` (n dims): *dstar is the last dimension
+ * along which w is not whole (0 when w is all of the view); the box is one C-order range of the
+ * view per index of its dimensions before *dstar.  Returns the number of runs, *len the length
+ * of each.  Local. */
+static int64_t box_runs(int n, const int64_t *shape, const struct box *w, int *dstar, int64_t *len)
+{
+    int ds = 0;
+    for (int i = n - 1; i >= 0; i--)
+        if (w->lo[i] != 0 || w->hi[i] != shape[i]) { ds = i; break; }
+    int64_t runs = 1, l = w->hi[ds] - w->lo[ds];
+    for (int i = 0; i < ds; i++) runs *= w->hi[i] - w->lo[i];
+    for (int i = ds + 1; i < n; i++) l *= shape[i];
+    *dstar = ds;
+    *len = l;
+    return runs;
+}
+
+/* The C-order index in the view of the first element of run k of box w (box_runs' dstar). */
+static int64_t run_start(int n, const int64_t *shape, const struct box *w, int ds, int64_t k)
+{
+    int64_t idx[CPN_MAXDIM], lin = 0;
+    for (int i = ds - 1; i >= 0; i--) {
+        const int64_t e = w->hi[i] - w->lo[i];
+        idx[i] = w->lo[i] + k % e;
+        k /= e;
+    }
+    idx[ds] = w->lo[ds];
+    for (int i = ds + 1; i < n; i++) idx[i] = 0;
+    for (int i = 0; i < n; i++) lin = lin * shape[i] + idx[i];
+    return lin;
+}
+
+struct run_key {
+    int64_t start, at;
+};
+
+static int run_key_cmp(const void *a, const void *b)
+{
+    const int64_t x = ((const struct run_key *)a)->start, y = ((const struct run_key *)b)->start;
+    return (x > y) - (x < y);
+}
+
+/* Rank q's part of view v of a tiled root store as a box of view indices (preimage of q's
+ * tile): 1 with *w, 0 when q holds none of v, -1 when it is not a box or v is not a plain
+ * element view (a component, a broadcast along a store dimension).  Local. */
+static int box_part(const struct cpn_view *v, int q, struct box *w)
+{
+    const struct cpn_store *s = v->store;
+    if (s->root || !s->tiled || v->part || v->ndim < 1 || v->dtype != s->dtype) return -1;
+    for (int i = 0; i < v->ndim; i++)
+        if (v->sdim[i] >= 0 && v->step[i] == 0) return -1;
+    struct box t;
+    tile_of(s, q, &t);
+    return preimage(v, &t, w);
+}
+
+/* exec_select where the ranks' parts are boxes but not ranges of rows (a grid that cuts a later
+ * dimension: 2x2 on 4 ranks).  Each rank's box is a set of runs (C-order ranges of the view);
+ * each rank compacts its box in C order and counts its selected elements per run; one allgather
+ * of those counts (each in the fewest bytes that hold the longest run: O(ranks x rows of a
+ * tile) bytes) tells every rank where every run lands in the result, and the values go
+ * straight to the owners of those positions.  Collective. */
+static enum cpn_status select_boxes(const struct cpn_op *op, const struct box *parts, const int *has)
+{
+    const bool compact = op->kind == CPN_OPK_COMPACT;
+    const struct cpn_view *m = compact ? op->in[1] : op->in[0], *x = compact ? op->in[0] : NULL;
+    struct cpn_store *os = op->out[0]->store;
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank(), nd = m->ndim;
+    int64_t *nruns = cpn_alloc((size_t)(2 * P + 1) * sizeof *nruns), *base = nruns ? nruns + P : NULL;
+    if (!nruns) return CPN_ERR_NOMEM;
+    int *ds = cpn_alloc((size_t)P * sizeof *ds);
+    int64_t lmax = 0, total_runs = 0;
+    for (int q = 0; ds && q < P; q++) {
+        int64_t len = 0;
+        nruns[q] = has[q] ? box_runs(nd, m->shape, &parts[q], &ds[q], &len) : 0;
+        base[q] = total_runs;
+        total_runs += nruns[q];
+        lmax = imax(lmax, len);
+    }
+    base[P] = total_runs;
+    /* a count in the fewest bytes that hold the longest run: 1 byte for runs under 256 */
+    const int width = lmax < 256 ? 1 : lmax < 65536 ? 2 : lmax < ((int64_t)1 << 32) ? 4 : 8;
+    int64_t *cnt = cpn_alloc((size_t)total_runs * 2 * sizeof *cnt + 8), *pos = cnt ? cnt + total_runs : NULL;
+    unsigned char *enc = cpn_alloc((size_t)total_runs * (size_t)width + 1);
+    size_t *sizes = cpn_alloc((size_t)P * sizeof *sizes);
+    struct run_key *keys = cpn_alloc((size_t)total_runs * sizeof *keys + 1);
+    enum cpn_status st = ds && cnt && enc && sizes && keys ? CPN_OK : CPN_ERR_NOMEM;
+    const struct box *w = &parts[me];
+    int64_t shape[CPN_MAXDIM], mst[CPN_MAXDIM], xst[CPN_MAXDIM], c = 0;
+    const char *mp = NULL, *xp = NULL;
+    if (st == CPN_OK && has[me]) {
+        for (int i = 0; i < nd; i++) shape[i] = w->hi[i] - w->lo[i];
+        char *md = cpn_store_data(m->store), *xd = x ? cpn_store_data(x->store) : NULL;
+        if (!md || (x && !xd)) st = CPN_ERR_NOMEM;
+        else {
+            mp = region_layout(m, w, md, m->store->tlo, m->store->tstride, mst);
+            if (x) xp = region_layout(x, w, xd, x->store->tlo, x->store->tstride, xst);
+            /* per run: the box's dimensions before dstar fixed, the rest of the box */
+            const int d0 = ds[me];
+            for (int64_t k = 0; k < nruns[me]; k++) {
+                const char *p = mp;
+                for (int64_t i = d0 - 1, r = k; i >= 0; i--) {
+                    p += (r % shape[i]) * mst[i];
+                    r /= shape[i];
+                }
+                const int64_t ck = cpn_kernel_count_true(nd - d0, shape + d0, p, mst + d0);
+                c += ck;
+                for (int b = 0; b < width; b++)
+                    enc[(base[me] + k) * width + b] = (unsigned char)((uint64_t)ck >> (8 * b));
+            }
+        }
+    }
+    for (int q = 0; st == CPN_OK && q < P; q++) sizes[q] = (size_t)(nruns[q] * width);
+    if (st == CPN_OK) {
+        /* the allgather reads this rank's counts from their place in enc */
+        unsigned char *mineenc = cpn_alloc(sizes[me] + 1);
+        if (!mineenc) st = CPN_ERR_NOMEM;
+        else {
+            memcpy(mineenc, enc + base[me] * width, sizes[me]);
+            st = cpn_comm_allgatherv(mineenc, enc, sizes);
+            cpn_free(mineenc);
+        }
+    }
+    /* every run's count and start, the runs in the view's C order, exclusive prefix: positions */
+    int64_t total = 0;
+    for (int q = 0; st == CPN_OK && q < P; q++)
+        for (int64_t k = 0; k < nruns[q]; k++) {
+            uint64_t v = 0;
+            for (int b = 0; b < width; b++) v |= (uint64_t)enc[(base[q] + k) * width + b] << (8 * b);
+            cnt[base[q] + k] = (int64_t)v;
+            keys[base[q] + k] = (struct run_key){run_start(nd, m->shape, &parts[q], ds[q], k), base[q] + k};
+        }
+    if (st == CPN_OK) qsort(keys, (size_t)total_runs, sizeof *keys, run_key_cmp);
+    for (int64_t r = 0; st == CPN_OK && r < total_runs; r++) {
+        pos[keys[r].at] = total;
+        total += cnt[keys[r].at];
+    }
+    if (st == CPN_OK && total != op->iparam[0])
+        st = cpn_error(CPN_ERR_INTERNAL, "selection: %lld true elements, %lld expected",
+                       (long long)total, (long long)op->iparam[0]);
+    const int nrows = compact ? 1 : nd;
+    const size_t item = compact ? cpn_dtype_size(op->out[0]->dtype) : 8;
+    char *mine = st == CPN_OK ? cpn_alloc((size_t)(nrows * c) * item + 1) : NULL;
+    if (st == CPN_OK && !mine) st = CPN_ERR_NOMEM;
+    if (st == CPN_OK && c) {
+        if (compact) {
+            st = cpn_kernel_compact(item, nd, shape, xp, xst, mp, mst, mine, c);
+        } else {
+            st = cpn_kernel_nonzero(nd, shape, mp, mst, (int64_t *)mine, c);
+            for (int d = 0; st == CPN_OK && d < nd; d++)
+                for (int64_t j = 0; j < c; j++) ((int64_t *)mine)[d * c + j] += w->lo[d];
+        }
+    }
+    struct runs R = {nruns, base, cnt, pos};
+    if (st == CPN_OK) st = place_runs(os, nrows, item, mine, c, &R);
+    cpn_free(mine);
+    cpn_free(nruns);
+    cpn_free(ds);
+    cpn_free(cnt);
+    cpn_free(enc);
+    cpn_free(sizes);
+    cpn_free(keys);
     return st;
 }
 
@@ -2018,25 +2205,45 @@ static enum cpn_status exec_select(const struct cpn_op *op, struct cpn_fpreport 
         os->ndim != (compact ? 1 : 2) || !m->store->tiled)
         return exec_gathered(op, fp);
     /* every rank decides the same: each rank's part a range of rows, the same for x and m */
-    int64_t *lo0 = cpn_alloc((size_t)P * 3 * sizeof *lo0);
+    int64_t *lo0 = cpn_alloc((size_t)P * 5 * sizeof *lo0);
     if (!lo0) return CPN_ERR_NOMEM;
-    int64_t *cnt = lo0 + P, *off = lo0 + 2 * P;
+    int64_t *cnt = lo0 + P, *off = lo0 + 2 * P, *nruns = lo0 + 3 * P, *base = lo0 + 4 * P;
     struct box w = {{0}, {0}};
-    bool have = false;
-    for (int q = 0; q < P; q++) {
+    bool have = false, rows = true;
+    for (int q = 0; rows && q < P; q++) {
         struct box bm, bx;
         int rm = row_part(m, q, &bm);
         int rx = x ? row_part(x, q, &bx) : rm;
         if (rm < 0 || rx != rm || (x && rm == 1 && (bx.lo[0] != bm.lo[0] || bx.hi[0] != bm.hi[0])) ||
             (x && !x->store->tiled)) {
-            cpn_free(lo0);
-            return exec_gathered(op, fp);
+            rows = false;
+            break;
         }
         lo0[q] = rm == 1 ? bm.lo[0] : -1;
         if (q == me && rm == 1) {
             w = bm;
             have = true;
         }
+    }
+    if (!rows) {
+        /* a grid that cuts a later dimension: the parts are boxes, each a set of runs */
+        cpn_free(lo0);
+        struct box *parts = cpn_alloc((size_t)P * sizeof *parts);
+        int *has = cpn_alloc((size_t)P * sizeof *has);
+        bool boxes = parts && has;
+        for (int q = 0; boxes && q < P; q++) {
+            struct box bx;
+            const int rm = box_part(m, q, &parts[q]), rx = x ? box_part(x, q, &bx) : rm;
+            boxes = rm >= 0 && rx == rm;
+            for (int i = 0; boxes && x && rm == 1 && i < m->ndim; i++)
+                boxes = bx.lo[i] == parts[q].lo[i] && bx.hi[i] == parts[q].hi[i];
+            has[q] = rm == 1;
+        }
+        enum cpn_status st = !parts || !has ? CPN_ERR_NOMEM : boxes ? select_boxes(op, parts, has)
+                                                                   : exec_gathered(op, fp);
+        cpn_free(parts);
+        cpn_free(has);
+        return st;
     }
     const int nd = m->ndim, nrows = compact ? 1 : nd;
     const size_t item = compact ? cpn_dtype_size(ov->dtype) : 8;
@@ -2066,6 +2273,10 @@ static enum cpn_status exec_select(const struct cpn_op *op, struct cpn_fpreport 
         for (int r = 0; r < P; r++)
             if (lo0[r] >= 0 && (lo0[r] < lo0[q] || (lo0[r] == lo0[q] && r < q))) off[q] += cnt[r];
         total += cnt[q];
+        /* one run a rank: its part is one C-order range of the view */
+        nruns[q] = lo0[q] >= 0;
+        base[q] = q;
+        if (!nruns[q]) cnt[q] = 0;
     }
     if (st == CPN_OK && total != op->iparam[0])
         st = cpn_error(CPN_ERR_INTERNAL, "selection: %lld true elements, %lld expected",
@@ -2082,7 +2293,8 @@ static enum cpn_status exec_select(const struct cpn_op *op, struct cpn_fpreport 
         }
     }
     /* every rank takes part in the exchange, also one whose part failed (peers wait for it) */
-    if (st == CPN_OK) st = place_packed(os, nrows, item, mine, cnt, off);
+    struct runs R = {nruns, base, cnt, off};
+    if (st == CPN_OK) st = place_runs(os, nrows, item, mine, c, &R);
     cpn_free(mine);
     cpn_free(lo0);
     return st;
