@@ -221,6 +221,11 @@ def test_one_rank_under_mpirun_takes_its_share_of_the_cores():
                           "-c", _PLACE], env=dict(env, CUPYNUM_BIND="launcher"), capture_output=True,
                          text=True, timeout=120, check=True)
     assert list(map(int, out.stdout.split())) == [1, 1, 1]
+    if __import__("shutil").which("taskset"):   # the job's CPUs are the launcher's: one here
+        cpu = str(min(os.sched_getaffinity(0)))
+        out = subprocess.run(["taskset", "-c", cpu] + cmd, env=env, capture_output=True, text=True,
+                             timeout=120, check=True)
+        assert list(map(int, out.stdout.split())) == [1, 1, 1]
 
 
 @pytest.mark.skipif(bool(os.environ.get("OMPI_COMM_WORLD_SIZE")) or not __import__("shutil").which("taskset")
@@ -376,6 +381,14 @@ def test_large_outputs_stream_and_keep_numpys_values():
     d, dn = a.copy(), an.copy()
     _, s = streamed(lambda: d.__iadd__(b))
     dn += bn
+    check(d, dn)
+    assert s == 0
+    def fused_in_place():   # two ops, one run, reading and writing d's bytes
+        d[...] = d * 3.0 - b
+        d[...] += 1.0
+    _, s = streamed(fused_in_place)
+    dn[...] = dn * 3.0 - bn
+    dn += 1.0
     check(d, dn)
     assert s == 0
     e, en = cupynum.zeros(2 * n), numpy.zeros(2 * n)

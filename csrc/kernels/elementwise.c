@@ -530,13 +530,17 @@ static unsigned fpe_from_status(void)
 
 int64_t cpn_kernel_stream_min(void)
 {
-    static int64_t min = -1;
+#if defined(__SSE2__)
+    static int64_t min = -1;   /* set once, from the runtime thread */
     if (min < 0) {
         const char *e = getenv("CUPYNUM_STREAM_MIN");
         min = e ? atoll(e) : (int64_t)16 << 20;
         if (min < 0) min = 0;
     }
     return min;
+#else
+    return 0;   /* no streaming store here: the staging copy would only cost */
+#endif
 }
 
 void cpn_kernel_stream_copy(char *dst, const char *src, size_t bytes)

@@ -53,9 +53,25 @@ static int out_ext(const struct cpn_fused_instr *in, size_t *item)
     return r->kind == CPN_FARG_EXT ? r->idx : -1;
 }
 
+/* The bytes [lo, hi) external a spans over the space (`item` bytes an element at most). */
+static void ext_span(const struct cpn_fused_prog *p, const struct geom *g, int a, int64_t item,
+                     intptr_t *lo, intptr_t *hi)
+{
+    intptr_t l = p->ext_base[a], h = p->ext_base[a] + (intptr_t)item;
+    for (int d = 0; d < g->nd; d++) {
+        const intptr_t ext = (intptr_t)(p->ext_st[a][d] * (g->shape[d] - 1));
+        if (ext < 0) l += ext;
+        else h += ext;
+    }
+    *lo = l;
+    *hi = h;
+}
+
 /* Which outputs stream (cpn_kernel_stream_min): an external written contiguously along the inner
- * dimension, of at least the threshold's bytes, that no instruction reads (an in-place update's
- * lines are in the cache already; a read-back after the write would miss it). */
+ * dimension, of at least the threshold's bytes, whose bytes no instruction reads through any
+ * external (an in-place update's lines are in the cache already; a read-back after the write
+ * would miss it).  Externals are per operand, so an in-place update reads the same bytes through
+ * another external: spans are compared, not indices. */
 static void plan_streams(const struct cpn_fused_prog *p, struct geom *g)
 {
     g->streams = false;
@@ -69,11 +85,17 @@ static void plan_streams(const struct cpn_fused_prog *p, struct geom *g)
             g->inner * g->outer * (int64_t)item < min)
             continue;
         bool read = false;
+        intptr_t wlo, whi;
+        ext_span(p, g, e, (int64_t)item, &wlo, &whi);
         for (int j = 0; j < p->ninstr && !read; j++) {
             const struct cpn_fused_instr *in = &p->instr[j];
             const int nread = in->kind == CPN_FI_LOOP ? in->narg - 1 : in->kind == CPN_FI_REDUCE ? 1 : 0;
-            for (int a = 0; a < nread; a++)
-                if (in->arg[a].kind == CPN_FARG_EXT && in->arg[a].idx == e) read = true;
+            for (int a = 0; a < nread; a++) {
+                if (in->arg[a].kind != CPN_FARG_EXT) continue;
+                intptr_t rlo, rhi;
+                ext_span(p, g, in->arg[a].idx, 16, &rlo, &rhi);
+                if (rlo < whi && wlo < rhi) read = true;
+            }
         }
         if (!read) {
             g->stream[k] = g->streams = true;

@@ -1,5 +1,7 @@
 /* runtime.c: initialisation, rank and thread discovery. */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include "runtime.h"
 
 #include <dirent.h>
@@ -36,39 +38,17 @@ static bool launched_by_mpi(void)
 
 /* ---- which cores a rank computes on ---------------------------------------------------------
  *
- * A rank's share of the node is its online CPUs over the ranks on the node.  MPI launchers bind
- * ranks to cores of their own choosing: Open MPI binds each of up to two ranks to one core, so
- * `mpirun -np 1` on a laptop would run every thread of the rank on core 0 (and `mpirun -np 2` on
- * 16 cores, eight threads per rank on one core each).  When the launcher's mask is narrower than
- * the share, the process takes the local_rank-th block of `share` online CPUs instead, for all its
- * threads (BLAS's pool exists already: each task of /proc/self/task is moved).  CUPYNUM_BIND=
- * launcher keeps the launcher's binding.  The default thread count is the cores in the mask, so
- * a `taskset` or a cgroup is respected too. */
-static int online_cpus(int *cpu, int max)
-{
-    int n = 0;
-    FILE *f = fopen("/sys/devices/system/cpu/online", "r");
-    if (f) {
-        int a, b;
-        char sep;
-        while (n < max && fscanf(f, "%d", &a) == 1) {
-            b = a;
-            if (fscanf(f, "%c", &sep) == 1 && sep == '-') {
-                if (fscanf(f, "%d", &b) != 1) break;
-                if (fscanf(f, "%c", &sep) != 1) sep = '\n';
-            }
-            for (int c = a; c <= b && n < max; c++) cpu[n++] = c;
-            if (sep != ',') break;
-        }
-        fclose(f);
-    }
-    if (n == 0) {
-        long k = sysconf(_SC_NPROCESSORS_ONLN);
-        for (int c = 0; c < k && n < max; c++) cpu[n++] = c;
-    }
-    return n;
-}
-
+ * A rank's share of the node is the CPUs its job may use over the ranks on the node.  MPI
+ * launchers bind ranks to cores of their own choosing: Open MPI binds each of up to two ranks to
+ * one core, so `mpirun -np 1` on a laptop would run every thread of the rank on core 0 (and
+ * `mpirun -np 2` on 16 cores, eight threads per rank on one core each).  The CPUs the job may use
+ * are the launcher's own: the mask of the rank's parent (mpirun's daemon, Slurm's step daemon),
+ * which a `taskset mpirun` or a cgroup narrows too.  When the rank's mask is narrower than its
+ * share, the process takes the local_rank-th block of `share` of those CPUs, ordered by package and
+ * core so that a block holds whole cores, for all its threads (BLAS's pool exists already: each
+ * task of /proc/self/task is moved), and runs as many threads as the kernel then grants.
+ * CUPYNUM_BIND=launcher keeps the launcher's binding.  A plain process runs as many threads as its
+ * mask has CPUs, so a `taskset` is respected. */
 static void set_process_affinity(const cpu_set_t *set)
 {
     DIR *d = opendir("/proc/self/task");
@@ -82,26 +62,59 @@ static void set_process_affinity(const cpu_set_t *set)
     closedir(d);
 }
 
+static long topology_id(int cpu, const char *what)
+{
+    char path[128];
+    snprintf(path, sizeof path, "/sys/devices/system/cpu/cpu%d/topology/%s", cpu, what);
+    FILE *f = fopen(path, "r");
+    long v = -1;
+    if (f) {
+        if (fscanf(f, "%ld", &v) != 1) v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
+struct cpu_key { long package, core; int cpu; };
+
+static int cmp_cpu_key(const void *a, const void *b)
+{
+    const struct cpu_key *x = a, *y = b;
+    if (x->package != y->package) return x->package < y->package ? -1 : 1;
+    if (x->core != y->core) return x->core < y->core ? -1 : 1;
+    return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
 static int place_rank(int local_ranks, int local_rank, bool launched)
 {
-    static int cpu[CPU_SETSIZE];
-    const int ncpu = online_cpus(cpu, CPU_SETSIZE);
-    int share = ncpu / (local_ranks > 0 ? local_ranks : 1);
-    if (share < 1) share = 1;
-    cpu_set_t mask;
+    cpu_set_t mask, allowed;
     CPU_ZERO(&mask);
-    if (sched_getaffinity(0, sizeof mask, &mask) != 0) return share;
-    int have = CPU_COUNT(&mask);
+    if (sched_getaffinity(0, sizeof mask, &mask) != 0) return 1;
+    const int have = CPU_COUNT(&mask);
+    if (!launched) return have > 0 ? have : 1;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(getppid(), sizeof allowed, &allowed) != 0) allowed = mask;
+    const int nallowed = CPU_COUNT(&allowed);
+    int share = nallowed / (local_ranks > 0 ? local_ranks : 1);
+    if (share < 1) share = 1;
     const char *keep = getenv("CUPYNUM_BIND");
-    if (launched && have < share && !(keep && strcmp(keep, "launcher") == 0) &&
-        (int64_t)(local_rank + 1) * share <= ncpu) {
-        cpu_set_t wide;
-        CPU_ZERO(&wide);
-        for (int i = 0; i < share; i++) CPU_SET(cpu[local_rank * share + i], &wide);
-        set_process_affinity(&wide);
-        have = share;
-    }
-    return have < share ? have : share;
+    if (have >= share || (keep && strcmp(keep, "launcher") == 0) || local_rank >= local_ranks ||
+        (int64_t)(local_rank + 1) * share > nallowed)
+        return have < share ? have : share;
+    static struct cpu_key key[CPU_SETSIZE];
+    int n = 0;
+    for (int c = 0; c < CPU_SETSIZE && n < nallowed; c++)
+        if (CPU_ISSET(c, &allowed)) key[n++] = (struct cpu_key){topology_id(c, "physical_package_id"),
+                                                                 topology_id(c, "core_id"), c};
+    qsort(key, (size_t)n, sizeof *key, cmp_cpu_key);
+    cpu_set_t wide;
+    CPU_ZERO(&wide);
+    for (int i = 0; i < share; i++) CPU_SET(key[local_rank * share + i].cpu, &wide);
+    set_process_affinity(&wide);
+    CPU_ZERO(&mask);
+    if (sched_getaffinity(0, sizeof mask, &mask) != 0) return 1;
+    const int now = CPU_COUNT(&mask);   /* what the kernel granted (a cgroup may narrow it) */
+    return now < share ? (now > 0 ? now : 1) : share;
 }
 
 enum cpn_status cpn_runtime_init(void)
