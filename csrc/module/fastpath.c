@@ -32,6 +32,23 @@ static PyObject *scalar_from(const void *p, enum cpn_dtype dt)
     return PyArray_Scalar(buf, cpn_descr(dt), NULL);
 }
 
+/* Element `k` of a 1-d view of a virtual store (a draw or an arange still unwritten), computed
+ * where it is read: the store stays virtual (store.c, cpn_store_read_bytes).  NULL without an
+ * exception when that does not apply. */
+static PyObject *virtual_scalar(const struct cpn_view *v, int64_t k)
+{
+    const struct cpn_store *r = cpn_store_root(v->store);
+    if (!cpn_store_is_virtual(r) || v->part || v->dtype != r->dtype || r->tiled) return NULL;
+    int64_t st[CPN_MAXDIM], off;
+    cpn_view_byte_layout(v, st, &off);
+    off += v->ndim ? k * st[0] : 0;
+    const int64_t item = (int64_t)cpn_dtype_size(v->dtype);
+    if (!cpn_store_reads_virtual(r, off, item)) return NULL;
+    _Alignas(16) unsigned char buf[16];
+    if (cpn_store_read_bytes(r, off, item, buf) != CPN_OK) return NULL;
+    return PyArray_Scalar(buf, cpn_descr(v->dtype), NULL);
+}
+
 /* Longest queue scanned for a writer of a read store; a longer one is flushed. */
 #define READ_SCAN_MAX 64
 
@@ -53,6 +70,8 @@ PyObject *cpn_fast_scalar(const struct cpn_view *v)
 {
     if (cpn_view_size(v) != 1) return Py_NewRef(Py_NotImplemented);
     if (flush_for_read(v) < 0) return NULL;
+    PyObject *vs = virtual_scalar(v, 0);
+    if (vs) return vs;
     char *o = local_origin(v);
     if (!o) {
         PyErr_Clear();
@@ -71,6 +90,8 @@ PyObject *cpn_fast_index(PyObject *self, PyObject *key)
     if (overflow || k < -len || k >= len) return Py_NewRef(Py_NotImplemented);  /* the general error */
     if (k < 0) k += len;
     if (flush_for_read(v) < 0) return NULL;
+    PyObject *vs = virtual_scalar(v, k);
+    if (vs) return vs;
     char *o = local_origin(v);
     if (!o) {
         PyErr_Clear();

@@ -2911,15 +2911,21 @@ enum cpn_status cpn_dist_read(const struct cpn_view *v, char *dst, const int64_t
     char *src = NULL, *tmp = NULL;
     enum cpn_status st = CPN_OK;
     if (cpn_view_size(v) == 0) return CPN_OK;
-    if (!r->tiled && cpn_store_device_only(r)) {
-        /* The current copy is on the device: bring back only the bytes the view spans. */
+    int64_t lo = 0, hi = 0;
+    if (!r->tiled) {
         cpn_view_byte_layout(v, vst, &voff);
-        int64_t lo = voff, hi = voff + (int64_t)cpn_dtype_size(v->dtype);
+        lo = voff;
+        hi = voff + (int64_t)cpn_dtype_size(v->dtype);
         for (int d = 0; d < v->ndim; d++) {
             int64_t reach = (v->shape[d] - 1) * vst[d];
             if (reach < 0) lo += reach;
             else hi += reach;
         }
+    }
+    /* The current copy is on the device, or the store is virtual and the view spans a few of its
+     * elements (x[-1] of a draw): only the bytes the view spans are brought back or computed
+     * (cpn_store_read_bytes), and a virtual store stays virtual. */
+    if (!r->tiled && (cpn_store_device_only(r) || cpn_store_reads_virtual(r, lo, hi - lo))) {
         tmp = cpn_alloc((size_t)(hi - lo));
         if (!tmp) return CPN_ERR_NOMEM;
         st = cpn_store_read_bytes(r, lo, hi - lo, tmp);

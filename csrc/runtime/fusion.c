@@ -962,6 +962,14 @@ static enum cpn_status band_execute(struct run *r, const struct cpn_op *c, bool 
 /* Select the run starting at ops[start]: as many following ops as fit, a reduction closing it;
  * then whether it is written back in bands, and whether a trailing op is better left to the next
  * run.  False when no run starts here (or *st failed); r->len may still be below 2. */
+/* A view of a virtual store that a run reads in place (its generator regenerated into a register
+ * where it is read: assign_registers). */
+static bool virtual_in_place(const struct cpn_view *iv)
+{
+    const struct cpn_store *vs = iv->store;
+    return vs->virt && !vs->root && !vs->tiled && iv->dtype == vs->dtype && cpn_view_is_contiguous(iv);
+}
+
 static bool select_run(struct run *r, struct cpn_op *ops, int n, int start, enum cpn_status *st)
 {
     const struct cpn_op *first = &ops[start];
@@ -971,13 +979,19 @@ static bool select_run(struct run *r, struct cpn_op *ops, int n, int start, enum
     r->len = 0;
     r->band.on = false;
     if (first->nout != 1 || cpn_view_size(first->out[0]) == 0) return false;
-    r->ndim = first->out[0]->ndim;
-    r->shape = first->out[0]->shape;
+    /* A run starts with an element-wise op over its output's space, or is a full reduction of a
+     * virtual store read in place over its input's (lone_virtual_reduce: one op). */
+    const bool vred = first->kind == CPN_OPK_REDUCE && first->in[0] && op_local(first) &&
+                      virtual_in_place(first->in[0]);
+    const struct cpn_view *space = vred ? first->in[0] : first->out[0];
+    r->ndim = space->ndim;
+    r->shape = space->shape;
     r->dist = !op_local(first);
     const int ndim = r->ndim;
     const int64_t *shape = r->shape;
     const bool dist = r->dist;
-    if (!pointwise_member(first, ndim, shape, dist)) return false;
+    if (vred ? !reduce_member(first, ndim, shape) : !pointwise_member(first, ndim, shape, dist))
+        return false;
     if (dist && !cpn_dist_run_info(first, &r->w0, st)) return false;
     r->has_in = dist && r->w0.work && r->w0.interior;
     if (r->has_in) r->in = r->w0.in;
@@ -1025,6 +1039,15 @@ static bool select_run(struct run *r, struct cpn_op *ops, int n, int start, enum
     }
     r->len = len;
     return true;
+}
+
+/* A full reduction alone in its run whose input is a virtual store read in place (`x.sum()` of a
+ * named draw): run as a one-op program, which regenerates the values into registers (assign_
+ * registers), instead of alone, which would write the whole store to read it once. */
+static bool lone_virtual_reduce(const struct run *r)
+{
+    const struct cpn_op *op = &r->ops[r->start];
+    return r->len == 1 && !r->dist && op->kind == CPN_OPK_REDUCE && op->in[0] && virtual_in_place(op->in[0]);
 }
 
 /* A run of fewer than two ops: a draw or fill nothing in this flush reads through a run is left
@@ -1610,7 +1633,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         return drop_op(&ops[start]);
     }
     if (!select_run(r, ops, n, start, st)) return 0;
-    if (r->len < 2) {
+    if (r->len < 2 && !lone_virtual_reduce(r)) {
         record_had(ops, start, 1, had, op_fp);
         return lone_op(r);
     }

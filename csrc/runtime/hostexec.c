@@ -7,11 +7,17 @@
 
 void cpn_hostexec_generate(const struct cpn_store_gen *g, enum cpn_dtype dt, void *data, int64_t n)
 {
+    cpn_hostexec_generate_range(g, dt, data, 0, n);
+}
+
+void cpn_hostexec_generate_range(const struct cpn_store_gen *g, enum cpn_dtype dt, void *data,
+                                 int64_t first, int64_t n)
+{
     if (g->kind == CPN_OPK_RANDOM)
-        cpn_kernel_random((enum cpn_random_dist)g->code, g->seed, g->stream, (double *)data, 0, n,
+        cpn_kernel_random((enum cpn_random_dist)g->code, g->seed, g->stream, (double *)data, first, n,
                           g->p0, g->p1);
     else
-        cpn_kernel_arange(dt, data, 0, n, g->p0, g->p1, g->i0, g->i1);
+        cpn_kernel_arange(dt, data, first, n, g->p0, g->p1, g->i0, g->i1);
 }
 
 enum cpn_status cpn_hostexec_reduce_all(enum cpn_opcode code, enum cpn_dtype dt, enum cpn_dtype acc,

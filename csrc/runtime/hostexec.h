@@ -19,6 +19,9 @@ struct cpn_store_gen;
 
 /* Run generator `g` into `data`, the `n` elements of a root store of dtype `dt`.  Local. */
 void cpn_hostexec_generate(const struct cpn_store_gen *g, enum cpn_dtype dt, void *data, int64_t n);
+/* Elements [first, first + n) of that generator into data (n elements).  Local. */
+void cpn_hostexec_generate_range(const struct cpn_store_gen *g, enum cpn_dtype dt, void *data,
+                                 int64_t first, int64_t n);
 
 /* Reduce every element of the host bytes at `origin` (dtype `dt`, `ndim` dimensions of `shape`,
  * byte strides `byte_strides`) with op `code` in accumulator dtype `acc` into `out` (one element

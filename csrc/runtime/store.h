@@ -151,6 +151,9 @@ bool cpn_store_device_only(const struct cpn_store *s);
 /* Copy n bytes at byte offset `off` of the root's buffer to dst from the current copy, without
  * moving the rest of the store (a scalar read of a device array moves one element).  Local. */
 enum cpn_status cpn_store_read_bytes(const struct cpn_store *s, int64_t off, int64_t n, void *dst);
+/* Would cpn_store_read_bytes compute [off, off + n) of a virtual store where it is read, leaving
+ * the store virtual (a few elements: at most 64 KiB and an eighth of the store)?  Local. */
+bool cpn_store_reads_virtual(const struct cpn_store *s, int64_t off, int64_t n);
 /* Has the store memory anywhere (host or device)?  Local. */
 bool cpn_store_allocated(const struct cpn_store *s);
 
