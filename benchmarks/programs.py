@@ -498,8 +498,10 @@ def _draw_program(dist):
     method, args, _, _ = RANDOM_DRAWS[dist]
 
     def draw(np, n=100_000_000):
-        """default_rng(7).<method>(size=n), read back (one element: the whole array is written),
-        then its mean."""
+        """default_rng(7).<method>(size=n), one element read back, then its mean.  On cupynum the
+        draw is a virtual store (architecture.md): the element is computed where it is read and
+        the mean regenerates the draws in one pass, so the array is never written; NumPy writes
+        it and reads it back."""
         x = getattr(np.random.default_rng(7), method)(*args, size=n)
         float(x[-1])
         return float(x.mean())
