@@ -920,11 +920,18 @@ class _Base:
         """Conditional binomials category by category: element-wise draws with per-element n
         (and per-row probabilities for n-d pvals)."""
         pv = _np.asarray(_gathered(pvals), dtype=_np.float64)
-        _CHECK.multinomial(_gathered(n), pv, size=None)
+        try:
+            lead = _np.broadcast_shapes(_np.shape(n), pv.shape[:-1]) if pv.ndim else None
+        except ValueError:
+            lead = None
+        if isinstance(n, ndarray) and n.size and lead is not None:
+            # NumPy's checks of n (its dtype, n < 0) on its smallest element, not the gathered n
+            _CHECK.multinomial(_np.asarray(n.min()).astype(n.dtype).reshape(1), pv, size=None)
+        else:
+            _CHECK.multinomial(_gathered(n), pv, size=None)
         shape = _size(size)
         if _is_scalar(n) and pv.ndim == 1:
             return self._multinomial_scalar(int(n), pv, () if shape is None else shape)
-        lead = _np.broadcast_shapes(_np.shape(n), pv.shape[:-1])
         if shape is not None:
             try:
                 ok = _np.broadcast_shapes(shape, lead) == shape
