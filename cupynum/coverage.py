@@ -233,11 +233,14 @@ NOTES = {
     "numpy.random.RandomState": "cupynum class over a counter-based Philox: streams differ from NumPy's",
     "numpy.random.default_rng": "returns a cupynum.random.Generator (Philox keyed by SeedSequence)",
     "numpy.random.Generator.multivariate_hypergeometric":
-        "NumPy's Generator on a Philox keyed by (key, stream): the same on every rank",
-    "numpy.random.Generator.multinomial":
-        "array-valued n or 2-d pvals: NumPy's Generator keyed by (key, stream)",
+        "marginals for both methods (hypergeometric draws); totals of 10**9 or more: NumPy's "
+        "Generator keyed by (key, stream)",
+    "numpy.random.Generator.multinomial": "conditional binomials, element-wise (array n, n-d pvals)",
+    "numpy.random.Generator.integers":
+        "float bounds truncated as NumPy's cast; bounds with a NaN or an empty truncated range: "
+        "NumPy's Generator keyed by (key, stream)",
     "numpy.random.Generator.choice":
-        "native draws; p= and replace=False then searchsorted/argsort/take (NumPy's for now)",
+        "native draws; p= and replace=False then searchsorted/argsort/take",
     "numpy.random.Generator.permutation":
         "a counter-based bijection; partitioned rows move once (one all-to-all)",
     "numpy.random.Generator.shuffle":

@@ -456,6 +456,111 @@ def test_integers_array_bounds_draw_where_they_live():
     assert d.min() == 0 and d.max() == 36 and abs(d.mean() - 18) < 0.1
 
 
+@pytest.mark.parametrize("endpoint", [False, True])
+def test_integers_float_array_bounds(endpoint):
+    """Float bounds are truncated as NumPy's forced cast truncates them: per element x - trunc(low)
+    is uniform on the truncated range (chi-squared against NumPy's draws), drawn where the bounds
+    live (under 4 KiB a rank), and a deliberately shifted range fails the same test."""
+    rng = numpy.random.default_rng(5)
+    low = numpy.tile(numpy.round(rng.uniform(-50, 50, 400), 1), 60)
+    high = low + numpy.tile(rng.uniform(2.5, 40, 400), 60)
+    lo_c, hi_c = cupynum.asarray(low), cupynum.asarray(high)
+    lo_c.sum(), hi_c.sum()
+    g = cupynum.random.default_rng(4)
+    x, sent = _sent(lambda: g.integers(lo_c, hi_c, endpoint=endpoint))
+    assert sent < 4096
+    x = numpy.asarray(x)
+    ref = numpy.random.default_rng(4).integers(low, high, endpoint=endpoint)
+    assert x.dtype == ref.dtype and x.shape == ref.shape
+    tl, th = numpy.trunc(low), numpy.trunc(high)
+    assert (x >= tl).all() and ((x <= th) if endpoint else (x < th)).all()
+    p = chi2_2samp((x - tl).ravel(), (ref - tl).ravel())[1]
+    assert p > P_MIN, p
+    shifted = numpy.asarray(cupynum.random.default_rng(4).integers(
+        cupynum.asarray(low + 1.0), cupynum.asarray(high + 1.0), endpoint=endpoint))
+    assert chi2_2samp((shifted - tl).ravel(), (ref - tl).ravel())[1] < P_MIN
+    # float and integer bounds mixed, a float scalar bound, small dtypes
+    for lo, hi, dt in [(numpy.array([0.5, 1.7, -2.9, 4.2]), 5.0, numpy.int64),
+                       (numpy.array([0, 3, 7]), numpy.array([2.5, 9.9, 8.5]), numpy.int16),
+                       (numpy.array([0.5, 1.5]), 200.9, numpy.uint8),
+                       (numpy.array([0.0, 1.0]), numpy.array([2.0**62, 3.0]), numpy.int64),
+                       (numpy.array([0.0]), numpy.array([2.0**63 + 2.0**62]), numpy.uint64)]:
+        got = numpy.asarray(g.integers(cupynum.asarray(lo), hi, size=(4000, lo.shape[0]), dtype=dt,
+                                       endpoint=endpoint))
+        want = numpy.random.default_rng(0).integers(lo, hi, size=(4000, lo.shape[0]), dtype=dt,
+                                                    endpoint=endpoint)
+        assert got.dtype == want.dtype
+        L = numpy.broadcast_to(numpy.trunc(lo).astype(object), got.shape)
+        H = numpy.broadcast_to(numpy.trunc(numpy.asarray(hi, dtype=float)).astype(object), got.shape)
+        g_o = got.astype(object)
+        assert (g_o >= L).all() and ((g_o <= H) if endpoint else (g_o < H)).all()
+        for j in range(lo.shape[0]):   # each column's own range, against NumPy's
+            if float(H[0, j] - L[0, j]) < 1000:
+                assert chi2_2samp(got[:, j].astype(numpy.int64), want[:, j].astype(numpy.int64))[1] > P_MIN
+            else:
+                span = float(H[0, j] - L[0, j])
+                u = (got[:, j].astype(float) - float(L[0, j])) / span
+                assert abs(u.mean() - 0.5) < 0.03 and ks_2samp(u, (want[:, j].astype(float) - float(L[0, j])) / span)[1] > P_MIN
+
+
+def test_integers_float_bounds_errors_match_numpys():
+    """NaN bounds, truncated ranges that are empty (NumPy raises, or by dtype wraps), bounds out
+    of the dtype: NumPy's exception and message, the stream unmoved where NumPy raises."""
+    g = cupynum.random.default_rng(2)
+    cases = [((numpy.array([0.7]), numpy.array([0.9])), {}),
+             ((numpy.array([numpy.nan, 1.0]), 5), {}),
+             ((numpy.array([-0.5, 1.0]), 3.0), {"dtype": numpy.uint8}),
+             ((numpy.array([0.0, 1.0]), numpy.array([numpy.inf, 3.0])), {}),
+             ((numpy.array([1.0, 5.0]), numpy.array([2.0, 4.5])), {}),
+             ((numpy.array([0.0, 1.0]), numpy.array([2.0**63 + 4096, 3.0])), {}),
+             ((numpy.array([0.0, 1.0]), 128.5), {"dtype": numpy.int8, "endpoint": True})]
+    for args, kw in cases:
+        try:
+            numpy.random.default_rng(0).integers(*args, **kw)
+            raise AssertionError(f"NumPy accepted {args} {kw}")
+        except (ValueError, OverflowError) as e:
+            want = (type(e), str(e))
+        state = g.bit_generator.state
+        got = _err(lambda: g.integers(*[cupynum.asarray(a) if isinstance(a, numpy.ndarray) else a
+                                        for a in args], **kw))
+        assert got == want, (args, kw, got, want)
+        assert g.bit_generator.state == state
+
+
+@pytest.mark.parametrize("dtype", [numpy.int64, numpy.uint64])
+def test_integers_wide_array_bounds(dtype):
+    """Array bounds whose ranges pass 2**52 (up to 2**64), mixed with small ones: drawn natively
+    where the bounds live; each element in its own range, the small columns chi-squared and the
+    wide ones KS-tested (scaled to [0, 1)) against NumPy's draws."""
+    big = 2**64 - 1 if dtype == numpy.uint64 else 2**63 - 1
+    lo = numpy.array([0, 5, 2**40, 3] if dtype == numpy.uint64 else [-2**63, 5, -2**40, 3], dtype=dtype)
+    hi = numpy.array([big, 17, 2**62 + 2**40, 2**53 + 3], dtype=dtype)
+    n = 20000
+    lo_c, hi_c = (cupynum.asarray(numpy.ascontiguousarray(numpy.broadcast_to(b, (n, 4))))
+                  for b in (lo, hi))
+    lo_c.sum(), hi_c.sum()
+    g = cupynum.random.default_rng(9)
+    x, sent = _sent(lambda: g.integers(lo_c, hi_c, dtype=dtype, endpoint=True))
+    assert sent < 8192
+    x = numpy.asarray(x)
+    ref = numpy.random.default_rng(9).integers(lo, hi, size=(n, 4), dtype=dtype, endpoint=True)
+    assert x.dtype == ref.dtype
+    xo, lo_o, hi_o = x.astype(object), lo.astype(object), hi.astype(object)
+    assert (xo >= lo_o).all() and (xo <= hi_o).all()
+    assert chi2_2samp(x[:, 1].astype(numpy.int64), ref[:, 1].astype(numpy.int64))[1] > P_MIN
+    for j in (0, 2, 3):
+        span = float(hi_o[j] - lo_o[j] + 1)
+        u = numpy.array([float(v - lo_o[j]) / span for v in xo[:, j]])
+        w = numpy.array([float(int(v) - lo_o[j]) / span for v in ref[:, j]])
+        assert ks_2samp(u, w)[1] > P_MIN, j
+    # the low half of a wide range only (a deliberately wrong range) fails the same test
+    bad = numpy.asarray(cupynum.random.default_rng(9).integers(
+        cupynum.asarray(lo), cupynum.asarray(lo + (hi - lo) // 2), size=(n, 4), dtype=dtype)).astype(object)
+    u = numpy.array([float(v - lo_o[2]) / float(hi_o[2] - lo_o[2] + 1) for v in bad[:, 2]])
+    w = numpy.array([float(int(v) - lo_o[2]) / float(hi_o[2] - lo_o[2] + 1) for v in ref[:, 2]])
+    assert ks_2samp(u, w)[1] < P_MIN
+
+
 def test_scalar_results_have_numpys_types():
     g, n = cupynum.random.default_rng(0), numpy.random.default_rng(0)
     for name, args in [("random", ()), ("normal", ()), ("integers", (5,)), ("poisson", (2.0,)),
@@ -712,6 +817,66 @@ def test_multivariate():
     numpy.testing.assert_allclose(m.var(axis=0), [3.2, 4.2, 5.0], rtol=0.03)
     h = numpy.asarray(g.multivariate_hypergeometric([5, 10, 15], 6, size=1000))
     assert (h.sum(axis=1) == 6).all()
+
+
+def test_multinomial_array_n_and_pvals():
+    """multinomial with an array n (partitioned: drawn where it lives) and with 2-d pvals: each
+    row sums to its n, and every column matches NumPy's draws (chi-squared); a wrong pvals row
+    fails the same test; NumPy's errors for a size that cannot hold the parameters."""
+    m = 30000
+    n_np = numpy.arange(m) % 17 + 3
+    n_c = cupynum.asarray(n_np)
+    n_c.sum()
+    pv = [0.1, 0.25, 0.0, 0.65]
+    g = cupynum.random.default_rng(21)
+    x, sent = _sent(lambda: g.multinomial(n_c, pv))
+    assert sent < 16384
+    x = numpy.asarray(x)
+    ref = numpy.random.default_rng(21).multinomial(n_np, pv)
+    assert x.dtype == ref.dtype and x.shape == ref.shape == (m, 4)
+    assert (x.sum(axis=1) == n_np).all() and (x[:, 2] == 0).all()
+    for j in (0, 1, 3):
+        assert chi2_2samp(x[:, j], ref[:, j])[1] > P_MIN, j
+    pv2 = numpy.array([[0.2, 0.3, 0.5], [0.6, 0.1, 0.3]])
+    y = numpy.asarray(g.multinomial(numpy.array([[12], [40]]), pv2, size=(2, 2)))
+    assert y.shape == (2, 2, 3) and (y.sum(axis=-1) == [[12, 12], [40, 40]]).all()
+    z = numpy.asarray(g.multinomial(25, pv2, size=(20000, 2)))
+    zr = numpy.random.default_rng(3).multinomial(25, pv2, size=(20000, 2))
+    assert (z.sum(axis=-1) == 25).all()
+    for r in range(2):
+        for j in range(3):
+            assert chi2_2samp(z[:, r, j], zr[:, r, j])[1] > P_MIN, (r, j)
+    swapped = numpy.asarray(g.multinomial(25, pv2[::-1], size=(20000, 2)))
+    assert chi2_2samp(swapped[:, 0, 0], zr[:, 0, 0])[1] < P_MIN
+    for args in [(numpy.array([3, 4]), pv, 3), (numpy.array([3, -1]), pv, None),
+                 (5, [[0.5, -0.1, 0.6]], None)]:
+        try:
+            numpy.random.default_rng(0).multinomial(*args)
+            raise AssertionError(args)
+        except ValueError as e:
+            want = (type(e), str(e))
+        state = g.bit_generator.state
+        assert _err(lambda: g.multinomial(*args)) == want and g.bit_generator.state == state
+
+
+@pytest.mark.parametrize("method", ["marginals", "count"])
+def test_multivariate_hypergeometric_native(method):
+    """multivariate_hypergeometric drawn natively (hypergeometric marginals, element-wise): rows
+    sum to nsample, each color's count matches NumPy's draws (chi-squared); a size of None gives
+    one row; a wrong color count fails the test."""
+    colors = [5, 10, 0, 15, 7]
+    g = cupynum.random.default_rng(33)
+    x = numpy.asarray(g.multivariate_hypergeometric(colors, 12, size=100000, method=method))
+    ref = numpy.random.default_rng(33).multivariate_hypergeometric(colors, 12, size=100000,
+                                                                   method=method)
+    assert x.dtype == ref.dtype and x.shape == ref.shape
+    assert (x.sum(axis=1) == 12).all() and (x[:, 2] == 0).all() and (x <= colors).all()
+    for j in (0, 1, 3, 4):
+        assert chi2_2samp(x[:, j], ref[:, j])[1] > P_MIN, j
+    one = numpy.asarray(g.multivariate_hypergeometric(colors, 37, method=method))
+    assert one.shape == (5,) and (one == colors).all()
+    bad = numpy.asarray(g.multivariate_hypergeometric([5, 11, 0, 15, 7], 12, size=100000))
+    assert chi2_2samp(bad[:, 1], ref[:, 1])[1] < P_MIN
 
 
 # ---- one process, any rank count, the simulated device: the same bits ----------------------------

@@ -134,6 +134,45 @@ def _as_int64(x):
     return _np.int64((int(x) + 2**63) % 2**64 - 2**63)
 
 
+def _as_uint64(x):
+    """int64 values as uint64 modulo 2**64."""
+    if isinstance(x, ndarray):
+        return x.astype(_np.uint64)
+    return _np.uint64(int(x) % 2**64)
+
+
+def _has_nan(x):
+    if isinstance(x, ndarray):
+        return bool(_cp().isnan(x).any())
+    return bool(_np.isnan(_np.asarray(x)).any())
+
+
+def _bound_int64(x):
+    """An integer bound as int64 modulo 2**64 (_as_int64); a float one truncated as NumPy's
+    forced cast does (its checks passed: -2**63 <= x <= 2**64), through uint64 where it is
+    nonnegative (2**64 itself is 0 modulo 2**64)."""
+    if _kind(x) != "f":
+        return _as_int64(_int_operand(x))
+    if not isinstance(x, ndarray):
+        a = _np.asarray(x)
+        if a.ndim == 0:
+            return _np.int64((int(a) + 2**63) % 2**64 - 2**63)
+        x = _core.from_any(a)
+    cp = _cp()
+    pos = cp.where(x >= 2.0**64, 0.0, cp.maximum(x, 0.0)).astype(_np.uint64).astype(_np.int64)
+    return cp.where(x >= 0, pos, cp.minimum(x, 0.0).astype(_np.int64))
+
+
+def _trunc_empty(low, high, endpoint):
+    """Where the truncated bounds leave no integer (floats truncate, exactly, in float64)."""
+    cp = _cp()
+    lo, hi = (cp.trunc(x) if isinstance(x, ndarray) else _np.trunc(_np.asarray(x, dtype=_np.float64))
+              for x in (low, high))
+    lo = lo if isinstance(lo, ndarray) or _np.ndim(lo) == 0 else _core.from_any(lo)
+    hi = hi if isinstance(hi, ndarray) or _np.ndim(hi) == 0 else _core.from_any(hi)
+    return lo > hi if endpoint else lo >= hi
+
+
 def _int_witnesses(low, high, endpoint):
     """NumPy arrays of a few whole elements of integer bounds (broadcast), on which NumPy's
     checks raise as on the whole: each bound's smallest and largest element and the first
@@ -463,36 +502,66 @@ class _Base:
         return v
 
     def _integers_array(self, low, high, shape, dt, endpoint):
-        """Array bounds: integer-valued ones drawn natively (NumPy's checks on witness elements,
-        then element i is low[i] + Lemire's integer below its own range, from the parameters
-        where they live); float bounds and ranges above 2**52 take NumPy's Generator."""
-        if all(_kind(a) in "biu" for a in (low, high)):
+        """Array bounds, drawn natively where the parameters live: NumPy's checks on witness
+        elements, then element i is low[i] plus a uniform integer below its own range (Lemire's
+        per element up to 2**52; beyond, 64 bits from two draws with global rejection rounds).
+        Float bounds are truncated as NumPy's forced cast does.  Bounds with a NaN, float bounds
+        whose truncated range is empty (NumPy then raises or wraps, by dtype) and other kinds
+        take NumPy's Generator on the gathered bounds."""
+        kinds = [_kind(a) for a in (low, high)]
+        if all(k in "biuf" for k in kinds) and not any(
+                k == "f" and _has_nan(a) for a, k in zip((low, high), kinds)):
             cp = _cp()
             _CHECK.integers(*_int_witnesses(low, high, endpoint), dtype=dt, endpoint=endpoint)
             if 0 in shape:
                 return cp.zeros(shape, dt)
-            lo_d, hi_d = _int_operand(low), _int_operand(high)
-            f64 = [x.astype(_np.float64) if isinstance(x, ndarray) else float(x) for x in (lo_d, hi_d)]
-            if float(cp.max(f64[1] - f64[0])) <= 2.0**52:
-                # hi - lo in int64 wraps modulo 2**64: exact, the true range being below 2**52
-                lo64, hi64 = _as_int64(lo_d), _as_int64(hi_d)
-                r = hi64 - lo64 + (1 if endpoint else 0)
-                v = _core.random_p(_INTEGER, self._key(), self._stream(), _param(r, shape), 0.0)
-                return (v.astype(_np.int64) + lo64).astype(dt)
+            if "f" not in kinds or not bool(cp.any(_trunc_empty(low, high, endpoint))):
+                return self._integers_native(_bound_int64(low), _bound_int64(high), shape, dt,
+                                             endpoint)
         lo_n = _np.asarray(_gathered(low))
         hi_n = _np.asarray(_gathered(high))
-        _CHECK.integers(lo_n, hi_n, dtype=dt, endpoint=endpoint)   # NumPy's messages
-        span = hi_n.astype(object) - lo_n.astype(object) + (1 if endpoint else 0)
-        if _np.max(span) > 2**53:
-            g = _np.random.Generator(_np.random.Philox(key=self._key(),
-                                                       counter=[0, 0, 0, self._stream()]))
+        bg = self._bit_generator
+        before = bg._stream
+        g = _np.random.Generator(_np.random.Philox(key=self._key(),
+                                                   counter=[0, 0, 0, self._stream()]))
+        try:
             return _core.from_any(g.integers(lo_n, hi_n, size=shape, dtype=dt, endpoint=endpoint))
-        # floor(u * span) with u of 53 bits: bias below span / 2**53
-        u = self._raw(_UNIFORM, shape, 0.0, 1.0)
+        except Exception:
+            bg._stream = before   # NumPy raised: no state advances
+            raise
+
+    def _integers_native(self, lo64, hi64, shape, dt, endpoint):
+        """lo + [0, hi - lo + endpoint) per element, the bounds int64 modulo 2**64 (the range
+        too: 0 stands for 2**64)."""
         cp = _cp()
-        spanf = cp.asarray(_np.asarray(span, dtype=_np.float64))
-        v = cp.floor(u * spanf).astype(_np.int64) + cp.asarray(lo_n.astype(_np.int64))
-        return v.astype(dt)
+        r = hi64 - lo64 + (1 if endpoint else 0)   # wraps modulo 2**64: exact
+        m = _as_uint64(r) - _np.uint64(1)          # range - 1, in [0, 2**64)
+        wide = m >= _np.uint64(2**52)
+        if not bool(cp.any(wide)):
+            v = _core.random_p(_INTEGER, self._key(), self._stream(), _param(r, shape), 0.0)
+            return (v.astype(_np.int64) + lo64).astype(dt)
+        # ranges up to 2**52 per element as above; wider ones hi * 2**32 + lo, hi below
+        # ceil(range / 2**32) and lo below 2**32, redrawn where the value reaches the range
+        # (under 2**-20 of them a round); the rounds are global, so no value depends on the
+        # partition
+        small = ~wide
+        v = _core.random_p(_INTEGER, self._key(), self._stream(),
+                           _param(cp.where(small, r, 1), shape), 0.0).astype(_np.uint64)
+        nhi = _param((m >> _np.uint64(32)) + _np.uint64(1), shape)
+
+        def one():
+            h = _core.random_p(_INTEGER, self._key(), self._stream(), nhi, 0.0).astype(_np.uint64)
+            return h * _np.uint64(2**32) + self._ints(shape, 2**32).astype(_np.uint64)
+        w = one()
+        limit = m + _np.uint64(1)   # the range; 0 (2**64): every value is in it
+        check = wide & (limit != _np.uint64(0))
+        for _ in range(64):
+            bad = check & (w >= limit)
+            if not bool(cp.any(bad)):
+                break
+            w = cp.where(bad, one(), w)
+        v = cp.where(small, v, w)
+        return (v.astype(_np.int64) + lo64).astype(dt)
 
     # ---- continuous ----------------------------------------------------------------------------
     def normal(self, loc=0.0, scale=1.0, size=None):
@@ -760,12 +829,19 @@ class _Base:
         else:
             arr = a if isinstance(a, ndarray) else _core.from_any(_np.asarray(a))
             pop = arr.shape[axis]
-        # NumPy's checks (p sums to 1, sizes, replace=False with too large a sample)
+        # NumPy's checks (a, p sums to 1, then sizes, replace=False with too large a sample), in
+        # NumPy's order; on the population size and without the sample itself, since NumPy's
+        # choice would draw it: with a size only where it raises (it then draws nothing)
         pn = None if p is None else _np.asarray(_gathered(p), dtype=_np.float64)
-        _CHECK.choice(pop if arr is None or pop == 0 else _np.arange(pop), size=size,
-                      replace=replace, p=pn, shuffle=shuffle)
+        if pop == 0:
+            _CHECK.choice(pop if arr is None else _np.arange(0), size=size, replace=replace, p=pn,
+                          shuffle=shuffle)
+        else:
+            _CHECK.choice(pop, size=None, replace=replace, p=pn, shuffle=shuffle)
         shape = _size(size)
         n = 1 if shape is None else int(_np.prod(shape))
+        if pop and not replace and (n > pop or (pn is not None and n > _np.count_nonzero(pn > 0))):
+            _CHECK.choice(pop, size=size, replace=False, p=pn, shuffle=shuffle)
         if replace:
             if pn is None:
                 idx = self._ints((n,), pop)
@@ -841,15 +917,50 @@ class _Base:
         return g / g.sum(axis=-1, keepdims=True)
 
     def multinomial(self, n, pvals, size=None):
-        """Conditional binomials category by category (native where n is a scalar)."""
+        """Conditional binomials category by category: element-wise draws with per-element n
+        (and per-row probabilities for n-d pvals)."""
         pv = _np.asarray(_gathered(pvals), dtype=_np.float64)
-        _CHECK.multinomial(_gathered(n), pv, size=None if _is_scalar(n) else None)
+        try:
+            lead = _np.broadcast_shapes(_np.shape(n), pv.shape[:-1]) if pv.ndim else None
+        except ValueError:
+            lead = None
+        if isinstance(n, ndarray) and n.size and lead is not None:
+            # NumPy's checks of n (its dtype, n < 0) on its smallest element, not the gathered n
+            _CHECK.multinomial(_np.asarray(n.min()).astype(n.dtype).reshape(1), pv, size=None)
+        else:
+            _CHECK.multinomial(_gathered(n), pv, size=None)
         shape = _size(size)
-        if not _is_scalar(n) or pv.ndim != 1:
-            g = _np.random.Generator(_np.random.Philox(key=self._key(),
-                                                       counter=[0, 0, 0, self._stream()]))
-            return _core.from_any(g.multinomial(_np.asarray(_gathered(n)), pv, size=shape))
-        return self._multinomial_scalar(int(n), pv, () if shape is None else shape)
+        if _is_scalar(n) and pv.ndim == 1:
+            return self._multinomial_scalar(int(n), pv, () if shape is None else shape)
+        if shape is not None:
+            try:
+                ok = _np.broadcast_shapes(shape, lead) == shape
+            except ValueError:
+                ok = False
+            if not ok:   # NumPy's error (it raises before drawing)
+                _CHECK.multinomial(_gathered(n), pv, size=shape)
+        return self._multinomial_array(n, pv, lead if shape is None else shape)
+
+    def _multinomial_array(self, n, pv, shape):
+        """multinomial with an array n or n-d pvals, the draw of the given shape: column j is
+        binomial(left, p_j / (1 - p_0 - ... - p_{j-1})), left what the columns before left (NumPy's
+        random_multinomial, element-wise; the ratios clamped to [0, 1] against rounding)."""
+        cp = _cp()
+        k = pv.shape[-1]
+        out = cp.empty(shape + (k,), dtype=_np.int64)
+        if 0 in shape:
+            return out
+        left = _param(cp.trunc(_as_array(n)) if not _is_scalar(n) else float(int(n)), shape)
+        rem = _np.ones(pv.shape[:-1])
+        for j in range(k - 1):
+            with _np.errstate(divide="ignore", invalid="ignore"):
+                pj = _np.where(rem > 0, _np.clip(pv[..., j] / rem, 0.0, 1.0), 0.0)
+            x = self._draw(_BINOMIAL, shape, (left, pj if pj.ndim else float(pj)))
+            out[..., j] = x
+            left = left - x
+            rem = rem - pv[..., j]
+        out[..., k - 1] = left
+        return out
 
     def _multinomial_scalar(self, n, pv, shape):
         cp = _cp()
@@ -881,13 +992,34 @@ class _Base:
                               float(p))
 
     def multivariate_hypergeometric(self, colors, nsample, size=None, method="marginals"):
+        """NumPy's marginals algorithm for either method (the same distribution): color j is
+        hypergeometric(colors[j], the colors after it, what is left to sample), element-wise
+        draws with a per-element sample count.  Totals of 10**9 or more (beyond the
+        hypergeometric kernel's range) take NumPy's Generator on a Philox keyed by (key,
+        stream)."""
         col = _np.asarray(_gathered(colors))
         _CHECK.multivariate_hypergeometric(col, nsample, size=1, method=method)
         shape = _size(size)
-        g = _np.random.Generator(_np.random.Philox(key=self._key(),
-                                                   counter=[0, 0, 0, self._stream()]))
-        return _core.from_any(g.multivariate_hypergeometric(col, nsample, size=shape,
-                                                            method=method))
+        total = int(col.sum())
+        if total >= 10**9:
+            g = _np.random.Generator(_np.random.Philox(key=self._key(),
+                                                       counter=[0, 0, 0, self._stream()]))
+            return _core.from_any(g.multivariate_hypergeometric(col, nsample, size=shape,
+                                                                method=method))
+        cp = _cp()
+        k = col.shape[0]
+        s = (1,) if shape is None else shape
+        out = cp.empty(s + (k,), dtype=_np.int64)
+        if 0 in s or k == 0:
+            return out[0] if shape is None else out
+        left, rest = int(nsample), total
+        for j in range(k - 1):
+            rest -= int(col[j])
+            x = self._draw(_HYPERGEOM, s, (int(col[j]), rest, left), to_p=_hypergeom_p)
+            out[..., j] = x
+            left = left - x
+        out[..., k - 1] = left
+        return out[0] if shape is None else out
 
 
 def _binomial_p(n, p):
