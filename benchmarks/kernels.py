@@ -350,6 +350,50 @@ def mlp(np, batch=64, width=64, reps=2):
     return float(np.sum(p * np.arange(10)))
 
 
+def symm(np, n=60):
+    """PolyBench symm: C = alpha A B + beta C with A symmetric, stored in its lower triangle."""
+    low = np.tril(_weyl(np, (n, n), PHI1))
+    a = low + np.tril(low, -1).T
+    b, c = _weyl(np, (n, n), PHI2), _weyl(np, (n, n), PHI3)
+    c = 1.5 * (a @ b) + 1.2 * c
+    return float(np.sum(c))
+
+
+def trmm(np, n=60):
+    """PolyBench trmm: B = alpha A^T B with A unit lower triangular."""
+    a = np.tril(_weyl(np, (n, n), PHI1), -1) + np.eye(n)
+    b = _weyl(np, (n, n), PHI2)
+    b = 1.5 * (a.T @ b)
+    return float(np.sum(b))
+
+
+def cnn(np, batch=8, size=16, ch=8, reps=2):
+    """A small convolutional network's forward pass: two 3x3 convolutions (shifted slices and
+    tensordot over the channels), ReLU, 2x2 max pooling, a dense layer and softmax."""
+    x = _weyl(np, (batch, 1, size, size), PHI1, -1.0, 1.0)
+    k1 = _weyl(np, (3, 3, 1, ch), PHI2, -0.5, 0.5)
+    k2 = _weyl(np, (3, 3, ch, ch), PHI3, -0.2, 0.2)
+    half = (size - 4) // 2
+    w = _weyl(np, (ch * half * half, 10), PHI1, -0.1, 0.1)
+
+    def conv(t, k):
+        h, v = t.shape[2] - 2, t.shape[3] - 2
+        out = 0.0
+        for i in range(3):
+            for j in range(3):
+                out = out + np.tensordot(t[:, :, i:i + h, j:j + v], k[i, j], axes=([1], [0]))
+        return np.moveaxis(out, 3, 1)   # (batch, ch, h, v)
+
+    for _ in range(reps):
+        y = np.maximum(conv(np.maximum(conv(x, k1), 0.0), k2), 0.0)
+        y = y[:, :, :2 * half, :2 * half].reshape(batch, ch, half, 2, half, 2).max(axis=(3, 5))
+        o = y.reshape(batch, -1) @ w
+        e = np.exp(o - o.max(axis=1, keepdims=True))
+        p = e / e.sum(axis=1, keepdims=True)
+        x = x * 0.99
+    return float(np.sum(p * np.arange(10)))
+
+
 def nbody(np, n=64, steps=4):
     """Direct-sum gravity: all pairwise accelerations by broadcasting, leapfrog steps."""
     pos = _weyl(np, (n, 3), PHI1, -1.0, 1.0)
@@ -410,6 +454,10 @@ KERNELS = {k.name: k for k in [
     Kernel("bicg", bicg, {"n": 200, "reps": 4}, {"n": 2000, "reps": 2}),
     Kernel("mvt", mvt, {"n": 200, "reps": 4}, {"n": 2000, "reps": 2}),
     Kernel("gemver", gemver, {"n": 200}, {"n": 2000}),
+    Kernel("symm", symm, {"n": 60}, {"n": 1000}),
+    Kernel("trmm", trmm, {"n": 60}, {"n": 1000}),
+    Kernel("cnn", cnn, {"batch": 8, "size": 16, "ch": 8, "reps": 2},
+           {"batch": 64, "size": 32, "ch": 32, "reps": 2}),
     Kernel("covariance", covariance, {"n": 100, "m": 80}, {"n": 3000, "m": 500}),
     Kernel("correlation", correlation, {"n": 100, "m": 80}, {"n": 3000, "m": 500}),
     Kernel("softmax", softmax, {"n": 100, "m": 100, "reps": 2}, {"n": 1000, "m": 1000, "reps": 2}),

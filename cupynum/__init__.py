@@ -16,6 +16,14 @@ import numpy as _np
 # machine is shared (other ranks, other programs): 10x slower under load.  Sleep instead, unless
 # the user chose otherwise.  Must be set before the OpenMP runtime loads with _core.
 _os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# OpenBLAS's workers spin for 2^28 cycles (~0.1 s) after each call before they sleep, on the
+# cores where cupynum's threads then run the element-wise ops between the products (a small CNN:
+# 36% of the run in blas_thread_server, 0.80x NumPy; with 2^4 cycles, 1.02x).  Read once when the
+# library loads with _core (NumPy's own OpenBLAS is loaded already and keeps its setting); the
+# variable is restored afterwards, so child processes see the user's environment.
+_blas_timeout = _os.environ.get("OPENBLAS_THREAD_TIMEOUT")
+if _blas_timeout is None:
+    _os.environ["OPENBLAS_THREAD_TIMEOUT"] = "4"
 
 try:
     from . import _core  # noqa: E402
@@ -29,6 +37,8 @@ except ImportError as _e:
     import scipy_openblas32 as _sob
     _ctypes.CDLL(_os.path.join(_sob.get_lib_dir(), "libscipy_openblas.so"), mode=_ctypes.RTLD_GLOBAL)
     from . import _core  # noqa: E402
+if _blas_timeout is None:
+    del _os.environ["OPENBLAS_THREAD_TIMEOUT"]
 from ._core import ndarray, runtime_info, runtime_stats, reset_stats, sync
 from . import _ndarray
 from ._ndarray import flatiter

@@ -6,6 +6,7 @@ float32/64 and complex, exact loops for bool and integers), element-wise multipl
 NumPy's shapes, dtypes and errors.  Errors are NumPy's own: the call is repeated on empty stand-ins
 of the operands' shapes and dtypes (no data moves), so NumPy raises its message."""
 
+import math as _math
 import operator
 
 import numpy as _np
@@ -140,9 +141,9 @@ def _tensordot(a, b, axes_a, axes_b):
     """Contract axes_a of a with axes_b of b: a's free axes, then b's (numpy.tensordot)."""
     free_a = [d for d in range(a.ndim) if d not in axes_a]
     free_b = [d for d in range(b.ndim) if d not in axes_b]
-    m = int(_np.prod([a.shape[d] for d in free_a], dtype=_np.int64))
-    n = int(_np.prod([b.shape[d] for d in free_b], dtype=_np.int64))
-    k = int(_np.prod([a.shape[d] for d in axes_a], dtype=_np.int64))
+    m = _math.prod([a.shape[d] for d in free_a])   # (numpy.prod costs ~6 us a call here)
+    n = _math.prod([b.shape[d] for d in free_b])
+    k = _math.prod([a.shape[d] for d in axes_a])
     at = _transpose(a, tuple(free_a + list(axes_a))) if a.ndim else a
     bt = _transpose(b, tuple(list(axes_b) + free_b)) if b.ndim else b
     A = _reshape(at, (m, k))
