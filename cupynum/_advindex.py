@@ -222,6 +222,17 @@ def _to_result_order(plan, g):
     return g
 
 
+def _c_ordered(v):
+    """Whether v's elements lie in C order at unit element steps (axes of length 1 aside): then
+    an element's C-order index in v is its offset from v's origin.  Local."""
+    expect = v.dtype.itemsize
+    for n, st in zip(reversed(tuple(v.shape)), reversed(tuple(_core.layout(v)))):
+        if n != 1 and st != expect:
+            return False
+        expect *= n
+    return True
+
+
 def _cut_besides(v, axis):
     """Whether v, of ndim >= 2, is C-ordered (its elements a 1-D view) over a partitioned store
     whose grid cuts an axis other than `axis` (-1: any axis but the first), so that serving whole
@@ -233,7 +244,7 @@ def _cut_besides(v, axis):
     if not t["tiled"]:
         return False
     axis = 0 if axis < 0 else axis
-    return any(g > 1 for d, g in enumerate(t["grid"]) if d != axis) and \
+    return any(g > 1 for d, g in enumerate(t["grid"]) if d != axis) and _c_ordered(v) and \
         _core.reshape(v, (v.size,)) is not None
 
 
@@ -243,7 +254,7 @@ def _grid_cut(v):
     if v.ndim < 2:
         return False
     t = _core._tiling(v)
-    return t["tiled"] and any(g > 1 for g in t["grid"][1:]) and \
+    return t["tiled"] and any(g > 1 for g in t["grid"][1:]) and _c_ordered(v) and \
         _core.reshape(v, (v.size,)) is not None
 
 

@@ -1037,3 +1037,24 @@ def test_selection_runs_on_the_device(no_fallback, dtype, shape):
     check(a, y)
     if dtype.kind in "iu":
         assert moved <= 32, moved
+
+
+@pytest.mark.parametrize("key", [([0, 1], Ellipsis, 0), ([0, 2], Ellipsis, -1), ([1], 2, Ellipsis, 3),
+                                 (Ellipsis, [1, 2], slice(None)), (Ellipsis, [1, 2], [1, 2]),
+                                 (0, Ellipsis, [1, 5])])
+def test_integer_beside_arrays_on_a_strided_view(key):
+    """An integer in a key with index arrays is applied as a basic index first: what the arrays
+    then select is a strided view (not C-ordered), whose flat route would index the wrong
+    elements (NumPy's conformance test_broadcast_error_reports_correct_shape on 3 ranks).  Get,
+    set, and the broadcast error NumPy raises, whose message ends with the result's shape."""
+    for make in (lambda xp: xp.zeros((3, 4, 5, 6, 7)),
+                 lambda xp: xp.arange(3 * 4 * 5 * 6 * 7.0).reshape(3, 4, 5, 6, 7)):
+        n, c = make(numpy), make(cupynum)
+        check(c[key], n[key])
+        v = numpy.arange(numpy.prod(n[key].shape), dtype=float).reshape(n[key].shape) + 1.0
+        n[key] = v
+        c[key] = cupynum.asarray(v)
+        check(c, n)
+        with pytest.raises(ValueError) as e:
+            c[key] = numpy.zeros((100, 100))
+        assert str(e.value).endswith(str(n[key].shape).replace(" ", ""))
