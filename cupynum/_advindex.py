@@ -251,11 +251,7 @@ def _cut_besides(v, axis):
 def _grid_cut(v):
     """Whether v, of ndim >= 2, is C-ordered over all of a store whose rank tiles cut its rows
     (a grid with more than one rank along a later axis: 2x2 on 4 ranks).  Local."""
-    if v.ndim < 2:
-        return False
-    t = _core._tiling(v)
-    return t["tiled"] and any(g > 1 for g in t["grid"][1:]) and _c_ordered(v) and \
-        _core.reshape(v, (v.size,)) is not None
+    return _cut_besides(v, 0)
 
 
 def _elements(src, lin):
@@ -297,9 +293,9 @@ def _flat_index(plan):
     return _core.reshape(out, (m,))
 
 
-def _flat_values(plan, val, dtype):
-    """val broadcast to the result (rshape), as a fresh 1-D array of `dtype` cut in 1-D ranges
-    (as the scatter sends them); None when it does not broadcast."""
+def _to_result_shape(plan, val):
+    """val broadcast to the indexing result's shape (rshape), leading 1s dropped; None when it
+    does not broadcast (NumPy's ValueError from the general path)."""
     vshape = tuple(val.shape)
     while len(vshape) > len(plan.rshape) and vshape[0] == 1:
         vshape = vshape[1:]
@@ -313,6 +309,15 @@ def _flat_values(plan, val, dtype):
         val = _core.reshape(val, vshape)
     if tuple(val.shape) != plan.rshape:
         val = _core.broadcast_to(val, plan.rshape)
+    return val
+
+
+def _flat_values(plan, val, dtype):
+    """val broadcast to the result (rshape), as a fresh 1-D array of `dtype` cut in 1-D ranges
+    (as the scatter sends them); None when it does not broadcast."""
+    val = _to_result_shape(plan, val)
+    if val is None:
+        return None
     val = _core.cast(val, dtype)                  # fresh: never shares the destination's store
     m = val.size
     flat = _core.reshape(val, (m,))
@@ -368,19 +373,9 @@ def _value(dtype, value):
 def _values_for(plan, val, dtype):
     """val broadcast to the indexing result, in (len(lin),) + rest order, as a fresh array of
     `dtype`; None when it does not broadcast (NumPy's ValueError from the general path)."""
-    vshape = tuple(val.shape)
-    while len(vshape) > len(plan.rshape) and vshape[0] == 1:
-        vshape = vshape[1:]
-    try:
-        if len(vshape) > len(plan.rshape) or \
-                _np.broadcast_shapes(vshape, plan.rshape) != plan.rshape:
-            return None
-    except ValueError:
+    val = _to_result_shape(plan, val)
+    if val is None:
         return None
-    if vshape != tuple(val.shape):
-        val = _core.reshape(val, vshape)
-    if tuple(val.shape) != plan.rshape:
-        val = _core.broadcast_to(val, plan.rshape)
     if plan.lead:
         k, p = plan.k, plan.lead
         perm = tuple(range(p, p + k)) + tuple(range(p)) + tuple(range(p + k, len(plan.rshape)))
