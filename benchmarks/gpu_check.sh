@@ -14,7 +14,8 @@
 #      bandwidth of each against the copy bandwidth measured in this run; numpy.linalg's solve,
 #      cholesky, svd and eigh of a 2000x2000 float64 matrix (cuSOLVER on the GPU) beside CuPy and
 #      NumPy, with each result's relative residual.
-# Logs go to $OUT when it is set (else build/gpu-check/).  A dry run without a GPU:
+# Logs go to $OUT when it is set (else build/gpu-check/); TEST_TIMEOUT (240 s) and BENCH_TIMEOUT
+# (120 s per benchmark) bound a short lease.  A dry run without a GPU:
 #   CHECK_DEVICE=sim SMALL=1 benchmarks/gpu_check.sh   (simulated device, small sizes)
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -47,12 +48,14 @@ export PYTHONPATH=$STAGE${PYTHONPATH:+:$PYTHONPATH}
 export CUPYNUM_CACHE_DIR=$BUILD/kernel-cache
 export CUPYNUM_DEVICE=${CHECK_DEVICE:-gpu}
 cd "$STAGE"   # so that `import cupynum` finds the staged package, not the source tree
-$PY -c "import cupynum; print(cupynum.runtime_info())" || { echo "IMPORT ON THE GPU FAILED"; exit 1; }
+$PY -c "import cupynum; print(cupynum.__file__, cupynum.runtime_info())" || { echo "IMPORT ON THE GPU FAILED"; exit 1; }
 
 # ---- 2. device tests -------------------------------------------------------------------------
 elapsed "device tests (CUPYNUM_DEVICE=$CUPYNUM_DEVICE)"
 if $PY -c "import pytest" 2>/dev/null; then
-    (timeout 240 $PY -m pytest -q -p no:cacheprovider --maxfail=20 --rootdir "$ROOT/tests" \
+    XDIST=""   # pytest-xdist, where present: 8 processes on the one GPU (about 35 s on an H200)
+    $PY -c "import xdist" 2>/dev/null && XDIST="-n 8"
+    (timeout ${TEST_TIMEOUT:-240} $PY -m pytest -q -p no:cacheprovider $XDIST -rf --tb=short --maxfail=20 --rootdir "$ROOT/tests" \
         -c "$ROOT/pyproject.toml" -m gpu "$ROOT/tests" >"$LOG/device-tests.log" 2>&1; \
      echo "pytest exit status $?"; grep -E "^(FAILED|ERROR)" "$LOG/device-tests.log" | head -40; tail -3 "$LOG/device-tests.log")
 else
@@ -61,7 +64,7 @@ fi
 
 # ---- 3. benchmarks -----------------------------------------------------------------------------
 bench() {   # module program n iters repeat
-    timeout 120 $PY "$ROOT/benchmarks/gpu_bench.py" "$@" 2>"$LOG/bench-$1-$2.err" \
+    timeout ${BENCH_TIMEOUT:-120} $PY "$ROOT/benchmarks/gpu_bench.py" "$@" 2>"$LOG/bench-$1-$2.err" \
         || { echo "{\"module\": \"$1\", \"program\": \"$2\", \"error\": \"see bench-$1-$2.err\"}"; tail -3 "$LOG/bench-$1-$2.err"; }
 }
 elapsed "benchmarks"

@@ -28,9 +28,16 @@
  * reductions and scans classify their rows' results (reduce.cu).  Complex arithmetic reports
  * nothing on the device.
  *
- * A failing CUDA call is reported through CUDA_TRY with the call, file and line. */
+ * A failing CUDA call is reported through CUDA_TRY with the call, file and line.
+ *
+ * CUPYNUM_CUDA_TRACE=1 prints to stderr, per generated-kernel launch, its key, space and grid,
+ * the device time (events, the stream waited for) and the host time since the last launch;
+ * per transfer and per cudaMalloc its bytes and time.  =2 adds each new kernel's source.  A
+ * diagnostic for a real GPU: it serialises the stream. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cuda_runtime_api.h>
 
@@ -57,11 +64,32 @@
 #include "devselect.h"
 #include "cuda_transport.h"
 
+_Static_assert(sizeof(struct cpn_dev_args) <= 4096, "a kernel's parameters: at most 4 KiB");
+
 static struct {
     int index, count, arch, sms;
     cudaStream_t stream;
     char name[256];
 } dev = {.index = -1};
+
+/* ---- tracing (CUPYNUM_CUDA_TRACE) ------------------------------------------------------------ */
+
+static int trace_level(void)
+{
+    static int level = -1;
+    if (level < 0) {
+        const char *e = getenv("CUPYNUM_CUDA_TRACE");
+        level = e && *e ? atoi(e) : 0;
+    }
+    return level;
+}
+
+static double now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
+}
 
 /* ---- devices ---------------------------------------------------------------------------------- */
 
@@ -101,10 +129,12 @@ static const char *cuda_describe(void) { return dev.index >= 0 ? dev.name : "cud
 static void *cuda_raw_alloc(size_t n)
 {
     void *p = NULL;
+    const double t0 = trace_level() ? now_ms() : 0;
     if (cudaMalloc(&p, n ? n : 1) != cudaSuccess) {
         cudaGetLastError();
         return NULL;
     }
+    if (trace_level()) fprintf(stderr, "cupynum-trace: cudaMalloc %zu bytes %.3f ms\n", n, now_ms() - t0);
     return p;
 }
 
@@ -115,14 +145,21 @@ static void cuda_raw_free(void *p)
 
 static enum cpn_status cuda_to_device(void *dst, const void *src, size_t n)
 {
+    const double t0 = trace_level() ? now_ms() : 0;
     if (n) CUDA_TRY(cudaMemcpyAsync(dst, src, n, cudaMemcpyHostToDevice, dev.stream));
+    if (trace_level()) {
+        CUDA_TRY(cudaStreamSynchronize(dev.stream));
+        fprintf(stderr, "cupynum-trace: to device %zu bytes %.3f ms\n", n, now_ms() - t0);
+    }
     return CPN_OK;
 }
 
 static enum cpn_status cuda_to_host(void *dst, const void *src, size_t n)
 {
+    const double t0 = trace_level() ? now_ms() : 0;
     if (n) CUDA_TRY(cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToHost, dev.stream));
     CUDA_TRY(cudaStreamSynchronize(dev.stream));
+    if (trace_level()) fprintf(stderr, "cupynum-trace: to host %zu bytes %.3f ms\n", n, now_ms() - t0);
     return CPN_OK;
 }
 
@@ -162,6 +199,7 @@ static enum cpn_status load_source(cudaKernel_t *fn)
         }
     const void *image;
     size_t size;
+    if (trace_level() > 1) fprintf(stderr, "cupynum-trace: kernel %s source:\n%s\n", key, srcbuf);
     CPN_TRY(cpn_nvrtc_compile(srcbuf, dev.arch, false, &image, &size));
     struct kernel *k = cpn_alloc(sizeof *k);
     if (!k) return CPN_ERR_NOMEM;
@@ -281,7 +319,26 @@ static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
     a.partials = (uint64_t)partials;
     void *args[] = {&a};
     dim3 grid = {(unsigned)gx, (unsigned)gy, 1}, block = {CPN_DEV_BLOCK, 1, 1};
+    static double last_launch;
+    cudaEvent_t ev[2];
+    const bool tr = trace_level() && cudaEventCreate(&ev[0]) == cudaSuccess && cudaEventCreate(&ev[1]) == cudaSuccess;
+    if (tr) cudaEventRecord(ev[0], dev.stream);
     cudaError_t e = cudaLaunchKernel((const void *)fn, grid, block, args, 0, dev.stream);
+    if (tr) {
+        float ms = 0;
+        char key[17];
+        cpn_cuda_codegen_key(srcbuf, key);
+        cudaEventRecord(ev[1], dev.stream);
+        cudaEventSynchronize(ev[1]);
+        cudaEventElapsedTime(&ms, ev[0], ev[1]);
+        const double t = now_ms();
+        fprintf(stderr, "cupynum-trace: kernel %s instr=%d n=%lld dims=%d grid=%lldx%lld %.3f ms, host %.3f ms since the last\n",
+                key, p->ninstr, (long long)a.n, (int)a.ndim, (long long)gx, (long long)gy, ms,
+                last_launch ? t - last_launch - ms : 0.0);
+        last_launch = t;
+        cudaEventDestroy(ev[0]);
+        cudaEventDestroy(ev[1]);
+    }
     enum cpn_status st = CPN_OK;
     if (e != cudaSuccess)
         st = cpn_error(CPN_ERR_DEVICE, "cupynum: launching a generated kernel failed: %s", cudaGetErrorString(e));

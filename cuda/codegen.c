@@ -18,6 +18,7 @@
 #include "devargs.h"
 #include "devfpe.h"
 #include "fpclass.h"
+#include "fused.h"
 #include "op.h"
 
 static const char *const ctypes[CPN_DTYPE_COUNT] = {
@@ -93,7 +94,6 @@ static bool fail(const char **why, const char *msg)
 
 bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why)
 {
-    int next = 0, nscal = 0, nparam = 0;
     if (p->ninstr <= 0) return fail(why, "empty program");
     for (int k = 0; k < p->ninstr; k++) {
         const struct cpn_fused_instr *in = &p->instr[k];
@@ -107,14 +107,10 @@ bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why)
                 return fail(why, "two-output ops write memory only");
             break;
         case CPN_FI_RANDOM:
-            nparam++;
-            next++;
             break;
         case CPN_FI_ARANGE:
             if (!cpn_cuda_ctype(in->dt)) return fail(why, "unknown dtype");
             if (is_complex(in->dt)) return fail(why, "complex arange fills run on the host");
-            nparam++;
-            next++;
             break;
         case CPN_FI_REDUCE:
             if (k != p->ninstr - 1) return fail(why, "a reduction must close the program");
@@ -124,14 +120,12 @@ bool cpn_cuda_codegen_supports(const struct cpn_fused_prog *p, const char **why)
         default:
             return fail(why, "unknown instruction");
         }
-        for (int i = 0; i < in->narg; i++) {
-            if (in->arg[i].kind == CPN_FARG_EXT) next++;
-            if (in->arg[i].kind == CPN_FARG_SCALAR) nscal++;
-        }
     }
-    if (next > CPN_DEV_MAXEXT) return fail(why, "too many operands for one kernel");
-    if (nscal > CPN_DEV_MAXSCAL) return fail(why, "too many scalars for one kernel");
-    if (nparam > CPN_DEV_MAXPARAM) return fail(why, "too many random draws or fills for one kernel");
+    struct cpn_fused_counts c;
+    cpn_fused_count(p, &c);
+    if (c.ext > CPN_DEV_MAXEXT) return fail(why, "too many operands for one kernel");
+    if (c.scal > CPN_DEV_MAXSCAL) return fail(why, "too many scalars for one kernel");
+    if (c.param > CPN_DEV_MAXPARAM) return fail(why, "too many random draws or fills for one kernel");
     return true;
 }
 

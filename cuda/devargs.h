@@ -1,12 +1,13 @@
 /* devargs.h: the one argument block of every generated device kernel, shared by the host code
  * that fills it (cuda/backend.c) and the kernels that read it (cuda/codegen.c's source, compiled
- * by NVRTC).  Passed by value (kernel parameters: under 4 KiB). */
+ * by NVRTC).  Passed by value (kernel parameters: under 4 KiB, cuda/backend.c asserts it).  A
+ * fused program beyond these bounds is cut into programs within them (fusion.c's fit_device). */
 #ifndef CPN_DEVARGS_H
 #define CPN_DEVARGS_H
 
 #define CPN_DEV_MAXDIM 8      /* dimensions of the (coalesced) iteration space */
-#define CPN_DEV_MAXEXT 16     /* external operands: buffers and index sources */
-#define CPN_DEV_MAXSCAL 16    /* inline scalars */
+#define CPN_DEV_MAXEXT 32     /* external operands: buffers and index sources */
+#define CPN_DEV_MAXSCAL 32    /* inline scalars */
 #define CPN_DEV_MAXPARAM 8    /* random draws and arange fills in one program */
 #define CPN_DEV_BLOCK 256     /* threads per block */
 #define CPN_DEV_MM_TILE 16    /* integer matmul: tile edge (CPN_DEV_MM_TILE^2 == CPN_DEV_BLOCK) */

@@ -189,12 +189,23 @@ enum cpn_status cpn_nvrtc_compile(const char *src, int arch, bool ptx, const voi
     const char *opts[] = {archopt, "--std=c++17", "--fmad=false", "-default-device"};
     const int nopt = (int)(sizeof opts / sizeof opts[0]);
 
-    /* key: source + options + NVRTC version */
+    /* key: source + options + NVRTC version + the embedded headers (another cupynum's scalar.h
+     * or devargs.h must not load this one's cached kernels) */
+    static char headers[17];
+    if (!headers[0]) {
+        uint64_t h = 0;
+        for (int i = 0; i < cpn_cuda_header_count; i++) {
+            char part[17];
+            cpn_cuda_codegen_key(cpn_cuda_header_sources[i], part);
+            h = h * 1099511628211ull ^ strtoull(part, NULL, 16);
+        }
+        snprintf(headers, sizeof headers, "%016llx", (unsigned long long)h);
+    }
     size_t srclen = strlen(src);
     char *keysrc = malloc(srclen + 256);
     if (!keysrc) return cpn_error(CPN_ERR_NOMEM, "cupynum: out of memory");
-    snprintf(keysrc, srclen + 256, "%s\n// %s --std=c++17 --fmad=false nvrtc %d.%d\n", src, archopt,
-             rtc.major, rtc.minor);
+    snprintf(keysrc, srclen + 256, "%s\n// %s --std=c++17 --fmad=false nvrtc %d.%d headers %s\n", src,
+             archopt, rtc.major, rtc.minor, headers);
     char hash[17], key[40];
     cpn_cuda_codegen_key(keysrc, hash);
     free(keysrc);

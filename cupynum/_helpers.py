@@ -611,7 +611,10 @@ def install(cls, namespace, implemented):
             continue
         g = vars(mod)
         for n in mod.NAMES:
-            npf = getattr(_np, n)
+            npf = getattr(_np, n, None)
+            if npf is None:         # a name a later NumPy dropped: ours stays
+                namespace[n] = g[n]
+                continue
             f = _fallback.numpy_for_foreign(npf)(g[n])
             namespace[n] = f
             implemented[npf] = f

@@ -65,7 +65,7 @@ def _native(name):
             except _NotNative:
                 return _numpy(name, args, kwargs)
         wrapper.__name__ = wrapper.__qualname__ = name
-        wrapper.__doc__ = getattr(_np, name).__doc__
+        wrapper.__doc__ = getattr(getattr(_np, name, None), "__doc__", None)   # gone from later NumPys
         wrapper.__wrapped__ = f
         return wrapper
     return deco

@@ -8,7 +8,7 @@ coverage with the CPU loops, so these tests exercise the executor's device path 
 
 - Parity with NumPy: values (bit for bit: the same scalar functions), dtypes, array and scalar
   operands, non-contiguous views, under errstate 'ignore', 'warn' and 'raise' (warnings and
-  exceptions compared with NumPy's).
+  exceptions compared with NumPy's; on a GPU without underflow, which its kernels never report).
 - Residency: device-resident operands give device-resident results (runtime_stats'
   bytes_to_host does not grow until a result is read).
 On the CPU backend every test here skips ("no CUDA device").
@@ -52,12 +52,13 @@ def _ints(dtype, n, seed):
     return a
 
 
-def _record(fn, lib, mode):
-    """fn(lib) under errstate(all=mode): (results as NumPy arrays or None, warnings, exception)."""
+def _record(fn, lib, mode, under=None):
+    """fn(lib) under errstate(all=mode) (under=: underflow's own mode): (results as NumPy arrays
+    or None, warnings, exception)."""
     with warnings.catch_warnings(record=True) as w:
         warnings.simplefilter("always")
         exc = res = None
-        with lib.errstate(all=mode):
+        with lib.errstate(all=mode, under=under or mode):
             try:
                 r = fn(lib)
                 r = r if isinstance(r, tuple) else (r,)
@@ -69,7 +70,9 @@ def _record(fn, lib, mode):
 
 def _same(fn, mode):
     got = _record(fn, cupynum, mode)
-    want = _record(fn, numpy, mode)
+    # A GPU kernel never reports underflow (fpclass.h: a value does not tell whether a tiny
+    # result was rounded): the reference ignores it there.
+    want = _record(fn, numpy, mode, under="ignore" if INFO["backend"] == "cuda" else None)
     assert got[1] == want[1], (got[1], want[1])
     assert got[2] == want[2], (got[2], want[2])
     if want[0] is None:
@@ -79,8 +82,9 @@ def _same(fn, mode):
         assert g.dtype == r.dtype, (g.dtype, r.dtype)
         assert g.shape == r.shape
         numpy.testing.assert_array_equal(g, r)
-        if r.dtype.kind == "f":   # signed zeros too
-            numpy.testing.assert_array_equal(numpy.signbit(g), numpy.signbit(r))
+        if r.dtype.kind == "f":   # signed zeros too; not a NaN's sign (x86 makes -nan, a GPU +nan)
+            num = ~numpy.isnan(r)
+            numpy.testing.assert_array_equal(numpy.signbit(g)[num], numpy.signbit(r)[num])
 
 
 # ---- parity -----------------------------------------------------------------------------------------

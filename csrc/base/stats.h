@@ -37,6 +37,7 @@
     X(fusion_plan_hits, COUNT)     /* fusion.c: fused programs taken from the cache */           \
     X(fused_runs_dist, COUNT)      /* fusion.c: of the runs, those over tiled stores */          \
     X(fused_runs_banded, COUNT)    /* fusion.c: of the runs, those written back band by band */  \
+    X(fused_runs_cut, COUNT)       /* fusion.c: runs cut short to fit a device kernel */         \
     X(stores_virtual, COUNT)       /* store.c: stores made virtual (never allocated) */          \
     X(virtual_materialized, COUNT) /* store.c: virtual stores given a buffer after all */        \
     X(virtual_regenerated, COUNT)  /* fusion.c: reads of virtual stores computed again */       \

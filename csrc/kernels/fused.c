@@ -415,6 +415,22 @@ static enum cpn_status fused_float_sum(struct cpn_fused_prog *p, const struct ge
     return status;
 }
 
+void cpn_fused_count(const struct cpn_fused_prog *p, struct cpn_fused_counts *c)
+{
+    *c = (struct cpn_fused_counts){0, 0, 0};
+    for (int k = 0; k < p->ninstr; k++) {
+        const struct cpn_fused_instr *in = &p->instr[k];
+        if (in->kind == CPN_FI_RANDOM || in->kind == CPN_FI_ARANGE) {
+            c->param++;
+            c->ext++;
+        }
+        for (int i = 0; i < in->narg; i++) {
+            c->ext += in->arg[i].kind == CPN_FARG_EXT;
+            c->scal += in->arg[i].kind == CPN_FARG_SCALAR;
+        }
+    }
+}
+
 size_t cpn_kernel_fused_scratch(const struct cpn_fused_prog *p)
 {
     return (size_t)((p->nslots > 0 ? p->nslots : 1) + 1) * (size_t)REG_BYTES;

@@ -73,6 +73,14 @@ struct cpn_fused_prog {
     char *reduce_out;                      /* REDUCE: where the accumulator goes (acc dtype) */
 };
 
+/* What one evaluation of `p` binds: externals (one per external argument, and per draw's or
+ * fill's index source), inline scalars, draw and fill parameters.  A device kernel's argument
+ * block bounds each (cuda/devargs.h). */
+struct cpn_fused_counts {
+    int ext, scal, param;
+};
+void cpn_fused_count(const struct cpn_fused_prog *p, struct cpn_fused_counts *c);
+
 /* Evaluate `p` over its space, threaded when it is large.  Returns CPN_ERR_NOMEM when scratch
  * cannot be allocated, or a kernel's status; loops' value errors set ctx->err.  Local. */
 enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx);

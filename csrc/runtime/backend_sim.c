@@ -32,6 +32,7 @@
 #include "kernels.h"
 #include "opsem.h"
 #include "transport.h"
+#include "../../cuda/devargs.h"   /* the device kernels' argument bounds */
 
 static int sim_device_count(const char **why) { (void)why; return 1; }
 static enum cpn_status sim_init(int index) { (void)index; return CPN_OK; }
@@ -56,7 +57,15 @@ static enum cpn_status sim_fill_zero(void *dst, size_t n)
 }
 static enum cpn_status sim_sync(void) { return CPN_OK; }
 
-static bool sim_supports_fused(const struct cpn_fused_prog *p) { (void)p; return true; }
+/* A real device's kernel argument block bounds a program (cuda/devargs.h): the simulated device
+ * refuses what the GPU would, so fusion.c's cutting of runs to fit is exercised here too. */
+static bool sim_supports_fused(const struct cpn_fused_prog *p)
+{
+    struct cpn_fused_counts c;
+    cpn_fused_count(p, &c);
+    return p->ndim <= CPN_DEV_MAXDIM && c.ext <= CPN_DEV_MAXEXT && c.scal <= CPN_DEV_MAXSCAL &&
+           c.param <= CPN_DEV_MAXPARAM;
+}
 
 /* Findings hw, sw ORed into device report word w. */
 static void or_word(int w, unsigned hw, unsigned sw)

@@ -870,6 +870,8 @@ static void band_plan(struct run *r, int len, const int64_t *lo, const int64_t *
     const struct access *acc = r->acc;
     const int nacc = r->nacc;
     band->on = false;
+    /* A device evaluates the run in its own memory: the bands are a host cache's economy. */
+    if (cpn_backend_on_device()) return;
     /* len 0: the run's first op conflicts with itself (`a[...] = a[::-1]`); there is no last op
      * (ops[end - 1] would be the op before the run, or before the queue when the run starts it) */
     if (len < 1 || end >= r->n || ndim < 1 || hi[0] - lo[0] < 3) return;
@@ -1599,6 +1601,48 @@ static int run_program(struct run *r, enum cpn_status *st)
 
 /* ---- executing a run -------------------------------------------------------------------------- */
 
+/* Would the device backend take plan p's program?  (r->prog: scratch until bind_run.) */
+static bool device_takes(struct run *r, const struct plan *p)
+{
+    struct cpn_fused_prog *prog = &r->prog;
+    prog->ninstr = p->ninstr;
+    memcpy(prog->instr, p->instr, (size_t)p->ninstr * sizeof *p->instr);
+    prog->next = 0;
+    prog->ndim = r->ndim;
+    return cpn_backend_active()->supports_fused(prog);
+}
+
+/* On a device, the longest prefix of the run whose program the device takes (its kernels bind a
+ * bounded argument block: cuda/devargs.h), so that a long run becomes several kernels instead of
+ * one host evaluation over data copied off the device.  A run the device takes in no length of
+ * two or more is left whole (it runs on the host, as before).  False when *st failed. */
+static bool fit_device(struct run *r, enum cpn_status *st)
+{
+    /* the probes' counts are not what runs: the caller plans the chosen run again */
+    const int64_t elided = cpn_stats.copies_elided, regen = cpn_stats.virtual_regenerated,
+                  hits = cpn_stats.fusion_plan_hits;
+    const int len0 = r->len;
+    int lo = 1, hi = len0 + 1;   /* takes(lo) (alone: the op's own path), !takes(hi) */
+    for (int len = len0; hi - lo > 1; len = (lo + hi) / 2) {
+        r->len = len;
+        r->nacc = r->nacc_after[len - 1];
+        assign_registers(r);
+        const struct plan *p = lookup_plan(r, st);
+        if (!p) break;
+        if (device_takes(r, p)) lo = len;
+        else hi = len;
+    }
+    cpn_stats.copies_elided = elided;
+    cpn_stats.virtual_regenerated = regen;
+    cpn_stats.fusion_plan_hits = hits;
+    if (*st != CPN_OK) return false;
+    if (lo == 1) lo = len0;   /* no cut helps: whole, on the host */
+    r->len = lo;
+    r->nacc = r->nacc_after[lo - 1];
+    cpn_stats.fused_runs_cut += lo < len0;
+    return true;
+}
+
 /* ops[start] dropped: nothing can read what it writes. */
 static int drop_op(const struct cpn_op *op)
 {
@@ -1633,6 +1677,7 @@ int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st
         return drop_op(&ops[start]);
     }
     if (!select_run(r, ops, n, start, st)) return 0;
+    if (r->len >= 2 && cpn_backend_on_device() && !fit_device(r, st)) return 0;
     if (r->len < 2 && !lone_virtual_reduce(r)) {
         record_had(ops, start, 1, had, op_fp);
         return lone_op(r);
