@@ -190,6 +190,24 @@ if runtime_info()["ranks"] > 1:
     _install_mpi_excepthook()
     _route_rank_output()
 
+
+
+def _measure_temporaries():
+    """How many references a temporary argument (`np.sum(x * x)`) has when sum, prod, max and min
+    reach their C reduction: measured once, through the public functions, as user code calls
+    them (csrc/module/fastpath.c says why and what is done with it)."""
+    g = globals()
+    for fname, op in (("sum", "add"), ("prod", "multiply"), ("max", "maximum"), ("min", "minimum")):
+        f = g[fname]
+        _core._temp_probe(op)
+        try:
+            f(zeros(1) + 0.0)
+        finally:
+            _core._temp_probe(None)
+
+
+_measure_temporaries()
+
 __version__ = "0.1.0"
 
 

@@ -83,7 +83,7 @@ def _axis_sum(a, axis):
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
     if dtype is None and out is None and keepdims is False and initial is _NoValue and where is True:
         # one C call where it applies
-        r = _core.full_reduce(a, "add") if axis is None else _axis_sum(a, axis)
+        r = _core.full_reduce(a, "add", True) if axis is None else _axis_sum(a, axis)
         if r is not None:
             return r
     return _reduce("add", _asarray(a), axis, dtype, out, keepdims, initial, where)
@@ -92,7 +92,7 @@ def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, wh
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
     if (axis is None and dtype is None and out is None and keepdims is False
             and initial is _NoValue and where is True):
-        r = _core.full_reduce(a, "multiply")    # one C call where it applies
+        r = _core.full_reduce(a, "multiply", True)    # one C call where it applies
         if r is not None:
             return r
     return _reduce("multiply", _asarray(a), axis, dtype, out, keepdims, initial, where)
@@ -100,7 +100,7 @@ def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, w
 
 def max(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
     if axis is None and out is None and keepdims is False and initial is _NoValue and where is True:
-        r = _core.full_reduce(a, "maximum")
+        r = _core.full_reduce(a, "maximum", True)
         if r is not None:
             return r
     return _reduce("maximum", _asarray(a), axis, None, out, keepdims, initial, where)
@@ -108,7 +108,7 @@ def max(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
 
 def min(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
     if axis is None and out is None and keepdims is False and initial is _NoValue and where is True:
-        r = _core.full_reduce(a, "minimum")
+        r = _core.full_reduce(a, "minimum", True)
         if r is not None:
             return r
     return _reduce("minimum", _asarray(a), axis, None, out, keepdims, initial, where)

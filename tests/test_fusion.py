@@ -907,3 +907,47 @@ def test_a_run_beyond_a_device_kernel_is_cut_into_kernels():
     else:
         assert st["fused_runs_cut"] == 0, st
     bitwise_equal(numpy.asarray(got), prog(numpy, x))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int64", "int32"])
+def test_full_reduction_of_an_expression_never_writes_the_temporary(dtype):
+    """`np.sum(x * x)` returns a NumPy scalar, so it flushes inside the call while the temporary is
+    still the call's argument; the argument is lent to the flush (fastpath.c) and the product is
+    never written: the allocation is the scalar's, and the values are NumPy's bit for bit.  A
+    named array is written as ever, and keeps its values."""
+    xn = (numpy.arange(300 * 200) % 97 - 40).astype(dtype).reshape(300, 200)
+    x = cupynum.array(xn)
+    cupynum.sync()
+    fns = [("sum", lambda np, a: np.sum(a * a)), ("sum2", lambda np, a: np.sum(a * 3 + a)),
+           ("max", lambda np, a: np.max(a - 7)), ("min", lambda np, a: np.min(a * a - a)),
+           ("prod", lambda np, a: np.prod(a[:3, :5] * 0 + 1))]
+    for name, f in fns:
+        f(cupynum, x)         # the kernels' scratch grown
+        cupynum.sync()
+        gc.collect()
+        before = cupynum.runtime_stats()["bytes_allocated"]
+        got = f(cupynum, x)
+        grew = cupynum.runtime_stats()["bytes_allocated"] - before
+        want = f(numpy, xn)
+        assert type(got) is type(want), (name, got, want)
+        if one_rank() or dtype.startswith("int") or name in ("max", "min"):
+            assert got == want, (name, got, want)
+        else:   # the ranks' partial sums are combined in rank order, not NumPy's tree
+            assert got == pytest.approx(want, rel=1e-5), (name, got, want)
+        # float max/min are not fused into a run; an int32 sum or product accumulates in int64
+        fused = (dtype.startswith("int") or name.startswith("sum")) and not (
+            dtype == "int32" and name in ("sum", "sum2", "prod"))
+        if fused and one_rank() and cupynum.runtime_info()["backend"] == "cpu":
+            assert grew <= 1024, (name, grew)
+    # named, pending when summed: written, and readable after
+    t = x * x
+    s = cupynum.sum(t)
+    assert s == pytest.approx(numpy.sum(xn * xn), rel=1e-5)
+    bitwise_equal(numpy.asarray(t), xn * xn)
+    # held by a container, or passed on by C code (map): written too
+    held = [x + 1]
+    assert cupynum.sum(held[0]) == pytest.approx(numpy.sum(xn + 1), rel=1e-5)
+    bitwise_equal(numpy.asarray(held[0]), xn + 1)
+    mapped = [x - 1, x - 2]
+    assert list(map(cupynum.sum, mapped)) == pytest.approx([numpy.sum(xn - 1), numpy.sum(xn - 2)], rel=1e-5)
+    bitwise_equal(numpy.asarray(mapped[1]), xn - 2)

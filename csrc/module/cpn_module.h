@@ -138,6 +138,7 @@ PyObject *cpn_fast_index(PyObject *self, PyObject *key);           /* a[i] of a 
 PyObject *cpn_fast_full_reduce(PyObject *self, enum cpn_opcode code);   /* a.sum() ... */
 extern PyMethodDef cpn_array_reduce_methods[];                     /* ndarray.sum/prod/max/min */
 PyObject *cpn_mod_full_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
+PyObject *cpn_mod_temp_probe(PyObject *m, PyObject *arg);
 PyObject *cpn_mod_index_range(PyObject *m, PyObject *a);   /* _core.index_range(a) */
 
 /* methods.c: the module's method table (its introspection and runtime control are there too). */

@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "fusion.h"
 #include "hostexec.h"
 
 /* The origin of v's bytes when the caller may read them here directly (after a flush); NULL
@@ -196,16 +197,85 @@ PyMethodDef cpn_array_reduce_methods[] = {
     {NULL},
 };
 
-/* _core.full_reduce(a, name): the fast path of a full reduction, or None where it does not apply
- * (cupynum/_reductions.py then takes the general way). */
+/* ---- a full reduction of a temporary -----------------------------------------------------------
+ *
+ * `np.sum(x * x)` returns a NumPy scalar, so the reduction flushes inside the call, while the
+ * temporary `x * x` is still held by the call's argument: the fused run would write all of it,
+ * though nothing can read it after the call.  The references such an argument has when
+ * full_reduce sees it, called from cupynum.sum & co. with an expression, are measured once at
+ * import (_core._temp_probe, cupynum/_reductions.py): the caller's evaluation stack hands the
+ * argument to sum's frame and sum passes it on.  A named array, or one that C code holds, has at
+ * least one reference more.  At that count the queued reduction flushes with the argument's view
+ * lent (cpn_fusion_lend): its pending writer keeps the values in registers.  Not for the
+ * ndarray methods: a method's self is borrowed, so C code holding the array would look the same. */
+static Py_ssize_t temp_refs[CPN_OP_COUNT];   /* per reduction: 0 not measured (never lend) */
+static int temp_probe = -1;                  /* the reduction being measured, or -1 */
+
+/* _core._temp_probe(name): the next full_reduce(a, name, True) records a's references as a
+ * temporary's (and returns None); _temp_probe(None) ends the probe.  Returns the count recorded
+ * for name (0: none). */
+PyObject *cpn_mod_temp_probe(PyObject *m, PyObject *arg)
+{
+    (void)m;
+    const int was = temp_probe;
+    temp_probe = -1;
+    if (arg == Py_None) return PyLong_FromSsize_t(was >= 0 ? temp_refs[was] : 0);
+    const char *name = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
+    const int code = name ? cpn_op_lookup(name) : -1;
+    if (code < 0) return PyErr_Format(PyExc_ValueError, "not a reduction: %R", arg);
+    temp_probe = code;
+    temp_refs[code] = 0;
+    return PyLong_FromLong(0);
+}
+
+/* The queued full reduction of `self` (dtype already the accumulator's), flushed with its view
+ * lent; the result as NumPy's scalar. */
+static PyObject *lent_full_reduce(PyObject *self, enum cpn_opcode code)
+{
+    struct cpn_view *v = cpn_array_view(self);
+    struct cpn_op op = {.kind = CPN_OPK_REDUCE, .code = code, .nin = 1, .nout = 1};
+    op.axes = v->ndim >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << v->ndim) - 1;
+    PyObject *r = cpn_array_new_replicated(v->dtype, 0, NULL);
+    if (!r) return NULL;
+    op.dtype = v->dtype;
+    op.in[0] = v;
+    op.out[0] = cpn_array_view(r);
+    if (cpn_submit(&op) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    cpn_fusion_lend(v);
+    const int f = cpn_flush();
+    cpn_fusion_lend(NULL);
+    PyObject *s = f < 0 ? NULL : cpn_array_to_scalar(r);
+    Py_DECREF(r);
+    return s;
+}
+
+/* _core.full_reduce(a, name, lend=False): the fast path of a full reduction, or None where it
+ * does not apply (cupynum/_reductions.py then takes the general way).  lend: the caller is the
+ * public function whose temporaries' references were measured (see above). */
 PyObject *cpn_mod_full_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)m;
-    if (nargs != 2 || !cpn_array_check(args[0]) || !PyUnicode_Check(args[1])) Py_RETURN_NONE;
+    if (nargs < 2 || nargs > 3 || !cpn_array_check(args[0]) || !PyUnicode_Check(args[1]))
+        Py_RETURN_NONE;
     const char *name = PyUnicode_AsUTF8(args[1]);
     if (!name) return NULL;
     int code = cpn_op_lookup(name);
     if (code < 0 || !cpn_op_combines((enum cpn_opcode)code)) Py_RETURN_NONE;
+    const bool lend = nargs == 3 && args[2] == Py_True;
+    if (lend && temp_probe == code) {   /* the measuring call: cupynum/__init__.py, at import */
+        temp_probe = -1;
+        temp_refs[code] = Py_REFCNT(args[0]) >= 2 ? Py_REFCNT(args[0]) : 0;
+        Py_RETURN_NONE;
+    }
+    const struct cpn_view *v = cpn_array_view(args[0]);
+    if (lend && temp_refs[code] && Py_REFCNT(args[0]) <= temp_refs[code] && cpn_queue_length() > 0 &&
+        !cpn_store_is_virtual(v->store) && cpn_view_size(v) > 0 && v->ndim < 64 &&
+        default_acc((enum cpn_opcode)code, v->dtype) == v->dtype && cpn_op_has_loop(code, v->dtype) &&
+        cpn_op_out_dtype(code, 0, v->dtype) == v->dtype)
+        return lent_full_reduce(args[0], (enum cpn_opcode)code);
     PyObject *r = cpn_fast_full_reduce(args[0], (enum cpn_opcode)code);
     if (r == Py_NotImplemented) {
         Py_DECREF(r);

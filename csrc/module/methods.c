@@ -349,6 +349,8 @@ PyMethodDef cpn_module_methods[] = {
      "reduce_dtype(name, dtype): the table's accumulator dtype of reducing `name`, or None."},
     {"full_reduce", (PyCFunction)(void (*)(void))cpn_mod_full_reduce, METH_FASTCALL,
      "full_reduce(a, name): a full add/multiply/maximum/minimum reduction read at once, or None."},
+    {"_temp_probe", cpn_mod_temp_probe, METH_O,
+     "_temp_probe(on): the next full_reduce measures a temporary argument's references (import)."},
     {"index_range", cpn_mod_index_range, METH_O,
      "index_range(a): (min, max) of a contiguous int64 array read at once in one pass, or None."},
     {"reduce", cpn_mod_reduce, METH_VARARGS,

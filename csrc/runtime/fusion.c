@@ -199,6 +199,9 @@ static void retile_chain(const struct cpn_op *ops, int i)
     cpn_store_retile_like(ov->store, pv);
 }
 
+static const struct cpn_view *lent_view;
+void cpn_fusion_lend(const struct cpn_view *v) { lent_view = v; }
+
 void cpn_fusion_prepare(struct cpn_op *ops, int n)
 {
     size_t keys = 0;
@@ -234,7 +237,8 @@ void cpn_fusion_prepare(struct cpn_op *ops, int n)
     for (int32_t e = 0; e < flush.nent; e++) {
         const struct live *l = &flush.ent[e];
         if (l->root >= 0) {
-            if (((const struct cpn_view *)l->key)->refcnt != l->count) flush.ent[l->root].owned = true;
+            const struct cpn_view *v = l->key;
+            if (v->refcnt - (v == lent_view) != l->count) flush.ent[l->root].owned = true;
         } else if (((const struct cpn_store *)l->key)->refcnt != l->count) {
             flush.ent[e].owned = true;
         }

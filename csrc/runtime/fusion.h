@@ -43,6 +43,12 @@ void cpn_fusion_prepare(struct cpn_op *ops, int n);
 int cpn_fusion_execute(struct cpn_op *ops, int n, int start, enum cpn_status *st,
                        struct cpn_fpreport *op_fp, bool (*had)[CPN_OP_MAXOUT]);
 
+/* Lend one Python reference to view v to the next flushes: liveness does not count it, as if the
+ * array holding it had died.  For a temporary argument of a call that flushes before it returns
+ * (fastpath.c: `np.sum(x * x)`), so the pending op writing it keeps its values in registers.
+ * NULL ends the loan.  Local. */
+void cpn_fusion_lend(const struct cpn_view *v);
+
 /* Fusion on/off (initially on unless CUPYNUM_FUSION=0); returns the previous setting.  Local. */
 
 bool cpn_fusion_set_enabled(bool on);
