@@ -516,6 +516,18 @@ static unsigned fpe_from_status(void);
 
 unsigned cpn_kernel_fpe_status(void) { return fpe_from_status(); }
 
+unsigned cpn_kernel_fpe_status_sse(void)
+{
+#if defined(__x86_64__) && defined(__SSE__)
+    const unsigned m = __builtin_ia32_stmxcsr();   /* IE 0x1, ZE 0x4, OE 0x8, UE 0x10 */
+    if (!(m & 0x1d)) return 0;
+    return (m & 0x4 ? CPN_FPE_DIVIDE : 0u) | (m & 0x8 ? CPN_FPE_OVERFLOW : 0u) |
+           (m & 0x10 ? CPN_FPE_UNDERFLOW : 0u) | (m & 0x1 ? CPN_FPE_INVALID : 0u);
+#else
+    return fpe_from_status();
+#endif
+}
+
 /* This thread's status flags as CPN_FPE_* bits. */
 static unsigned fpe_from_status(void)
 {

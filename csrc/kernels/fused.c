@@ -215,7 +215,8 @@ static enum cpn_status run_piece(const struct cpn_fused_prog *p, const struct ge
                  * instruction that raised one): reading them is cheap, clearing is not. */
                 struct cpn_kctx lc = {0};
                 in->fn(args, st, cnt, &lc);
-                unsigned hw = cpn_kernel_fpe_status();
+                const bool half = in->in_dt == CPN_DTYPE_FLOAT16 || in->out_dt == CPN_DTYPE_FLOAT16;
+                unsigned hw = half ? cpn_kernel_fpe_status() : cpn_kernel_fpe_status_sse();
                 if (hw) {
                     __atomic_fetch_or(&p->fpe[k].hw, hw, __ATOMIC_RELAXED);
                     feclearexcept(FE_ALL_EXCEPT);
