@@ -257,10 +257,19 @@ static void op_key(const struct cpn_op *op, struct keybuf *k)
     }
 }
 
+/* FNV-1a over 8-byte words (then the tail bytes): a swe step looks up ~1,800 keys of a few
+ * hundred bytes, and the byte-wise multiply chain was most of plan_get's 3.6% of its time. */
 static uint64_t fnv1a(const unsigned char *p, size_t n)
 {
     uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = (h ^ w) * 1099511628211ull;
+        h ^= h >> 29;
+    }
+    for (; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
     return h;
 }
 
