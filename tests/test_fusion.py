@@ -834,6 +834,46 @@ def test_short_inner_dimension_reports_floating_point_findings():
         agrees(numpy.asarray(r), numpy.full((100, 3), 1e308) * numpy.arange(3.0)[None, :] * 10.0)
 
 
+# Short rows that cannot be reordered (every dimension under 4x the innermost one) are grouped
+# into tasks of a block's worth of rows (kernels/fused.c group_rows): the outer index carries over
+# several dimensions inside a task, the last task is partial, registers hold the rows one after
+# another; values and in-place updates are NumPy's, and a finding names the op that raised it.
+@pytest.mark.parametrize("shape", [(3, 50, 7, 8), (2, 9, 5), (129, 8), (1000, 3), (4, 2, 600)])
+def test_short_rows_grouped_into_tasks(shape):
+    def prog(np):
+        n = int(numpy.prod(shape))
+        a = (np.arange(n, dtype=np.float64) * 1e-3).reshape(shape[::-1]).T   # strided rows
+        b = np.arange(n, dtype=np.float32).reshape(shape) * 0.5
+        c = np.maximum(a * 2.0 - b, 0.25) + a
+        d = np.empty(shape)
+        d[...] = c * c - b
+        d[..., ::2] += c[..., ::2] * 0.5      # in place, strided
+        e = (c * 3).astype(np.int32) + np.arange(shape[-1], dtype=np.int32)
+        return c, d, e
+    on, off = both(prog)
+    for got, unfused, ref in zip(on, off, prog(numpy)):
+        bitwise_equal(got, unfused)
+        agrees(got, ref)
+
+
+@pytest.mark.parametrize("op", ["multiply", "add"])
+def test_grouped_short_rows_report_the_op_that_raised(op):
+    """One element of one row late in a group overflows, in the second instruction or the third."""
+    def prog(np):
+        a = (np.arange(6000, dtype=np.float64) * 1e-3).reshape(8, 750).T    # (750, 8), rows of 8
+        a[700, 3] = 1e308
+        t = a - 1.0
+        r = t * 10.0 if op == "multiply" else t + 1.7e308
+        return r * 0.5 + a
+    with numpy.errstate(over="warn"):
+        with pytest.warns(RuntimeWarning, match=f"overflow encountered in {op}"):
+            got = prog(cupynum)
+            cupynum.sync()
+        with pytest.warns(RuntimeWarning, match=f"overflow encountered in {op}"):
+            ref = prog(numpy)
+    agrees(numpy.asarray(got), ref)
+
+
 def test_run_whose_first_op_conflicts_with_itself():
     """A flush whose first op reads its own output reversed (`a[...] = a[::-1]`) has no run to
     fuse: the planner must not look at the op before it (there is none at the queue's start)."""

@@ -25,6 +25,7 @@ struct geom {
     int nd;
     int64_t shape[CPN_MAXDIM];
     int64_t inner, outer, chunk, nchunks;
+    int64_t rows;                          /* outer rows per task (> 1: short rows grouped) */
     bool streams;                          /* some instruction's output is streamed */
     bool stream[CPN_FUSED_MAXINSTR];       /* instruction k writes its external output through a
                                             * staging block with streaming stores */
@@ -162,6 +163,91 @@ static void coalesce(struct cpn_fused_prog *p, struct geom *g)
     for (int d = 0; d < nd - 1; d++) g->outer *= g->shape[d];
     g->chunk = g->inner < CPN_FUSED_BLOCK ? g->inner : CPN_FUSED_BLOCK;
     g->nchunks = (g->inner + g->chunk - 1) / g->chunk;
+    g->rows = 1;
+}
+
+/* Short rows are grouped, as many as fill a block, into one task that runs each instruction over
+ * all of them before the next (the order within a block already: fusion.c never puts two
+ * different overlapping views of a store in one run, one of them written, so an element sees its
+ * operations in queue order either way).  The task's setup (the externals' addresses, one
+ * division per dimension) and the status-flag read after each instruction, which cost more than
+ * eight elements' arithmetic, are paid once per group instead of once per row.  Element-wise
+ * programs only, without streamed outputs (a fold's, draw's or fill's task is one row). */
+static void group_rows(const struct cpn_fused_prog *p, struct geom *g)
+{
+    g->rows = 1;
+    if (g->nd < 2 || g->nchunks != 1 || g->streams || 2 * g->inner > CPN_FUSED_BLOCK) return;
+    for (int k = 0; k < p->ninstr; k++)
+        if (p->instr[k].kind != CPN_FI_LOOP) return;
+    g->rows = CPN_FUSED_BLOCK / g->inner;
+    if (g->rows > g->outer) g->rows = g->outer;
+}
+
+/* Run every instruction (all loops) on outer rows [row, row + nrows) (whole rows, nrows * inner
+ * at most a block): the registers hold the rows one after another. */
+static void run_rows(const struct cpn_fused_prog *p, const struct geom *g, int64_t row, int64_t nrows,
+                     char *regs, struct cpn_kctx *ctx)
+{
+    const int nd = g->nd, od = nd - 1;   /* dimensions [0, od) are the outer ones */
+    const int64_t cnt = g->inner;
+    int64_t start[CPN_MAXDIM];
+    for (int d = od - 1; d >= 0; d--) {
+        start[d] = row % g->shape[d];
+        row /= g->shape[d];
+    }
+    for (int k = 0; k < p->ninstr; k++) {
+        const struct cpn_fused_instr *in = &p->instr[k];
+        char *args[CPN_MAXARGS];
+        int64_t st[CPN_MAXARGS], step[CPN_MAXARGS], ix[CPN_MAXDIM];
+        int ext[CPN_MAXARGS], next = 0;
+        for (int a = 0; a < in->narg; a++) {
+            const struct cpn_fused_arg *r = &in->arg[a];
+            step[a] = 0;
+            switch (r->kind) {
+            case CPN_FARG_EXT: {
+                intptr_t e = p->ext_base[r->idx];
+                for (int d = 0; d < od; d++) e += (intptr_t)(start[d] * p->ext_st[r->idx][d]);
+                args[a] = (char *)e;
+                st[a] = p->ext_st[r->idx][od];
+                ext[next++] = a;
+                break;
+            }
+            case CPN_FARG_REG:
+                args[a] = regs + r->idx * REG_BYTES;
+                st[a] = r->itemsize;
+                step[a] = cnt * r->itemsize;
+                break;
+            default:
+                args[a] = (char *)r->scalar;
+                st[a] = 0;
+                break;
+            }
+        }
+        memcpy(ix, start, (size_t)od * sizeof ix[0]);
+        struct cpn_kctx lc = {0};
+        struct cpn_kctx *c = p->fpe ? &lc : ctx;
+        for (int64_t i = 0;;) {
+            in->fn(args, st, cnt, c);
+            if (++i == nrows) break;
+            for (int a = 0; a < in->narg; a++) args[a] += step[a];
+            for (int d = od - 1; d >= 0; d--) {   /* the next outer index */
+                for (int j = 0; j < next; j++) args[ext[j]] += p->ext_st[in->arg[ext[j]].idx][d];
+                if (++ix[d] < g->shape[d]) break;
+                ix[d] = 0;
+                for (int j = 0; j < next; j++)
+                    args[ext[j]] -= p->ext_st[in->arg[ext[j]].idx][d] * g->shape[d];
+            }
+        }
+        if (p->fpe) {   /* as run_piece: the flags are clear here */
+            unsigned hw = cpn_kernel_fpe_status();
+            if (hw) {
+                __atomic_fetch_or(&p->fpe[k].hw, hw, __ATOMIC_RELAXED);
+                feclearexcept(FE_ALL_EXCEPT);
+            }
+            if (lc.fpe) __atomic_fetch_or(&p->fpe[k].sw, lc.fpe, __ATOMIC_RELAXED);
+            if (lc.err) __atomic_store_n(&ctx->err, 1, __ATOMIC_RELAXED);
+        }
+    }
 }
 
 /* Run the first `ninstr` instructions on elements [col, col + cnt) of outer row `row` (cnt at most
@@ -276,6 +362,11 @@ static enum cpn_status run_task(const struct cpn_fused_prog *p, const struct geo
                                 char *regs, unsigned char *acc, int *has, struct cpn_kctx *ctx)
 {
     intptr_t e[CPN_FUSED_MAXEXT];
+    if (g->rows > 1) {
+        const int64_t row = t * g->rows;
+        run_rows(p, g, row, g->outer - row < g->rows ? g->outer - row : g->rows, regs, ctx);
+        return CPN_OK;
+    }
     int64_t row = t / g->nchunks, c = t % g->nchunks;
     int64_t cnt = g->inner - c * g->chunk < g->chunk ? g->inner - c * g->chunk : g->chunk;
     return run_piece(p, g, row, c * g->chunk, cnt, p->ninstr, regs, acc, has, ctx, e);
@@ -443,10 +534,11 @@ enum cpn_status cpn_kernel_fused_serial(struct cpn_fused_prog *p, char *regs, st
     for (int d = 0; d < p->ndim; d++)
         if (p->shape[d] == 0) return CPN_OK;
     coalesce(p, &g);
+    group_rows(p, &g);
     _Alignas(16) unsigned char acc[16];
     int has = 0;
     enum cpn_status status = CPN_OK;
-    const int64_t ntasks = g.outer * g.nchunks;
+    const int64_t ntasks = g.rows > 1 ? (g.outer + g.rows - 1) / g.rows : g.outer * g.nchunks;
     if (p->fpe) feclearexcept(FE_ALL_EXCEPT);
     for (int64_t t = 0; t < ntasks && status == CPN_OK; t++)
         status = run_task(p, &g, t, regs, acc, &has, ctx);
@@ -464,7 +556,8 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
     coalesce(p, &g);
     plan_streams(p, &g);
     if (float_sum(p)) return fused_float_sum(p, &g, ctx);
-    const int64_t ntasks = g.outer * g.nchunks;
+    group_rows(p, &g);
+    const int64_t ntasks = g.rows > 1 ? (g.outer + g.rows - 1) / g.rows : g.outer * g.nchunks;
     struct cpn_team_timer tm;
     int nth = cpn_kernel_team_pick(g.inner * g.outer * p->ninstr, &tm);
     if (nth > ntasks) nth = (int)ntasks;
