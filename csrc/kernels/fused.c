@@ -26,6 +26,8 @@ struct geom {
     int64_t shape[CPN_MAXDIM];
     int64_t inner, outer, chunk, nchunks;
     int64_t rows;                          /* outer rows per task (> 1: short rows grouped) */
+    bool flat[CPN_FUSED_MAXINSTR];         /* rows > 1: instruction k's externals walk the rows
+                                            * of a group as one run (one call for the group) */
     bool streams;                          /* some instruction's output is streamed */
     bool stream[CPN_FUSED_MAXINSTR];       /* instruction k writes its external output through a
                                             * staging block with streaming stores */
@@ -181,6 +183,19 @@ static void group_rows(const struct cpn_fused_prog *p, struct geom *g)
         if (p->instr[k].kind != CPN_FI_LOOP) return;
     g->rows = CPN_FUSED_BLOCK / g->inner;
     if (g->rows > g->outer) g->rows = g->outer;
+    /* An instruction whose externals are all C-ordered over the whole space (the contiguous
+     * operands of `out + t` beside a transposed copy in the same run) takes a group in one call. */
+    for (int k = 0; k < p->ninstr; k++) {
+        const struct cpn_fused_instr *in = &p->instr[k];
+        bool flat = true;
+        for (int a = 0; a < in->narg && flat; a++) {
+            if (in->arg[a].kind != CPN_FARG_EXT) continue;
+            const int x = in->arg[a].idx;
+            for (int d = 0; d < g->nd - 1; d++)
+                if (p->ext_st[x][d] != p->ext_st[x][d + 1] * g->shape[d + 1]) flat = false;
+        }
+        g->flat[k] = flat;
+    }
 }
 
 /* Run every instruction (all loops) on outer rows [row, row + nrows) (whole rows, nrows * inner
@@ -227,6 +242,10 @@ static void run_rows(const struct cpn_fused_prog *p, const struct geom *g, int64
         struct cpn_kctx lc = {0};
         struct cpn_kctx *c = p->fpe ? &lc : ctx;
         for (int64_t i = 0;;) {
+            if (g->flat[k]) {
+                in->fn(args, st, cnt * nrows, c);
+                break;
+            }
             in->fn(args, st, cnt, c);
             if (++i == nrows) break;
             for (int a = 0; a < in->narg; a++) args[a] += step[a];
