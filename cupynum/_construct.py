@@ -28,12 +28,17 @@ def _cp():
 def _tri_mask(N, M=None, k=0, like=None):
     """i >= j - k over (N, M): NumPy's greater_equal.outer of two aranges (laid out like the
     2-d array `like`, so that a where against it moves none of its elements)."""
-    cp = _cp()
     N = operator.index(N)
     M = N if M is None else operator.index(M)
     k = operator.index(k)
-    rows = cp.arange(N, dtype=_np.int64).reshape(max(N, 0), 1)
-    cols = cp.arange(-k, M - k, dtype=_np.int64)
+    if -2 ** 62 < k < 2 ** 62:   # (arange's general path without its argument handling)
+        i64 = _np.dtype(_np.int64)
+        rows = _core.reshape(_core.arange(max(N, 0), i64, 0, 1), (max(N, 0), 1))
+        cols = _core.arange(max(M, 0), i64, -k, 1 - k)
+    else:
+        cp = _cp()
+        rows = cp.arange(N, dtype=_np.int64).reshape(max(N, 0), 1)
+        cols = cp.arange(-k, M - k, dtype=_np.int64)
     if like is not None and like.shape == (max(N, 0), max(M, 0)):
         return U.greater_equal(rows, cols, out=_core.empty(like.shape, _np.bool_, like))
     return U.greater_equal(rows, cols)
@@ -52,6 +57,11 @@ def _trilu(m, k, lower):
     if m.ndim < 1:
         _np.tril(_np.zeros(())) if lower else _np.triu(_np.zeros(()))    # NumPy's error
     mask = _tri_mask(*m.shape[-2:], k=k if lower else k - 1, like=m if m.ndim == 2 else None)
+    if m.ndim == 2 and m.dtype.kind in "biufc":
+        # where's common case (one shape, one dtype) at once: the zero broadcast to m's shape.
+        zero = _core.broadcast_to(_core.from_any(_np.zeros((), m.dtype)), m.shape)
+        x, y = (m, zero) if lower else (zero, m)
+        return _core.select(mask, x, y, _core.empty(m.shape, m.dtype, mask))
     zero = _core.from_any(_np.zeros(1, m.dtype))
     return _where(mask, m, zero) if lower else _where(mask, zero, m)
 

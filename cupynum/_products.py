@@ -137,45 +137,67 @@ def matmul(a, b, out=None, **kwargs):
 
 # ---- dot, vdot, inner, tensordot, outer, kron -------------------------------------------------------
 
+def _view_as(a, shape):
+    """a's elements in C order as `shape`: a view where the layout allows, else a C-ordered copy
+    (what reshape does, without its argument handling)."""
+    v = _core.reshape(a, shape)
+    return v if v is not None else _core.reshape(_core.cast(a, a.dtype), shape)
+
+
 def _tensordot(a, b, axes_a, axes_b):
-    """Contract axes_a of a with axes_b of b: a's free axes, then b's (numpy.tensordot)."""
-    free_a = [d for d in range(a.ndim) if d not in axes_a]
-    free_b = [d for d in range(b.ndim) if d not in axes_b]
-    m = _math.prod([a.shape[d] for d in free_a])   # (numpy.prod costs ~6 us a call here)
-    n = _math.prod([b.shape[d] for d in free_b])
-    k = _math.prod([a.shape[d] for d in axes_a])
-    at = _transpose(a, tuple(free_a + list(axes_a))) if a.ndim else a
-    bt = _transpose(b, tuple(list(axes_b) + free_b)) if b.ndim else b
-    A = _reshape(at, (m, k))
-    B = _reshape(bt, (k, n))
-    C = _matmul(A, B)
-    return _reshape(C, tuple(a.shape[d] for d in free_a) + tuple(b.shape[d] for d in free_b))
+    """Contract axes_a of a with axes_b of b: a's free axes, then b's (numpy.tensordot).  The axes
+    are checked (distinct, in range, equal extents): straight to the view primitives."""
+    sa, sb = a.shape, b.shape
+    na, nb = len(sa), len(sb)
+    free_a = [d for d in range(na) if d not in axes_a]
+    free_b = [d for d in range(nb) if d not in axes_b]
+    m = n = k = 1   # (numpy.prod costs ~6 us a call here)
+    for d in free_a:
+        m *= sa[d]
+    for d in free_b:
+        n *= sb[d]
+    for d in axes_a:
+        k *= sa[d]
+    perm_a, perm_b = (*free_a, *axes_a), (*axes_b, *free_b)
+    at = _core.transpose(a, perm_a) if na > 1 and perm_a != tuple(range(na)) else a
+    bt = _core.transpose(b, perm_b) if nb > 1 and perm_b != tuple(range(nb)) else b
+    C = _matmul(_view_as(at, (m, k)), _view_as(bt, (k, n)))
+    return _view_as(C, tuple(sa[d] for d in free_a) + tuple(sb[d] for d in free_b))
+
+
+def _axes_list(x, nd):
+    """One side of tensordot's axes as a list of non-negative ints (None: not integers)."""
+    try:
+        x = [operator.index(x)] if isinstance(x, (int, _np.integer)) else [operator.index(y) for y in x]
+    except TypeError:
+        return None
+    return [y + nd if y < 0 else y for y in x]
 
 
 def tensordot(a, b, axes=2):
-    a, b = _asarray(a), _asarray(b)
+    if type(a) is not ndarray:
+        a = _asarray(a)
+    if type(b) is not ndarray:
+        b = _asarray(b)
+    na, nb = a.ndim, b.ndim
     try:
+        if type(axes) is int:
+            raise TypeError
         iter(axes)
     except TypeError:
         n = operator.index(axes)
-        axes_a = list(range(a.ndim - n, a.ndim)) if n > 0 else []
-        axes_b = list(range(n)) if n > 0 else []
-        if n < 0 or n > a.ndim or n > b.ndim:
+        if n < 0 or n > na or n > nb:
             _numpy_raises(_np.tensordot, a, b, axes=axes)
+        axes_a = list(range(na - n, na)) if n > 0 else []
+        axes_b = list(range(n)) if n > 0 else []
     else:
         axes_a, axes_b = axes
-        axes_a = [axes_a] if isinstance(axes_a, (int, _np.integer)) else list(axes_a)
-        axes_b = [axes_b] if isinstance(axes_b, (int, _np.integer)) else list(axes_b)
-    ok = len(axes_a) == len(axes_b)
-    try:
-        axes_a = [operator.index(x) + (a.ndim if x < 0 else 0) for x in axes_a]
-        axes_b = [operator.index(x) + (b.ndim if x < 0 else 0) for x in axes_b]
-        ok = ok and all(0 <= x < a.ndim for x in axes_a) and all(0 <= x < b.ndim for x in axes_b)
-        ok = ok and all(a.shape[x] == b.shape[y] for x, y in zip(axes_a, axes_b))
-        ok = ok and len(set(axes_a)) == len(axes_a) and len(set(axes_b)) == len(axes_b)
-    except TypeError:
-        ok = False
-    if not ok:
+        axes_a, axes_b = _axes_list(axes_a, na), _axes_list(axes_b, nb)
+    sa, sb = a.shape, b.shape
+    if (axes_a is None or axes_b is None or len(axes_a) != len(axes_b)
+            or not all(0 <= x < na for x in axes_a) or not all(0 <= x < nb for x in axes_b)
+            or not all(sa[x] == sb[y] for x, y in zip(axes_a, axes_b))
+            or len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b)):
         _numpy_raises(_np.tensordot, a, b, axes=axes)
     return _tensordot(a, b, axes_a, axes_b)
 
