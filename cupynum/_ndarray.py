@@ -617,6 +617,18 @@ def _reshape(a, shape, order="C", copy=None):
 def _method_reshape(self, *shape, order="C", copy=None):
     if len(shape) == 1 and not isinstance(shape[0], (int, _np.integer)):
         shape = shape[0]
+    if order == "C" and copy is None and type(shape) is tuple:
+        # a.reshape(8, 8, 6, 2) of Python ints that fit: the view at once where there is one
+        n = 1
+        for s in shape:
+            if type(s) is not int or s < 0:
+                break
+            n *= s
+        else:
+            if n == self.size:
+                v = _core.reshape(self, shape)
+                if v is not None:
+                    return v
     return _reshape(self, shape, order=order, copy=copy)
 
 

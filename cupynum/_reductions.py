@@ -80,35 +80,76 @@ def _axis_sum(a, axis):
     return _core.reduce("add", a, (axis % nd,), a.dtype, None)
 
 
+def _axes_reduce(name, a, axis, keepdims):
+    """A reduction of a non-empty cupynum array over an int axis or a tuple of them, in the
+    accumulator dtype _ufunc.reduce would choose, as the reduce op directly (x.max(axis=1,
+    keepdims=True) in a softmax: 2.7 us through the general way against NumPy's 1.0); None
+    where anything else applies (the general way then decides, errors included)."""
+    if type(a) is not ndarray or (keepdims is not False and keepdims is not True):
+        return None
+    shape = a.shape
+    nd = len(shape)
+    if type(axis) is int:
+        if not -nd <= axis < nd:
+            return None
+        axes = (axis % nd,)
+    elif type(axis) is tuple and axis and builtins.all(type(x) is int and -nd <= x < nd for x in axis):
+        axes = tuple(x % nd for x in axis)
+        if len(set(axes)) != len(axes):
+            return None
+    else:
+        return None
+    if 0 in shape:
+        return None
+    acc = _core.reduce_dtype(name, a.dtype)
+    r = _core.reduce(name, a, axes, a.dtype if acc is None else acc, None)
+    if keepdims:
+        return _core.reshape(r, tuple(1 if d in axes else n for d, n in enumerate(shape)))
+    return _core.to_scalar(r) if r.ndim == 0 else r
+
+
 def sum(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
-    if dtype is None and out is None and keepdims is False and initial is _NoValue and where is True:
+    if dtype is None and out is None and initial is _NoValue and where is True:
         # one C call where it applies
-        r = _core.full_reduce(a, "add", True) if axis is None else _axis_sum(a, axis)
+        if axis is None:
+            r = _core.full_reduce(a, "add", True) if keepdims is False else None
+        else:
+            r = _axis_sum(a, axis) if keepdims is False else None
+            if r is None:
+                r = _axes_reduce("add", a, axis, keepdims)
         if r is not None:
             return r
     return _reduce("add", _asarray(a), axis, dtype, out, keepdims, initial, where)
 
 
 def prod(a, axis=None, dtype=None, out=None, keepdims=False, initial=_NoValue, where=True):
-    if (axis is None and dtype is None and out is None and keepdims is False
-            and initial is _NoValue and where is True):
-        r = _core.full_reduce(a, "multiply", True)    # one C call where it applies
+    if dtype is None and out is None and initial is _NoValue and where is True:
+        if axis is None:
+            r = _core.full_reduce(a, "multiply", True) if keepdims is False else None   # one C call
+        else:
+            r = _axes_reduce("multiply", a, axis, keepdims)
         if r is not None:
             return r
     return _reduce("multiply", _asarray(a), axis, dtype, out, keepdims, initial, where)
 
 
 def max(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
-    if axis is None and out is None and keepdims is False and initial is _NoValue and where is True:
-        r = _core.full_reduce(a, "maximum", True)
+    if out is None and initial is _NoValue and where is True:
+        if axis is None:
+            r = _core.full_reduce(a, "maximum", True) if keepdims is False else None
+        else:
+            r = _axes_reduce("maximum", a, axis, keepdims)
         if r is not None:
             return r
     return _reduce("maximum", _asarray(a), axis, None, out, keepdims, initial, where)
 
 
 def min(a, axis=None, out=None, keepdims=False, initial=_NoValue, where=True):
-    if axis is None and out is None and keepdims is False and initial is _NoValue and where is True:
-        r = _core.full_reduce(a, "minimum", True)
+    if out is None and initial is _NoValue and where is True:
+        if axis is None:
+            r = _core.full_reduce(a, "minimum", True) if keepdims is False else None
+        else:
+            r = _axes_reduce("minimum", a, axis, keepdims)
         if r is not None:
             return r
     return _reduce("minimum", _asarray(a), axis, None, out, keepdims, initial, where)
