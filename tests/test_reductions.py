@@ -264,3 +264,37 @@ def test_deferred_results_reduce_correctly():
     rc = ((c * 2 + 1) ** 2).sum(axis=1)
     check(rc, rn, rtol=1e-14)
     check((c > 0).sum(), (n > 0).sum())
+
+
+# An extreme over a few elements per output (a 2x2 max pooling) folds whole rows of outputs in
+# C order over the reduced dimensions (reduce.c): NumPy's values, NaNs included, also through
+# strided and transposed views, with keepdims (which of +0.0 and -0.0 is kept may differ, as
+# between NumPy's own loops: floats compare as values, the rest bit for bit).
+@pytest.mark.parametrize("dtype", ["float64", "int64", "uint8", "bool", "int16"])
+@pytest.mark.parametrize("name", ["max", "min"])
+def test_extremes_over_small_windows(dtype, name):
+    rng = numpy.random.default_rng(7)
+    x = rng.integers(-3, 4, size=(4, 3, 12, 10)).astype(dtype)
+    if dtype == "float64":
+        x = numpy.where(rng.random(x.shape) < 0.5, -0.0 * x, x)   # zeros of both signs
+        x[1, 2, 5, 3] = numpy.nan
+    c = cupynum.asarray(x)
+    for view, ref in ((c, x), (c[:, :, 1:11, ::-1], x[:, :, 1:11, ::-1]),
+                      (cupynum.moveaxis(c, 1, 3), numpy.moveaxis(x, 1, 3))):
+        h, w = ref.shape[2] // 2, ref.shape[3] // 2
+        for keepdims in (False, True):
+            got = getattr(view[:, :, :2 * h, :2 * w].reshape(4, -1, h, 2, w, 2), name)(
+                axis=(3, 5), keepdims=keepdims)
+            exp = getattr(ref[:, :, :2 * h, :2 * w].reshape(4, -1, h, 2, w, 2), name)(
+                axis=(3, 5), keepdims=keepdims)
+            _same_extremes(got, exp)
+        _same_extremes(getattr(view, name)(axis=(0, 2)), getattr(ref, name)(axis=(0, 2)))
+
+
+def _same_extremes(got, exp):
+    g = numpy.asarray(got)
+    assert g.dtype == exp.dtype and g.shape == exp.shape
+    if exp.dtype.kind == "f":
+        numpy.testing.assert_array_equal(g, exp)
+    else:
+        assert g.tobytes() == exp.tobytes()
