@@ -314,9 +314,16 @@ def numpy_for_foreign(npfunc):
             # One isinstance per argument on the common path (cupynum arrays, scalars): a product
             # in a Python loop pays this on every call (issue #21).
             for x in (*args, *kwargs.values()) if kwargs else args:
-                if isinstance(x, _MAYBE_FOREIGN) and (
-                        _foreign(x) or (isinstance(x, (list, tuple)) and any(_foreign(y) for y in x))):
-                    return compute(npfunc, args, kwargs)
+                t = type(x)
+                if t is ndarray or t is int or t is float or x is None:
+                    continue
+                if isinstance(x, _MAYBE_FOREIGN):
+                    if _foreign(x):
+                        return compute(npfunc, args, kwargs)
+                    if isinstance(x, (list, tuple)):
+                        for y in x:   # (a loop: a generator cost as much as the rest)
+                            if isinstance(y, _np.ndarray) and _foreign(y):
+                                return compute(npfunc, args, kwargs)
             return f(*args, **kwargs)
         return wrapper
     return deco

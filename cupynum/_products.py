@@ -144,10 +144,10 @@ def _view_as(a, shape):
     return v if v is not None else _core.reshape(_core.cast(a, a.dtype), shape)
 
 
-def _tensordot(a, b, axes_a, axes_b):
-    """Contract axes_a of a with axes_b of b: a's free axes, then b's (numpy.tensordot).  The axes
-    are checked (distinct, in range, equal extents): straight to the view primitives."""
-    sa, sb = a.shape, b.shape
+def _tensordot_plan(sa, sb, axes_a, axes_b):
+    """How to contract axes_a of an array of shape sa with axes_b of one of shape sb (checked
+    axes): the transposes that put a's free axes first and b's last (None: none), the matrix
+    shapes, and the result's shape (numpy.tensordot's)."""
     na, nb = len(sa), len(sb)
     free_a = [d for d in range(na) if d not in axes_a]
     free_b = [d for d in range(nb) if d not in axes_b]
@@ -159,10 +159,29 @@ def _tensordot(a, b, axes_a, axes_b):
     for d in axes_a:
         k *= sa[d]
     perm_a, perm_b = (*free_a, *axes_a), (*axes_b, *free_b)
-    at = _core.transpose(a, perm_a) if na > 1 and perm_a != tuple(range(na)) else a
-    bt = _core.transpose(b, perm_b) if nb > 1 and perm_b != tuple(range(nb)) else b
-    C = _matmul(_view_as(at, (m, k)), _view_as(bt, (k, n)))
-    return _view_as(C, tuple(sa[d] for d in free_a) + tuple(sb[d] for d in free_b))
+    return (perm_a if na > 1 and perm_a != tuple(range(na)) else None, (m, k),
+            perm_b if nb > 1 and perm_b != tuple(range(nb)) else None, (k, n),
+            tuple(sa[d] for d in free_a) + tuple(sb[d] for d in free_b))
+
+
+def _view_as(a, shape):
+    """a's elements in C order as `shape`: a view where the layout allows, else a C-ordered copy
+    (what reshape does, without its argument handling)."""
+    v = _core.reshape(a, shape)
+    return v if v is not None else _core.reshape(_core.cast(a, a.dtype), shape)
+
+
+def _run_tensordot(a, b, plan):
+    perm_a, mk, perm_b, kn, shape = plan
+    A = _view_as(a if perm_a is None else _core.transpose(a, perm_a), mk)
+    B = _view_as(b if perm_b is None else _core.transpose(b, perm_b), kn)
+    return _view_as(_matmul(A, B), shape)
+
+
+def _tensordot(a, b, axes_a, axes_b):
+    """Contract axes_a of a with axes_b of b: a's free axes, then b's (numpy.tensordot).  The axes
+    are checked (distinct, in range, equal extents)."""
+    return _run_tensordot(a, b, _tensordot_plan(a.shape, b.shape, axes_a, axes_b))
 
 
 def _axes_list(x, nd):
@@ -174,12 +193,43 @@ def _axes_list(x, nd):
     return [y + nd if y < 0 else y for y in x]
 
 
+# Plans of the tensordots seen, by operand shapes and axes given as Python ints (a contraction
+# in a loop, a convolution's nine, checks and plans once: its host cost was 6.5 us a call).
+_TD_PLANS = {}
+
+
+def _td_key(axes):
+    """tensordot's axes as a dictionary key, where they are Python ints only (else None: a float
+    or bool equal to an int must still meet NumPy's error)."""
+    if type(axes) is int:
+        return axes
+    if type(axes) is tuple or type(axes) is list:
+        if len(axes) != 2:
+            return None
+        x, y = axes
+        kx = x if type(x) is int else tuple(x) if type(x) is list or type(x) is tuple else None
+        ky = y if type(y) is int else tuple(y) if type(y) is list or type(y) is tuple else None
+        if kx is None or ky is None:
+            return None
+        for v in (kx if type(kx) is tuple else (kx,)) + (ky if type(ky) is tuple else (ky,)):
+            if type(v) is not int:
+                return None
+        return (kx, ky)
+    return None
+
+
 def tensordot(a, b, axes=2):
     if type(a) is not ndarray:
         a = _asarray(a)
     if type(b) is not ndarray:
         b = _asarray(b)
-    na, nb = a.ndim, b.ndim
+    sa, sb = a.shape, b.shape
+    key = _td_key(axes)
+    if key is not None:
+        plan = _TD_PLANS.get((sa, sb, key))
+        if plan is not None:
+            return _run_tensordot(a, b, plan)
+    na, nb = len(sa), len(sb)
     try:
         if type(axes) is int:
             raise TypeError
@@ -193,13 +243,17 @@ def tensordot(a, b, axes=2):
     else:
         axes_a, axes_b = axes
         axes_a, axes_b = _axes_list(axes_a, na), _axes_list(axes_b, nb)
-    sa, sb = a.shape, b.shape
     if (axes_a is None or axes_b is None or len(axes_a) != len(axes_b)
             or not all(0 <= x < na for x in axes_a) or not all(0 <= x < nb for x in axes_b)
             or not all(sa[x] == sb[y] for x, y in zip(axes_a, axes_b))
             or len(set(axes_a)) != len(axes_a) or len(set(axes_b)) != len(axes_b)):
         _numpy_raises(_np.tensordot, a, b, axes=axes)
-    return _tensordot(a, b, axes_a, axes_b)
+    plan = _tensordot_plan(sa, sb, axes_a, axes_b)
+    if key is not None:
+        if len(_TD_PLANS) >= 256:
+            _TD_PLANS.clear()
+        _TD_PLANS[(sa, sb, key)] = plan
+    return _run_tensordot(a, b, plan)
 
 
 def dot(a, b, out=None):

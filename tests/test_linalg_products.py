@@ -232,6 +232,28 @@ def test_tensordot_errors():
     same_error(lambda: numpy.inner(na, nb.T), lambda: cupynum.inner(a, b.T))
 
 
+def test_tensordot_plans_are_reused_only_for_equal_int_axes():
+    """A contraction repeated with the same shapes and axes of Python ints runs a cached plan;
+    the same axes spelled otherwise (floats, bools, NumPy ints, tuples) still meet NumPy's rules
+    and errors, and other shapes or dtypes plan anew."""
+    na, a = both_((3, 4, 5), "float64", 1)
+    nb, b = both_((4, 5, 2), "float64", 2)
+    for _ in range(2):
+        check(cupynum.tensordot(a, b, ([1, 2], [0, 1])), numpy.tensordot(na, nb, ([1, 2], [0, 1])))
+        check(cupynum.tensordot(a, b, 2), numpy.tensordot(na, nb, 2))
+        check(cupynum.tensordot(a, b, ([-1], [1])), numpy.tensordot(na, nb, ([-1], [1])))
+    check(cupynum.tensordot(a, b, ((numpy.int64(1), 2), (0, 1))), numpy.tensordot(na, nb, ([1, 2], [0, 1])))
+    check(cupynum.tensordot(a.astype("int32"), b.astype("int32"), 2),
+          numpy.tensordot(na.astype("int32"), nb.astype("int32"), 2))
+    same_error(lambda: numpy.tensordot(na, nb, ([1.0, 2], [0, 1])),
+               lambda: cupynum.tensordot(a, b, ([1.0, 2], [0, 1])))
+    same_error(lambda: numpy.tensordot(na, nb, 2.0), lambda: cupynum.tensordot(a, b, 2.0))
+    nc, c = both_((4, 6, 2), "float64", 3)    # other extents: no plan of the first applies
+    same_error(lambda: numpy.tensordot(na, nc, ([1, 2], [0, 1])),
+               lambda: cupynum.tensordot(a, c, ([1, 2], [0, 1])))
+    same_error(lambda: numpy.tensordot(na, nc, 2), lambda: cupynum.tensordot(a, c, 2))
+
+
 @pytest.mark.parametrize("dt", ["float64", "complex64", "int32", "bool"])
 @pytest.mark.parametrize("pair", [((2, 3), (4, 2)), ((3,), (2,)), ((2, 2), (3,)), ((3,), (2, 2)),
                                   ((2, 1, 2), (3, 2)), ((), (3,)), ((0, 2), (2, 2))], ids=_pair_id)
