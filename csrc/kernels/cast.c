@@ -61,8 +61,11 @@ _Static_assert(sizeof cast_table / sizeof cast_table[0] == CPN_DTYPE_COUNT, "cas
             T v;                                                                          \
             memcpy(&v, args[0], N);                                                       \
             for (int64_t i = 0; i < n; i++) memcpy(args[1] + i * N, &v, N);               \
-        } else {                                                                          \
-            for (int64_t i = 0; i < n; i++) memmove(args[1] + i * st[1], args[0] + i * st[0], N); \
+        } else { /* (locals: through args[] each store made the compiler reload them) */  \
+            char *d = args[1];                                                            \
+            const char *s = args[0];                                                      \
+            const int64_t ds = st[1], ss = st[0];                                         \
+            for (int64_t i = 0; i < n; i++) memmove(d + i * ds, s + i * ss, N);           \
         }                                                                                 \
     }
 COPY_LOOP(1, uint8_t)
