@@ -173,9 +173,20 @@ def _view_as(a, shape):
 
 def _run_tensordot(a, b, plan):
     perm_a, mk, perm_b, kn, shape = plan
-    A = _view_as(a if perm_a is None else _core.transpose(a, perm_a), mk)
-    B = _view_as(b if perm_b is None else _core.transpose(b, perm_b), kn)
-    return _view_as(_matmul(A, B), shape)
+    if perm_a is not None:
+        a = _core.transpose(a, perm_a)
+    if perm_b is not None:
+        b = _core.transpose(b, perm_b)
+    A, B = _core.reshape(a, mk), _core.reshape(b, kn)
+    if A is None:
+        A = _core.reshape(_core.cast(a, a.dtype), mk)
+    if B is None:
+        B = _core.reshape(_core.cast(b, b.dtype), kn)
+    dt = A.dtype
+    # two matrices of one dtype: _matmul's first case, without its tests
+    C = _core.matmul(A, B, dt) if dt == B.dtype and dt.kind in "biufc" else _matmul(A, B)
+    r = _core.reshape(C, shape)
+    return r if r is not None else _view_as(C, shape)
 
 
 def _tensordot(a, b, axes_a, axes_b):
