@@ -213,7 +213,10 @@ static void run_rows(const struct cpn_fused_prog *p, const struct geom *g, int64
     for (int k = 0; k < p->ninstr; k++) {
         const struct cpn_fused_instr *in = &p->instr[k];
         char *args[CPN_MAXARGS];
-        int64_t st[CPN_MAXARGS], step[CPN_MAXARGS], ix[CPN_MAXDIM];
+        /* step: an argument's move to the next row along the innermost outer dimension (a
+         * register's: one row of it); est: an external's strides over the outer dimensions, for
+         * the carries (every shape[od - 1] rows). */
+        int64_t st[CPN_MAXARGS], step[CPN_MAXARGS], est[CPN_MAXARGS][CPN_MAXDIM], ix[CPN_MAXDIM];
         int ext[CPN_MAXARGS], next = 0;
         for (int a = 0; a < in->narg; a++) {
             const struct cpn_fused_arg *r = &in->arg[a];
@@ -221,9 +224,13 @@ static void run_rows(const struct cpn_fused_prog *p, const struct geom *g, int64
             switch (r->kind) {
             case CPN_FARG_EXT: {
                 intptr_t e = p->ext_base[r->idx];
-                for (int d = 0; d < od; d++) e += (intptr_t)(start[d] * p->ext_st[r->idx][d]);
+                for (int d = 0; d < od; d++) {
+                    est[next][d] = p->ext_st[r->idx][d];
+                    e += (intptr_t)(start[d] * est[next][d]);
+                }
                 args[a] = (char *)e;
                 st[a] = p->ext_st[r->idx][od];
+                step[a] = od > 0 ? est[next][od - 1] : 0;
                 ext[next++] = a;
                 break;
             }
@@ -241,20 +248,25 @@ static void run_rows(const struct cpn_fused_prog *p, const struct geom *g, int64
         memcpy(ix, start, (size_t)od * sizeof ix[0]);
         struct cpn_kctx lc = {0};
         struct cpn_kctx *c = p->fpe ? &lc : ctx;
-        for (int64_t i = 0;;) {
-            if (g->flat[k]) {
-                in->fn(args, st, cnt * nrows, c);
-                break;
-            }
-            in->fn(args, st, cnt, c);
-            if (++i == nrows) break;
-            for (int a = 0; a < in->narg; a++) args[a] += step[a];
-            for (int d = od - 1; d >= 0; d--) {   /* the next outer index */
-                for (int j = 0; j < next; j++) args[ext[j]] += p->ext_st[in->arg[ext[j]].idx][d];
-                if (++ix[d] < g->shape[d]) break;
-                ix[d] = 0;
-                for (int j = 0; j < next; j++)
-                    args[ext[j]] -= p->ext_st[in->arg[ext[j]].idx][d] * g->shape[d];
+        const int narg = in->narg;
+        const int64_t last = g->shape[od - 1];
+        if (g->flat[k]) {
+            in->fn(args, st, cnt * nrows, c);
+        } else {
+            for (int64_t i = 0;;) {
+                in->fn(args, st, cnt, c);
+                if (++i == nrows) break;
+                for (int a = 0; a < narg; a++) args[a] += step[a];
+                if (++ix[od - 1] < last) continue;
+                /* carry: back along the innermost outer dimension, on along the next ones */
+                ix[od - 1] = 0;
+                for (int j = 0; j < next; j++) args[ext[j]] -= est[j][od - 1] * last;
+                for (int d = od - 2; d >= 0; d--) {
+                    for (int j = 0; j < next; j++) args[ext[j]] += est[j][d];
+                    if (++ix[d] < g->shape[d]) break;
+                    ix[d] = 0;
+                    for (int j = 0; j < next; j++) args[ext[j]] -= est[j][d] * g->shape[d];
+                }
             }
         }
         if (p->fpe) {   /* as run_piece: the flags are clear here */
