@@ -856,15 +856,18 @@ def test_short_rows_grouped_into_tasks(shape):
         agrees(got, ref)
 
 
+@pytest.mark.parametrize("dtype", ["float64", "float16"])
 @pytest.mark.parametrize("op", ["multiply", "add"])
-def test_grouped_short_rows_report_the_op_that_raised(op):
-    """One element of one row late in a group overflows, in the second instruction or the third."""
+def test_grouped_short_rows_report_the_op_that_raised(op, dtype):
+    """One element of one row late in a group overflows, in the second instruction or the third
+    (float16: the flags its conversions raise are read too)."""
+    big = numpy.finfo(dtype).max
     def prog(np):
-        a = (np.arange(6000, dtype=np.float64) * 1e-3).reshape(8, 750).T    # (750, 8), rows of 8
-        a[700, 3] = 1e308
-        t = a - 1.0
-        r = t * 10.0 if op == "multiply" else t + 1.7e308
-        return r * 0.5 + a
+        a = (np.arange(6000, dtype=dtype) * np.asarray(1e-3, dtype)).reshape(8, 10, 25, 3).T
+        a[2, 20, 5, 3] = big      # (3, 25, 10, 8): rows of 8, none long enough to go innermost
+        t = a - np.asarray(1.0, dtype)
+        r = t * np.asarray(10.0, dtype) if op == "multiply" else t + np.asarray(big * 0.9, dtype)
+        return r * np.asarray(0.5, dtype) + a
     with numpy.errstate(over="warn"):
         with pytest.warns(RuntimeWarning, match=f"overflow encountered in {op}"):
             got = prog(cupynum)

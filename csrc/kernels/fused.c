@@ -269,8 +269,9 @@ static void run_rows(const struct cpn_fused_prog *p, const struct geom *g, int64
                 }
             }
         }
-        if (p->fpe) {   /* as run_piece: the flags are clear here */
-            unsigned hw = cpn_kernel_fpe_status();
+        if (p->fpe) {   /* as run_piece: the flags are clear here (x87's too without float16) */
+            const bool half = in->in_dt == CPN_DTYPE_FLOAT16 || in->out_dt == CPN_DTYPE_FLOAT16;
+            unsigned hw = half ? cpn_kernel_fpe_status() : cpn_kernel_fpe_status_sse();
             if (hw) {
                 __atomic_fetch_or(&p->fpe[k].hw, hw, __ATOMIC_RELAXED);
                 feclearexcept(FE_ALL_EXCEPT);
