@@ -234,7 +234,7 @@ def _gather(view, idx, p):
     """view[(slice(None),) * p + (idx,)] for an integer cupynum array idx whose values lie in
     [-n, n) (checked by the caller), idx's dimensions at p: a new array."""
     from . import _advindex
-    if _advindex._cut_besides(view, p):      # rows of axis p cut across ranks: element by element
+    if _advindex._flat_route(view, p):      # rows of axis p cut across ranks: element by element
         r = _advindex.getitem(view, (slice(None),) * p + (idx,))
         if r is not None:
             return r
@@ -295,7 +295,7 @@ def _setitem_int(self, key, value):
         return False
     if not has_ints:
         from . import _advindex
-        if _advindex._cut_besides(view, p):  # rows of axis p cut across ranks: element by element
+        if _advindex._flat_route(view, p):  # rows of axis p cut across ranks: element by element
             return _advindex.setitem(view, (slice(None),) * p + (arr,), value)
     n = view.shape[p]
     idx = arr if isinstance(arr, ndarray) else _core.from_any(arr)

@@ -2,6 +2,7 @@
  * broadcast, components, layout), data in and out (from any array-like, to NumPy, to a scalar),
  * the relations of two arrays' views, and the ndarray's C methods. */
 #include "cpn_module.h"
+#include "dist.h"
 
 PyObject *cpn_mod_from_any(PyObject *m, PyObject *obj) { return cpn_array_from_any(obj); }
 
@@ -192,6 +193,35 @@ PyObject *cpn_mod_byte_offset(PyObject *m, PyObject *a)
     int64_t st[CPN_MAXDIM], off;
     cpn_view_byte_layout(cpn_array_view(a), st, &off);
     return PyLong_FromLongLong(off);
+}
+
+/* _root(a): an array over the whole of a's root store in its own shape (C order), or None where
+ * a's elements are not the root's (a component, another dtype).  Writable when a is. */
+PyObject *cpn_mod_root(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    const struct cpn_view *v = cpn_array_view(a);
+    struct cpn_store *r = cpn_store_root(v->store);
+    if (v->part || v->dtype != r->dtype) Py_RETURN_NONE;
+    struct cpn_view *w = cpn_view_new(r);
+    if (!w) return PyErr_NoMemory();
+    w->readonly = v->readonly;
+    return cpn_array_wrap(w);
+}
+
+/* _row_parts(a): is every rank's part of a a range of its first dimension (dist.h)? */
+PyObject *cpn_mod_row_parts(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    return PyBool_FromLong(cpn_dist_row_parts(cpn_array_view(a)));
+}
+
+/* _parts_match(a, b): do a and b have the same box on every rank (dist.h)? */
+PyObject *cpn_mod_parts_match(PyObject *m, PyObject *args)
+{
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, "OO", &a, &b) || cpn_check_array(a) < 0 || cpn_check_array(b) < 0) return NULL;
+    return PyBool_FromLong(cpn_dist_parts_match(cpn_array_view(a), cpn_array_view(b)));
 }
 
 PyObject *cpn_mod_may_overlap(PyObject *m, PyObject *args)

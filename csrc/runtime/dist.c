@@ -2084,6 +2084,32 @@ static int box_part(const struct cpn_view *v, int q, struct box *w)
     return preimage(v, &t, w);
 }
 
+bool cpn_dist_row_parts(const struct cpn_view *v)
+{
+    const int P = cpn_partition_ranks();
+    for (int q = 0; q < P; q++) {
+        struct box b;
+        if (row_part(v, q, &b) < 0) return false;
+    }
+    return true;
+}
+
+bool cpn_dist_parts_match(const struct cpn_view *a, const struct cpn_view *b)
+{
+    const int P = cpn_partition_ranks();
+    if (a->ndim != b->ndim) return false;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i]) return false;
+    for (int q = 0; q < P; q++) {
+        struct box x, y;
+        const int ra = box_part(a, q, &x), rb = box_part(b, q, &y);
+        if (ra < 0 || ra != rb) return false;
+        for (int i = 0; ra == 1 && i < a->ndim; i++)
+            if (x.lo[i] != y.lo[i] || x.hi[i] != y.hi[i]) return false;
+    }
+    return true;
+}
+
 /* exec_select where the ranks' parts are boxes but not ranges of rows (a grid that cuts a later
  * dimension: 2x2 on 4 ranks).  Each rank's box is a set of runs (C-order ranges of the view);
  * each rank compacts its box in C order and counts its selected elements per run; one allgather
