@@ -205,6 +205,7 @@ PyObject *cpn_mod_store_refs(PyObject *m, PyObject *a);
 PyObject *cpn_mod_may_overlap(PyObject *m, PyObject *args);
 PyObject *cpn_mod_byte_offset(PyObject *m, PyObject *a);
 PyObject *cpn_mod_root(PyObject *m, PyObject *a);
+PyObject *cpn_mod_view_as(PyObject *m, PyObject *args);
 PyObject *cpn_mod_row_parts(PyObject *m, PyObject *a);
 PyObject *cpn_mod_parts_match(PyObject *m, PyObject *args);
 extern PyMethodDef cpn_array_methods[];

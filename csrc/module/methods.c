@@ -403,6 +403,7 @@ PyMethodDef cpn_module_methods[] = {
     {"_store_refs", cpn_mod_store_refs, METH_O, "The reference count of the array's root store."},
     {"_byte_offset", cpn_mod_byte_offset, METH_O, "Byte offset of a view's first element in its root store."},
     {"_root", cpn_mod_root, METH_O, "The whole root store of a's view in its own shape, or None (a component, another dtype)."},
+    {"_view_as", cpn_mod_view_as, METH_VARARGS, "b's store seen through a's view geometry where their root stores are alike, else None."},
     {"_row_parts", cpn_mod_row_parts, METH_O, "Is every rank's part of a a range of its first dimension?"},
     {"_parts_match", cpn_mod_parts_match, METH_VARARGS, "Do a and b have the same box of view indices on every rank?"},
     {"_device_export", cpn_mod_device_export, METH_O, "(address, device, byte strides) of a device array."},

@@ -3,6 +3,7 @@
  * the relations of two arrays' views, and the ndarray's C methods. */
 #include "cpn_module.h"
 #include "dist.h"
+#include "partition.h"
 
 PyObject *cpn_mod_from_any(PyObject *m, PyObject *obj) { return cpn_array_from_any(obj); }
 
@@ -206,6 +207,38 @@ PyObject *cpn_mod_root(PyObject *m, PyObject *a)
     struct cpn_view *w = cpn_view_new(r);
     if (!w) return PyErr_NoMemory();
     w->readonly = v->readonly;
+    return cpn_array_wrap(w);
+}
+
+/* _view_as(a, b): b's store seen through a's view geometry (shape, store dimensions, steps,
+ * offsets), in b's dtype and writable, where a's and b's stores are roots of one shape tiled
+ * alike (a mask aligned with a view it was not made for); else None. */
+PyObject *cpn_mod_view_as(PyObject *m, PyObject *args)
+{
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, "OO", &a, &b) || cpn_check_array(a) < 0 || cpn_check_array(b) < 0) return NULL;
+    const struct cpn_view *v = cpn_array_view(a);
+    struct cpn_store *s = v->store, *r = cpn_array_view(b)->store;
+    if (s->root || r->root || v->part || v->dtype != s->dtype || s->ndim != r->ndim || s->tiled != r->tiled)
+        Py_RETURN_NONE;
+    for (int d = 0; d < s->ndim; d++)
+        if (s->shape[d] != r->shape[d]) Py_RETURN_NONE;
+    for (int q = 0; s->tiled && q < cpn_partition_ranks(); q++) {   /* every rank's tile alike */
+        int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM], lo2[CPN_MAXDIM], hi2[CPN_MAXDIM];
+        cpn_store_tile_box(s, q, lo, hi);
+        cpn_store_tile_box(r, q, lo2, hi2);
+        for (int d = 0; d < s->ndim; d++)
+            if (lo[d] != lo2[d] || hi[d] != hi2[d]) Py_RETURN_NONE;
+    }
+    struct cpn_view *w = cpn_view_new(r);
+    if (!w) return PyErr_NoMemory();
+    w->ndim = v->ndim;
+    for (int i = 0; i < v->ndim; i++) {
+        w->shape[i] = v->shape[i];
+        w->sdim[i] = v->sdim[i];
+        w->step[i] = v->step[i];
+    }
+    for (int d = 0; d < s->ndim; d++) w->off[d] = v->off[d];   /* per store dimension */
     return cpn_array_wrap(w);
 }
 
