@@ -334,7 +334,12 @@ def _flat_index(plan):
     m = 1
     for x in rs:
         m *= x
-    return _core.reshape(out, (m,))
+    flat = _core.reshape(out, (m,))
+    if _core._tiling(out)["tiled"] and not _core._row_parts(flat):
+        # the flat alias of a grid-cut result is untiled: a 1-D copy in ranges, which the
+        # gather's result then lies like, so each rank reads only its own part of the index
+        flat = _core.cast(flat, _np.int64)
+    return flat
 
 
 def _to_result_shape(plan, val):

@@ -2389,7 +2389,8 @@ static bool gather_index_aligned(const struct cpn_view *iv, const struct cpn_sto
  * rank count.  lo0/hi0: each rank's source rows; olo/ohi: its result rows; w: this rank's source
  * rows, `have` whether it holds any.  Collective. */
 static enum cpn_status gather_routed(const struct cpn_op *op, const int64_t *lo0, const int64_t *hi0,
-                                     const int64_t *olo, const int64_t *ohi, const struct box *w, bool have)
+                                     const int64_t *olo, const int64_t *ohi, const struct box *w, bool have,
+                                     const struct box *tiles)
 {
     const struct cpn_view *x = op->in[0], *iv = op->in[1], *ov = op->out[0];
     struct cpn_store *os = ov->store;
@@ -2426,9 +2427,11 @@ static enum cpn_status gather_routed(const struct cpn_op *op, const int64_t *lo0
         int64_t k = *(const int64_t *)(ix + j * ixs);
         if (k < 0) k += n;
         own[j] = -1;
-        for (int q = 0; k >= 0 && k < n && q < P; q++)
-            if (k >= lo0[q] && k < hi0[q]) { own[j] = q; break; }
         req[j] = k;
+        if (tiles && k >= 0 && k < n)       /* the element case: the offset in the owner's tile */
+            own[j] = element_owner(x->store->root, tiles, P, x->off[0] + k, &req[j]);
+        for (int q = 0; !tiles && k >= 0 && k < n && q < P; q++)
+            if (k >= lo0[q] && k < hi0[q]) { own[j] = q; break; }
         if (own[j] < 0) per[P] = 1;
         else per[own[j]]++;
     }
@@ -2470,7 +2473,11 @@ static enum cpn_status gather_routed(const struct cpn_op *op, const int64_t *lo0
         int64_t lshape[CPN_MAXDIM], lst[CPN_MAXDIM];
         char *xd = have ? cpn_store_data(x->store) : NULL;
         if (!xd) st = have ? CPN_ERR_NOMEM : cpn_error(CPN_ERR_INTERNAL, "gather: rows asked of a rank without any");
-        if (st == CPN_OK) {
+        if (st == CPN_OK && tiles) {        /* the tile's elements in order */
+            lshape[0] = w->hi[0];
+            lst[0] = (int64_t)item;
+            st = cpn_kernel_gather(item, 1, lshape, xd, lst, (const char *)rreq, 8, nrecv, sbuf);
+        } else if (st == CPN_OK) {
             const char *lp = region_layout(x, w, xd, x->store->tiled ? x->store->tlo : (int64_t[CPN_MAXDIM]){0},
                                            x->store->tstride, lst);
             for (int d = 0; d < x->ndim; d++) lshape[d] = w->hi[d] - w->lo[d];
@@ -2551,9 +2558,10 @@ static enum cpn_status exec_gather(const struct cpn_op *op, struct cpn_fpreport 
             have = true;
         }
     }
-    if (!elem && gather_index_aligned(iv, os, olo, ohi, P)) {
-        enum cpn_status st = gather_routed(op, lo0, hi0, olo, ohi, &w, have);
+    if (gather_index_aligned(iv, os, olo, ohi, P)) {
+        enum cpn_status st = gather_routed(op, lo0, hi0, olo, ohi, &w, have, tiles);
         cpn_free(lo0);
+        cpn_free(tiles);
         return st;
     }
     const int64_t m = iv->shape[0], n = x->shape[0];
