@@ -1008,6 +1008,57 @@ def test_views_not_in_c_order_bytes(shape, view, dtype):
     assert moved <= (0 if _core._parts_match(cv, m) else m.size + 1024), moved
 
 
+@pytest.mark.parametrize("dtype", [numpy.int8, numpy.int16], ids=dtype_id)
+def test_flat_route_index_routed_bytes(dtype):
+    """The flat route (a[:, cols], a.T[rows], a[i, j] on a grid; get, set, add.at) sends no rank
+    the whole index: each rank sends the indices of its own part of the result (or of its own
+    values) to their owners only.  Bytes a rank: 8 for each of its ~1/P share of the selection
+    (twice where the index is first copied into 1-D ranges), the selected values, O(P^2)
+    counts -- not the 8 (P - 1) / P bytes per selected element that reading the whole index
+    sends.  A one-byte dtype keeps the index's bytes the larger part, so the bound tells."""
+    n = sample((200, 200), dtype, seed=41)
+    c = cupynum.array(n)
+    rng = numpy.random.default_rng(42)
+    cols, rows = rng.integers(-200, 200, 50), rng.integers(-200, 200, 50)
+    i, j = rng.integers(-200, 200, 10000), rng.integers(0, 200, 10000)
+    cc, cr, ci, cj = (cupynum.array(x) for x in (cols, rows, i, j))
+    sel = 10000
+    bound = 16 * (sel // RANKS + 1) + sel * n.itemsize + 8 * RANKS * (RANKS + 1) + 1024
+
+    def moved_by(f):
+        before = _sent()
+        r = f()
+        return r, _sent() - before
+    r, moved = moved_by(lambda: c[:, cc])
+    check(r, n[:, cols])
+    assert moved <= bound, moved
+    r, moved = moved_by(lambda: c.T[cr])
+    check(r, n.T[rows])
+    assert moved <= bound, moved
+    r, moved = moved_by(lambda: c[ci, cj])
+    check(r, n[i, j])
+    assert moved <= bound, moved
+
+    def set_cols():
+        c[:, cc] = 3
+    _, moved = moved_by(set_cols)
+    n[:, cols] = 3
+    check(c, n)
+    assert moved <= bound, moved
+    v = sample((sel,), dtype, seed=43)
+
+    def set_ij():
+        c[ci, cj] = cupynum.array(v)
+    _, moved = moved_by(set_ij)
+    n[i, j] = v
+    check(c, n)
+    assert moved <= bound + sel * n.itemsize, moved
+    _, moved = moved_by(lambda: cupynum.add.at(c, (ci, cj), cupynum.array(v)))
+    numpy.add.at(n, (i, j), v)
+    check(c, n)
+    assert moved <= bound + sel * n.itemsize, moved
+
+
 # A NumPy scalar assigned through an index array is cast as NumPy casts the value array
 # (unsafely: uint8 200 into int8 is -56, with NumPy's cast warnings); a Python int out of range
 # is NumPy's OverflowError.  (Found by the fuzzer: v[[]] = np.uint8(200).)
