@@ -139,8 +139,12 @@ def _plan(self, key, inbounds=(), flat=False):
     cp = _cp()
     bad, lin = None, None
     mult = 1
+    root = None
     if flat is None:
         flat = _cut_besides(self, dims[0]) if view.ndim == self.ndim else _cut_besides(self, -1)
+        if not flat and not _c_ordered(self):
+            root = _strided_root(view, dims)
+            flat = root is not None
     if flat:
         item = self.dtype.itemsize
         fst = [st // item for st in _core.layout(view)]
@@ -195,8 +199,12 @@ def _plan(self, key, inbounds=(), flat=False):
     plan.flat = flat
     if flat:
         plan.frest = tuple(fst[d] for d in others)
-        plan.foff = (_core._byte_offset(view) - _core._byte_offset(self)) // item
-        plan.fsrc = _core.reshape(self, (self.size,))       # self's elements in C order
+        if root is not None:                    # the whole root store's elements in C order
+            plan.foff = _core._byte_offset(view) // item
+            plan.fsrc = root
+        else:
+            plan.foff = (_core._byte_offset(view) - _core._byte_offset(self)) // item
+            plan.fsrc = _core.reshape(self, (self.size,))       # self's elements in C order
     return plan
 
 
@@ -248,6 +256,42 @@ def _cut_besides(v, axis):
         _core.reshape(v, (v.size,)) is not None
 
 
+def _strided_root(v, dims):
+    """For a view v whose elements do not lie in C order (reversed, transposed, strided) of a
+    store partitioned over ranks, indexed along its axes `dims` (the first where the index
+    places it): the root store's elements as a 1-D array (its C order, which the rank tiles cut
+    as the flat route serves), when the row path would gather -- the ranks' parts of v with
+    those axes first and merged are not ranges of its rows (a.T[idx] on row slabs; a[::-1][idx]
+    on a 2x2 grid) or the merge needs a copy; None where rows are served natively (a[::-1][idx]
+    on row slabs) or v's elements are not the root's.  Local."""
+    t = _core._tiling(v)
+    if not t["tiled"] or not any(g > 1 for g in t["grid"]) or v.size == 0:
+        return None
+    dims = tuple(dims)
+    others = tuple(d for d in range(v.ndim) if d not in dims)
+    w = _core.transpose(v, dims + others) if dims + others != tuple(range(v.ndim)) else v
+    m = 1
+    for d in dims:
+        m *= v.shape[d]
+    merged = _core.reshape(w, (m,) + tuple(v.shape[d] for d in others))
+    if merged is not None and _core._row_parts(merged):
+        return None
+    r = _core._root(v)
+    if r is None:
+        return None
+    return _core.reshape(r, (r.size,))
+
+
+def _flat_route(v, axis):
+    """Whether v[(slice(None),) * axis + (idx,)] (get or set) should take the flat route, each
+    element served by its owner: v C-ordered on a grid that cuts another axis (_cut_besides),
+    or v's elements not in C order where its rows would not be served natively
+    (_strided_root).  Local."""
+    if _cut_besides(v, axis):
+        return True
+    return v.ndim >= 1 and not _c_ordered(v) and _strided_root(v, (axis,)) is not None
+
+
 def _grid_cut(v):
     """Whether v, of ndim >= 2, is C-ordered over all of a store whose rank tiles cut its rows
     (a grid with more than one rank along a later axis: 2x2 on 4 ranks).  Local."""
@@ -290,7 +334,12 @@ def _flat_index(plan):
     m = 1
     for x in rs:
         m *= x
-    return _core.reshape(out, (m,))
+    flat = _core.reshape(out, (m,))
+    if _core._tiling(out)["tiled"] and not _core._row_parts(flat):
+        # the flat alias of a grid-cut result is untiled: a 1-D copy in ranges, which the
+        # gather's result then lies like, so each rank reads only its own part of the index
+        flat = _core.cast(flat, _np.int64)
+    return flat
 
 
 def _to_result_shape(plan, val):

@@ -158,6 +158,34 @@ def _compact(view, mask, p):
     return _core.compact(view, mask, count)
 
 
+def _aligned_mask(view, mask):
+    """For view[mask] with a mask of view's shape: the mask itself where each rank holds the same
+    part of both (or nothing is partitioned), so the compaction runs on each rank's own tiles.
+    Where the parts differ (a[::-1][m], a[:, ::-2][m2] with m2 laid out otherwise), a copy of
+    the mask on a new store tiled like view's root and seen through view's geometry (the mask's
+    misplaced bytes move, at most its size), or None when the selection is so sparse that its
+    indices (nonzero, then each element from its owner: the flat route) cost less than that
+    copy.  Collective where it counts (a flush: every rank gets the same count)."""
+    tv, tm = _core._tiling(view), _core._tiling(mask)
+    if not (tv["tiled"] or tm["tiled"]) or _core._parts_match(view, mask):
+        return mask
+    root = _core._root(view)
+    if root is None or not tv["tiled"]:
+        return mask
+    count = _count_true(mask)
+    ranks = _core.runtime_info()["ranks"]
+    # per rank: the flat route reads the whole index (8 bytes an element) and a rank's share of
+    # the indices and values; the copy, at most the rank's share of the mask
+    if 8 * count * ranks + (8 * (mask.ndim + 1) + view.dtype.itemsize) * count < mask.size:
+        return None
+    e = _core.empty(tuple(root.shape), _np.bool_, root)
+    ev = _core._view_as(view, e)
+    if ev is None:
+        return mask
+    _core.assign(ev, mask)
+    return ev
+
+
 def _getitem_mask(self, key):
     """self[key] natively when the key is basic items and one boolean array (any other key: None,
     the general path).  A copy, as NumPy's."""
@@ -175,6 +203,10 @@ def _getitem_mask(self, key):
             return None                      # it selects, each element from its owner
     if isinstance(mask, _np.ndarray):
         mask = _core.from_any(mask)
+    if view.ndim == k:
+        mask = _aligned_mask(view, mask)
+        if mask is None:
+            return None                      # few selected: the indices, each from its owner
     r = _compact(view, mask, p)
     if has_ints and p and _separated(key, parts[1]):
         r = _core.transpose(r, (p,) + tuple(i for i in range(r.ndim) if i != p))
@@ -234,7 +266,7 @@ def _gather(view, idx, p):
     """view[(slice(None),) * p + (idx,)] for an integer cupynum array idx whose values lie in
     [-n, n) (checked by the caller), idx's dimensions at p: a new array."""
     from . import _advindex
-    if _advindex._cut_besides(view, p):      # rows of axis p cut across ranks: element by element
+    if _advindex._flat_route(view, p):      # rows of axis p cut across ranks: element by element
         r = _advindex.getitem(view, (slice(None),) * p + (idx,))
         if r is not None:
             return r
@@ -295,7 +327,7 @@ def _setitem_int(self, key, value):
         return False
     if not has_ints:
         from . import _advindex
-        if _advindex._cut_besides(view, p):  # rows of axis p cut across ranks: element by element
+        if _advindex._flat_route(view, p):  # rows of axis p cut across ranks: element by element
             return _advindex.setitem(view, (slice(None),) * p + (arr,), value)
     n = view.shape[p]
     idx = arr if isinstance(arr, ndarray) else _core.from_any(arr)

@@ -203,12 +203,14 @@ def test_aligned_mask_set_sends_no_bytes(shape):
     c[c < 0] = 0.0
     c[c > 5] = c.dtype.type(5)
     c[cupynum.abs(c) < 1] = cupynum.array(0.5)
+    c[c > 4] = cupynum.array([4.5])                 # a value that broadcasts: no positions either
     if c.ndim == 3:
         c[1:3, c[0] <= 0.5] = 0
     moved = _sent() - before
     n[n < 0] = 0.0
     n[n > 5] = 5
     n[numpy.abs(n) < 1] = 0.5
+    n[n > 4] = numpy.array([4.5])
     if n.ndim == 3:
         n[1:3, n[0] <= 0.5] = 0
     check(c, n)

@@ -912,6 +912,153 @@ def test_two_arrays_around_a_slice_on_a_grid_bytes(shape, dtype):
     check(c[cupynum.array(i2), 1:, cupynum.array(j[:4])], n[i2, 1:, j[:4]])
 
 
+_VIEWS = {"rev": lambda x: x[::-1], "T": lambda x: x.T, "cols-2": lambda x: x[:, ::-2],
+          "both": lambda x: x[::-2, ::-1], "T3": lambda x: x.transpose(2, 0, 1)[:, ::-1]}
+
+
+@pytest.mark.parametrize("shape,view", [(s, v) for s in ((200, 200), (37, 53)) for v in _VIEWS
+                                        if v != "T3"] + [((30, 20, 10), "T3")], ids=str)
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16, numpy.complex128], ids=dtype_id)
+def test_views_not_in_c_order_bytes(shape, view, dtype):
+    """Advanced indexing of views whose elements do not lie in C order (reversed, transposed,
+    strided) of a partitioned array: rows, columns and single elements by integer arrays (get,
+    set, +=, add.at) take the flat route on the root store where the view's rows are not rank
+    ranges (each element from its owner: an 8-byte index and the value); a mask laid out
+    otherwise than the view is copied onto the view's layout (at most its own bytes move) or,
+    when sparse, taken by its indices.  Nothing is gathered: bytes in proportion to the
+    selection (plus the mask), compared with NumPy."""
+    n, c = _pair(shape, dtype, seed=31)
+    nv, cv = _VIEWS[view](n), _VIEWS[view](c)
+    item = n.itemsize
+    rng = numpy.random.default_rng(32)
+    r0, r1 = nv.shape[0], nv.shape[1]
+    row = nv[0].size
+    per = 8 + item
+
+    def moved_by(f):
+        before = _sent()
+        r = f()
+        return r, _sent() - before
+
+    rows, cols = _idx(r0, (6,), 33), _idx(r1, (5,), 34)
+    crows, ccols = cupynum.array(rows), cupynum.array(cols)
+    r, moved = moved_by(lambda: cv[crows])
+    check(r, nv[rows])
+    assert moved <= 6 * row * per + 1024, moved
+    r, moved = moved_by(lambda: cv[:, ccols])
+    check(r, nv[:, cols])
+    assert moved <= r0 * 5 * (row // r1) * per + 1024, moved
+    r, moved = moved_by(lambda: cv[crows[:5], ccols])
+    check(r, nv[rows[:5], cols])
+    assert moved <= 5 * (row // r1) * per + 1024, moved
+    v = sample((6,) + nv.shape[1:], dtype, seed=35)
+
+    def set_rows():
+        cv[crows] = cupynum.array(v)
+    _, moved = moved_by(set_rows)
+    nv[rows] = v
+    check(c, n)
+    assert moved <= 6 * row * (per + item) + 1024, moved
+
+    def add_cols():
+        cv[:, ccols] += 1
+    _, moved = moved_by(add_cols)
+    nv[:, cols] += 1
+    check(c, n)
+    assert moved <= 2 * r0 * 5 * (row // r1) * per + 2048, moved
+    _, moved = moved_by(lambda: cupynum.add.at(cv, crows, cupynum.array(v)))
+    numpy.add.at(nv, rows, v)
+    check(c, n)
+    assert moved <= 6 * row * (per + item) + 1024, moved
+    for p in (0.3, 0.002):
+        mn = rng.random(nv.shape) < p                   # laid out as its own shape, not as the view
+        m = cupynum.array(mn)
+        k = int(mn.sum())
+        r, moved = moved_by(lambda: cv[m])
+        check(r, nv[mn])
+        assert moved <= k * (8 * (mn.ndim + 1) + item) + mn.size + 1024, (p, moved)
+        mv = sample((k,), dtype, seed=36)
+
+        def set_mask():
+            cv[m] = cupynum.array(mv)
+        _, moved = moved_by(set_mask)
+        nv[mn] = mv
+        check(c, n)
+        assert moved <= k * (8 * (mn.ndim + 1) + 2 * item) + 1024, (p, moved)
+
+        def set_scalar():
+            cv[m] = 3
+        _, moved = moved_by(set_scalar)
+        nv[mn] = 3
+        check(c, n)
+        assert moved <= mn.size + 1024, (p, moved)
+    # A mask made from the view itself: where it lies like the view, nothing moves; an
+    # element-wise result of a reversed view is not laid out mirrored (partition.c's
+    # like_tiling takes forward steps only), so there the mask's own bytes move, no more.
+    t = nv.real.flat[7] if dtype != numpy.complex128 else 0
+    m = cv.real > t
+    cupynum.sync()
+    from cupynum import _core
+
+    def set_own():
+        cv[m] = 0
+    _, moved = moved_by(set_own)
+    nv[nv.real > t] = 0
+    check(c, n)
+    assert moved <= (0 if _core._parts_match(cv, m) else m.size + 1024), moved
+
+
+@pytest.mark.parametrize("dtype", [numpy.int8, numpy.int16], ids=dtype_id)
+def test_flat_route_index_routed_bytes(dtype):
+    """The flat route (a[:, cols], a.T[rows], a[i, j] on a grid; get, set, add.at) sends no rank
+    the whole index: each rank sends the indices of its own part of the result (or of its own
+    values) to their owners only.  Bytes a rank: 8 for each of its ~1/P share of the selection
+    (twice where the index is first copied into 1-D ranges), the selected values, O(P^2)
+    counts -- not the 8 (P - 1) / P bytes per selected element that reading the whole index
+    sends.  A one-byte dtype keeps the index's bytes the larger part, so the bound tells."""
+    n = sample((200, 200), dtype, seed=41)
+    c = cupynum.array(n)
+    rng = numpy.random.default_rng(42)
+    cols, rows = rng.integers(-200, 200, 50), rng.integers(-200, 200, 50)
+    i, j = rng.integers(-200, 200, 10000), rng.integers(0, 200, 10000)
+    cc, cr, ci, cj = (cupynum.array(x) for x in (cols, rows, i, j))
+    sel = 10000
+    bound = 16 * (sel // RANKS + 1) + sel * n.itemsize + 8 * RANKS * (RANKS + 1) + 1024
+
+    def moved_by(f):
+        before = _sent()
+        r = f()
+        return r, _sent() - before
+    r, moved = moved_by(lambda: c[:, cc])
+    check(r, n[:, cols])
+    assert moved <= bound, moved
+    r, moved = moved_by(lambda: c.T[cr])
+    check(r, n.T[rows])
+    assert moved <= bound, moved
+    r, moved = moved_by(lambda: c[ci, cj])
+    check(r, n[i, j])
+    assert moved <= bound, moved
+
+    def set_cols():
+        c[:, cc] = 3
+    _, moved = moved_by(set_cols)
+    n[:, cols] = 3
+    check(c, n)
+    assert moved <= bound, moved
+    v = sample((sel,), dtype, seed=43)
+
+    def set_ij():
+        c[ci, cj] = cupynum.array(v)
+    _, moved = moved_by(set_ij)
+    n[i, j] = v
+    check(c, n)
+    assert moved <= bound + sel * n.itemsize, moved
+    _, moved = moved_by(lambda: cupynum.add.at(c, (ci, cj), cupynum.array(v)))
+    numpy.add.at(n, (i, j), v)
+    check(c, n)
+    assert moved <= bound + sel * n.itemsize, moved
+
+
 # A NumPy scalar assigned through an index array is cast as NumPy casts the value array
 # (unsafely: uint8 200 into int8 is -56, with NumPy's cast warnings); a Python int out of range
 # is NumPy's OverflowError.  (Found by the fuzzer: v[[]] = np.uint8(200).)

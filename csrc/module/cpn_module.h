@@ -205,6 +205,10 @@ PyObject *cpn_mod_shares_store(PyObject *m, PyObject *args);
 PyObject *cpn_mod_store_refs(PyObject *m, PyObject *a);
 PyObject *cpn_mod_may_overlap(PyObject *m, PyObject *args);
 PyObject *cpn_mod_byte_offset(PyObject *m, PyObject *a);
+PyObject *cpn_mod_root(PyObject *m, PyObject *a);
+PyObject *cpn_mod_view_as(PyObject *m, PyObject *args);
+PyObject *cpn_mod_row_parts(PyObject *m, PyObject *a);
+PyObject *cpn_mod_parts_match(PyObject *m, PyObject *args);
 extern PyMethodDef cpn_array_methods[];
 
 /* Python helpers installed by the package (cupynum/_ndarray.py) and looked up lazily. */

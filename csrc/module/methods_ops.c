@@ -956,7 +956,10 @@ PyObject *cpn_mod_gather(PyObject *m, PyObject *args)
         struct cpn_store *s = cpn_store_new_slabs(av->dtype, av->ndim, shape, 0);
         r = s ? cpn_array_from_store(s) : PyErr_NoMemory();
     } else {
-        r = cpn_array_new(av->dtype, av->ndim, shape);
+        /* a 1-D result lies like its index where that is tiled (ranges of a 1-D store, or of
+         * the flat alias of an array in row slabs): each rank then asks the owners for its own
+         * result elements only (dist.c's gather_routed), never reading the whole index */
+        r = cpn_array_new_like(av->dtype, av->ndim, shape, iv);
     }
     if (!r) return NULL;
     struct cpn_op op = {.kind = CPN_OPK_GATHER, .nin = 2, .nout = 1};

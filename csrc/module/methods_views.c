@@ -2,6 +2,8 @@
  * broadcast, components, layout), data in and out (from any array-like, to NumPy, to a scalar),
  * the relations of two arrays' views, and the ndarray's C methods. */
 #include "cpn_module.h"
+#include "dist.h"
+#include "partition.h"
 
 PyObject *cpn_mod_from_any(PyObject *m, PyObject *obj) { return cpn_array_from_any(obj); }
 
@@ -192,6 +194,67 @@ PyObject *cpn_mod_byte_offset(PyObject *m, PyObject *a)
     int64_t st[CPN_MAXDIM], off;
     cpn_view_byte_layout(cpn_array_view(a), st, &off);
     return PyLong_FromLongLong(off);
+}
+
+/* _root(a): an array over the whole of a's root store in its own shape (C order), or None where
+ * a's elements are not the root's (a component, another dtype).  Writable when a is. */
+PyObject *cpn_mod_root(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    const struct cpn_view *v = cpn_array_view(a);
+    struct cpn_store *r = cpn_store_root(v->store);
+    if (v->part || v->dtype != r->dtype) Py_RETURN_NONE;
+    struct cpn_view *w = cpn_view_new(r);
+    if (!w) return PyErr_NoMemory();
+    w->readonly = v->readonly;
+    return cpn_array_wrap(w);
+}
+
+/* _view_as(a, b): b's store seen through a's view geometry (shape, store dimensions, steps,
+ * offsets), in b's dtype and writable, where a's and b's stores are roots of one shape tiled
+ * alike (a mask aligned with a view it was not made for); else None. */
+PyObject *cpn_mod_view_as(PyObject *m, PyObject *args)
+{
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, "OO", &a, &b) || cpn_check_array(a) < 0 || cpn_check_array(b) < 0) return NULL;
+    const struct cpn_view *v = cpn_array_view(a);
+    struct cpn_store *s = v->store, *r = cpn_array_view(b)->store;
+    if (s->root || r->root || v->part || v->dtype != s->dtype || s->ndim != r->ndim || s->tiled != r->tiled)
+        Py_RETURN_NONE;
+    for (int d = 0; d < s->ndim; d++)
+        if (s->shape[d] != r->shape[d]) Py_RETURN_NONE;
+    for (int q = 0; s->tiled && q < cpn_partition_ranks(); q++) {   /* every rank's tile alike */
+        int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM], lo2[CPN_MAXDIM], hi2[CPN_MAXDIM];
+        cpn_store_tile_box(s, q, lo, hi);
+        cpn_store_tile_box(r, q, lo2, hi2);
+        for (int d = 0; d < s->ndim; d++)
+            if (lo[d] != lo2[d] || hi[d] != hi2[d]) Py_RETURN_NONE;
+    }
+    struct cpn_view *w = cpn_view_new(r);
+    if (!w) return PyErr_NoMemory();
+    w->ndim = v->ndim;
+    for (int i = 0; i < v->ndim; i++) {
+        w->shape[i] = v->shape[i];
+        w->sdim[i] = v->sdim[i];
+        w->step[i] = v->step[i];
+    }
+    for (int d = 0; d < s->ndim; d++) w->off[d] = v->off[d];   /* per store dimension */
+    return cpn_array_wrap(w);
+}
+
+/* _row_parts(a): is every rank's part of a a range of its first dimension (dist.h)? */
+PyObject *cpn_mod_row_parts(PyObject *m, PyObject *a)
+{
+    if (cpn_check_array(a) < 0) return NULL;
+    return PyBool_FromLong(cpn_dist_row_parts(cpn_array_view(a)));
+}
+
+/* _parts_match(a, b): do a and b have the same box on every rank (dist.h)? */
+PyObject *cpn_mod_parts_match(PyObject *m, PyObject *args)
+{
+    PyObject *a, *b;
+    if (!PyArg_ParseTuple(args, "OO", &a, &b) || cpn_check_array(a) < 0 || cpn_check_array(b) < 0) return NULL;
+    return PyBool_FromLong(cpn_dist_parts_match(cpn_array_view(a), cpn_array_view(b)));
 }
 
 PyObject *cpn_mod_may_overlap(PyObject *m, PyObject *args)

@@ -37,6 +37,7 @@
 #include "distfft.h"
 #include "distselect.h"
 #include "distscan.h"
+#include "distroute.h"
 #include "flatroute.h"
 #include "transport.h"
 
@@ -2093,6 +2094,32 @@ static int box_part(const struct cpn_view *v, int q, struct box *w)
     return preimage(v, &t, w);
 }
 
+bool cpn_dist_row_parts(const struct cpn_view *v)
+{
+    const int P = cpn_partition_ranks();
+    for (int q = 0; q < P; q++) {
+        struct box b;
+        if (row_part(v, q, &b) < 0) return false;
+    }
+    return true;
+}
+
+bool cpn_dist_parts_match(const struct cpn_view *a, const struct cpn_view *b)
+{
+    const int P = cpn_partition_ranks();
+    if (a->ndim != b->ndim) return false;
+    for (int i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i]) return false;
+    for (int q = 0; q < P; q++) {
+        struct box x, y;
+        const int ra = box_part(a, q, &x), rb = box_part(b, q, &y);
+        if (ra < 0 || ra != rb) return false;
+        for (int i = 0; ra == 1 && i < a->ndim; i++)
+            if (x.lo[i] != y.lo[i] || x.hi[i] != y.hi[i]) return false;
+    }
+    return true;
+}
+
 /* exec_select where the ranks' parts are boxes but not ranges of rows (a grid that cuts a later
  * dimension: 2x2 on 4 ranks).  Each rank's box is a set of runs (C-order ranges of the view);
  * each rank compacts its box in C order and counts its selected elements per run; one allgather
@@ -2372,7 +2399,8 @@ static bool gather_index_aligned(const struct cpn_view *iv, const struct cpn_sto
  * rank count.  lo0/hi0: each rank's source rows; olo/ohi: its result rows; w: this rank's source
  * rows, `have` whether it holds any.  Collective. */
 static enum cpn_status gather_routed(const struct cpn_op *op, const int64_t *lo0, const int64_t *hi0,
-                                     const int64_t *olo, const int64_t *ohi, const struct box *w, bool have)
+                                     const int64_t *olo, const int64_t *ohi, const struct box *w, bool have,
+                                     const struct box *tiles)
 {
     const struct cpn_view *x = op->in[0], *iv = op->in[1], *ov = op->out[0];
     struct cpn_store *os = ov->store;
@@ -2409,9 +2437,11 @@ static enum cpn_status gather_routed(const struct cpn_op *op, const int64_t *lo0
         int64_t k = *(const int64_t *)(ix + j * ixs);
         if (k < 0) k += n;
         own[j] = -1;
-        for (int q = 0; k >= 0 && k < n && q < P; q++)
-            if (k >= lo0[q] && k < hi0[q]) { own[j] = q; break; }
         req[j] = k;
+        if (tiles && k >= 0 && k < n)       /* the element case: the offset in the owner's tile */
+            own[j] = element_owner(x->store->root, tiles, P, x->off[0] + k, &req[j]);
+        for (int q = 0; !tiles && k >= 0 && k < n && q < P; q++)
+            if (k >= lo0[q] && k < hi0[q]) { own[j] = q; break; }
         if (own[j] < 0) per[P] = 1;
         else per[own[j]]++;
     }
@@ -2453,7 +2483,11 @@ static enum cpn_status gather_routed(const struct cpn_op *op, const int64_t *lo0
         int64_t lshape[CPN_MAXDIM], lst[CPN_MAXDIM];
         char *xd = have ? cpn_store_data(x->store) : NULL;
         if (!xd) st = have ? CPN_ERR_NOMEM : cpn_error(CPN_ERR_INTERNAL, "gather: rows asked of a rank without any");
-        if (st == CPN_OK) {
+        if (st == CPN_OK && tiles) {        /* the tile's elements in order */
+            lshape[0] = w->hi[0];
+            lst[0] = (int64_t)item;
+            st = cpn_kernel_gather(item, 1, lshape, xd, lst, (const char *)rreq, 8, nrecv, sbuf);
+        } else if (st == CPN_OK) {
             const char *lp = region_layout(x, w, xd, x->store->tiled ? x->store->tlo : (int64_t[CPN_MAXDIM]){0},
                                            x->store->tstride, lst);
             for (int d = 0; d < x->ndim; d++) lshape[d] = w->hi[d] - w->lo[d];
@@ -2534,9 +2568,10 @@ static enum cpn_status exec_gather(const struct cpn_op *op, struct cpn_fpreport 
             have = true;
         }
     }
-    if (!elem && gather_index_aligned(iv, os, olo, ohi, P)) {
-        enum cpn_status st = gather_routed(op, lo0, hi0, olo, ohi, &w, have);
+    if (gather_index_aligned(iv, os, olo, ohi, P)) {
+        enum cpn_status st = gather_routed(op, lo0, hi0, olo, ohi, &w, have, tiles);
         cpn_free(lo0);
+        cpn_free(tiles);
         return st;
     }
     const int64_t m = iv->shape[0], n = x->shape[0];
@@ -2656,6 +2691,127 @@ static enum cpn_status exec_gather(const struct cpn_op *op, struct cpn_fpreport 
     return st;
 }
 
+/* SCATTER's last step on one rank: the c rows abuf (packed, in index order) applied at the rows
+ * lidx of the destination rows dp (shape dshape, byte strides dst_): written (last wins) or, with
+ * an op (ufunc.at), accumulated.  Local. */
+static enum cpn_status scatter_apply_rows(const struct cpn_op *op, const int64_t *dshape, char *dp, const int64_t *dst_,
+                                          const char *abuf, const int64_t *lidx, int64_t c, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *dv = op->out[0];
+    const size_t item = cpn_dtype_size(dv->dtype);
+    int64_t ast[CPN_MAXDIM], s = (int64_t)item;
+    for (int d = dv->ndim - 1; d >= 0; d--) {
+        ast[d] = s;
+        s *= d ? dshape[d] : c;
+    }
+    enum cpn_status st;
+    if (op->iparam[0]) {
+        cpn_loop_fn fn = cpn_kernel_elementwise_scalar(op->code, op->dtype);   /* one row at a time: the plain loop */
+        struct cpn_kctx ctx = {0};
+        st = fn ? cpn_kernel_scatter_apply(cpn_kernel_at_loop(op->code, op->dtype), fn, (int)op->iparam[0], dv->ndim, dshape, dp, dst_, abuf, ast,
+                                           (const char *)lidx, 8, c, &ctx)
+                : CPN_ERR_TYPE;
+        cpn_fpreport_add(fp, ctx.hw, ctx.fpe);
+        if (st == CPN_OK && ctx.err) st = cpn_op_loop_error(op);
+    } else {
+        st = cpn_kernel_scatter(item, dv->ndim, dshape, dp, dst_, abuf, ast, (const char *)lidx, 8, c);
+    }
+    return st;
+}
+
+/* Whether exec_scatter can route: the index is a tiled 1-D int64 store whose part on every rank
+ * is that rank's range of value rows [vlo, vhi).  Depends on tilings only, so every rank decides
+ * alike.  Local. */
+static bool scatter_index_aligned(const struct cpn_view *iv, const struct cpn_view *v, const int64_t *vlo,
+                                  const int64_t *vhi, int P)
+{
+    if (!iv->store->tiled || !v->store->tiled || iv->ndim != 1 || iv->dtype != CPN_DTYPE_INT64) return false;
+    for (int q = 0; q < P; q++) {
+        struct box b;
+        const int r = row_part(iv, q, &b);
+        const int64_t lo = r == 1 ? b.lo[0] : 0, hi = r == 1 ? b.hi[0] : 0;
+        if (r < 0 || ((hi > lo || vhi[q] > vlo[q]) && (lo != vlo[q] || hi != vhi[q]))) return false;
+    }
+    return true;
+}
+
+/* exec_scatter where the index lies like the values (scatter_index_aligned): each rank reads its
+ * own part of the index only and sends each of its value rows, with the row's place in its
+ * owner's rows (or, in the element case, tile), to that owner (cpn_route_rows, distroute.c),
+ * which applies what arrives in index order: the senders ordered by their ranges (vlo).  lo0/hi0:
+ * every rank's destination rows (tiles: the element case's rank tiles instead); w/have: this
+ * rank's; vw/vhave: its value rows.  Collective. */
+static enum cpn_status scatter_routed(const struct cpn_op *op, struct cpn_fpreport *fp, const int64_t *lo0,
+                                      const int64_t *hi0, const int64_t *vlo, const struct box *tiles,
+                                      const struct box *w, bool have, const struct box *vw, bool vhave)
+{
+    const struct cpn_view *v = op->in[0], *iv = op->in[1], *dv = op->out[0];
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    const int64_t n = dv->shape[0], mloc = vhave ? vw->hi[0] - vw->lo[0] : 0;
+    const size_t item = cpn_dtype_size(dv->dtype);
+    int64_t block = 1;
+    for (int d = 1; d < dv->ndim; d++) block *= dv->shape[d];
+    const size_t bbytes = (size_t)block * item;
+    int *own = cpn_alloc((size_t)mloc * sizeof *own + 1);
+    int64_t *lidx = cpn_alloc((size_t)mloc * 16 + 8), *seq = lidx ? lidx + mloc : NULL, *ridx = NULL;
+    char *rows = cpn_alloc((size_t)mloc * bbytes + 1), *rrows = NULL;
+    enum cpn_status st = own && lidx && rows ? CPN_OK : CPN_ERR_NOMEM;
+    if (st == CPN_OK && mloc) {
+        struct box b;
+        int64_t lst[CPN_MAXDIM], vshape[CPN_MAXDIM], vst[CPN_MAXDIM];
+        char *id = cpn_store_data(iv->store), *vd = block ? cpn_store_data(v->store) : NULL;
+        if (!id || (block && !vd)) st = CPN_ERR_NOMEM;
+        else if (row_part(iv, me, &b) != 1) st = cpn_error(CPN_ERR_INTERNAL, "scatter: the index part is not the values'");
+        if (st == CPN_OK) {
+            const char *ix = region_layout(iv, &b, id, iv->store->tlo, iv->store->tstride, lst);
+            for (int64_t j = 0; j < mloc; j++) {
+                int64_t k = *(const int64_t *)(ix + j * lst[0]);
+                if (k < 0) k += n;
+                own[j] = -1;
+                lidx[j] = 0;
+                seq[j] = j;
+                if (k < 0 || k >= n) continue;           /* the owners' counts carry the error */
+                if (tiles) own[j] = element_owner(dv->store->root, tiles, P, dv->off[0] + k, &lidx[j]);
+                for (int q = 0; !tiles && q < P; q++)
+                    if (k >= lo0[q] && k < hi0[q]) {
+                        own[j] = q;
+                        lidx[j] = k - lo0[q];
+                        break;
+                    }
+            }
+        }
+        if (st == CPN_OK && block) {                     /* this rank's value rows, packed */
+            const char *vp = region_layout(v, vw, vd, v->store->tlo, v->store->tstride, vst);
+            for (int d = 0; d < v->ndim; d++) vshape[d] = vw->hi[d] - vw->lo[d];
+            st = cpn_kernel_gather(item, v->ndim, vshape, vp, vst, (const char *)seq, 8, mloc, rows);
+        }
+    }
+    /* every rank takes part in the exchange, also one whose part failed (peers wait for it) */
+    int64_t c = 0;
+    enum cpn_status rt = cpn_route_rows(st == CPN_OK ? mloc : 0, own, lidx, rows, bbytes, vlo, SELECT_TAG + 5,
+                                        &c, &ridx, &rrows);
+    if (st == CPN_OK) st = rt;
+    if (st == CPN_OK && c && block) {
+        int64_t dshape[CPN_MAXDIM], dst_[CPN_MAXDIM];
+        char *dd = have ? cpn_store_data(dv->store) : NULL, *dp = dd;
+        if (!dd) st = have ? CPN_ERR_NOMEM : cpn_error(CPN_ERR_INTERNAL, "scatter: rows sent to a rank without any");
+        else if (tiles) {                                /* the tile's elements in order */
+            dshape[0] = w->hi[0];
+            dst_[0] = (int64_t)item;
+        } else {
+            dp = region_layout(dv, w, dd, dv->store->tlo, dv->store->tstride, dst_);
+            for (int d = 0; d < dv->ndim; d++) dshape[d] = w->hi[d] - w->lo[d];
+        }
+        if (st == CPN_OK) st = scatter_apply_rows(op, dshape, dp, dst_, rrows, ridx, c, fp);
+    }
+    cpn_free(own);
+    cpn_free(lidx);
+    cpn_free(rows);
+    cpn_free(ridx);
+    cpn_free(rrows);
+    return st;
+}
+
 /* SCATTER (dst[idx[j]] = v[j] in order; with iparam[0] the op applied, ufunc.at) into a view
  * split along its first dimension: every rank reads the index; each rank sends the value rows it
  * holds to the owners of their destination rows, which apply them in index order (NumPy's last
@@ -2692,6 +2848,12 @@ static enum cpn_status exec_scatter(const struct cpn_op *op, struct cpn_fpreport
         vhi[q] = rv == 1 ? c.hi[0] : 0;
         if (q == me && r == 1) { w = b; have = true; }
         if (q == me && rv == 1) { vw = c; vhave = true; }
+    }
+    if (scatter_index_aligned(iv, v, vlo, vhi, P)) {
+        enum cpn_status st = scatter_routed(op, fp, lo0, hi0, vlo, tiles, &w, have, &vw, vhave);
+        cpn_free(tiles);
+        cpn_free(lo0);
+        return st;
     }
     const int64_t m = iv->shape[0], n = dv->shape[0];
     const size_t item = cpn_dtype_size(dv->dtype);
@@ -2792,24 +2954,7 @@ static enum cpn_status exec_scatter(const struct cpn_op *op, struct cpn_fpreport
         }
         lidx[c++] = idx[j] - w.lo[0];
     }
-    if (st == CPN_OK && block && c) {
-        int64_t ast[CPN_MAXDIM], s = (int64_t)item;
-        for (int d = dv->ndim - 1; d >= 0; d--) {
-            ast[d] = s;
-            s *= d ? dshape[d] : c;
-        }
-        if (op->iparam[0]) {
-            cpn_loop_fn fn = cpn_kernel_elementwise_scalar(op->code, op->dtype);   /* one row at a time: the plain loop */
-            struct cpn_kctx ctx = {0};
-            st = fn ? cpn_kernel_scatter_apply(cpn_kernel_at_loop(op->code, op->dtype), fn, (int)op->iparam[0], dv->ndim, dshape, dp, dst_, abuf, ast,
-                                               (const char *)lidx, 8, c, &ctx)
-                    : CPN_ERR_TYPE;
-            cpn_fpreport_add(fp, ctx.hw, ctx.fpe);
-            if (st == CPN_OK && ctx.err) st = cpn_op_loop_error(op);
-        } else {
-            st = cpn_kernel_scatter(item, dv->ndim, dshape, dp, dst_, abuf, ast, (const char *)lidx, 8, c);
-        }
-    }
+    if (st == CPN_OK && block && c) st = scatter_apply_rows(op, dshape, dp, dst_, abuf, lidx, c, fp);
     cpn_free(lidx);
     cpn_free(sbuf);
     cpn_free(abuf);

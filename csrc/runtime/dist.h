@@ -25,6 +25,15 @@ enum cpn_status cpn_dist_scatter(struct cpn_store *s, const void *full);
 /* Is the op or view entirely on replicated stores (then the single-process path applies)? */
 bool cpn_dist_op_is_local(const struct cpn_op *op);
 
+/* Whether every rank's part of view v (of a tiled or replicated store) is a range of v's first
+ * dimension, or none of v: GATHER and SCATTER then serve whole rows of v from their owners (the
+ * advanced-indexing planner's test for a view whose elements do not lie in C order).  Local (a
+ * pure function of the tilings). */
+bool cpn_dist_row_parts(const struct cpn_view *v);
+/* Whether views a and b (one shape) of tiled stores have the same box of view indices on every
+ * rank: COMPACT of a where b is true then runs on each rank's own tiles.  Local. */
+bool cpn_dist_parts_match(const struct cpn_view *a, const struct cpn_view *b);
+
 /* ---- fused runs (fusion.c) over aligned tiles ----
  * A run of element-wise ops on tiled stores is fused when every op's work box (the view indices of
  * its output that this rank computes) is the same: the exchanges of all the run's ops are posted
