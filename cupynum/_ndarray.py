@@ -576,17 +576,22 @@ def _set_flat(self, value):
 
 # ---- shapes ---------------------------------------------------------------------------------------
 
+def _fits(shape, size):
+    """shape is a tuple of non-negative Python ints of `size` elements: the common case."""
+    if type(shape) is not tuple:
+        return False
+    n = 1
+    for s in shape:
+        if type(s) is not int or s < 0:
+            return False
+        n *= s
+    return n == size
+
+
 def _normalize_shape(shape, size):
     """A shape tuple with at most one -1 resolved, checked against `size`."""
-    if type(shape) is tuple:   # the common case first: a tuple of non-negative ints that fits
-        n = 1
-        for s in shape:
-            if type(s) is not int or s < 0:
-                break
-            n *= s
-        else:
-            if n == size:
-                return shape
+    if _fits(shape, size):   # the common case first
+        return shape
     if isinstance(shape, (int, _np.integer)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
         shape = (shape,)
     import operator
@@ -649,18 +654,11 @@ def _reshape(a, shape, order="C", copy=None):
 def _method_reshape(self, *shape, order="C", copy=None):
     if len(shape) == 1 and not isinstance(shape[0], (int, _np.integer)):
         shape = shape[0]
-    if order == "C" and copy is None and type(shape) is tuple:
+    if order == "C" and copy is None and _fits(shape, self.size):
         # a.reshape(8, 8, 6, 2) of Python ints that fit: the view at once where there is one
-        n = 1
-        for s in shape:
-            if type(s) is not int or s < 0:
-                break
-            n *= s
-        else:
-            if n == self.size:
-                v = _core.reshape(self, shape)
-                if v is not None:
-                    return v
+        v = _core.reshape(self, shape)
+        if v is not None:
+            return v
     return _reshape(self, shape, order=order, copy=copy)
 
 

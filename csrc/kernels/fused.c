@@ -200,6 +200,24 @@ static void group_rows(const struct cpn_fused_prog *p, struct geom *g)
 
 /* Run every instruction (all loops) on outer rows [row, row + nrows) (whole rows, nrows * inner
  * at most a block): the registers hold the rows one after another. */
+/* After instruction k of a watched program ran into lc: the status flags it raised (clear before
+ * it: cleared when the thread started and after any instruction that raised one -- reading them
+ * is cheap, clearing is not; MXCSR alone without float16, see kernels.h) and its loops' own
+ * findings, ORed into k's report. */
+static void note_findings(const struct cpn_fused_prog *p, int k, const struct cpn_kctx *lc,
+                          struct cpn_kctx *ctx)
+{
+    const struct cpn_fused_instr *in = &p->instr[k];
+    const bool half = in->in_dt == CPN_DTYPE_FLOAT16 || in->out_dt == CPN_DTYPE_FLOAT16;
+    const unsigned hw = half ? cpn_kernel_fpe_status() : cpn_kernel_fpe_status_sse();
+    if (hw) {
+        __atomic_fetch_or(&p->fpe[k].hw, hw, __ATOMIC_RELAXED);
+        feclearexcept(FE_ALL_EXCEPT);
+    }
+    if (lc->fpe) __atomic_fetch_or(&p->fpe[k].sw, lc->fpe, __ATOMIC_RELAXED);
+    if (lc->err) __atomic_store_n(&ctx->err, 1, __ATOMIC_RELAXED);
+}
+
 static void run_rows(const struct cpn_fused_prog *p, const struct geom *g, int64_t row, int64_t nrows,
                      char *regs, struct cpn_kctx *ctx)
 {
@@ -269,16 +287,7 @@ static void run_rows(const struct cpn_fused_prog *p, const struct geom *g, int64
                 }
             }
         }
-        if (p->fpe) {   /* as run_piece: the flags are clear here (x87's too without float16) */
-            const bool half = in->in_dt == CPN_DTYPE_FLOAT16 || in->out_dt == CPN_DTYPE_FLOAT16;
-            unsigned hw = half ? cpn_kernel_fpe_status() : cpn_kernel_fpe_status_sse();
-            if (hw) {
-                __atomic_fetch_or(&p->fpe[k].hw, hw, __ATOMIC_RELAXED);
-                feclearexcept(FE_ALL_EXCEPT);
-            }
-            if (lc.fpe) __atomic_fetch_or(&p->fpe[k].sw, lc.fpe, __ATOMIC_RELAXED);
-            if (lc.err) __atomic_store_n(&ctx->err, 1, __ATOMIC_RELAXED);
-        }
+        if (p->fpe) note_findings(p, k, &lc, ctx);   /* as run_piece */
     }
 }
 
@@ -333,14 +342,7 @@ static enum cpn_status run_piece(const struct cpn_fused_prog *p, const struct ge
                  * instruction that raised one): reading them is cheap, clearing is not. */
                 struct cpn_kctx lc = {0};
                 in->fn(args, st, cnt, &lc);
-                const bool half = in->in_dt == CPN_DTYPE_FLOAT16 || in->out_dt == CPN_DTYPE_FLOAT16;
-                unsigned hw = half ? cpn_kernel_fpe_status() : cpn_kernel_fpe_status_sse();
-                if (hw) {
-                    __atomic_fetch_or(&p->fpe[k].hw, hw, __ATOMIC_RELAXED);
-                    feclearexcept(FE_ALL_EXCEPT);
-                }
-                if (lc.fpe) __atomic_fetch_or(&p->fpe[k].sw, lc.fpe, __ATOMIC_RELAXED);
-                if (lc.err) __atomic_store_n(&ctx->err, 1, __ATOMIC_RELAXED);
+                note_findings(p, k, &lc, ctx);
             } else {
                 in->fn(args, st, cnt, ctx);
             }
