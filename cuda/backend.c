@@ -321,7 +321,11 @@ static enum cpn_status cuda_execute_fused(struct cpn_fused_prog *p)
     dim3 grid = {(unsigned)gx, (unsigned)gy, 1}, block = {CPN_DEV_BLOCK, 1, 1};
     static double last_launch;
     cudaEvent_t ev[2];
-    const bool tr = trace_level() && cudaEventCreate(&ev[0]) == cudaSuccess && cudaEventCreate(&ev[1]) == cudaSuccess;
+    bool tr = trace_level() && cudaEventCreate(&ev[0]) == cudaSuccess;
+    if (tr && cudaEventCreate(&ev[1]) != cudaSuccess) {
+        cudaEventDestroy(ev[0]);
+        tr = false;
+    }
     if (tr) cudaEventRecord(ev[0], dev.stream);
     cudaError_t e = cudaLaunchKernel((const void *)fn, grid, block, args, 0, dev.stream);
     if (tr) {

@@ -195,14 +195,23 @@ if runtime_info()["ranks"] > 1:
 def _measure_temporaries():
     """How many references a temporary argument (`np.sum(x * x)`) has when sum, prod, max and min
     reach their C reduction: measured once, through the public functions, as user code calls
-    them (csrc/module/fastpath.c says why and what is done with it)."""
+    them (csrc/module/fastpath.c says why and what is done with it).  Kept only where it is the
+    known least count, 2 on CPython 3.11-3.13 (sum's local and the call's stack slot): a tracer
+    or a frame-evaluation hook active at import adds references that later calls lack, and on
+    3.10 a C caller passing a borrowed item (list.sort's key) looks like a temporary."""
+    import sys
     g = globals()
+    trusted = sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13)
     for fname, op in (("sum", "add"), ("prod", "multiply"), ("max", "maximum"), ("min", "minimum")):
         f = g[fname]
         _core._temp_probe(op)
         try:
-            f(zeros(1) + 0.0)
+            if trusted:
+                f(zeros(1) + 0.0)
         finally:
+            refs = _core._temp_probe(None)
+        if refs != 2:   # not the least count: never lend (a probe that measured nothing reads 0)
+            _core._temp_probe(op)
             _core._temp_probe(None)
 
 

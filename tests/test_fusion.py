@@ -994,3 +994,31 @@ def test_full_reduction_of_an_expression_never_writes_the_temporary(dtype):
     mapped = [x - 1, x - 2]
     assert list(map(cupynum.sum, mapped)) == pytest.approx([numpy.sum(xn - 1), numpy.sum(xn - 2)], rel=1e-5)
     bitwise_equal(numpy.asarray(mapped[1]), xn - 2)
+
+
+def test_a_tracer_at_import_does_not_make_named_arrays_look_temporary():
+    """Imported under a tracer that reads frame.f_locals (a debugger), the temporaries' reference
+    count measured at import is one too many; lending is then off, so a named pending array that
+    np.sum reads is still written (cupynum/__init__.py's _measure_temporaries)."""
+    if not one_rank():
+        pytest.skip("a fresh interpreter of its own: one process")
+    import subprocess
+    import sys
+    code = (
+        "import sys, numpy\n"
+        "def tracer(frame, event, arg):\n"
+        "    if event == 'call':\n"
+        "        frame.f_locals\n"
+        "    return None\n"
+        "sys.settrace(tracer)\n"
+        "import cupynum as cp\n"
+        "sys.settrace(None)\n"
+        "xn = numpy.arange(100000, dtype=numpy.float64)\n"
+        "x = cp.array(xn); cp.sync()\n"
+        "y = x * x\n"
+        "s = cp.sum(y)\n"
+        "assert s == numpy.sum(xn * xn), s\n"
+        "assert numpy.array_equal(numpy.asarray(y), xn * xn), numpy.asarray(y)[:5]\n"
+        "print('ok')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", (r.stdout, r.stderr[-2000:])

@@ -203,13 +203,15 @@ PyMethodDef cpn_array_reduce_methods[] = {
  * temporary `x * x` is still held by the call's argument: the fused run would write all of it,
  * though nothing can read it after the call.  The references such an argument has when
  * full_reduce sees it, called from cupynum.sum & co. with an expression, are measured once at
- * import (_core._temp_probe, cupynum/_reductions.py): the caller's evaluation stack hands the
- * argument to sum's frame and sum passes it on.  A named array, or one that C code holds, has at
+ * import (_core._temp_probe, cupynum/__init__.py), and kept only where it is the known least
+ * count (2 on CPython 3.11-3.13): the caller's evaluation stack hands the argument to sum's frame
+ * and sum passes it on.  A named array, or one that C code holds, has at
  * least one reference more.  At that count the queued reduction flushes with the argument's view
  * lent (cpn_fusion_lend): its pending writer keeps the values in registers.  Not for the
  * ndarray methods: a method's self is borrowed, so C code holding the array would look the same. */
 static Py_ssize_t temp_refs[CPN_OP_COUNT];   /* per reduction: 0 not measured (never lend) */
 static int temp_probe = -1;                  /* the reduction being measured, or -1 */
+static int temp_probed = -1;                 /* the reduction measured last, or -1 */
 
 /* _core._temp_probe(name): the next full_reduce(a, name, True) records a's references as a
  * temporary's (and returns None); _temp_probe(None) ends the probe.  Returns the count recorded
@@ -217,13 +219,12 @@ static int temp_probe = -1;                  /* the reduction being measured, or
 PyObject *cpn_mod_temp_probe(PyObject *m, PyObject *arg)
 {
     (void)m;
-    const int was = temp_probe;
     temp_probe = -1;
-    if (arg == Py_None) return PyLong_FromSsize_t(was >= 0 ? temp_refs[was] : 0);
+    if (arg == Py_None) return PyLong_FromSsize_t(temp_probed >= 0 ? temp_refs[temp_probed] : 0);
     const char *name = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
     const int code = name ? cpn_op_lookup(name) : -1;
     if (code < 0) return PyErr_Format(PyExc_ValueError, "not a reduction: %R", arg);
-    temp_probe = code;
+    temp_probe = temp_probed = code;
     temp_refs[code] = 0;
     return PyLong_FromLong(0);
 }

@@ -271,7 +271,9 @@ static uint64_t fnv1a(const unsigned char *p, size_t n)
         h ^= h >> 29;
     }
     for (; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-    return h;
+    h ^= h >> 33;   /* the high bits into the low ones: the cache slot is h % PLAN_SLOTS */
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ h >> 33;
 }
 
 static void plan_free(struct plan *p)

@@ -204,6 +204,10 @@ void cpn_fusion_lend(const struct cpn_view *v) { lent_view = v; }
 
 void cpn_fusion_prepare(struct cpn_op *ops, int n)
 {
+    /* The loan is this flush's alone: a flush from a callback after it (errstate's 'call')
+     * counts every reference. */
+    const struct cpn_view *lent = lent_view;
+    lent_view = NULL;
     size_t keys = 0;
     for (int i = 0; i < n; i++) keys += 2 * (size_t)(ops[i].nin + ops[i].nout);
     /* Without a table nothing is fused in this flush (every op runs alone). */
@@ -238,7 +242,7 @@ void cpn_fusion_prepare(struct cpn_op *ops, int n)
         const struct live *l = &flush.ent[e];
         if (l->root >= 0) {
             const struct cpn_view *v = l->key;
-            if (v->refcnt - (v == lent_view) != l->count) flush.ent[l->root].owned = true;
+            if (v->refcnt - (v == lent) != l->count) flush.ent[l->root].owned = true;
         } else if (((const struct cpn_store *)l->key)->refcnt != l->count) {
             flush.ent[e].owned = true;
         }
