@@ -380,6 +380,33 @@ def test_methods_and_casts_silent(case):
     assert not w and not e
 
 
+INT_DTYPES = ["uint8", "int8", "uint16", "int16", "int32", "uint32", "int64", "uint64", "bool"]
+
+
+@pytest.mark.parametrize("mode", ["warn", "raise", "ignore"])
+@pytest.mark.parametrize("dt", INT_DTYPES)
+def test_integer_to_float16_overflows_as_numpy(dt, mode):
+    """An integer above 65504 becomes float16's infinity and NumPy reports overflow in cast (the
+    integer types whose range reaches it: uint16 up); the narrow ones report nothing.  A cast
+    alone, and the same cast inside a fused run."""
+    top = numpy.iinfo(dt).max if dt != "bool" else True
+    x = numpy.array([top, 1, 0], dtype=dt)
+    for fn in (lambda m, a: a.astype(numpy.float16), lambda m, a: a.astype(numpy.float16) * 2):
+        got, want = [], []
+        for lib, out in ((numpy, want), (cupynum, got)):
+            a = lib.array(x)
+            with warnings.catch_warnings(record=True) as w:
+                warnings.simplefilter("always")
+                try:
+                    with lib.errstate(all=mode):
+                        r = numpy.array(numpy.asarray(fn(lib, a)))
+                    out.extend([r.tolist(), None])
+                except FloatingPointError as e:
+                    out.extend([None, str(e)])
+            out.append([str(m.message) for m in w if issubclass(m.category, RuntimeWarning)])
+        assert got == want, (dt, mode, got, want)
+
+
 def test_cast_raise_leaves_source_unchanged():
     x = numpy.array([1.0, numpy.nan, 3.0])
     c = cupynum.array(x)

@@ -42,6 +42,14 @@ static bool float_like(enum cpn_dtype dt)
     return c == CPN_CLASS_FLOAT || c == CPN_CLASS_COMPLEX;
 }
 
+/* The op's status flags are its own: float arithmetic, or a cast into float16, which an integer
+ * above 65504 overflows (NumPy warns "overflow encountered in cast").  Integer loops report only
+ * what they find themselves. */
+static bool own_flags(const struct cpn_op *op)
+{
+    return float_like(flag_dtype(op)) || (op->kind == CPN_OPK_CAST && op->out[0]->dtype == CPN_DTYPE_FLOAT16);
+}
+
 bool cpn_fperr_watches(const struct cpn_op *op)
 {
     if (op->fpmode == 0) return false;
@@ -52,8 +60,9 @@ bool cpn_fperr_watches(const struct cpn_op *op)
         return !silent_op(op->code);
     case CPN_OPK_SCATTER:   /* ufunc.at: the op's loop applied in index order */
         return op->iparam[0] && !silent_op(op->code);
-    case CPN_OPK_CAST:   /* float -> narrower float overflows, float -> int is invalid at NaN */
-        return op->in[0] && float_like(op->in[0]->dtype) && op->in[0]->dtype != op->out[0]->dtype;
+    case CPN_OPK_CAST:   /* float -> narrower float overflows, float -> int is invalid at NaN,
+                          * an integer above 65504 overflows float16 */
+        return op->in[0] && op->in[0]->dtype != op->out[0]->dtype && own_flags(op);
     default:
         return false;
     }
@@ -62,7 +71,7 @@ bool cpn_fperr_watches(const struct cpn_op *op)
 bool cpn_fperr_may_report(const struct cpn_op *op)
 {
     if (!cpn_fperr_watches(op)) return false;
-    if (float_like(flag_dtype(op))) return true;
+    if (own_flags(op)) return true;
     return op->kind == CPN_OPK_ELEMENTWISE && (cpn_op_info(op->code)->flags & CPN_OPF_INTDIV);
 }
 
@@ -90,7 +99,7 @@ static enum cpn_status add_report(const struct cpn_op *op, unsigned flags, int d
     reports[n_reports++] = (struct cpn_fpe_report){.code = op->code, .name = cpn_fperr_op_name(op),
                                                    .flags = flags, .mode = op->fpmode, .site = op->site,
                                                    .dev_word = dev_word,
-                                                   .dev_float = float_like(flag_dtype(op))};
+                                                   .dev_float = own_flags(op)};
     return CPN_OK;
 }
 
@@ -162,7 +171,7 @@ enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, const struct cpn_fprep
         segment_hw = segment_sw = 0;
     }
     /* Integer loops report only what they found themselves (division by zero). */
-    uint32_t flags = sw | (float_like(flag_dtype(op)) ? hw : 0);
+    uint32_t flags = sw | (own_flags(op) ? hw : 0);
     for (int c = 0; c < CPN_FPCAT_COUNT; c++) {
         enum cpn_fpmode m = cpn_fpmode_of(op->fpmode, (enum cpn_fpcat)c);
         if (m == CPN_FPMODE_RAISE) raise_mask |= 1u << c;
@@ -172,7 +181,7 @@ enum cpn_status cpn_fperr_end_op(const struct cpn_op *op, const struct cpn_fprep
         uint32_t w = 0;
         CPN_TRY(cpn_devfpe_read(dev_word, 1, &w));
         split_word(w, &hw, &sw);
-        flags = sw | (float_like(flag_dtype(op)) ? hw : 0);
+        flags = sw | (own_flags(op) ? hw : 0);
         dev_word = -1;
     }
     if (dist && raise_mask) CPN_TRY(cpn_comm_allreduce_or(&flags, 1));
