@@ -202,16 +202,13 @@ def _measure_temporaries():
     import sys
     g = globals()
     trusted = sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] <= (3, 13)
+    if not trusted:
+        return
     for fname, op in (("sum", "add"), ("prod", "multiply"), ("max", "maximum"), ("min", "minimum")):
-        f = g[fname]
         _core._temp_probe(op)
         try:
-            if trusted:
-                f(zeros(1) + 0.0)
+            g[fname](zeros(1) + 0.0)
         finally:
-            refs = _core._temp_probe(None)
-        if refs != 2:   # not the least count: never lend (a probe that measured nothing reads 0)
-            _core._temp_probe(op)
             _core._temp_probe(None)
 
 

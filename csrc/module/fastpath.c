@@ -203,30 +203,30 @@ PyMethodDef cpn_array_reduce_methods[] = {
  * temporary `x * x` is still held by the call's argument: the fused run would write all of it,
  * though nothing can read it after the call.  The references such an argument has when
  * full_reduce sees it, called from cupynum.sum & co. with an expression, are measured once at
- * import (_core._temp_probe, cupynum/__init__.py), and kept only where it is the known least
- * count (2 on CPython 3.11-3.13): the caller's evaluation stack hands the argument to sum's frame
+ * import (_core._temp_probe, cupynum/__init__.py, on CPython 3.11-3.13 only), and lending is on only
+ * where it is the known least count, TEMP_REFS: the caller's evaluation stack hands the argument to sum's frame
  * and sum passes it on.  A named array, or one that C code holds, has at
  * least one reference more.  At that count the queued reduction flushes with the argument's view
  * lent (cpn_fusion_lend): its pending writer keeps the values in registers.  Not for the
  * ndarray methods: a method's self is borrowed, so C code holding the array would look the same. */
-static Py_ssize_t temp_refs[CPN_OP_COUNT];   /* per reduction: 0 not measured (never lend) */
-static int temp_probe = -1;                  /* the reduction being measured, or -1 */
-static int temp_probed = -1;                 /* the reduction measured last, or -1 */
+#define TEMP_REFS 2   /* the least count: sum's local and the stack slot of its full_reduce call */
+static bool temp_lend[CPN_OP_COUNT];   /* per reduction: the import measured TEMP_REFS */
+static int temp_probe = -1;            /* the reduction being measured, or -1 */
 
-/* _core._temp_probe(name): the next full_reduce(a, name, True) records a's references as a
- * temporary's (and returns None); _temp_probe(None) ends the probe.  Returns the count recorded
- * for name (0: none). */
+/* _core._temp_probe(name): the next full_reduce(a, name, True) measures a's references (and
+ * returns None); lending is on for name only where they are TEMP_REFS.  _temp_probe(None) ends
+ * the probe. */
 PyObject *cpn_mod_temp_probe(PyObject *m, PyObject *arg)
 {
     (void)m;
     temp_probe = -1;
-    if (arg == Py_None) return PyLong_FromSsize_t(temp_probed >= 0 ? temp_refs[temp_probed] : 0);
+    if (arg == Py_None) Py_RETURN_NONE;
     const char *name = PyUnicode_Check(arg) ? PyUnicode_AsUTF8(arg) : NULL;
     const int code = name ? cpn_op_lookup(name) : -1;
     if (code < 0) return PyErr_Format(PyExc_ValueError, "not a reduction: %R", arg);
-    temp_probe = temp_probed = code;
-    temp_refs[code] = 0;
-    return PyLong_FromLong(0);
+    temp_probe = code;
+    temp_lend[code] = false;
+    Py_RETURN_NONE;
 }
 
 /* The queued full reduction of `self` (dtype already the accumulator's), flushed with its view
@@ -268,11 +268,11 @@ PyObject *cpn_mod_full_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nar
     const bool lend = nargs == 3 && args[2] == Py_True;
     if (lend && temp_probe == code) {   /* the measuring call: cupynum/__init__.py, at import */
         temp_probe = -1;
-        temp_refs[code] = Py_REFCNT(args[0]) >= 2 ? Py_REFCNT(args[0]) : 0;
+        temp_lend[code] = Py_REFCNT(args[0]) == TEMP_REFS;   /* a tracer at import: more */
         Py_RETURN_NONE;
     }
     const struct cpn_view *v = cpn_array_view(args[0]);
-    if (lend && temp_refs[code] && Py_REFCNT(args[0]) <= temp_refs[code] && cpn_queue_length() > 0 &&
+    if (lend && temp_lend[code] && Py_REFCNT(args[0]) <= TEMP_REFS && cpn_queue_length() > 0 &&
         !cpn_store_is_virtual(v->store) && cpn_view_size(v) > 0 && v->ndim < 64 &&
         default_acc((enum cpn_opcode)code, v->dtype) == v->dtype && cpn_op_has_loop(code, v->dtype) &&
         cpn_op_out_dtype(code, 0, v->dtype) == v->dtype)
