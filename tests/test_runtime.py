@@ -73,7 +73,7 @@ STAT_COUNTS = ["bytes_to_host", "bytes_to_device", "ops_executed", "flushes", "t
                "fused_ops", "temporaries_elided", "bytes_elided", "ops_dropped", "fusion_plans",
                "fusion_plan_hits", "fused_runs_dist", "fused_runs_banded", "fused_runs_cut", "stores_virtual",
                "virtual_materialized", "virtual_regenerated", "sorts_dist", "scans_dist", "copies_elided",
-               "runs_alone", "runs_team", "bytes_streamed"]
+               "runs_alone", "runs_team", "bytes_streamed", "bytes_prefetched"]
 STAT_LEVELS = ["bytes_allocated", "bytes_live", "queued", "stores_live"]
 
 
@@ -400,4 +400,60 @@ def test_large_outputs_stream_and_keep_numpys_values():
     assert s == 0
     small, s = streamed(lambda: a[:1000] + b[:1000])
     check(small, an[:1000] + bn[:1000])
+    assert s == 0
+
+
+def test_large_fused_runs_prefetch_and_keep_numpys_values():
+    """A fused run reading more than 4 MiB along rows of 2048 elements or more prefetches the next
+    piece of each input while it computes the current one, in eighths (`bytes_prefetched`): the
+    loops run on slices of the piece, forward or backward, whatever the element size; values are
+    NumPy's bit for bit, and the mask assignment writes only the selected elements."""
+    if cupynum.runtime_info()["ranks"] > 1 or os.environ.get("CUPYNUM_DEVICE"):
+        pytest.skip("the host's fused driver over one process's buffers")
+    rng = numpy.random.default_rng(7)
+    n = 700_001   # 5.6 MB of float64, an odd length
+    an = rng.standard_normal(n)
+    bn = rng.standard_normal(n).astype(numpy.float32)
+    a, b = cupynum.asarray(an), cupynum.asarray(bn)
+    cupynum.sync()
+
+    def prefetched(f):
+        cupynum.sync()
+        s0 = cupynum.runtime_stats()["bytes_prefetched"]
+        r = f()
+        cupynum.sync()
+        return r, cupynum.runtime_stats()["bytes_prefetched"] - s0
+
+    cases = [
+        (lambda x, y: numpy.sqrt(numpy.abs(x * 0.5)) - y, "contiguous, float64 and float32"),
+        (lambda x, y: x[::-1] * 2.0 + y[::-1], "reversed"),
+        (lambda x, y: x[1::2] * 3.0 - y[1::2], "stride 2"),
+        (lambda x, y: (x > 0.25) & (y[::-1] < 0.5), "to bool"),
+        (lambda x, y: numpy.where(x > 0, x, y) * 1.5, "where"),
+        (lambda x, y: (x * 1e3).astype(numpy.int8) + 1, "casts to a narrow integer"),
+        (lambda x, y: (x + 1j * y) * (2 - 1j), "complex"),
+    ]
+    for f, what in cases:
+        got, s = prefetched(lambda: f(a, b))
+        check(got, f(an, bn))
+        assert s > 0, what
+    rows = a[: 350 * 2000].reshape(350, 2000)   # rows of 2000 (>= 2048 in the next case only)
+    got, s = prefetched(lambda: rows[:, ::-1] * 2.0 + 1.0)
+    check(got, an[: 350 * 2000].reshape(350, 2000)[:, ::-1] * 2.0 + 1.0)
+    assert s == 0   # a piece ends every row: no next piece to read ahead
+    wide = a[: 100 * 7000].reshape(100, 7000)
+    got, s = prefetched(lambda: wide[:, 1:] * wide[:, :-1] - 1.0)
+    wn = an[: 100 * 7000].reshape(100, 7000)
+    check(got, wn[:, 1:] * wn[:, :-1] - 1.0)
+    assert s > 0
+    # the mask assignment: only the selected elements change
+    d, dn = a.copy(), an.copy()
+    _, s = prefetched(lambda: d.__setitem__(d > 1.5, 0.0))
+    dn[dn > 1.5] = 0.0
+    check(d, dn)
+    assert s > 0
+    # below the threshold: no prefetching
+    small = a[:100_000]
+    got, s = prefetched(lambda: small * 2.0 + 1.0)
+    check(got, an[:100_000] * 2.0 + 1.0)
     assert s == 0

@@ -31,6 +31,9 @@ struct geom {
     bool streams;                          /* some instruction's output is streamed */
     bool stream[CPN_FUSED_MAXINSTR];       /* instruction k writes its external output through a
                                             * staging block with streaming stores */
+    int npf;                               /* the externals read along the inner dimension ... */
+    int pf[CPN_FUSED_MAXEXT];              /* ... whose next piece a task prefetches ... */
+    int pf_by[CPN_FUSED_MAXEXT];           /* ... while the first instruction reading it runs */
 };
 
 /* The output external of instruction `in` (-1: none) and its element size. */
@@ -107,9 +110,83 @@ static void plan_streams(const struct cpn_fused_prog *p, struct geom *g)
     }
 }
 
+/* Which externals a task prefetches: each one read along the inner dimension with a stride of at
+ * most a line, once per distinct (address, stride), when the program reads more than the caches
+ * hold (CUPYNUM_PREFETCH_MIN bytes, default 4 MiB; 0: never).  A task runs its instructions one
+ * after another over a block, so a block's loads come in bursts between which the hardware's
+ * stream prefetchers fall behind; measured on the 2-core EPYC, `x[x > t] = 0` over 10^7 float64
+ * on one thread took 3.2 ms without and 1.9 ms with the next piece prefetched. */
+static void plan_prefetch(const struct cpn_fused_prog *p, struct geom *g)
+{
+    static int64_t min = -1;
+    if (min < 0) {
+        const char *v = getenv("CUPYNUM_PREFETCH_MIN");
+        min = v ? atoll(v) : (int64_t)4 << 20;
+        if (min < 0) min = 0;
+    }
+    g->npf = 0;
+    if (min == 0 || g->inner < 2 * CPN_FUSED_BLOCK) return;
+    int64_t bytes = 0;
+    for (int k = 0; k < p->ninstr; k++) {
+        const struct cpn_fused_instr *in = &p->instr[k];
+        const int nread = in->kind == CPN_FI_LOOP ? in->narg - 1 : in->kind == CPN_FI_REDUCE ? 1 : 0;
+        for (int a = 0; a < nread; a++) {
+            if (in->arg[a].kind != CPN_FARG_EXT) continue;
+            const int x = in->arg[a].idx;
+            const int64_t st = p->ext_st[x][g->nd - 1];
+            if (st == 0 || st > 64 || st < -64) continue;
+            bool seen = false;
+            for (int j = 0; j < g->npf && !seen; j++)
+                seen = p->ext_base[g->pf[j]] == p->ext_base[x] && p->ext_st[g->pf[j]][g->nd - 1] == st;
+            if (seen) continue;
+            g->pf_by[g->npf] = k;
+            g->pf[g->npf++] = x;
+            bytes += g->inner * g->outer * (st < 0 ? -st : st);
+        }
+    }
+    if (bytes < min) g->npf = 0;
+    else cpn_stats.bytes_prefetched += bytes;
+}
+
+#define PF_SLICES 8
+
+/* Run loop instruction k (fn over args/st, cnt elements at col) in PF_SLICES slices, prefetching
+ * before each the same slice of the next piece of the externals k is the first to read: the
+ * loads of the next piece spread over this one's work. */
+static void run_prefetching(const struct cpn_fused_prog *p, const struct geom *g, int k, const intptr_t *e,
+                            int64_t col, int64_t cnt, char **args, const int64_t *st, struct cpn_kctx *c)
+{
+    const struct cpn_fused_instr *in = &p->instr[k];
+    int mine[CPN_FUSED_MAXEXT], n = 0;
+    if (col + 2 * cnt <= g->inner)   /* else the next piece starts another row */
+        for (int j = 0; j < g->npf; j++)
+            if (g->pf_by[j] == k) mine[n++] = g->pf[j];
+    if (n == 0 || cnt < PF_SLICES * 16) {
+        in->fn(args, st, cnt, c);
+        return;
+    }
+    char *sa[CPN_MAXARGS];
+    for (int s = 0; s < PF_SLICES; s++) {
+        const int64_t lo = cnt * s / PF_SLICES, hi = cnt * (s + 1) / PF_SLICES;
+        for (int j = 0; j < n; j++) {
+            const int64_t xs = p->ext_st[mine[j]][g->nd - 1];
+            const char *a = (const char *)e[mine[j]] + (cnt + lo) * xs, *b = (const char *)e[mine[j]] + (cnt + hi) * xs;
+            if (xs < 0) {   /* elements cnt + lo .. cnt + hi - 1 lie downwards from a */
+                const char *t = a;
+                a = b - xs;
+                b = t - xs;
+            }
+            for (; a < b; a += 64) __builtin_prefetch(a, 0, 3);
+        }
+        for (int a = 0; a < in->narg; a++) sa[a] = args[a] + lo * st[a];
+        in->fn(sa, st, hi - lo, c);
+    }
+}
+
 static void coalesce(struct cpn_fused_prog *p, struct geom *g)
 {
     g->streams = false;
+    g->npf = 0;
     int nd = 0, ne = p->next;
     for (int d = 0; d < p->ndim; d++) {
         if (p->shape[d] == 1) continue;
@@ -341,8 +418,11 @@ static enum cpn_status run_piece(const struct cpn_fused_prog *p, const struct ge
                 /* The flags are clear here (cleared when the thread started and after any
                  * instruction that raised one): reading them is cheap, clearing is not. */
                 struct cpn_kctx lc = {0};
-                in->fn(args, st, cnt, &lc);
+                if (g->npf) run_prefetching(p, g, k, e, col, cnt, args, st, &lc);
+                else in->fn(args, st, cnt, &lc);
                 note_findings(p, k, &lc, ctx);
+            } else if (g->npf) {
+                run_prefetching(p, g, k, e, col, cnt, args, st, ctx);
             } else {
                 in->fn(args, st, cnt, ctx);
             }
@@ -589,6 +669,7 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
         if (p->shape[d] == 0) return CPN_OK;
     coalesce(p, &g);
     plan_streams(p, &g);
+    plan_prefetch(p, &g);
     if (float_sum(p)) return fused_float_sum(p, &g, ctx);
     group_rows(p, &g);
     const int64_t ntasks = g.rows > 1 ? (g.outer + g.rows - 1) / g.rows : g.outer * g.nchunks;
