@@ -423,3 +423,68 @@ def test_replicated_axis_reduction_reports_overflow_on_every_rank():
             r = c.sum(axis=0)
             cupynum.sync()
             float(r[0])
+
+
+# The reductions, and the last one's input written all the same: np.sum lends its temporary to
+# the flush only where the input's dtype is the accumulator's (an int32 sum accumulates int64).
+_REDUCTIONS = [lambda np, x, y: np.sum(x * x), lambda np, x, y: np.sum(x * 2.0 - y),
+               lambda np, x, y: np.sum((x > 0.25).astype(np.int64) * 3),
+               lambda np, x, y: np.count_nonzero(x > y),
+               lambda np, x, y: np.sum(x * (1 + 2j)),
+               lambda np, x, y: np.sum((x > y).astype(np.int32) * 7)]
+
+
+@pytest.mark.parametrize("shape,dtype", [((3,), "float64"), ((100_003,), "float64"),
+                                         ((301, 407), "float32"), ((64, 3, 129), "float64")])
+def test_closing_reductions_fuse_into_distributed_runs(shape, dtype):
+    """np.sum(x * x) over a partitioned x: the product never written, each rank's partial computed
+    in the run over its tile (the same tree as the unfused local reduction) and the partials
+    combined in rank order: bitwise the unfused distributed result, NumPy's to rounding, a partial
+    per rank sent and nothing of the size of x allocated."""
+    rng = numpy.random.default_rng(sum(shape))
+    xn = (rng.standard_normal(shape) * 20).astype(dtype)
+    yn = rng.standard_normal(shape).astype(dtype)
+    x, y = cupynum.array(xn), cupynum.array(yn)
+    cupynum.sync()
+    old = cupynum._core._set_fusion(False)
+    try:
+        unfused = [f(cupynum, x, y).item() for f in _REDUCTIONS]
+    finally:
+        cupynum._core._set_fusion(old)
+    for k, f in enumerate(_REDUCTIONS):
+        f(cupynum, x, y).item()   # the plans built: the steady state below
+        cupynum.sync()
+        s0 = cupynum.runtime_stats()
+        r = f(cupynum, x, y)
+        cupynum.sync()
+        s1 = cupynum.runtime_stats()
+        got = r.item()
+        exp = f(numpy, xn, yn).item()
+        assert type(got) is type(exp) and got == unfused[k], (k, got, unfused[k])
+        if isinstance(exp, (int, numpy.integer)):
+            assert got == exp, k
+        else:
+            # to rounding: NumPy's one tree against the ranks' partials (the summed terms'
+            # magnitudes bounded by sum |x| max |x| + n)
+            big = float(numpy.abs(xn).sum(dtype=numpy.float64) * numpy.abs(xn).max()) + xn.size
+            assert abs(got - exp) <= (1e-4 if dtype == "float32" else 1e-12) * big, k
+        if RANKS > 1 and cupynum._core._tiling(x)["tiled"]:
+            assert s1["fused_runs_dist"] - s0["fused_runs_dist"] >= 1, k
+            assert s1["bytes_sent"] - s0["bytes_sent"] <= 64 * RANKS, (k, s1["bytes_sent"] - s0["bytes_sent"])
+            tile = xn.size * xn.itemsize // RANKS
+            if k < len(_REDUCTIONS) - 1:
+                assert s1["bytes_allocated"] - s0["bytes_allocated"] < tile // 2 + 8192, (k, s1["bytes_allocated"] - s0["bytes_allocated"])
+
+
+def test_fused_distributed_reduction_reports_overflow_on_every_rank():
+    """An overflow in the product a fused distributed sum folds is every rank's, as unfused."""
+    n = numpy.full(4096 * max(RANKS, 1), 3e20, dtype=numpy.float32)
+    c = cupynum.array(n)
+    with numpy.errstate(over="raise"):
+        with pytest.raises(FloatingPointError):
+            numpy.sum(n * n)
+    with cupynum.errstate(over="raise"):
+        with pytest.raises(FloatingPointError):
+            float(cupynum.sum(c * c))
+    with cupynum.errstate(over="ignore"):
+        assert float(cupynum.sum(c * c)) == float(numpy.sum(n * n))

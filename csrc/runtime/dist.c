@@ -854,7 +854,7 @@ enum cpn_status cpn_dist_xchg_begin(const struct cpn_op *op, bool device, int nr
     return xchg_begin(&x->x, op, p, transport_for(device), nreg, reg, snap);
 }
 
-enum cpn_status cpn_dist_xchg_end(struct cpn_dist_xchg *x) { return xchg_end(&x->x); }
+enum cpn_status cpn_dist_xchg_end(struct cpn_dist_xchg *x) { return x ? xchg_end(&x->x) : CPN_OK; }
 
 void cpn_dist_xchg_free(struct cpn_dist_xchg *x)
 {
@@ -1433,6 +1433,40 @@ static enum cpn_status combine_scattered(const struct cpn_op *op, const char *pa
     return st;
 }
 
+/* Every rank's partial `part` of full or axis reduction op (op->out[0]'s size and dtype)
+ * combined in rank order into `dst` on every rank (`all`: P partials' room).  Collective. */
+static enum cpn_status combine_partials(const struct cpn_op *op, const char *part, char *all, char *dst,
+                                        struct cpn_fpreport *fp)
+{
+    const int P = cpn_partition_ranks();
+    const enum cpn_dtype acc = op->out[0]->dtype;
+    const size_t item = cpn_dtype_size(acc);
+    const int64_t nout = cpn_view_size(op->out[0]);
+    const size_t bytes = (size_t)nout * item;
+    cpn_loop_fn combine = cpn_kernel_elementwise(op->code, acc);
+    if (P >= 3 && bytes >= RS_MIN_BYTES) return combine_scattered(op, part, all, nout, item, combine, dst, fp);
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    if (!counts) return CPN_ERR_NOMEM;
+    for (int r = 0; r < P; r++) counts[r] = bytes;
+    enum cpn_status st = cpn_comm_allgatherv(part, all, counts);
+    cpn_free(counts);
+    if (st != CPN_OK) return st;
+    /* Combine in rank order: the same result on every rank. */
+    feclearexcept(FE_ALL_EXCEPT);   /* every rank combines alike: the same flags everywhere */
+    for (int r = 1; r < P && nout; r++) {
+        char *args[3] = {all, all + (size_t)r * bytes, all};
+        int64_t cst[3] = {(int64_t)item, (int64_t)item, (int64_t)item};
+        combine(args, cst, nout, NULL);
+    }
+    if (op->iparam[0] && nout) {   /* the initial value enters once, not once per rank */
+        char *args[3] = {(char *)op->scalar[1].bytes, all, all};
+        int64_t cst[3] = {0, (int64_t)item, (int64_t)item};
+        combine(args, cst, nout, NULL);
+    }
+    cpn_fpreport_add(fp, cpn_kernel_fpe_status(), 0);
+    memcpy(dst, all, bytes);
+    return CPN_OK;
+}
 
 static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
@@ -1497,33 +1531,20 @@ static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport 
         }
         if (st != CPN_OK) goto done;
     }
-    cpn_loop_fn combine = cpn_kernel_elementwise(op->code, acc);
-    if (P >= 3 && bytes >= RS_MIN_BYTES) {
-        st = combine_scattered(op, part, all, nout, item, combine, dst, fp);
-        goto done;
-    }
-    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
-    if (!counts) { st = CPN_ERR_NOMEM; goto done; }
-    for (int r = 0; r < P; r++) counts[r] = bytes;
-    st = cpn_comm_allgatherv(part, all, counts);
-    cpn_free(counts);
-    if (st != CPN_OK) goto done;
-    /* Combine in rank order: the same result on every rank. */
-    feclearexcept(FE_ALL_EXCEPT);   /* every rank combines alike: the same flags everywhere */
-    for (int r = 1; r < P && nout; r++) {
-        char *args[3] = {all, all + (size_t)r * bytes, all};
-        int64_t cst[3] = {(int64_t)item, (int64_t)item, (int64_t)item};
-        combine(args, cst, nout, NULL);
-    }
-    if (op->iparam[0] && nout) {   /* the initial value enters once, not once per rank */
-        char *args[3] = {(char *)op->scalar[1].bytes, all, all};
-        int64_t cst[3] = {0, (int64_t)item, (int64_t)item};
-        combine(args, cst, nout, NULL);
-    }
-    cpn_fpreport_add(fp, cpn_kernel_fpe_status(), 0);
-    memcpy(dst, all, bytes);
+    st = combine_partials(op, part, all, dst, fp);
 done:
     cpn_free(part);
+    cpn_free(all);
+    return st;
+}
+
+enum cpn_status cpn_dist_reduce_combine(const struct cpn_op *op, const char *part, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *out = op->out[0];
+    const size_t bytes = (size_t)cpn_view_size(out) * cpn_dtype_size(out->dtype);
+    char *all = cpn_alloc((size_t)cpn_partition_ranks() * bytes + 1);
+    char *dst = cpn_store_data_for_overwrite(out->store);
+    enum cpn_status st = all && dst ? combine_partials(op, part, all, dst, fp) : CPN_ERR_NOMEM;
     cpn_free(all);
     return st;
 }

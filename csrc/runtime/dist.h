@@ -61,6 +61,10 @@ struct cpn_dist_work {
 /* 1 with *w filled when op takes the box path (its plan is cached, built on a miss); 0 when it
  * does not (local, gathered, or an error in *st).  Local (pure function of the op and tilings). */
 int cpn_dist_run_info(const struct cpn_op *op, struct cpn_dist_work *w, enum cpn_status *st);
+/* The partial `part` this rank computed of full reduction op (a fused run's closing reduction
+ * over the rank's tile of its input: what exec_reduce computes locally) combined with the other
+ * ranks' in rank order into op's output, as the unfused reduction does.  Collective. */
+enum cpn_status cpn_dist_reduce_combine(const struct cpn_op *op, const char *part, struct cpn_fpreport *fp);
 struct cpn_dist_xchg;
 /* Post op's exchanges (a box-path op) and copy the local parts of its buffered inputs for the
  * `nreg` regions `reg` the op will be computed in (view indices of the output covering the work

@@ -514,6 +514,8 @@ struct run {
     struct cpn_dist_work w0;             /* dist: the first op's work box */
     bool has_in;                         /* dist: `in`, where every op's inputs are local */
     struct cpn_dist_box in;
+    int red_k;                           /* dist: the closing reduction's op (run_program then
+                                          * combines the ranks' partials), -1: none */
     struct access acc[CPN_FUSED_MAXINSTR * OP_MAXVIEWS];
     int nacc;
     int nacc_after[CPN_FUSED_MAXINSTR];  /* accesses of the run's first k+1 ops */
@@ -534,7 +536,7 @@ struct run {
     int nreg;
     int ndext;
     struct dext {
-        int e, k, i;
+        int e, k, i;                     /* i == -2: the closing reduction's input tile `out` */
         char *out;
     } dext[CPN_FUSED_MAXEXT];
     /* run_program: per op of the run what its loops found (the caller's array); per
@@ -661,6 +663,49 @@ static bool dist_aligned(const struct run *r, const struct cpn_op *op, struct cp
             if (r->acc[a].write && r->acc[a].root == root && (w.moves[i] || w.buffered[i]))
                 return false;
     }
+    return true;
+}
+
+/* v: all of its store, as the store lays it out. */
+static bool identity_view(const struct cpn_view *v)
+{
+    const struct cpn_store *s = v->store;
+    if (s->root || v->part || v->dtype != s->dtype || v->ndim != s->ndim) return false;
+    for (int d = 0; d < v->ndim; d++)
+        if (v->sdim[d] != d || v->step[d] != 1 || v->off[d] != 0 || v->shape[d] != s->shape[d]) return false;
+    return true;
+}
+
+/* Can full reduction `op` close the distributed run r (on the host)?  As reduce_member, over all
+ * of a tiled store whose tile on this rank is the run's work box, every input of the run local
+ * there (one region, so the program walks the tile in C order: for a float sum, reduce.c's tree
+ * over the tile, the partial exec_reduce computes).  run_program then combines the ranks'
+ * partials as exec_reduce does (the same collective, whether a peer fused its reduction or not). */
+static bool dist_reduce_member(const struct run *r, const struct cpn_op *op)
+{
+    if (op->kind != CPN_OPK_REDUCE || op->nin != 1 || op->nout != 1 || !op->in[0] || op->iparam[0] ||
+        cpn_backend_on_device() || poisoned_input(op))
+        return false;
+    const struct cpn_view *in = op->in[0], *out = op->out[0];
+    const struct cpn_store *s = in->store;
+    if (!s->tiled || !identity_view(in) || out->store->root || out->store->tiled || out->ndim != 0 ||
+        !same_shape(in, r->ndim, r->shape))
+        return false;
+    uint64_t all = r->ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << r->ndim) - 1);
+    if ((op->axes & all) != all || !cpn_op_combines((enum cpn_opcode)op->code)) return false;
+    enum cpn_dtype_class c = cpn_dtype_class(out->dtype);
+    if (c == CPN_CLASS_FLOAT || c == CPN_CLASS_COMPLEX) {
+        if (op->code != CPN_OP_ADD || in->dtype != out->dtype) return false;
+    } else if (c != CPN_CLASS_INT && c != CPN_CLASS_UINT && c != CPN_CLASS_BOOL) {
+        return false;
+    }
+    if (!cpn_kernel_elementwise(op->code, out->dtype)) return false;
+    if (!r->w0.work) return s->tsize == 0;
+    if (!r->has_in) return false;
+    for (int d = 0; d < r->ndim; d++)
+        if (s->tlo[d] != r->w0.lo[d] || s->thi[d] != r->w0.hi[d] || r->in.lo[d] != r->w0.lo[d] ||
+            r->in.hi[d] != r->w0.hi[d])
+            return false;
     return true;
 }
 
@@ -997,6 +1042,7 @@ static bool select_run(struct run *r, struct cpn_op *ops, int n, int start, enum
     r->ndim = space->ndim;
     r->shape = space->shape;
     r->dist = !op_local(first);
+    r->red_k = -1;
     const int ndim = r->ndim;
     const int64_t *shape = r->shape;
     const bool dist = r->dist;
@@ -1011,13 +1057,13 @@ static bool select_run(struct run *r, struct cpn_op *ops, int n, int start, enum
     acc_reset(&r->ai);
     for (int j = start; j < n && len < CPN_FUSED_MAXINSTR; j++) {
         const struct cpn_op *op = &ops[j];
-        bool red = !dist && reduce_member(op, ndim, shape);
+        bool red = dist ? j > start && dist_reduce_member(r, op) : reduce_member(op, ndim, shape);
         if (!red && !pointwise_member(op, ndim, shape, dist)) break;
         if (conflicts(r, op)) break;
         struct cpn_dist_work wj;
-        if (dist && j > start && !dist_aligned(r, op, &wj, st)) break;
+        if (dist && j > start && !red && !dist_aligned(r, op, &wj, st)) break;
         if (*st != CPN_OK) return false;
-        if (dist && j > start && r->has_in) {
+        if (dist && j > start && r->has_in && !red) {
             /* the run's interior: where every op's inputs are local */
             r->has_in = wj.interior;
             for (int d = 0; d < ndim && r->has_in; d++) {
@@ -1044,7 +1090,8 @@ static bool select_run(struct run *r, struct cpn_op *ops, int n, int start, enum
         }
     } else {
         r->band.on = false;
-        if (r->has_in && dist_copy_aligned(r, start + len, st)) band_plan(r, len, r->in.lo, r->in.hi);
+        if (len && ops[start + len - 1].kind == CPN_OPK_REDUCE) r->red_k = len - 1;
+        else if (r->has_in && dist_copy_aligned(r, start + len, st)) band_plan(r, len, r->in.lo, r->in.hi);
         if (*st != CPN_OK) return false;
     }
     r->len = len;
@@ -1349,7 +1396,8 @@ static enum cpn_status bind_run(struct run *r, const struct plan *p)
         const struct cpn_store *snap =
             r->band.on ? cpn_store_root(r->ops[start + len].out[0]->store) : NULL;
         for (int k = 0; k < len && st == CPN_OK; k++)
-            st = cpn_dist_xchg_begin(&r->ops[start + k], on_dev, r->nreg, r->reg, snap, &xs[k]);
+            if (k != r->red_k)   /* the closing reduction reads its tile in place */
+                st = cpn_dist_xchg_begin(&r->ops[start + k], on_dev, r->nreg, r->reg, snap, &xs[k]);
         if (st != CPN_OK) return st;
     }
     int pi = 0;
@@ -1370,10 +1418,16 @@ static enum cpn_status bind_run(struct run *r, const struct plan *p)
         if (a->drop[k]) continue;
         struct cpn_fused_instr *in = &prog->instr[pi++];
         if (op->kind == CPN_OPK_REDUCE) {
-            if (in->arg[0].kind == CPN_FARG_EXT) {
+            if (in->arg[0].kind == CPN_FARG_EXT && (!dist || w0->work)) {
                 char *b = run_buffer(on_dev, op->in[0]->store, false, false);
                 if (!b) return CPN_ERR_NOMEM;
-                in->arg[0].idx = add_ext(prog, op->in[0], (intptr_t)b);
+                if (dist) {   /* its tile, read in place (dist_reduce_member) */
+                    int e = prog->next++;
+                    r->dext[r->ndext++] = (struct dext){e, k, -2, b};
+                    in->arg[0].idx = e;
+                } else {
+                    in->arg[0].idx = add_ext(prog, op->in[0], (intptr_t)b);
+                }
             }
             /* The accumulator goes to the host: the reduction's result is read there next. */
             prog->reduce_out = cpn_view_origin(op->out[0]);
@@ -1459,7 +1513,8 @@ static enum cpn_status bind_region(struct run *r, int j)
         const struct dext *de = &r->dext[x];
         const struct cpn_op *op = &r->ops[r->start + de->k];
         char *b = de->i >= 0 ? cpn_dist_xchg_input(r->xs[de->k], de->i, j, prog->ext_st[de->e])
-                             : cpn_dist_tile_layout(op->out[0], g->lo, de->out, prog->ext_st[de->e]);
+                             : cpn_dist_tile_layout(de->i == -2 ? op->in[0] : op->out[0], g->lo, de->out,
+                                                    prog->ext_st[de->e]);
         if (!b) return CPN_ERR_NOMEM;
         prog->ext_base[de->e] = (intptr_t)b;
     }
@@ -1599,6 +1654,16 @@ static int run_program(struct run *r, enum cpn_status *st)
             if (a->drop[k]) continue;
             r->op_fp[k] = r->in_fp[i++];
         }
+    if (r->dist && r->red_k >= 0) {
+        /* every rank takes part in the combining, also after a failure here (the peers wait) */
+        const struct cpn_op *op = &ops[start + r->red_k];
+        const enum cpn_dtype dt = op->out[0]->dtype;
+        _Alignas(16) char part[16];
+        if (*st == CPN_OK && prog->ninstr > 0 && r->w0.work) memcpy(part, prog->reduce_out, cpn_dtype_size(dt));
+        else cpn_op_combine_identity((enum cpn_opcode)op->code, dt, part);
+        enum cpn_status e = cpn_dist_reduce_combine(op, part, &r->op_fp[r->red_k]);
+        if (*st == CPN_OK) *st = e;
+    }
     for (int k = 0; k < body && *st == CPN_OK; k++)
         if (a->virt[k]) make_virtual(&ops[start + k]);
     cpn_stats.fused_runs++;
