@@ -40,7 +40,7 @@ static void write_back(const struct cpn_fused_prog *prog, const struct cpn_band_
     for (int d = 0; d < last; d++) outer *= shape[d];
     const int64_t inner = nd > 0 ? shape[last] : 1;
     int64_t st[2] = {nd > 0 ? bp->pst[last] : 0, nd > 0 ? bp->dst[last] : 0};
-    if (bp->watch) feclearexcept(FE_ALL_EXCEPT);
+    if (bp->watch) cpn_kernel_fpe_clear();
     for (int64_t o = 0; o < outer; o++) {
         char *args[2] = {(char *)src, bp->dbase + a * bp->dst[0]};
         for (int64_t q = o, d = last - 1; d >= 0; d--) {

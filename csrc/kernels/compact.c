@@ -352,7 +352,7 @@ static enum cpn_status scatter_at(cpn_at_fn at, int nin, int64_t n, char *dst, i
                                   const char *val, int64_t vs, const char *idx, int64_t ist,
                                   int64_t m, struct cpn_kctx *ctx)
 {
-    feclearexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
+    cpn_kernel_fpe_clear();
     int64_t bad = at(dst, n, ds, val, nin == 2 ? vs : 0, idx, ist, m, ctx);
     ctx->hw |= cpn_kernel_fpe_status();
     return bad >= 0 ? cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
@@ -377,7 +377,7 @@ enum cpn_status cpn_kernel_scatter_apply(cpn_at_fn at, cpn_loop_fn fn, int nin, 
         st[1] = ndim > 1 ? val_st[ndim - 1] : 0;
         st[2] = st[0];
     }
-    feclearexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID);
+    cpn_kernel_fpe_clear();
     enum cpn_status rc = CPN_OK;
     for (int64_t j = 0; j < m; j++) {   /* sequential: a repeated index applies again */
         int64_t k = *(const int64_t *)(idx + j * ist);

@@ -516,6 +516,11 @@ static unsigned fpe_from_status(void);
 
 unsigned cpn_kernel_fpe_status(void) { return fpe_from_status(); }
 
+void cpn_kernel_fpe_clear(void)
+{
+    if (fetestexcept(FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW | FE_INVALID)) feclearexcept(FE_ALL_EXCEPT);
+}
+
 unsigned cpn_kernel_fpe_status_sse(void)
 {
 #if defined(__x86_64__) && defined(__SSE__)
@@ -676,7 +681,7 @@ static void iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64
     }
     if (nd == 0) {
         for (int a = 0; a < narg; a++) inner_st[a] = 0;
-        feclearexcept(FE_ALL_EXCEPT);
+        cpn_kernel_fpe_clear();
         fn(base, inner_st, 1, ctx);
         hw = fpe_from_status();
         goto done;
@@ -694,7 +699,7 @@ static void iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64
     }
     int64_t nchunks = (inner + chunk - 1) / chunk, ntasks = outer * nchunks;
     if (nth == 1 && outer == 1) {   /* small work: no OpenMP region at all */
-        feclearexcept(FE_ALL_EXCEPT);
+        cpn_kernel_fpe_clear();
         if (out_item) run_streamed(fn, narg, base, inner_st, inner, out_item, ctx);
         else fn(base, inner_st, inner, ctx);
         hw = fpe_from_status();
@@ -708,7 +713,7 @@ static void iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64
         char *p[CPN_MAXARGS];
         int64_t idx[CPN_MAXDIM] = {0};
         for (int a = 0; a < narg; a++) p[a] = base[a];
-        feclearexcept(FE_ALL_EXCEPT);
+        cpn_kernel_fpe_clear();
         for (int64_t r = 0; r < outer; r++) {
             if (out_item) run_streamed(fn, narg, p, inner_st, inner, out_item, ctx);
             else fn(p, inner_st, inner, ctx);
@@ -731,7 +736,7 @@ static void iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64
      * last task (clearing costs ~100 cycles, as much as a row of a few elements). */
 #pragma omp parallel num_threads(nth) if (nth > 1) reduction(|: hw)
     {
-        feclearexcept(FE_ALL_EXCEPT);
+        cpn_kernel_fpe_clear();
 #pragma omp for schedule(dynamic, grain)
         for (int64_t t = 0; t < ntasks; t++) {
             int64_t row = t / nchunks, c = t % nchunks;

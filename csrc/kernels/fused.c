@@ -289,7 +289,7 @@ static void note_findings(const struct cpn_fused_prog *p, int k, const struct cp
     const unsigned hw = half ? cpn_kernel_fpe_status() : cpn_kernel_fpe_status_sse();
     if (hw) {
         __atomic_fetch_or(&p->fpe[k].hw, hw, __ATOMIC_RELAXED);
-        feclearexcept(FE_ALL_EXCEPT);
+        cpn_kernel_fpe_clear();
     }
     if (lc->fpe) __atomic_fetch_or(&p->fpe[k].sw, lc->fpe, __ATOMIC_RELAXED);
     if (lc->err) __atomic_store_n(&ctx->err, 1, __ATOMIC_RELAXED);
@@ -466,7 +466,7 @@ static enum cpn_status run_piece(const struct cpn_fused_prog *p, const struct ge
         if (sdst) cpn_kernel_stream_copy(sdst, args[in->kind == CPN_FI_LOOP ? in->narg - 1 : 0],
                                          (size_t)cnt * sitem);
         /* What draws, fills and folds raise is nobody's to report: keep the flags clear. */
-        if (in->kind != CPN_FI_LOOP && p->fpe && cpn_kernel_fpe_status()) feclearexcept(FE_ALL_EXCEPT);
+        if (in->kind != CPN_FI_LOOP && p->fpe && cpn_kernel_fpe_status()) cpn_kernel_fpe_clear();
     }
     return CPN_OK;
 }
@@ -511,7 +511,7 @@ static void sum_flags(struct pw_walk *w)
     unsigned f = cpn_kernel_fpe_status();
     if (f) {
         w->hw |= f;
-        feclearexcept(FE_ALL_EXCEPT);
+        cpn_kernel_fpe_clear();
     }
 }
 
@@ -591,7 +591,7 @@ static enum cpn_status fused_float_sum(struct cpn_fused_prog *p, const struct ge
     for (int t = 0; t < nth; t++) {
         struct pw_walk w = {p, g, scratch + (size_t)t * per, NULL, ctx, CPN_OK, 0};
         w.leaf = (unsigned char *)w.regs + (size_t)(nslots + 1) * REG_BYTES;
-        if (p->fpe) feclearexcept(FE_ALL_EXCEPT);
+        if (p->fpe) cpn_kernel_fpe_clear();
         memset(part[t], 0, 16);   /* +0.0, the identity reduce.c starts from */
         const int64_t a = n * t / nth, b = n * (t + 1) / nth;
         if (b > a) {
@@ -607,7 +607,7 @@ static enum cpn_status fused_float_sum(struct cpn_fused_prog *p, const struct ge
         }
     }
     if (status == CPN_OK) {
-        if (p->fpe) feclearexcept(FE_ALL_EXCEPT);
+        if (p->fpe) cpn_kernel_fpe_clear();
         for (int t = 1; t < nth; t++) cpn_kernel_fold_add(dt, part[0], part[t], 1);
         if (p->fpe) hw |= cpn_kernel_fpe_status();
         memcpy(p->reduce_out, part[0], cpn_dtype_size(dt));
@@ -615,7 +615,7 @@ static enum cpn_status fused_float_sum(struct cpn_fused_prog *p, const struct ge
     /* The flags the sum's own additions raised are the reduction's (reduce.c reports them). */
     if (p->fpe && hw) {
         __atomic_fetch_or(&p->fpe[last].hw, hw, __ATOMIC_RELAXED);
-        feclearexcept(FE_ALL_EXCEPT);
+        cpn_kernel_fpe_clear();
     }
     cpn_kernel_scratch_done(CPN_SCRATCH_FUSED_REGS, scratch);
     return status;
@@ -653,7 +653,7 @@ enum cpn_status cpn_kernel_fused_serial(struct cpn_fused_prog *p, char *regs, st
     int has = 0;
     enum cpn_status status = CPN_OK;
     const int64_t ntasks = g.rows > 1 ? (g.outer + g.rows - 1) / g.rows : g.outer * g.nchunks;
-    if (p->fpe) feclearexcept(FE_ALL_EXCEPT);
+    if (p->fpe) cpn_kernel_fpe_clear();
     for (int64_t t = 0; t < ntasks && status == CPN_OK; t++)
         status = run_task(p, &g, t, regs, acc, &has, ctx);
     if (status == CPN_OK && has && p->instr[p->ninstr - 1].kind == CPN_FI_REDUCE)
@@ -685,7 +685,7 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
     int has[64] = {0};
     enum cpn_status status = CPN_OK;
     if (nth == 1) {
-        if (p->fpe) feclearexcept(FE_ALL_EXCEPT);
+        if (p->fpe) cpn_kernel_fpe_clear();
         for (int64_t t = 0; t < ntasks && status == CPN_OK; t++)
             status = run_task(p, &g, t, regs, acc[0], &has[0], ctx);
     } else {
@@ -698,7 +698,7 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
             me = omp_get_thread_num();
 #endif
             char *mine = regs + (int64_t)me * nslots * REG_BYTES;
-            if (p->fpe) feclearexcept(FE_ALL_EXCEPT);
+            if (p->fpe) cpn_kernel_fpe_clear();
 #pragma omp for schedule(dynamic, grain)
             for (int64_t t = 0; t < ntasks; t++) {
                 enum cpn_status s = run_task(p, &g, t, mine, acc[me], &has[me], ctx);

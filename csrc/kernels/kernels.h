@@ -113,6 +113,11 @@ void cpn_kernel_stream_copy(char *dst, const char *src, size_t bytes);
 
 /* This thread's floating-point status flags as CPN_FPE_* bits.  Local. */
 unsigned cpn_kernel_fpe_status(void);
+/* Clear this thread's status flags where one of those four is raised: reading them (fetestexcept)
+ * costs a tenth of clearing them (feclearexcept stores and reloads the x87 environment), and a
+ * kernel clears before each op it watches, usually with nothing raised (inexact is never read).
+ * Local. */
+void cpn_kernel_fpe_clear(void);
 /* The same from the SSE/AVX status register alone, on x86-64 (elsewhere: all flags): half the
  * cost of fetestexcept, which also stores the x87 status word.  Right after a loop that touches
  * no float16: the x87 flags are raised only by libgcc's float16 conversions (soft-fp) and glibc's

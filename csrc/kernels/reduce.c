@@ -376,7 +376,7 @@ static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
     unsigned hw = 0;
 #pragma omp parallel num_threads(nth) if (nth > 1) reduction(|: hw)
     {
-    feclearexcept(FE_ALL_EXCEPT);
+    cpn_kernel_fpe_clear();
 #pragma omp for schedule(static)
     for (int64_t t = 0; t < ntasks; t++) {
         _Alignas(64) unsigned char buf[RBLK * 16];
@@ -533,7 +533,7 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
     if (nout >= nth || !g.fold) {
 #pragma omp parallel num_threads(nth) if (nth > 1) reduction(|: hw)
         {
-        feclearexcept(FE_ALL_EXCEPT);
+        cpn_kernel_fpe_clear();
 #pragma omp for schedule(static)
         for (int64_t o = 0; o < nout; o++) {
             _Alignas(16) unsigned char acc[16];
@@ -559,14 +559,14 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
             struct rgeom gt = g;      /* the initial value starts partial 0 only */
             if (t > 0) gt.initial = NULL;
             (void)init;
-            feclearexcept(FE_ALL_EXCEPT);
+            cpn_kernel_fpe_clear();
             start_acc(&gt, part[t], base);
             fold_range(&gt, base, g.nred * t / nth, g.nred * (t + 1) / nth, part[t]);
             hw |= cpn_kernel_fpe_status();
         }
         _Alignas(16) unsigned char acc[16];
         memcpy(acc, part[0], 16);
-        feclearexcept(FE_ALL_EXCEPT);
+        cpn_kernel_fpe_clear();
         for (int t = 1; t < nth; t++) g.fold(acc, part[t], 1);
         hw |= cpn_kernel_fpe_status();
         memcpy(kept_output(&g, out, okstride, o), acc, g.acc_size);

@@ -51,7 +51,7 @@ enum cpn_status cpn_kernel_scan(enum cpn_opcode code, enum cpn_dtype dt, const c
             cpn_iterate(loop, 3, p, sd, sshape, st, &ctx);
         }
     } else {
-        feclearexcept(FE_ALL_EXCEPT);
+        cpn_kernel_fpe_clear();
         for (int64_t l = 0; l < nlanes; l++) {
             const char *ip = in;
             char *op = out;

@@ -1395,7 +1395,7 @@ static enum cpn_status combine_scattered(const struct cpn_op *op, const char *pa
         st = cpn_comm_alltoallv(RS_TAG, part, soff, sbytes, all, roff, rbytes);
     }
     if (st == CPN_OK) {
-        feclearexcept(FE_ALL_EXCEPT);
+        cpn_kernel_fpe_clear();
         const int64_t cst[3] = {(int64_t)item, (int64_t)item, (int64_t)item};
         for (int r = 1; r < P && len; r++) {
             char *args[3] = {all, all + (size_t)r * (size_t)len * item, all};
@@ -1452,7 +1452,7 @@ static enum cpn_status combine_partials(const struct cpn_op *op, const char *par
     cpn_free(counts);
     if (st != CPN_OK) return st;
     /* Combine in rank order: the same result on every rank. */
-    feclearexcept(FE_ALL_EXCEPT);   /* every rank combines alike: the same flags everywhere */
+    cpn_kernel_fpe_clear();   /* every rank combines alike: the same flags everywhere */
     for (int r = 1; r < P && nout; r++) {
         char *args[3] = {all, all + (size_t)r * bytes, all};
         int64_t cst[3] = {(int64_t)item, (int64_t)item, (int64_t)item};
