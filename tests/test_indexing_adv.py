@@ -1205,3 +1205,32 @@ def test_integer_beside_arrays_on_a_strided_view(key):
         with pytest.raises(ValueError) as e:
             c[key] = numpy.zeros((100, 100))
         assert str(e.value).endswith(str(n[key].shape).replace(" ", ""))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int8", "uint8", "int64", "bool", "complex128"])
+@pytest.mark.parametrize("value", [0, 1.5, True, -3, 300, 2**70, float("nan")])
+def test_mask_of_the_arrays_shape_set_to_a_python_scalar(dtype, value):
+    """a[m] = scalar with a cupynum bool mask of a's shape takes index.c's fast path: NumPy's
+    values (casts of the scalar, NaN into integers), NumPy's errors (OverflowError for an
+    out-of-range int, before anything is written), on 1-d and 3-d arrays and empty masks."""
+    for shape in [(17,), (3, 4, 5), (0, 4)]:
+        rng = numpy.random.default_rng(len(shape))
+        n = (rng.standard_normal(shape) * 50).astype(dtype)
+        mn = rng.standard_normal(shape) > 0.3
+        c, m = cupynum.array(n), cupynum.array(mn)
+        try:
+            with numpy.errstate(all="ignore"):
+                n[mn] = value
+        except Exception as e:
+            with pytest.raises(type(e)):
+                c[m] = value
+                cupynum.sync()
+            check(c, n)   # unchanged, as NumPy's
+            continue
+        with cupynum.errstate(all="ignore"):
+            c[m] = value
+        check(c, n)
+    r = cupynum.arange(4.0)
+    r.flags.writeable = False
+    with pytest.raises(ValueError, match="read-only"):
+        r[r > 1] = 0.0

@@ -161,6 +161,10 @@ PyObject *cpn_mod_argreduce(PyObject *m, PyObject *args);
 PyObject *cpn_mod_scan(PyObject *m, PyObject *args);
 PyObject *cpn_mod_quantile(PyObject *m, PyObject *args);
 PyObject *cpn_mod_select(PyObject *m, PyObject *args);
+/* out[mask] = value for a bool mask of out's shape and a Python int, float or bool: the select op
+ * cupynum/_ndarray.py's _setitem_mask queues for it (index.c's fast path).  -1 with the
+ * exception set (the value's conversion: NumPy's OverflowError). */
+int cpn_mask_assign_scalar(struct cpn_view *mask, PyObject *value, struct cpn_view *out);
 PyObject *cpn_mod_bincount(PyObject *m, PyObject *args);
 PyObject *cpn_mod_compact(PyObject *m, PyObject *args);
 PyObject *cpn_mod_nonzero(PyObject *m, PyObject *args);

@@ -294,6 +294,17 @@ PyObject *cpn_mod_select(PyObject *m, PyObject *args)
     return Py_NewRef(out);
 }
 
+int cpn_mask_assign_scalar(struct cpn_view *mask, PyObject *value, struct cpn_view *out)
+{
+    struct cpn_op op = {.kind = CPN_OPK_ELEMENTWISE, .code = CPN_OP_WHERE, .nin = 3, .nout = 1};
+    op.dtype = out->dtype;
+    if (cpn_pack_scalar(value, out->dtype, &op.scalar[1]) < 0) return -1;
+    op.in[0] = mask;
+    op.in[2] = out;
+    op.out[0] = out;
+    return cpn_submit(&op) < 0 ? -1 : 0;
+}
+
 /* bincount(a, weights, nbins): numpy.bincount of a (1-D int64, values in [0, nbins), checked by
  * the caller), weighted by `weights` (1-D float64 of a's length) or not (None); a new replicated
  * array of nbins int64 counts / float64 sums. */
