@@ -1234,3 +1234,56 @@ def test_mask_of_the_arrays_shape_set_to_a_python_scalar(dtype, value):
     r.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         r[r > 1] = 0.0
+
+
+@pytest.mark.parametrize("shape", [(13,), (4, 6), (2, 3, 5)])
+@pytest.mark.parametrize("dtype", ["float64", "int32", "bool", "complex64"])
+def test_cupynum_index_and_mask_arrays_get_and_set(shape, dtype):
+    """a[idx] (int64 rows, negative ones too), a[mask] (a's shape) and a[mask] = v (one value per
+    selected element: `a[m] += 1`, `a[m] = b[m]`) with cupynum index arrays take index.c's fast
+    paths over any view of a: NumPy's values, NumPy's errors (out of bounds, a wrong count of
+    values), nothing written on an error."""
+    rng = numpy.random.default_rng(len(shape))
+    n = (rng.standard_normal(shape) * 10).astype(dtype)
+    c = cupynum.array(n)
+    views = [(lambda x: x), (lambda x: x[::-1]), (lambda x: x.T), (lambda x: x[1:])]
+    for view in views:
+        nv, cv = view(n), view(c)
+        if nv.size == 0:
+            continue
+        rows = nv.shape[0]
+        idx = rng.integers(-rows, rows, size=7)
+        check(cv[cupynum.array(idx)], nv[idx])
+        mn = rng.standard_normal(nv.shape) > 0.2
+        m = cupynum.array(mn)
+        check(cv[m], nv[mn])
+        check(cv[cupynum.zeros(nv.shape, bool)], nv[numpy.zeros(nv.shape, bool)])
+        with pytest.raises(IndexError) as e:
+            nv[numpy.array([0, rows])]
+        with pytest.raises(IndexError, match=str(e.value).split(" with ")[0]):
+            cv[cupynum.array([0, rows])]
+    # assignments, on the array itself (contiguous) and through a reversed view
+    for view in views[:2]:
+        nv, cv = view(n), view(c)
+        mn = rng.standard_normal(nv.shape) > 0.0
+        m = cupynum.array(mn)
+        nv[mn] += nv[mn]
+        cv[m] += cv[m]
+        check(c, n)
+        other = (rng.standard_normal(shape) * 3).astype(dtype)
+        nv[mn] = view(other)[mn]
+        cv[m] = view(cupynum.array(other))[m]
+        check(c, n)
+        vals = numpy.arange(int(mn.sum()) + 1).astype(dtype)
+        with pytest.raises(ValueError):
+            nv[mn] = vals
+        with pytest.raises(ValueError):
+            cv[m] = cupynum.array(vals)
+            cupynum.sync()
+        check(c, n)
+        # values that share the destination's store (a view of a itself)
+        k = int(mn.sum())
+        src = nv.reshape(-1)[::-1][:k].copy()
+        nv[mn] = src
+        cv[m] = cv.reshape(-1)[::-1][:k] if cv.flags.c_contiguous else cupynum.array(src)
+        check(c, n)

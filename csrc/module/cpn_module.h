@@ -165,6 +165,19 @@ PyObject *cpn_mod_select(PyObject *m, PyObject *args);
  * cupynum/_ndarray.py's _setitem_mask queues for it (index.c's fast path).  -1 with the
  * exception set (the value's conversion: NumPy's OverflowError). */
 int cpn_mask_assign_scalar(struct cpn_view *mask, PyObject *value, struct cpn_view *out);
+/* gather(a, idx) and compact(a, mask, count) of methods_ops.c on checked arrays (fastpath.c). */
+PyObject *cpn_gather_rows(PyObject *a, PyObject *idx);
+PyObject *cpn_compact_new(PyObject *a, PyObject *mask, int64_t count);
+/* a[key] for a cupynum key: an int64 index of one dimension (rows of a) within bounds, or a bool
+ * mask of a's shape, a and key in one process's memory: the gather or compaction op queued at once
+ * (index.c); NotImplemented (nothing done) for anything else, which cupynum/_ndarray.py takes
+ * (and its errors).  Flushes what writes the key. */
+PyObject *cpn_fast_advanced_get(PyObject *self, PyObject *key);
+/* a[mask] = v for a cupynum bool mask of a's shape and a cupynum 1-D v of a's dtype holding one
+ * value per true element (`a[m] += 1`, `a[m] = b[m]`), all in one process's memory, a and the
+ * mask contiguous: the positions (nonzero of the flat mask) and the scatter queued at once.  1
+ * done, 0 not taken (nothing done: cupynum/_ndarray.py's path, and its errors), -1 error. */
+int cpn_fast_mask_assign(PyObject *self, PyObject *key, PyObject *value);
 PyObject *cpn_mod_bincount(PyObject *m, PyObject *args);
 PyObject *cpn_mod_compact(PyObject *m, PyObject *args);
 PyObject *cpn_mod_nonzero(PyObject *m, PyObject *args);

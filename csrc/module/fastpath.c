@@ -67,6 +67,89 @@ static int flush_for_read(const struct cpn_view *v)
     return cpn_flush();
 }
 
+PyObject *cpn_fast_advanced_get(PyObject *self, PyObject *key)
+{
+    const struct cpn_view *v = cpn_array_view(self), *k = cpn_array_view(key);
+    const int64_t nk = cpn_view_size(k);
+    if (v->ndim < 1 || nk == 0 || cpn_store_root(v->store)->tiled || !cpn_view_is_contiguous(k) ||
+        (k->dtype == CPN_DTYPE_INT64 ? k->ndim != 1 : k->dtype != CPN_DTYPE_BOOL || k->ndim != v->ndim))
+        return Py_NewRef(Py_NotImplemented);
+    if (k->dtype == CPN_DTYPE_BOOL)
+        for (int d = 0; d < v->ndim; d++)
+            if (k->shape[d] != v->shape[d]) return Py_NewRef(Py_NotImplemented);
+    if (flush_for_read(k) < 0) return NULL;
+    const char *o = local_origin(k);
+    if (!o) {
+        PyErr_Clear();
+        return Py_NewRef(Py_NotImplemented);
+    }
+    if (k->dtype == CPN_DTYPE_BOOL)
+        return cpn_compact_new(self, key, cpn_hostexec_count_true(o, nk));
+    int64_t lo, hi;
+    cpn_hostexec_range_i64(o, nk, &lo, &hi);
+    if (lo < -v->shape[0] || hi >= v->shape[0]) return Py_NewRef(Py_NotImplemented);   /* NumPy's IndexError */
+    return cpn_gather_rows(self, key);
+}
+
+int cpn_fast_mask_assign(PyObject *self, PyObject *key, PyObject *value)
+{
+    if (!cpn_array_check(value)) return 0;
+    struct cpn_view *sv = cpn_array_view(self), *mv = cpn_array_view(key), *vv = cpn_array_view(value);
+    const int64_t n = cpn_view_size(sv);
+    if (mv->dtype != CPN_DTYPE_BOOL || mv->ndim != sv->ndim || sv->ndim < 1 || vv->ndim != 1 ||
+        vv->dtype != sv->dtype || n == 0 || !cpn_view_is_contiguous(mv) || !cpn_view_is_contiguous(sv))
+        return 0;
+    for (int d = 0; d < sv->ndim; d++)
+        if (mv->shape[d] != sv->shape[d]) return 0;
+    const struct cpn_store *sr = cpn_store_root(sv->store);
+    if (sr->tiled || cpn_store_root(mv->store)->tiled || cpn_store_root(vv->store)->tiled ||
+        cpn_store_root(vv->store) == sr)
+        return 0;
+    if (flush_for_read(mv) < 0) return -1;
+    const char *o = local_origin(mv);
+    if (!o) {
+        PyErr_Clear();
+        return 0;
+    }
+    const int64_t count = cpn_hostexec_count_true(o, n);
+    if (vv->shape[0] != count) return 0;   /* NumPy's ValueError, from the general path */
+    if (count == 0) return 1;
+    /* the positions of the true elements in C order (nonzero of the flat mask), then the values
+     * scattered there through the flat view */
+    const int64_t flat[1] = {n}, pshape[2] = {1, count};
+    struct cpn_view *fm = NULL, *fs = NULL, *pv = NULL;
+    PyObject *pos = NULL;
+    int rc = -1;
+    if (cpn_view_reshape(mv, 1, flat, &fm) != CPN_OK || cpn_view_reshape(sv, 1, flat, &fs) != CPN_OK) {
+        PyErr_Clear();
+        rc = 0;
+        goto done;
+    }
+    if (!(pos = cpn_array_new(CPN_DTYPE_INT64, 2, pshape))) goto done;
+    struct cpn_op nz = {.kind = CPN_OPK_NONZERO, .nin = 1, .nout = 1};
+    nz.dtype = CPN_DTYPE_BOOL;
+    nz.in[0] = fm;
+    nz.out[0] = cpn_array_view(pos);
+    nz.iparam[0] = count;
+    if (cpn_submit(&nz) < 0) goto done;
+    if (cpn_view_reshape(cpn_array_view(pos), 1, &count, &pv) != CPN_OK) {
+        cpn_raise(CPN_ERR_INTERNAL);
+        goto done;
+    }
+    struct cpn_op sc = {.kind = CPN_OPK_SCATTER, .nin = 2, .nout = 1};
+    sc.dtype = sv->dtype;
+    sc.in[0] = vv;
+    sc.in[1] = pv;
+    sc.out[0] = fs;
+    rc = cpn_submit(&sc) < 0 ? -1 : 1;
+done:
+    cpn_view_release(fm);
+    cpn_view_release(fs);
+    cpn_view_release(pv);
+    Py_XDECREF(pos);
+    return rc;
+}
+
 PyObject *cpn_fast_scalar(const struct cpn_view *v)
 {
     if (cpn_view_size(v) != 1) return Py_NewRef(Py_NotImplemented);

@@ -151,6 +151,11 @@ PyObject *cpn_array_subscript(PyObject *self, PyObject *key)
         if (fast != Py_NotImplemented) return fast;
         Py_DECREF(fast);
     }
+    if (cpn_array_check(key)) {   /* a[idx], a[mask] (fastpath.c) */
+        PyObject *fast = cpn_fast_advanced_get(self, key);
+        if (fast != Py_NotImplemented) return fast;
+        Py_DECREF(fast);
+    }
     struct cpn_view *v = NULL;
     int all_int = 0;
     int r = basic_view(self, key, &v, &all_int);
@@ -188,6 +193,10 @@ int cpn_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
         int same = m->dtype == CPN_DTYPE_BOOL && m->ndim == sv->ndim && sv->ndim > 0;
         for (int d = 0; same && d < sv->ndim; d++) same = m->shape[d] == sv->shape[d];
         if (same) return cpn_mask_assign_scalar(m, value, sv);
+    }
+    if (cpn_array_check(key)) {   /* a[mask] = one value per selected element (fastpath.c) */
+        int done = cpn_fast_mask_assign(self, key, value);
+        if (done) return done < 0 ? -1 : 0;
     }
     struct cpn_view *v = NULL;
     int all_int = 0;

@@ -903,6 +903,11 @@ PyObject *cpn_mod_compact(PyObject *m, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOL", &a, &mask, &count) || cpn_check_array(a) < 0 ||
         cpn_check_array(mask) < 0)
         return NULL;
+    return cpn_compact_new(a, mask, count);
+}
+
+PyObject *cpn_compact_new(PyObject *a, PyObject *mask, int64_t count)
+{
     struct cpn_view *av = cpn_array_view(a), *mv = cpn_array_view(mask);
     int same = av->ndim == mv->ndim && mv->dtype == CPN_DTYPE_BOOL && count >= 0;
     for (int d = 0; same && d < av->ndim; d++) same = av->shape[d] == mv->shape[d];
@@ -952,6 +957,11 @@ PyObject *cpn_mod_gather(PyObject *m, PyObject *args)
     PyObject *a, *idx;
     if (!PyArg_ParseTuple(args, "OO", &a, &idx) || cpn_check_array(a) < 0 || cpn_check_array(idx) < 0)
         return NULL;
+    return cpn_gather_rows(a, idx);
+}
+
+PyObject *cpn_gather_rows(PyObject *a, PyObject *idx)
+{
     struct cpn_view *av = cpn_array_view(a), *iv = cpn_array_view(idx);
     if (av->ndim < 1 || iv->ndim != 1 || iv->dtype != CPN_DTYPE_INT64) {
         PyErr_SetString(PyExc_ValueError, "internal: gather operand shape/dtype mismatch");

@@ -37,3 +37,8 @@ void cpn_hostexec_range_i64(const char *origin, int64_t n, int64_t *lo, int64_t 
 {
     cpn_kernel_range_i64((const int64_t *)origin, n, lo, hi);
 }
+
+int64_t cpn_hostexec_count_true(const char *origin, int64_t n)
+{
+    return (int64_t)cpn_kernel_count_nonzero_bytes(origin, 1, n);
+}

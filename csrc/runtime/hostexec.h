@@ -35,4 +35,8 @@ enum cpn_status cpn_hostexec_reduce_all(enum cpn_opcode code, enum cpn_dtype dt,
  * Local. */
 void cpn_hostexec_range_i64(const char *origin, int64_t n, int64_t *lo, int64_t *hi);
 
+/* How many of the n contiguous bools at `origin` are true (cpn_kernel_count_nonzero_bytes).
+ * Local. */
+int64_t cpn_hostexec_count_true(const char *origin, int64_t n);
+
 #endif
