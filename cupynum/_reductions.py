@@ -159,23 +159,43 @@ amax = max
 amin = min
 
 
+_NATIVE_TRUTH = tuple(_np.dtype(t) for t in "?bhilqBHILQefdFD")
+
+
 def _truth(a):
     return a if a.dtype == _np.bool_ else _core.ufunc("not_equal", (a, 0))
 
 
+def _whole(a, axis, out, keepdims, where):
+    """A reduction of all of cupynum array a with no out, keepdims or where: one C call."""
+    return axis is None and out is None and keepdims is False and where is True and isinstance(a, ndarray)
+
+
 def all(a, axis=None, out=None, keepdims=False, *, where=True):
+    if _whole(a, axis, out, keepdims, where) and a.dtype == _np.bool_:
+        r = _core.full_reduce(a, "minimum")          # None when empty (True, below)
+        if r is not None:
+            return r
     a = _asarray(a)
     r = _reduce("minimum", _truth(a), axis, None, None, keepdims, True, where)
     return _store(r, out)
 
 
 def any(a, axis=None, out=None, keepdims=False, *, where=True):
+    if _whole(a, axis, out, keepdims, where) and a.dtype == _np.bool_:
+        r = _core.full_reduce(a, "maximum")          # None when empty (False, below)
+        if r is not None:
+            return r
     a = _asarray(a)
     r = _reduce("maximum", _truth(a), axis, None, None, keepdims, False, where)
     return _store(r, out)
 
 
 def count_nonzero(a, axis=None, *, keepdims=False):
+    if _whole(a, axis, None, keepdims, True) and a.dtype in _NATIVE_TRUTH:
+        r = _core.full_reduce(_truth(a), "add")     # intp; None when empty
+        if r is not None:
+            return r
     a = _asarray(a)
     return _reduce("add", _truth(a), axis, _np.intp, None, keepdims)
 
@@ -290,25 +310,43 @@ def _mean_dtype(a, dtype):
     return a.dtype, None
 
 
+_MEAN_SELF = tuple(_np.dtype(t) for t in "fdFD")   # the dtypes a mean accumulates in
+
+
+def _by_count(s, n):
+    """s / n for a float or complex array s and an int count n as NumPy's mean divides: by an
+    intp, so complex64 divides in complex128 and rounds (float32's double rounding of a
+    quotient is exact)."""
+    if s.dtype == _np.complex64 and isinstance(n, int):
+        return _core.cast(_core.ufunc("divide", (_core.cast(s, _np.complex128), n)), _np.complex64)
+    return _core.ufunc("divide", (s, n))
+
+
 def _divide(s, n, out_dtype=None):
     with _np.errstate(divide="ignore", invalid="ignore"):
         if isinstance(s, ndarray):
-            r = _core.ufunc("divide", (s, n)) if s.dtype.kind in "fc" else \
+            r = _by_count(s, n) if s.dtype.kind in "fc" else \
                 _core.cast(_core.ufunc("divide", (s, n)), s.dtype)
             if r.dtype != s.dtype:
                 r = _core.cast(r, s.dtype)
             return r if out_dtype is None else _core.cast(r, out_dtype)
-        r = s.dtype.type(s / n) if s.dtype.kind in "fc" else s.dtype.type(s / n)
+        # NumPy divides by its count as an intp (_count_reduce_items): a complex64 sum is
+        # divided in complex128, then rounded
+        r = s.dtype.type(s / (_np.intp(n) if isinstance(n, int) else n))
         return r if out_dtype is None else out_dtype.type(r)
 
 
 def mean(a, axis=None, dtype=None, out=None, keepdims=False, *, where=True):
+    if dtype is None and _whole(a, axis, out, keepdims, where) and a.size and a.dtype in _MEAN_SELF:
+        s = _core.full_reduce(a, "add")             # summed in a's own dtype, as NumPy's
+        if s is not None:
+            return _divide(s, a.size)
     if dtype is None and out is None and keepdims is False and where is True and axis is not None:
         s = _axis_sum(a, axis)
         if s is not None:
             n = a.shape[axis]
             if n > 0:   # a float sum over a positive count raises nothing: no errstate
-                return _core.ufunc("divide", (s, n))
+                return _by_count(s, n)
     a = _asarray(a)
     _axes(axis, a.ndim)                          # NumPy checks axis=, then keepdims=
     keepdims = _ufunc._keepdims(keepdims)

@@ -298,3 +298,32 @@ def _same_extremes(got, exp):
         numpy.testing.assert_array_equal(g, exp)
     else:
         assert g.tobytes() == exp.tobytes()
+
+
+@pytest.mark.parametrize("dtype", ["float16", "float32", "float64", "complex64", "complex128"])
+def test_sums_and_means_are_numpys_tree_bit_for_bit(dtype):
+    """NumPy's pairwise tree per dtype: float16 summed in float32 (HALF_pairwise_sum), complex
+    over the real parts (four elements a round, real and imaginary sums apart), the fused sum of
+    a temporary walking the same tree; a mean divides by an intp count (complex64 in
+    complex128).  Sizes around the tree's block edges, below the threaded split."""
+    rng = numpy.random.default_rng(5)
+    for n in (1, 3, 4, 7, 8, 9, 16, 33, 63, 64, 65, 100, 127, 128, 129, 200, 257, 1000, 4097):
+        a = rng.standard_normal(n) * 5
+        if dtype.startswith("complex"):
+            a = a + 1j * rng.standard_normal(n)
+        a = a.astype(dtype)
+        c = cupynum.array(a)
+        # a tiled array sums each rank's tile and combines the partials in rank order: NumPy's
+        # to rounding of the dtype's precision (relative to the sum of magnitudes) instead
+        tiled = cupynum._core._tiling(c)["tiled"]
+        tol = {"float16": 4e-3, "float32": 1e-6, "complex64": 1e-6}.get(dtype, 1e-15) * 8 * \
+            float(numpy.abs(a.astype(numpy.complex128)).sum())
+        for f in (lambda x: x.sum(), lambda x: (x * 2).sum(), lambda x: x.reshape(1, -1).sum(axis=1),
+                  lambda x: x.mean(), lambda x: x.reshape(1, -1).mean(axis=1),
+                  lambda x: x.reshape(-1, 1).mean(axis=0), lambda x: x.mean(keepdims=True)):
+            e, g = f(a), f(c)
+            assert type(g) is type(e) or isinstance(g, cupynum.ndarray), (n, type(g))
+            if tiled:
+                assert numpy.abs(numpy.asarray(g).astype(numpy.complex128) - e).max() <= tol, n
+            else:
+                numpy.testing.assert_array_equal(numpy.asarray(g), e, err_msg=f"n={n}")

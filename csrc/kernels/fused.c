@@ -554,8 +554,7 @@ static void pw_sum(struct pw_walk *w, int64_t lo, int64_t n, unsigned char *out)
         sum_flags(w);
         return;
     }
-    int64_t h = n / 2;
-    h -= h % 8;
+    const int64_t h = cpn_kernel_pairwise_left(dt, n);
     _Alignas(16) unsigned char right[16];
     pw_sum(w, lo, h, out);
     if (w->st != CPN_OK) return;
@@ -569,7 +568,7 @@ static bool float_sum(const struct cpn_fused_prog *p)
     const struct cpn_fused_instr *last = &p->instr[p->ninstr - 1];
     if (last->kind != CPN_FI_REDUCE || last->rcode != CPN_OP_ADD || last->dt != last->acc_dt) return false;
     enum cpn_dtype_class c = cpn_dtype_class(last->acc_dt);
-    return c == CPN_CLASS_FLOAT || c == CPN_CLASS_COMPLEX;
+    return (c == CPN_CLASS_FLOAT && last->acc_dt != CPN_DTYPE_FLOAT16) || c == CPN_CLASS_COMPLEX;
 }
 
 static enum cpn_status fused_float_sum(struct cpn_fused_prog *p, const struct geom *g, struct cpn_kctx *ctx)

@@ -139,6 +139,9 @@ int64_t cpn_kernel_parallel_min(void);
  * fold: 8 accumulators up to 128 values, halves rounded to 8 above); and *acc += that sum of buf,
  * the fold of an unfused sum.  Local. */
 void cpn_kernel_pairwise_sum(enum cpn_dtype dt, const void *a, int64_t n, void *out);
+/* How many of n values the first half of that tree sums (n above its block): n/2 down to a
+ * multiple of 8, of the real parts for complex.  Local. */
+int64_t cpn_kernel_pairwise_left(enum cpn_dtype dt, int64_t n);
 void cpn_kernel_fold_add(enum cpn_dtype dt, void *acc, const void *buf, int64_t n);
 
 /* The measured choice of team size for work above cpn_kernel_parallel_min() and below 2^23

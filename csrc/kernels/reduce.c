@@ -49,11 +49,82 @@ typedef void (*fold_fn)(void *acc, const void *buf, int64_t n);
         h -= h % 8;                                                                       \
         return pairwise_##S(a, h) + pairwise_##S(a + h, n - h);                           \
     }
-PAIRWISE(f16, _Float16)
 PAIRWISE(f32, float)
 PAIRWISE(f64, double)
-PAIRWISE(c64, float _Complex)
-PAIRWISE(c128, double _Complex)
+
+/* float16: NumPy's HALF_pairwise_sum, the same tree over the values widened to float, summed in
+ * float (the accumulator is rounded to float16 once per fold). */
+static float pairwise_f16(const _Float16 *a, int64_t n)
+{
+    if (n < 8) {
+        float r = -0.0f;
+        for (int64_t i = 0; i < n; i++) r += (float)a[i];
+        return r;
+    }
+    if (n <= 128) {
+        float r[8];
+        for (int j = 0; j < 8; j++) r[j] = (float)a[j];
+        int64_t i;
+        for (i = 8; i < n - (n % 8); i += 8)
+            for (int j = 0; j < 8; j++) r[j] += (float)a[i + j];
+        float res = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]));
+        for (; i < n; i++) res += (float)a[i];
+        return res;
+    }
+    int64_t h = n / 2;
+    h -= h % 8;
+    return pairwise_f16(a, h) + pairwise_f16(a + h, n - h);
+}
+
+/* Complex: NumPy's tree runs over the 2n real parts (its block is 128 of them: 64 elements, four
+ * per round of 8 accumulators, the real and imaginary sums kept apart), so it is not the real
+ * tree over complex values. */
+#define PAIRWISE_CPLX(S, T, R)                                                            \
+    static void pairwise2_##S(const R *a, int64_t n, R *rr, R *ri)   /* n: parts, even */ \
+    {                                                                                     \
+        if (n < 8) {                                                                      \
+            R re = -(R)0, im = -(R)0;                                                     \
+            for (int64_t i = 0; i < n; i += 2) {                                          \
+                re += a[i];                                                               \
+                im += a[i + 1];                                                           \
+            }                                                                             \
+            *rr = re;                                                                     \
+            *ri = im;                                                                     \
+            return;                                                                       \
+        }                                                                                 \
+        if (n <= 128) {                                                                   \
+            R r[8];                                                                       \
+            for (int j = 0; j < 8; j++) r[j] = a[j];                                      \
+            int64_t i;                                                                    \
+            for (i = 8; i < n - (n % 8); i += 8)                                          \
+                for (int j = 0; j < 8; j++) r[j] += a[i + j];                             \
+            R re = (r[0] + r[2]) + (r[4] + r[6]), im = (r[1] + r[3]) + (r[5] + r[7]);      \
+            for (; i < n; i += 2) {                                                       \
+                re += a[i];                                                               \
+                im += a[i + 1];                                                           \
+            }                                                                             \
+            *rr = re;                                                                     \
+            *ri = im;                                                                     \
+            return;                                                                       \
+        }                                                                                 \
+        int64_t h = n / 2;                                                                \
+        h -= h % 8;                                                                       \
+        R r1, i1, r2, i2;                                                                 \
+        pairwise2_##S(a, h, &r1, &i1);                                                    \
+        pairwise2_##S(a + h, n - h, &r2, &i2);                                            \
+        *rr = r1 + r2;                                                                    \
+        *ri = i1 + i2;                                                                    \
+    }                                                                                     \
+    static T pairwise_##S(const T *a, int64_t n)                                          \
+    {                                                                                     \
+        R p[2];                                                                           \
+        pairwise2_##S((const R *)a, 2 * n, &p[0], &p[1]);                                 \
+        T z;                                                                              \
+        memcpy(&z, p, sizeof z);                                                          \
+        return z;                                                                         \
+    }
+PAIRWISE_CPLX(c64, float _Complex, float)
+PAIRWISE_CPLX(c128, double _Complex, double)
 
 #define FOLD_SUM_PW(S, T)                                                                 \
     static void fold_add_##S(void *acc, const void *buf, int64_t n)                       \
@@ -68,7 +139,10 @@ PAIRWISE(c128, double _Complex)
         for (int64_t i = 0; i < n; i++) r = cpn_##FN##_##S(r, a[i]);                      \
         *(T *)acc = r;                                                                    \
     }
-FOLD_SUM_PW(f16, _Float16)
+static void fold_add_f16(void *acc, const void *buf, int64_t n)
+{
+    *(_Float16 *)acc = (_Float16)((float)*(_Float16 *)acc + pairwise_f16((const _Float16 *)buf, n));
+}
 FOLD_SUM_PW(f32, float)
 FOLD_SUM_PW(f64, double)
 FOLD_SUM_PW(c64, float _Complex)
@@ -123,10 +197,17 @@ static const fold_fn folds[CPN_OP_COUNT][CPN_DTYPE_COUNT] = {
     [CPN_OP_MINIMUM] = FOLD_ROW(minimum),
 };
 
+int64_t cpn_kernel_pairwise_left(enum cpn_dtype dt, int64_t n)
+{
+    if (dt == CPN_DTYPE_COMPLEX64 || dt == CPN_DTYPE_COMPLEX128) return (n - n % 8) / 2;   /* of 2n parts: n - n % 8 */
+    int64_t h = n / 2;
+    return h - h % 8;
+}
+
 void cpn_kernel_pairwise_sum(enum cpn_dtype dt, const void *a, int64_t n, void *out)
 {
     switch (dt) {
-    case CPN_DTYPE_FLOAT16: *(_Float16 *)out = pairwise_f16((const _Float16 *)a, n); break;
+    case CPN_DTYPE_FLOAT16: *(_Float16 *)out = (_Float16)pairwise_f16((const _Float16 *)a, n); break;
     case CPN_DTYPE_FLOAT32: *(float *)out = pairwise_f32((const float *)a, n); break;
     case CPN_DTYPE_FLOAT64: *(double *)out = pairwise_f64((const double *)a, n); break;
     case CPN_DTYPE_COMPLEX64: *(float _Complex *)out = pairwise_c64((const float _Complex *)a, n); break;

@@ -401,7 +401,7 @@ static bool reduce_member(const struct cpn_op *op, int ndim, const int64_t *shap
     enum cpn_dtype_class c = cpn_dtype_class(out->dtype);
     if (c == CPN_CLASS_FLOAT || c == CPN_CLASS_COMPLEX) {
         if (op->code != CPN_OP_ADD || in->dtype != out->dtype || !cpn_view_is_contiguous(in) ||
-            cpn_backend_on_device())
+            cpn_backend_on_device() || out->dtype == CPN_DTYPE_FLOAT16)   /* sums in float */
             return false;
     } else if (c != CPN_CLASS_INT && c != CPN_CLASS_UINT && c != CPN_CLASS_BOOL) {
         return false;
@@ -695,7 +695,7 @@ static bool dist_reduce_member(const struct run *r, const struct cpn_op *op)
     if ((op->axes & all) != all || !cpn_op_combines((enum cpn_opcode)op->code)) return false;
     enum cpn_dtype_class c = cpn_dtype_class(out->dtype);
     if (c == CPN_CLASS_FLOAT || c == CPN_CLASS_COMPLEX) {
-        if (op->code != CPN_OP_ADD || in->dtype != out->dtype) return false;
+        if (op->code != CPN_OP_ADD || in->dtype != out->dtype || out->dtype == CPN_DTYPE_FLOAT16) return false;
     } else if (c != CPN_CLASS_INT && c != CPN_CLASS_UINT && c != CPN_CLASS_BOOL) {
         return false;
     }
