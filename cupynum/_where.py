@@ -19,6 +19,7 @@ _NoValue = _np._NoValue
 
 # The runtime's 14 dtypes, native byte order.
 _NATIVE = frozenset(_np.dtype(c) for c in "?bhilqBHILQefdFD")
+_EXACT_FLOAT = frozenset(_np.dtype(c) for c in "dD")   # a Python float converts exactly
 
 
 def _dtype_of(v):
@@ -66,6 +67,14 @@ def where(condition, x=_NoValue, y=_NoValue, /):
         if condition.dtype == _np.bool_ and y.dtype == dt and dt in _NATIVE and \
                 condition.shape == shape and y.shape == shape:
             return _core.select(condition, x, y, _core.empty(shape, dt, condition))
+    if isinstance(condition, ndarray) and condition.dtype == _np.bool_:
+        # An array and a Python float beside it (`where(m, x, 0.0)`): a float64 or complex128
+        # array keeps its dtype (NEP 50) and holds the float exactly.
+        a, v = (x, y) if isinstance(x, ndarray) else (y, x)
+        if isinstance(a, ndarray) and type(v) is float and a.dtype in _EXACT_FLOAT and \
+                a.shape == condition.shape:
+            out = _core.empty(a.shape, a.dtype, condition)
+            return _core.select(condition, x, y, out)
     (dx, wx), (dy, wy) = _dtype_of(x), _dtype_of(y)
     dc = condition.dtype if isinstance(condition, ndarray) else _np.asarray(condition).dtype
     # NEP 50: a Python scalar takes part in the promotion as a weak scalar, by value type.
