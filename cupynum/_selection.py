@@ -160,10 +160,12 @@ def take(a, indices, axis=None, out=None, mode="raise"):
             _np.ndim(indices) > 0:
         if axis is None:
             from ._functions import ravel
-            x, ax = ravel(a), 0
+            x, ax = a if a.ndim == 1 else ravel(a), 0
         else:
             from numpy.lib.array_utils import normalize_axis_index
             x, ax = a, normalize_axis_index(axis, a.ndim)
+        if ax == 0 and isinstance(indices, ndarray) and indices.dtype == _np.int64:
+            return x[indices]                       # index.c's fast path where it applies
         r = _getitem_int(x, (slice(None),) * ax + (indices,))
         if r is not None:
             return r
