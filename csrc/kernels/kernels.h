@@ -142,6 +142,11 @@ void cpn_kernel_pairwise_sum(enum cpn_dtype dt, const void *a, int64_t n, void *
 /* How many of n values the first half of that tree sums (n above its block): n/2 down to a
  * multiple of 8, of the real parts for complex.  Local. */
 int64_t cpn_kernel_pairwise_left(enum cpn_dtype dt, int64_t n);
+/* Whether reduce.c folds op over dt directly (add, multiply, maximum, minimum); then
+ * cpn_kernel_fold: *acc = op(*acc, buf[i]) for the n contiguous values of dt at buf, in order.
+ * Local. */
+bool cpn_kernel_has_fold(enum cpn_opcode code, enum cpn_dtype dt);
+void cpn_kernel_fold(enum cpn_opcode code, enum cpn_dtype dt, void *acc, const void *buf, int64_t n);
 void cpn_kernel_fold_add(enum cpn_dtype dt, void *acc, const void *buf, int64_t n);
 
 /* The measured choice of team size for work above cpn_kernel_parallel_min() and below 2^23

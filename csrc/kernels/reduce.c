@@ -225,6 +225,16 @@ static fold_fn fold_for(enum cpn_opcode code, enum cpn_dtype dt)
     return cpn_op_combines(code) ? folds[code][dt] : NULL;
 }
 
+bool cpn_kernel_has_fold(enum cpn_opcode code, enum cpn_dtype dt)
+{
+    return fold_for(code, dt) != NULL;
+}
+
+void cpn_kernel_fold(enum cpn_opcode code, enum cpn_dtype dt, void *acc, const void *buf, int64_t n)
+{
+    fold_for(code, dt)(acc, buf, n);
+}
+
 /* The number of nonzero bytes among n at stride st: sum(bool) into a 64-bit accumulator without
  * the bool -> int64 cast of every element (8x the bytes).  Contiguous runs add 32 bytes at a time
  * into 8-bit lanes, flushed to the total every 255 rounds (before a lane can wrap); the compiler

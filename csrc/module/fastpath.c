@@ -312,25 +312,26 @@ PyObject *cpn_mod_temp_probe(PyObject *m, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-/* The queued full reduction of `self` (dtype already the accumulator's), flushed with its view
- * lent; the result as NumPy's scalar. */
-static PyObject *lent_full_reduce(PyObject *self, enum cpn_opcode code)
+/* The full reduction of `self` into accumulator dtype `acc` queued (cpn_mod_reduce's op) and
+ * flushed, with self's view lent to the flush when `lend` (acc is then self's dtype); the result
+ * as NumPy's scalar. */
+static PyObject *queued_full_reduce(PyObject *self, enum cpn_opcode code, enum cpn_dtype acc, bool lend)
 {
     struct cpn_view *v = cpn_array_view(self);
     struct cpn_op op = {.kind = CPN_OPK_REDUCE, .code = code, .nin = 1, .nout = 1};
     op.axes = v->ndim >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << v->ndim) - 1;
-    PyObject *r = cpn_array_new_replicated(v->dtype, 0, NULL);
+    PyObject *r = cpn_array_new_replicated(acc, 0, NULL);
     if (!r) return NULL;
-    op.dtype = v->dtype;
+    op.dtype = acc;
     op.in[0] = v;
     op.out[0] = cpn_array_view(r);
     if (cpn_submit(&op) < 0) {
         Py_DECREF(r);
         return NULL;
     }
-    cpn_fusion_lend(v);
+    if (lend) cpn_fusion_lend(v);
     const int f = cpn_flush();
-    cpn_fusion_lend(NULL);
+    if (lend) cpn_fusion_lend(NULL);
     PyObject *s = f < 0 ? NULL : cpn_array_to_scalar(r);
     Py_DECREF(r);
     return s;
@@ -359,13 +360,16 @@ PyObject *cpn_mod_full_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nar
         !cpn_store_is_virtual(v->store) && cpn_view_size(v) > 0 && v->ndim < 64 &&
         default_acc((enum cpn_opcode)code, v->dtype) == v->dtype && cpn_op_has_loop(code, v->dtype) &&
         cpn_op_out_dtype(code, 0, v->dtype) == v->dtype)
-        return lent_full_reduce(args[0], (enum cpn_opcode)code);
+        return queued_full_reduce(args[0], (enum cpn_opcode)code, v->dtype, true);
     PyObject *r = cpn_fast_full_reduce(args[0], (enum cpn_opcode)code);
-    if (r == Py_NotImplemented) {
-        Py_DECREF(r);
-        Py_RETURN_NONE;
-    }
-    return r;
+    if (r != Py_NotImplemented) return r;
+    Py_DECREF(r);
+    /* pending or tiled: the reduction queued and flushed here, as the general way queues it */
+    const enum cpn_dtype acc = default_acc((enum cpn_opcode)code, v->dtype);
+    if (cpn_view_size(v) > 0 && v->ndim >= 1 && v->ndim < 64 && cpn_op_has_loop(code, acc) &&
+        cpn_op_out_dtype(code, 0, acc) == acc)
+        return queued_full_reduce(args[0], (enum cpn_opcode)code, acc, false);
+    Py_RETURN_NONE;
 }
 
 /* _core.index_range(a): (min, max) of a non-empty contiguous int64 array read in place in one
