@@ -659,3 +659,52 @@ def test_positional_out(name, nargs):
     if nargs == 2:
         with pytest.raises(TypeError):
             getattr(cupynum, name)(c)
+
+
+# A new result's layout is NumPy's order='K' (its iterator's axis order): the operands' memory
+# order where they agree, else C order.  Values, strides and contiguity flags against NumPy's, for
+# permuted, reversed, sliced and broadcast operands, and the views and copies made from them.
+# (Results with an extent-1 dimension, and operands laid out in different orders where NumPy's
+# sort stops between them, keep C order: a known difference in strides, not values.)
+K_ORDER_CASES = [
+    ("moveaxis", lambda m, a, b: m.maximum(m.moveaxis(a, 3, 1), 0.0)),
+    ("transpose", lambda m, a, b: a.T * 2),
+    ("transpose+transpose", lambda m, a, b: a.T + b.T),
+    ("mixed orders", lambda m, a, b: a.transpose(0, 2, 1, 3) + b.reshape(2, 4, 3, 5)),
+    ("C and transposed", lambda m, a, b: m.ones((5, 4, 3, 2)) + a.T),
+    ("reversed", lambda m, a, b: m.square(a[:, ::-1].transpose(2, 0, 3, 1))),
+    ("slice", lambda m, a, b: m.negative(a[:, 1:, :, ::2].transpose(0, 2, 3, 1))),
+    ("broadcast row", lambda m, a, b: a.transpose(0, 2, 3, 1) - a[:1].transpose(0, 2, 3, 1)),
+    ("one-element operand", lambda m, a, b: a.T / a[0, 0, 0, 1:2]),
+    ("two outputs", lambda m, a, b: m.divmod(a.T, 3.0)[1]),
+    ("comparison", lambda m, a, b: a.transpose(1, 0, 3, 2) > 0.5),
+    ("2-d", lambda m, a, b: m.add(a[0, 0].T, a[1, 1].T)),
+]
+
+
+@pytest.mark.parametrize("name,f", K_ORDER_CASES, ids=[c[0] for c in K_ORDER_CASES])
+def test_new_results_laid_out_as_numpy_k_order(name, f):
+    na, a = both(numpy.linspace(-2, 3, 2 * 3 * 4 * 5).reshape(2, 3, 4, 5))
+    nb, b = both(numpy.linspace(1, 2, 2 * 3 * 4 * 5).reshape(2, 3, 4, 5))
+    want, got = f(numpy, na, nb), f(cupynum, a, b)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert got.strides == want.strides, name
+    assert got.flags.c_contiguous == want.flags.c_contiguous
+    assert got.flags.f_contiguous == want.flags.f_contiguous
+    check(got, want)
+    # What is made from the result follows: reshape (a copy where NumPy copies) and writes.
+    r, nr = got.reshape(-1), want.reshape(-1)
+    check(r, nr)
+    got[(0,) * got.ndim] = 7
+    want[(0,) * want.ndim] = 7
+    check(got, want)
+    check(r, nr)
+
+
+def test_k_order_not_applied_with_out_or_where():
+    na, a = both(numpy.linspace(-2, 3, 24).reshape(2, 3, 4))
+    nout, out = numpy.zeros((4, 3, 2)), cupynum.zeros((4, 3, 2))
+    numpy.add(na.T, 1, out=nout)
+    cupynum.add(a.T, 1, out=out)
+    assert out.strides == nout.strides
+    check(out, nout)

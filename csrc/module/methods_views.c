@@ -230,7 +230,7 @@ PyObject *cpn_mod_view_as(PyObject *m, PyObject *args)
         for (int d = 0; d < s->ndim; d++)
             if (lo[d] != lo2[d] || hi[d] != hi2[d]) Py_RETURN_NONE;
     }
-    struct cpn_view *w = cpn_view_new(r);
+    struct cpn_view *w = cpn_view_new_dims(r, v->ndim);
     if (!w) return PyErr_NoMemory();
     w->ndim = v->ndim;
     for (int i = 0; i < v->ndim; i++) {

@@ -16,6 +16,7 @@
  * (cupynum lays results out like their operands); subok= has no subclass to keep. */
 #include "cpn_module.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 
@@ -479,6 +480,109 @@ static struct cpn_view *broadcast_view(struct cpn_view *v, int ndim, const int64
     return b;
 }
 
+/* NumPy's order='K' layout of a new result: the order of the operands' memory, where they agree.
+ * NumPy's iterator (npyiter_find_best_axis_ordering) insertion-sorts the axes from the fastest;
+ * an axis moves inward past another only when every operand with non-zero strides on both says
+ * the other is slower (ambiguous pairs, with no such operand, are passed over).  perm[i] is the
+ * result dimension that store dimension i (slowest first) holds; false when that is C order, the
+ * only layout when every operand is C-contiguous.  So a ufunc of a transposed array is laid out
+ * as NumPy's (its strides), and its loop runs in the operands' memory order instead of a
+ * strided gather per short row (a convolution's moveaxis then maximum, issue #17). */
+static bool k_order(struct cpn_view *const *views, int n, int ndim, const int64_t *shape, int *perm)
+{
+    /* Extent-1 dimensions: NumPy's iterator places them by rules not followed here, so a result
+     * with one keeps C order (as before; its values are the same). */
+    if (ndim < 2) return false;
+    for (int d = 0; d < ndim; d++)
+        if (shape[d] < 2) return false;
+    int64_t st[CPN_OP_MAXIN][CPN_MAXDIM], off;
+    int nv = 0;
+    for (int i = 0; i < n; i++)
+        if (views[i]) cpn_view_byte_layout(views[i], st[nv++], &off);
+    if (nv == 0) return false;
+    int order[CPN_MAXDIM];   /* fastest first */
+    for (int i = 0; i < ndim; i++) order[i] = ndim - 1 - i;
+    for (int i0 = 1; i0 < ndim; i0++) {
+        const int j0 = order[i0];
+        int ipos = i0;
+        for (int i1 = i0 - 1; i1 >= 0; i1--) {
+            const int j1 = order[i1];
+            bool ambig = true, swap = false;
+            for (int a = 0; a < nv; a++) {
+                const int64_t s0 = st[a][j0], s1 = st[a][j1];
+                if (s0 != 0 && s1 != 0) {
+                    if (llabs(s1) <= llabs(s0)) swap = false;
+                    else if (ambig) swap = true;
+                    ambig = false;
+                }
+            }
+            if (!ambig) {
+                if (swap) ipos = i1;
+                else break;
+            }
+        }
+        if (ipos != i0) {
+            for (int i = i0; i > ipos; i--) order[i] = order[i - 1];
+            order[ipos] = j0;
+        }
+    }
+    bool c = true;
+    for (int i = 0; i < ndim; i++) {
+        perm[i] = order[ndim - 1 - i];
+        c = c && perm[i] == i;
+    }
+    if (c) return false;
+    /* Only an order every operand is laid out in (its non-zero strides of extents > 1 not
+     * growing along perm): where operands disagree (a C-ordered reduction beside a transposed
+     * array: cupynum's reductions keep C order) the sort can end between them, and C order is
+     * the plainer loop. */
+    for (int a = 0; a < nv; a++) {
+        int64_t prev = INT64_MAX;
+        for (int i = 0; i < ndim; i++) {
+            const int64_t x = llabs(st[a][perm[i]]);
+            if (x == 0) continue;
+            if (x > prev) return false;
+            prev = x;
+        }
+    }
+    return true;
+}
+
+/* A new array of (ndim, shape) laid out as perm says (k_order): a store of the permuted shape,
+ * tiled like the operands seen in its order, and its transposed view.  NULL with the error. */
+static PyObject *new_permuted(enum cpn_dtype dt, int ndim, const int64_t *shape, const int *perm,
+                              int nl, const struct cpn_view *const *likes)
+{
+    int64_t sshape[CPN_MAXDIM];
+    int inv[CPN_MAXDIM];
+    for (int i = 0; i < ndim; i++) {
+        sshape[i] = shape[perm[i]];
+        inv[perm[i]] = i;
+    }
+    struct cpn_view *pl[CPN_OP_MAXIN] = {NULL};
+    PyObject *r = NULL, *s = NULL;
+    for (int j = 0; j < nl; j++) {
+        enum cpn_status st = cpn_view_transpose(likes[j], perm, &pl[j]);
+        if (st != CPN_OK) {
+            cpn_raise(st);
+            goto done;
+        }
+    }
+    s = cpn_array_new_like_n(dt, ndim, sshape, nl, (const struct cpn_view *const *)pl);
+    if (!s) goto done;
+    struct cpn_view *v = NULL;
+    enum cpn_status st = cpn_view_transpose(cpn_array_view(s), inv, &v);
+    if (st != CPN_OK) {
+        cpn_raise(st);
+        goto done;
+    }
+    r = cpn_array_wrap(v);
+done:
+    for (int j = 0; j < nl; j++) cpn_view_release(pl[j]);
+    Py_XDECREF(s);
+    return r;
+}
+
 /* out[k] = where ? x : out[k], x cast to the output's dtype. */
 static int select_into(PyObject *o, PyObject *x, struct cpn_view *mask)
 {
@@ -644,6 +748,8 @@ static PyObject *apply(enum cpn_opcode code, PyObject *const *args, const struct
     }
     if (warr && !(wview = broadcast_view(cpn_array_view(warr), ndim, shape))) goto fail;
     if (warr && !kw->out && cpn_warn_where_without_out(stacklevel) < 0) goto fail;
+    bool any_out = false;
+    for (int k = 0; k < nout; k++) any_out = any_out || outs[k];
     for (int k = 0; k < nout; k++) {
         /* One output may be written in place (the executor handles aliasing of out[0]); two
          * outputs, or a where mask, compute into fresh arrays, then assigned or selected. */
@@ -656,10 +762,13 @@ static PyObject *apply(enum cpn_opcode code, PyObject *const *args, const struct
                 targets[k] = cpn_array_new_like(res.out[k], ndim, shape, cpn_array_view(outs[k]));
             } else {
                 const struct cpn_view *likes[CPN_OP_MAXIN];
-                int nl = 0;
+                int nl = 0, perm[CPN_MAXDIM];
                 for (int i = 0; i < nin; i++)
                     if (bviews[i]) likes[nl++] = bviews[i];
-                targets[k] = cpn_array_new_like_n(res.out[k], ndim, shape, nl, likes);
+                if (!warr && !any_out && k_order(bviews, nin, ndim, shape, perm))
+                    targets[k] = new_permuted(res.out[k], ndim, shape, perm, nl, likes);
+                else
+                    targets[k] = cpn_array_new_like_n(res.out[k], ndim, shape, nl, likes);
             }
             if (!targets[k]) goto fail;
         }

@@ -939,7 +939,7 @@ static struct cpn_view *rebase(const struct cpn_view *v, struct cpn_store *root,
         if (!*flat) return NULL;
         target = *flat;
     }
-    struct cpn_view *r = cpn_view_new(target);
+    struct cpn_view *r = cpn_view_new_dims(target, v->ndim > v->store->ndim ? v->ndim : v->store->ndim);
     cpn_store_release(other);   /* the view holds it */
     if (!r) return NULL;
     r->dtype = v->dtype;
@@ -1238,7 +1238,7 @@ static enum cpn_status exec_flat_copies(const struct cpn_op *op, struct cpn_fpre
         else if (!t && !(t = range ? flat_copy(v->store, v->off[0], v->ndim, v->shape, &st)
                              : flat_copy(v->store, 0, 1, &v->store->size, &st)))
             break;
-        struct cpn_view *w = cpn_view_new(t);
+        struct cpn_view *w = cpn_view_new_dims(t, v->ndim);
         cpn_store_release(t);
         if (!w) { st = CPN_ERR_NOMEM; break; }
         w->dtype = v->dtype;

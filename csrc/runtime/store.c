@@ -15,10 +15,31 @@
 
 static uint64_t next_id = 1;
 
-/* Store records are recycled like views (see view.c). */
+/* Store records are recycled like views (see view.c), one pool per size class: the per-dimension
+ * arrays follow the record, room for 4, 8 or CPN_MAXDIM dimensions (store.h). */
 #define STORE_POOL 1024   /* a flush releases the temporaries of 512 ops at once */
-static struct cpn_store *pool[STORE_POOL];
-static int pool_n;
+enum { SCLASS_SMALL, SCLASS_MID, SCLASS_MAX, SCLASS_COUNT };
+static const int class_cap[SCLASS_COUNT] = {4, 8, CPN_MAXDIM};
+static struct cpn_store *pool[SCLASS_COUNT][STORE_POOL];
+static int pool_n[SCLASS_COUNT];
+
+static int store_class(int n) { return n <= 4 ? SCLASS_SMALL : n <= 8 ? SCLASS_MID : SCLASS_MAX; }
+
+static struct cpn_store *store_record(int c)
+{
+    const int cap = class_cap[c];
+    struct cpn_store *s = cpn_alloc(sizeof *s + (size_t)cap * (6 * sizeof(int64_t) + sizeof(int)));
+    if (!s) return NULL;
+    s->cap = cap;
+    s->shape = (int64_t *)(s + 1);
+    s->stride = s->shape + cap;
+    s->tlo = s->stride + cap;
+    s->thi = s->tlo + cap;
+    s->tstride = s->thi + cap;
+    s->rank_stride = s->tstride + cap;
+    s->grid = (int *)(s->rank_stride + cap);
+    return s;
+}
 
 static struct cpn_store *store_alloc(enum cpn_dtype dtype, int ndim, const int64_t *shape)
 {
@@ -43,7 +64,8 @@ static struct cpn_store *store_alloc(enum cpn_dtype dtype, int ndim, const int64
         cpn_error(CPN_ERR_VALUE, "array is too big; `arr.size * arr.dtype.itemsize` is larger than the maximum possible size.");
         return NULL;
     }
-    struct cpn_store *s = pool_n ? pool[--pool_n] : cpn_alloc(sizeof *s);
+    const int c = store_class(ndim);
+    struct cpn_store *s = pool_n[c] ? pool[c][--pool_n[c]] : store_record(c);
     if (!s) return NULL;
     s->root = NULL;
     s->data = NULL;
@@ -323,7 +345,8 @@ void cpn_store_release(struct cpn_store *s)
         cpn_free(s->splits);
         cpn_stats.stores_live--;
     }
-    if (pool_n < STORE_POOL) pool[pool_n++] = s;
+    const int c = store_class(s->cap);
+    if (pool_n[c] < STORE_POOL) pool[c][pool_n[c]++] = s;
     else cpn_free(s);
 }
 

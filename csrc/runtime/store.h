@@ -40,17 +40,29 @@ struct cpn_store_gen {
 };
 
 struct cpn_store {
+    /* The fields every op reads come first, in one or two cache lines (issue #17). */
     int64_t refcnt;
     uint64_t id;                   /* creation order, unique per process */
     enum cpn_dtype dtype;
     int ndim;
-    int64_t shape[CPN_MAXDIM];
-    int64_t stride[CPN_MAXDIM];    /* element strides of the C-order layout */
     int64_t size;                  /* number of elements */
     struct cpn_store *root;        /* NULL for a root store; the store whose buffer this aliases */
+    void *data;                    /* root stores only; NULL until first touched */
+    /* Per dimension: arrays of `cap` entries right after the record (store.c), so a store of
+     * few dimensions is a few cache lines, not ~2 KB of CPN_MAXDIM-sized arrays. */
+    int64_t *shape;
+    int64_t *stride;               /* element strides of the C-order layout */
+    bool tiled;                    /* distribution (root stores) */
+    bool pinned;                   /* tiling chosen for a consumer (slabs, batch-as): kept */
+    /* Virtual (root stores): no buffer anywhere; the values are gen's (see the file header). */
+    bool virt;
+    /* Contents undefined until written (NumPy's `empty`): the first buffer is not zero-filled,
+     * so a store its first ops overwrite piece by piece (joins, pad) is written once, not twice. */
+    bool uninit;
+    int cap;                       /* room for this many dimensions */
+    int64_t tsize;                 /* elements in this rank's buffer */
     int64_t naliases;              /* root stores: live tiled aliases (their tilings are the root's,
                                     * so the root is not retiled while one lives) */
-    void *data;                    /* root stores only; NULL until first touched */
     /* The device copy (root stores, device backend only; backend.h): NULL until a device op
      * touches the store.  dev_state says which copy is current. */
     void *dev;
@@ -58,20 +70,11 @@ struct cpn_store {
     enum cpn_status poison;        /* root stores: CPN_OK, or the error of the op that failed
                                     * to compute this store (reading it raises that error) */
     char *poison_msg;
-    /* distribution (root stores) */
-    bool tiled;
-    bool pinned;                   /* tiling chosen for a consumer (slabs, batch-as): kept */
-    int grid[CPN_MAXDIM];
-    int64_t rank_stride[CPN_MAXDIM];
+    int *grid;
+    int64_t *rank_stride;
     int64_t *splits;               /* grid[d] + 1 split points per dimension, back to back */
-    int64_t tlo[CPN_MAXDIM], thi[CPN_MAXDIM], tstride[CPN_MAXDIM];
-    int64_t tsize;                 /* elements in this rank's buffer */
-    /* Virtual (root stores): no buffer anywhere; the values are gen's (see the file header). */
-    bool virt;
+    int64_t *tlo, *thi, *tstride;
     struct cpn_store_gen gen;
-    /* Contents undefined until written (NumPy's `empty`): the first buffer is not zero-filled,
-     * so a store its first ops overwrite piece by piece (joins, pad) is written once, not twice. */
-    bool uninit;
 };
 
 /* A new root store of `shape` (ndim <= CPN_MAXDIM, non-negative extents); refcount 1.

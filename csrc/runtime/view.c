@@ -5,17 +5,39 @@
 
 #include "alloc.h"
 
-/* Views are made and dropped on every array expression: recycle them through a free list
+/* Views are made and dropped on every array expression: recycle them through free lists
  * instead of the general allocator.  (Only the Python-holding thread makes views.)  A flush
- * releases the views of up to 512 queued ops at once (several each): the pool holds them all,
- * so the next 512 ops do not go back to the system allocator (issue #21). */
+ * releases the views of up to 512 queued ops at once (several each): a pool holds them all,
+ * so the next 512 ops do not go back to the system allocator (issue #21).  One pool per size
+ * class: a view's arrays follow its record, room for 4, 8 or CPN_MAXDIM dimensions (view.h). */
 #define VIEW_POOL 4096
-static struct cpn_view *pool[VIEW_POOL];
-static int pool_n;
+enum { VCLASS_SMALL, VCLASS_MID, VCLASS_MAX, VCLASS_COUNT };
+static const int class_cap[VCLASS_COUNT] = {4, 8, CPN_MAXDIM};
+static struct cpn_view *pool[VCLASS_COUNT][VIEW_POOL];
+static int pool_n[VCLASS_COUNT];
 
-static struct cpn_view *view_blank(struct cpn_store *store)
+static int view_class(int n) { return n <= 4 ? VCLASS_SMALL : n <= 8 ? VCLASS_MID : VCLASS_MAX; }
+
+static struct cpn_view *view_alloc(int c)
 {
-    struct cpn_view *v = pool_n ? pool[--pool_n] : cpn_alloc(sizeof *v);
+    const int cap = class_cap[c];
+    struct cpn_view *v = cpn_alloc(sizeof *v + (size_t)cap * (3 * sizeof(int64_t) + sizeof(int)));
+    if (!v) return NULL;
+    v->cap = (uint8_t)cap;
+    v->shape = (int64_t *)(v + 1);
+    v->step = v->shape + cap;
+    v->off = v->step + cap;
+    v->sdim = (int *)(v->off + cap);
+    return v;
+}
+
+/* A view of `store` with room for `ndim` view dimensions (and the store's); ndim and the arrays
+ * are the caller's to fill (off is zero). */
+static struct cpn_view *view_blank(struct cpn_store *store, int ndim)
+{
+    CPN_ASSERT(ndim >= 0 && ndim <= CPN_MAXDIM && store->ndim <= CPN_MAXDIM);
+    const int c = view_class(ndim > store->ndim ? ndim : store->ndim);
+    struct cpn_view *v = pool_n[c] ? pool[c][--pool_n[c]] : view_alloc(c);
     if (!v) return NULL;
     v->ndim = 0;
     v->dtype = store->dtype;
@@ -28,9 +50,10 @@ static struct cpn_view *view_blank(struct cpn_store *store)
     return v;
 }
 
-static struct cpn_view *view_clone(const struct cpn_view *src)
+/* A copy of src with room for `ndim` view dimensions (>= src->ndim). */
+static struct cpn_view *view_clone(const struct cpn_view *src, int ndim)
 {
-    struct cpn_view *v = view_blank(src->store);
+    struct cpn_view *v = view_blank(src->store, ndim > src->ndim ? ndim : src->ndim);
     if (!v) return NULL;
     v->ndim = src->ndim;
     v->dtype = src->dtype;
@@ -44,9 +67,9 @@ static struct cpn_view *view_clone(const struct cpn_view *src)
     return v;
 }
 
-struct cpn_view *cpn_view_new(struct cpn_store *store)
+struct cpn_view *cpn_view_new_dims(struct cpn_store *store, int ndim)
 {
-    struct cpn_view *v = view_blank(store);
+    struct cpn_view *v = view_blank(store, ndim);
     if (!v) return NULL;
     v->ndim = store->ndim;
     for (int i = 0; i < store->ndim; i++) {
@@ -57,13 +80,17 @@ struct cpn_view *cpn_view_new(struct cpn_store *store)
     return v;
 }
 
+struct cpn_view *cpn_view_new(struct cpn_store *store) { return cpn_view_new_dims(store, store->ndim); }
+
 void cpn_view_retain(struct cpn_view *v) { v->refcnt++; }
 
 void cpn_view_release(struct cpn_view *v)
 {
     if (!v || --v->refcnt > 0) return;
+    CPN_ASSERT(v->ndim <= v->cap && v->store->ndim <= v->cap);
     cpn_store_release(v->store);
-    if (pool_n < VIEW_POOL) pool[pool_n++] = v;
+    const int c = view_class(v->cap);
+    if (pool_n[c] < VIEW_POOL) pool[c][pool_n[c]++] = v;
     else cpn_free(v);
 }
 
@@ -90,7 +117,7 @@ enum cpn_status cpn_view_component(const struct cpn_view *v, int part, struct cp
     CPN_ASSERT(v->part == 0 && (part == 1 || part == 2));
     if (v->dtype != CPN_DTYPE_COMPLEX64 && v->dtype != CPN_DTYPE_COMPLEX128)
         return cpn_error(CPN_ERR_TYPE, "only complex views have real and imaginary components");
-    struct cpn_view *r = view_clone(v);
+    struct cpn_view *r = view_clone(v, v->ndim);
     if (!r) return CPN_ERR_NOMEM;
     r->part = part;
     r->dtype = v->dtype == CPN_DTYPE_COMPLEX64 ? CPN_DTYPE_FLOAT32 : CPN_DTYPE_FLOAT64;
@@ -102,7 +129,7 @@ enum cpn_status cpn_view_reinterpret(const struct cpn_view *v, enum cpn_dtype dt
 {
     if (cpn_dtype_size(dtype) != cpn_dtype_size(v->dtype))
         return cpn_error(CPN_ERR_TYPE, "a reinterpreting view keeps the element size");
-    struct cpn_view *r = view_clone(v);
+    struct cpn_view *r = view_clone(v, v->ndim);
     if (!r) return CPN_ERR_NOMEM;
     r->dtype = dtype;
     *out = r;
@@ -124,7 +151,7 @@ enum cpn_status cpn_view_retype(const struct cpn_view *v, enum cpn_dtype dtype, 
         if (bst[i] % item) return CPN_ERR_UNSUPPORTED;
     struct cpn_store *flat = cpn_store_flat_alias_as(v->store, dtype);
     if (!flat) return CPN_ERR_NOMEM;
-    struct cpn_view *r = view_blank(flat);
+    struct cpn_view *r = view_blank(flat, v->ndim);
     cpn_store_release(flat);
     if (!r) return CPN_ERR_NOMEM;
     r->dtype = dtype;
@@ -167,7 +194,7 @@ enum cpn_status cpn_view_slice(const struct cpn_view *v, int dim, int64_t start,
                                int64_t len, struct cpn_view **out)
 {
     CPN_ASSERT(dim >= 0 && dim < v->ndim && step != 0 && len >= 0);
-    struct cpn_view *r = view_clone(v);
+    struct cpn_view *r = view_clone(v, v->ndim);
     if (!r) return CPN_ERR_NOMEM;
     int d = r->sdim[dim];
     if (d >= 0 && len > 0) r->off[d] += start * r->step[dim];
@@ -186,7 +213,7 @@ enum cpn_status cpn_view_index(const struct cpn_view *v, int dim, int64_t i, str
         return cpn_error(CPN_ERR_INDEX, "index %lld is out of bounds for axis %d with size %lld",
                          (long long)i, dim, (long long)n);
     if (i < 0) i += n;
-    struct cpn_view *r = view_clone(v);
+    struct cpn_view *r = view_clone(v, v->ndim);
     if (!r) return CPN_ERR_NOMEM;
     if (r->sdim[dim] >= 0) r->off[r->sdim[dim]] += i * r->step[dim];
     for (int k = dim; k + 1 < r->ndim; k++) {
@@ -204,7 +231,7 @@ enum cpn_status cpn_view_newaxis(const struct cpn_view *v, int pos, struct cpn_v
     CPN_ASSERT(pos >= 0 && pos <= v->ndim);
     if (v->ndim >= CPN_MAXDIM)
         return cpn_error(CPN_ERR_INDEX, "number of dimensions must be within [0, %d]", CPN_MAXDIM);
-    struct cpn_view *r = view_clone(v);
+    struct cpn_view *r = view_clone(v, v->ndim + 1);
     if (!r) return CPN_ERR_NOMEM;
     for (int k = r->ndim; k > pos; k--) {
         r->shape[k] = r->shape[k - 1];
@@ -221,7 +248,7 @@ enum cpn_status cpn_view_newaxis(const struct cpn_view *v, int pos, struct cpn_v
 
 enum cpn_status cpn_view_transpose(const struct cpn_view *v, const int *perm, struct cpn_view **out)
 {
-    struct cpn_view *r = view_clone(v);
+    struct cpn_view *r = view_clone(v, v->ndim);
     if (!r) return CPN_ERR_NOMEM;
     for (int i = 0; i < v->ndim; i++) {
         CPN_ASSERT(perm[i] >= 0 && perm[i] < v->ndim);
@@ -237,7 +264,7 @@ enum cpn_status cpn_view_broadcast(const struct cpn_view *v, int ndim, const int
                                    struct cpn_view **out)
 {
     if (ndim < v->ndim) return cpn_error(CPN_ERR_VALUE, "cannot broadcast to fewer dimensions");
-    struct cpn_view *r = view_clone(v);
+    struct cpn_view *r = view_clone(v, ndim);
     if (!r) return CPN_ERR_NOMEM;
     int lead = ndim - v->ndim;
     for (int i = ndim - 1; i >= 0; i--) {
@@ -267,7 +294,7 @@ static enum cpn_status view_flatten(const struct cpn_view *v, struct cpn_view **
 {
     struct cpn_store *flat = cpn_store_flat_alias(v->store);
     if (!flat) return CPN_ERR_NOMEM;
-    struct cpn_view *r = view_blank(flat);
+    struct cpn_view *r = view_blank(flat, v->ndim);
     cpn_store_release(flat);
     if (!r) return CPN_ERR_NOMEM;
     r->dtype = v->dtype;
@@ -296,7 +323,7 @@ static enum cpn_status reshape_on_store(const struct cpn_view *v, int ndim, cons
     int oshape_n = 0, odim[CPN_MAXDIM];
     for (int i = 0; i < v->ndim; i++)
         if (v->shape[i] != 1) odim[oshape_n++] = i;
-    struct cpn_view *r = view_clone(v);
+    struct cpn_view *r = view_clone(v, ndim);
     if (!r) return CPN_ERR_NOMEM;
     r->ndim = ndim;
     int oi = 0, ni = 0;
@@ -351,7 +378,7 @@ enum cpn_status cpn_view_reshape(const struct cpn_view *v, int ndim, const int64
                          (long long)cpn_view_size(v), (long long)n);
     if (n == 0) {
         /* An empty result: any map will do; keep the store. */
-        struct cpn_view *r = view_clone(v);
+        struct cpn_view *r = view_clone(v, ndim);
         if (!r) return CPN_ERR_NOMEM;
         r->ndim = ndim;
         for (int i = 0; i < ndim; i++) { r->shape[i] = shape[i]; r->sdim[i] = -1; r->step[i] = 0; }
@@ -391,7 +418,7 @@ enum cpn_status cpn_view_diagonal(const struct cpn_view *v, int64_t offset, int 
         d1 = b->sdim[axis1];
         d2 = b->sdim[axis2];
     }
-    struct cpn_view *r = view_clone(b);
+    struct cpn_view *r = view_clone(b, b->ndim);
     cpn_view_release(b);
     if (!r) return CPN_ERR_NOMEM;
     int sd = d1 >= 0 ? d1 : d2;

@@ -28,17 +28,25 @@ struct cpn_view {
     int64_t refcnt;
     struct cpn_store *store;
     enum cpn_dtype dtype;   /* element type seen through the view */
+    int ndim;
     int part;               /* 0: whole elements; 1/2: real/imaginary component of complex */
     bool readonly;
-    int ndim;
-    int64_t shape[CPN_MAXDIM];
-    int sdim[CPN_MAXDIM];
-    int64_t step[CPN_MAXDIM];
-    int64_t off[CPN_MAXDIM];
+    uint8_t cap;            /* room for this many view dimensions and store dimensions */
+    /* shape, sdim and step per view dimension, off per store dimension: arrays of `cap` entries
+     * right after the record (view.c), so a view of few dimensions is a few cache lines, not
+     * ~1 KB of CPN_MAXDIM-sized arrays of which every op touches the first entries of each
+     * (the per-op host cost of small arrays, issue #17).  ndim and store->ndim <= cap. */
+    int64_t *shape;
+    int64_t *step;
+    int64_t *off;
+    int *sdim;
 };
 
 /* The whole of `store`, in its own shape; retains the store.  NULL on OOM. */
 struct cpn_view *cpn_view_new(struct cpn_store *store);
+/* As cpn_view_new, with room for `ndim` view dimensions (<= CPN_MAXDIM): for a caller that then
+ * sets ndim, shape, sdim and step itself (a view of another's shape onto a new store). */
+struct cpn_view *cpn_view_new_dims(struct cpn_store *store, int ndim);
 void cpn_view_retain(struct cpn_view *v);
 void cpn_view_release(struct cpn_view *v);
 
