@@ -545,7 +545,8 @@ def norm(x, ord=None, axis=None, keepdims=False):
     if axis is None:
         ndim = x.ndim
         if (ord is None) or (ord in ("f", "fro") and ndim == 2) or (ord == 2 and ndim == 1):
-            x = x.ravel(order="K")
+            if ndim != 1:
+                x = x.ravel(order="K")
             if x.dtype.kind == "c":
                 sqnorm = cp.dot(x.real, x.real) + cp.dot(x.imag, x.imag)
             else:
