@@ -68,6 +68,11 @@ def _clip_both(a, lo, hi):
     return _where(U.less(r, hi) | U.isnan(r), r, hi)
 
 
+def _plain_bound(v):
+    """A Python float, or an int float64 holds exactly."""
+    return type(v) is float or (type(v) is int and -2**53 <= v <= 2**53)
+
+
 def _clip(a, a_min, a_max, out=None, **kwargs):
     if kwargs:
         return _fallback.compute(_np.clip, (a, a_min, a_max), dict(out=out, **kwargs),
@@ -80,6 +85,9 @@ def _clip(a, a_min, a_max, out=None, **kwargs):
             a_max = None
     lo = _asarray(a_min) if isinstance(a_min, (list, tuple, _np.ndarray)) else a_min
     hi = _asarray(a_max) if isinstance(a_max, (list, tuple, _np.ndarray)) else a_max
+    if out is None and a.dtype == _np.float64 and _plain_bound(lo) and _plain_bound(hi):
+        # the common call, clip(x, 0.0, 1.0) of float64: nothing to promote or check
+        return _scalar(U.minimum(hi, U.maximum(lo, a)))
     if lo is None and hi is None:
         return U.positive(a, out=out)
     if lo is None:
