@@ -137,8 +137,11 @@ def _separated(key, mask):
 def _count_true(m):
     """The number of true elements of the bool array m, as a Python int.  (Flushes; collective
     under MPI: every rank gets the same count.)"""
-    from ._reductions import count_nonzero
-    return int(count_nonzero(m))
+    r = _core.full_reduce(m, "add") if m.dtype == _np.bool_ else None   # one C call
+    if r is None:
+        from ._reductions import count_nonzero
+        r = count_nonzero(m)
+    return int(r)
 
 
 def _compact(view, mask, p):
