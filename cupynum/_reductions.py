@@ -215,8 +215,9 @@ def _scan(name, a, axis, dtype, out):
         normalize_axis_index(operator.index(axis), 1)   # 0 or -1: NumPy scans the one element
         axis = None
     if axis is None:
-        from ._functions import ravel
-        a = ravel(a)
+        if a.ndim != 1:
+            from ._functions import ravel
+            a = ravel(a)
         axis = 0
     return _ufunc.accumulate(U[name], a, axis=axis, dtype=dtype, out=out)
 
