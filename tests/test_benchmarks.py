@@ -119,3 +119,16 @@ def test_scale_benchmark_measures_and_projects(tmp_path):
     assert rows[2].count("|") == 7 + len([8, 16, 32, 64, 128, 256, 512, 1024])
     same = [float(x) for x in rows[3].strip("| ").split(" | ")[1:]]
     assert len(same) == 6 and all(x > 0 for x in same), rows[3]   # block, 3 times, 2 speedups
+
+
+@rank0_only
+def test_smallops_results_agree_with_numpy():
+    """benchmarks.smallops checks each cupynum result against NumPy's before timing it: a quick
+    run over two sizes (one odd) exits cleanly and prints every call."""
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.smallops", "--n", "37", "1000",
+                           "--repeat", "3"], cwd=ROOT, env=measure.clean_env(),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [ln for ln in proc.stdout.splitlines() if ln.strip().startswith(("37 ", "1000 "))]
+    assert len(lines) == 44, proc.stdout
+    assert "geometric mean x numpy" in proc.stdout
