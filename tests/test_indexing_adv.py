@@ -1287,3 +1287,38 @@ def test_cupynum_index_and_mask_arrays_get_and_set(shape, dtype):
         nv[mn] = src
         cv[m] = cv.reshape(-1)[::-1][:k] if cv.flags.c_contiguous else cupynum.array(src)
         check(c, n)
+
+
+@pytest.mark.parametrize("shape", [(13,), (5, 3), (4, 2, 3)])
+@pytest.mark.parametrize("dtype", ["float64", "int16", "complex128", "bool"])
+def test_cupynum_index_array_set_rows(shape, dtype):
+    """a[idx] = v with a cupynum int64 index and a cupynum v of one row per index takes index.c's
+    scatter fast path: NumPy's values (last wins for a repeated index; a[idx] += 1 adds once),
+    NumPy's IndexError before anything is written, and v or idx sharing a's store through the
+    general path."""
+    rng = numpy.random.default_rng(sum(shape))
+    n = (rng.standard_normal(shape) * 10).astype(dtype)
+    c = cupynum.array(n)
+    rows = shape[0]
+    idx = numpy.array([0, -1, 2, 0, rows - 2, 2])
+    v = (rng.standard_normal((len(idx),) + shape[1:]) * 10).astype(dtype)
+    n[idx] = v
+    c[cupynum.array(idx)] = cupynum.array(v)
+    check(c, n)
+    if dtype != "bool":
+        n[idx] += 1
+        ci = cupynum.array(idx)
+        c[ci] += 1
+        check(c, n)
+    with pytest.raises(IndexError):
+        n[numpy.array([0, rows])] = v[:2]
+    with pytest.raises(IndexError):
+        c[cupynum.array([0, rows])] = cupynum.array(v[:2])
+        cupynum.sync()
+    check(c, n)
+    # values that are rows of a itself (read before any is written, as NumPy's copy)
+    k = min(rows, len(idx))
+    src = n[::-1][:k].copy()
+    n[idx[:k]] = src
+    c[cupynum.array(idx[:k])] = c[::-1][:k]
+    check(c, n)

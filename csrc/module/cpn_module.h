@@ -178,6 +178,11 @@ PyObject *cpn_fast_advanced_get(PyObject *self, PyObject *key);
  * mask contiguous: the positions (nonzero of the flat mask) and the scatter queued at once.  1
  * done, 0 not taken (nothing done: cupynum/_ndarray.py's path, and its errors), -1 error. */
 int cpn_fast_mask_assign(PyObject *self, PyObject *key, PyObject *value);
+/* a[idx] = v for a cupynum 1-D int64 index within bounds and a cupynum v of a's dtype holding one
+ * row per index ((len(idx),) + a.shape[1:]), none of them tiled, v and idx not a's own store: the
+ * scatter op queued at once (NumPy's last-wins for repeats).  As cpn_fast_mask_assign: 1 done,
+ * 0 not taken, -1 error. */
+int cpn_fast_index_assign(PyObject *self, PyObject *key, PyObject *value);
 PyObject *cpn_mod_bincount(PyObject *m, PyObject *args);
 PyObject *cpn_mod_compact(PyObject *m, PyObject *args);
 PyObject *cpn_mod_nonzero(PyObject *m, PyObject *args);

@@ -150,6 +150,37 @@ done:
     return rc;
 }
 
+int cpn_fast_index_assign(PyObject *self, PyObject *key, PyObject *value)
+{
+    if (!cpn_array_check(value)) return 0;
+    struct cpn_view *sv = cpn_array_view(self), *kv = cpn_array_view(key), *vv = cpn_array_view(value);
+    const int64_t m = cpn_view_size(kv);
+    if (kv->dtype != CPN_DTYPE_INT64 || kv->ndim != 1 || m == 0 || !cpn_view_is_contiguous(kv) ||
+        sv->ndim < 1 || vv->dtype != sv->dtype || vv->ndim != sv->ndim || vv->shape[0] != m)
+        return 0;
+    for (int d = 1; d < sv->ndim; d++)
+        if (vv->shape[d] != sv->shape[d]) return 0;
+    const struct cpn_store *sr = cpn_store_root(sv->store);
+    if (sr->tiled || cpn_store_root(kv->store)->tiled || cpn_store_root(vv->store)->tiled ||
+        cpn_store_root(vv->store) == sr || cpn_store_root(kv->store) == sr)
+        return 0;
+    if (flush_for_read(kv) < 0) return -1;
+    const char *o = local_origin(kv);
+    if (!o) {
+        PyErr_Clear();
+        return 0;
+    }
+    int64_t lo, hi;
+    cpn_hostexec_range_i64(o, m, &lo, &hi);
+    if (lo < -sv->shape[0] || hi >= sv->shape[0]) return 0;   /* NumPy's IndexError */
+    struct cpn_op op = {.kind = CPN_OPK_SCATTER, .nin = 2, .nout = 1};
+    op.dtype = sv->dtype;
+    op.in[0] = vv;
+    op.in[1] = kv;
+    op.out[0] = sv;
+    return cpn_submit(&op) < 0 ? -1 : 1;
+}
+
 PyObject *cpn_fast_scalar(const struct cpn_view *v)
 {
     if (cpn_view_size(v) != 1) return Py_NewRef(Py_NotImplemented);

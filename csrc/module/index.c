@@ -195,7 +195,8 @@ int cpn_array_ass_subscript(PyObject *self, PyObject *key, PyObject *value)
         if (same) return cpn_mask_assign_scalar(m, value, sv);
     }
     if (cpn_array_check(key)) {   /* a[mask] = one value per selected element (fastpath.c) */
-        int done = cpn_fast_mask_assign(self, key, value);
+        int done = cpn_array_view(key)->dtype == CPN_DTYPE_BOOL ? cpn_fast_mask_assign(self, key, value)
+                                                                : cpn_fast_index_assign(self, key, value);
         if (done) return done < 0 ? -1 : 0;
     }
     struct cpn_view *v = NULL;
