@@ -33,15 +33,6 @@
 
 #define FFT_TAG 0x5ff7
 
-static bool whole_root_view(const struct cpn_view *v)
-{
-    const struct cpn_store *s = v->store;
-    if (s->root || v->part || v->ndim != s->ndim || v->dtype != s->dtype) return false;
-    for (int i = 0; i < v->ndim; i++)
-        if (v->sdim[i] != i || v->step[i] != 1 || v->off[i] != 0 || v->shape[i] != s->shape[i]) return false;
-    return true;
-}
-
 /* The dimension slabs of the single-step plan are cut along: the longest one not transformed;
  * -1 when every dimension is transformed.  Pure. */
 static int batch_dim(int nd, const int64_t *shape, uint64_t axes)
@@ -80,7 +71,7 @@ struct cpn_store *cpn_distfft_new_output(enum cpn_dtype dt, int nd, const int64_
                                          const struct cpn_view *in, uint64_t axes)
 {
     const struct cpn_store *r = cpn_store_root(in->store);
-    if (!r->tiled || !whole_root_view(in)) return cpn_store_new(dt, nd, shape);
+    if (!r->tiled || !cpn_view_is_whole(in)) return cpn_store_new(dt, nd, shape);
     if (axes_whole(r, axes)) return cpn_store_new_tiled_as(dt, nd, shape, r);
     int b = batch_dim(nd, shape, axes);
     if (b >= 0) return cpn_store_new_slabs(dt, nd, shape, b);
@@ -101,7 +92,7 @@ static int64_t four_step_split(int64_t n)
 bool cpn_distfft_applies(const struct cpn_op *op)
 {
     if (op->kind != CPN_OPK_FFT || op->nin != 1 || op->nout != 1 || !op->in[0]) return false;
-    if (!whole_root_view(op->in[0]) || !whole_root_view(op->out[0])) return false;
+    if (!cpn_view_is_whole(op->in[0]) || !cpn_view_is_whole(op->out[0])) return false;
     const struct cpn_store *i = op->in[0]->store, *o = op->out[0]->store;
     if (i->virt || o->virt || i == o) return false;
     if (!i->tiled && !o->tiled) return false;

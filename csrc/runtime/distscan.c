@@ -27,16 +27,6 @@
 
 enum { TAG_CARRY = 22 };
 
-/* Does v walk its root store whole, in the store's own order? */
-static bool whole_view(const struct cpn_view *v)
-{
-    const struct cpn_store *s = v->store;
-    if (s->root || v->part || v->ndim != s->ndim || v->dtype != s->dtype) return false;
-    for (int d = 0; d < v->ndim; d++)
-        if (v->sdim[d] != d || v->step[d] != 1 || v->off[d] != 0 || v->shape[d] != s->shape[d]) return false;
-    return true;
-}
-
 static bool box_empty(int n, const int64_t *lo, const int64_t *hi)
 {
     for (int d = 0; d < n; d++)
@@ -65,7 +55,7 @@ static int neighbour(const struct cpn_store *s, int axis, const int64_t *lo, con
 bool cpn_distscan_applies(const struct cpn_op *op)
 {
     const struct cpn_view *ov = op->out[0], *iv = op->in[0];
-    return op->nin == 1 && op->nout == 1 && iv && whole_view(ov) && ov->store->tiled &&
+    return op->nin == 1 && op->nout == 1 && iv && cpn_view_is_whole(ov) && ov->store->tiled &&
            iv->dtype == ov->dtype && (int)op->iparam[0] >= 0 && (int)op->iparam[0] < ov->ndim;
 }
 

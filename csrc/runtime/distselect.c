@@ -35,26 +35,16 @@
 #include "store.h"
 #include "view.h"
 
-/* Does v walk its (root, tiled) store whole, in the store's own order? */
-static bool whole_in_order(const struct cpn_view *v)
-{
-    const struct cpn_store *s = v->store;
-    if (s->root || v->part || v->ndim != s->ndim || v->dtype != s->dtype) return false;
-    for (int d = 0; d < v->ndim; d++)
-        if (v->sdim[d] != d || v->step[d] != 1 || v->off[d] != 0 || v->shape[d] != s->shape[d]) return false;
-    return true;
-}
-
 bool cpn_distselect_applies(const struct cpn_op *op)
 {
     if (op->kind != CPN_OPK_QUANTILE || cpn_partition_ranks() < 2) return false;
     const struct cpn_view *in = op->in[0], *out = op->out[0];
     const enum cpn_dtype dt = in->dtype;
-    if (!in->store->tiled || !whole_in_order(in) || dt > CPN_DTYPE_FLOAT64 || cpn_view_size(in) == 0)
+    if (!in->store->tiled || !cpn_view_is_whole(in) || dt > CPN_DTYPE_FLOAT64 || cpn_view_size(in) == 0)
         return false;
     for (int d = 0; d < in->ndim; d++)
         if (!(op->axes >> d & 1)) return false;   /* one lane: every dimension reduced */
-    if (out->store->tiled && !whole_in_order(out)) return false;
+    if (out->store->tiled && !cpn_view_is_whole(out)) return false;
     return !(op->nin > 1 && op->in[1] && op->in[1]->dtype != CPN_DTYPE_FLOAT64);
 }
 
@@ -328,7 +318,7 @@ bool cpn_distselect_lanes_applies(const struct cpn_op *op)
     if (op->kind != CPN_OPK_QUANTILE || cpn_partition_ranks() < 2) return false;
     const struct cpn_view *in = op->in[0], *out = op->out[0];
     const struct cpn_store *s = in->store;
-    if (!s->tiled || !whole_in_order(in) || in->dtype > CPN_DTYPE_FLOAT64 || out->store->tiled) return false;
+    if (!s->tiled || !cpn_view_is_whole(in) || in->dtype > CPN_DTYPE_FLOAT64 || out->store->tiled) return false;
     if (op->nin > 1 && op->in[1] && op->in[1]->dtype != CPN_DTYPE_FLOAT64) return false;
     const int P = cpn_partition_ranks();
     for (int r = 0; r < P; r++) {

@@ -666,16 +666,6 @@ static bool dist_aligned(const struct run *r, const struct cpn_op *op, struct cp
     return true;
 }
 
-/* v: all of its store, as the store lays it out. */
-static bool identity_view(const struct cpn_view *v)
-{
-    const struct cpn_store *s = v->store;
-    if (s->root || v->part || v->dtype != s->dtype || v->ndim != s->ndim) return false;
-    for (int d = 0; d < v->ndim; d++)
-        if (v->sdim[d] != d || v->step[d] != 1 || v->off[d] != 0 || v->shape[d] != s->shape[d]) return false;
-    return true;
-}
-
 /* Can full reduction `op` close the distributed run r (on the host)?  As reduce_member, over all
  * of a tiled store whose tile on this rank is the run's work box, every input of the run local
  * there (one region, so the program walks the tile in C order: for a float sum, reduce.c's tree
@@ -688,7 +678,7 @@ static bool dist_reduce_member(const struct run *r, const struct cpn_op *op)
         return false;
     const struct cpn_view *in = op->in[0], *out = op->out[0];
     const struct cpn_store *s = in->store;
-    if (!s->tiled || !identity_view(in) || out->store->root || out->store->tiled || out->ndim != 0 ||
+    if (!s->tiled || !cpn_view_is_whole(in) || out->store->root || out->store->tiled || out->ndim != 0 ||
         !same_shape(in, r->ndim, r->shape))
         return false;
     uint64_t all = r->ndim >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << r->ndim) - 1);

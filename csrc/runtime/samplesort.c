@@ -35,16 +35,6 @@
 
 enum { TAG_BUCKET = 16, TAG_BALANCE = 17, TAG_RUNS = 18, TAG_INVERSE = 19, TAG_SEARCH = 20, TAG_ANSWER = 21 };
 
-/* Does v walk its (root) store whole, in the store's own order? */
-static bool whole_view(const struct cpn_view *v)
-{
-    const struct cpn_store *s = v->store;
-    if (s->root || v->part || v->ndim != s->ndim || v->dtype != s->dtype) return false;
-    for (int d = 0; d < v->ndim; d++)
-        if (v->sdim[d] != d || v->step[d] != 1 || v->off[d] != 0 || v->shape[d] != s->shape[d]) return false;
-    return true;
-}
-
 static bool same_tiling(const struct cpn_store *a, const struct cpn_store *b, int P)
 {
     for (int r = 0; r < P; r++) {
@@ -77,7 +67,7 @@ bool cpn_samplesort_lanes_local(const struct cpn_view *const *v, int n, int axis
     if (P == 1 || tiled == 0) return true;
     if (tiled < n) return false;
     for (int i = 0; i < n; i++)
-        if (!whole_view(v[i]) || !same_tiling(v[0]->store, v[i]->store, P)) return false;
+        if (!cpn_view_is_whole(v[i]) || !same_tiling(v[0]->store, v[i]->store, P)) return false;
     return axis_whole(v[0]->store, axis, P);
 }
 
@@ -478,11 +468,11 @@ enum cpn_status cpn_samplesort_execute(const struct cpn_op *op)
     const struct cpn_view *pv = op->nin > 1 ? op->in[1] : NULL;
     const int P = cpn_partition_ranks();
     struct cpn_store *is = iv->store, *os = ov->store, *ps = pv ? pv->store : NULL;
-    if (!whole_view(iv) || !whole_view(ov) || !is->tiled || !os->tiled || !same_tiling(is, os, P))
+    if (!cpn_view_is_whole(iv) || !cpn_view_is_whole(ov) || !is->tiled || !os->tiled || !same_tiling(is, os, P))
         return CPN_ERR_UNSUPPORTED;
     const int axis = (int)op->iparam[0];
     if (pv) {   /* a lexsort step: lanes whole on every rank, the permutation tiled alike */
-        if (!whole_view(pv) || !ps->tiled || !same_tiling(is, ps, P) || !axis_whole(is, axis, P))
+        if (!cpn_view_is_whole(pv) || !ps->tiled || !same_tiling(is, ps, P) || !axis_whole(is, axis, P))
             return CPN_ERR_UNSUPPORTED;
         cpn_stats.sorts_dist++;
         return sort_tiles(op, is, ps, os);
@@ -659,7 +649,7 @@ enum cpn_status cpn_searchsorted_dist_execute(const struct cpn_op *op)
         vv->dtype != av->dtype)
         return CPN_ERR_UNSUPPORTED;
     const int P = cpn_partition_ranks();
-    const bool own = whole_view(vv) && whole_view(ov) && vv->store->tiled && os->tiled &&
+    const bool own = cpn_view_is_whole(vv) && cpn_view_is_whole(ov) && vv->store->tiled && os->tiled &&
                      same_tiling(vv->store, os, P);
     /* a read on every rank (n keys) against each rank's values and answers sent to the deciding
      * rank (about m / P of each): the shapes decide, alike on every rank */
@@ -667,10 +657,10 @@ enum cpn_status cpn_searchsorted_dist_execute(const struct cpn_op *op)
     if (own && (!as->tiled || na * isz <= (nv / P + 1) * (isz + (found ? 1 : 8))))
         return search_own_values(op);
     /* (routing compares one-word keys: complex values take the path below) */
-    if (own && whole_view(av) && as->ndim == 1 && cpn_dtype_class(av->dtype) != CPN_CLASS_COMPLEX)
+    if (own && cpn_view_is_whole(av) && as->ndim == 1 && cpn_dtype_class(av->dtype) != CPN_CLASS_COMPLEX)
         return search_routed(op);
-    if (!whole_view(av) || !as->tiled || as->ndim != 1 ||
-        !whole_view(ov))
+    if (!cpn_view_is_whole(av) || !as->tiled || as->ndim != 1 ||
+        !cpn_view_is_whole(ov))
         return CPN_ERR_UNSUPPORTED;
     const int64_t m = vv->shape[0];
     const size_t item = cpn_dtype_size(av->dtype), ob = found ? 1 : 8;
@@ -804,10 +794,10 @@ enum cpn_status cpn_unique_dist_execute(const struct cpn_op *op)
     const struct cpn_view *pv = op->nin > 1 ? op->in[1] : NULL;
     const bool presorted = op->iparam[2] != 0, posmode = mode == CPN_UNIQUE_INDEX || mode == CPN_UNIQUE_INVERSE;
     const int P = cpn_partition_ranks(), me = cpn_partition_rank();
-    if ((pv && !presorted) || (posmode && !pv) || !whole_view(sv) || !ss_->tiled || sv->ndim != 1 || item > 8 ||
+    if ((pv && !presorted) || (posmode && !pv) || !cpn_view_is_whole(sv) || !ss_->tiled || sv->ndim != 1 || item > 8 ||
         cpn_dtype_class(sv->dtype) == CPN_CLASS_COMPLEX ||
-        (pv && (!whole_view(pv) || !same_tiling(ss_, pv->store, P))) ||
-        (mode != CPN_UNIQUE_COUNT && (!whole_view(ov) || ov->ndim != 1)) ||
+        (pv && (!cpn_view_is_whole(pv) || !same_tiling(ss_, pv->store, P))) ||
+        (mode != CPN_UNIQUE_COUNT && (!cpn_view_is_whole(ov) || ov->ndim != 1)) ||
         (mode == CPN_UNIQUE_INVERSE && !os->tiled))
         return CPN_ERR_UNSUPPORTED;
     const enum cpn_dtype dt = sv->dtype;

@@ -547,3 +547,12 @@ bool cpn_view_covers_store(const struct cpn_view *v)
         if (v->sdim[i] < 0 && v->shape[i] > 1) return false;
     return true;
 }
+
+bool cpn_view_is_whole(const struct cpn_view *v)
+{
+    const struct cpn_store *s = v->store;
+    if (s->root || v->part || v->ndim != s->ndim || v->dtype != s->dtype) return false;
+    for (int d = 0; d < v->ndim; d++)
+        if (v->sdim[d] != d || v->step[d] != 1 || v->off[d] != 0 || v->shape[d] != s->shape[d]) return false;
+    return true;
+}

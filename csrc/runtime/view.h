@@ -102,6 +102,9 @@ bool cpn_view_same(const struct cpn_view *a, const struct cpn_view *b);
 bool cpn_view_may_overlap(const struct cpn_view *a, const struct cpn_view *b);
 /* True when the view covers its whole root store in C order (a plain contiguous buffer). */
 bool cpn_view_is_contiguous(const struct cpn_view *v);
+/* Does v walk its store whole, in the store's own order (no root, whole elements, the store's
+ * dtype, every dimension in place, unsliced)?  Local. */
+bool cpn_view_is_whole(const struct cpn_view *v);
 /* Does writing every element of the view overwrite its whole root store (no broadcast, no
  * component, as many elements as the store)? */
 bool cpn_view_covers_store(const struct cpn_view *v);
