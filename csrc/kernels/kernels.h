@@ -463,8 +463,9 @@ struct cpn_lapack_args {
 enum cpn_status cpn_kernel_lapack(const struct cpn_lapack_args *p);
 /* Was cupynum built with LAPACK (the BLAS library's)?  Local. */
 bool cpn_kernel_lapack_available(void);
-/* Size OpenBLAS's pool to cupynum's thread count (before any BLAS or LAPACK call).  Local. */
-void cpn_kernel_blas_threads(void);
+/* Size OpenBLAS's pool before a BLAS or LAPACK call of `work` multiply-adds: cupynum's thread
+ * count, or one thread below 2^21 (the per-op cost model: waking a pool costs more).  Local. */
+void cpn_kernel_blas_threads(int64_t work);
 /* out = the unnormalized transform `kind` of in over the dimensions set in `axes` (complex to
  * complex: any set; real to complex and back: one dimension), times `scale`; every other
  * dimension is a batch (ishape and oshape equal there).  cdt is the complex dtype of the

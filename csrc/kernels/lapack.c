@@ -162,7 +162,7 @@ enum cpn_status cpn_kernel_lapack(const struct cpn_lapack_args *p)
     int64_t count = 1;
     for (int d = 0; d < p->nb; d++) count *= p->bshape[d];
     if (count == 0) return CPN_OK;
-    cpn_kernel_blas_threads();
+    cpn_kernel_blas_threads(count * m * n * mn);
 
     /* scratch: the matrix, a second matrix (rhs, U, V), vectors, and the routine's workspace */
     char *f = NULL, *g = NULL, *h = NULL, *vec = NULL, *vec2 = NULL, *work = NULL, *rwork = NULL;

@@ -123,9 +123,12 @@ void BLAS(openblas_set_num_threads)(int);
 
 static int blas_threads;   /* what OpenBLAS was last told (0: not yet) */
 
-void cpn_kernel_blas_threads(void)
+void cpn_kernel_blas_threads(int64_t work)
 {
-    int n = cpn_kernel_threads();
+    /* below 2^21 multiply-adds (a 128^3 product) the caller alone: OpenBLAS splits from 64^3 on,
+     * and waking its pool costs more than the product (an MLP of 64-wide layers ran 0.02x NumPy
+     * on a loaded machine, its 2-thread gemms waiting for a descheduled worker) */
+    int n = work < ((int64_t)1 << 21) ? 1 : cpn_kernel_threads();
     if (n != blas_threads) {
         BLAS(openblas_set_num_threads)(n);
         blas_threads = n;
@@ -311,7 +314,7 @@ static enum cpn_status blas_matmul(enum cpn_dtype dt, const char *a, const int64
         bs = pbs;
         blas_layout(k, n, bs, item, &tb, &ldb);
     }
-    cpn_kernel_blas_threads();
+    cpn_kernel_blas_threads(m * n * k);
     blasint incc;
     if (m == 1 && n == 1) {   /* vector . vector */
         blasint inca, incb;
