@@ -73,7 +73,7 @@ STAT_COUNTS = ["bytes_to_host", "bytes_to_device", "ops_executed", "flushes", "t
                "fused_ops", "temporaries_elided", "bytes_elided", "ops_dropped", "fusion_plans",
                "fusion_plan_hits", "fused_runs_dist", "fused_runs_banded", "fused_runs_cut", "stores_virtual",
                "virtual_materialized", "virtual_regenerated", "sorts_dist", "scans_dist", "copies_elided",
-               "runs_alone", "runs_team", "bytes_streamed"]
+               "runs_alone", "runs_team", "bytes_streamed", "scatters_split"]
 STAT_LEVELS = ["bytes_allocated", "bytes_live", "queued", "stores_live"]
 
 

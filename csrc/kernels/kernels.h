@@ -392,6 +392,11 @@ enum cpn_status cpn_kernel_scatter_apply(cpn_at_fn at, cpn_loop_fn fn, int nin, 
                                          int ndim, const int64_t *shape, char *dst, const int64_t *dst_st,
                                          const char *val, const int64_t *val_st, const char *idx,
                                          int64_t ist, int64_t m, struct cpn_kctx *ctx);
+/* The machine's random read-modify-write rate (compact.c): m updates a[k] += 1 at random k of an
+ * n-element float64 array on `threads` threads each owning 1/threads of it, the list split
+ * beforehand; secs[r] the wall time of run r < repeat.  The bound of the scatters
+ * (benchmarks/indexing.py).  Local. */
+enum cpn_status cpn_kernel_rmw_probe(int64_t n, int64_t m, int threads, int repeat, double *secs);
 /* numpy.histogram's counting: n elements x (byte stride xs; float64 when `uniform`, else of
  * dtype dt, like the nbins + 1 edges e, stride es), weighted by float64 w (stride ws; NULL: count
  * into int64).  Uniform bins from first, last, denom (last - first) and edges (float64, NumPy's

@@ -37,3 +37,8 @@ void cpn_hostexec_range_i64(const char *origin, int64_t n, int64_t *lo, int64_t 
 {
     cpn_kernel_range_i64((const int64_t *)origin, n, lo, hi);
 }
+
+enum cpn_status cpn_hostexec_rmw_probe(int64_t n, int64_t m, int threads, int repeat, double *secs)
+{
+    return cpn_kernel_rmw_probe(n, m, threads, repeat, secs);
+}

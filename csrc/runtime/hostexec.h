@@ -35,4 +35,8 @@ enum cpn_status cpn_hostexec_reduce_all(enum cpn_opcode code, enum cpn_dtype dt,
  * Local. */
 void cpn_hostexec_range_i64(const char *origin, int64_t n, int64_t *lo, int64_t *hi);
 
+/* The machine's random read-modify-write rate on its own buffers (cpn_kernel_rmw_probe): the
+ * wall time of each of `repeat` runs in secs.  Local. */
+enum cpn_status cpn_hostexec_rmw_probe(int64_t n, int64_t m, int threads, int repeat, double *secs);
+
 #endif
