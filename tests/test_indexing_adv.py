@@ -553,7 +553,8 @@ def test_scatter_split_by_halves():
     values and one broadcast value, a strided reversed destination, and nothing written when an
     index is out of bounds; runtime_stats() shows that the split ran."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
-    env.update(CUPYNUM_PARALLEL_MIN="1", OMP_NUM_THREADS="2")
+    # two threads even where an mpirun rank's one-core mask is inherited
+    env.update(CUPYNUM_PARALLEL_MIN="1", CUPYNUM_THREADS="2")
     out = subprocess.run([sys.executable, "-c", _SPLIT_CHILD], env=env, capture_output=True,
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]

@@ -11,7 +11,8 @@
  *
  * Gather and scatter (integer-array indexing) copy blocks of the source's trailing dimensions per
  * index; the scatter runs in index order, so a repeated index keeps the last value (NumPy's
- * assignment). */
+ * assignment).  A 1-d scatter and ufunc.at may run on two threads each owning half of the
+ * destination, in index order within each half (run_list, below); rmw_probe measures their bound. */
 #include <fenv.h>
 #ifdef _OPENMP
 #include <omp.h>
@@ -321,7 +322,7 @@ struct item16 {
         int64_t k = *(const int64_t *)(idx + j * is);                                     \
         if (k < 0) k += n;                                                                \
         if (k < 0 || k >= n) return j;                                                    \
-        *(T *)(dst + k * ds) = *(const T *)(val + j * vs);                                \
+        memcpy(dst + k * ds, val + j * vs, sizeof(T)); /* one move; any alignment */     \
     }                                                                                     \
     return -1;
 
@@ -418,7 +419,7 @@ static bool split_ok(const struct split_job *jb)
     const int64_t dn = span(jb->dst, jb->ds, jb->n, jb->item, &d);
     const int64_t in = span(jb->idx, jb->is, jb->m, 8, &i);
     if (bytes_overlap(d, dn, i, in)) return false;
-    if (jb->vs) {
+    if (jb->val) {   /* one value too: the sequential loop would see its updates */
         const int64_t vn = span(jb->val, jb->vs, jb->m, jb->item, &v);
         if (bytes_overlap(d, dn, v, vn)) return false;
     }
@@ -433,7 +434,8 @@ static bool split_ok(const struct split_job *jb)
             k += k < 0 ? n : 0;                                                           \
             bad |= (uint64_t)k >= (uint64_t)n;                                            \
             const int up = (uint64_t)k >= half;                                           \
-            const T v = *(const T *)(val + j * vs);                                       \
+            T v;                                                                          \
+            memcpy(&v, val + j * vs, sizeof v);                                           \
             kb[hi] = k;                                                                   \
             kb[lo] = k;                                                                   \
             vb[hi] = v;                                                                   \
