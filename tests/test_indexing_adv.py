@@ -513,6 +513,13 @@ for dt in ("?", "i1", "u2", "f2", "i4", "f4", "f8", "i8", "c8", "c16"):
                 got = numpy.asarray(c)
             assert got.tobytes() == x.tobytes(), (dt, name, operand.ndim)
             cases += 1
+    if dt.kind in "ifc":                                 # a unary op: no operand
+        x, c = a.copy(), cupynum.array(a)
+        with numpy.errstate(all="ignore"):
+            numpy.negative.at(x, idx)
+            cupynum.negative.at(c, cupynum.array(idx))
+            assert numpy.asarray(c).tobytes() == x.tobytes(), (dt, "negative")
+        cases += 1
     for operand in (v, v[3]):                            # assignment: the last value wins
         x = a.copy()
         x[idx] = operand
@@ -550,8 +557,8 @@ def test_scatter_split_by_halves():
     """1-d ufunc.at and scatter on two threads, each owning half of the destination (forced:
     CUPYNUM_PARALLEL_MIN=1 takes the team for any work, in a one-process child): NumPy's
     results bit for bit, with repeats across the halves, negatives, every dtype class, a list of
-    values and one broadcast value, a strided reversed destination, and nothing written when an
-    index is out of bounds; runtime_stats() shows that the split ran."""
+    values, one broadcast value and none (a unary op), a strided reversed destination, and
+    nothing written when an index is out of bounds; runtime_stats() shows that the split ran."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
     # two threads even where an mpirun rank's one-core mask is inherited
     env.update(CUPYNUM_PARALLEL_MIN="1", CUPYNUM_THREADS="2")
@@ -559,7 +566,7 @@ def test_scatter_split_by_halves():
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     cases, split = (int(w) for w in out.stdout.split())
-    assert cases == 104
+    assert cases == 112
     assert split == cases + 10     # every scatter ran split (the strided case has two)
 
 

@@ -322,7 +322,7 @@ struct item16 {
         int64_t k = *(const int64_t *)(idx + j * is);                                     \
         if (k < 0) k += n;                                                                \
         if (k < 0 || k >= n) return j;                                                    \
-        memcpy(dst + k * ds, val + j * vs, sizeof(T)); /* one move; any alignment */     \
+        memcpy(dst + k * ds, val + j * vs, sizeof(T)); /* fixed size: any alignment */  \
     }                                                                                     \
     return -1;
 
@@ -352,10 +352,11 @@ static int64_t set_list(size_t item, char *dst, int64_t n, int64_t ds, const cha
  * Random updates of a destination larger than the caches each move a line in and a line out; one
  * thread keeps only so many misses in flight, and the other core's own share of memory-level
  * parallelism is the rest of the machine's rate (two threads each updating their own 40 MB array
- * at 5*10^5 random indices: 0.9 ms against 1.8 ms in turn on one thread, quiet machine).  So two
- * threads, each owning half of the destination, where repeated indices then still apply in list
- * order (each element belongs to one thread and sees its updates in j order: NumPy's order, and
- * the same bits as one thread's loop).
+ * at 5*10^5 random indices: 0.9 ms against 1.8 ms in turn on one thread, in runs where the other
+ * core was free).  So two threads, each owning half of the destination, where repeated indices
+ * then still apply in list order (each element belongs to one thread and sees its updates in j
+ * order: NumPy's order, and the same bits as one thread's loop).  Per thread, 10^6 updates of
+ * 80 MB: the deal 0.38 ms and the apply 1.0 ms, against 2.2 ms for one thread alone.
  *
  * Pass 1 (deal): thread p takes half p of the list (by position j) and deals each entry into
  * the bucket of its destination half: the lower bucket grows up from the start of part p of the
