@@ -536,6 +536,22 @@ for dt in ("?", "i1", "u2", "f2", "i4", "f4", "f8", "i8", "c8", "c16"):
     cv[cupynum.array(ji[::-1])] = cupynum.array(v)
     assert numpy.asarray(c).tobytes() == x.tobytes(), (dt, "strided")
     cases += 1
+import warnings                                          # the findings of both threads
+for dt, name, zero in (("i8", "floor_divide", 0), ("f8", "multiply", 1e308), ("f8", "add", numpy.inf)):
+    a = numpy.arange(n).astype(dt)
+    v = numpy.ones(idx.size, dt)
+    v[((idx % n) >= n // 2) & (numpy.arange(idx.size) % 997 == 0)] = zero   # the worker's half
+    found = []
+    for xp, x in ((numpy, a.copy()), (cupynum, cupynum.array(a))):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            getattr(xp, name).at(x, cupynum.array(idx) if xp is cupynum else idx,
+                                 cupynum.array(v) if xp is cupynum else v)
+            if xp is cupynum:
+                x = numpy.asarray(x)
+        found.append((x.tobytes(), sorted({str(m.message).rsplit(" in ", 1)[0] for m in w})))
+    assert found[0] == found[1], (dt, name, found[0][1], found[1][1])
+    cases += 1
 a = numpy.arange(n, dtype=numpy.float64)                 # out of bounds: nothing written
 c = cupynum.array(a)
 bad = rng.integers(0, n, size=40000)
@@ -557,8 +573,9 @@ def test_scatter_split_by_halves():
     """1-d ufunc.at and scatter on two threads, each owning half of the destination (forced:
     CUPYNUM_PARALLEL_MIN=1 takes the team for any work, in a one-process child): NumPy's
     results bit for bit, with repeats across the halves, negatives, every dtype class, a list of
-    values, one broadcast value and none (a unary op), a strided reversed destination, and
-    nothing written when an index is out of bounds; runtime_stats() shows that the split ran."""
+    values, one broadcast value and none (a unary op), a strided reversed destination, NumPy's
+    warnings from what either thread found, and nothing written when an index is out of bounds;
+    runtime_stats() shows that the split ran."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
     # two threads even where an mpirun rank's one-core mask is inherited
     env.update(CUPYNUM_PARALLEL_MIN="1", CUPYNUM_THREADS="2")
@@ -566,7 +583,7 @@ def test_scatter_split_by_halves():
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     cases, split = (int(w) for w in out.stdout.split())
-    assert cases == 112
+    assert cases == 115
     assert split == cases + 10     # every scatter ran split (the strided case has two)
 
 
