@@ -401,3 +401,16 @@ def test_large_outputs_stream_and_keep_numpys_values():
     small, s = streamed(lambda: a[:1000] + b[:1000])
     check(small, an[:1000] + bn[:1000])
     assert s == 0
+
+
+def test_rmw_probe_bad_arguments_and_times():
+    """_core.rmw_probe (benchmarks/indexing.py's roofline): one wall time per run, on 1 and on 2
+    threads; bad sizes are ValueError, nothing run."""
+    from cupynum import _core
+    for threads in (1, 2):
+        ts = _core.rmw_probe(1 << 16, 1 << 12, threads, 3)
+        assert len(ts) == 3 and all(isinstance(t, float) and 0 < t < 10 for t in ts)
+    for bad in ((0, 10, 1, 1), (10, 0, 1, 1), (10, 10, 0, 1), (10, 10, 65, 1), (10, 10, 1, 0),
+                (10, 10, 1, 1001)):
+        with pytest.raises(ValueError):
+            _core.rmw_probe(*bad)
