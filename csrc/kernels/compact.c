@@ -543,8 +543,8 @@ static int64_t run_list(const struct split_job *jb)
 {
     struct cpn_team_timer tm = {.bucket = -1};
     /* work for the team's choice: a random update of a line costs about what 8
-     * element-instructions do, so 10^6 updates fall below the 2^23 where the team always runs
-     * and the choice stays measured */
+     * element-instructions do (the scatter kind is measured at any size: on a loaded 2-core
+     * machine the worker is placed on the caller's core and the split only adds its deal) */
     const int nth = jb->m > 1 && split_ok(jb) ? cpn_kernel_team_pick(CPN_TEAM_SCATTER, 8 * jb->m, &tm)
                                                : 1;
     int64_t r = -2;

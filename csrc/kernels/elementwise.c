@@ -484,7 +484,8 @@ int cpn_kernel_team_pick(enum cpn_team_kind kind, int64_t work, struct cpn_team_
         const char *env = getenv("CUPYNUM_PARALLEL_MIN");
         team_measured = !(env && *env);
     }
-    if (!team_measured || work >= TEAM_ALWAYS) return nth;
+    /* a scatter's split pays only where the worker runs at once, whatever the size: measured */
+    if (!team_measured || (work >= TEAM_ALWAYS && kind != CPN_TEAM_SCATTER)) return nth;
 #ifdef _OPENMP
     if (omp_in_parallel()) return nth;
 #endif

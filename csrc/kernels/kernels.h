@@ -137,8 +137,9 @@ void cpn_kernel_pairwise_sum(enum cpn_dtype dt, const void *a, int64_t n, void *
 void cpn_kernel_fold_add(enum cpn_dtype dt, void *acc, const void *buf, int64_t n);
 
 /* The measured choice of team size for work above cpn_kernel_parallel_min() and below 2^23
- * element-instructions (above, the team always runs): per kind of kernel (their units of work
- * differ: CPN_TEAM_SCATTER counts 8 per random update) and per power-of-two
+ * element-instructions (above, the team always runs, except for CPN_TEAM_SCATTER, measured at any
+ * size): per kind of kernel (their units of work differ: CPN_TEAM_SCATTER counts 8 per random
+ * update) and per power-of-two
  * class of element-instructions, the drivers time runs on the calling thread alone and on the
  * team and take the faster (each tried again every 16th run of its class, so the choice follows
  * the machine's load).  A cache-resident loop (a 1-D Jacobi step of 10^5 float64: 1.6 MB, one
