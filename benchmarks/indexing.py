@@ -11,7 +11,11 @@ including the flush (results read back, assignments synchronised), their ratio n
 each the median of R runs after a warm-up; then each side's least CPU time of the R runs
 (`time.process_time`, every thread of the process counted: on a shared machine less noisy than
 wall time, but a parallel run counts each thread) and their ratio.  Every result is checked
-against NumPy's; the first line gives the load average."""
+against NumPy's; the first line gives the load average.  The last line is the roofline of the
+scatters: K random read-modify-writes (`+= 1`) of float64 elements of an N-element array by a
+plain C loop (prefetching, as the kernels do) on one thread and on cupynum's threads each owning
+a part of the array, its list split beforehand (`_core.rmw_probe`: no index check, no split, no
+Python), and NumPy's add.at time over each: the most any add.at could gain on this machine now."""
 import argparse
 import os
 import time
@@ -93,6 +97,7 @@ def main():
           f"threads={info['threads']} ranks={info['ranks']}; load average {load}")
     print(f"{'case':24s} {'numpy s':>9s} {'cupynum s':>10s} {'x numpy':>8s} {'target':>13s} "
           f"{'np cpu s':>9s} {'cp cpu s':>9s} {'x cpu':>6s}")
+    numpy_times = {}
     for name, f, na, ca, target, inplace in cases:
         exp, got = f(numpy, *na), f(cupynum, *ca)            # warm-up, and the check
         if inplace:
@@ -107,10 +112,21 @@ def main():
         pc = min_cpu_time(lambda: f(cupynum, *ca), opt.repeat)
         if inplace:
             numpy.testing.assert_array_equal(_read(ca[0]), na[0])
+        numpy_times[name] = tn
         ratio = tn / tc
         goal = "" if target is None else f"{target:.1f}x " + ("met" if ratio >= target else "NOT met")
         print(f"{name:24s} {tn:9.4f} {tc:10.4f} {ratio:7.2f}x {goal:>13s} "
               f"{pn:9.4f} {pc:9.4f} {pn / max(pc, 1e-9):5.2f}x")
+
+    cupynum.sync()
+    bound = []
+    for nth in sorted({1, info['threads']}):
+        ts = sorted(cupynum._core.rmw_probe(opt.n, opt.k, nth, opt.repeat))
+        bound.append(f"{nth} thread{'s' if nth > 1 else ''} {ts[len(ts) // 2]:.4f} s "
+                     f"({numpy_times['add.at(a, idx, 1)'] / ts[len(ts) // 2]:.2f}x numpy add.at)")
+    print(f"# roofline, {opt.k} random += of float64 in {opt.n * 8 >> 20} MiB (plain C, list split "
+          f"beforehand), median of {opt.repeat}: " + ", ".join(bound) +
+          f"; load average {'%.2f %.2f %.2f' % os.getloadavg()}")
 
 
 if __name__ == "__main__":

@@ -767,10 +767,10 @@ def ufunc_at(uf, a, indices, b=None):
         return False
     dt = a.dtype
     if b is not None:
-        if isinstance(b, (int, float, complex)) and not isinstance(b, bool):
-            bt = type(b)
-        elif isinstance(b, (bool, _np.generic)):
+        if isinstance(b, (bool, _np.generic)):      # first: numpy.float64 is also a float
             bt = _np.asarray(b).dtype
+        elif isinstance(b, (int, float, complex)):
+            bt = type(b)
         else:
             bb = _native_array(b)
             if bb is None:

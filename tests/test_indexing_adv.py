@@ -6,6 +6,9 @@ Native cases run under `no_fallback` (any NumPy fallback fails the test); NumPy'
 compared word for word with the array unchanged after a failed assignment.  Runs on one rank
 and under mpirun (every rank checks the whole result)."""
 
+import os
+import subprocess
+import sys
 import warnings
 
 import numpy
@@ -470,6 +473,118 @@ def test_index_bounds_edges(bad, layout):
         if name == "read":
             check(g, e)
         check(c, n)
+
+
+@pytest.mark.parametrize("dtype", [numpy.dtype(t) for t in ("i8", "f4", "f8", "c16")], ids=dtype_id)
+def test_ufunc_at_numpy_scalar_operand(no_fallback, dtype):
+    """A NumPy scalar of the array's dtype (numpy.float64 is also a Python float) as ufunc.at's
+    operand is native, as a Python scalar is."""
+    n, c = _pair((500,), dtype)
+    ind = _idx(500, (2000,), 3)
+    s = sample((), dtype, seed=6)[()]
+    numpy.add.at(n, ind, s)
+    cupynum.add.at(c, cupynum.array(ind), s)
+    check(c, n)
+
+
+# The child of test_scatter_split_by_halves: every case against NumPy, bit for bit.
+_SPLIT_CHILD = r"""
+import numpy, cupynum
+rng = numpy.random.default_rng(5)
+n = 3001
+cases = 0
+for dt in ("?", "i1", "u2", "f2", "i4", "f4", "f8", "i8", "c8", "c16"):
+    dt = numpy.dtype(dt)
+    a = (rng.standard_normal(n) * 50).astype(dt)
+    idx = rng.integers(-n, n, size=40000)
+    idx[::5] = idx[7]                                   # repeats, also across both halves' parts
+    idx[1::9] = -1                                      # the last element, counted from the end
+    v = (rng.standard_normal(idx.size) * 7).astype(dt)
+    names = ["maximum"] + ([] if dt.kind == "b" else ["add", "multiply"]) + \
+        (["subtract"] if dt.kind in "fc" else []) + (["bitwise_xor"] if dt.kind in "iu" else [])
+    for name in names:
+        for operand in (v, v[3]):                        # a list of values, one broadcast value
+            x = a.copy()
+            with numpy.errstate(all="ignore"):
+                getattr(numpy, name).at(x, idx, operand)
+                c = cupynum.array(a)
+                getattr(cupynum, name).at(c, cupynum.array(idx),
+                                          cupynum.array(operand) if operand.ndim else operand)
+                got = numpy.asarray(c)
+            assert got.tobytes() == x.tobytes(), (dt, name, operand.ndim)
+            cases += 1
+    if dt.kind in "ifc":                                 # a unary op: no operand
+        x, c = a.copy(), cupynum.array(a)
+        with numpy.errstate(all="ignore"):
+            numpy.negative.at(x, idx)
+            cupynum.negative.at(c, cupynum.array(idx))
+            assert numpy.asarray(c).tobytes() == x.tobytes(), (dt, "negative")
+        cases += 1
+    for operand in (v, v[3]):                            # assignment: the last value wins
+        x = a.copy()
+        x[idx] = operand
+        c = cupynum.array(a)
+        c[cupynum.array(idx)] = cupynum.array(operand) if operand.ndim else operand
+        assert numpy.asarray(c).tobytes() == x.tobytes(), (dt, "set", operand.ndim)
+        cases += 1
+    x, c = a.copy(), cupynum.array(a)                    # a reversed, strided destination
+    xv, cv = x[::-3], c[::-3]
+    ji = rng.integers(0, xv.size, size=40000)
+    numpy.maximum.at(xv, ji, v)
+    cupynum.maximum.at(cv, cupynum.array(ji), cupynum.array(v))
+    xv[ji[::-1]] = v
+    cv[cupynum.array(ji[::-1])] = cupynum.array(v)
+    assert numpy.asarray(c).tobytes() == x.tobytes(), (dt, "strided")
+    cases += 1
+import warnings                                          # the findings of both threads
+for dt, name, zero in (("i8", "floor_divide", 0), ("f8", "multiply", 1e308), ("f8", "add", numpy.inf)):
+    a = numpy.arange(n).astype(dt)
+    v = numpy.ones(idx.size, dt)
+    v[((idx % n) >= n // 2) & (numpy.arange(idx.size) % 997 == 0)] = zero   # the worker's half
+    found = []
+    for xp, x in ((numpy, a.copy()), (cupynum, cupynum.array(a))):
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            getattr(xp, name).at(x, cupynum.array(idx) if xp is cupynum else idx,
+                                 cupynum.array(v) if xp is cupynum else v)
+            if xp is cupynum:
+                x = numpy.asarray(x)
+        found.append((x.tobytes(), sorted({str(m.message).rsplit(" in ", 1)[0] for m in w})))
+    assert found[0] == found[1], (dt, name, found[0][1], found[1][1])
+    cases += 1
+a = numpy.arange(n, dtype=numpy.float64)                 # out of bounds: nothing written
+c = cupynum.array(a)
+bad = rng.integers(0, n, size=40000)
+bad[30000] = n
+for f in (lambda: cupynum.add.at(c, cupynum.array(bad), 1.0),
+          lambda: c.__setitem__(cupynum.array(bad), 2.0)):
+    try:
+        f()
+    except IndexError:
+        pass
+    else:
+        raise AssertionError("no IndexError")
+    assert numpy.asarray(c).tobytes() == a.tobytes()
+print(cases, cupynum.runtime_stats()["scatters_split"])
+"""
+
+
+def test_scatter_split_by_halves():
+    """1-d ufunc.at and scatter on two threads, each owning half of the destination (forced:
+    CUPYNUM_PARALLEL_MIN=1 takes the team for any work, in a one-process child): NumPy's
+    results bit for bit, with repeats across the halves, negatives, every dtype class, a list of
+    values, one broadcast value and none (a unary op), a strided reversed destination, NumPy's
+    warnings from what either thread found, and nothing written when an index is out of bounds;
+    runtime_stats() shows that the split ran."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
+    # two threads even where an mpirun rank's one-core mask is inherited
+    env.update(CUPYNUM_PARALLEL_MIN="1", CUPYNUM_THREADS="2")
+    out = subprocess.run([sys.executable, "-c", _SPLIT_CHILD], env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    cases, split = (int(w) for w in out.stdout.split())
+    assert cases == 115
+    assert split == cases + 10     # every scatter ran split (the strided case has two)
 
 
 def test_add_at_2d_rows(no_fallback):

@@ -73,7 +73,8 @@ STAT_COUNTS = ["bytes_to_host", "bytes_to_device", "ops_executed", "flushes", "t
                "fused_ops", "temporaries_elided", "bytes_elided", "ops_dropped", "fusion_plans",
                "fusion_plan_hits", "fused_runs_dist", "fused_runs_banded", "fused_runs_cut", "stores_virtual",
                "virtual_materialized", "virtual_regenerated", "sorts_dist", "scans_dist", "copies_elided",
-               "runs_alone", "runs_team", "bytes_streamed", "bytes_prefetched"]
+               "runs_alone", "runs_team", "bytes_streamed", "bytes_prefetched",
+               "scatters_split"]
 STAT_LEVELS = ["bytes_allocated", "bytes_live", "queued", "stores_live"]
 
 
@@ -457,3 +458,16 @@ def test_large_fused_runs_prefetch_and_keep_numpys_values():
     got, s = prefetched(lambda: small * 2.0 + 1.0)
     check(got, an[:100_000] * 2.0 + 1.0)
     assert s == 0
+
+
+def test_rmw_probe_bad_arguments_and_times():
+    """_core.rmw_probe (benchmarks/indexing.py's roofline): one wall time per run, on 1 and on 2
+    threads; bad sizes are ValueError, nothing run."""
+    from cupynum import _core
+    for threads in (1, 2):
+        ts = _core.rmw_probe(1 << 16, 1 << 12, threads, 3)
+        assert len(ts) == 3 and all(isinstance(t, float) and 0 < t < 10 for t in ts)
+    for bad in ((0, 10, 1, 1), (10, 0, 1, 1), (10, 10, 0, 1), (10, 10, 65, 1), (10, 10, 1, 0),
+                (10, 10, 1, 1001)):
+        with pytest.raises(ValueError):
+            _core.rmw_probe(*bad)

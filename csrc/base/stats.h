@@ -47,7 +47,8 @@
     X(runs_alone, COUNT)           /* elementwise.c: runs above parallel_min on the caller alone */ \
     X(runs_team, COUNT)            /* elementwise.c: runs above parallel_min on the team */     \
     X(bytes_streamed, COUNT)       /* elementwise.c, fused.c: outputs written by streaming stores */ \
-    X(bytes_prefetched, COUNT)     /* fused.c: inputs read ahead by software prefetch */
+    X(bytes_prefetched, COUNT)     /* fused.c: inputs read ahead by software prefetch */ \
+    X(scatters_split, COUNT)       /* compact.c: 1-d scatters/ufunc.at on two threads by halves */
 
 struct cpn_stats {
 #define CPN_STATS_FIELD(name, kind) int64_t name;

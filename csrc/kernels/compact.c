@@ -11,15 +11,18 @@
  *
  * Gather and scatter (integer-array indexing) copy blocks of the source's trailing dimensions per
  * index; the scatter runs in index order, so a repeated index keeps the last value (NumPy's
- * assignment). */
+ * assignment).  A 1-d scatter and ufunc.at may run on two threads each owning half of the
+ * destination, in index order within each half (run_list, below); rmw_probe measures their bound. */
 #include <fenv.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 #include <string.h>
+#include <time.h>
 
 #include "alloc.h"
 #include "kernels.h"
+#include "stats.h"
 #include "status.h"
 
 #define CHUNK_MIN 65536   /* elements per chunk, at least */
@@ -225,8 +228,10 @@ enum cpn_status cpn_kernel_nonzero(int ndim, const int64_t *shape, const char *m
 /* ---- gather: the elements named by an index array (integer-array indexing, take) ---------- */
 
 /* Rows read or written in index order are random accesses: the row PREFETCH indices ahead is
- * prefetched so that the misses overlap (a loop of calls keeps few in flight by itself). */
-#define PREFETCH 64
+ * prefetched so that the misses overlap (a loop of calls keeps few in flight by itself).  128,
+ * not 64: a[idx] of 10^6 random indices into 10^7 float64 took 4.4 ms of CPU time on one thread
+ * against 5.4 ms at 64 (the whole call, loaded machine, least of 31). */
+#define PREFETCH 128
 static inline void prefetch_row(const char *base, int64_t st0, int64_t n, const char *ip, int write)
 {
     int64_t k = *(const int64_t *)ip;
@@ -300,6 +305,260 @@ enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, c
 
 /* ---- scatter: dst[idx[j]] = values[j], in j order (NumPy's last-wins for repeats) ----------- */
 
+/* 128 indices ahead, as PREFETCH: 10^6 random updates of 10^7 float64 (80 MB, past the L3) took
+ * 2.2 ms on one thread against 2.7 ms unprefetched (and 3.3 ms at 64 for a read-modify-write;
+ * measured in C on the 2-core development machine). */
+#define SCATTER_PREFETCH PREFETCH
+
+struct item16 {
+    uint64_t lo, hi;
+};
+
+/* dst[idx[j]] = val[j] for j = 0..m-1 in order, one item of `item` bytes each (dst stride ds,
+ * val stride vs, 0 for one value; idx int64 of byte stride is, negatives from the end).  Returns
+ * the first j out of bounds (nothing from it on written), or -1. */
+#define SET_LIST(T)                                                                       \
+    for (int64_t j = 0; j < m; j++) {                                                     \
+        if (j + SCATTER_PREFETCH < m)                                                     \
+            prefetch_row(dst, ds, n, idx + (j + SCATTER_PREFETCH) * is, 1);               \
+        int64_t k = *(const int64_t *)(idx + j * is);                                     \
+        if (k < 0) k += n;                                                                \
+        if (k < 0 || k >= n) return j;                                                    \
+        memcpy(dst + k * ds, val + j * vs, sizeof(T)); /* fixed size: any alignment */  \
+    }                                                                                     \
+    return -1;
+
+static int64_t set_list(size_t item, char *dst, int64_t n, int64_t ds, const char *val, int64_t vs,
+                        const char *idx, int64_t is, int64_t m)
+{
+    switch (item) {
+    case 1: SET_LIST(uint8_t)
+    case 2: SET_LIST(uint16_t)
+    case 4: SET_LIST(uint32_t)
+    case 8: SET_LIST(uint64_t)
+    case 16: SET_LIST(struct item16)
+    default:
+        for (int64_t j = 0; j < m; j++) {
+            if (j + SCATTER_PREFETCH < m)
+                prefetch_row(dst, ds, n, idx + (j + SCATTER_PREFETCH) * is, 1);
+            int64_t k = *(const int64_t *)(idx + j * is);
+            if (k < 0) k += n;
+            if (k < 0 || k >= n) return j;
+            memcpy(dst + k * ds, val + j * vs, item);
+        }
+        return -1;
+    }
+}
+
+/* ---- a 1-d index list split between two threads by destination half ---------------------------
+ * Random updates of a destination larger than the caches each move a line in and a line out; one
+ * thread keeps only so many misses in flight, and the other core's own share of memory-level
+ * parallelism is the rest of the machine's rate (two threads each updating their own 40 MB array
+ * at 5*10^5 random indices: 0.9 ms against 1.8 ms in turn on one thread, in runs where the other
+ * core was free).  So two threads, each owning half of the destination, where repeated indices
+ * then still apply in list order (each element belongs to one thread and sees its updates in j
+ * order: NumPy's order, and the same bits as one thread's loop).  Per thread, 10^6 updates of
+ * 80 MB: the deal 0.38 ms and the apply 1.0 ms of its CPU time, against 2.2 ms for one thread
+ * alone (an AVX-512 compress of the deal, register then full store, took half the deal's time in
+ * a C trial: not done, x86-only and only where the team runs).
+ *
+ * Pass 1 (deal): thread p takes half p of the list (by position j) and deals each entry into
+ * the bucket of its destination half: the lower bucket grows up from the start of part p of the
+ * scratch, the upper one down from its end.  Each entry is stored at both free slots (the next of
+ * each bucket) and only its own bucket advances: no branch (a random index mispredicts one time
+ * in two; a range test in the apply loop itself made two threads take 3.5x one thread's CPU time,
+ * and GCC compiles a slot chosen by `up ? hi : lo` to a branch: the deal then took 3.9 ms of
+ * thread time for 10^6 indices, against 0.76 ms so).  The other slot is overwritten later or lies
+ * between the buckets; when both are the same slot both stores write the same entry.  A slot
+ * holds the index, made non-negative, and, unless the values are one broadcast value, the value;
+ * an out-of-bounds index is noted.
+ * Pass 2 (apply), after a barrier: nothing when an index was out of bounds, else thread h applies
+ * bucket h of part 0 then of part 1, each through the one-thread loop (ufunc.at's typed loop or
+ * set_list).  The deal reads the list once, writes 8 bytes per index (plus the value) and
+ * touches no destination line.
+ *
+ * Taken when the kernels have a team, the list is long enough for the team's measured choice
+ * (cpn_kernel_team_pick, CPN_TEAM_SCATTER: on a loaded machine a descheduled worker costs more
+ * than it saves, and one thread is taken), the destination does not overlap the list or the
+ * values (the deal reads them all before any write), and a value's size is one of 1-16 bytes. */
+struct split_job {
+    cpn_at_fn at;            /* ufunc.at: the typed loop; NULL: assignment (set_list) */
+    struct cpn_kctx *ctx;    /* at's findings */
+    size_t item;
+    char *dst;
+    int64_t n, ds;
+    const char *val;         /* vs 0: one value for all (nin 1: unused) */
+    int64_t vs;
+    const char *idx;
+    int64_t is, m;
+};
+
+static int64_t apply_list(const struct split_job *jb, const char *val, int64_t vs, const char *idx,
+                          int64_t is, int64_t m)
+{
+    if (jb->at) return jb->at(jb->dst, jb->n, jb->ds, val, vs, idx, is, m, jb->ctx);
+    return set_list(jb->item, jb->dst, jb->n, jb->ds, val, vs, idx, is, m);
+}
+
+/* Whether [a, a + an) and [b, b + bn) share a byte. */
+static bool bytes_overlap(const char *a, int64_t an, const char *b, int64_t bn)
+{
+    return a < b + bn && b < a + an;
+}
+
+/* The bytes [*lo, *lo + return) that m items of `item` bytes at stride st starting at p span. */
+static int64_t span(const char *p, int64_t st, int64_t m, size_t item, const char **lo)
+{
+    const int64_t ext = (m - 1) * st;
+    *lo = ext < 0 ? p + ext : p;
+    return (ext < 0 ? -ext : ext) + (int64_t)item;
+}
+
+static bool split_ok(const struct split_job *jb)
+{
+    if (jb->n < 2) return false;
+    if (jb->vs && !(jb->item == 1 || jb->item == 2 || jb->item == 4 || jb->item == 8 ||
+                    jb->item == 16))
+        return false;
+    const char *d, *i, *v;
+    const int64_t dn = span(jb->dst, jb->ds, jb->n, jb->item, &d);
+    const int64_t in = span(jb->idx, jb->is, jb->m, 8, &i);
+    if (bytes_overlap(d, dn, i, in)) return false;
+    if (jb->val) {   /* one value too: the sequential loop would see its updates */
+        const int64_t vn = span(jb->val, jb->vs, jb->m, jb->item, &v);
+        if (bytes_overlap(d, dn, v, vn)) return false;
+    }
+    return true;
+}
+
+#define DEAL(T)                                                                           \
+    do {                                                                                  \
+        T *vb = (T *)vbuf;                                                                \
+        for (int64_t j = j0; j < j1; j++) {                                               \
+            int64_t k = *(const int64_t *)(idx + j * is);                                 \
+            k += k < 0 ? n : 0;                                                           \
+            bad |= (uint64_t)k >= (uint64_t)n;                                            \
+            const int up = (uint64_t)k >= half;                                           \
+            T v;                                                                          \
+            memcpy(&v, val + j * vs, sizeof v);                                           \
+            kb[hi] = k;                                                                   \
+            kb[lo] = k;                                                                   \
+            vb[hi] = v;                                                                   \
+            vb[lo] = v;                                                                   \
+            lo += !up;                                                                    \
+            hi -= up;                                                                     \
+        }                                                                                 \
+    } while (0)
+
+/* Pass 1 for part p of the list: its lower bucket's size in *nlo, the upper's in *nhi; whether
+ * an index was out of bounds. */
+static bool deal(const struct split_job *jb, int p, int64_t *kb, char *vbuf, int64_t *nlo,
+                 int64_t *nhi)
+{
+    const int64_t n = jb->n, is = jb->is, vs = jb->vs, j0 = jb->m * p / 2,
+                  j1 = jb->m * (p + 1) / 2;
+    const uint64_t half = (uint64_t)(n / 2);
+    const char *idx = jb->idx, *val = jb->val;
+    int64_t lo = j0, hi = j1 - 1;
+    int bad = 0;
+    if (!vs) {
+        for (int64_t j = j0; j < j1; j++) {
+            int64_t k = *(const int64_t *)(idx + j * is);
+            k += k < 0 ? n : 0;
+            bad |= (uint64_t)k >= (uint64_t)n;
+            const int up = (uint64_t)k >= half;
+            kb[hi] = k;
+            kb[lo] = k;
+            lo += !up;
+            hi -= up;
+        }
+    } else {
+        switch (jb->item) {
+        case 1: DEAL(uint8_t); break;
+        case 2: DEAL(uint16_t); break;
+        case 4: DEAL(uint32_t); break;
+        case 8: DEAL(uint64_t); break;
+        default: DEAL(struct item16); break;
+        }
+    }
+    *nlo = lo - j0;
+    *nhi = j1 - 1 - hi;
+    return bad != 0;
+}
+
+/* Pass 2 for destination half h: bucket h of part 0, then of part 1. */
+static void apply_half(const struct split_job *jb, int h, const int64_t *kb, const char *vbuf,
+                       const int64_t cnt[2][2])
+{
+    const int64_t item = (int64_t)jb->item;
+    for (int p = 0; p < 2; p++) {
+        const int64_t j0 = jb->m * p / 2, j1 = jb->m * (p + 1) / 2, c = cnt[p][h];
+        if (!c) continue;
+        const int64_t at = h ? j1 - 1 : j0, dir = h ? -1 : 1;   /* the upper bucket runs down */
+        const char *v = jb->vs ? vbuf + at * item : jb->val;
+        apply_list(jb, v, jb->vs ? dir * item : 0, (const char *)(kb + at), dir * 8, c);
+    }
+}
+
+/* The list applied on two threads as above; the first j out of bounds (nothing applied), or -1;
+ * -2 when the scratch could not be had (nothing done: the caller runs alone). */
+static int64_t split_run(const struct split_job *jb)
+{
+    const size_t vitem = jb->vs ? jb->item : 0;
+    char *buf = cpn_kernel_scratch(CPN_SCRATCH_SCATTER, (size_t)jb->m * (8 + vitem));
+    if (!buf) return -2;
+    int64_t *kb = (int64_t *)buf;
+    char *vbuf = buf + (size_t)jb->m * 8;
+    int64_t cnt[2][2];
+    int bad[2] = {0, 0};
+#ifdef _OPENMP
+#pragma omp parallel num_threads(2)
+#endif
+    {
+#ifdef _OPENMP
+        const int tid = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+        const int tid = 0, nt = 1;
+#endif
+        for (int p = tid; p < 2; p += nt) bad[p] = deal(jb, p, kb, vbuf, &cnt[p][0], &cnt[p][1]);
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+        if (!bad[0] && !bad[1]) {
+            if (jb->at) cpn_kernel_fpe_clear();
+            for (int h = tid; h < 2; h += nt) apply_half(jb, h, kb, vbuf, cnt);
+            if (jb->at) __atomic_fetch_or(&jb->ctx->hw, cpn_kernel_fpe_status(), __ATOMIC_RELAXED);
+        }
+    }
+    cpn_kernel_scratch_done(CPN_SCRATCH_SCATTER, buf);
+    if (!bad[0] && !bad[1]) return -1;
+    for (int64_t j = 0; j < jb->m; j++) {   /* the first one, for the caller's message */
+        int64_t k = *(const int64_t *)(jb->idx + j * jb->is);
+        if (k < -jb->n || k >= jb->n) return j;
+    }
+    return -1;   /* not reached: the deal found one */
+}
+
+/* The list applied in order: on two threads (split_run) where the measured choice takes them,
+ * else on this one.  The first j out of bounds, or -1. */
+static int64_t run_list(const struct split_job *jb)
+{
+    struct cpn_team_timer tm = {.bucket = -1};
+    /* work for the team's choice: a random update of a line costs about what 8
+     * element-instructions do (the scatter kind is measured at any size: on a loaded 2-core
+     * machine the worker is placed on the caller's core and the split only adds its deal) */
+    const int nth = jb->m > 1 && split_ok(jb) ? cpn_kernel_team_pick(CPN_TEAM_SCATTER, 8 * jb->m, &tm)
+                                               : 1;
+    int64_t r = -2;
+    if (nth > 1) {
+        r = split_run(jb);
+        cpn_stats.scatters_split += r != -2;
+    }
+    if (r == -2) r = apply_list(jb, jb->val, jb->vs, jb->idx, jb->is, jb->m);
+    cpn_kernel_team_done(&tm);
+    return r;
+}
+
 enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, char *dst,
                                    const int64_t *dst_st, const char *val, const int64_t *val_st,
                                    const char *idx, int64_t ist, int64_t m)
@@ -308,17 +567,13 @@ enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, 
     int64_t block = 1;
     for (int d = 1; d < ndim; d++) block *= shape[d];
     if (block == 0 || m == 0) return CPN_OK;
-    if (ndim == 1) {
-        for (int64_t j = 0; j < m; j++) {   /* sequential: a later repeat overwrites an earlier one */
-            int64_t k = *(const int64_t *)(idx + j * ist);
-            if (j + PREFETCH < m) prefetch_row(dst, dst_st[0], n, idx + (j + PREFETCH) * ist, 1);
-            if (k < 0) k += n;
-            if (k < 0 || k >= n)
-                return cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
-                                 (long long)n);
-            copy_item(dst + k * dst_st[0], val + j * val_st[0], item);
-        }
-        return CPN_OK;
+    if (ndim == 1) {   /* in list order: a later repeat overwrites an earlier one */
+        const struct split_job jb = {.item = item, .dst = dst, .n = n, .ds = dst_st[0], .val = val,
+                                     .vs = val_st[0], .idx = idx, .is = ist, .m = m};
+        return run_list(&jb) >= 0
+                   ? cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
+                               (long long)n)
+                   : CPN_OK;
     }
     for (int64_t j = 0; j < m; j++) {   /* sequential: a later repeat overwrites an earlier one */
         int64_t k = *(const int64_t *)(idx + j * ist);
@@ -342,32 +597,32 @@ enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, 
     return CPN_OK;
 }
 
-/* One thread: the applications are random read-modify-writes whose misses one thread's prefetch
- * already overlaps.  (Threads each taking a range of dst and scanning the whole list lost: the
- * range test mispredicted one index in two, and 2 threads took 3.5x one thread's CPU time and
- * more wall time; bucketing the indices by range first, so each thread applied only its own, still
- * took 2.7x the CPU time and no less wall time than one thread on the 2-core machine, the
- * buckets' writes costing what the second thread saved.) */
-static enum cpn_status scatter_at(cpn_at_fn at, int nin, int64_t n, char *dst, int64_t ds,
-                                  const char *val, int64_t vs, const char *idx, int64_t ist,
-                                  int64_t m, struct cpn_kctx *ctx)
+/* ufunc.at on one dimension: the typed loop over the whole list (run_list: two threads by
+ * destination half where they pay, else this one). */
+static enum cpn_status scatter_at(cpn_at_fn at, int nin, size_t item, int64_t n, char *dst,
+                                  int64_t ds, const char *val, int64_t vs, const char *idx,
+                                  int64_t ist, int64_t m, struct cpn_kctx *ctx)
 {
     cpn_kernel_fpe_clear();
-    int64_t bad = at(dst, n, ds, val, nin == 2 ? vs : 0, idx, ist, m, ctx);
+    const struct split_job jb = {.at = at, .ctx = ctx, .item = item, .dst = dst, .n = n, .ds = ds,
+                                 .val = val, .vs = nin == 2 ? vs : 0, .idx = idx, .is = ist,
+                                 .m = m};
+    int64_t bad = run_list(&jb);
     ctx->hw |= cpn_kernel_fpe_status();
     return bad >= 0 ? cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
                                 (long long)n)
                     : CPN_OK;
 }
 
-enum cpn_status cpn_kernel_scatter_apply(cpn_at_fn at, cpn_loop_fn fn, int nin, int ndim,
-                                         const int64_t *shape, char *dst, const int64_t *dst_st,
+enum cpn_status cpn_kernel_scatter_apply(cpn_at_fn at, cpn_loop_fn fn, int nin, size_t item,
+                                         int ndim, const int64_t *shape, char *dst, const int64_t *dst_st,
                                          const char *val, const int64_t *val_st, const char *idx,
                                          int64_t ist, int64_t m, struct cpn_kctx *ctx)
 {
     const int64_t n = shape[0];
     if (at && ndim == 1 && m > 0)
-        return scatter_at(at, nin, n, dst, dst_st[0], val, val_st ? val_st[0] : 0, idx, ist, m, ctx);
+        return scatter_at(at, nin, item, n, dst, dst_st[0], val, val_st ? val_st[0] : 0, idx, ist,
+                          m, ctx);
     int64_t rows = 1;
     for (int d = 1; d < ndim - 1; d++) rows *= shape[d];
     const int64_t len = ndim > 1 ? shape[ndim - 1] : 1;
@@ -406,3 +661,67 @@ enum cpn_status cpn_kernel_scatter_apply(cpn_at_fn at, cpn_loop_fn fn, int nin, 
     return rc;
 }
 
+
+/* ---- the bound of the scatters: the machine's random read-modify-write rate ------------------ */
+
+/* m updates a[k] += 1 at random k (a fixed xorshift sequence) of an n-element float64 array, the
+ * list dealt beforehand (untimed) into one list per thread, each thread owning 1/threads of the
+ * array and running the plain loop prefetching SCATTER_PREFETCH ahead: what the hardware gives
+ * any scatter, before its own passes (benchmarks/indexing.py prints it beside np.add.at).
+ * secs[r] is run r's wall time.  Local. */
+enum cpn_status cpn_kernel_rmw_probe(int64_t n, int64_t m, int threads, int repeat, double *secs)
+{
+    if (n < 1 || m < 1 || threads < 1 || threads > 64 || repeat < 1)
+        return cpn_error(CPN_ERR_VALUE, "rmw_probe: n, m, threads (1-64) and repeat must be positive");
+    double *a = cpn_alloc_zeroed((size_t)n * sizeof *a);
+    int64_t *list = cpn_alloc((size_t)m * sizeof *list);
+    int64_t *start = cpn_alloc((size_t)(threads + 1) * sizeof *start);
+    if (!a || !list || !start) {
+        cpn_free(a);
+        cpn_free(list);
+        cpn_free(start);
+        return CPN_ERR_NOMEM;
+    }
+    /* two passes of the same sequence: count each owner's updates, then place them */
+    for (int t = 0; t <= threads; t++) start[t] = 0;
+    for (int pass = 0; pass < 2; pass++) {
+        uint64_t x = 0x9e3779b97f4a7c15u;
+        for (int64_t j = 0; j < m; j++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const int64_t k = (int64_t)(x % (uint64_t)n);
+            const int t = (int)((__int128)k * threads / n);
+            if (pass == 0) start[t + 1]++;
+            else list[start[t]++] = k;
+        }
+        if (pass == 0)
+            for (int t = 0; t < threads; t++) start[t + 1] += start[t];
+        else
+            for (int t = threads; t > 0; t--) start[t] = start[t - 1];
+    }
+    start[0] = 0;
+    for (int r = 0; r < repeat; r++) {
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+#pragma omp parallel num_threads(threads) if (threads > 1)
+        {
+            int t = 0, nt = 1;
+#ifdef _OPENMP
+            t = omp_get_thread_num();
+            nt = omp_get_num_threads();
+#endif
+            for (int q = t; q < threads; q += nt) {
+                const int64_t *l = list + start[q], c = start[q + 1] - start[q];
+                for (int64_t j = 0; j < c; j++) {
+                    if (j + SCATTER_PREFETCH < c) __builtin_prefetch(a + l[j + SCATTER_PREFETCH], 1);
+                    a[l[j]] += 1.0;
+                }
+            }
+        }
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        secs[r] = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
+    }
+    cpn_free(a);
+    cpn_free(list);
+    cpn_free(start);
+    return CPN_OK;
+}

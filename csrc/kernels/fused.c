@@ -687,7 +687,7 @@ enum cpn_status cpn_kernel_fused(struct cpn_fused_prog *p, struct cpn_kctx *ctx)
     group_rows(p, &g);
     const int64_t ntasks = g.rows > 1 ? (g.outer + g.rows - 1) / g.rows : g.outer * g.nchunks;
     struct cpn_team_timer tm;
-    int nth = cpn_kernel_team_pick(g.inner * g.outer * p->ninstr, &tm);
+    int nth = cpn_kernel_team_pick(CPN_TEAM_ELEMENTWISE, g.inner * g.outer * p->ninstr, &tm);
     if (nth > ntasks) nth = (int)ntasks;
     if (nth > 64) nth = 64;
     const int nslots = (p->nslots > 0 ? p->nslots : 1) + 1;   /* + the staging block */

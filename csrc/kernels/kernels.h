@@ -150,7 +150,9 @@ void cpn_kernel_fold(enum cpn_opcode code, enum cpn_dtype dt, void *acc, const v
 void cpn_kernel_fold_add(enum cpn_dtype dt, void *acc, const void *buf, int64_t n);
 
 /* The measured choice of team size for work above cpn_kernel_parallel_min() and below 2^23
- * element-instructions (above, the team always runs): per power-of-two
+ * element-instructions (above, the team always runs, except for CPN_TEAM_SCATTER, measured at any
+ * size): per kind of kernel (their units of work differ: CPN_TEAM_SCATTER counts 8 per random
+ * update) and per power-of-two
  * class of element-instructions, the drivers time runs on the calling thread alone and on the
  * team and take the faster (each tried again every 16th run of its class, so the choice follows
  * the machine's load).  A cache-resident loop (a 1-D Jacobi step of 10^5 float64: 1.6 MB, one
@@ -158,11 +160,16 @@ void cpn_kernel_fold_add(enum cpn_dtype dt, void *acc, const void *buf, int64_t 
  * between the cores' caches every step.  Results never depend on the choice.  An explicit
  * CUPYNUM_PARALLEL_MIN turns the measurement off (the threshold alone decides).  Local (the
  * runtime thread). */
+enum cpn_team_kind {
+    CPN_TEAM_ELEMENTWISE,   /* element-wise and fused loops: work in element-instructions */
+    CPN_TEAM_SCATTER,       /* ufunc.at and 1-d scatter split by destination (compact.c) */
+    CPN_TEAM_COUNT
+};
 struct cpn_team_timer {
-    int bucket, which;
+    int kind, bucket, which;
     int64_t work, t0;
 };
-int cpn_kernel_team_pick(int64_t work, struct cpn_team_timer *tm);
+int cpn_kernel_team_pick(enum cpn_team_kind kind, int64_t work, struct cpn_team_timer *tm);
 void cpn_kernel_team_done(struct cpn_team_timer *tm);
 
 /* Scratch memory a kernel keeps between calls (slot: CPN_SCRATCH_*), so that a loop's runs
@@ -170,7 +177,7 @@ void cpn_kernel_team_done(struct cpn_team_timer *tm);
  * kept up to 64 MiB, outside the runtime's allocation statistics: it belongs to the kernels, as
  * their threads' stacks do) or, when larger or the slot is in use, a cpn_alloc'd one; NULL when
  * out of memory.  Hand it back with cpn_kernel_scratch_done.  Local (the runtime thread only). */
-enum { CPN_SCRATCH_FUSED_REGS, CPN_SCRATCH_BANDED, CPN_SCRATCH_BANDED_PLAN };
+enum { CPN_SCRATCH_FUSED_REGS, CPN_SCRATCH_BANDED, CPN_SCRATCH_BANDED_PLAN, CPN_SCRATCH_SCATTER };
 void *cpn_kernel_scratch(int slot, size_t bytes);
 void cpn_kernel_scratch_done(int slot, void *p);
 void cpn_kernel_set_threads(int n);
@@ -382,19 +389,28 @@ enum cpn_status cpn_kernel_gather(size_t item, int ndim, const int64_t *shape, c
 /* Scatter (compact.c): dst[idx[j]] = val[j] for j = 0..m-1 in order (a repeated index keeps the
  * last value, as NumPy's assignment), dst of shape (n, shape[1:]) with byte strides dst_st, val
  * (m, shape[1:]) with byte strides val_st, idx int64 with byte stride ist; negatives from the
- * end; out of bounds is CPN_ERR_INDEX (the module checks first).  Local. */
+ * end; out of bounds is CPN_ERR_INDEX (the module checks first).  One dimension may run on two
+ * threads, each owning half of dst (the list's order kept within each half; compact.c).
+ * Local. */
 enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, char *dst,
                                    const int64_t *dst_st, const char *val, const int64_t *val_st,
                                    const char *idx, int64_t ist, int64_t m);
 /* Scatter with an op (compact.c, ufunc.at): dst[idx[j]] = fn(dst[idx[j]], val[j]) (nin 2) or
  * fn(dst[idx[j]]) (nin 1, val unused) for j = 0..m-1 in order, so a repeated index applies again;
- * shapes, strides and bounds as cpn_kernel_scatter.  fn's findings go to ctx (status flags in
- * ctx->hw).  Sequential, on one thread; one dimension goes through `at` (cpn_kernel_at_loop, may
- * be NULL), the typed loop over the whole list.  Local. */
-enum cpn_status cpn_kernel_scatter_apply(cpn_at_fn at, cpn_loop_fn fn, int nin, int ndim,
-                                         const int64_t *shape, char *dst, const int64_t *dst_st,
+ * items of `item` bytes, shapes, strides and bounds as cpn_kernel_scatter.  fn's findings go to
+ * ctx (status flags in ctx->hw).  One dimension goes through `at` (cpn_kernel_at_loop, may be
+ * NULL), the typed loop over the whole list, on one thread or on two each owning half of dst
+ * (each element's updates in list order: the same bits); more dimensions run sequentially on
+ * one thread.  Local. */
+enum cpn_status cpn_kernel_scatter_apply(cpn_at_fn at, cpn_loop_fn fn, int nin, size_t item,
+                                         int ndim, const int64_t *shape, char *dst, const int64_t *dst_st,
                                          const char *val, const int64_t *val_st, const char *idx,
                                          int64_t ist, int64_t m, struct cpn_kctx *ctx);
+/* The machine's random read-modify-write rate (compact.c): m updates a[k] += 1 at random k of an
+ * n-element float64 array on `threads` threads each owning 1/threads of it, the list split
+ * beforehand; secs[r] the wall time of run r < repeat.  The bound of the scatters
+ * (benchmarks/indexing.py).  Local. */
+enum cpn_status cpn_kernel_rmw_probe(int64_t n, int64_t m, int threads, int repeat, double *secs);
 /* numpy.histogram's counting: n elements x (byte stride xs; float64 when `uniform`, else of
  * dtype dt, like the nbins + 1 edges e, stride es), weighted by float64 w (stride ws; NULL: count
  * into int64).  Uniform bins from first, last, denom (last - first) and edges (float64, NumPy's

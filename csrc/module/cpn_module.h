@@ -192,6 +192,7 @@ PyObject *cpn_mod_searchsorted(PyObject *m, PyObject *args);
 PyObject *cpn_mod_unique(PyObject *m, PyObject *args);
 PyObject *cpn_mod_gather(PyObject *m, PyObject *args);
 PyObject *cpn_mod_scatter(PyObject *m, PyObject *args);
+PyObject *cpn_mod_rmw_probe(PyObject *m, PyObject *args);   /* _core.rmw_probe(n, m, threads, repeat) */
 PyObject *cpn_mod_histogram(PyObject *m, PyObject *args);
 PyObject *cpn_mod_matmul(PyObject *m, PyObject *args);
 PyObject *cpn_mod_dot1(PyObject *m, PyObject *args);

@@ -365,6 +365,7 @@ PyMethodDef cpn_module_methods[] = {
     {"fft", cpn_mod_fft, METH_VARARGS, "fft(a, kind, axes, n, scale): a discrete Fourier transform."},
     {"bincount", cpn_mod_bincount, METH_VARARGS, "bincount(a, weights, nbins): int64 counts / float64 sums."},
     {"compact", cpn_mod_compact, METH_VARARGS, "compact(a, mask, count): a new 1-D array of a's elements where mask (bool, a's shape, count true) is true."},
+    {"rmw_probe", cpn_mod_rmw_probe, METH_VARARGS, "rmw_probe(n, m, threads, repeat): wall times of m random float64 read-modify-writes of an n-element array on threads each owning 1/threads of it (the list split beforehand): the scatters' bound."},
     {"scatter", cpn_mod_scatter, METH_VARARGS, "scatter(dst, idx, values[, op]): dst[idx[j]] = values[j] in order (idx 1-D int64 checked by the caller; values (len(idx),) + dst.shape[1:] of dst's dtype); with op (a ufunc name: ufunc.at), dst[idx[j]] = op(dst[idx[j]], values[j]) in order."},
     {"gather", cpn_mod_gather, METH_VARARGS, "gather(a, idx): a new array a[idx] for a 1-D int64 idx (bounds checked by the caller) into a's first dimension."},
     {"nonzero", cpn_mod_nonzero, METH_VARARGS, "nonzero(mask, count): a new int64 (ndim, count) array of the indices of mask's true elements."},

@@ -2,6 +2,7 @@
  * the runtime (element-wise, cast, reduce, scan, quantile, select, bincount, matmul, arange,
  * random), arguments already reduced to the runtime's by cupynum/. */
 #include "cpn_module.h"
+#include "hostexec.h"
 #include "comm.h"
 #include "distfft.h"
 #include "samplesort.h"
@@ -1050,4 +1051,31 @@ PyObject *cpn_mod_scatter(PyObject *m, PyObject *args)
     Py_XDECREF(slab);                /* the queued op holds its own reference to the view */
     if (rc < 0) return NULL;
     Py_RETURN_NONE;
+}
+
+/* _core.rmw_probe(n, m, threads, repeat): cpn_hostexec_rmw_probe's wall times, a list of floats
+ * (benchmarks/indexing.py's roofline).  Local. */
+PyObject *cpn_mod_rmw_probe(PyObject *m, PyObject *args)
+{
+    (void)m;
+    long long n, k;
+    int threads, repeat;
+    if (!PyArg_ParseTuple(args, "LLii", &n, &k, &threads, &repeat)) return NULL;
+    if (repeat < 1 || repeat > 1000) {
+        PyErr_SetString(PyExc_ValueError, "rmw_probe: repeat must be 1-1000");
+        return NULL;
+    }
+    double secs[1000];
+    enum cpn_status st = cpn_hostexec_rmw_probe(n, k, threads, repeat, secs);
+    if (st != CPN_OK) return cpn_raise(st);
+    PyObject *r = PyList_New(repeat);
+    for (int i = 0; r && i < repeat; i++) {
+        PyObject *f = PyFloat_FromDouble(secs[i]);
+        if (!f) {
+            Py_CLEAR(r);
+            break;
+        }
+        PyList_SET_ITEM(r, i, f);
+    }
+    return r;
 }

@@ -239,7 +239,7 @@ static enum cpn_status cpu_compute(const struct cpn_bound_op *b, struct cpn_fpre
             if (!fn) return CPN_ERR_TYPE;
             struct cpn_kctx ctx = {0};
             enum cpn_status st = cpn_kernel_scatter_apply(
-                cpn_kernel_at_loop(op->code, op->dtype), fn, (int)op->iparam[0], out->ndim, out->shape, out->ptr, out->st, in->ptr, in->st,
+                cpn_kernel_at_loop(op->code, op->dtype), fn, (int)op->iparam[0], cpn_dtype_size(ov->dtype), out->ndim, out->shape, out->ptr, out->st, in->ptr, in->st,
                 b->in[1].ptr, b->in[1].st[0], b->in[1].shape[0], &ctx);
             cpn_fpreport_add(fp, ctx.hw, ctx.fpe);
             return st == CPN_OK && ctx.err ? cpn_op_loop_error(op) : st;

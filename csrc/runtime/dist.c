@@ -2731,7 +2731,7 @@ static enum cpn_status scatter_apply_rows(const struct cpn_op *op, const int64_t
     if (op->iparam[0]) {
         cpn_loop_fn fn = cpn_kernel_elementwise_scalar(op->code, op->dtype);   /* one row at a time: the plain loop */
         struct cpn_kctx ctx = {0};
-        st = fn ? cpn_kernel_scatter_apply(cpn_kernel_at_loop(op->code, op->dtype), fn, (int)op->iparam[0], dv->ndim, dshape, dp, dst_, abuf, ast,
+        st = fn ? cpn_kernel_scatter_apply(cpn_kernel_at_loop(op->code, op->dtype), fn, (int)op->iparam[0], item, dv->ndim, dshape, dp, dst_, abuf, ast,
                                            (const char *)lidx, 8, c, &ctx)
                 : CPN_ERR_TYPE;
         cpn_fpreport_add(fp, ctx.hw, ctx.fpe);

@@ -42,3 +42,8 @@ int64_t cpn_hostexec_count_true(const char *origin, int64_t n)
 {
     return (int64_t)cpn_kernel_count_nonzero_bytes(origin, 1, n);
 }
+
+enum cpn_status cpn_hostexec_rmw_probe(int64_t n, int64_t m, int threads, int repeat, double *secs)
+{
+    return cpn_kernel_rmw_probe(n, m, threads, repeat, secs);
+}

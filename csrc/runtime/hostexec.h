@@ -39,4 +39,8 @@ void cpn_hostexec_range_i64(const char *origin, int64_t n, int64_t *lo, int64_t 
  * Local. */
 int64_t cpn_hostexec_count_true(const char *origin, int64_t n);
 
+/* The machine's random read-modify-write rate on its own buffers (cpn_kernel_rmw_probe): the
+ * wall time of each of `repeat` runs in secs.  Local. */
+enum cpn_status cpn_hostexec_rmw_probe(int64_t n, int64_t m, int threads, int repeat, double *secs);
+
 #endif

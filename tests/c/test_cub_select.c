@@ -262,7 +262,8 @@ static void at_case(enum cpn_dtype dt, int code, int s, int sl, int64_t mk)
     cpn_view_byte_layout(val, vst, &voff);
     cpn_view_byte_layout(idx, ist, &ioff);
     struct cpn_kctx ctx = {0};
-    CHECK(cpn_kernel_scatter_apply(cpn_kernel_at_loop(code, dt), cpn_kernel_elementwise_scalar(code, dt), 2, nd, shape,
+    CHECK(cpn_kernel_scatter_apply(cpn_kernel_at_loop(code, dt), cpn_kernel_elementwise_scalar(code, dt), 2,
+                                   cpn_dtype_size(dt), nd, shape,
                                    (char *)cpn_store_data(dref->store) + doff, dst_st,
                                    (const char *)cpn_store_data(val->store) + voff, vst,
                                    (const char *)cpn_store_data(idx->store) + ioff, ist[0], m, &ctx) == CPN_OK);
