@@ -118,6 +118,10 @@ def _contract_pair(a, ia, b, ib, keep, dt):
 def _cast_check(arrays, dtype, casting):
     if dtype is None:
         dt = _np.result_type(*[a.dtype for a in arrays]) if arrays else _np.dtype(float)
+        for k, a in enumerate(arrays):
+            if not _np.can_cast(a.dtype, dt, casting):
+                raise TypeError(f"Iterator operand {k} dtype could not be cast from {a.dtype!r} "
+                                f"to {dt!r} according to the rule {casting!r}")
     else:
         dt = _np.dtype(dtype)
         for a in arrays:
@@ -134,7 +138,8 @@ _PLANS = {}
 
 
 def _plan(operands, optimize):
-    """(input subscripts, output subscripts, contraction path, the cupynum operands)."""
+    """(input subscripts, output subscripts, contraction path, each operand's shape with its
+    subscripts of size 1 broadcast, the cupynum operands)."""
     key = None
     if isinstance(operands[0], str) and isinstance(optimize, (bool, str)):
         arrays = [_asarray(a) for a in operands[1:]]
@@ -149,19 +154,27 @@ def _plan(operands, optimize):
     ins = inputs.split(",")
     if any(len(i) != a.ndim for i, a in zip(ins, arrays)):
         _np.einsum(*std)   # NumPy's error
+    size = {}
+    for i, a in zip(ins, arrays):
+        for c, n in zip(i, a.shape):
+            if size.get(c, 1) != 1 and n != 1 and size[c] != n:
+                _np.einsum(*std)   # NumPy's error: the subscript's sizes differ (1 broadcasts)
+            size[c] = n if size.get(c, 1) == 1 else size[c]
     if optimize is False:
         path = [(0, 1)] * (len(ins) - 1) if len(ins) > 1 else [(0,)]
     else:
         path = [tuple(p) for p in _np.einsum_path(*std, optimize=optimize)[0][1:]]
+    shapes = [tuple(size[c] for c in i) for i in ins]   # a subscript of size 1 broadcasts
     if key is not None and len(_PLANS) < 512:
-        _PLANS[key] = (ins, output, path)
-    return ins, output, path, arrays
+        _PLANS[key] = (ins, output, path, shapes)
+    return ins, output, path, shapes, arrays
 
 
 def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="safe"):
-    ins, output, path, arrays = _plan(operands, optimize)
+    ins, output, path, shapes, arrays = _plan(operands, optimize)
     dt = _cast_check(arrays, dtype, casting)
     cdt = _np.dtype(_np.float32) if dt == _np.float16 else dt
+    arrays = [a if tuple(a.shape) == sh else _core.broadcast_to(a, sh) for a, sh in zip(arrays, shapes)]
     ops = [(_core.cast(a, cdt) if a.dtype != cdt else a, i) for a, i in zip(arrays, ins)]
     last_pair = False
     for step in path:

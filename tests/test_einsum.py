@@ -132,3 +132,40 @@ def test_roots(p):
     numpy.testing.assert_allclose(numpy.sort_complex(numpy.asarray(r)), numpy.sort_complex(nr), atol=1e-10)
     with pytest.raises(ValueError, match="rank-1"):
         cupynum.roots(cupynum.zeros((2, 2)))
+
+
+@pytest.mark.parametrize("sub,s1,s2", [("ij,j->i", (3, 4), (1,)), ("ij,j->i", (3, 1), (4,)),
+                                       ("ij,jk->ik", (3, 1), (5, 2)), ("ij,ij->", (1, 4), (3, 4)),
+                                       ("i,i", (5,), (1,)), ("ij,j->i", (3, 4), (3,))])
+def test_einsum_subscripts_of_size_one_broadcast_and_mismatches_raise(sub, s1, s2):
+    """A subscript of size 1 in one operand broadcasts against the others (NumPy's einsum); sizes
+    that differ otherwise raise NumPy's ValueError, from the cached plan too."""
+    rng = numpy.random.default_rng(len(s1) + len(s2))
+    ops = [rng.standard_normal(s1), rng.standard_normal(s2)]
+    for _ in range(2):   # the second call takes the cached plan
+        try:
+            exp = numpy.einsum(sub, *ops)
+        except ValueError as e:
+            with pytest.raises(ValueError, match="could not be broadcast"):
+                cupynum.einsum(sub, *[cupynum.array(o) for o in ops])
+            assert "could not be broadcast" in str(e)
+            continue
+        got = cupynum.einsum(sub, *[cupynum.array(o) for o in ops])
+        numpy.testing.assert_allclose(numpy.asarray(got), exp, rtol=1e-13)
+
+
+@pytest.mark.parametrize("casting", ["no", "equiv", "safe", "same_kind"])
+def test_einsum_casting_of_operands_to_the_result_dtype(casting):
+    """casting= applies to every operand cast to the result's dtype, with or without dtype=, as
+    NumPy's iterator applies it (int64 and float32 operands into float64)."""
+    a, b = numpy.ones((3, 4), dtype=numpy.int64), numpy.arange(4.0, dtype=numpy.float32)
+    for dtype in (None, numpy.float64):
+        try:
+            exp = numpy.einsum("ij,j->i", a, b, casting=casting, dtype=dtype)
+        except TypeError as e:
+            with pytest.raises(TypeError, match="according to the rule"):
+                cupynum.einsum("ij,j->i", cupynum.array(a), cupynum.array(b), casting=casting, dtype=dtype)
+            assert "according to the rule" in str(e)
+            continue
+        got = cupynum.einsum("ij,j->i", cupynum.array(a), cupynum.array(b), casting=casting, dtype=dtype)
+        numpy.testing.assert_array_equal(numpy.asarray(got), exp)
