@@ -14,6 +14,7 @@ from numpy.lib.array_utils import normalize_axis_index
 
 from . import _core, _ufunc
 from ._ndarray import _numpy_call, ndarray
+from ._where import _NATIVE
 
 _NoValue = _np._NoValue
 U = _ufunc.ufuncs
@@ -159,9 +160,6 @@ amax = max
 amin = min
 
 
-_NATIVE_TRUTH = tuple(_np.dtype(t) for t in "?bhilqBHILQefdFD")
-
-
 def _truth(a):
     return a if a.dtype == _np.bool_ else _core.ufunc("not_equal", (a, 0))
 
@@ -192,7 +190,7 @@ def any(a, axis=None, out=None, keepdims=False, *, where=True):
 
 
 def count_nonzero(a, axis=None, *, keepdims=False):
-    if _whole(a, axis, None, keepdims, True) and a.dtype in _NATIVE_TRUTH:
+    if _whole(a, axis, None, keepdims, True) and a.dtype in _NATIVE:
         r = _core.full_reduce(_truth(a), "add")     # intp; None when empty
         if r is not None:
             return r

@@ -453,7 +453,7 @@ static enum cpn_status run_piece(const struct cpn_fused_prog *p, const struct ge
                 const uint64_t n = cpn_kernel_count_nonzero_bytes(args[0], st[0], cnt);
                 part[0] = in->rcode == CPN_OP_MAXIMUM ? n > 0 : n == (uint64_t)cnt;
             } else if (in->dt == in->acc_dt && st[0] == (int64_t)cpn_dtype_size(in->dt) &&
-                       cpn_kernel_has_fold(in->rcode, in->dt)) {
+                       cpn_dtype_class(in->dt) <= CPN_CLASS_UINT && cpn_kernel_has_fold(in->rcode, in->dt)) {
                 /* the block's values contiguous in the accumulator's dtype: folded directly from
                  * the first (integer and bool ops only: their order does not matter) */
                 memcpy(part, args[0], (size_t)st[0]);

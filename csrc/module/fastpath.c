@@ -67,6 +67,18 @@ static int flush_for_read(const struct cpn_view *v)
     return cpn_flush();
 }
 
+/* The key of an advanced-indexing fast path read where it lies: flushed if the queue writes it,
+ * then its local origin; NULL with *err = 0 where it is not in this process's memory (the fast
+ * path is not taken), NULL with *err = -1 on an error (set). */
+static const char *key_origin(const struct cpn_view *k, int *err)
+{
+    *err = flush_for_read(k);
+    if (*err < 0) return NULL;
+    const char *o = local_origin(k);
+    if (!o) PyErr_Clear();
+    return o;
+}
+
 PyObject *cpn_fast_advanced_get(PyObject *self, PyObject *key)
 {
     const struct cpn_view *v = cpn_array_view(self), *k = cpn_array_view(key);
@@ -77,12 +89,9 @@ PyObject *cpn_fast_advanced_get(PyObject *self, PyObject *key)
     if (k->dtype == CPN_DTYPE_BOOL)
         for (int d = 0; d < v->ndim; d++)
             if (k->shape[d] != v->shape[d]) return Py_NewRef(Py_NotImplemented);
-    if (flush_for_read(k) < 0) return NULL;
-    const char *o = local_origin(k);
-    if (!o) {
-        PyErr_Clear();
-        return Py_NewRef(Py_NotImplemented);
-    }
+    int err;
+    const char *o = key_origin(k, &err);
+    if (!o) return err < 0 ? NULL : Py_NewRef(Py_NotImplemented);
     if (k->dtype == CPN_DTYPE_BOOL)
         return cpn_compact_new(self, key, cpn_hostexec_count_true(o, nk));
     int64_t lo, hi;
@@ -105,12 +114,9 @@ int cpn_fast_mask_assign(PyObject *self, PyObject *key, PyObject *value)
     if (sr->tiled || cpn_store_root(mv->store)->tiled || cpn_store_root(vv->store)->tiled ||
         cpn_store_root(vv->store) == sr)
         return 0;
-    if (flush_for_read(mv) < 0) return -1;
-    const char *o = local_origin(mv);
-    if (!o) {
-        PyErr_Clear();
-        return 0;
-    }
+    int err;
+    const char *o = key_origin(mv, &err);
+    if (!o) return err;
     const int64_t count = cpn_hostexec_count_true(o, n);
     if (vv->shape[0] != count) return 0;   /* NumPy's ValueError, from the general path */
     if (count == 0) return 1;
@@ -164,12 +170,9 @@ int cpn_fast_index_assign(PyObject *self, PyObject *key, PyObject *value)
     if (sr->tiled || cpn_store_root(kv->store)->tiled || cpn_store_root(vv->store)->tiled ||
         cpn_store_root(vv->store) == sr || cpn_store_root(kv->store) == sr)
         return 0;
-    if (flush_for_read(kv) < 0) return -1;
-    const char *o = local_origin(kv);
-    if (!o) {
-        PyErr_Clear();
-        return 0;
-    }
+    int err;
+    const char *o = key_origin(kv, &err);
+    if (!o) return err;
     int64_t lo, hi;
     cpn_hostexec_range_i64(o, m, &lo, &hi);
     if (lo < -sv->shape[0] || hi >= sv->shape[0]) return 0;   /* NumPy's IndexError */
