@@ -82,7 +82,8 @@ from ._fallback import FallbackError, FallbackWarning  # noqa: E402
 from . import fft  # noqa: E402
 from . import linalg  # noqa: E402
 from . import random  # noqa: E402
-from . import testing  # noqa: E402
+# cupynum.testing is imported on first use, as NumPy's numpy.testing (module __getattr__): it
+# brings unittest, difflib and pprint, a third of the objects the collector would walk.
 
 # NumPy classes whose instances compute on arrays: cupynum proxies (methods take and return
 # cupynum arrays); every other NumPy class is NumPy's own (module __getattr__).
@@ -219,6 +220,9 @@ __version__ = "0.1.0"
 
 def __getattr__(name):
     """NumPy's `name`: its own object for dtypes, types and constants, a fallback otherwise."""
+    if name == "testing":
+        import importlib
+        return importlib.import_module("cupynum.testing")
     return _fallback.module_getattr(globals(), _np, "numpy", name)
 
 

@@ -411,8 +411,9 @@ def resolve_dtypes(uf, *args, **kwargs):
 def _build():
     """One cupynum.ufunc per NumPy ufunc object: aliases (acos/arccos) stay one object."""
     by_numpy, names = {}, {}
-    for n in dir(_np):
-        f = getattr(_np, n)
+    # numpy's namespace as it stands (vars, not dir + getattr: getattr of a lazily loaded name
+    # would import numpy.f2py, numpy.testing, numpy.ma... at cupynum's import; ufuncs are eager)
+    for n, f in list(vars(_np).items()):
         if isinstance(f, _np.ufunc):
             if f not in by_numpy:
                 by_numpy[f] = _core.make_ufunc(f)
