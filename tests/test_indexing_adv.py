@@ -536,6 +536,21 @@ for dt in ("?", "i1", "u2", "f2", "i4", "f4", "f8", "i8", "c8", "c16"):
     cv[cupynum.array(ji[::-1])] = cupynum.array(v)
     assert numpy.asarray(c).tobytes() == x.tobytes(), (dt, "strided")
     cases += 1
+for m in (2, 7, 9, 15, 17, 23, 1001, 4099):             # lists of any length: the deal's
+    a = rng.standard_normal(n)                           # eight-a-round body and its tail
+    idx = rng.integers(-n, n, size=m)
+    idx[m // 2] = idx[0]
+    v = rng.standard_normal(m)
+    for how in ("at", "at1", "set"):
+        x, c = a.copy(), cupynum.array(a)
+        if how == "set":
+            x[idx] = v
+            c[cupynum.array(idx)] = cupynum.array(v)
+        else:
+            numpy.add.at(x, idx, v if how == "at" else 0.5)
+            cupynum.add.at(c, cupynum.array(idx), cupynum.array(v) if how == "at" else 0.5)
+        assert numpy.asarray(c).tobytes() == x.tobytes(), (m, how)
+        cases += 1
 import warnings                                          # the findings of both threads
 for dt, name, zero in (("i8", "floor_divide", 0), ("f8", "multiply", 1e308), ("f8", "add", numpy.inf)):
     a = numpy.arange(n).astype(dt)
@@ -583,7 +598,7 @@ def test_scatter_split_by_halves():
                          text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     cases, split = (int(w) for w in out.stdout.split())
-    assert cases == 115
+    assert cases == 139
     assert split == cases + 10     # every scatter ran split (the strided case has two)
 
 

@@ -359,8 +359,8 @@ static int64_t set_list(size_t item, char *dst, int64_t n, int64_t ds, const cha
  * then still apply in list order (each element belongs to one thread and sees its updates in j
  * order: NumPy's order, and the same bits as one thread's loop).  Per thread, 10^6 updates of
  * 80 MB: the deal 0.38 ms and the apply 1.0 ms of its CPU time, against 2.2 ms for one thread
- * alone (an AVX-512 compress of the deal, register then full store, took half the deal's time in
- * a C trial: not done, x86-only and only where the team runs).
+ * alone; the deal of a contiguous int64 list in AVX-512 where the CPU has it (deal_avx512) takes
+ * half that.
  *
  * Pass 1 (deal): thread p takes half p of the list (by position j) and deals each entry into
  * the bucket of its destination half: the lower bucket grows up from the start of part p of the
@@ -434,7 +434,7 @@ static bool split_ok(const struct split_job *jb)
 #define DEAL(T)                                                                           \
     do {                                                                                  \
         T *vb = (T *)vbuf;                                                                \
-        for (int64_t j = j0; j < j1; j++) {                                               \
+        for (int64_t j = first; j < j1; j++) {                                            \
             int64_t k = *(const int64_t *)(idx + j * is);                                 \
             k += k < 0 ? n : 0;                                                           \
             bad |= (uint64_t)k >= (uint64_t)n;                                            \
@@ -450,6 +450,61 @@ static bool split_ok(const struct split_job *jb)
         }                                                                                 \
     } while (0)
 
+/* The deal of a contiguous int64 list (8 byte stride), with no values or 8-byte values of
+ * stride 8, eight entries a round in AVX-512: each bucket's entries compressed in a register
+ * (vpcompressq to memory is microcoded on AMD Zen 4) and stored under a mask, the upper bucket's
+ * reversed as it grows down; the rest of the part by the scalar loop.  Half the scalar deal's time
+ * (0.19 against 0.38 ms per thread for 5*10^5 entries, measured in C on the development machine).
+ * Returns the entries dealt from j0 (a multiple of 8), with *lo, *hi and *bad advanced. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define HAVE_DEAL_AVX512 1
+__attribute__((target("avx512f")))
+static int64_t deal_avx512(const int64_t *idx, const uint64_t *val, int64_t n, int64_t j0,
+                           int64_t j1, int64_t *kb, uint64_t *vb, int64_t *lo, int64_t *hi, int *bad)
+{
+    const __m512i vn = _mm512_set1_epi64(n), vhalf = _mm512_set1_epi64(n / 2),
+                  rev = _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    __mmask8 oob = 0;
+    int64_t j = j0, l = *lo, h = *hi;
+    for (; j + 8 <= j1; j += 8) {
+        __m512i k = _mm512_loadu_si512((const void *)(idx + j));
+        k = _mm512_mask_add_epi64(k, _mm512_cmplt_epi64_mask(k, _mm512_setzero_si512()), k, vn);
+        oob |= _mm512_cmpge_epu64_mask(k, vn);
+        const __mmask8 up = _mm512_cmpge_epu64_mask(k, vhalf), down = (__mmask8)~up;
+        const int cd = __builtin_popcount(down), cu = 8 - cd;
+        const __mmask8 top = (__mmask8)(0xFF00u >> cu);   /* the top cu lanes */
+        _mm512_mask_storeu_epi64(kb + l, (__mmask8)((1u << cd) - 1),
+                                 _mm512_maskz_compress_epi64(down, k));
+        _mm512_mask_storeu_epi64(kb + h - 7, top,
+                                 _mm512_permutexvar_epi64(rev, _mm512_maskz_compress_epi64(up, k)));
+        if (val) {
+            const __m512i v = _mm512_loadu_si512((const void *)(val + j));
+            _mm512_mask_storeu_epi64(vb + l, (__mmask8)((1u << cd) - 1),
+                                     _mm512_maskz_compress_epi64(down, v));
+            _mm512_mask_storeu_epi64(vb + h - 7, top,
+                                     _mm512_permutexvar_epi64(rev, _mm512_maskz_compress_epi64(up, v)));
+        }
+        l += cd;
+        h -= cu;
+    }
+    *lo = l;
+    *hi = h;
+    *bad |= oob != 0;
+    return j - j0;
+}
+
+static bool deal_avx512_ok(void)
+{
+    static int ok = -1;
+    if (ok < 0) {
+        __builtin_cpu_init();
+        ok = __builtin_cpu_supports("avx512f");
+    }
+    return ok;
+}
+#endif
+
 /* Pass 1 for part p of the list: its lower bucket's size in *nlo, the upper's in *nhi; whether
  * an index was out of bounds. */
 static bool deal(const struct split_job *jb, int p, int64_t *kb, char *vbuf, int64_t *nlo,
@@ -459,10 +514,15 @@ static bool deal(const struct split_job *jb, int p, int64_t *kb, char *vbuf, int
                   j1 = jb->m * (p + 1) / 2;
     const uint64_t half = (uint64_t)(n / 2);
     const char *idx = jb->idx, *val = jb->val;
-    int64_t lo = j0, hi = j1 - 1;
+    int64_t lo = j0, hi = j1 - 1, first = j0;
     int bad = 0;
+#ifdef HAVE_DEAL_AVX512
+    if (is == 8 && (!vs || (vs == 8 && jb->item == 8)) && deal_avx512_ok())
+        first += deal_avx512((const int64_t *)idx, vs ? (const uint64_t *)val : NULL, n, j0, j1,
+                             kb, (uint64_t *)vbuf, &lo, &hi, &bad);
+#endif
     if (!vs) {
-        for (int64_t j = j0; j < j1; j++) {
+        for (int64_t j = first; j < j1; j++) {
             int64_t k = *(const int64_t *)(idx + j * is);
             k += k < 0 ? n : 0;
             bad |= (uint64_t)k >= (uint64_t)n;

@@ -457,13 +457,21 @@ int64_t cpn_kernel_parallel_min(void)
 
 #define TEAM_CLASSES 48
 #define TEAM_RETRY 16
+/* A retry runs the other choice twice in a row: the first run of the team after a stretch alone
+ * is slow on its own account (the second core's first streams after idling: 2.8 ms, then 2.3,
+ * 2.0, 1.95 for a 10^6-index add.at; a plain C count over 80 MB on two threads, after
+ * single-thread runs over another array, 1.8 ms then 1.7, 1.5 ... 1.4), and one cold sample
+ * would keep the team out for good. */
+#define TEAM_RETRY_RUNS 2
 /* Above 2^23 element-instructions (milliseconds of work) the team always runs: waking it costs
  * under a percent, and a run tried alone there would cost what it measures. */
 #define TEAM_ALWAYS ((int64_t)1 << 23)
 static struct team_class {
-    double ns[2];   /* moving average of ns per unit of work: [0] alone, [1] the team */
+    double ns[2];   /* ns per unit of work, the fastest recent (team_done): [0] alone, [1] the team */
     int n[2];
     unsigned runs;
+    int retry;      /* runs of a retry still to come (TEAM_RETRY_RUNS), of the choice in use */
+    int retry_use;
 } team_stat[CPN_TEAM_COUNT][TEAM_CLASSES];   /* per kind of kernel: their units differ */
 static int team_measured = -1;   /* -1: not yet read from the environment */
 
@@ -496,9 +504,17 @@ int cpn_kernel_team_pick(enum cpn_team_kind kind, int64_t work, struct cpn_team_
     int use;
     if (c->n[1] < 2) use = 1;
     else if (c->n[0] < 2) use = 0;
-    else {
+    else if (c->retry > 0) {
+        c->retry--;
+        use = c->retry_use;
+    } else {
         int best = c->ns[1] <= c->ns[0];
-        use = runs % TEAM_RETRY == 0 ? !best : best;
+        use = best;
+        if (runs % TEAM_RETRY == 0) {
+            use = !best;
+            c->retry_use = use;
+            c->retry = TEAM_RETRY_RUNS - 1;
+        }
     }
     if (use) cpn_stats.runs_team++;
     else cpn_stats.runs_alone++;
@@ -515,7 +531,12 @@ void cpn_kernel_team_done(struct cpn_team_timer *tm)
     double per = (double)(now_ns() - tm->t0) / (double)tm->work;
     struct team_class *c = &team_stat[tm->kind][tm->bucket];
     const int w = tm->which;
-    c->ns[w] = c->n[w] == 0 ? per : 0.75 * c->ns[w] + 0.25 * per;
+    /* Down at once, up slowly: interference only adds time (a descheduled thread, another
+     * process's traffic, a first run's page faults and thread start-up), so the fastest recent
+     * run is the estimate and slower ones move it a quarter of the way.  A plain moving average
+     * let one cold first run of the team (a 10^6-index add.at: 3 ms against 2.2 warm, 2.8
+     * alone) keep the scatter on one thread for the next dozen runs. */
+    c->ns[w] = c->n[w] == 0 || per < c->ns[w] ? per : 0.75 * c->ns[w] + 0.25 * per;
     c->n[w]++;
 }
 
