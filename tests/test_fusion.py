@@ -825,6 +825,31 @@ def test_short_inner_dimension_walked_in_any_order(shape):
         agrees(got, ref)
 
 
+# Element-wise loops and fused runs walk their output's memory order (outermost first), whatever
+# the index order: results laid out as transposed operands, writes into transposed, reversed and
+# strided destinations, and operands in another order than the output, fused or not, bit for bit.
+@pytest.mark.parametrize("shape", [(8, 14, 14, 8), (3, 70, 5), (130, 2, 9)])
+def test_loops_walk_the_output_memory_order(shape):
+    def prog(np):
+        x = np.arange(int(numpy.prod(shape)), dtype=np.float64).reshape(shape) * 0.37 - 40.0
+        m = np.moveaxis(x, -1, 1)
+        r = np.maximum(m, 0.0)                            # a result in x's memory order
+        s = r * 2.0 - m                                   # fused over it
+        t = np.empty(x.shape[::-1])
+        t.T[...] = x * 0.5 + 1.0                          # into a transposed destination
+        u = np.zeros(shape)
+        u[..., ::-1] = np.sqrt(np.abs(x)) - x             # reversed destination
+        v = np.zeros(x.shape[::-1])
+        np.add(x.T, t, out=v)                             # two orders, out=
+        w = x.copy()
+        w.T[...] += t                                     # in place through a transposed view
+        return r, s, t, u, v, w
+    on, off = both(prog)
+    for got, unfused, ref in zip(on, off, prog(numpy)):
+        bitwise_equal(got, unfused)
+        bitwise_equal(got, ref)
+
+
 def test_short_inner_dimension_reports_floating_point_findings():
     big = cupynum.full((100, 3), 1e308)
     with pytest.warns(RuntimeWarning, match="overflow encountered in multiply"):

@@ -665,6 +665,26 @@ static void iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64
         for (int a = 0; a < narg; a++) st[a][nd] = strides0[a][d];
         nd++;
     }
+    /* The output's memory order, outermost first (NumPy's iterator does the same): a result laid
+     * out as a transposed operand (`maximum(moveaxis(x, 3, 1), 0)`, order 'K') is then one
+     * contiguous run, where the merge below in index order left it an inner stride of 64
+     * elements, a scalar strided loop: 25 us for 12544 float64 against 2 contiguous.  Each
+     * element is computed from the same element of the operands, so no order changes a result
+     * (see the swap below).  Insertion sort, stable: equal strides keep their order. */
+    for (int d = 1; d < nd; d++) {
+        for (int e = d; e > 0; e--) {
+            const int64_t x = st[narg - 1][e - 1], y = st[narg - 1][e];
+            if ((x < 0 ? -x : x) >= (y < 0 ? -y : y)) break;
+            int64_t t = shape[e - 1];
+            shape[e - 1] = shape[e];
+            shape[e] = t;
+            for (int a = 0; a < narg; a++) {
+                t = st[a][e - 1];
+                st[a][e - 1] = st[a][e];
+                st[a][e] = t;
+            }
+        }
+    }
     int m = 0;
     for (int d = 1; d < nd; d++) {
         int ok = 1;
