@@ -502,7 +502,7 @@ int cpn_kernel_team_pick(enum cpn_team_kind kind, int64_t work, struct cpn_team_
     struct team_class *c = &team_stat[kind][b];
     unsigned runs = ++c->runs;
     int use;
-    if (c->n[1] < 2) use = 1;
+    if (c->n[1] < TEAM_RETRY_RUNS + 1) use = 1;   /* first the team, warmed up (as a retry) */
     else if (c->n[0] < 2) use = 0;
     else if (c->retry > 0) {
         c->retry--;
