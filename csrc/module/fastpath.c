@@ -426,3 +426,68 @@ PyObject *cpn_mod_index_range(PyObject *m, PyObject *a)
     cpn_hostexec_range_i64(o, cpn_view_size(v), &lo, &hi);
     return Py_BuildValue("(LL)", (long long)lo, (long long)hi);
 }
+
+/* ---- concatenate along the first axis ------------------------------------------------------------
+ *
+ * `np.concatenate([a, b])` of two 100-element arrays took 5.8 us in cupynum/_joins.py's checks
+ * and its result's layout (NumPy: 0.7 us) around two assignments.  The common case -- a list or
+ * tuple of cupynum arrays of one dtype and ndim >= 1 whose other dimensions agree, none tiled --
+ * is done here: the result is _joins._result's for untiled inputs (a new array of the default
+ * layout, left uninitialised as every row is written) and each input is assigned to its rows as
+ * `target[start:stop] = a` assigns it (one cast op each).  Anything else, and every error, goes
+ * the general way.  Untiled is a fact of the stores every rank agrees on, so ranks take the same
+ * path. */
+
+#define CONCAT_MAX 64   /* inputs handled here; more go the general way */
+
+/* _core.concat_rows(seq): the concatenation of seq along axis 0, or None where the general path
+ * must run. */
+PyObject *cpn_mod_concat_rows(PyObject *m, PyObject *seq)
+{
+    (void)m;
+    if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) Py_RETURN_NONE;
+    const Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
+    if (k < 1 || k > CONCAT_MAX) Py_RETURN_NONE;
+    PyObject **items = PySequence_Fast_ITEMS(seq);
+    struct cpn_view *vs[CONCAT_MAX];
+    for (Py_ssize_t i = 0; i < k; i++) {
+        if (Py_TYPE(items[i]) != cpn_array_type) Py_RETURN_NONE;
+        vs[i] = cpn_array_view(items[i]);
+    }
+    const struct cpn_view *f = vs[0];
+    if (f->ndim < 1) Py_RETURN_NONE;
+    int64_t shape[CPN_MAXDIM];
+    memcpy(shape, f->shape, sizeof(int64_t) * (size_t)f->ndim);
+    shape[0] = 0;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        const struct cpn_view *v = vs[i];
+        if (v->dtype != f->dtype || v->ndim != f->ndim || cpn_store_root(v->store)->tiled)
+            Py_RETURN_NONE;
+        for (int d = 1; d < f->ndim; d++)
+            if (v->shape[d] != f->shape[d]) Py_RETURN_NONE;
+        shape[0] += v->shape[0];
+    }
+    PyObject *r = cpn_array_new(f->dtype, f->ndim, shape);
+    if (!r) return NULL;
+    struct cpn_view *rv = cpn_array_view(r);
+    rv->store->uninit = true;
+    int64_t start = 0;
+    for (Py_ssize_t i = 0; i < k; i++) {
+        const int64_t n = vs[i]->shape[0];
+        if (!n) continue;
+        struct cpn_view *rows = NULL;
+        enum cpn_status st = cpn_view_slice(rv, 0, start, 1, n, &rows);
+        if (st != CPN_OK) {
+            Py_DECREF(r);
+            return cpn_raise(st);
+        }
+        const int rc = cpn_assign(rows, items[i]);
+        cpn_view_release(rows);
+        if (rc < 0) {
+            Py_DECREF(r);
+            return NULL;
+        }
+        start += n;
+    }
+    return r;
+}

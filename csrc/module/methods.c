@@ -351,6 +351,8 @@ PyMethodDef cpn_module_methods[] = {
      "full_reduce(a, name): a full add/multiply/maximum/minimum reduction read at once, or None."},
     {"_temp_probe", cpn_mod_temp_probe, METH_O,
      "_temp_probe(on): the next full_reduce measures a temporary argument's references (import)."},
+    {"concat_rows", cpn_mod_concat_rows, METH_O,
+     "concat_rows(seq): concatenate(seq) along axis 0 for a list or tuple of untiled cupynum arrays of one dtype whose other dimensions agree; else None."},
     {"index_range", cpn_mod_index_range, METH_O,
      "index_range(a): (min, max) of a contiguous int64 array read at once in one pass, or None."},
     {"reduce", cpn_mod_reduce, METH_VARARGS,
