@@ -288,10 +288,18 @@ def _dist_arg(name, a, axis):
 
 
 def argmax(a, axis=None, out=None, *, keepdims=False):
+    if axis is None and out is None and keepdims is False and type(a) is ndarray:
+        r = _core.full_argreduce(a, "maximum")   # untiled, non-empty, ndim >= 1 (fastpath.c)
+        if r is not None:
+            return r
     return _arg("maximum", "argmax", a, axis, out, keepdims)
 
 
 def argmin(a, axis=None, out=None, *, keepdims=False):
+    if axis is None and out is None and keepdims is False and type(a) is ndarray:
+        r = _core.full_argreduce(a, "minimum")
+        if r is not None:
+            return r
     return _arg("minimum", "argmin", a, axis, out, keepdims)
 
 

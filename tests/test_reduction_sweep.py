@@ -388,6 +388,71 @@ def test_argmax_nan_and_ties(dtype):
     check(cupynum.argmin(c), numpy.argmin(n))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 255, 256, 257, 1000, 1024, 3000])
+def test_argmax_blocked_runs(dtype, n):
+    """The blocked scan of contiguous float runs (reduce.c, argrun): ties, -0.0 against 0.0,
+    infinities, a NaN first / in a later block / last, the extreme at block edges; whole arrays
+    (the C fast path), 2-d along each axis, strided and reversed views (the scalar loop)."""
+    rng = numpy.random.default_rng(n)
+    base = rng.integers(-4, 5, n).astype(dtype)
+    variants = [base, numpy.zeros(n, dtype), -numpy.zeros(n, dtype)]
+    z = numpy.zeros(n, dtype)
+    z[::3] = -0.0
+    variants.append(z)
+    for k in {0, n // 2, n - 1, min(n - 1, 255), min(n - 1, 256)}:
+        v = base.copy()
+        v[k] = numpy.inf
+        variants.append(v)
+        v = base.copy()
+        v[k] = -numpy.inf
+        variants.append(v)
+        v = base.copy()
+        v[k] = numpy.nan
+        v[-1] = numpy.nan
+        variants.append(v)
+    for v in variants:
+        c = cupynum.array(v)
+        for f in ("argmax", "argmin"):
+            check(getattr(cupynum, f)(c), getattr(numpy, f)(v))
+            check(getattr(c, f)(), getattr(v, f)())
+            check(getattr(cupynum, f)(c[::-1]), getattr(numpy, f)(v[::-1]))
+            check(getattr(cupynum, f)(c[::2]), getattr(numpy, f)(v[::2]))
+            check(getattr(cupynum, f)(c, axis=0), getattr(numpy, f)(v, axis=0))
+            check(getattr(cupynum, f)(c, keepdims=True), getattr(numpy, f)(v, keepdims=True))
+        if n % 3 == 0:
+            m2, c2 = v.reshape(3, -1), c.reshape(3, -1)
+            for f in ("argmax", "argmin"):
+                check(getattr(cupynum, f)(c2), getattr(numpy, f)(m2))
+                check(getattr(cupynum, f)(c2, axis=1), getattr(numpy, f)(m2, axis=1))
+                check(getattr(cupynum, f)(c2.T), getattr(numpy, f)(m2.T))
+
+
+def test_argmax_fast_path_forms():
+    """full_argreduce answers whole untiled non-empty arrays only; 0-d, empty, out=, axis= and
+    non-cupynum inputs take _arg (NumPy's results and errors)."""
+    n = sample((4, 5), "int32", seed=3)
+    c = cupynum.array(n)
+    tiled = cupynum._core._tiling(c)["tiled"]
+    assert (cupynum._core.full_argreduce(c, "maximum") is None) == tiled
+    assert cupynum._core.full_argreduce(c, "add") is None
+    assert cupynum._core.full_argreduce(cupynum.array(3.0), "maximum") is None
+    assert cupynum._core.full_argreduce(cupynum.zeros(0), "maximum") is None
+    for f in ("argmax", "argmin"):
+        check(getattr(cupynum, f)(c), getattr(numpy, f)(n))
+        check(getattr(cupynum, f)(cupynum.array(3.0)), getattr(numpy, f)(numpy.array(3.0)))
+        check(getattr(cupynum, f)([3, 1, 4]), getattr(numpy, f)([3, 1, 4]))
+        with pytest.raises(ValueError) as en:
+            getattr(numpy, f)(numpy.zeros(0))
+        with pytest.raises(ValueError) as ec:
+            getattr(cupynum, f)(cupynum.zeros(0))
+        assert str(ec.value) == str(en.value)
+        out = cupynum.zeros((), "int64")
+        r = getattr(cupynum, f)(c, out=out)
+        assert r is out
+        check(out, numpy.array(getattr(numpy, f)(n)))
+
+
 # ---- errors ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["sum", "prod", "max", "mean", "var", "all", "count_nonzero",

@@ -671,8 +671,72 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
 
 /* ---- argmax / argmin ------------------------------------------------------------------------- */
 
+/* A contiguous float run scanned in blocks (SSE2, every x86-64): each block's extreme from four
+ * vector lanes of max (min) -- a NaN is noted apart, as max/min drop it -- and only a block whose
+ * extreme beats `best` (or that holds a NaN) is scanned again for the first element equal to it
+ * (or the first NaN), which is the scalar loop's answer (equal values keep the first; -0.0 and
+ * 0.0 are equal both ways).  argmax of 10^4 float64: 6.5 -> 1.4 us in C (the scalar loop waits
+ * on a compare and a branch per element).  Returns 1 with *bi at the first NaN, else 0 with
+ * *best and *bi updated; off is p's index in the reduced space. */
+#define ARG_BLOCK 256
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#define ARGRUN(S, T, V, W, LOADU, SET1, MAX, MIN, UNORD, OR, MOVEMASK, STOREU)                  \
+    static int argrun_##S(const T *p, int64_t n, int mx, T *best, int64_t *bi, int64_t off)  \
+    {                                                                                     \
+        for (int64_t b = 0; b < n; b += ARG_BLOCK) {                                      \
+            const int64_t e = b + ARG_BLOCK < n ? b + ARG_BLOCK : n;                      \
+            int64_t i = b;                                                                \
+            T m = p[b];                                                                   \
+            int nan = 0;                                                                  \
+            if (e - b >= 4 * W) {                                                         \
+                V l0 = SET1(m), l1 = l0, l2 = l0, l3 = l0, u = OR(l0, l0);                \
+                u = UNORD(u, u);                                                          \
+                for (; i + 4 * W <= e; i += 4 * W) {                                      \
+                    const V v0 = LOADU(p + i), v1 = LOADU(p + i + W);                     \
+                    const V v2 = LOADU(p + i + 2 * W), v3 = LOADU(p + i + 3 * W);         \
+                    if (mx) {                                                             \
+                        l0 = MAX(v0, l0); l1 = MAX(v1, l1); l2 = MAX(v2, l2); l3 = MAX(v3, l3); \
+                    } else {                                                              \
+                        l0 = MIN(v0, l0); l1 = MIN(v1, l1); l2 = MIN(v2, l2); l3 = MIN(v3, l3); \
+                    }                                                                     \
+                    u = OR(u, OR(OR(UNORD(v0, v0), UNORD(v1, v1)), OR(UNORD(v2, v2), UNORD(v3, v3)))); \
+                }                                                                         \
+                nan = MOVEMASK(u) != 0;                                                   \
+                T t[4 * W];                                                               \
+                STOREU(t, l0); STOREU(t + W, l1); STOREU(t + 2 * W, l2); STOREU(t + 3 * W, l3); \
+                for (int j = 0; j < 4 * W; j++) m = (mx ? t[j] > m : t[j] < m) ? t[j] : m;  \
+            }                                                                             \
+            for (; i < e; i++) {                                                          \
+                nan |= p[i] != p[i];                                                      \
+                m = (mx ? p[i] > m : p[i] < m) ? p[i] : m;                                \
+            }                                                                             \
+            if (nan) {                                                                    \
+                for (i = b; p[i] == p[i]; i++) {}                                         \
+                *bi = off + i;                                                            \
+                return 1;                                                                 \
+            }                                                                             \
+            if (mx ? m > *best : m < *best) {                                             \
+                for (i = b; p[i] != m; i++) {}                                            \
+                *bi = off + i;                                                            \
+                *best = m;                                                                \
+            }                                                                             \
+        }                                                                                 \
+        return 0;                                                                         \
+    }
+/* (the unordered compare of u with itself starts the NaN lanes at zero: l0 is p[b]'s, which the
+ * loop sees again) */
+ARGRUN(f64, double, __m128d, 2, _mm_loadu_pd, _mm_set1_pd, _mm_max_pd, _mm_min_pd, _mm_cmpunord_pd,
+       _mm_or_pd, _mm_movemask_pd, _mm_storeu_pd)
+ARGRUN(f32, float, __m128, 4, _mm_loadu_ps, _mm_set1_ps, _mm_max_ps, _mm_min_ps, _mm_cmpunord_ps,
+       _mm_or_ps, _mm_movemask_ps, _mm_storeu_ps)
+#define ARG_RUNS 1
+#else
+#define ARG_RUNS 0
+#endif
+
 /* The first extreme (or first NaN) over the reduced space of output origin `base`. */
-#define ARGFN(S, T, ISNAN, GT)                                                            \
+#define ARGFN(S, T, ISNAN, GT, RUN)                                                       \
     static int64_t arg_##S(const struct rgeom *g, const char *base, int mx)               \
     {                                                                                     \
         const int last = g->nr - 1;                                                       \
@@ -687,6 +751,11 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
                 p += (q % g->rshape[d]) * g->rstride[d];                                  \
                 q /= g->rshape[d];                                                        \
             }                                                                             \
+            if (ist == (int64_t)sizeof(T) && inner >= 64) {                               \
+                const int run = RUN((const T *)p, inner, mx, &best, &bi, r0);             \
+                if (run > 0) return bi;                                                   \
+                if (run == 0) continue;                                                   \
+            }                                                                             \
             for (int64_t i = 0; i < inner; i++) {                                         \
                 T v = *(const T *)(p + i * ist);                                          \
                 if (ISNAN(v)) return r0 + i;                                              \
@@ -698,20 +767,29 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
         }                                                                                 \
         return bi;                                                                        \
     }
+/* RUN: the blocked scan of a contiguous run where there is one (1: a NaN, 0: done), else -1 */
+#define NO_RUN(p, n, mx, best, bi, off) (-1)
+#if ARG_RUNS
+#define RUN_F64(p, n, mx, best, bi, off) argrun_f64(p, n, mx, best, bi, off)
+#define RUN_F32(p, n, mx, best, bi, off) argrun_f32(p, n, mx, best, bi, off)
+#else
+#define RUN_F64 NO_RUN
+#define RUN_F32 NO_RUN
+#endif
 #define NO_NAN(v) 0
 #define IS_NAN(v) ((v) != (v))
 #define GT_PLAIN(a, b) ((a) > (b))
 #define GT_C64(a, b) cpn_greater_c64(a, b)
 #define GT_C128(a, b) cpn_greater_c128(a, b)
-ARGFN(b, _Bool, NO_NAN, GT_PLAIN)
-#define ARG_INT(S, T) ARGFN(S, T, NO_NAN, GT_PLAIN)
+ARGFN(b, _Bool, NO_NAN, GT_PLAIN, NO_RUN)
+#define ARG_INT(S, T) ARGFN(S, T, NO_NAN, GT_PLAIN, NO_RUN)
 CPN_SINT_LIST(ARG_INT)
 CPN_UINT_LIST(ARG_INT)
-ARGFN(f16, _Float16, IS_NAN, GT_PLAIN)
-ARGFN(f32, float, IS_NAN, GT_PLAIN)
-ARGFN(f64, double, IS_NAN, GT_PLAIN)
-ARGFN(c64, float _Complex, IS_NAN, GT_C64)
-ARGFN(c128, double _Complex, IS_NAN, GT_C128)
+ARGFN(f16, _Float16, IS_NAN, GT_PLAIN, NO_RUN)
+ARGFN(f32, float, IS_NAN, GT_PLAIN, RUN_F32)
+ARGFN(f64, double, IS_NAN, GT_PLAIN, RUN_F64)
+ARGFN(c64, float _Complex, IS_NAN, GT_C64, NO_RUN)
+ARGFN(c128, double _Complex, IS_NAN, GT_C128, NO_RUN)
 
 typedef int64_t (*arg_fn)(const struct rgeom *, const char *, int);
 static const arg_fn arg_table[CPN_DTYPE_COUNT] = {

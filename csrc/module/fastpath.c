@@ -491,3 +491,30 @@ PyObject *cpn_mod_concat_rows(PyObject *m, PyObject *seq)
     }
     return r;
 }
+
+/* _core.full_argreduce(a, 'maximum'|'minimum'): argmax/argmin of the whole of an untiled
+ * non-empty array (ndim >= 1) as NumPy's intp scalar -- the argreduce op _reductions._arg queues,
+ * queued and read here without its Python (2.2 -> 1.3 us for 100 elements) -- or None where
+ * _arg must run (0-d, empty: its errors; tiled: its owner-computes composition). */
+PyObject *cpn_mod_full_argreduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)m;
+    if (nargs != 2 || Py_TYPE(args[0]) != cpn_array_type || !PyUnicode_Check(args[1])) Py_RETURN_NONE;
+    const char *name = PyUnicode_AsUTF8(args[1]);
+    if (!name) return NULL;
+    const int code = cpn_op_lookup(name);
+    if (code != CPN_OP_MAXIMUM && code != CPN_OP_MINIMUM) Py_RETURN_NONE;
+    struct cpn_view *v = cpn_array_view(args[0]);
+    if (v->ndim < 1 || v->ndim >= 64 || cpn_view_size(v) == 0 || cpn_store_root(v->store)->tiled)
+        Py_RETURN_NONE;
+    PyObject *r = cpn_array_new_replicated(CPN_DTYPE_INT64, 0, NULL);
+    if (!r) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_ARGREDUCE, .code = code, .nin = 1, .nout = 1};
+    op.axes = ((uint64_t)1 << v->ndim) - 1;
+    op.dtype = v->dtype;
+    op.in[0] = v;
+    op.out[0] = cpn_array_view(r);
+    PyObject *s = cpn_submit(&op) < 0 ? NULL : cpn_array_to_scalar(r);
+    Py_DECREF(r);
+    return s;
+}
