@@ -289,8 +289,13 @@ void cpn_kernel_range_i64(const int64_t *p, int64_t n, int64_t *lo, int64_t *hi)
     struct cpn_team_timer tm;
     int nth = cpn_kernel_team_pick(CPN_TEAM_ELEMENTWISE, n, &tm);
     if (nth > 64) nth = 64;
+    if (nth == 1) {   /* no region: an if(0) one still ends on a futex wake (reduce_rows) */
+        range_run(p, n, lo, hi);
+        cpn_kernel_team_done(&tm);
+        return;
+    }
     int64_t tl[64], th[64];
-#pragma omp parallel num_threads(nth) if (nth > 1)
+#pragma omp parallel num_threads(nth)
     {
         int t = 0, nt = 1;
 #ifdef _OPENMP
@@ -446,33 +451,19 @@ static int64_t start_acc(const struct rgeom *g, void *acc, const char *base)
     return rc == CPN_RED_MAX || rc == CPN_RED_MIN ? 0 : 1;
 }
 
-/* Reductions that keep the input's innermost dimension (sum(axis=0) of a C-ordered matrix): the
- * output row is the accumulator, and each reduced index folds one input row into it with the
- * op's element-wise loop, streaming memory contiguously (NumPy's order, too).  Rows are cut in
- * blocks so that casts go through a small buffer and threads share the work. */
-static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
-                        const int64_t *okstride)
+/* reduce_rows' tasks t0..t1-1 (a task: one block of columns of one output row). */
+static void rows_work(enum cpn_opcode code, struct rgeom *g, char *out, const int64_t *okstride,
+                      int64_t bw, int64_t t0, int64_t t1)
 {
     const int last = g->nk - 1;
     const int64_t L = g->kshape[last], ist = g->kstride[last], ost = okstride[last];
     int64_t nouter = 1;
     for (int d = 0; d < last; d++) nouter *= g->kshape[d];
-    /* Column blocks as wide as an even share of a row allows, up to RBLK elements: each reduced
-     * index then reads one long contiguous piece of its row (fewer, longer streams than fixed
-     * 1024-element blocks) while the accumulator block stays in the core's cache. */
-    int nth = cpn_kernel_threads();
-    int64_t bw = (L + nth - 1) / nth;
-    bw = bw < BLOCK ? BLOCK : bw > RBLK ? RBLK : (bw + 7) & ~(int64_t)7;
     const int64_t nblk = (L + bw - 1) / bw, ntasks = nouter * nblk;
     cpn_loop_fn combine = cpn_kernel_elementwise(code, g->acc_dt);
     cpn_loop_fn to_acc = cpn_kernel_cast(g->in_dt, g->acc_dt);
-    if (ntasks < 2 || nouter * L * g->nred < cpn_kernel_parallel_min()) nth = 1;
-    unsigned hw = 0;
-#pragma omp parallel num_threads(nth) if (nth > 1) reduction(|: hw)
-    {
-    cpn_kernel_fpe_clear();
-#pragma omp for schedule(static)
-    for (int64_t t = 0; t < ntasks; t++) {
+    (void)ntasks;
+    for (int64_t t = t0; t < t1; t++) {
         _Alignas(64) unsigned char buf[RBLK * 16];
         int64_t o = t / nblk, j0 = (t % nblk) * bw, len = L - j0 < bw ? L - j0 : bw;
         const char *base = g->in + j0 * ist;
@@ -528,9 +519,54 @@ static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
             if (ctx.fpe) __atomic_fetch_or(&g->fpe, ctx.fpe, __ATOMIC_RELAXED);
         }
     }
+}
+
+/* Reductions that keep the input's innermost dimension (sum(axis=0) of a C-ordered matrix): the
+ * output row is the accumulator, and each reduced index folds one input row into it with the
+ * op's element-wise loop, streaming memory contiguously (NumPy's order, too).  Rows are cut in
+ * blocks so that casts go through a small buffer and threads share the work. */
+static void reduce_rows(enum cpn_opcode code, struct rgeom *g, char *out,
+                        const int64_t *okstride)
+{
+    const int last = g->nk - 1;
+    const int64_t L = g->kshape[last];
+    int64_t nouter = 1;
+    for (int d = 0; d < last; d++) nouter *= g->kshape[d];
+    /* Column blocks as wide as an even share of a row allows, up to RBLK elements: each reduced
+     * index then reads one long contiguous piece of its row (fewer, longer streams than fixed
+     * 1024-element blocks) while the accumulator block stays in the core's cache. */
+    int nth = cpn_kernel_threads();
+    int64_t bw = (L + nth - 1) / nth;
+    bw = bw < BLOCK ? BLOCK : bw > RBLK ? RBLK : (bw + 7) & ~(int64_t)7;
+    const int64_t nblk = (L + bw - 1) / bw, ntasks = nouter * nblk;
+    if (ntasks < 2 || nouter * L * g->nred < cpn_kernel_parallel_min()) nth = 1;
+    /* one thread: no parallel region (an if(0) region still ends on libgomp's barrier, a futex
+     * wake: 0.3-0.5 us a call) */
+    if (nth == 1) {
+        cpn_kernel_fpe_clear();
+        rows_work(code, g, out, okstride, bw, 0, ntasks);
+        g->hw = cpn_kernel_fpe_status();
+        return;
+    }
+    unsigned hw = 0;
+#pragma omp parallel num_threads(nth) reduction(|: hw)
+    {
+    cpn_kernel_fpe_clear();
+#pragma omp for schedule(static)
+    for (int64_t t = 0; t < ntasks; t++) rows_work(code, g, out, okstride, bw, t, t + 1);
     hw |= cpn_kernel_fpe_status();
     }
     g->hw = hw;
+}
+
+/* Output o folded whole over the reduced space. */
+static void fold_output(struct rgeom *g, char *out, const int64_t *okstride, int64_t o)
+{
+    _Alignas(16) unsigned char acc[16];
+    const char *base = kept_origin(g, o);
+    int64_t first = start_acc(g, acc, base);
+    if (g->nred > first) fold_range(g, base, first, g->nred, acc);
+    memcpy(kept_output(g, out, okstride, o), acc, g->acc_size);
 }
 
 enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, enum cpn_dtype acc_dt,
@@ -625,18 +661,18 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
     /* Only the associative fast folds split one output's reduced space over threads. */
     unsigned hw = 0;
     if (nout >= nth || !g.fold) {
-#pragma omp parallel num_threads(nth) if (nth > 1) reduction(|: hw)
+        if (nth == 1) {   /* no region (reduce_rows) */
+            cpn_kernel_fpe_clear();
+            for (int64_t o = 0; o < nout; o++) fold_output(&g, out, okstride, o);
+            hw = cpn_kernel_fpe_status();
+        } else {
+#pragma omp parallel num_threads(nth) reduction(|: hw)
         {
         cpn_kernel_fpe_clear();
 #pragma omp for schedule(static)
-        for (int64_t o = 0; o < nout; o++) {
-            _Alignas(16) unsigned char acc[16];
-            const char *base = kept_origin(&g, o);
-            int64_t first = start_acc(&g, acc, base);
-            if (g.nred > first) fold_range(&g, base, first, g.nred, acc);
-            memcpy(kept_output(&g, out, okstride, o), acc, g.acc_size);
-        }
+        for (int64_t o = 0; o < nout; o++) fold_output(&g, out, okstride, o);
         hw |= cpn_kernel_fpe_status();
+        }
         }
         cpn_fpreport_add(fp, hw, g.fpe);
         return g.err ? cpn_op_data_error(code)
@@ -824,7 +860,12 @@ enum cpn_status cpn_kernel_argreduce(enum cpn_opcode code, enum cpn_dtype dt, co
     const int mx = code == CPN_OP_MAXIMUM;
     int nth = cpn_kernel_threads();
     if (nout * g.nred < cpn_kernel_parallel_min() || nout < nth) nth = 1;
-#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1)
+    if (nth == 1) {   /* no region (reduce_rows) */
+        for (int64_t o = 0; o < nout; o++)
+            *(int64_t *)kept_output(&g, out, okstride, o) = fn(&g, kept_origin(&g, o), mx);
+        return CPN_OK;
+    }
+#pragma omp parallel for num_threads(nth) schedule(static)
     for (int64_t o = 0; o < nout; o++)
         *(int64_t *)kept_output(&g, out, okstride, o) = fn(&g, kept_origin(&g, o), mx);
     return CPN_OK;
