@@ -41,6 +41,10 @@ def _indices(m):
 
 
 def nonzero(a):
+    if type(a) is ndarray:
+        r = _core.nonzero_rows(a)   # a bool array in this process's memory (fastpath.c)
+        if r is not None:
+            return r
     m = _truth(a)
     if m is None or m.ndim == 0:
         return _numpy("nonzero", a)

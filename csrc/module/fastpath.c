@@ -518,3 +518,52 @@ PyObject *cpn_mod_full_argreduce(PyObject *m, PyObject *const *args, Py_ssize_t 
     Py_DECREF(r);
     return s;
 }
+
+/* _core.nonzero_rows(m): nonzero(m) for a contiguous non-empty bool array (ndim >= 1) whose bytes
+ * this process holds (untiled, on the host): the count read in place (flushed first if the queue
+ * writes m), the nonzero op queued as _selection.nonzero queues it, and the tuple of the index
+ * array's rows (views, as idx[d]); 3.3 -> ~1.5 us for 100 elements.  None elsewhere (the general
+ * path, which counts by a reduction every rank shares). */
+PyObject *cpn_mod_nonzero_rows(PyObject *m, PyObject *a)
+{
+    (void)m;
+    if (Py_TYPE(a) != cpn_array_type) Py_RETURN_NONE;
+    struct cpn_view *v = cpn_array_view(a);
+    const int64_t n = cpn_view_size(v);
+    if (v->dtype != CPN_DTYPE_BOOL || v->ndim < 1 || n == 0 || cpn_store_root(v->store)->tiled ||
+        !cpn_view_is_contiguous(v))
+        Py_RETURN_NONE;
+    int err;
+    const char *o = key_origin(v, &err);
+    if (!o) {
+        if (err < 0) return NULL;
+        Py_RETURN_NONE;
+    }
+    const int64_t shape[2] = {v->ndim, cpn_hostexec_count_true(o, n)};
+    PyObject *idx = cpn_array_new(CPN_DTYPE_INT64, 2, shape);
+    if (!idx) return NULL;
+    struct cpn_op op = {.kind = CPN_OPK_NONZERO, .nin = 1, .nout = 1};
+    op.dtype = CPN_DTYPE_BOOL;
+    op.in[0] = v;
+    op.out[0] = cpn_array_view(idx);
+    op.iparam[0] = shape[1];
+    PyObject *t = NULL;
+    if (cpn_submit(&op) < 0 || !(t = PyTuple_New(v->ndim))) goto fail;
+    for (int d = 0; d < v->ndim; d++) {
+        struct cpn_view *row = NULL;
+        enum cpn_status st = cpn_view_index(cpn_array_view(idx), 0, d, &row);
+        if (st != CPN_OK) {
+            cpn_raise(st);
+            goto fail;
+        }
+        PyObject *r = cpn_array_wrap(row);
+        if (!r) goto fail;
+        PyTuple_SET_ITEM(t, d, r);
+    }
+    Py_DECREF(idx);
+    return t;
+fail:
+    Py_XDECREF(t);
+    Py_DECREF(idx);
+    return NULL;
+}

@@ -353,6 +353,8 @@ PyMethodDef cpn_module_methods[] = {
      "_temp_probe(on): the next full_reduce measures a temporary argument's references (import)."},
     {"full_argreduce", (PyCFunction)(void (*)(void))cpn_mod_full_argreduce, METH_FASTCALL,
      "full_argreduce(a, 'maximum'|'minimum'): argmax/argmin of a whole untiled non-empty array (ndim >= 1) as a scalar; else None."},
+    {"nonzero_rows", cpn_mod_nonzero_rows, METH_O,
+     "nonzero_rows(m): nonzero(m) of a contiguous non-empty untiled bool array on the host, counted in place; else None."},
     {"concat_rows", cpn_mod_concat_rows, METH_O,
      "concat_rows(seq): concatenate(seq) along axis 0 for a list or tuple of untiled cupynum arrays of one dtype whose other dimensions agree; else None."},
     {"index_range", cpn_mod_index_range, METH_O,
