@@ -221,3 +221,64 @@ def test_take_forms():
     with pytest.raises(IndexError) as ec:
         cupynum.take(c[0], cupynum.array([6]))
     assert str(ec.value) == str(en.value)
+
+
+def _outcome(f):
+    """(result or exception type, warning types) of f()."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            r = f()
+            cupynum.sync()
+        except Exception as e:  # noqa: BLE001  (NumPy is the oracle)
+            r = type(e)
+    return r, [type(x.message) for x in w]
+
+
+@pytest.mark.parametrize("mode", [None, "ignore", "warn", "raise", "call"])
+def test_cumsum_reports_at_the_call_under_each_errstate(mode):
+    """accumulate's flush at the call (_ufunc._report_now recognises NumPy's default errstate
+    without geterr()): an overflowing cumsum warns or raises at the call as NumPy's, or not at
+    all under 'ignore'."""
+    from conftest import check
+    x = numpy.array([1e308, 1e308, 1.0])
+    c = cupynum.array(x)
+    seen = []
+    kw = {} if mode is None else {"all": mode} if mode != "call" else {"all": "call", "call": lambda *a: seen.append(a)}
+    with numpy.errstate(**kw):
+        rn, wn = _outcome(lambda: numpy.cumsum(x))
+        rc, wc = _outcome(lambda: cupynum.cumsum(c))
+    assert wc == wn
+    if isinstance(rn, type):
+        assert rc is rn
+    else:
+        check(rc, rn)
+    if mode == "call":
+        assert len(seen) == 2
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int16", "bool", "complex64"])
+def test_sort_and_norm_of_vectors(dtype):
+    """sort of a vector (the op at once) and linalg.norm of a vector (dot1 and NumPy's sqrt of
+    the scalar) against NumPy: views, NaN, keepdims, the axis and kind forms that take the
+    general path and its errors."""
+    from conftest import check
+    x = sample((37,), dtype, seed=6)
+    if dtype.startswith("float"):
+        x[[3, 20]] = numpy.nan
+    c = cupynum.array(x)
+    for xn, xc in ((x, c), (x[::-3], c[::-3])):
+        for kw in ({}, {"axis": 0}, {"axis": -1}, {"kind": "stable"}, {"stable": True},
+                   {"axis": None}):
+            check(cupynum.sort(xc, **kw), numpy.sort(xn, **kw))
+        check(cupynum.linalg.norm(xc), numpy.linalg.norm(xn), rtol=1e-6 if dtype in ("float32", "complex64") else 1e-14)
+        check(cupynum.linalg.norm(xc, keepdims=True), numpy.linalg.norm(xn, keepdims=True),
+              rtol=1e-6 if dtype in ("float32", "complex64") else 1e-14)
+    r = cupynum.sort(c)
+    r[...] = 0
+    check(c, x)
+    for bad in ({"axis": 1}, {"axis": True}, {"kind": "bogus"}):
+        with pytest.raises(Exception) as en:
+            numpy.sort(x, **bad)
+        with pytest.raises(type(en.value)):
+            cupynum.sort(c, **bad)
