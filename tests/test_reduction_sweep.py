@@ -388,9 +388,17 @@ def test_argmax_nan_and_ties(dtype):
     check(cupynum.argmin(c), numpy.argmin(n))
 
 
+@pytest.fixture(params=[0, 1], ids=["sse2", "avx2"])
+def argreduce_simd(request):
+    """Both vector levels of argmax's blocked scan (AVX2 only where the CPU has it)."""
+    old = cupynum._core._set_argreduce_simd(request.param)
+    yield request.param
+    cupynum._core._set_argreduce_simd(old)
+
+
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("n", [1, 63, 64, 65, 255, 256, 257, 1000, 1024, 3000])
-def test_argmax_blocked_runs(dtype, n):
+def test_argmax_blocked_runs(dtype, n, argreduce_simd):
     """The blocked scan of contiguous float runs (reduce.c, argrun): ties, -0.0 against 0.0,
     infinities, a NaN first / in a later block / last, the extreme at block edges; whole arrays
     (the C fast path), 2-d along each axis, strided and reversed views (the scalar loop)."""

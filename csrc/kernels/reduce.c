@@ -717,8 +717,8 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
 #define ARG_BLOCK 256
 #if defined(__SSE2__)
 #include <emmintrin.h>
-#define ARGRUN(S, T, V, W, LOADU, SET1, MAX, MIN, UNORD, OR, MOVEMASK, STOREU)                  \
-    static int argrun_##S(const T *p, int64_t n, int mx, T *best, int64_t *bi, int64_t off)  \
+#define ARGRUN(S, ATTR, T, V, W, LOADU, SET1, MAX, MIN, UNORD, OR, MOVEMASK, STOREU)            \
+    ATTR static int argrun_##S(const T *p, int64_t n, int mx, T *best, int64_t *bi, int64_t off) \
     {                                                                                     \
         for (int64_t b = 0; b < n; b += ARG_BLOCK) {                                      \
             const int64_t e = b + ARG_BLOCK < n ? b + ARG_BLOCK : n;                      \
@@ -762,10 +762,36 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
     }
 /* (the unordered compare of u with itself starts the NaN lanes at zero: l0 is p[b]'s, which the
  * loop sees again) */
-ARGRUN(f64, double, __m128d, 2, _mm_loadu_pd, _mm_set1_pd, _mm_max_pd, _mm_min_pd, _mm_cmpunord_pd,
-       _mm_or_pd, _mm_movemask_pd, _mm_storeu_pd)
-ARGRUN(f32, float, __m128, 4, _mm_loadu_ps, _mm_set1_ps, _mm_max_ps, _mm_min_ps, _mm_cmpunord_ps,
-       _mm_or_ps, _mm_movemask_ps, _mm_storeu_ps)
+#define NO_ATTR
+ARGRUN(f64, NO_ATTR, double, __m128d, 2, _mm_loadu_pd, _mm_set1_pd, _mm_max_pd, _mm_min_pd,
+       _mm_cmpunord_pd, _mm_or_pd, _mm_movemask_pd, _mm_storeu_pd)
+ARGRUN(f32, NO_ATTR, float, __m128, 4, _mm_loadu_ps, _mm_set1_ps, _mm_max_ps, _mm_min_ps,
+       _mm_cmpunord_ps, _mm_or_ps, _mm_movemask_ps, _mm_storeu_ps)
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* The same with AVX2's 256-bit lanes where the CPU has them (cast.c's runtime check): 10^4
+ * float64 in 0.75 us against 1.4 on SSE2's */
+#include <immintrin.h>
+#define AVX2_ATTR __attribute__((target("avx2")))
+#define UNORD256D(a, b) _mm256_cmp_pd(a, b, _CMP_UNORD_Q)
+#define UNORD256S(a, b) _mm256_cmp_ps(a, b, _CMP_UNORD_Q)
+ARGRUN(f64_avx2, AVX2_ATTR, double, __m256d, 4, _mm256_loadu_pd, _mm256_set1_pd, _mm256_max_pd,
+       _mm256_min_pd, UNORD256D, _mm256_or_pd, _mm256_movemask_pd, _mm256_storeu_pd)
+ARGRUN(f32_avx2, AVX2_ATTR, float, __m256, 8, _mm256_loadu_ps, _mm256_set1_ps, _mm256_max_ps,
+       _mm256_min_ps, UNORD256S, _mm256_or_ps, _mm256_movemask_ps, _mm256_storeu_ps)
+static int avx2_off;   /* cpn_kernel_argreduce_set_simd(0): the SSE2 lanes (tests) */
+static int have_avx2(void)
+{
+    static int have = -1;
+    if (have < 0) {
+        __builtin_cpu_init();
+        have = __builtin_cpu_supports("avx2");
+    }
+    return have && !avx2_off;
+}
+#define ARG_AVX2 1
+#else
+#define ARG_AVX2 0
+#endif
 #define ARG_RUNS 1
 #else
 #define ARG_RUNS 0
@@ -805,7 +831,12 @@ ARGRUN(f32, float, __m128, 4, _mm_loadu_ps, _mm_set1_ps, _mm_max_ps, _mm_min_ps,
     }
 /* RUN: the blocked scan of a contiguous run where there is one (1: a NaN, 0: done), else -1 */
 #define NO_RUN(p, n, mx, best, bi, off) (-1)
-#if ARG_RUNS
+#if ARG_RUNS && ARG_AVX2
+#define RUN_F64(p, n, mx, best, bi, off) \
+    (have_avx2() ? argrun_f64_avx2(p, n, mx, best, bi, off) : argrun_f64(p, n, mx, best, bi, off))
+#define RUN_F32(p, n, mx, best, bi, off) \
+    (have_avx2() ? argrun_f32_avx2(p, n, mx, best, bi, off) : argrun_f32(p, n, mx, best, bi, off))
+#elif ARG_RUNS
 #define RUN_F64(p, n, mx, best, bi, off) argrun_f64(p, n, mx, best, bi, off)
 #define RUN_F32(p, n, mx, best, bi, off) argrun_f32(p, n, mx, best, bi, off)
 #else
@@ -831,6 +862,18 @@ typedef int64_t (*arg_fn)(const struct rgeom *, const char *, int);
 static const arg_fn arg_table[CPN_DTYPE_COUNT] = {
     arg_b, arg_i8, arg_u8, arg_i16, arg_u16, arg_i32, arg_u32, arg_i64, arg_u64,
     arg_f16, arg_f32, arg_f64, arg_c64, arg_c128};
+
+int cpn_kernel_argreduce_set_simd(int level)
+{
+#if ARG_RUNS && ARG_AVX2
+    const int old = !avx2_off;
+    avx2_off = level <= 0;
+    return old;
+#else
+    (void)level;
+    return 0;
+#endif
+}
 
 enum cpn_status cpn_kernel_argreduce(enum cpn_opcode code, enum cpn_dtype dt, const char *in,
                                      int ndim, const int64_t *shape, const int64_t *strides,
