@@ -246,3 +246,17 @@ def test_einsum_recipe_results_are_fresh():
     check(ca, a)
     check(cb, b)
     check(cupynum.einsum("ij,jk->ki", ca, cb), numpy.einsum("ij,jk->ki", a, b))
+
+
+@pytest.mark.parametrize("subs,shapes", [("ij,jk->ik", [(4, 4), (4, 4)]), ("bij,bjk->bik", [(3, 3, 3)] * 2),
+                                         ("ijk,jil->kl", [(3, 3, 4), (3, 3, 5)]), ("ij,j->i", [(5, 5), (5,)])])
+def test_einsum_recipe_on_views(subs, shapes):
+    """A recipe kept for contiguous operands runs on transposed and reversed views of the same
+    shapes (its reshapes copy where no view has the shape): NumPy's values."""
+    ns = [data(s, "float64", k) for k, s in enumerate(shapes)]
+    cs = [cupynum.array(n) for n in ns]
+    for _ in range(2):
+        check(cupynum.einsum(subs, *cs), numpy.einsum(subs, *ns))
+    for f in (lambda x: x.T if x.ndim == 2 else x[::-1] if x.ndim == 1 else x.transpose(1, 0, 2),
+              lambda x: x[::-1]):
+        check(cupynum.einsum(subs, *[f(c) for c in cs]), numpy.einsum(subs, *[f(n) for n in ns]))
