@@ -147,6 +147,8 @@ def _join(arrays, axis, out, dtype, casting):
         from ._functions import ravel
         arrays = [ravel(a) for a in arrays]
         axis = 0
+    elif isinstance(axis, (bool, _np.bool_)):
+        raise TypeError("an integer is required for the axis")   # NumPy's (operator.index takes it)
     first = arrays[0]
     if first.ndim == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
@@ -195,8 +197,19 @@ def _join(arrays, axis, out, dtype, casting):
 
 
 @_native("concatenate")
-def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+def _concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
     return _join([_asarray(a) for a in _sequence(arrays)], axis, out, dtype, casting)
+
+
+def concatenate(arrays, /, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    if out is None and dtype is None and type(axis) is int and axis == 0 and casting == "same_kind":
+        r = _core.concat_rows(arrays)   # untiled arrays of one dtype (fastpath.c), else None
+        if r is not None:
+            return r
+    return _concatenate(arrays, axis, out, dtype=dtype, casting=casting)
+
+
+concatenate.__doc__, concatenate.__wrapped__ = _concatenate.__doc__, _concatenate.__wrapped__
 
 
 @_native("concat")

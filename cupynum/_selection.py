@@ -11,7 +11,7 @@ mismatched lengths -- NumPy computes, so its results and messages hold."""
 import numpy as _np
 
 from . import _core, _fallback
-from ._ndarray import _count_true, ndarray
+from ._ndarray import _count_true, _getitem_int, ndarray
 
 _NATIVE = frozenset(_np.dtype(c) for c in "?bhilqBHILQefdFD")
 
@@ -41,6 +41,10 @@ def _indices(m):
 
 
 def nonzero(a):
+    if type(a) is ndarray:
+        r = _core.nonzero_rows(a)   # a bool array in this process's memory (fastpath.c)
+        if r is not None:
+            return r
     m = _truth(a)
     if m is None or m.ndim == 0:
         return _numpy("nonzero", a)
@@ -154,13 +158,15 @@ def _method_compress(self, condition, axis=None, out=None):
 def take(a, indices, axis=None, out=None, mode="raise"):
     """numpy.take natively for an integer index array (bounds as mode='raise'); scalars, out=,
     the clip/wrap modes and errors are NumPy's."""
-    from ._ndarray import _getitem_int
     if out is None and mode == "raise" and isinstance(a, ndarray) and \
-            (isinstance(indices, (ndarray, list)) or type(indices) is _np.ndarray) and \
-            _np.ndim(indices) > 0:
+            (indices.ndim > 0 if isinstance(indices, ndarray) else     # (no dispatch of np.ndim)
+             (isinstance(indices, list) or type(indices) is _np.ndarray) and _np.ndim(indices) > 0):
         if axis is None:
-            from ._functions import ravel
-            x, ax = a if a.ndim == 1 else ravel(a), 0
+            if a.ndim == 1:
+                x, ax = a, 0
+            else:
+                from ._functions import ravel
+                x, ax = ravel(a), 0
         else:
             from numpy.lib.array_utils import normalize_axis_index
             x, ax = a, normalize_axis_index(axis, a.ndim)

@@ -92,6 +92,9 @@ def _sorted(a, axis, arg):
 
 
 def sort(a, axis=-1, kind=None, order=None, *, stable=None):
+    if type(a) is ndarray and a.ndim == 1 and type(axis) is int and -1 <= axis <= 0 and \
+            kind is None and order is None and stable is None and a.dtype.kind in _NATIVE_KINDS:
+        return _core.sort(a, 0, False)   # a vector: _sorted's op without its checks
     _check_kind(kind, stable)
     x = _native(a) if order is None else None
     if x is None:

@@ -169,3 +169,94 @@ def test_einsum_casting_of_operands_to_the_result_dtype(casting):
             continue
         got = cupynum.einsum("ij,j->i", cupynum.array(a), cupynum.array(b), casting=casting, dtype=dtype)
         numpy.testing.assert_array_equal(numpy.asarray(got), exp)
+
+
+# ---- the recipe of a two-operand matmul einsum (_einsum._RECIPES) --------------------------------
+
+MATMUL_LIKE = ["ij,jk->ik", "ij,jk", "i,i", "ba,ca->bc", "ijk,jil->kl", "ijk,k->ij", "bij,bjk->bik",
+               "ij,j", "...ij,...jk->...ik", "ij,jk->ki"]
+
+
+@pytest.mark.parametrize("case", CASES + [("ij,jk->ki", [(3, 4), (4, 5)])], ids=_case_id)
+@pytest.mark.parametrize("optimize", [False, True, "greedy"], ids=str)
+@pytest.mark.parametrize("dt", ["float64", "int32", "bool", "float16", "complex64"])
+def test_einsum_repeated_calls_match_numpy(case, optimize, dt):
+    """The first call of a (subscripts, shapes, dtypes) plans and keeps a recipe where one
+    matmul does it; the next calls run the recipe: each call is NumPy's (type, dtype, values)."""
+    subs, shapes = case
+    ns = [data(s, dt, k) for k, s in enumerate(shapes)]
+    cs = [cupynum.array(n) for n in ns]
+    tol = 1e-2 if dt == "float16" else 0.0
+    for _ in range(3):
+        check(cupynum.einsum(subs, *cs, optimize=optimize), numpy.einsum(subs, *ns, optimize=optimize),
+              rtol=tol)
+    if len(cs) == 2:
+        key = (subs, optimize, cs[0].shape, cs[1].shape, cs[0].dtype, cs[1].dtype)
+        took = bool(cupynum._einsum._RECIPES.get(key))
+        assert took == (subs in MATMUL_LIKE and dt != "float16"), (key, took)
+
+
+@pytest.mark.parametrize("optimize", [False, True])
+def test_einsum_recipe_not_taken(optimize):
+    """Forms that must not take a kept recipe, called after it was kept: another dtype of one
+    operand, a size-1 subscript that broadcasts, NumPy operands, out=, dtype=, casting=, and
+    casting that NumPy rejects; each is NumPy's outcome."""
+    a, b = data((3, 4), "float64", 0), data((4, 5), "float64", 1)
+    ca, cb = cupynum.array(a), cupynum.array(b)
+    for _ in range(2):
+        check(cupynum.einsum("ij,jk->ik", ca, cb, optimize=optimize), numpy.einsum("ij,jk->ik", a, b, optimize=optimize))
+    assert cupynum._einsum._RECIPES[("ij,jk->ik", optimize, (3, 4), (4, 5), ca.dtype, cb.dtype)]
+    b32 = b.astype(numpy.float32)
+    check(cupynum.einsum("ij,jk->ik", ca, cupynum.array(b32), optimize=optimize),
+          numpy.einsum("ij,jk->ik", a, b32, optimize=optimize))
+    b1 = b[:1]
+    check(cupynum.einsum("ij,jk->ik", ca[:, :1], cupynum.array(b1), optimize=optimize),
+          numpy.einsum("ij,jk->ik", a[:, :1], b1, optimize=optimize))
+    a1 = a[:, :1]
+    check(cupynum.einsum("ij,jk->ik", cupynum.array(a1), cb, optimize=optimize),
+          numpy.einsum("ij,jk->ik", a1, b, optimize=optimize))
+    check(cupynum.einsum("ij,jk->ik", a, b, optimize=optimize), numpy.einsum("ij,jk->ik", a, b, optimize=optimize))
+    out = cupynum.zeros((3, 5))
+    r = cupynum.einsum("ij,jk->ik", ca, cb, out=out, optimize=optimize)
+    assert r is out
+    check(out, numpy.einsum("ij,jk->ik", a, b))
+    check(cupynum.einsum("ij,jk->ik", ca, cb, dtype="complex128", optimize=optimize),
+          numpy.einsum("ij,jk->ik", a, b, dtype="complex128", optimize=optimize))
+    check(cupynum.einsum("ij,jk->ik", ca, cb, casting="no", optimize=optimize),
+          numpy.einsum("ij,jk->ik", a, b, casting="no", optimize=optimize))
+    with pytest.raises(ValueError) as en:
+        numpy.einsum("ij,jk->ik", a, b, casting="bogus", optimize=optimize)
+    with pytest.raises(ValueError):
+        cupynum.einsum("ij,jk->ik", ca, cb, casting="bogus", optimize=optimize)
+    assert en.value is not None
+    with pytest.raises(ValueError):
+        numpy.einsum("ij,jk->ik", a, a, optimize=optimize)
+    with pytest.raises(ValueError):
+        cupynum.einsum("ij,jk->ik", ca, ca, optimize=optimize)
+
+
+def test_einsum_recipe_results_are_fresh():
+    """A recipe's result is a new array (a view of the matmul's output, never of an operand):
+    writing it leaves the operands as they were, as NumPy's."""
+    a, b = data((3, 4), "int64", 0), data((4, 5), "int64", 1)
+    ca, cb = cupynum.array(a), cupynum.array(b)
+    for _ in range(2):
+        r = cupynum.einsum("ij,jk->ki", ca, cb)
+    r[...] = 7
+    check(ca, a)
+    check(cb, b)
+    check(cupynum.einsum("ij,jk->ki", ca, cb), numpy.einsum("ij,jk->ki", a, b))
+
+
+@pytest.mark.parametrize("subs,shapes", [("ij,jk->ik", [(4, 4), (4, 4)]), ("bij,bjk->bik", [(3, 3, 3)] * 2),
+                                         ("ijk,jil->kl", [(3, 3, 4), (3, 3, 5)]), ("ij,j->i", [(5, 5), (5,)])])
+def test_einsum_recipe_on_views(subs, shapes):
+    """A recipe kept for contiguous operands runs on transposed and reversed views of the same
+    shapes (its reshapes copy where no view has the shape): NumPy's values."""
+    ns = [data(s, "float64", k) for k, s in enumerate(shapes)]
+    cs = [cupynum.array(n) for n in ns]
+    for _ in range(2):
+        check(cupynum.einsum(subs, *cs), numpy.einsum(subs, *ns))
+    for f in (lambda x: x.T if x.ndim == 2 else x[::-1] if x.ndim == 1 else x.transpose(1, 0, 2),
+              lambda x: x[::-1]):
+        check(cupynum.einsum(subs, *[f(c) for c in cs]), numpy.einsum(subs, *[f(n) for n in ns]))

@@ -162,3 +162,123 @@ def test_fast_full_reduction_reports_as_numpy(name, mode, case):
             except FloatingPointError as e:
                 outcomes.append(("raised", str(e)))
     assert outcomes[1] == outcomes[0]
+
+
+# ---- nonzero and take (fastpath.c: nonzero_rows; _selection.take) ---------------------------------
+
+def _untiled(a):
+    return not _core._tiling(a)["tiled"]
+
+
+@pytest.mark.parametrize("shape", [(1,), (100,), (7, 9), (2, 3, 4)])
+def test_nonzero_rows_forms(shape):
+    """nonzero of a contiguous bool array counted in place: NumPy's tuple (int64 rows), also for a
+    mask a queued op is still writing, all-false and all-true masks; the forms it declines
+    (strided, other dtypes, 0-d, empty, NumPy input) are NumPy's too."""
+    from conftest import check
+    n = sample(shape, numpy.bool_, seed=2)
+    c = cupynum.array(n)
+    assert (_core.nonzero_rows(c) is None) == (not _untiled(c))
+    check(cupynum.nonzero(c), numpy.nonzero(n))
+    check(c.nonzero(), n.nonzero())
+    x = sample(shape, numpy.float64, seed=3)
+    cx = cupynum.array(x)
+    pending = cx > 0                          # queued, not yet computed
+    check(cupynum.nonzero(pending), numpy.nonzero(x > 0))
+    for m in (numpy.zeros(shape, bool), numpy.ones(shape, bool)):
+        check(cupynum.nonzero(cupynum.array(m)), numpy.nonzero(m))
+    r = cupynum.nonzero(c)
+    r[0][...] = -1                            # the result is new: the mask is unchanged
+    check(c, n)
+    strided = c[..., ::2]
+    if shape[-1] > 2:
+        assert _core.nonzero_rows(strided) is None
+    check(cupynum.nonzero(strided), numpy.nonzero(n[..., ::2]))
+    assert _core.nonzero_rows(cx) is None
+    check(cupynum.nonzero(cx), numpy.nonzero(x))
+    assert _core.nonzero_rows(cupynum.zeros(0, bool)) is None
+    check(cupynum.nonzero(cupynum.zeros(0, bool)), numpy.nonzero(numpy.zeros(0, bool)))
+    assert _core.nonzero_rows(n) is None
+    with pytest.raises(ValueError):
+        cupynum.nonzero(cupynum.array(True))
+
+
+def test_take_forms():
+    """take of a cupynum index array, a list, a NumPy array, a 0-d index (NumPy's scalar), along
+    axes and flattened, with NumPy's results and IndexError."""
+    from conftest import check
+    n = sample((5, 6), numpy.float64, seed=4)
+    c = cupynum.array(n)
+    i = numpy.array([4, -1, 0, 2, 2])
+    for ix in (cupynum.array(i), list(i), i):
+        for axis in (None, 0, 1, -1):
+            check(cupynum.take(c, ix, axis=axis), numpy.take(n, i, axis=axis))
+        check(cupynum.take(c[0], ix), numpy.take(n[0], i))
+    check(cupynum.take(c, cupynum.array(3)), numpy.take(n, numpy.array(3)))
+    check(cupynum.take(c, cupynum.array([[1, 2], [3, 29]])), numpy.take(n, [[1, 2], [3, 29]]))
+    with pytest.raises(IndexError) as en:
+        numpy.take(n[0], [6])
+    with pytest.raises(IndexError) as ec:
+        cupynum.take(c[0], cupynum.array([6]))
+    assert str(ec.value) == str(en.value)
+
+
+def _outcome(f):
+    """(result or exception type, warning types) of f()."""
+    with warnings.catch_warnings(record=True) as w:
+        warnings.simplefilter("always")
+        try:
+            r = f()
+            cupynum.sync()
+        except Exception as e:  # noqa: BLE001  (NumPy is the oracle)
+            r = type(e)
+    return r, [type(x.message) for x in w]
+
+
+@pytest.mark.parametrize("mode", [None, "ignore", "warn", "raise", "call"])
+def test_cumsum_reports_at_the_call_under_each_errstate(mode):
+    """accumulate's flush at the call (_ufunc._report_now recognises NumPy's default errstate
+    without geterr()): an overflowing cumsum warns or raises at the call as NumPy's, or not at
+    all under 'ignore'."""
+    from conftest import check
+    x = numpy.array([1e308, 1e308, 1.0])
+    c = cupynum.array(x)
+    seen = []
+    kw = {} if mode is None else {"all": mode} if mode != "call" else {"all": "call", "call": lambda *a: seen.append(a)}
+    with numpy.errstate(**kw):
+        rn, wn = _outcome(lambda: numpy.cumsum(x))
+        rc, wc = _outcome(lambda: cupynum.cumsum(c))
+    assert wc == wn
+    if isinstance(rn, type):
+        assert rc is rn
+    else:
+        check(rc, rn)
+    if mode == "call":
+        assert len(seen) == 2
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int16", "bool", "complex64"])
+def test_sort_and_norm_of_vectors(dtype):
+    """sort of a vector (the op at once) and linalg.norm of a vector (dot1 and NumPy's sqrt of
+    the scalar) against NumPy: views, NaN, keepdims, the axis and kind forms that take the
+    general path and its errors."""
+    from conftest import check
+    x = sample((37,), dtype, seed=6)
+    if dtype.startswith("float"):
+        x[[3, 20]] = numpy.nan
+    c = cupynum.array(x)
+    for xn, xc in ((x, c), (x[::-3], c[::-3])):
+        for kw in ({}, {"axis": 0}, {"axis": -1}, {"kind": "stable"}, {"stable": True},
+                   {"axis": None}):
+            check(cupynum.sort(xc, **kw), numpy.sort(xn, **kw))
+        check(cupynum.linalg.norm(xc), numpy.linalg.norm(xn), rtol=1e-6 if dtype in ("float32", "complex64") else 1e-14)
+        check(cupynum.linalg.norm(xc, keepdims=True), numpy.linalg.norm(xn, keepdims=True),
+              rtol=1e-6 if dtype in ("float32", "complex64") else 1e-14)
+    r = cupynum.sort(c)
+    r[...] = 0
+    check(c, x)
+    for bad in ({"axis": 1}, {"axis": True}, {"kind": "bogus"}):
+        with pytest.raises(Exception) as en:
+            numpy.sort(x, **bad)
+        with pytest.raises(type(en.value)):
+            cupynum.sort(c, **bad)

@@ -8,7 +8,7 @@ import numpy
 import pytest
 
 import cupynum
-from conftest import ALL_DTYPES, both, check, dtype_id, sample, same_error
+from conftest import ALL_DTYPES, both, check, dtype_id, same_error, same_outcome, sample
 
 RANKS = cupynum.runtime_info()["ranks"]
 DTYPES = [numpy.dtype(t) for t in ("?", "i1", "u2", "i4", "i8", "u8", "f2", "f4", "f8", "c8",
@@ -854,3 +854,61 @@ def test_fortran_order_kept():
         check(r, e)
         assert (r.flags.c_contiguous, r.flags.f_contiguous) == \
             (e.flags.c_contiguous, e.flags.f_contiguous)
+
+
+# ---- concatenate's fast path (fastpath.c: concat_rows) --------------------------------------------
+
+def _untiled(*arrays):
+    return all(not cupynum._core._tiling(a)["tiled"] for a in arrays)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_concatenate_fast_path_forms(dtype):
+    """Lists and tuples of cupynum arrays of one dtype along axis 0: views (strided, reversed,
+    transposed), the same array twice, empty pieces, one piece, more pieces than the fast path
+    takes; each is NumPy's, and the result is a new array (writing it leaves the inputs)."""
+    n, c = _pair((6, 4), dtype)
+    n1, c1 = _pair((3, 4), dtype, 1)
+    forms = [
+        lambda m, a, b: m.concatenate([a, b]),
+        lambda m, a, b: m.concatenate((a[::2], b[::-1], a[:0])),
+        lambda m, a, b: m.concatenate([a.T[:, :3], b.T], axis=0),
+        lambda m, a, b: m.concatenate([a, a]),
+        lambda m, a, b: m.concatenate([b]),
+        lambda m, a, b: m.concatenate([a[:, 1], b[:, 2], a[0]]),
+        lambda m, a, b: m.concatenate([b[1:2]] * 70),
+        lambda m, a, b: m.concatenate([a[:0], b[:0]]),
+    ]
+    for f in forms:
+        r = f(cupynum, c, c1)
+        check(r, f(numpy, n, n1))
+        r[...] = 1
+        check(c, n)
+        check(c1, n1)
+
+
+def test_concatenate_fast_path_taken_and_not_taken():
+    """concat_rows answers only lists and tuples of untiled cupynum arrays of one dtype and ndim
+    whose other dimensions agree; the forms it declines (and their errors) are the general
+    path's, NumPy's."""
+    (n, c), (n1, c1) = _pair((4, 3), "f8"), _pair((2, 3), "f8", 1)
+    r = cupynum._core.concat_rows([c, c1])
+    if _untiled(c, c1):
+        check(r, numpy.concatenate([n, n1]))
+    else:
+        assert r is None
+    n32, c32 = _pair((2, 3), "f4", 2)
+    for arg in ([c, c32], [c, n1], (c, c1[:, :2]), [c, c1[0]], [c[0, 0]], [], iter([c, c1]), c):
+        assert cupynum._core.concat_rows(arg) is None
+    assert cupynum._core.concat_rows([c] * 65) is None
+    check(cupynum.concatenate([c, c32]), numpy.concatenate([n, n32]))
+    check(cupynum.concatenate([c, n1]), numpy.concatenate([n, n1]))
+    same_outcome(lambda m: m.concatenate([m.asarray(n), m.asarray(n1)], axis=False), numpy, cupynum)
+    check(cupynum.concatenate([c, c1], axis=numpy.int64(0)), numpy.concatenate([n, n1], axis=numpy.int64(0)))
+    check(cupynum.concatenate([c, c1], casting="no"), numpy.concatenate([n, n1], casting="no"))
+    check(cupynum.concatenate([c, c1], dtype="f4", casting="same_kind"),
+          numpy.concatenate([n, n1], dtype="f4", casting="same_kind"))
+    for f in (lambda m, a, b: m.concatenate([a, b[:, :2]]), lambda m, a, b: m.concatenate([a, b[0]]),
+              lambda m, a, b: m.concatenate([a[0, 0], b[0, 0]]), lambda m, a, b: m.concatenate([a, b], axis=1)):
+        same_error(lambda: f(numpy, n, n1), lambda: f(cupynum, c, c1))
+    check(c, n)

@@ -388,6 +388,151 @@ def test_argmax_nan_and_ties(dtype):
     check(cupynum.argmin(c), numpy.argmin(n))
 
 
+@pytest.fixture(params=[0, 1], ids=["sse2", "avx2"])
+def argreduce_simd(request):
+    """Both vector levels of argmax's blocked scan (AVX2 only where the CPU has it)."""
+    old = cupynum._core._set_argreduce_simd(request.param)
+    yield request.param
+    cupynum._core._set_argreduce_simd(old)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 255, 256, 257, 1000, 1024, 3000])
+def test_argmax_blocked_runs(dtype, n, argreduce_simd):
+    """The blocked scan of contiguous float runs (reduce.c, argrun): ties, -0.0 against 0.0,
+    infinities, a NaN first / in a later block / last, the extreme at block edges; whole arrays
+    (the C fast path), 2-d along each axis, strided and reversed views (the scalar loop)."""
+    rng = numpy.random.default_rng(n)
+    base = rng.integers(-4, 5, n).astype(dtype)
+    variants = [base, numpy.zeros(n, dtype), -numpy.zeros(n, dtype)]
+    z = numpy.zeros(n, dtype)
+    z[::3] = -0.0
+    variants.append(z)
+    for k in {0, n // 2, n - 1, min(n - 1, 255), min(n - 1, 256)}:
+        v = base.copy()
+        v[k] = numpy.inf
+        variants.append(v)
+        v = base.copy()
+        v[k] = -numpy.inf
+        variants.append(v)
+        v = base.copy()
+        v[k] = numpy.nan
+        v[-1] = numpy.nan
+        variants.append(v)
+    for v in variants:
+        c = cupynum.array(v)
+        for f in ("argmax", "argmin"):
+            check(getattr(cupynum, f)(c), getattr(numpy, f)(v))
+            check(getattr(c, f)(), getattr(v, f)())
+            check(getattr(cupynum, f)(c[::-1]), getattr(numpy, f)(v[::-1]))
+            check(getattr(cupynum, f)(c[::2]), getattr(numpy, f)(v[::2]))
+            check(getattr(cupynum, f)(c, axis=0), getattr(numpy, f)(v, axis=0))
+            check(getattr(cupynum, f)(c, keepdims=True), getattr(numpy, f)(v, keepdims=True))
+        if n % 3 == 0:
+            m2, c2 = v.reshape(3, -1), c.reshape(3, -1)
+            for f in ("argmax", "argmin"):
+                check(getattr(cupynum, f)(c2), getattr(numpy, f)(m2))
+                check(getattr(cupynum, f)(c2, axis=1), getattr(numpy, f)(m2, axis=1))
+                check(getattr(cupynum, f)(c2.T), getattr(numpy, f)(m2.T))
+
+
+def test_argmax_fast_path_forms():
+    """full_argreduce answers whole untiled non-empty arrays only; 0-d, empty, out=, axis= and
+    non-cupynum inputs take _arg (NumPy's results and errors)."""
+    n = sample((4, 5), "int32", seed=3)
+    c = cupynum.array(n)
+    tiled = cupynum._core._tiling(c)["tiled"]
+    assert (cupynum._core.full_argreduce(c, "maximum") is None) == tiled
+    assert cupynum._core.full_argreduce(c, "add") is None
+    assert cupynum._core.full_argreduce(cupynum.array(3.0), "maximum") is None
+    assert cupynum._core.full_argreduce(cupynum.zeros(0), "maximum") is None
+    for f in ("argmax", "argmin"):
+        check(getattr(cupynum, f)(c), getattr(numpy, f)(n))
+        check(getattr(cupynum, f)(cupynum.array(3.0)), getattr(numpy, f)(numpy.array(3.0)))
+        check(getattr(cupynum, f)([3, 1, 4]), getattr(numpy, f)([3, 1, 4]))
+        with pytest.raises(ValueError) as en:
+            getattr(numpy, f)(numpy.zeros(0))
+        with pytest.raises(ValueError) as ec:
+            getattr(cupynum, f)(cupynum.zeros(0))
+        assert str(ec.value) == str(en.value)
+        out = cupynum.zeros((), "int64")
+        r = getattr(cupynum, f)(c, out=out)
+        assert r is out
+        check(out, numpy.array(getattr(numpy, f)(n)))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [1, 2, 7, 100, 1000, 10_000])
+def test_var_std_whole_arrays_bit_for_bit(dtype, n):
+    """var/std of a whole float array (_reductions._var_whole: NumPy's _var step by step) are
+    NumPy's scalars bit for bit on one rank (to rounding when the array is partitioned: the sums
+    fold in the ranks' order), for ddof 0 and 1, views and 2-d arrays."""
+    rng = numpy.random.default_rng(n)
+    x = (rng.standard_normal(n) * 1e3 + 7).astype(dtype)
+    c = cupynum.array(x)
+    rtol = 0.0 if not DISTRIBUTED else 1e-5 if dtype == "float32" else 1e-12
+    for xn, xc in ((x, c), (x[::-1], c[::-1]), (x[::2], c[::2])):
+        for ddof in (0, 1):
+            if xn.size - ddof <= 0:
+                continue
+            for f in ("var", "std"):
+                check(getattr(cupynum, f)(xc, ddof=ddof), getattr(numpy, f)(xn, ddof=ddof), rtol=rtol)
+                check(getattr(xc, f)(ddof=ddof), getattr(xn, f)(ddof=ddof), rtol=rtol)
+    if n % 10 == 0:
+        check(cupynum.std(c.reshape(10, -1)), numpy.std(x.reshape(10, -1)), rtol=rtol)
+    # owner-computes: a rank sends reduction partials, never its part of the array
+    cupynum.sync()
+    cupynum.reset_stats()
+    cupynum.std(c)
+    cupynum.sync()
+    assert cupynum.runtime_stats()["bytes_sent"] <= 4096
+
+
+def test_var_std_forms_that_take_the_general_path():
+    """ddof leaving no degrees of freedom (NumPy's warning and NaN), non-int ddof, other dtypes,
+    axis/keepdims/dtype/out/where/mean/correction, lists, infinities (NumPy's invalid-value
+    warning from a - mean): each as NumPy."""
+    x = sample((12,), "float64", seed=5)
+    c = cupynum.array(x)
+    for f in ("var", "std"):
+        for kw in ({"ddof": 12}, {"ddof": 13}, {"ddof": 1.5}, {"ddof": numpy.int64(1)}, {"axis": 0},
+                   {"keepdims": True}, {"dtype": "float32"}, {"correction": 1},
+                   {"where": numpy.arange(12) % 2 == 0}, {"mean": numpy.full(1, 0.5)}):
+            ckw = {k: cupynum.array(v) if isinstance(v, numpy.ndarray) else v for k, v in kw.items()}
+            with warnings.catch_warnings(record=True) as wn:
+                warnings.simplefilter("always")
+                en = getattr(numpy, f)(x, **kw)
+            with warnings.catch_warnings(record=True) as wc:
+                warnings.simplefilter("always")
+                ec = getattr(cupynum, f)(c, **ckw)
+            check(ec, en, rtol=1e-5 if kw.get("dtype") == "float32" else 1e-12)
+            # (no degrees of freedom: NumPy warns twice, the general path once -- its division
+            # by the count runs under errstate(ignore), older than the fast path)
+            if "ddof" not in kw or kw["ddof"] < 12:
+                assert [type(w.message) for w in wc] == [type(w.message) for w in wn], kw
+            else:
+                assert {type(w.message) for w in wc} == {type(w.message) for w in wn}, kw
+        out = cupynum.zeros(())
+        r = getattr(cupynum, f)(c, out=out)
+        assert r is out
+        check(out, numpy.array(getattr(numpy, f)(x)), rtol=1e-12)
+        for dt in ("int32", "float16", "complex128", "bool"):
+            xd = x.astype(dt)
+            check(getattr(cupynum, f)(cupynum.array(xd)), getattr(numpy, f)(xd), rtol=1e-3 if dt == "float16" else 1e-12)
+        check(getattr(cupynum, f)(list(x)), getattr(numpy, f)(list(x)), rtol=1e-12)
+        xi = x.copy()
+        xi[3] = numpy.inf
+        with warnings.catch_warnings(record=True) as wn:
+            warnings.simplefilter("always")
+            en = getattr(numpy, f)(xi)
+        with warnings.catch_warnings(record=True) as wc:
+            warnings.simplefilter("always")
+            ec = getattr(cupynum, f)(cupynum.array(xi))
+            cupynum.sync()
+        check(ec, en)
+        assert [type(w.message) for w in wc] == [type(w.message) for w in wn]
+
+
 # ---- errors ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", ["sum", "prod", "max", "mean", "var", "all", "count_nonzero",

@@ -606,6 +606,33 @@ static bool float_sum(const struct cpn_fused_prog *p)
     return (c == CPN_CLASS_FLOAT && last->acc_dt != CPN_DTYPE_FLOAT16) || c == CPN_CLASS_COMPLEX;
 }
 
+/* Part t of nth of a fused float sum into `part`, its registers at `regs` (per bytes); its
+ * hardware flags returned, an error into *status. */
+static unsigned float_sum_part(struct cpn_fused_prog *p, const struct geom *g, struct cpn_kctx *ctx,
+                               char *regs, size_t per, int64_t n, int t, int nth, unsigned char *part,
+                               enum cpn_status *status)
+{
+    (void)per;
+    const int nslots = p->nslots > 0 ? p->nslots : 1;
+    const enum cpn_dtype dt = p->instr[p->ninstr - 1].acc_dt;
+    struct pw_walk w = {p, g, regs, NULL, ctx, CPN_OK, 0};
+    w.leaf = (unsigned char *)w.regs + (size_t)(nslots + 1) * REG_BYTES;
+    if (p->fpe) cpn_kernel_fpe_clear();
+    memset(part, 0, 16);   /* +0.0, the identity reduce.c starts from */
+    const int64_t a = n * t / nth, b = n * (t + 1) / nth;
+    if (b > a) {
+        _Alignas(16) unsigned char v[16];
+        pw_sum(&w, a, b - a, v);
+        cpn_kernel_fold_add(dt, part, v, 1);
+        sum_flags(&w);
+    }
+    if (w.st != CPN_OK) {
+#pragma omp critical(cpn_fused_status)
+        *status = w.st;
+    }
+    return w.hw;
+}
+
 static enum cpn_status fused_float_sum(struct cpn_fused_prog *p, const struct geom *g, struct cpn_kctx *ctx)
 {
     const int64_t n = g->inner * g->outer;
@@ -621,24 +648,12 @@ static enum cpn_status fused_float_sum(struct cpn_fused_prog *p, const struct ge
     _Alignas(16) unsigned char part[64][16];
     enum cpn_status status = CPN_OK;
     unsigned hw = 0;
-#pragma omp parallel for num_threads(nth) schedule(static) if (nth > 1) reduction(|: hw)
-    for (int t = 0; t < nth; t++) {
-        struct pw_walk w = {p, g, scratch + (size_t)t * per, NULL, ctx, CPN_OK, 0};
-        w.leaf = (unsigned char *)w.regs + (size_t)(nslots + 1) * REG_BYTES;
-        if (p->fpe) cpn_kernel_fpe_clear();
-        memset(part[t], 0, 16);   /* +0.0, the identity reduce.c starts from */
-        const int64_t a = n * t / nth, b = n * (t + 1) / nth;
-        if (b > a) {
-            _Alignas(16) unsigned char v[16];
-            pw_sum(&w, a, b - a, v);
-            cpn_kernel_fold_add(dt, part[t], v, 1);
-            sum_flags(&w);
-        }
-        hw |= w.hw;
-        if (w.st != CPN_OK) {
-#pragma omp critical(cpn_fused_status)
-            status = w.st;
-        }
+    if (nth == 1) {   /* no region: an if(0) one still ends on libgomp's barrier, a futex wake */
+        hw = float_sum_part(p, g, ctx, scratch, per, n, 0, 1, part[0], &status);
+    } else {
+#pragma omp parallel for num_threads(nth) schedule(static) reduction(|: hw)
+        for (int t = 0; t < nth; t++)
+            hw |= float_sum_part(p, g, ctx, scratch + (size_t)t * per, per, n, t, nth, part[t], &status);
     }
     if (status == CPN_OK) {
         if (p->fpe) cpn_kernel_fpe_clear();

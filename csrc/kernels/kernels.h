@@ -228,6 +228,9 @@ int cpn_kernel_permute(uint64_t seed, uint64_t stream, const char *in, char *out
  * what the CPU has); returns the level in use before.  All give identical words; tests compare
  * them.  Local, not thread-safe (call between kernels). */
 int cpn_kernel_random_set_simd(int level);
+/* argmax/argmin's blocked float scan (reduce.c): 0 SSE2 lanes, 1 AVX2 where the CPU has it (the
+ * default); returns the old level.  Tests reach both. */
+int cpn_kernel_argreduce_set_simd(int level);
 /* The raw Philox4x32-10 block for (counter, key), exposed for tests against published vectors. */
 void cpn_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 

@@ -588,6 +588,14 @@ static enum cpn_status sort_lanes(enum cpn_dtype dt, bool arg, const char *in, i
     const size_t extra = perm ? (sizeof(int64_t) + cpn_dtype_size(dt)) * (size_t)n : 0;
     const size_t team = (2 * rec * (size_t)n + extra + 15) & ~(size_t)15;   /* teams stay aligned */
     int nth = cpn_kernel_threads();
+    /* a team only for work that pays its wake-up (tens of us on a loaded 2-core machine: a 10x10
+     * sort along axis 1 took 38 us on two threads, 4.9 on one; NumPy 0.8): under 2^14
+     * element-comparisons (about log2(n) per element) one thread sorts the lanes.  (Measured
+     * at load 2-4: 1000 lanes of 10, 4x10^4 comparisons, still gain from two threads, 196 us
+     * against 320 -- the cost of a short lane, 0.3 us, is the next thing to look at.) */
+    int lg = 1;
+    while (lg < 62 && ((int64_t)1 << lg) < n) lg++;
+    if ((double)nlanes * (double)n * lg < 16384.0) nth = 1;
     const bool by_lane = nlanes >= nth && (nlanes >= 4 * nth || n < PAR_MIN);
     const int teams = by_lane ? (nlanes < nth ? (int)nlanes : nth) : 1;
     char *mem = cpn_alloc((size_t)teams * team + 1);
@@ -664,35 +672,66 @@ static int ckey3_cmp(const uint64_t *a, const uint64_t *b)
     return 0;
 }
 
-/* cpn_kernel_searchsorted of complex elements. */
+/* One value's position (or membership) in sorted complex a: searchsorted_complex's element j. */
+static inline void search_complex_one(enum cpn_dtype dt, const char *a, int64_t as, const char *perm,
+                                      int64_t ps, int64_t n, const char *v, int64_t vs, int64_t j,
+                                      char *out, int64_t os, bool right, bool found)
+{
+    uint64_t kv[3], ka[3];
+    ckey3(dt, v + j * vs, kv);
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        ckey3(dt, nth(a, as, perm, ps, mid), ka);
+        const int c = ckey3_cmp(ka, kv);
+        if (right ? c <= 0 : c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    if (found) {   /* equal as == compares (a value with a NaN part equals nothing) */
+        bool eq = lo < n && kv[0] == 0;
+        if (eq) {
+            ckey3(dt, nth(a, as, perm, ps, lo), ka);
+            eq = ckey3_cmp(ka, kv) == 0;
+        }
+        *(uint8_t *)(out + j * os) = eq;
+    } else {
+        *(int64_t *)(out + j * os) = lo;
+    }
+}
+
+/* cpn_kernel_searchsorted of complex elements (no OpenMP region on one thread: an if(0) region
+ * still ends on libgomp's barrier, a futex wake). */
 static void searchsorted_complex(enum cpn_dtype dt, const char *a, int64_t as, const char *perm, int64_t ps,
                                  int64_t n, const char *v, int64_t vs, int64_t m, char *out, int64_t os,
                                  bool right, bool found)
 {
     int nth_ = m >= 4096 ? cpn_kernel_threads() : 1;
-#pragma omp parallel for num_threads(nth_) schedule(static) if (nth_ > 1)
-    for (int64_t j = 0; j < m; j++) {
-        uint64_t kv[3], ka[3];
-        ckey3(dt, v + j * vs, kv);
-        int64_t lo = 0, hi = n;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            ckey3(dt, nth(a, as, perm, ps, mid), ka);
-            const int c = ckey3_cmp(ka, kv);
-            if (right ? c <= 0 : c < 0) lo = mid + 1;
-            else hi = mid;
-        }
-        if (found) {   /* equal as == compares (a value with a NaN part equals nothing) */
-            bool eq = lo < n && kv[0] == 0;
-            if (eq) {
-                ckey3(dt, nth(a, as, perm, ps, lo), ka);
-                eq = ckey3_cmp(ka, kv) == 0;
-            }
-            *(uint8_t *)(out + j * os) = eq;
-        } else {
-            *(int64_t *)(out + j * os) = lo;
-        }
+    if (nth_ > 1) {
+#pragma omp parallel for num_threads(nth_) schedule(static)
+        for (int64_t j = 0; j < m; j++) search_complex_one(dt, a, as, perm, ps, n, v, vs, j, out, os, right, found);
+    } else {
+        for (int64_t j = 0; j < m; j++) search_complex_one(dt, a, as, perm, ps, n, v, vs, j, out, os, right, found);
     }
+}
+
+/* One value's position (or membership) in sorted real a: cpn_kernel_searchsorted's element j. */
+static inline void search_one(enum cpn_dtype dt, const char *a, int64_t as, const char *perm, int64_t ps,
+                              int64_t n, const char *v, int64_t vs, int64_t j, char *out, int64_t os,
+                              bool right, bool found)
+{
+    const uint64_t kv = cpn_kernel_sort_key(dt, v + j * vs);
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        uint64_t ka = cpn_kernel_sort_key(dt, nth(a, as, perm, ps, mid));
+        if (right ? ka <= kv : ka < kv) lo = mid + 1;
+        else hi = mid;
+    }
+    /* found: equal as == compares (a NaN equals nothing) */
+    if (found)
+        *(uint8_t *)(out + j * os) = lo < n && cpn_kernel_sort_key(dt, nth(a, as, perm, ps, lo)) == kv &&
+                                     !is_nan_el(dt, v + j * vs);
+    else *(int64_t *)(out + j * os) = lo;
 }
 
 enum cpn_status cpn_kernel_searchsorted(enum cpn_dtype dt, const char *a, int64_t as, const char *perm,
@@ -704,21 +743,11 @@ enum cpn_status cpn_kernel_searchsorted(enum cpn_dtype dt, const char *a, int64_
         return CPN_OK;
     }
     int nth_ = m >= 4096 ? cpn_kernel_threads() : 1;
-#pragma omp parallel for num_threads(nth_) schedule(static) if (nth_ > 1)
-    for (int64_t j = 0; j < m; j++) {
-        const uint64_t kv = cpn_kernel_sort_key(dt, v + j * vs);
-        int64_t lo = 0, hi = n;
-        while (lo < hi) {
-            int64_t mid = lo + (hi - lo) / 2;
-            uint64_t ka = cpn_kernel_sort_key(dt, nth(a, as, perm, ps, mid));
-            if (right ? ka <= kv : ka < kv) lo = mid + 1;
-            else hi = mid;
-        }
-        /* found: equal as == compares (a NaN equals nothing) */
-        if (found)
-            *(uint8_t *)(out + j * os) = lo < n && cpn_kernel_sort_key(dt, nth(a, as, perm, ps, lo)) == kv &&
-                                         !is_nan_el(dt, v + j * vs);
-        else *(int64_t *)(out + j * os) = lo;
+    if (nth_ > 1) {   /* (no region on one thread: searchsorted_complex) */
+#pragma omp parallel for num_threads(nth_) schedule(static)
+        for (int64_t j = 0; j < m; j++) search_one(dt, a, as, perm, ps, n, v, vs, j, out, os, right, found);
+    } else {
+        for (int64_t j = 0; j < m; j++) search_one(dt, a, as, perm, ps, n, v, vs, j, out, os, right, found);
     }
     return CPN_OK;
 }

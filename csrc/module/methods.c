@@ -269,6 +269,15 @@ static PyObject *mod_set_random_simd(PyObject *m, PyObject *arg)
     return PyLong_FromLong(cpn_runtime_random_simd((int)level));
 }
 
+static PyObject *mod_set_argreduce_simd(PyObject *m, PyObject *arg)
+{
+    const long level = PyLong_AsLong(arg);
+    if (level == -1 && PyErr_Occurred()) return NULL;
+    enum cpn_status st = cpn_queue_flush();
+    if (st != CPN_OK) return cpn_raise(st);
+    return PyLong_FromLong(cpn_runtime_argreduce_simd((int)level));
+}
+
 /* bcast_u64(x): rank 0's value of x on every rank (seeds drawn from the OS).  Collective. */
 static PyObject *mod_bcast_u64(PyObject *m, PyObject *arg)
 {
@@ -351,6 +360,12 @@ PyMethodDef cpn_module_methods[] = {
      "full_reduce(a, name): a full add/multiply/maximum/minimum reduction read at once, or None."},
     {"_temp_probe", cpn_mod_temp_probe, METH_O,
      "_temp_probe(on): the next full_reduce measures a temporary argument's references (import)."},
+    {"full_argreduce", (PyCFunction)(void (*)(void))cpn_mod_full_argreduce, METH_FASTCALL,
+     "full_argreduce(a, 'maximum'|'minimum'): argmax/argmin of a whole untiled non-empty array (ndim >= 1) as a scalar; else None."},
+    {"nonzero_rows", cpn_mod_nonzero_rows, METH_O,
+     "nonzero_rows(m): nonzero(m) of a contiguous non-empty untiled bool array on the host, counted in place; else None."},
+    {"concat_rows", cpn_mod_concat_rows, METH_O,
+     "concat_rows(seq): concatenate(seq) along axis 0 for a list or tuple of untiled cupynum arrays of one dtype whose other dimensions agree; else None."},
     {"index_range", cpn_mod_index_range, METH_O,
      "index_range(a): (min, max) of a contiguous int64 array read at once in one pass, or None."},
     {"reduce", cpn_mod_reduce, METH_VARARGS,
@@ -394,6 +409,7 @@ PyMethodDef cpn_module_methods[] = {
     {"reset_stats", mod_reset_stats, METH_NOARGS, "Zero this rank's counters."},
     {"_set_fusion", mod_set_fusion, METH_O, "Turn executor fusion on or off; the old setting."},
     {"_set_random_simd", mod_set_random_simd, METH_O, "The Philox loops' vector level (0, 1 AVX2, 2 AVX-512; True the best); the old level."},
+    {"_set_argreduce_simd", mod_set_argreduce_simd, METH_O, "argmax/argmin's float scan: 0 SSE2, 1 AVX2 where the CPU has it; the old level."},
     {"bcast_u64", mod_bcast_u64, METH_O, "Rank 0's value of an unsigned 64-bit integer."},
     {"_abort", mod_abort, METH_O, "Abort every rank of the job."},
     {"_tiling", mod_tiling, METH_O, "How the array's store is laid out over ranks."},

@@ -203,3 +203,4 @@ int cpn_runtime_vmath_kernel(const char *name, int *nin, void (**f64)(void), voi
 }
 
 int cpn_runtime_random_simd(int level) { return cpn_kernel_random_set_simd(level); }
+int cpn_runtime_argreduce_simd(int level) { return cpn_kernel_argreduce_set_simd(level); }

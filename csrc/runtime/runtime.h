@@ -36,6 +36,7 @@ const char *cpn_runtime_fft(void);
 long long cpn_runtime_parallel_min(void);
 int cpn_runtime_vmath_kernel(const char *name, int *nin, void (**f64)(void), void (**f32)(void));
 int cpn_runtime_random_simd(int level);
+int cpn_runtime_argreduce_simd(int level);   /* cpn_kernel_argreduce_set_simd */
 
 
 #endif

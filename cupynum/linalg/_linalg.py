@@ -550,8 +550,12 @@ def norm(x, ord=None, axis=None, keepdims=False):
             if x.dtype.kind == "c":
                 sqnorm = cp.dot(x.real, x.real) + cp.dot(x.imag, x.imag)
             else:
-                sqnorm = cp.dot(x, x)
-            ret = cp.sqrt(sqnorm)
+                sqnorm = _core.dot1(x, x) if type(x) is ndarray else None   # (dot's own fast call)
+                if sqnorm is None:
+                    sqnorm = cp.dot(x, x)
+            # a NumPy scalar (a vector's dot): NumPy's sqrt of it, as NumPy's norm, without a
+            # cupynum ufunc call around it
+            ret = _np.sqrt(sqnorm) if isinstance(sqnorm, _np.generic) else cp.sqrt(sqnorm)
             if keepdims:
                 ret = cp.reshape(ret, ndim * [1])
             return ret
