@@ -148,9 +148,7 @@ static inline uint64_t intdiv_mod(uint64_t n, const struct udiv64 *u)
         const T b = *(const T *)args[1];                                                   \
         if (b != 0 && !(sgn && b == (T)-1)) {                                              \
             const bool neg = sgn && NEG(b);                                                \
-            const struct udiv64 u = udiv64_new(neg ? 0 - (uint64_t)(int64_t)b               \
-                                               : (uint64_t)(sgn ? (uint64_t)(int64_t)b      \
-                                                                : (uint64_t)b));            \
+            const struct udiv64 u = udiv64_new(neg ? 0 - (uint64_t)(int64_t)b : (uint64_t)b); \
             const T *a = (const T *)args[0];                                               \
             TO *o = (TO *)args[2];                                                         \
             if (sgn)                                                                       \
