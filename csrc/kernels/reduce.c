@@ -174,8 +174,28 @@ FOLD_SUM_PW(c128, double _Complex)
     FOLD_LANES(maximum, S, T) FOLD_LANES(minimum, S, T)
 FOLD_GENERIC(add, b, _Bool)
 FOLD_GENERIC(multiply, b, _Bool)
-FOLD_GENERIC(maximum, b, _Bool)
-FOLD_GENERIC(minimum, b, _Bool)
+/* any / all: the first true (false) byte decides, so a run is scanned in blocks of 256 bytes
+ * whose test the compiler vectorises (one byte OR at a time was a dependent chain: 0.4 ns a
+ * byte), stopping at the block that decides; once decided, the accumulator stays. */
+#define FOLD_BOOL(FN, DECIDED, TEST)                                                      \
+    static void fold_##FN##_b(void *acc, const void *buf, int64_t n)                      \
+    {                                                                                     \
+        if (*(_Bool *)acc == DECIDED) return;                                             \
+        const unsigned char *a = (const unsigned char *)buf;                              \
+        for (int64_t i = 0; i < n; i += 256) {                                            \
+            int64_t m = n - i < 256 ? n - i : 256;                                        \
+            unsigned char hit = 0;                                                        \
+            for (int64_t j = 0; j < m; j++) hit |= TEST(a[i + j]);                        \
+            if (hit) {                                                                    \
+                *(_Bool *)acc = DECIDED;                                                  \
+                return;                                                                   \
+            }                                                                             \
+        }                                                                                 \
+    }
+#define BYTE_TRUE(v) ((v) != 0)
+#define BYTE_FALSE(v) ((v) == 0)
+FOLD_BOOL(maximum, 1, BYTE_TRUE)
+FOLD_BOOL(minimum, 0, BYTE_FALSE)
 CPN_SINT_LIST(INT_FOLDS)
 CPN_UINT_LIST(INT_FOLDS)
 FOLD_GENERIC(multiply, f16, cpn_half)
