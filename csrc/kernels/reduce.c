@@ -131,8 +131,9 @@ PAIRWISE_CPLX(c128, double _Complex, double)
     {                                                                                     \
         *(T *)acc += pairwise_##S((const T *)buf, n);                                     \
     }
-#define FOLD_GENERIC(FN, S, T)                                                            \
-    static void fold_##FN##_##S(void *acc, const void *buf, int64_t n)                    \
+#define FOLD_GENERIC(FN, S, T) FOLD_GENERIC_AS(fold_##FN##_##S, FN, S, T)
+#define FOLD_GENERIC_AS(NAME, FN, S, T)                                                   \
+    static void NAME(void *acc, const void *buf, int64_t n)                               \
     {                                                                                     \
         T r = *(T *)acc;                                                                  \
         const T *a = (const T *)buf;                                                      \
@@ -268,13 +269,63 @@ static int have_avx2(void)
         if (n >= 64 && have_avx2() && fold_##FN##_##S##_avx2(acc, buf, n)) return;        \
         fold_##FN##_lanes_##S(acc, buf, n);                                               \
     }
+/* fmax/fmin (nanmax, nanmin): vmaxpd(x, l) keeps l where x is NaN, so lanes that start at -inf
+ * (+inf) fold the non-NaN elements; a run whose lanes all stay there (no element, or only
+ * infinities of that sign) folds again through the scalar function.  Otherwise the lanes fold
+ * into the accumulator in order, a placeholder lane losing to every element present. */
+#define FOLD_X86_NAN(FN, S, T, V, W, LOADU, STOREU, VOP, SET1, FILL)                       \
+    __attribute__((target("avx2"))) static int fold_##FN##_##S##_avx2(void *acc, const void *buf, \
+                                                                     int64_t n)           \
+    {                                                                                     \
+        const T *a = (const T *)buf;                                                      \
+        V l0 = SET1(FILL), l1 = l0, l2 = l0, l3 = l0;                                     \
+        int64_t i = 0;                                                                    \
+        for (; i + 4 * W <= n; i += 4 * W) {                                              \
+            l0 = VOP(LOADU(a + i), l0);                                                   \
+            l1 = VOP(LOADU(a + i + W), l1);                                               \
+            l2 = VOP(LOADU(a + i + 2 * W), l2);                                           \
+            l3 = VOP(LOADU(a + i + 3 * W), l3);                                           \
+        }                                                                                 \
+        T lanes[4 * W], r = *(T *)acc;                                                    \
+        STOREU(lanes, l0);                                                                \
+        STOREU(lanes + W, l1);                                                            \
+        STOREU(lanes + 2 * W, l2);                                                        \
+        STOREU(lanes + 3 * W, l3);                                                        \
+        int real = 0;                                                                     \
+        for (int j = 0; j < 4 * W; j++) real |= lanes[j] != FILL;                         \
+        if (!real) return 0;                                                              \
+        for (int j = 0; j < 4 * W; j++) r = cpn_##FN##_##S(r, lanes[j]);                  \
+        for (; i < n; i++) r = cpn_##FN##_##S(r, a[i]);                                   \
+        *(T *)acc = r;                                                                    \
+        return 1;                                                                         \
+    }
+FOLD_X86_NAN(fmax, f64, double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_max_pd,
+             _mm256_set1_pd, -INFINITY)
+FOLD_X86_NAN(fmin, f64, double, __m256d, 4, _mm256_loadu_pd, _mm256_storeu_pd, _mm256_min_pd,
+             _mm256_set1_pd, INFINITY)
+FOLD_X86_NAN(fmax, f32, float, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_max_ps,
+             _mm256_set1_ps, -INFINITY)
+FOLD_X86_NAN(fmin, f32, float, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_min_ps,
+             _mm256_set1_ps, INFINITY)
+#define FOLD_NAN_EXTREME(FN, S, T)                                                        \
+    FOLD_GENERIC_AS(fold_##FN##_scalar_##S, FN, S, T)                                     \
+    static void fold_##FN##_##S(void *acc, const void *buf, int64_t n)                    \
+    {                                                                                     \
+        if (n >= 64 && have_avx2() && fold_##FN##_##S##_avx2(acc, buf, n)) return;        \
+        fold_##FN##_scalar_##S(acc, buf, n);                                              \
+    }
 #else
 #define FOLD_EXTREME(FN, S, T) FOLD_LANES(FN, S, T)
+#define FOLD_NAN_EXTREME(FN, S, T) FOLD_GENERIC(FN, S, T)
 #endif
 FOLD_EXTREME(maximum, f32, float)
 FOLD_EXTREME(minimum, f32, float)
 FOLD_EXTREME(maximum, f64, double)
 FOLD_EXTREME(minimum, f64, double)
+FOLD_NAN_EXTREME(fmax, f32, float)
+FOLD_NAN_EXTREME(fmin, f32, float)
+FOLD_NAN_EXTREME(fmax, f64, double)
+FOLD_NAN_EXTREME(fmin, f64, double)
 #define CPLX_FOLDS(S, T, R, LS)                                                           \
     FOLD_GENERIC(multiply, S, T) FOLD_GENERIC(maximum, S, T) FOLD_GENERIC(minimum, S, T)
 CPN_CPLX_LIST(CPLX_FOLDS)
@@ -318,6 +369,18 @@ void cpn_kernel_fold_add(enum cpn_dtype dt, void *acc, const void *buf, int64_t 
 static fold_fn fold_for(enum cpn_opcode code, enum cpn_dtype dt)
 {
     return cpn_op_combines(code) ? folds[code][dt] : NULL;
+}
+
+/* The folds of the reduce kernel: those above, and fmax/fmin of float32/float64, whose partial
+ * results the kernel's threads may combine too (the runtime does not: their reduce column is
+ * REORDER). */
+static fold_fn kernel_fold_for(enum cpn_opcode code, enum cpn_dtype dt)
+{
+    if ((code == CPN_OP_FMAX || code == CPN_OP_FMIN) &&
+        (dt == CPN_DTYPE_FLOAT32 || dt == CPN_DTYPE_FLOAT64))
+        return code == CPN_OP_FMAX ? (dt == CPN_DTYPE_FLOAT32 ? fold_fmax_f32 : fold_fmax_f64)
+                                   : (dt == CPN_DTYPE_FLOAT32 ? fold_fmin_f32 : fold_fmin_f64);
+    return fold_for(code, dt);
 }
 
 bool cpn_kernel_has_fold(enum cpn_opcode code, enum cpn_dtype dt)
@@ -648,7 +711,7 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
     g.acc_size = cpn_dtype_size(acc_dt);
     g.code = code;
     g.initial = initial;
-    g.fold = fold_for(code, acc_dt);
+    g.fold = kernel_fold_for(code, acc_dt);
     g.loop = cpn_kernel_elementwise(code, acc_dt);
     if (!g.loop || cpn_op_info(code)->nin != 2 || cpn_op_info(code)->nout != 1 || cpn_op_out_dtype(code, 0, acc_dt) != acc_dt)
         return cpn_error(CPN_ERR_TYPE, "no reduction for %s on %s", cpn_op_info(code)->name,
