@@ -319,6 +319,23 @@ def test_eye_identity_dtype(dtype):
     check(cupynum.identity(3, dtype=dtype), numpy.identity(3, dtype=dtype))
 
 
+@pytest.mark.parametrize("k", [-300, -7, -1, 0, 1, 100, 256, 257])
+def test_eye_and_diag_large(k):
+    """Arrays large enough to be tiled on several ranks (the element-wise mask) and untiled on
+    one (the strided slice of the flat view, as NumPy writes them): NumPy's values, and results
+    that later writes change alone."""
+    check(cupynum.eye(300, 257, k), numpy.eye(300, 257, k))
+    check(cupynum.eye(257, 300, k, dtype=numpy.int32), numpy.eye(257, 300, k, dtype=numpy.int32))
+    v = numpy.arange(1.0, 401.0)
+    check(cupynum.diag(cupynum.array(v), k), numpy.diag(v, k))
+    e, en = cupynum.eye(300, k=k), numpy.eye(300, k=k)
+    d, dn = cupynum.diag(cupynum.array(v[:300])), numpy.diag(v[:300])
+    e[5] += d[5]
+    en[5] += dn[5]
+    check(e, en)
+    check(d, dn)
+
+
 def test_identity_default():
     check(cupynum.identity(5), numpy.identity(5))
     check(cupynum.identity(0), numpy.identity(0))
