@@ -379,15 +379,20 @@ def _edges(dtype, rng, n):
 @pytest.mark.parametrize("dtype", INT_DTYPES, ids=dtype_id)
 def test_integer_division_by_a_scalar(dtype):
     """floor_divide, remainder and fmod of an integer array by one divisor (the loops' multiply by
-    a precomputed reciprocal): NumPy's values and reports for every divisor (all of them for 8
-    bits against every dividend; boundaries and random ones otherwise), contiguous and strided,
-    inside a fused chain, by a NumPy scalar and by a Python int."""
+    a precomputed reciprocal; int64 by at most 2^52 in AVX-512 double lanes where dividends are
+    within 2^52): NumPy's values and reports for every divisor (all of them for 8 bits against
+    every dividend; boundaries, random and small ones otherwise), contiguous and strided, inside
+    a fused chain, by a NumPy scalar and by a Python int."""
     rng = numpy.random.default_rng(int(numpy.iinfo(dtype).bits))
     if numpy.iinfo(dtype).bits == 8:
         a = numpy.arange(int(numpy.iinfo(dtype).min), int(numpy.iinfo(dtype).max) + 1).astype(dtype)
         divisors = a
     else:
-        a, divisors = _edges(dtype, rng, 3000), _edges(dtype, rng, 12)
+        info = numpy.iinfo(dtype)
+        small = rng.integers(max(int(info.min), -10**6), min(int(info.max), 10**6), size=2001)
+        a = numpy.concatenate([_edges(dtype, rng, 3000), small.astype(dtype)])
+        divisors = numpy.concatenate([_edges(dtype, rng, 12),
+                                      numpy.array([2**52, 2**52 + 1, 10**9 + 7]).astype(dtype)])
     ca = cupynum.array(a)
     for b in divisors:
         for name in ("floor_divide", "remainder", "fmod"):
