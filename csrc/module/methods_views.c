@@ -337,16 +337,20 @@ static PyObject *array_item(PyObject *self, PyObject *args)
     } else {
         return numpy_method(self, "item", args);
     }
-    PyObject *key = PyTuple_New(v->ndim), *el = NULL, *r = NULL;
+    /* one dimension: an int key, which a[i]'s scalar fast path reads in place */
+    PyObject *key = v->ndim == 1 ? PyLong_FromSsize_t(at[0]) : PyTuple_New(v->ndim);
+    PyObject *el = NULL, *r = NULL;
     if (!key) return NULL;
-    for (int d = 0; d < v->ndim; d++) {
+    for (int d = 0; v->ndim != 1 && d < v->ndim; d++) {
         PyObject *o = PyLong_FromSsize_t(at[d]);
         if (!o) goto fail;
         PyTuple_SET_ITEM(key, d, o);
     }
     el = cpn_array_subscript(self, key);
     if (!el) goto fail;
-    r = PyObject_CallMethod(el, "item", NULL);
+    static PyObject *item_name;   /* interned once, as ufuncobject.c's keyword names */
+    if (!item_name && !(item_name = PyUnicode_InternFromString("item"))) goto fail;
+    r = PyObject_CallMethodNoArgs(el, item_name);
 fail:
     Py_XDECREF(el);
     Py_DECREF(key);
