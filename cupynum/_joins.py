@@ -409,7 +409,7 @@ def repeat(a, repeats, axis=None):
     from ._functions import ravel
     a = _asarray(a)
     if axis is None:
-        a, axis = ravel(a), 0
+        a, axis = (a if a.ndim == 1 else ravel(a)), 0   # a 1-D a is only read: no ravel view
     else:
         axis = normalize_axis_index(operator.index(axis), a.ndim)
     n = a.shape[axis]

@@ -557,11 +557,27 @@ def _nan_extreme(name, a, axis, out, keepdims, initial, where):
             if a.shape[d] == 0:
                 raise ValueError(f"zero-size array to reduction operation "
                                  f"{'fmax' if name == 'maximum' else 'fmin'} which has no identity")
-    x, mask = _replace_nan(a, fill)
-    r = _reduce(name, x, axis, None, None, keepdims, initial, where)
-    # NumPy's fmax/fmin reduction: NaN only where every element was NaN and no initial was given
-    allnan = False if initial is not _NoValue else \
-        _reduce("minimum", mask, axis, None, None, keepdims, True, where)
+    if not _core._tiling(a)["tiled"]:
+        # NumPy's own way: fmax/fmin.reduce (NaN only where a slice is all NaN), one pass of the
+        # kernel's float fold; a tiled array keeps the combinable maximum/minimum below (the
+        # runtime does not combine fmax partials: it would gather the array).
+        r = _reduce("fmax" if name == "maximum" else "fmin", a, axis, None, None, keepdims,
+                    initial, where)
+        allnan = _core.ufunc("isnan", (_asarray(r),), None) if isinstance(r, ndarray) \
+            else _np.isnan(r)
+        if _any_true(allnan):
+            warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)
+        allnan = False
+    else:
+        if initial is _NoValue and where is not True:   # NumPy's error names fmax/fmin
+            raise ValueError(f"reduction operation '{'fmax' if name == 'maximum' else 'fmin'}' "
+                             f"does not have an identity, so to use a where mask one has to "
+                             f"specify 'initial'")
+        x, mask = _replace_nan(a, fill)
+        r = _reduce(name, x, axis, None, None, keepdims, initial, where)
+        # NumPy's fmax/fmin reduction: NaN only where every element was NaN and no initial was given
+        allnan = False if initial is not _NoValue else \
+            _reduce("minimum", mask, axis, None, None, keepdims, True, where)
     if isinstance(r, ndarray):
         if _any_true(allnan):
             warnings.warn("All-NaN slice encountered", RuntimeWarning, stacklevel=3)

@@ -132,3 +132,19 @@ def test_smallops_results_agree_with_numpy():
     lines = [ln for ln in proc.stdout.splitlines() if ln.strip().startswith(("37 ", "1000 "))]
     assert len(lines) == 44, proc.stdout
     assert "geometric mean x numpy" in proc.stdout
+
+
+@rank0_only
+def test_survey_results_agree_with_numpy():
+    """benchmarks.survey checks each cupynum result against NumPy's (values, dtype, shape) before
+    timing it: a quick run over two sizes (one odd, so 2-d shapes are not square) exits cleanly
+    and prints every call at both."""
+    from benchmarks import survey
+    calls = len(survey.cases(64, numpy.random.default_rng(0)))
+    proc = subprocess.run([sys.executable, "-m", "benchmarks.survey", "--n", "101", "1000",
+                           "--repeat", "2", "--budget", "0"], cwd=ROOT, env=measure.clean_env(),
+                          capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    lines = [ln for ln in proc.stdout.splitlines() if ln.strip().startswith(("101 ", "1000 "))]
+    assert len(lines) == 2 * calls, proc.stdout
+    assert calls >= 60 and "geometric mean x numpy" in proc.stdout

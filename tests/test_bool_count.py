@@ -88,3 +88,26 @@ def test_all_true_and_all_false(n):
     check((c > 100).sum(), (a > 100).sum())
     check(cupynum.ones(n, dtype=bool).sum(), numpy.ones(n, dtype=bool).sum())
     check(cupynum.ones((3, n), dtype=bool).sum(axis=1), numpy.ones((3, n), dtype=bool).sum(axis=1))
+
+
+@pytest.mark.parametrize("n", [1, 255, 256, 257, 1000, 8161])
+@pytest.mark.parametrize("name", ["any", "all"])
+def test_any_all_along_rows_decided_anywhere(n, name):
+    """any/all fold bool runs in 256-byte blocks and stop at the block that decides: rows whose
+    deciding element sits first, last, on either side of a block edge, in a later block or
+    nowhere; along each axis, whole, strided, reversed and of a non-bool array."""
+    rows = [[], [0], [n - 1], [min(255, n - 1)], [min(256, n - 1)], [n // 2, n - 1]]
+    base = numpy.zeros((len(rows), n), dtype=bool) if name == "any" else \
+        numpy.ones((len(rows), n), dtype=bool)
+    for r, cols in enumerate(rows):
+        base[r, cols] = name == "any"
+    c = cupynum.asarray(base)
+    f, g = getattr(numpy, name), getattr(cupynum, name)
+    for axis in (None, 0, 1, -1):
+        check(g(c, axis=axis), f(base, axis=axis))
+        check(g(c[:, ::-1], axis=axis), f(base[:, ::-1], axis=axis))
+        check(g(c[:, 1::2], axis=axis), f(base[:, 1::2], axis=axis))
+    x = base * numpy.arange(1, n + 1) * 0.5   # float: truth of each value
+    check(g(cupynum.asarray(x), axis=1), f(x, axis=1))
+    for r in range(len(rows)):
+        check(g(c[r]), f(base[r]))

@@ -302,6 +302,25 @@ def test_linspace_negative_num_raises():
         cupynum.linspace(0, 1, -1)
 
 
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int64, numpy.int16],
+                         ids=dtype_id)
+@pytest.mark.parametrize("start, stop, step", [(0, 70001, 1), (3.5, -7e4, -0.7), (0.1, 2e5, 3.3),
+                                               (2**53 - 5000, 2**53 + 5000, 1),
+                                               (-2, 2**24 + 9, 1.0)], ids=str)
+def test_arange_bits_alone_fused_and_from_an_offset(dtype, start, stop, step):
+    """arange's fill (element 0 and 1 given, the rest start + i * delta, four at a time from a
+    double counter below 2^53) gives NumPy's bits: materialised, regenerated block by block inside
+    a fused op, and read from an offset (a block starting past 0 and not at a multiple of 4)."""
+    if numpy.dtype(dtype).kind == "i" and (abs(start) > 2**31 or step != int(step)):
+        start, stop, step = int(start) % 1000, int(start) % 1000 + 50001, 3
+    want = numpy.arange(start, stop, step, dtype=dtype)
+    got = cupynum.arange(start, stop, step, dtype=dtype)
+    assert numpy.asarray(got).tobytes() == want.tobytes()
+    check(cupynum.arange(start, stop, step, dtype=dtype) * 1, want * 1)
+    check(cupynum.arange(start, stop, step, dtype=dtype)[4099:] + 0, want[4099:] + 0)
+    check(cupynum.arange(start, stop, step, dtype=dtype)[1::3] * 2, want[1::3] * 2)
+
+
 # ---- eye / identity -----------------------------------------------------------------------------
 
 @pytest.mark.parametrize("N,M,k", [
@@ -317,6 +336,23 @@ def test_eye(N, M, k):
 def test_eye_identity_dtype(dtype):
     check(cupynum.eye(4, 3, -1, dtype=dtype), numpy.eye(4, 3, -1, dtype=dtype))
     check(cupynum.identity(3, dtype=dtype), numpy.identity(3, dtype=dtype))
+
+
+@pytest.mark.parametrize("k", [-300, -7, -1, 0, 1, 100, 256, 257])
+def test_eye_and_diag_large(k):
+    """Arrays large enough to be tiled on several ranks (the element-wise mask) and untiled on
+    one (the strided slice of the flat view, as NumPy writes them): NumPy's values, and results
+    that later writes change alone."""
+    check(cupynum.eye(300, 257, k), numpy.eye(300, 257, k))
+    check(cupynum.eye(257, 300, k, dtype=numpy.int32), numpy.eye(257, 300, k, dtype=numpy.int32))
+    v = numpy.arange(1.0, 401.0)
+    check(cupynum.diag(cupynum.array(v), k), numpy.diag(v, k))
+    e, en = cupynum.eye(300, k=k), numpy.eye(300, k=k)
+    d, dn = cupynum.diag(cupynum.array(v[:300])), numpy.diag(v[:300])
+    e[5] += d[5]
+    en[5] += dn[5]
+    check(e, en)
+    check(d, dn)
 
 
 def test_identity_default():

@@ -3,6 +3,7 @@
 place.  They must give NumPy's values and scalar types, the same bits as the general path, see the
 values of queued ops, and leave errors to the general path (NumPy's exceptions)."""
 
+import tracemalloc
 import warnings
 
 import numpy
@@ -282,3 +283,55 @@ def test_sort_and_norm_of_vectors(dtype):
             numpy.sort(x, **bad)
         with pytest.raises(type(en.value)):
             cupynum.sort(c, **bad)
+
+ITEM_ARGS = [(), (0,), (-1,), (1,), (5,), (-7,), (100,), (-100,), ((),), (0, 0), (1, -1),
+             (2, 3, 1), ((1, 2),), (numpy.int64(3),), (numpy.uint8(2),), (True,), (1.0,), ("a",),
+             ([0],), (2**70,), (None,)]
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("shape", [(), (1,), (1, 1), (12,), (3, 4), (3, 5, 2)], ids=str)
+@pytest.mark.parametrize("view", ["x", "x.T", "x[::-1, ...] if x.ndim else x"])
+def test_item_reads_one_element_as_numpy(dtype, shape, view):
+    """a.item(*args): NumPy's Python scalar (value and type) for a flat index, a multi-index or
+    none (size 1), also through views; NumPy's exception type and message for everything else."""
+    ref_x = sample(shape, dtype, seed=11)
+    x = cupynum.array(ref_x)
+    ref, got = eval(view, {"x": ref_x}), eval(view, {"x": x})
+    for args in ITEM_ARGS:
+        try:
+            want, want_err = ref.item(*args), None
+        except Exception as e:   # noqa: BLE001 -- NumPy's error, whichever it is
+            want, want_err = None, (type(e), str(e))
+        try:
+            have, have_err = got.item(*args), None
+        except Exception as e:   # noqa: BLE001
+            have, have_err = None, (type(e), str(e))
+        assert have_err == want_err, args
+        assert type(have) is type(want), args
+        if want is not None:
+            assert numpy.asarray(have).tobytes() == numpy.asarray(want).tobytes(), args
+
+
+def test_item_sees_queued_writes_and_moves_one_element():
+    """item(i) reads the element after the queued ops that write it, without gathering the array:
+    on any number of ranks and from a device at most a few elements' bytes travel (the whole array
+    is 80 kB), and no NumPy copy of it is made."""
+    ref = numpy.arange(10_000.0)
+    x = cupynum.array(ref)
+    x[7] = -1.5
+    ref[7] = -1.5
+    y = x * 3.0
+    for i in (7, -1, 5_000):
+        same_scalar(y.item(i), (ref * 3.0).item(i))
+    y.item(0)
+    before = cupynum.runtime_stats()
+    tracemalloc.start()
+    vals = [y.item(i) for i in (1, 9_999, 4_321)]
+    peak = tracemalloc.get_traced_memory()[1]   # NumPy's buffers are traced too
+    tracemalloc.stop()
+    after = cupynum.runtime_stats()
+    assert peak < 8_000, peak
+    assert vals == [(ref * 3.0).item(i) for i in (1, 9_999, 4_321)]
+    assert after["bytes_sent"] - before["bytes_sent"] <= 3 * 64
+    assert after["bytes_to_host"] - before["bytes_to_host"] <= 3 * 64   # (a device: 8 each)

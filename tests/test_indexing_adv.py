@@ -1452,3 +1452,35 @@ def test_cupynum_index_array_set_rows(shape, dtype):
     n[idx[:k]] = src
     c[cupynum.array(idx[:k])] = c[::-1][:k]
     check(c, n)
+
+
+@pytest.mark.parametrize("shape", [(40, 7), (9, 4, 3)], ids=str)
+def test_row_gather_with_trailing_full_slices(shape):
+    """A[idx, :] (and A[idx, :, :]) is A[idx]: the row-gather fast path where it applies, NumPy's
+    values, copies, errors otherwise (bounds, too many indices, a bool key, views)."""
+    x = numpy.arange(numpy.prod(shape), dtype=numpy.float64).reshape(shape)
+    a = cupynum.array(x)
+    for idx in ([3, 0, -1, 2, 2], numpy.array([1, -2], dtype=numpy.int32), [0]):
+        ci, ni = cupynum.array(numpy.asarray(idx)), numpy.asarray(idx)
+        for key in ((ci, slice(None)), (ci, slice(None), slice(None))[:len(shape)],
+                    (ci, slice(None), Ellipsis)):
+            nkey = tuple(ni if k is ci else k for k in key)
+            check(a[key], x[nkey])
+            check(a[::-1][key], x[::-1][nkey])
+            check(a[:, ::2][key], x[:, ::2][nkey])
+    r = a[cupynum.array([1, 2]), :]
+    r[...] = -1.0
+    check(a, x)   # a copy
+    for bad in ((cupynum.array([shape[0]]), slice(None)), (cupynum.array([0]),) + (slice(None),) * len(shape),
+                (cupynum.array([0]), slice(1, None))):
+        nbad = tuple(numpy.asarray(k) if isinstance(k, cupynum.ndarray) else k for k in bad)
+        try:
+            want = x[nbad]
+        except IndexError as e:
+            with pytest.raises(IndexError) as got:
+                a[bad]
+            assert str(got.value) == str(e)
+        else:
+            check(a[bad], want)
+    m = x.reshape(shape[0], -1)[:, 0] > 10
+    check(a[cupynum.array(m), :], x[m, :])

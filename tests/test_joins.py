@@ -378,6 +378,13 @@ def test_repeat_many():
     check(cupynum.repeat(c[:2, :1], 700, axis=0), numpy.repeat(n[:2, :1], 700, axis=0))
     check(cupynum.repeat(5, 4), numpy.repeat(5, 4))
     check(cupynum.repeat([1, 2.5], [2, 3]), numpy.repeat([1, 2.5], [2, 3]))
+    for view in (lambda x: x[:, 1], lambda x: x[::-3, 2], lambda x: x.T[1, 5:40]):   # 1-d views
+        check(cupynum.repeat(view(c), 3), numpy.repeat(view(n), 3))
+        check(cupynum.repeat(view(c), numpy.arange(view(n).size) % 3),
+              numpy.repeat(view(n), numpy.arange(view(n).size) % 3))
+    r, v = cupynum.repeat(c[:, 0], 2), c[:, 0]
+    r[...] = -1.0
+    check(v, n[:, 0])   # the result is new memory
 
 
 @pytest.mark.parametrize("case", range(6))

@@ -359,6 +359,63 @@ def test_signed_floor_divide_and_remainder_signs(dtype):
         compare_op(f, (a, b), (cupynum.array(a), cupynum.array(b)))
 
 
+INT_DTYPES = [numpy.int8, numpy.uint8, numpy.int16, numpy.uint16, numpy.int32, numpy.uint32,
+              numpy.int64, numpy.uint64]
+
+
+def _edges(dtype, rng, n):
+    """Every boundary of dtype (MIN, MAX, 0, +-1, +-2^k +- 1) and n random values."""
+    info = numpy.iinfo(dtype)
+    v = {0, 1, 2, 3, 5, 7, int(info.max), int(info.max) - 1, int(info.min), int(info.min) + 1,
+         int(info.max) // 3}
+    for k in range(info.bits + 1):
+        v |= {2**k - 1, 2**k, 2**k + 1}
+    v |= {-x for x in v}
+    v = numpy.array(sorted(x for x in v if info.min <= x <= info.max), dtype=dtype)
+    return numpy.concatenate([v, rng.integers(info.min, info.max, size=n, dtype=dtype,
+                                               endpoint=True)])
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=dtype_id)
+def test_integer_division_by_a_scalar(dtype):
+    """floor_divide, remainder and fmod of an integer array by one divisor (the loops' multiply by
+    a precomputed reciprocal; int64 by at most 2^52 in AVX-512 double lanes where dividends are
+    within 2^52): NumPy's values and reports for every divisor (all of them for 8 bits against
+    every dividend; boundaries, random and small ones otherwise), contiguous and strided, inside
+    a fused chain, by a NumPy scalar and by a Python int."""
+    rng = numpy.random.default_rng(int(numpy.iinfo(dtype).bits))
+    if numpy.iinfo(dtype).bits == 8:
+        a = numpy.arange(int(numpy.iinfo(dtype).min), int(numpy.iinfo(dtype).max) + 1).astype(dtype)
+        divisors = a
+    else:
+        info = numpy.iinfo(dtype)
+        small = rng.integers(max(int(info.min), -10**6), min(int(info.max), 10**6), size=2001)
+        a = numpy.concatenate([_edges(dtype, rng, 3000), small.astype(dtype)])
+        divisors = numpy.concatenate([_edges(dtype, rng, 12),
+                                      numpy.array([2**52, 2**52 + 1, 10**9 + 7]).astype(dtype)])
+    ca = cupynum.array(a)
+    for b in divisors:
+        for name in ("floor_divide", "remainder", "fmod"):
+            with numpy.errstate(all="raise"):
+                try:
+                    want, err = getattr(numpy, name)(a, b), None
+                except FloatingPointError as e:
+                    want, err = None, str(e)
+            with cupynum.errstate(all="raise"):
+                try:
+                    got, gerr = numpy.asarray(getattr(cupynum, name)(ca, b)), None
+                except FloatingPointError as e:
+                    got, gerr = None, str(e)
+            assert gerr == err, (name, b)
+            if want is not None:
+                assert got.dtype == want.dtype and numpy.array_equal(got, want), (name, b)
+    b = dtype(divisors[len(divisors) // 2] or 3)
+    check(ca[::-3] // b, a[::-3] // b)
+    check((ca % b) + ca // b, (a % b) + a // b)
+    check(ca // 7, a // 7)
+    check(cupynum.fmod(ca[1::2], 7), numpy.fmod(a[1::2], 7))
+
+
 def test_integer_division_by_zero_is_zero_like_numpy():
     a = numpy.array([5, -5, 0, 7], dtype=numpy.int32)
     b = numpy.array([0, 0, 0, 2], dtype=numpy.int32)

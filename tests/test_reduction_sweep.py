@@ -732,3 +732,43 @@ def test_extremes_along_rows_of_other_dtypes(dtype):
         for axis in (0, 1, None):
             got, want = getattr(a, name)(axis=axis), getattr(ref, name)(axis=axis)
             numpy.testing.assert_array_equal(numpy.asarray(got), want)
+
+
+@pytest.mark.parametrize("name", ["nanmax", "nanmin"])
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64], ids=dtype_id)
+@pytest.mark.parametrize("cols", [5, 64, 65, 1001])
+def test_real_nan_extremes_long_rows(name, dtype, cols):
+    """nanmax/nanmin of float arrays (fmax/fmin.reduce as NumPy, the kernel's vector fold from 64
+    elements; tiled arrays the combinable maximum/minimum): rows without NaN, with NaN first,
+    last or scattered, all NaN, NaN and an infinity of the fold's own sign, only that infinity;
+    every axis, keepdims, initial=, where=, out=, strided; values, warnings and errors as NumPy's."""
+    rng = numpy.random.default_rng(cols)
+    n = rng.standard_normal((8, cols)).astype(dtype)
+    inf = dtype(-numpy.inf if name == "nanmax" else numpy.inf)
+    n[1, 0] = n[2, -1] = numpy.nan
+    n[3, rng.integers(0, cols, 3)] = numpy.nan
+    n[4, :] = numpy.nan
+    n[5, :] = numpy.nan
+    n[5, cols // 2] = inf
+    n[6, :] = inf
+    c = cupynum.array(n)
+    mask = rng.random(cols) < 0.7
+    for axis in (None, 0, 1, -1):
+        for kw in ({}, {"keepdims": True}, {"initial": dtype(0.5)}, {"initial": dtype(-9), "where": mask},
+                   {"where": mask}):
+            e, ee = _run(lambda: _warning_texts(lambda: getattr(numpy, name)(n, axis=axis, **kw)))
+            g, ge = _run(lambda: _warning_texts(lambda: getattr(cupynum, name)(c, axis=axis, **kw)))
+            if ee is not None:
+                assert type(ge) is type(ee) and str(ge) == str(ee), (axis, kw)
+                continue
+            assert ge is None, (axis, kw, ge)
+            check(g[0], e[0], rtol=0, atol=0)
+            assert g[1] == e[1], (axis, kw)
+    check(getattr(cupynum, name)(c[::2, 1::3], axis=1), getattr(numpy, name)(n[::2, 1::3], axis=1))
+    out_n, out_c = numpy.zeros(8, dtype), cupynum.zeros(8, dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        r = getattr(cupynum, name)(c, axis=1, out=out_c)
+        getattr(numpy, name)(n, axis=1, out=out_n)
+    assert r is out_c
+    check(out_c, out_n)

@@ -141,6 +141,29 @@ def test_min_max_nan_propagates(name, dtype):
 
 
 @pytest.mark.parametrize("name", ["min", "max"])
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64], ids=dtype_id)
+@pytest.mark.parametrize("n", [63, 64, 65, 127, 1000, 4099])
+def test_min_max_long_rows_with_nan_inf_and_zeros(name, dtype, n):
+    """Rows long enough for the vector folds (16 / 32 lanes from 64 elements): NumPy's extreme
+    along each axis and over all, with a NaN in the first round, in the middle, among the last
+    elements after the vector rounds or nowhere, infinities and both zeros."""
+    rng = numpy.random.default_rng(n)
+    a = rng.standard_normal((9, n)).astype(dtype)
+    a[1, 0] = a[2, n // 2] = a[3, n - 1] = a[4, n - 3] = numpy.nan
+    a[5, rng.integers(0, n, 5)] = numpy.inf
+    a[6, rng.integers(0, n, 5)] = -numpy.inf
+    a[7] = numpy.where(rng.random(n) < 0.5, dtype(0.0), dtype(-0.0))
+    a[8, :] = a[8, 0]
+    x, y = both(a)
+    for axis in (None, 0, 1):
+        compare(lambda m, v: getattr(m, name)(v, axis=axis), x, y, 0.0)
+    for r in range(a.shape[0]):
+        compare(lambda m, v: getattr(m, name)(v[r]), x, y, 0.0)
+        compare(lambda m, v: getattr(m, name)(v[r, 1:]), x, y, 0.0)   # unaligned
+    compare(lambda m, v: getattr(m, name)(v[:, ::2], axis=1), x, y, 0.0)
+
+
+@pytest.mark.parametrize("name", ["min", "max"])
 def test_min_max_signed_zero_and_inf(name):
     n, c = both(numpy.array([0.0, -0.0, numpy.inf, -numpy.inf, 2.0]))
     compare(lambda m, x: getattr(m, name)(x), n, c, 0.0)

@@ -134,6 +134,24 @@ def test_errors_are_numpys_and_nothing_is_written():
     check(a, x)
 
 
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int32, numpy.float32], ids=str)
+@pytest.mark.parametrize("n", [2, 3, 17, 63, 64, 65, 130])
+def test_short_lanes_along_either_axis(dtype, n):
+    """Many short lanes (sorted by insertion up to 64, by vqsort above): values and stable
+    argsort as NumPy's along each axis, with ties, both zeros and (float) NaNs and infinities."""
+    rng = numpy.random.default_rng(n)
+    x = rng.integers(-5, 5, size=(37, n)).astype(dtype)
+    if numpy.dtype(dtype).kind == "f":
+        x[rng.random(x.shape) < 0.1] = numpy.nan
+        x[rng.random(x.shape) < 0.05] = -0.0
+        x[rng.random(x.shape) < 0.05] = numpy.inf
+    a = cupynum.array(x)
+    for axis in (0, 1, -1):
+        check(cupynum.sort(a, axis=axis), numpy.sort(x, axis=axis))
+        check(cupynum.argsort(a, axis=axis, kind="stable"), numpy.argsort(x, axis=axis, kind="stable"))
+    check(cupynum.sort(a[::2, ::-1], axis=1), numpy.sort(x[::2, ::-1], axis=1))
+
+
 def test_empty_and_length_one():
     for shape in [(0,), (1,), (0, 3), (3, 0), (1, 1)]:
         x = numpy.ones(shape)

@@ -1,16 +1,65 @@
 /* fill.c: arange, NumPy's way (the first two values are given; the rest extrapolate in the
  * dtype's own arithmetic, so results match numpy.arange bit for bit). */
+#include <string.h>
+
 #include "kernels.h"
 
+/* Elements 0 and 1 are the given values; the rest s + i * d, in the dtype's arithmetic.  Only a
+ * long fill opens an OpenMP region: a fused program regenerates a virtual arange block by block,
+ * and an if(0) region still ends on libgomp's barrier, a futex wake a block (10^6 float64 through
+ * a fused op: 0.4 ms of 0.6). */
 #define ARANGE(T, START, SECOND)                                                          \
     do {                                                                                  \
         T *o = (T *)out;                                                                  \
         const T s = (T)(START);                                                           \
         const T d = (T)((T)(SECOND) - s);                                                 \
-        _Pragma("omp parallel for schedule(static) if (n > 65536)")                       \
-        for (int64_t k = 0; k < n; k++) {                                                 \
-            int64_t i = first + k;                                                        \
-            o[k] = i == 0 ? s : i == 1 ? (T)(SECOND) : (T)(s + (T)i * d);                 \
+        int64_t k0 = 0;                                                                   \
+        for (; k0 < n && first + k0 < 2; k0++) o[k0] = first + k0 == 0 ? s : (T)(SECOND); \
+        if (n > 65536) {                                                                  \
+            _Pragma("omp parallel for schedule(static)")                                  \
+            for (int64_t k = k0; k < n; k++) o[k] = (T)(s + (T)(first + k) * d);           \
+        } else {                                                                          \
+            for (int64_t k = k0; k < n; k++) o[k] = (T)(s + (T)(first + k) * d);           \
+        }                                                                                 \
+    } while (0)
+
+/* Float64/float32: the index as a vector of doubles counting up by 4 (exact below 2^53, so
+ * (T)(f + j) is (T)(i + j)), not one int64 -> double conversion an element (SSE2 and AVX2 have
+ * no vector one): 10^6 float64 0.4 -> 0.1 ms of the fill.  Compiled for AVX2 and the baseline. */
+typedef double arange_v4d __attribute__((vector_size(32)));
+typedef float arange_v4f __attribute__((vector_size(16)));
+#define ARANGE_VEC(S, T, VT)                                                              \
+    __attribute__((target_clones("avx2", "default"))) static void arange_run_##S(         \
+        T *o, int64_t first, int64_t n, T s, T d)                                         \
+    {                                                                                     \
+        int64_t k = 0;                                                                    \
+        if (first + n <= ((int64_t)1 << 53)) {                                            \
+            arange_v4d f = {(double)first, (double)first + 1, (double)first + 2,          \
+                            (double)first + 3};                                           \
+            for (; k + 4 <= n; k += 4) {                                                  \
+                VT r = s + __builtin_convertvector(f, VT) * d;                            \
+                memcpy(o + k, &r, sizeof r);                                              \
+                f += 4.0;                                                                 \
+            }                                                                             \
+        }                                                                                 \
+        for (; k < n; k++) o[k] = (T)(s + (T)(first + k) * d);                            \
+    }
+ARANGE_VEC(f64, double, arange_v4d)
+ARANGE_VEC(f32, float, arange_v4f)
+#define ARANGE_FLOAT(S, T)                                                                \
+    do {                                                                                  \
+        T *o = (T *)out;                                                                  \
+        const T s = (T)start;                                                             \
+        const T d = (T)((T)second - s);                                                   \
+        int64_t k0 = 0;                                                                   \
+        for (; k0 < n && first + k0 < 2; k0++) o[k0] = first + k0 == 0 ? s : (T)second;   \
+        const int64_t m = n - k0, chunk = 16384;                                          \
+        if (m > 4 * chunk) {                                                              \
+            _Pragma("omp parallel for schedule(static)")                                  \
+            for (int64_t c = 0; c < m; c += chunk)                                        \
+                arange_run_##S(o + k0 + c, first + k0 + c, m - c < chunk ? m - c : chunk, s, d); \
+        } else if (m > 0) {                                                               \
+            arange_run_##S(o + k0, first + k0, m, s, d);                                  \
         }                                                                                 \
     } while (0)
 
@@ -37,8 +86,8 @@ void cpn_kernel_arange(enum cpn_dtype dt, void *out, int64_t first, int64_t n, d
         }
         break;
     }
-    case CPN_DTYPE_FLOAT32: ARANGE(float, start, second); break;
-    case CPN_DTYPE_FLOAT64: ARANGE(double, start, second); break;
+    case CPN_DTYPE_FLOAT32: ARANGE_FLOAT(f32, float); break;
+    case CPN_DTYPE_FLOAT64: ARANGE_FLOAT(f64, double); break;
     default: break;
     }
 }

@@ -1064,7 +1064,15 @@ void cpn_kernel_random(enum cpn_random_dist dist, uint64_t seed, uint64_t stream
         return;
     }
     int64_t nchunks = (n + RCHUNK - 1) / RCHUNK;
-#pragma omp parallel if (n > 4096)
+    if (n <= 4096) {   /* a fused block, or a small draw: no parallel region (an if(0) one still
+                        * ends on libgomp's barrier, a futex wake a block) */
+        for (int64_t c = 0; c < nchunks; c++) {
+            int64_t b = c * RCHUNK, len = n - b < RCHUNK ? n - b : RCHUNK;
+            draw_chunk((int)dist, seed, stream, out + b, first + b, len, lo, hi);
+        }
+        return;
+    }
+#pragma omp parallel
     {
         /* dynamic: rejection samplers and inversion walks cost unevenly */
 #pragma omp for schedule(dynamic, 4) nowait

@@ -439,7 +439,8 @@ enum cpn_status cpn_kernel_quantile(const struct cpn_quantile_args *qa, enum cpn
     const int64_t nq = qa->method == CPN_QM_MEDIAN ? 1 : qa->nq;
     int nth = cpn_kernel_threads();
     if (nth > nlanes) nth = (int)nlanes;
-    if (nth < 1) nth = 1;
+    if (nth < 1 || nlanes * n < 16384) nth = 1;   /* a small array: waking a team cost 30 us of
+                                                    * median(A, axis=1) of 32 x 31 */
     /* per thread: the lane, then 2 * nq + 2 positions to select */
     const size_t lane_bytes = ((size_t)n * isz + 63) / 64 * 64;
     const size_t per = lane_bytes + (size_t)(2 * nq + 2) * sizeof(int64_t);

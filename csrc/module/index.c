@@ -144,6 +144,26 @@ static PyObject *advanced(const char *helper, PyObject *self, PyObject *key, PyO
                  : PyObject_CallFunctionObjArgs(h, self, key, NULL);
 }
 
+/* (idx, :, ..., :) with an integer index array and at most one full slice per remaining
+ * dimension: NumPy's result is a[idx]'s, which the row-gather fast path may read. */
+static int row_gather_key(PyObject *self, PyObject *key)
+{
+    if (!PyTuple_Check(key) || PyTuple_GET_SIZE(key) < 2 ||
+        PyTuple_GET_SIZE(key) > cpn_array_view(self)->ndim)
+        return 0;
+    PyObject *k0 = PyTuple_GET_ITEM(key, 0);
+    if (!cpn_array_check(k0) || cpn_dtype_class(cpn_array_dtype(k0)) > CPN_CLASS_UINT ||
+        cpn_array_dtype(k0) == CPN_DTYPE_BOOL)
+        return 0;
+    for (Py_ssize_t i = 1; i < PyTuple_GET_SIZE(key); i++) {
+        PyObject *o = PyTuple_GET_ITEM(key, i);
+        if (!PySlice_Check(o)) return 0;
+        PySliceObject *sl = (PySliceObject *)o;
+        if (sl->start != Py_None || sl->stop != Py_None || sl->step != Py_None) return 0;
+    }
+    return 1;
+}
+
 PyObject *cpn_array_subscript(PyObject *self, PyObject *key)
 {
     if (PyLong_CheckExact(key)) {   /* a[i] of a 1-d array: read in place (fastpath.c) */
@@ -153,6 +173,11 @@ PyObject *cpn_array_subscript(PyObject *self, PyObject *key)
     }
     if (cpn_array_check(key)) {   /* a[idx], a[mask] (fastpath.c) */
         PyObject *fast = cpn_fast_advanced_get(self, key);
+        if (fast != Py_NotImplemented) return fast;
+        Py_DECREF(fast);
+    }
+    if (row_gather_key(self, key)) {   /* A[idx, :] is A[idx] */
+        PyObject *fast = cpn_fast_advanced_get(self, PyTuple_GET_ITEM(key, 0));
         if (fast != Py_NotImplemented) return fast;
         Py_DECREF(fast);
     }

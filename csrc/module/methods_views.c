@@ -294,7 +294,68 @@ static PyObject *numpy_method(PyObject *self, const char *name, PyObject *args)
     return r;
 }
 static PyObject *array_tolist(PyObject *self, PyObject *args) { return numpy_method(self, "tolist", args); }
-static PyObject *array_item(PyObject *self, PyObject *args) { return numpy_method(self, "item", args); }
+
+/* a.item(*args): the one element as a Python scalar.  Integer arguments within bounds (none for
+ * a size-1 array, one flat C-order index, or one per dimension, also as one tuple) read only that
+ * element, through indexing (Collective where a is distributed, as every value read); anything
+ * else, including every error, is NumPy's own item() over the whole array. */
+static PyObject *array_item(PyObject *self, PyObject *args)
+{
+    struct cpn_view *v = cpn_array_view(self);
+    PyObject *idx = args;
+    if (PyTuple_GET_SIZE(args) == 1 && PyTuple_Check(PyTuple_GET_ITEM(args, 0)))
+        idx = PyTuple_GET_ITEM(args, 0);
+    Py_ssize_t nidx = PyTuple_GET_SIZE(idx);
+    int64_t size = cpn_view_size(v);
+    Py_ssize_t at[CPN_MAXDIM];
+    if (nidx == 0 && size == 1) {
+        for (int d = 0; d < v->ndim; d++) at[d] = 0;
+    } else if (nidx == 1 || nidx == v->ndim) {
+        for (Py_ssize_t i = 0; i < nidx; i++) {
+            PyObject *o = PyTuple_GET_ITEM(idx, i);
+            if (!PyLong_CheckExact(o) && !PyArray_IsScalar(o, Integer))
+                return numpy_method(self, "item", args);
+            at[i] = PyLong_AsSsize_t(o);   /* a NumPy integer converts through __index__ */
+            if (at[i] == -1 && PyErr_Occurred()) {
+                PyErr_Clear();
+                return numpy_method(self, "item", args);
+            }
+        }
+        if (nidx == 1 && v->ndim != 1) {   /* a flat index, unravelled in C order */
+            Py_ssize_t k = at[0];
+            if (k < -size || k >= size) return numpy_method(self, "item", args);
+            if (k < 0) k += size;
+            for (int d = v->ndim - 1; d >= 0; d--) {
+                at[d] = k % v->shape[d];
+                k /= v->shape[d];
+            }
+        } else {
+            for (int d = 0; d < v->ndim; d++)
+                if (at[d] < -v->shape[d] || at[d] >= v->shape[d])
+                    return numpy_method(self, "item", args);
+        }
+    } else {
+        return numpy_method(self, "item", args);
+    }
+    /* one dimension: an int key, which a[i]'s scalar fast path reads in place */
+    PyObject *key = v->ndim == 1 ? PyLong_FromSsize_t(at[0]) : PyTuple_New(v->ndim);
+    PyObject *el = NULL, *r = NULL;
+    if (!key) return NULL;
+    for (int d = 0; v->ndim != 1 && d < v->ndim; d++) {
+        PyObject *o = PyLong_FromSsize_t(at[d]);
+        if (!o) goto fail;
+        PyTuple_SET_ITEM(key, d, o);
+    }
+    el = cpn_array_subscript(self, key);
+    if (!el) goto fail;
+    static PyObject *item_name;   /* interned once, as ufuncobject.c's keyword names */
+    if (!item_name && !(item_name = PyUnicode_InternFromString("item"))) goto fail;
+    r = PyObject_CallMethodNoArgs(el, item_name);
+fail:
+    Py_XDECREF(el);
+    Py_DECREF(key);
+    return r;
+}
 
 static PyObject *array_fill(PyObject *self, PyObject *value)
 {
