@@ -943,15 +943,7 @@ ARGRUN(f64_avx2, AVX2_ATTR, double, __m256d, 4, _mm256_loadu_pd, _mm256_set1_pd,
 ARGRUN(f32_avx2, AVX2_ATTR, float, __m256, 8, _mm256_loadu_ps, _mm256_set1_ps, _mm256_max_ps,
        _mm256_min_ps, UNORD256S, _mm256_or_ps, _mm256_movemask_ps, _mm256_storeu_ps)
 static int avx2_off;   /* cpn_kernel_argreduce_set_simd(0): the SSE2 lanes (tests) */
-static int have_avx2(void)
-{
-    static int have = -1;
-    if (have < 0) {
-        __builtin_cpu_init();
-        have = __builtin_cpu_supports("avx2");
-    }
-    return have && !avx2_off;
-}
+static int argrun_avx2_on(void) { return have_avx2() && !avx2_off; }
 #define ARG_AVX2 1
 #else
 #define ARG_AVX2 0
@@ -997,9 +989,9 @@ static int have_avx2(void)
 #define NO_RUN(p, n, mx, best, bi, off) (-1)
 #if ARG_RUNS && ARG_AVX2
 #define RUN_F64(p, n, mx, best, bi, off) \
-    (have_avx2() ? argrun_f64_avx2(p, n, mx, best, bi, off) : argrun_f64(p, n, mx, best, bi, off))
+    (argrun_avx2_on() ? argrun_f64_avx2(p, n, mx, best, bi, off) : argrun_f64(p, n, mx, best, bi, off))
 #define RUN_F32(p, n, mx, best, bi, off) \
-    (have_avx2() ? argrun_f32_avx2(p, n, mx, best, bi, off) : argrun_f32(p, n, mx, best, bi, off))
+    (argrun_avx2_on() ? argrun_f32_avx2(p, n, mx, best, bi, off) : argrun_f32(p, n, mx, best, bi, off))
 #elif ARG_RUNS
 #define RUN_F64(p, n, mx, best, bi, off) argrun_f64(p, n, mx, best, bi, off)
 #define RUN_F32(p, n, mx, best, bi, off) argrun_f32(p, n, mx, best, bi, off)
