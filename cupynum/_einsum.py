@@ -153,12 +153,12 @@ def _plan(operands, optimize):
     inputs, output, _ = _parse_einsum_input(std)
     ins = inputs.split(",")
     if any(len(i) != a.ndim for i, a in zip(ins, arrays)):
-        _np.einsum(*std)   # NumPy's error
+        _np.einsum(*std, optimize=optimize)   # NumPy's error (its message depends on optimize)
     size = {}
     for i, a in zip(ins, arrays):
         for c, n in zip(i, a.shape):
             if size.get(c, 1) != 1 and n != 1 and size[c] != n:
-                _np.einsum(*std)   # NumPy's error: the subscript's sizes differ (1 broadcasts)
+                _np.einsum(*std, optimize=optimize)   # NumPy's error: sizes differ (1 broadcasts)
             size[c] = n if size.get(c, 1) == 1 else size[c]
     if optimize is False:
         path = [(0, 1)] * (len(ins) - 1) if len(ins) > 1 else [(0,)]

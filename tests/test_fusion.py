@@ -826,8 +826,10 @@ def test_short_inner_dimension_walked_in_any_order(shape):
 
 
 # Element-wise loops and fused runs walk their output's memory order (outermost first), whatever
-# the index order: results laid out as transposed operands, writes into transposed, reversed and
-# strided destinations, and operands in another order than the output, fused or not, bit for bit.
+# the index order.  The order cannot be seen in values; what this checks is that reordering keeps
+# NumPy's results where order could matter: results laid out as transposed operands, writes into
+# transposed, reversed and strided destinations, in place through a transposed view, and operands
+# in another order than the output, fused or not, bit for bit.
 @pytest.mark.parametrize("shape", [(8, 14, 14, 8), (3, 70, 5), (130, 2, 9)])
 def test_loops_walk_the_output_memory_order(shape):
     def prog(np):

@@ -145,6 +145,16 @@ static void compact_rows(size_t item, int ndim, const int64_t *shape, const char
     }
 }
 
+/* Chunk c of the compaction's rows into its slots of out (cpn_kernel_compact). */
+static void compact_chunk(int c, size_t item, int ndim, const int64_t *shape, const char *src,
+                          const int64_t *sst, const char *mask, const int64_t *mst, char *out,
+                          int64_t rows, int64_t per, const int64_t *starts)
+{
+    const int64_t r0 = c * per, r1 = r0 + per < rows ? r0 + per : rows;
+    compact_rows(item, ndim, shape, src, sst, mask, mst, r0, r1, out + starts[c] * (int64_t)item,
+                 out + starts[c + 1] * (int64_t)item);
+}
+
 enum cpn_status cpn_kernel_compact(size_t item, int ndim, const int64_t *shape, const char *src,
                                    const int64_t *sst, const char *mask, const int64_t *mst,
                                    char *out, int64_t count)
@@ -163,17 +173,14 @@ enum cpn_status cpn_kernel_compact(size_t item, int ndim, const int64_t *shape, 
         return cpn_error(CPN_ERR_INTERNAL, "compact: the mask holds %lld true elements, not %lld",
                          (long long)total, (long long)count);
     }
-#define COMPACT_CHUNK(c)                                                                           \
-    compact_rows(item, ndim, shape, src, sst, mask, mst, (c) * per,                                \
-                 (c) * per + per < rows ? (c) * per + per : rows, out + starts[c] * (int64_t)item, \
-                 out + starts[(c) + 1] * (int64_t)item)
     if (cpn_kernel_threads() > 1 && nch > 1) {   /* else no region (chunk_starts) */
 #pragma omp parallel for num_threads(cpn_kernel_threads()) schedule(dynamic, 1)
-        for (int c = 0; c < nch; c++) COMPACT_CHUNK(c);
+        for (int c = 0; c < nch; c++)
+            compact_chunk(c, item, ndim, shape, src, sst, mask, mst, out, rows, per, starts);
     } else {
-        for (int c = 0; c < nch; c++) COMPACT_CHUNK(c);
+        for (int c = 0; c < nch; c++)
+            compact_chunk(c, item, ndim, shape, src, sst, mask, mst, out, rows, per, starts);
     }
-#undef COMPACT_CHUNK
     cpn_free(starts);
     return CPN_OK;
 }
@@ -520,7 +527,7 @@ static int64_t deal_avx512(const int64_t *idx, const uint64_t *val, int64_t n, i
                            int64_t j1, int64_t *kb, uint64_t *vb, int64_t *lo, int64_t *hi, int *bad)
 {
     const __m512i vn = _mm512_set1_epi64(n), vhalf = _mm512_set1_epi64(n / 2),
-                  rev = _mm512_set_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+                  iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
     __mmask8 oob = 0;
     int64_t j = j0, l = *lo, h = *hi;
     for (; j + 8 <= j1; j += 8) {
@@ -529,16 +536,17 @@ static int64_t deal_avx512(const int64_t *idx, const uint64_t *val, int64_t n, i
         oob |= _mm512_cmpge_epu64_mask(k, vn);
         const __mmask8 up = _mm512_cmpge_epu64_mask(k, vhalf), down = (__mmask8)~up;
         const int cd = __builtin_popcount(down), cu = 8 - cd;
-        const __mmask8 top = (__mmask8)(0xFF00u >> cu);   /* the top cu lanes */
-        _mm512_mask_storeu_epi64(kb + l, (__mmask8)((1u << cd) - 1),
-                                 _mm512_maskz_compress_epi64(down, k));
-        _mm512_mask_storeu_epi64(kb + h - 7, top,
+        /* the upper bucket's cu entries reversed into the low lanes, stored at h - cu + 1 .. h
+         * (lane i takes compressed entry cu - 1 - i) */
+        const __m512i rev = _mm512_sub_epi64(_mm512_set1_epi64(cu - 1), iota);
+        const __mmask8 low_d = (__mmask8)((1u << cd) - 1), low_u = (__mmask8)((1u << cu) - 1);
+        _mm512_mask_storeu_epi64(kb + l, low_d, _mm512_maskz_compress_epi64(down, k));
+        _mm512_mask_storeu_epi64(kb + h + 1 - cu, low_u,
                                  _mm512_permutexvar_epi64(rev, _mm512_maskz_compress_epi64(up, k)));
         if (val) {
             const __m512i v = _mm512_loadu_si512((const void *)(val + j));
-            _mm512_mask_storeu_epi64(vb + l, (__mmask8)((1u << cd) - 1),
-                                     _mm512_maskz_compress_epi64(down, v));
-            _mm512_mask_storeu_epi64(vb + h - 7, top,
+            _mm512_mask_storeu_epi64(vb + l, low_d, _mm512_maskz_compress_epi64(down, v));
+            _mm512_mask_storeu_epi64(vb + h + 1 - cu, low_u,
                                      _mm512_permutexvar_epi64(rev, _mm512_maskz_compress_epi64(up, v)));
         }
         l += cd;

@@ -29,7 +29,7 @@
 /* Each loop is compiled twice, for the baseline and for AVX2, and the loader picks the one
  * the CPU runs (GCC function multiversioning): wider compiler-vectorised loops, and rounding
  * (floor, ceil) in one instruction, without requiring AVX2 of the machine. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)  /* ifunc */
 #define LOOP_ATTR __attribute__((target_clones("avx2", "default")))
 #else
 #define LOOP_ATTR

@@ -26,10 +26,15 @@
 /* Float64/float32: the index as a vector of doubles counting up by 4 (exact below 2^53, so
  * (T)(f + j) is (T)(i + j)), not one int64 -> double conversion an element (SSE2 and AVX2 have
  * no vector one): 10^6 float64 0.4 -> 0.1 ms of the fill.  Compiled for AVX2 and the baseline. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)  /* ifunc */
+#define ARANGE_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define ARANGE_CLONES
+#endif
 typedef double arange_v4d __attribute__((vector_size(32)));
 typedef float arange_v4f __attribute__((vector_size(16)));
 #define ARANGE_VEC(S, T, VT)                                                              \
-    __attribute__((target_clones("avx2", "default"))) static void arange_run_##S(         \
+    ARANGE_CLONES static void arange_run_##S(                                             \
         T *o, int64_t first, int64_t n, T s, T d)                                         \
     {                                                                                     \
         int64_t k = 0;                                                                    \

@@ -422,7 +422,7 @@ uint64_t cpn_kernel_count_nonzero_bytes(const char *in, int64_t st, int64_t n)
  * AVX-512 (vpminsq/vpmaxsq) and AVX2 where the CPU has them, chosen at load (GCC function
  * multiversioning, as elementwise.c's loops); the baseline's SSE2 has no 64-bit compare, and the
  * bounds check of 10^6 indices before a scatter took 0.40 ms of scalar compares. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && defined(__GLIBC__)  /* ifunc */
 __attribute__((target_clones("avx512f", "avx2", "default")))
 #endif
 static void range_run(const int64_t *p, int64_t n, int64_t *lo, int64_t *hi)
@@ -621,12 +621,9 @@ static void rows_work(enum cpn_opcode code, struct rgeom *g, char *out, const in
 {
     const int last = g->nk - 1;
     const int64_t L = g->kshape[last], ist = g->kstride[last], ost = okstride[last];
-    int64_t nouter = 1;
-    for (int d = 0; d < last; d++) nouter *= g->kshape[d];
-    const int64_t nblk = (L + bw - 1) / bw, ntasks = nouter * nblk;
+    const int64_t nblk = (L + bw - 1) / bw;
     cpn_loop_fn combine = cpn_kernel_elementwise(code, g->acc_dt);
     cpn_loop_fn to_acc = cpn_kernel_cast(g->in_dt, g->acc_dt);
-    (void)ntasks;
     for (int64_t t = t0; t < t1; t++) {
         _Alignas(64) unsigned char buf[RBLK * 16];
         int64_t o = t / nblk, j0 = (t % nblk) * bw, len = L - j0 < bw ? L - j0 : bw;

@@ -442,10 +442,23 @@ PyObject *cpn_mod_index_range(PyObject *m, PyObject *a)
 
 /* _core.concat_rows(seq): the concatenation of seq along axis 0, or None where the general path
  * must run. */
+static PyObject *concat_rows(PyObject *seq);
+
 PyObject *cpn_mod_concat_rows(PyObject *m, PyObject *seq)
 {
     (void)m;
     if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) Py_RETURN_NONE;
+    /* a tuple of the inputs, held to the end: an assignment may flush, and a flush may run Python
+     * (a warning's hook, the collector) that changes a list whose items were borrowed */
+    PyObject *tup = PySequence_Tuple(seq);
+    if (!tup) return NULL;
+    PyObject *r = concat_rows(tup);
+    Py_DECREF(tup);
+    return r;
+}
+
+static PyObject *concat_rows(PyObject *seq)
+{
     const Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
     if (k < 1 || k > CONCAT_MAX) Py_RETURN_NONE;
     PyObject **items = PySequence_Fast_ITEMS(seq);
