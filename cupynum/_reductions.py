@@ -379,10 +379,28 @@ def _divide_into(s, n):
         return U["divide"](s, n, out=s, casting="unsafe")
 
 
+_SQUARE = []
+
+
+def _square(x):
+    """x * x as NumPy's _var squares its deviations: `square` from NumPy 2.3 on, `multiply`
+    before (the same bits; the name is the one an overflow warning gives).  Read once from
+    NumPy's own source; `square` where that cannot be read."""
+    if not _SQUARE:
+        try:
+            import inspect
+            from numpy._core import _methods
+            _SQUARE.append("multiply" if "um.square(" not in inspect.getsource(_methods._var)
+                           else "square")
+        except Exception:   # no source (a frozen NumPy): the current NumPy's way
+            _SQUARE.append("square")
+    return _core.ufunc("square", (x,)) if _SQUARE[0] == "square" else x * x
+
+
 def _abs2(x):
     """|x|^2 of a complex array as its real dtype (NumPy sums re^2 + im^2)."""
     re, im = _core.component(x, 1), _core.component(x, 2)
-    return re * re + im * im
+    return _square(re) + _square(im)
 
 
 _VAR_SELF = (_np.dtype(_np.float32), _np.dtype(_np.float64))
@@ -402,7 +420,7 @@ def _var_whole(a, ddof):
         return None
     m = s.dtype.type(s / _np.intp(n))   # a count > 0: nothing to warn about
     x = a - m
-    ss = _core.full_reduce(x * x, "add")
+    ss = _core.full_reduce(_square(x), "add")
     if ss is None:
         return None
     return ss.dtype.type(ss / _np.intp(n - ddof))
@@ -428,20 +446,23 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
         _core.ufunc("less_equal", (n, ddof)))
     if few:
         warnings.warn("Degrees of freedom <= 0 for slice", RuntimeWarning, stacklevel=2)
-    acc, back = _mean_dtype(a, dtype)
+    # NumPy's _var takes the mean in a's own dtype (float16 too: not _mean's float32), ints and
+    # bools in float64, so float16 deviations are squared in float16 and overflow as NumPy's do
+    acc = _np.dtype(dtype) if dtype is not None else \
+        _np.dtype(_np.float64) if a.dtype.kind in "biu" else None
     if mean is not _NoValue:
         m = _asarray(mean)
     else:
         m = _divide(_reduce("add", a, axis, acc, None, True, _NoValue, where), nk)
     x = _asarray(a - m)   # NumPy's promotion; 0-d results come back as NumPy scalars
-    sq = _abs2(x) if x.dtype.kind == "c" else x * x
+    sq = _abs2(x) if x.dtype.kind == "c" else _square(x)
     s = _reduce("add", sq, axis, dtype, out, keepdims, _NoValue, where)
     dof = n - ddof if isinstance(n, int) else U["maximum"](n - ddof, 0)
     if isinstance(dof, int):
         dof = dof if dof > 0 else 0
     if out is not None:
         return _divide_into(s, dof)
-    return _divide(s, dof, None if back is None else back)
+    return _divide(s, dof)
 
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,

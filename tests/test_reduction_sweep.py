@@ -772,3 +772,26 @@ def test_real_nan_extremes_long_rows(name, dtype, cols):
         getattr(numpy, name)(n, axis=1, out=out_n)
     assert r is out_c
     check(out_c, out_n)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1])
+@pytest.mark.parametrize("ddof", [0, 1])
+def test_var_std_float16_take_the_mean_in_float16(axis, ddof):
+    """NumPy's _var takes a float16 array's mean in float16 (not _mean's float32) and squares
+    the deviations in float16, so large spreads overflow to inf as NumPy's do: values, dtypes
+    and the warnings against NumPy's (the fuzzer found 75.06 where NumPy gives inf)."""
+    rng = numpy.random.default_rng(16)
+    for x in (numpy.arange(5200, dtype=numpy.float16).reshape(40, 130) / numpy.float16(0.5),
+              (rng.standard_normal((7, 33)) * 3).astype(numpy.float16),
+              (rng.standard_normal((5, 300)) * 100).astype(numpy.float16)):
+        for name in ("var", "std"):
+            found = []
+            for xp, a in ((numpy, x), (cupynum, cupynum.array(x))):
+                with warnings.catch_warnings(record=True) as w:
+                    warnings.simplefilter("always")
+                    r = numpy.asarray(getattr(xp, name)(a, axis=axis, ddof=ddof))
+                found.append((r, sorted({str(m.message) for m in w})))
+            (want, wn), (got, wc) = found
+            assert got.dtype == want.dtype
+            assert numpy.array_equal(got, want, equal_nan=True), (name, axis, ddof)
+            assert wc == wn
