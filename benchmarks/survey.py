@@ -22,6 +22,8 @@ import numpy
 
 import cupynum
 
+from .smallops import _synced
+
 
 def median_us(f, repeat, budget):
     t = time.perf_counter()
@@ -35,14 +37,6 @@ def median_us(f, repeat, budget):
         ts.append(time.perf_counter() - t)
     ts.sort()
     return ts[len(ts) // 2] * 1e6
-
-
-def _synced(f):
-    def g():
-        r = f()
-        cupynum.sync()
-        return r
-    return g
 
 
 def check(got, exp, name):
