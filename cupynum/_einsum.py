@@ -246,10 +246,9 @@ def einsum(*operands, out=None, optimize=False, dtype=None, order="K", casting="
             r = _RECIPES.get(key)
             if r:
                 return _run_recipe(r, a, b)
-            if r is None:   # not seen: plan, and keep what applies
+            if r is None and len(_RECIPES) < 512:   # not seen: plan, and keep what applies
                 ins, output, path, shapes, arrays = _plan(operands, optimize)
-                if len(_RECIPES) < 512:
-                    _RECIPES[key] = _recipe(ins, output, path, shapes, arrays, optimize) or False
+                _RECIPES[key] = _recipe(ins, output, path, shapes, arrays, optimize) or False
     ins, output, path, shapes, arrays = _plan(operands, optimize)
     dt = _cast_check(arrays, dtype, casting)
     cdt = _np.dtype(_np.float32) if dt == _np.float16 else dt

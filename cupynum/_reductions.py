@@ -406,12 +406,17 @@ def _abs2(x):
 _VAR_SELF = (_np.dtype(_np.float32), _np.dtype(_np.float64))
 
 
-def _var_whole(a, ddof):
-    """The variance of all of a float32/float64 cupynum array as NumPy's _var computes it: the
-    sum (in a's dtype) divided by the count as an intp, the squares of a - mean summed, divided
-    by n - ddof; each step the op the general path queues, without its Python (a 100-element
-    std: 16.6 -> 3.5 us, NumPy 6.3).  None where that does not apply (ddof not a positive
-    int's worth of degrees of freedom: the general path warns)."""
+def _var_whole(a, axis, dtype, out, ddof, keepdims, where, mean, correction):
+    """var(a, ...) of all of a float32/float64 cupynum array, no other argument given, as NumPy's
+    _var computes it: the sum (in a's dtype) divided by the count as an intp, the squares of
+    a - mean summed, divided by n - ddof; each step the op the general path queues, without its
+    Python (a 100-element std: 16.6 -> 3.5 us, NumPy 6.3).  None where that does not apply
+    (another argument, or ddof not a positive int's worth of degrees of freedom: the general
+    path warns)."""
+    if axis is not None or dtype is not None or out is not None or keepdims is not False or \
+            where is not True or mean is not _NoValue or correction is not _NoValue or \
+            type(a) is not ndarray:
+        return None
     n = a.size
     if type(ddof) is not int or n - ddof <= 0 or a.dtype not in _VAR_SELF:
         return None
@@ -428,11 +433,9 @@ def _var_whole(a, ddof):
 
 def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
         mean=_NoValue, correction=_NoValue):
-    if axis is None and dtype is None and out is None and keepdims is False and where is True and \
-            mean is _NoValue and correction is _NoValue and type(a) is ndarray:
-        r = _var_whole(a, ddof)
-        if r is not None:
-            return r
+    r = _var_whole(a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+    if r is not None:
+        return r
     a = _asarray(a)
     _axes(axis, a.ndim)                          # NumPy checks axis=, then keepdims=
     keepdims = _ufunc._keepdims(keepdims)
@@ -467,11 +470,9 @@ def var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=Tru
 
 def std(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, *, where=True,
         mean=_NoValue, correction=_NoValue):
-    if axis is None and dtype is None and out is None and keepdims is False and where is True and \
-            mean is _NoValue and correction is _NoValue and type(a) is ndarray:
-        r = _var_whole(a, ddof)
-        if r is not None:
-            return r.dtype.type(_np.sqrt(r))    # NumPy's _std of a scalar
+    r = _var_whole(a, axis, dtype, out, ddof, keepdims, where, mean, correction)
+    if r is not None:
+        return r.dtype.type(_np.sqrt(r))    # NumPy's _std of a scalar
     r = var(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean, correction=correction)
     # NumPy's _std: the square root in place of an array (an integer dtype= raises NumPy's
     # UFuncTypeError), in the scalar's own type for a scalar (int64(sqrt(8)) is 2).

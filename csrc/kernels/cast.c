@@ -98,15 +98,7 @@ COPY_LOOP(16, cpn_u128)
 CAST512(i64, int64_t, _mm512_cvtepi64_pd)
 CAST512(u64, uint64_t, _mm512_cvtepu64_pd)
 
-static int have_avx512dq(void)
-{
-    static int have = -1;
-    if (have < 0) {
-        __builtin_cpu_init();
-        have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-    }
-    return have;
-}
+static int have_avx512dq(void) { return cpn_kernel_cpu_level() >= 2; }
 #endif
 
 cpn_loop_fn cpn_kernel_cast(enum cpn_dtype from, enum cpn_dtype to)

@@ -558,15 +558,7 @@ static int64_t deal_avx512(const int64_t *idx, const uint64_t *val, int64_t n, i
     return j - j0;
 }
 
-static bool deal_avx512_ok(void)
-{
-    static int ok = -1;
-    if (ok < 0) {
-        __builtin_cpu_init();
-        ok = __builtin_cpu_supports("avx512f");
-    }
-    return ok;
-}
+static bool deal_avx512_ok(void) { return cpn_kernel_cpu_level() >= 2; }
 #endif
 
 /* Pass 1 for part p of the list: its lower bucket's size in *nlo, the upper's in *nhi; whether

@@ -131,15 +131,7 @@ static inline int64_t sdiv64_floor(int64_t a, bool neg, const struct udiv64 *u)
  * and a quotient that is not an integer lies at least 1 / d from one), so its floor is exact;
  * the correction by the sign of a - q d and its size against d is a guard that never fires.  A
  * vector holding a larger dividend takes the reciprocal multiply above. */
-static int have_avx512dq_div(void)
-{
-    static int have = -1;
-    if (have < 0) {
-        __builtin_cpu_init();
-        have = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
-    }
-    return have;
-}
+static int have_avx512dq_div(void) { return cpn_kernel_cpu_level() >= 2; }
 
 static inline int div512_divisor(int64_t d) { return d <= ((int64_t)1 << 52); }
 
@@ -516,6 +508,24 @@ cpn_loop_fn cpn_kernel_elementwise(enum cpn_opcode code, enum cpn_dtype dt)
 }
 
 /* ---- the threaded n-d driver ------------------------------------------------------------ */
+
+int cpn_kernel_cpu_level(void)
+{
+    static int level = -1;
+    if (level < 0) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+        __builtin_cpu_init();
+        level = !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) ? 0
+                : __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                          __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
+                      ? 2
+                      : 1;
+#else
+        level = 0;
+#endif
+    }
+    return level;
+}
 
 static int n_threads;
 static int64_t parallel_min;   /* 0: not yet measured for this team (cpn_kernel_parallel_min) */

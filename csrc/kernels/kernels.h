@@ -127,6 +127,11 @@ unsigned cpn_kernel_fpe_status_sse(void);
 /* Threads the kernels use (>= 1).  Local. */
 int cpn_kernel_threads(void);
 
+/* The vector extensions this CPU runs, probed once, for the kernels' hand-written paths (compiled
+ * with target attributes, reached only after this check): 0 the baseline, 1 AVX2 and FMA, 2 also
+ * AVX-512 F, DQ, BW and VL (every AVX-512 CPU but the Xeon Phi); 0 off x86-64.  Local. */
+int cpn_kernel_cpu_level(void);
+
 /* The per-op cost model of the element-wise and fused drivers: below this many
  * element-instructions the calling thread computes alone.  Waking the team (OMP_WAIT_POLICY is
  * PASSIVE: a futex wake per thread and a barrier) costs tens of microseconds on a quiet machine

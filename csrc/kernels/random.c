@@ -588,19 +588,9 @@ AVX512_FN static void blocks_avx512(uint32_t k0, uint32_t k1, uint64_t stream, i
 /* -1: not decided; 0: baseline; 1: AVX2 (and FMA); 2: AVX-512 too (F, DQ, BW, VL). */
 static int simd_mode = -1;
 
-static int cpu_level(void)
-{
-    __builtin_cpu_init();
-    if (!(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) return 0;
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-                   __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl")
-               ? 2
-               : 1;
-}
-
 static int use_avx2(void)
 {
-    if (simd_mode < 0) simd_mode = cpu_level();
+    if (simd_mode < 0) simd_mode = cpn_kernel_cpu_level();
     return simd_mode;
 }
 
@@ -681,7 +671,7 @@ AVX2_FN static void zig_avx2(uint64_t seed, uint64_t stream, int64_t first, cons
 int cpn_kernel_random_set_simd(int level)
 {
 #ifdef CPN_PHILOX_AVX2
-    int was = use_avx2(), cpu = cpu_level();
+    int was = use_avx2(), cpu = cpn_kernel_cpu_level();
     simd_mode = level < 0 ? 0 : level < cpu ? level : cpu;
     return was;
 #else

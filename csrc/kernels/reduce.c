@@ -253,15 +253,7 @@ FOLD_X86(maximum, f32, float, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm2
 FOLD_X86(minimum, f32, float, __m256, 8, _mm256_loadu_ps, _mm256_storeu_ps, _mm256_min_ps,
          UNORD_PS, _mm256_or_ps, _mm256_movemask_ps)
 
-static int have_avx2(void)
-{
-    static int have = -1;
-    if (have < 0) {
-        __builtin_cpu_init();
-        have = __builtin_cpu_supports("avx2");
-    }
-    return have;
-}
+static int have_avx2(void) { return cpn_kernel_cpu_level() >= 1; }
 #define FOLD_EXTREME(FN, S, T)                                                            \
     FOLD_LANES_AS(fold_##FN##_lanes_##S, FN, S, T)                                        \
     static void fold_##FN##_##S(void *acc, const void *buf, int64_t n)                    \

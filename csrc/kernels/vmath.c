@@ -651,10 +651,8 @@ static int cpu_ok = -1;
 static int vm_usable(void)
 {
     if (cpu_ok < 0) {
-        __builtin_cpu_init();
-        cpu_ok = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-        cpu_avx512 = cpu_ok && __builtin_cpu_supports("avx512f") &&
-                     __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+        cpu_ok = cpn_kernel_cpu_level() >= 1;
+        cpu_avx512 = cpn_kernel_cpu_level() >= 2;
     }
     return cpu_ok;
 }

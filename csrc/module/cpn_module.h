@@ -168,6 +168,9 @@ PyObject *cpn_mod_select(PyObject *m, PyObject *args);
  * cupynum/_ndarray.py's _setitem_mask queues for it (index.c's fast path).  -1 with the
  * exception set (the value's conversion: NumPy's OverflowError). */
 int cpn_mask_assign_scalar(struct cpn_view *mask, PyObject *value, struct cpn_view *out);
+/* The index array of nonzero(mask) (int64, (mask.ndim, count): count the mask's true elements,
+ * counted by the caller), the nonzero op queued to fill it; NULL with an exception set. */
+PyObject *cpn_queue_nonzero(struct cpn_view *mask, int64_t count);
 /* gather(a, idx) and compact(a, mask, count) of methods_ops.c on checked arrays (fastpath.c). */
 PyObject *cpn_gather_rows(PyObject *a, PyObject *idx);
 PyObject *cpn_compact_new(PyObject *a, PyObject *mask, int64_t count);

@@ -346,20 +346,16 @@ PyObject *cpn_mod_temp_probe(PyObject *m, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-/* The full reduction of `self` into accumulator dtype `acc` queued (cpn_mod_reduce's op) and
- * flushed, with self's view lent to the flush when `lend` (acc is then self's dtype); the result
- * as NumPy's scalar. */
-static PyObject *queued_full_reduce(PyObject *self, enum cpn_opcode code, enum cpn_dtype acc, bool lend)
+/* `op` (of one input, over all its axes) queued into a new replicated 0-d array of dtype `dt`
+ * and flushed, its input's view lent to the flush when `lend`; the result as NumPy's scalar. */
+static PyObject *queued_scalar(struct cpn_op *op, enum cpn_dtype dt, bool lend)
 {
-    struct cpn_view *v = cpn_array_view(self);
-    struct cpn_op op = {.kind = CPN_OPK_REDUCE, .code = code, .nin = 1, .nout = 1};
-    op.axes = v->ndim >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << v->ndim) - 1;
-    PyObject *r = cpn_array_new_replicated(acc, 0, NULL);
+    struct cpn_view *v = op->in[0];
+    op->axes = v->ndim >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << v->ndim) - 1;
+    PyObject *r = cpn_array_new_replicated(dt, 0, NULL);
     if (!r) return NULL;
-    op.dtype = acc;
-    op.in[0] = v;
-    op.out[0] = cpn_array_view(r);
-    if (cpn_submit(&op) < 0) {
+    op->out[0] = cpn_array_view(r);
+    if (cpn_submit(op) < 0) {
         Py_DECREF(r);
         return NULL;
     }
@@ -369,6 +365,16 @@ static PyObject *queued_full_reduce(PyObject *self, enum cpn_opcode code, enum c
     PyObject *s = f < 0 ? NULL : cpn_array_to_scalar(r);
     Py_DECREF(r);
     return s;
+}
+
+/* The full reduction of `self` into accumulator dtype `acc` queued (cpn_mod_reduce's op) and
+ * flushed, with self's view lent to the flush when `lend` (acc is then self's dtype); the result
+ * as NumPy's scalar. */
+static PyObject *queued_full_reduce(PyObject *self, enum cpn_opcode code, enum cpn_dtype acc, bool lend)
+{
+    struct cpn_op op = {.kind = CPN_OPK_REDUCE, .code = code, .nin = 1, .nout = 1, .dtype = acc};
+    op.in[0] = cpn_array_view(self);
+    return queued_scalar(&op, acc, lend);
 }
 
 /* _core.full_reduce(a, name, lend=False): the fast path of a full reduction, or None where it
@@ -520,16 +526,9 @@ PyObject *cpn_mod_full_argreduce(PyObject *m, PyObject *const *args, Py_ssize_t 
     struct cpn_view *v = cpn_array_view(args[0]);
     if (v->ndim < 1 || v->ndim >= 64 || cpn_view_size(v) == 0 || cpn_store_root(v->store)->tiled)
         Py_RETURN_NONE;
-    PyObject *r = cpn_array_new_replicated(CPN_DTYPE_INT64, 0, NULL);
-    if (!r) return NULL;
-    struct cpn_op op = {.kind = CPN_OPK_ARGREDUCE, .code = code, .nin = 1, .nout = 1};
-    op.axes = ((uint64_t)1 << v->ndim) - 1;
-    op.dtype = v->dtype;
+    struct cpn_op op = {.kind = CPN_OPK_ARGREDUCE, .code = code, .nin = 1, .nout = 1, .dtype = v->dtype};
     op.in[0] = v;
-    op.out[0] = cpn_array_view(r);
-    PyObject *s = cpn_submit(&op) < 0 ? NULL : cpn_array_to_scalar(r);
-    Py_DECREF(r);
-    return s;
+    return queued_scalar(&op, CPN_DTYPE_INT64, false);
 }
 
 /* _core.nonzero_rows(m): nonzero(m) for a contiguous non-empty bool array (ndim >= 1) whose bytes
@@ -552,16 +551,10 @@ PyObject *cpn_mod_nonzero_rows(PyObject *m, PyObject *a)
         if (err < 0) return NULL;
         Py_RETURN_NONE;
     }
-    const int64_t shape[2] = {v->ndim, cpn_hostexec_count_true(o, n)};
-    PyObject *idx = cpn_array_new(CPN_DTYPE_INT64, 2, shape);
+    PyObject *idx = cpn_queue_nonzero(v, cpn_hostexec_count_true(o, n));
     if (!idx) return NULL;
-    struct cpn_op op = {.kind = CPN_OPK_NONZERO, .nin = 1, .nout = 1};
-    op.dtype = CPN_DTYPE_BOOL;
-    op.in[0] = v;
-    op.out[0] = cpn_array_view(idx);
-    op.iparam[0] = shape[1];
-    PyObject *t = NULL;
-    if (cpn_submit(&op) < 0 || !(t = PyTuple_New(v->ndim))) goto fail;
+    PyObject *t = PyTuple_New(v->ndim);
+    if (!t) goto fail;
     for (int d = 0; d < v->ndim; d++) {
         struct cpn_view *row = NULL;
         enum cpn_status st = cpn_view_index(cpn_array_view(idx), 0, d, &row);

@@ -940,12 +940,17 @@ PyObject *cpn_mod_nonzero(PyObject *m, PyObject *args)
         PyErr_SetString(PyExc_ValueError, "internal: nonzero operand shape/dtype mismatch");
         return NULL;
     }
-    int64_t shape[2] = {mv->ndim, (int64_t)count};
+    return cpn_queue_nonzero(mv, (int64_t)count);
+}
+
+PyObject *cpn_queue_nonzero(struct cpn_view *mask, int64_t count)
+{
+    const int64_t shape[2] = {mask->ndim, count};
     PyObject *r = cpn_array_new(CPN_DTYPE_INT64, 2, shape);
     if (!r) return NULL;
     struct cpn_op op = {.kind = CPN_OPK_NONZERO, .nin = 1, .nout = 1};
     op.dtype = CPN_DTYPE_BOOL;
-    op.in[0] = mv;
+    op.in[0] = mask;
     op.out[0] = cpn_array_view(r);
     op.iparam[0] = count;
     return submit_for(r, &op);
