@@ -509,6 +509,24 @@ cpn_loop_fn cpn_kernel_elementwise(enum cpn_opcode code, enum cpn_dtype dt)
 
 /* ---- the threaded n-d driver ------------------------------------------------------------ */
 
+void cpn_kernel_dims_memory_order(int nd, int64_t *shape, int narg, int64_t (*st)[CPN_MAXDIM], int key)
+{
+    for (int d = 1; d < nd; d++) {   /* insertion sort: few dimensions */
+        for (int e = d; e > 0; e--) {
+            const int64_t x = st[key][e - 1], y = st[key][e];
+            if ((x < 0 ? -x : x) >= (y < 0 ? -y : y)) break;
+            int64_t t = shape[e - 1];
+            shape[e - 1] = shape[e];
+            shape[e] = t;
+            for (int a = 0; a < narg; a++) {
+                t = st[a][e - 1];
+                st[a][e - 1] = st[a][e];
+                st[a][e] = t;
+            }
+        }
+    }
+}
+
 int cpn_kernel_cpu_level(void)
 {
     static int level = -1;
@@ -820,21 +838,8 @@ static void iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64
      * contiguous run, where the merge below in index order left it an inner stride of 64
      * elements, a scalar strided loop: 25 us for 12544 float64 against 2 contiguous.  Each
      * element is computed from the same element of the operands, so no order changes a result
-     * (see the swap below).  Insertion sort, stable: equal strides keep their order. */
-    for (int d = 1; d < nd; d++) {
-        for (int e = d; e > 0; e--) {
-            const int64_t x = st[narg - 1][e - 1], y = st[narg - 1][e];
-            if ((x < 0 ? -x : x) >= (y < 0 ? -y : y)) break;
-            int64_t t = shape[e - 1];
-            shape[e - 1] = shape[e];
-            shape[e] = t;
-            for (int a = 0; a < narg; a++) {
-                t = st[a][e - 1];
-                st[a][e - 1] = st[a][e];
-                st[a][e] = t;
-            }
-        }
-    }
+     * (see the swap below). */
+    cpn_kernel_dims_memory_order(nd, shape, narg, st, narg - 1);
     int m = 0;
     for (int d = 1; d < nd; d++) {
         int ok = 1;

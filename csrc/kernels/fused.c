@@ -196,27 +196,12 @@ static void coalesce(struct cpn_fused_prog *p, struct geom *g)
     }
     /* An element-wise program (no fold, draw or fill: their order is their index's) runs in its
      * last output's memory order, outermost first, as cpn_iterate does: a result laid out as a
-     * transposed operand is then contiguous runs.  Insertion sort, stable. */
+     * transposed operand is then contiguous runs. */
     bool ordered = false;
     for (int k = 0; k < p->ninstr; k++) ordered |= p->instr[k].kind != CPN_FI_LOOP;
     const struct cpn_fused_instr *last = p->ninstr ? &p->instr[p->ninstr - 1] : NULL;
-    if (!ordered && last && last->narg > 0 && last->arg[last->narg - 1].kind == CPN_FARG_EXT) {
-        const int key = last->arg[last->narg - 1].idx;
-        for (int d = 1; d < nd; d++) {
-            for (int e = d; e > 0; e--) {
-                const int64_t x = p->ext_st[key][e - 1], y = p->ext_st[key][e];
-                if ((x < 0 ? -x : x) >= (y < 0 ? -y : y)) break;
-                int64_t t = g->shape[e - 1];
-                g->shape[e - 1] = g->shape[e];
-                g->shape[e] = t;
-                for (int a = 0; a < ne; a++) {
-                    t = p->ext_st[a][e - 1];
-                    p->ext_st[a][e - 1] = p->ext_st[a][e];
-                    p->ext_st[a][e] = t;
-                }
-            }
-        }
-    }
+    if (!ordered && last && last->narg > 0 && last->arg[last->narg - 1].kind == CPN_FARG_EXT)
+        cpn_kernel_dims_memory_order(nd, g->shape, ne, p->ext_st, last->arg[last->narg - 1].idx);
     int m = 0;
     for (int d = 1; d < nd; d++) {
         int ok = 1;

@@ -127,6 +127,12 @@ unsigned cpn_kernel_fpe_status_sse(void);
 /* Threads the kernels use (>= 1).  Local. */
 int cpn_kernel_threads(void);
 
+/* Dimensions 0..nd-1 of an iteration (shape, and st[a][d] for its narg arguments) put in
+ * argument `key`'s memory order, outermost (largest |stride|) first, as NumPy's iterator orders
+ * an element-wise loop; stable (equal strides keep their order).  Only for loops whose elements
+ * are independent of one another.  Local. */
+void cpn_kernel_dims_memory_order(int nd, int64_t *shape, int narg, int64_t (*st)[CPN_MAXDIM], int key);
+
 /* The vector extensions this CPU runs, probed once, for the kernels' hand-written paths (compiled
  * with target attributes, reached only after this check): 0 the baseline, 1 AVX2 and FMA, 2 also
  * AVX-512 F, DQ, BW and VL (every AVX-512 CPU but the Xeon Phi); 0 off x86-64.  Local. */
