@@ -637,9 +637,8 @@ def place(arr, mask, vals):
     val = _value(arr.dtype, vals)
     if m is None or val is None or m.size != arr.size:
         return _numpy("place", arr, mask, vals)
-    from ._functions import ravel
     from ._ndarray import _count_true
-    m = ravel(m)
+    from ._selection import flatnonzero
     if m.dtype != _np.bool_:
         m = _core.cast(m, _np.bool_)
     count = _count_true(m)
@@ -647,8 +646,7 @@ def place(arr, mask, vals):
         return None
     if val.size == 0:
         return _numpy("place", arr, mask, vals)      # NumPy's ValueError
-    pos = _core.nonzero(m, count)[0]
-    pos = _core.cast(pos, _np.int64)
+    pos = _core.cast(flatnonzero(m), _np.int64)     # no ravel of a mask cut on a grid
     v = _cyclic(val, count, arr.dtype)
     dst, back = _flat_target(arr)
     _core.scatter(dst, pos, v)

@@ -156,7 +156,8 @@ def _compact(view, mask, p):
         n = count
         for e in pre + post:
             n *= e
-        flat = _core.compact(view, m, n)
+        # tiles of the flat result split between its rows, so the reshape lies in row parts
+        flat = _core.compact(view, m, n, n // (pre + (count,))[0] if n else 1)
         return _core.reshape(flat, pre + (count,) + post)
     return _core.compact(view, mask, count)
 

@@ -156,8 +156,35 @@ def _method_compress(self, condition, axis=None, out=None):
 
 
 def take(a, indices, axis=None, out=None, mode="raise"):
-    """numpy.take natively for an integer index array (bounds as mode='raise'); scalars, out=,
-    the clip/wrap modes and errors are NumPy's."""
+    """numpy.take natively for an integer index array: mode='raise' checks the bounds, 'clip'
+    and 'wrap' first map the indices into range (element-wise, where they lie); out= of the
+    result's shape takes it by an unsafe cast, as NumPy's.  Scalars, other outs and errors are
+    NumPy's."""
+    if out is not None:
+        if not isinstance(out, ndarray) or _core.readonly(out) or \
+                out.dtype not in _NATIVE or not isinstance(a, ndarray):
+            return _numpy("take", a, indices, axis=axis, out=out, mode=mode)
+        r = take(a, indices, axis=axis, mode=mode)
+        if not isinstance(r, ndarray) or tuple(r.shape) != tuple(out.shape):
+            return _numpy("take", a, indices, axis=axis, out=out, mode=mode)
+        _core.assign(out, r if r.dtype == out.dtype else _core.cast(r, out.dtype))
+        return out
+    if mode in ("clip", "wrap") and (isinstance(indices, list) or type(indices) is _np.ndarray):
+        n_i = _np.asarray(indices)
+        if n_i.dtype.kind in "iu":
+            indices = _core.from_any(n_i)
+    if mode in ("clip", "wrap") and isinstance(a, ndarray) and isinstance(indices, ndarray) and \
+            indices.ndim > 0 and indices.dtype.kind in "iu" and indices.dtype != _np.uint64:
+        if axis is None:
+            n = a.size
+        else:
+            from numpy.lib.array_utils import normalize_axis_index
+            n = a.shape[normalize_axis_index(axis, a.ndim)] if a.ndim else 0
+        if n > 0:
+            cp = _cp()
+            i = _core.cast(indices, _np.int64)
+            i = cp.clip(i, 0, n - 1) if mode == "clip" else cp.remainder(i, n)
+            return take(a, _core.cast(i, _np.int64), axis=axis)
     if out is None and mode == "raise" and isinstance(a, ndarray) and \
             (indices.ndim > 0 if isinstance(indices, ndarray) else     # (no dispatch of np.ndim)
              (isinstance(indices, list) or type(indices) is _np.ndarray) and _np.ndim(indices) > 0):

@@ -64,8 +64,14 @@ DISTRIBUTED = frozenset(
         # the select op, owner-computes like the element-wise ops, and its chains
         "where select choose putmask "
         # compaction: each rank compacts its tile, counts shared, parts sent to the result's
-        # owners (dist.c exec_select: arrays split along their first dimension)
-        "nonzero argwhere "
+        # owners (dist.c exec_select: arrays split along their first dimension; a replicated
+        # mask selects on the array's own parts); the n-d selections through the indices of
+        # the selected elements, each served by its owner (tests/test_indexing_adv.py bounds
+        # the bytes of each by the selection)
+        "nonzero argwhere flatnonzero extract compress place "
+        # integer indices: gathers and scatters routed to the owners of the rows or elements
+        # (take's clip/wrap modes map the indices element-wise first); ix_ builds index arrays
+        "take put take_along_axis put_along_axis ix_ "
         # sorting: a sample sort along the partitioned axis of a 1-D array, each rank's own
         # lanes along an axis no tile splits (csrc/runtime/samplesort.c), after a copy into
         # slabs along another dimension when one does
@@ -134,7 +140,7 @@ DISTRIBUTED = frozenset(
         "interp polyval polyadd polysub polymul polyder polyint").split()]
     + ["numpy.ndarray." + n for n in
        "T all any astype copy fill imag max mean min mT prod real std sum swapaxes transpose "
-       "nonzero choose "
+       "nonzero choose take put compress flat "
        "var squeeze flags sort argsort partition argpartition clip round conj conjugate "
        "searchsorted trace byteswap view getfield setfield setflags ravel reshape flatten "
        "cumsum cumprod argmax argmin diagonal resize".split()]
@@ -160,9 +166,8 @@ DISTRIBUTED = frozenset(
        "fft ifft rfft irfft hfft ihfft fft2 ifft2 fftn ifftn rfft2 irfft2 rfftn irfftn fftfreq "
        "rfftfreq fftshift ifftshift".split()])
 # Native but not partitioned: computed on gathered copies under MPI (matrix products; the
-# two-output ufuncs divmod/modf/frexp; argmax, argmin and the nan- variants; bincount; the boolean
-# selections flatnonzero/extract/compress of n-d arrays (through a flat view); reductions of ops
-# other than add/multiply/maximum/minimum, e.g. subtract.reduce), or writes through a flat alias
+# two-output ufuncs divmod/modf/frexp; bincount; reductions of ops other than
+# add/multiply/maximum/minimum, e.g. subtract.reduce), or writes through a flat alias
 # of a root not in row slabs: correct on every rank, not distributed work.
 # Native functions with a CUDA kernel that runs on the device.
 CUDA_KERNEL = frozenset()
@@ -173,7 +178,7 @@ NATIVE, FALLBACK, OWN = "native", "fallback", "NumPy's own"
 NOTES = {
     **{f"numpy.fft.{n}": "distributed for n-d arrays; a 1-D array partitioned along its only "
        "dimension is gathered (no distributed 1-D FFT)" for n in "fft ifft rfft irfft hfft ihfft".split()},
-    "numpy.ndarray.flat": "reads copy, writes go to the array",
+    "numpy.ndarray.flat": "reads copy, writes go to the array; iterating it reads the elements",
     "numpy.ndarray.base": "always None: views share stores, not bases",
     "numpy.ndarray.real": "view (writes seen both ways)",
     "numpy.ndarray.imag": "view (writes seen both ways)",

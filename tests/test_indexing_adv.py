@@ -1484,3 +1484,201 @@ def test_row_gather_with_trailing_full_slices(shape):
             check(a[bad], want)
     m = x.reshape(shape[0], -1)[:, 0] > 10
     check(a[cupynum.array(m), :], x[m, :])
+
+
+def _replicated(n):
+    """n as a cupynum array held whole on every rank (as a small result is)."""
+    r = cupynum._core.empty_replicated(n.shape, n.dtype)
+    r[...] = cupynum.array(n)
+    return r
+
+
+@pytest.mark.parametrize("shape", [(400, 3), (90, 7), (12, 5, 2), (50, 1)])
+@pytest.mark.parametrize("kind", ["replicated", "partitioned"])
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int32], ids=dtype_id)
+def test_row_mask_read_moves_the_selection_and_lies_in_rows(shape, kind, dtype):
+    """X[m] with a 1-D mask over the rows of X split along its rows (X[labels == k]): each rank
+    compacts its own rows -- the mask replicated (every rank reads its rows' part) or partitioned
+    like the rows -- and sends the packed rows to the result's owners: no more than the selected
+    bytes (plus 1 KiB).  The result's tiles hold whole rows, so a reduction along its rows moves
+    only the partials, and X[m] += 1 (read, add, write back through the same mask) only rows."""
+    n, c = _pair(shape, dtype)
+    labels = numpy.random.default_rng(3).integers(0, 4, shape[0])
+    cl = _replicated(labels) if kind == "replicated" else cupynum.array(labels)
+    m = cl == 2
+    cupynum.sync()
+    before = _sent()
+    r = c[m]
+    cupynum.sync()
+    moved = _sent() - before
+    check(r, n[labels == 2])
+    assert moved <= n[labels == 2].nbytes + 1024, moved
+    before = _sent()
+    s = r.sum(axis=0)
+    cupynum.sync()
+    moved = _sent() - before
+    check(s, n[labels == 2].sum(axis=0))
+    assert moved <= (s.nbytes + 64) * RANKS + 1024, moved
+    c[cl == 1] += 1
+    n[labels == 1] += 1
+    check(c, n)
+
+
+def test_reshaped_1d_arrays_are_owner_computes():
+    """arange(n).reshape(r, c): every dimension walks the 1-D store; where the rank tiles cut it
+    between rows the view's parts are row ranges, so a reduction along the rows and an
+    element-wise op with an array split alike move no array data."""
+    rows, cols = 12 * max(RANKS, 1), 10
+    n = numpy.arange(rows * cols, dtype=numpy.float64)
+    c = cupynum.array(n)
+    cr, nr = c.reshape(rows, cols), n.reshape(rows, cols)
+    cupynum.sync()
+    before = _sent()
+    s = cr.sum(axis=0)
+    t = (cr * 2 + 1).sum()
+    cupynum.sync()
+    moved = _sent() - before
+    check(s, nr.sum(axis=0))
+    check(t, (nr * 2 + 1).sum())
+    if cupynum._core._row_parts(cr):
+        assert moved <= (s.nbytes + 64) * RANKS + 1024, moved
+    check(cr[:, 3:5] * 2, nr[:, 3:5] * 2)
+    check(cr[1::2, ::3].sum(axis=1), nr[1::2, ::3].sum(axis=1))
+    check(c[5:-7].reshape(-1, 6, 2).sum(axis=(0, 2)), n[5:-7].reshape(-1, 6, 2).sum(axis=(0, 2)))
+
+
+def test_several_arrays_broadcast_set_and_put_along_axis_bytes():
+    """A[rows[:, None], cols] = v and put_along_axis along the columns of a matrix split along
+    its rows: the merged linear index and the values (replicated or split alike) go to the rows'
+    owners: bytes in proportion to the selection, not the array."""
+    n, c = _pair((120, 50), numpy.float64)
+    cols = numpy.random.default_rng(4).integers(0, 50, (120, 3))
+    rows = numpy.arange(120)[:, None]
+    bound = cols.size * 16 + 1024
+    before = _sent()
+    c[cupynum.array(rows), cupynum.array(cols)] = -1.0
+    moved = _sent() - before
+    n[rows, cols] = -1.0
+    check(c, n)
+    assert moved <= bound, moved
+    v = sample(cols.shape, numpy.float64, seed=5)
+    before = _sent()
+    cupynum.put_along_axis(c, cupynum.array(cols), cupynum.array(v), axis=1)
+    moved = _sent() - before
+    numpy.put_along_axis(n, cols, v, axis=1)
+    check(c, n)
+    assert moved <= bound, moved
+    check(cupynum.take_along_axis(c, cupynum.array(cols), axis=1), numpy.take_along_axis(n, cols, axis=1))
+
+
+@pytest.mark.parametrize("mode", ["clip", "wrap"])
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+def test_take_modes_and_out_native(no_fallback, mode, axis):
+    """take with mode='clip'/'wrap' maps the indices into range element-wise, then gathers as
+    mode='raise' does (bytes in proportion to the indices); out= takes the result by NumPy's
+    unsafe cast."""
+    n, c = _pair((40, 30), numpy.float64)
+    ind = numpy.random.default_rng(6).integers(-2000, 2000, (7, 3))
+    for k in (ind, ind.astype(numpy.int32), ind.ravel().tolist()):
+        ck = cupynum.array(k) if isinstance(k, numpy.ndarray) else k
+        before = _sent()
+        r = cupynum.take(c, ck, axis=axis, mode=mode)
+        moved = _sent() - before
+        check(r, numpy.take(n, k, axis=axis, mode=mode))
+        row = 8 if axis is None else 8 * (30 if axis == 0 else 40)
+        assert moved <= ind.size * (8 + row) + 1024, moved
+    out = numpy.zeros(numpy.take(n, ind, axis=axis, mode=mode).shape, numpy.int32)
+    cout = cupynum.array(out)
+    assert cupynum.take(c * 10, cupynum.array(ind), axis=axis, mode=mode, out=cout) is cout
+    numpy.take(n * 10, ind, axis=axis, mode=mode, out=out)
+    check(cout, out)
+
+
+def test_take_errors_leave_out_unchanged():
+    n, c = _pair((6, 5), numpy.float64)
+    out = cupynum.zeros(3)
+    for kw, exc in [(dict(out=cupynum.zeros(4)), ValueError), (dict(), IndexError)]:
+        ind = [0, 1, 2] if kw else [0, 1, 99]
+        with pytest.raises(exc) as e:
+            cupynum.take(c, ind, **({"out": out} if not kw else kw))
+        with pytest.raises(exc) as en:
+            numpy.take(n, ind, **({"out": numpy.zeros(3)} if not kw else {"out": numpy.zeros(4)}))
+        assert str(e.value) == str(en.value)
+    check(out, numpy.zeros(3))
+    with pytest.raises(IndexError, match="cannot do a non-empty take from an empty axes"):
+        cupynum.take(cupynum.zeros((0, 3)), [0], axis=0, mode="wrap")
+
+
+@pytest.mark.parametrize("shape", [(80, 60), (4800,)])
+def test_selection_functions_move_the_selection(shape):
+    """Each of take, put, take_along_axis, put_along_axis, place, compress, extract,
+    flatnonzero, ix_ and ndarray.flat on a partitioned array moves bytes in proportion to what
+    it selects (an 8-byte index and the element's row or value each, replicated results sent
+    to every rank), never the array (4800 float64: 38 KB)."""
+    n, c = _pair(shape, numpy.float64)
+    rng = numpy.random.default_rng(9)
+    size = n.size
+    k = 25
+    flat_idx = rng.integers(-size, size, k)
+    m = rng.random(shape) > 0.995
+    row = n[0].nbytes if n.ndim > 1 else 8
+    per = 8 + 8                                   # an index and a value
+    cases = [
+        ("take", lambda xp, a: xp.take(a, _conv(flat_idx) if xp is cupynum else flat_idx),
+         k * per),
+        ("take clip", lambda xp, a: xp.take(a, _conv(flat_idx * 3) if xp is cupynum else flat_idx * 3,
+                                            mode="clip"), k * per),
+        ("flat[idx]", lambda xp, a: a.flat[_conv(flat_idx) if xp is cupynum else flat_idx], k * per),
+        ("flat[slice]", lambda xp, a: a.flat[size // 3:size // 3 + k], k * per),
+        ("extract", lambda xp, a: xp.extract(_conv(m) if xp is cupynum else m, a),
+         int(m.sum()) * per),
+        ("flatnonzero", lambda xp, a: xp.flatnonzero(_conv(m) if xp is cupynum else m),
+         int(m.sum()) * per),
+        ("compress", lambda xp, a: xp.compress(_conv(m.ravel()) if xp is cupynum else m.ravel(), a),
+         int(m.sum()) * per),
+    ]
+    if n.ndim > 1:
+        rows = rng.integers(0, shape[0], 6)
+        cond = rng.random(shape[0]) > 0.9
+        ind = rng.integers(0, shape[1], (shape[0], 2))
+        cases += [
+            ("take axis=0", lambda xp, a: xp.take(a, _conv(rows) if xp is cupynum else rows, axis=0),
+             rows.size * (8 + row)),
+            ("compress axis=0", lambda xp, a: xp.compress(_conv(cond) if xp is cupynum else cond, a,
+                                                          axis=0), int(cond.sum()) * row),
+            ("take_along_axis", lambda xp, a: xp.take_along_axis(a, _conv(ind) if xp is cupynum else ind,
+                                                                 axis=1), ind.size * per),
+            ("ix_", lambda xp, a: a[xp.ix_(*(_conv(rows) if xp is cupynum else rows,
+                                             _conv(ind[:4, 0]) if xp is cupynum else ind[:4, 0]))],
+             rows.size * 4 * per),
+        ]
+    for name, f, sel in cases:
+        before = _sent()
+        r = f(cupynum, c)
+        cupynum.sync()
+        moved = _sent() - before
+        check(r, f(numpy, n))
+        assert moved <= sel * max(RANKS - 1, 1) + 1024, (name, moved, sel)
+    # the writes: put, place, put_along_axis, flat[...] = v
+    vals = sample((k,), numpy.float64, seed=10)
+    writes = [
+        ("put", lambda xp, a: xp.put(a, _conv(flat_idx) if xp is cupynum else flat_idx,
+                                     _conv(vals) if xp is cupynum else vals), k * per),
+        ("put wrap", lambda xp, a: xp.put(a, _conv(flat_idx * 5) if xp is cupynum else flat_idx * 5,
+                                          -2.5, mode="wrap"), k * per),
+        ("place", lambda xp, a: xp.place(a, _conv(m) if xp is cupynum else m, [1.5, 2.5]),
+         int(m.sum()) * per),
+        ("flat[idx] =", lambda xp, a: a.flat.__setitem__(_conv(flat_idx) if xp is cupynum else flat_idx,
+                                                         7.0), k * per),
+    ]
+    if n.ndim > 1:
+        writes.append(("put_along_axis", lambda xp, a: xp.put_along_axis(
+            a, _conv(ind) if xp is cupynum else ind, -1.0, axis=1), ind.size * per))
+    for name, f, sel in writes:
+        before = _sent()
+        f(cupynum, c)
+        cupynum.sync()
+        moved = _sent() - before
+        f(numpy, n)
+        check(c, n)
+        assert moved <= sel * max(RANKS - 1, 1) + 1024, (name, moved, sel)

@@ -173,7 +173,7 @@ int cpn_mask_assign_scalar(struct cpn_view *mask, PyObject *value, struct cpn_vi
 PyObject *cpn_queue_nonzero(struct cpn_view *mask, int64_t count);
 /* gather(a, idx) and compact(a, mask, count) of methods_ops.c on checked arrays (fastpath.c). */
 PyObject *cpn_gather_rows(PyObject *a, PyObject *idx);
-PyObject *cpn_compact_new(PyObject *a, PyObject *mask, int64_t count);
+PyObject *cpn_compact_new(PyObject *a, PyObject *mask, int64_t count, int64_t block);
 /* a[key] for a cupynum key: an int64 index of one dimension (rows of a) within bounds, or a bool
  * mask of a's shape, a and key in one process's memory: the gather or compaction op queued at once
  * (index.c); NotImplemented (nothing done) for anything else, which cupynum/_ndarray.py takes

@@ -93,7 +93,7 @@ PyObject *cpn_fast_advanced_get(PyObject *self, PyObject *key)
     const char *o = key_origin(k, &err);
     if (!o) return err < 0 ? NULL : Py_NewRef(Py_NotImplemented);
     if (k->dtype == CPN_DTYPE_BOOL)
-        return cpn_compact_new(self, key, cpn_hostexec_count_true(o, nk));
+        return cpn_compact_new(self, key, cpn_hostexec_count_true(o, nk), 1);
     int64_t lo, hi;
     cpn_hostexec_range_i64(o, nk, &lo, &hi);
     if (lo < -v->shape[0] || hi >= v->shape[0]) return Py_NewRef(Py_NotImplemented);   /* NumPy's IndexError */

@@ -895,19 +895,20 @@ PyObject *cpn_mod_permute(PyObject *m, PyObject *args)
     return submit_for(r, &op);
 }
 
-/* compact(a, mask, count): the elements of a where mask (a bool ndarray of a's shape holding
- * `count` true elements: the caller counted) is true, as a new 1-D array in C order. */
+/* compact(a, mask, count[, block]): the elements of a where mask (a bool ndarray of a's shape
+ * holding `count` true elements: the caller counted) is true, as a new 1-D array in C order;
+ * with `block`, its tiles split between whole blocks (rows of the selection's n-d result). */
 PyObject *cpn_mod_compact(PyObject *m, PyObject *args)
 {
     PyObject *a, *mask;
-    long long count;
-    if (!PyArg_ParseTuple(args, "OOL", &a, &mask, &count) || cpn_check_array(a) < 0 ||
+    long long count, block = 1;
+    if (!PyArg_ParseTuple(args, "OOL|L", &a, &mask, &count, &block) || cpn_check_array(a) < 0 ||
         cpn_check_array(mask) < 0)
         return NULL;
-    return cpn_compact_new(a, mask, count);
+    return cpn_compact_new(a, mask, count, block);
 }
 
-PyObject *cpn_compact_new(PyObject *a, PyObject *mask, int64_t count)
+PyObject *cpn_compact_new(PyObject *a, PyObject *mask, int64_t count, int64_t block)
 {
     struct cpn_view *av = cpn_array_view(a), *mv = cpn_array_view(mask);
     int same = av->ndim == mv->ndim && mv->dtype == CPN_DTYPE_BOOL && count >= 0;
@@ -919,6 +920,7 @@ PyObject *cpn_compact_new(PyObject *a, PyObject *mask, int64_t count)
     int64_t shape[1] = {(int64_t)count};
     PyObject *r = cpn_array_new(av->dtype, 1, shape);
     if (!r) return NULL;
+    if (block > 1) cpn_store_split_in_blocks(cpn_array_view(r)->store, block);
     struct cpn_op op = {.kind = CPN_OPK_COMPACT, .nin = 2, .nout = 1};
     op.dtype = av->dtype;
     op.in[0] = av;

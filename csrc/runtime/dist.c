@@ -104,11 +104,13 @@ static int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a +
 
 /* The view indices whose elements lie in store box t.  Returns 1 (box in *w), 0 (none) or -1 when
  * the set is not a box (two view dimensions walk one store dimension). */
+static int preimage_split(const struct cpn_view *v, const struct box *t, struct box *w);
+
 static int preimage(const struct cpn_view *v, const struct box *t, struct box *w)
 {
     int walked[CPN_MAXDIM] = {0};
     for (int i = 0; i < v->ndim; i++)
-        if (v->sdim[i] >= 0 && walked[v->sdim[i]]++) return -1;
+        if (v->sdim[i] >= 0 && walked[v->sdim[i]]++) return preimage_split(v, t, w);
     for (int d = 0; d < v->store->ndim; d++)
         if (!walked[d] && (v->off[d] < t->lo[d] || v->off[d] >= t->hi[d])) return 0;
     for (int i = 0; i < v->ndim; i++) {
@@ -130,6 +132,59 @@ static int preimage(const struct cpn_view *v, const struct box *t, struct box *w
         w->lo[i] = lo;
         w->hi[i] = hi;
         if (hi <= lo) return 0;
+    }
+    return 1;
+}
+
+/* preimage of a view of a 1-D store whose dimensions all walk it (an n-d reshape of a 1-D
+ * array: arange(n).reshape(r, c) and its slices, the rows of a selection) at positive steps,
+ * each row of the first dimension ahead of the next (a row's elements within [start, start +
+ * ext], ext below the row step): a box when no row straddles an edge of the tile's range
+ * (whole rows, full along the other dimensions), else -1. */
+/* The rows [*a, *b) of such a view whose elements lie in range t of its 1-D store (row 0 starts
+ * at off, row x at off + x s0 and spans ext past its start); false when a row straddles an
+ * edge of t. */
+static bool split_rows(int64_t off, int64_t s0, int64_t ext, int64_t n, const struct box *t, int64_t *a, int64_t *b)
+{
+    *a = -floor_div(off - t->lo[0], s0);          /* the first row starting at or past t.lo */
+    *b = -floor_div(off - t->hi[0], s0);
+    *a = *a < 0 ? 0 : *a > n ? n : *a;
+    *b = *b < 0 ? 0 : *b > n ? n : *b;
+    if (*a > 0 && off + (*a - 1) * s0 + ext >= t->lo[0]) return false;
+    if (*b > *a && off + (*b - 1) * s0 + ext >= t->hi[0]) return false;
+    return true;
+}
+
+static int preimage_split(const struct cpn_view *v, const struct box *t, struct box *w)
+{
+    if (v->store->ndim != 1 || v->ndim < 2) return -1;
+    int64_t ext = 0;                              /* the span of a row past its first element */
+    for (int i = 1; i < v->ndim; i++) {
+        if (v->shape[i] == 0) return 0;
+        if (v->shape[i] == 1 || v->sdim[i] < 0) continue;
+        if (v->sdim[i] != 0 || v->step[i] <= 0) return -1;
+        ext += v->step[i] * (v->shape[i] - 1);
+    }
+    const int64_t n = v->shape[0], off = v->off[0];
+    if (n == 0) return 0;
+    if (n > 1 && (v->sdim[0] != 0 || v->step[0] <= ext)) return -1;
+    const int64_t s0 = n > 1 ? v->step[0] : ext + 1;
+    int64_t a, b;
+    /* every rank decides alike (the callers choose a path by their own tile): a box only when
+     * no rank's tile cuts a row */
+    if (v->store->tiled)
+        for (int q = 0; q < cpn_partition_ranks(); q++) {
+            struct box tq;
+            tile_of(v->store, q, &tq);
+            if (!split_rows(off, s0, ext, n, &tq, &a, &b)) return -1;
+        }
+    if (!split_rows(off, s0, ext, n, t, &a, &b)) return -1;
+    if (b <= a) return 0;
+    w->lo[0] = a;
+    w->hi[0] = b;
+    for (int i = 1; i < v->ndim; i++) {
+        w->lo[i] = 0;
+        w->hi[i] = v->shape[i];
     }
     return 1;
 }
@@ -1913,8 +1968,10 @@ static int alias_row_part(const struct cpn_view *v, const struct box *t, struct 
 static int row_part(const struct cpn_view *v, int q, struct box *w)
 {
     const struct cpn_store *s = v->store;
-    if ((s->root && (!s->tiled || s->dtype != s->root->dtype)) || v->part || v->ndim < 1 ||
-        v->dtype != s->dtype)
+    /* an alias of a replicated root is replicated too (its bytes are the root's on every
+     * rank); an untiled alias of a tiled root has no rows to give */
+    if ((s->root && ((!s->tiled && cpn_store_root(s)->tiled) || s->dtype != s->root->dtype)) ||
+        v->part || v->ndim < 1 || v->dtype != s->dtype)
         return -1;
     if (!s->tiled) {
         for (int i = 0; i < v->ndim; i++) {
@@ -2260,8 +2317,11 @@ static enum cpn_status exec_select(const struct cpn_op *op, struct cpn_fpreport 
     const struct cpn_view *ov = op->out[0];
     struct cpn_store *os = ov->store;
     const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    /* a replicated mask (every rank holds all of it: X[labels == k] with a short label vector,
+     * or broadcast along X's rows) selects from a partitioned x on x's own parts */
+    const bool mrep = x && x->store->tiled && !m->store->tiled && !cpn_store_root(m->store)->tiled;
     if (os->root || !cpn_view_is_contiguous(ov) || cpn_view_size(ov) != os->size ||
-        os->ndim != (compact ? 1 : 2) || !m->store->tiled)
+        os->ndim != (compact ? 1 : 2) || (!m->store->tiled && !mrep))
         return exec_gathered(op, fp);
     /* every rank decides the same: each rank's part a range of rows, the same for x and m */
     int64_t *lo0 = cpn_alloc((size_t)P * 5 * sizeof *lo0);
@@ -2271,7 +2331,7 @@ static enum cpn_status exec_select(const struct cpn_op *op, struct cpn_fpreport 
     bool have = false, rows = true;
     for (int q = 0; rows && q < P; q++) {
         struct box bm, bx;
-        int rm = row_part(m, q, &bm);
+        int rm = mrep ? row_part(x, q, &bm) : row_part(m, q, &bm);
         int rx = x ? row_part(x, q, &bx) : rm;
         if (rm < 0 || rx != rm || (x && rm == 1 && (bx.lo[0] != bm.lo[0] || bx.hi[0] != bm.hi[0])) ||
             (x && !x->store->tiled)) {
@@ -2292,7 +2352,7 @@ static enum cpn_status exec_select(const struct cpn_op *op, struct cpn_fpreport 
         bool boxes = parts && has;
         for (int q = 0; boxes && q < P; q++) {
             struct box bx;
-            const int rm = box_part(m, q, &parts[q]), rx = x ? box_part(x, q, &bx) : rm;
+            const int rm = box_part(mrep ? x : m, q, &parts[q]), rx = x ? box_part(x, q, &bx) : rm;
             boxes = rm >= 0 && rx == rm;
             for (int i = 0; boxes && x && rm == 1 && i < m->ndim; i++)
                 boxes = bx.lo[i] == parts[q].lo[i] && bx.hi[i] == parts[q].hi[i];

@@ -218,6 +218,16 @@ bool cpn_store_retile_like(struct cpn_store *s, const struct cpn_view *like)
     return !same;
 }
 
+void cpn_store_split_in_blocks(struct cpn_store *s, int64_t block)
+{
+    if (s->ndim != 1 || !s->tiled || s->root || s->naliases || block < 2 || cpn_store_allocated(s))
+        return;
+    const int64_t rows = s->shape[0] / block;
+    if (rows * block != s->shape[0]) return;
+    for (int k = 0; k <= s->grid[0]; k++) s->splits[k] = rows * k / s->grid[0] * block;
+    set_local(s);
+}
+
 struct cpn_store *cpn_store_new(enum cpn_dtype dtype, int ndim, const int64_t *shape)
 {
     return store_new(dtype, ndim, shape, TILE_DEFAULT, NULL);

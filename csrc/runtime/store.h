@@ -94,6 +94,9 @@ struct cpn_store *cpn_store_new_like(enum cpn_dtype dtype, int ndim, const int64
  * s holds data, its tiling is pinned (made for a consumer: slabs, batch-as) or `like` induces
  * no tiling.  Local (a pure function of the tilings). */
 bool cpn_store_retile_like(struct cpn_store *s, const struct cpn_view *like);
+/* A fresh 1-D tiled store of n = rows x block elements split between whole blocks (the flat
+ * result of a selection of rows, whose reshape into rows is then in row parts); else nothing. */
+void cpn_store_split_in_blocks(struct cpn_store *s, int64_t block);
 /* As cpn_store_new_like, between the regions like[0..n) view (cpn_partition_like). */
 struct cpn_store *cpn_store_new_like_n(enum cpn_dtype dtype, int ndim, const int64_t *shape, int n,
                                        const struct cpn_view *const *like);
