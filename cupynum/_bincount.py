@@ -3,8 +3,9 @@
 The native path takes a 1-D cupynum array of an integer or bool dtype and weights that are None or
 a 1-D array (cupynum or NumPy) of a bool/integer/float dtype of the same length.  The smallest and
 largest index are read first (one flush: NumPy's "no negative elements" error, and the length of
-the result must be known when the op is queued); the count itself is deferred.  Under MPI the op
-runs on the gathered input (dist.c's gather path), each rank keeping the replicated result.
+the result must be known when the op is queued); the count itself is deferred.  Under MPI each
+rank counts its own range of a partitioned input (dist.c's exec_bincount: bytes O(bins), the
+weighted sums bitwise those of one process), each rank keeping the replicated result.
 Every other input (lists, other dtypes, other ranks, NumPy's conversion warnings and errors) is
 computed by NumPy on gathered data, so results and messages are NumPy's."""
 

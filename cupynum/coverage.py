@@ -94,6 +94,9 @@ DISTRIBUTED = frozenset(
         # counts of each rank's tile, partial counts added (unweighted); histogram2d/dd bin by
         # searchsorted on the edges, then count the same way
         "histogram histogram2d histogramdd "
+        # bincount: each rank counts its range (weighted: chunks cut by a rank boundary
+        # continued from the previous rank's running sums: one process's bits), counts added
+        "bincount "
         # edges from the native min/max, or NumPy's estimators over the distributed statistics
         "histogram_bin_edges "
         # native means and products: variables cut along their observations multiply as each
@@ -166,7 +169,7 @@ DISTRIBUTED = frozenset(
        "fft ifft rfft irfft hfft ihfft fft2 ifft2 fftn ifftn rfft2 irfft2 rfftn irfftn fftfreq "
        "rfftfreq fftshift ifftshift".split()])
 # Native but not partitioned: computed on gathered copies under MPI (matrix products; the
-# two-output ufuncs divmod/modf/frexp; bincount; reductions of ops other than
+# two-output ufuncs divmod/modf/frexp; reductions of ops other than
 # add/multiply/maximum/minimum, e.g. subtract.reduce), or writes through a flat alias
 # of a root not in row slabs: correct on every rank, not distributed work.
 # Native functions with a CUDA kernel that runs on the device.

@@ -297,3 +297,41 @@ def test_where_blends_every_element_size(dt, form):
     got = numpy.asarray(got)
     assert got.dtype == ref.dtype and got.shape == ref.shape
     assert got.tobytes() == ref.tobytes()
+
+
+def _chunk_order(a, w, nbins):
+    """histogram.c's summation order: chunks of the input (their length a function of (n,
+    nbins) only), each summed in index order, the chunk sums added in chunk order."""
+    n = a.shape[0]
+    nch = min(n // 32768, 64)
+    per = n if nch < 2 or nbins * nch > n // 4 else (n + nch - 1) // nch
+    r = numpy.zeros(nbins)
+    for c in range(0, n, max(per, 1)):
+        r += numpy.bincount(a[c:c + per], weights=w[c:c + per], minlength=nbins)
+    return r
+
+
+@pytest.mark.parametrize("n,nbins", [(200_001, 8), (99_999, 3), (70_000, 30_000), (5_000, 7), (3, 2)])
+def test_bincount_of_a_partitioned_array_moves_the_bins(n, nbins):
+    """bincount of labels split in ranges (weights split alike): each rank counts its range;
+    a weighted count continues a chunk cut by a rank boundary from the previous rank's running
+    sums, so the sums are bitwise those of one process (histogram.c's order) on any rank count,
+    and a rank sends O(bins) bytes (its counts, a cut chunk's sums), not the labels."""
+    rng = numpy.random.default_rng(n)
+    a = rng.integers(0, nbins, n)
+    w = rng.random(n) - 0.3
+    ca, cw = cupynum.array(a), cupynum.array(w)
+    cupynum.sync()
+    ranks = cupynum.runtime_info()["ranks"]
+    for weights in (None, cw):
+        before = cupynum.runtime_stats()["bytes_sent"]
+        with native():
+            got = cupynum.bincount(ca, weights=weights)
+        cupynum.sync()
+        moved = cupynum.runtime_stats()["bytes_sent"] - before
+        if weights is None:
+            check(got, numpy.bincount(a))
+        else:
+            check(got, _chunk_order(a, w, nbins))
+            check(got, numpy.bincount(a, weights=w), rtol=1e-12, atol=1e-12)
+        assert moved <= (8 * nbins + 64) * 2 * ranks + 1024, moved

@@ -35,6 +35,20 @@ static void count_into(const char *idx, int64_t is, const char *w, int64_t ws, i
     }
 }
 
+int64_t cpn_kernel_bincount_chunk(int64_t n, int64_t nbins)
+{
+    int64_t nchunks = n / CHUNK_MIN;
+    if (nchunks > CHUNKS_MAX) nchunks = CHUNKS_MAX;
+    if (nchunks < 2 || nbins * nchunks > n / 4) return n > 0 ? n : 1;
+    return (n + nchunks - 1) / nchunks;
+}
+
+void cpn_kernel_bincount_add(const char *idx, int64_t is, const char *w, int64_t ws, int64_t lo,
+                             int64_t hi, char *out, int64_t os)
+{
+    count_into(idx, is, w, ws, lo, hi, out, os, w != NULL);
+}
+
 enum cpn_status cpn_kernel_bincount(const char *idx, int64_t is, const char *w, int64_t ws,
                                     int64_t n, char *out, int64_t os, int64_t nbins)
 {
@@ -43,13 +57,12 @@ enum cpn_status cpn_kernel_bincount(const char *idx, int64_t is, const char *w, 
         int64_t zero = 0;
         memcpy(out + k * os, &zero, sizeof zero);
     }
-    int64_t nchunks = n / CHUNK_MIN;
-    if (nchunks > CHUNKS_MAX) nchunks = CHUNKS_MAX;
-    if (nchunks < 2 || nbins * nchunks > n / 4) {
+    const int64_t per = cpn_kernel_bincount_chunk(n, nbins);
+    const int64_t nchunks = (n + per - 1) / per;
+    if (nchunks < 2) {
         count_into(idx, is, w, ws, 0, n, out, os, weighted);
         return CPN_OK;
     }
-    const int64_t per = (n + nchunks - 1) / nchunks;
     char *hist = cpn_alloc((size_t)(nchunks * nbins) * 8);
     if (!hist) return CPN_ERR_NOMEM;
     memset(hist, 0, (size_t)(nchunks * nbins) * 8);

@@ -328,6 +328,12 @@ void cpn_kernel_quantile_finish(const struct cpn_quantile_args *qa, enum cpn_dty
  * The summation order depends only on (n, nbins).  Local. */
 enum cpn_status cpn_kernel_bincount(const char *idx, int64_t is, const char *w, int64_t ws,
                                     int64_t n, char *out, int64_t os, int64_t nbins);
+/* The chunk length of that order: a weighted count adds, for each chunk [c per, (c + 1) per)
+ * of the input in turn, the chunk's own sequential sums (n, one chunk: NumPy's order). */
+int64_t cpn_kernel_bincount_chunk(int64_t n, int64_t nbins);
+/* Elements [lo, hi) counted (or their weights added) into out, in index order.  Local. */
+void cpn_kernel_bincount_add(const char *idx, int64_t is, const char *w, int64_t ws, int64_t lo,
+                             int64_t hi, char *out, int64_t os);
 
 /* Stream compaction (compact.c), over an n-d mask of bytes (non-zero: true) with byte strides
  * mst, walked in C order; the output is the same on any number of threads.  Local.

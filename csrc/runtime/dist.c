@@ -1656,6 +1656,152 @@ static enum cpn_status exec_histogram(const struct cpn_op *op, struct cpn_fprepo
     return st;
 }
 
+#define BINCOUNT_TAG 0xb1c0
+
+static int row_part(const struct cpn_view *v, int q, struct box *w);
+
+/* BINCOUNT of a 1-D index split in ranges of its elements (weights split alike): the same sums
+ * as one process's (histogram.c: chunks of the input, each summed in index order, the chunk
+ * sums added in chunk order).  Each rank sums the chunks or pieces of chunks in its range; a
+ * chunk cut by a rank boundary is continued by the next rank from the previous one's running
+ * sums (nbins values a message), so its order is index order; the rank holding a chunk's last
+ * element shares its sums (one allgather of the finished chunks) and every rank adds them in
+ * chunk order.  Unweighted counts are exact in any order: each rank's counts, added.  Bytes:
+ * O(nbins) a rank boundary plus the chunks' sums, never the index.  Collective. */
+static enum cpn_status exec_bincount(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *iv = op->in[0], *wv = op->nin > 1 ? op->in[1] : NULL, *out = op->out[0];
+    const int P = cpn_partition_ranks(), me = cpn_partition_rank();
+    if (!iv->store->tiled || cpn_store_root(out->store)->tiled || !cpn_view_is_contiguous(out) ||
+        (wv && !wv->store->tiled))
+        return exec_gathered(op, fp);
+    int64_t *lo = cpn_alloc((size_t)P * 2 * sizeof *lo);
+    if (!lo) return CPN_ERR_NOMEM;
+    int64_t *hi = lo + P;
+    struct box w = {{0}, {0}}, ww = {{0}, {0}};
+    for (int q = 0; q < P; q++) {
+        struct box b, c;
+        const int r = row_part(iv, q, &b), rw = wv ? row_part(wv, q, &c) : r;
+        if (r < 0 || rw != r || (wv && r == 1 && (c.lo[0] != b.lo[0] || c.hi[0] != b.hi[0]))) {
+            cpn_free(lo);
+            return exec_gathered(op, fp);
+        }
+        lo[q] = r == 1 ? b.lo[0] : 0;
+        hi[q] = r == 1 ? b.hi[0] : 0;
+        if (q == me && r == 1) {
+            w = b;
+            if (wv) ww = c;
+        }
+    }
+    const int64_t n = iv->shape[0], nb = out->shape[0], mlo = lo[me], mhi = hi[me];
+    const int64_t per = cpn_kernel_bincount_chunk(n, nb);
+    const size_t hb = (size_t)nb * 8;
+    enum cpn_status st = CPN_OK;
+    int64_t ist[CPN_MAXDIM], wst[CPN_MAXDIM];
+    const char *ip = NULL, *wp = NULL;
+    if (mhi > mlo) {
+        char *id = cpn_store_data(iv->store), *wd = wv ? cpn_store_data(wv->store) : NULL;
+        if (!id || (wv && !wd)) st = CPN_ERR_NOMEM;
+        else {
+            ip = region_layout(iv, &w, id, iv->store->tlo, iv->store->tstride, ist);
+            if (wv) wp = region_layout(wv, &ww, wd, wv->store->tlo, wv->store->tstride, wst);
+        }
+    }
+    /* the ranks holding element k: the previous and next pieces of a cut chunk */
+    int prev = -1, next = -1;
+    for (int q = 0; q < P; q++) {
+        if (mlo > 0 && hi[q] > lo[q] && lo[q] <= mlo - 1 && mlo - 1 < hi[q]) prev = q;
+        if (mhi < n && hi[q] > lo[q] && lo[q] <= mhi && mhi < hi[q]) next = q;
+    }
+    /* the chunks this rank finishes (holds their last element), and every rank's count of them */
+    size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
+    int64_t *first = cpn_alloc((size_t)P * sizeof *first);
+    if (!counts || !first) st = CPN_ERR_NOMEM;
+    int64_t nfin = 0, total = 0;
+    for (int q = 0; st == CPN_OK && q < P; q++) {
+        int64_t f = 0, c0 = -1;
+        if (!wv && hi[q] > lo[q]) {              /* exact counts: a rank's range is its own chunk */
+            f = 1;
+            c0 = total;
+        }
+        for (int64_t c = hi[q] > lo[q] ? lo[q] / per : 0; wv && hi[q] > lo[q] && c * per < hi[q]; c++) {
+            const int64_t end = (c + 1) * per < n ? (c + 1) * per : n;
+            if (end - 1 >= lo[q] && end - 1 < hi[q]) {
+                if (c0 < 0) c0 = c;
+                f++;
+            }
+        }
+        counts[q] = (size_t)f * hb;
+        first[q] = c0;
+        total += f;
+        if (q == me) nfin = f;
+    }
+    char *fin = st == CPN_OK ? cpn_alloc((size_t)nfin * hb + 1) : NULL, *run = st == CPN_OK ? cpn_alloc(hb + 1) : NULL;
+    char *all = st == CPN_OK ? cpn_alloc((size_t)total * hb + 1) : NULL;
+    if (st == CPN_OK && (!fin || !run || !all)) st = CPN_ERR_NOMEM;
+    if (st == CPN_OK) memset(fin, 0, (size_t)nfin * hb);
+    /* my chunks: the one cut at my end first (its running sums go on to the next rank), then
+     * those inside, then the one cut at my start (continued from the previous rank's sums) */
+    void *h = NULL;
+    if (st == CPN_OK && !wv && mhi > mlo) cpn_kernel_bincount_add(ip, ist[0], NULL, 0, 0, mhi - mlo, fin, 8);
+    const int64_t cfirst = mhi > mlo ? mlo / per : 0, clast = mhi > mlo && wv ? (mhi - 1) / per : -1;
+    const bool cut_in = mhi > mlo && cfirst * per < mlo, cut_out = mhi > mlo && mhi < n && (clast + 1) * per > mhi;
+    for (int pass = 0; st == CPN_OK && pass < 3; pass++)
+        for (int64_t c = cfirst; st == CPN_OK && c <= clast; c++) {
+            const bool in = c == cfirst && cut_in, outc = c == clast && cut_out;
+            if ((pass == 0) != (outc && !in) || (pass == 2) != in) continue;
+            const int64_t a = c * per > mlo ? c * per : mlo, e = (c + 1) * per < mhi ? (c + 1) * per : mhi;
+            char *acc = outc ? run : fin + (c - (first[me] >= 0 ? first[me] : 0)) * (int64_t)hb;
+            if (in) {
+                struct cpn_msg r = {.peer = prev, .tag = BINCOUNT_TAG, .buf = acc, .bytes = hb};
+                void *rh = NULL;
+                st = prev < 0 ? cpn_error(CPN_ERR_INTERNAL, "bincount: no rank before %lld", (long long)mlo)
+                              : cpn_comm_post(1, &r, 0, NULL, &rh);
+                if (rh) {
+                    enum cpn_status wt = cpn_comm_wait(rh);
+                    if (st == CPN_OK) st = wt;
+                }
+            } else if (outc) {
+                memset(acc, 0, hb);
+            }
+            if (st == CPN_OK)
+                cpn_kernel_bincount_add(ip, ist[0], wp, wv ? wst[0] : 0, a - mlo, e - mlo, acc, 8);
+            if (st == CPN_OK && outc) {
+                struct cpn_msg s1 = {.peer = next, .tag = BINCOUNT_TAG, .buf = acc, .bytes = hb};
+                st = next < 0 ? cpn_error(CPN_ERR_INTERNAL, "bincount: no rank after %lld", (long long)mhi)
+                              : cpn_comm_post(0, NULL, 1, &s1, &h);
+            }
+        }
+    if (h) {
+        enum cpn_status wt = cpn_comm_wait(h);
+        if (st == CPN_OK) st = wt;
+    }
+    if (st == CPN_OK) st = cpn_comm_allgatherv(fin, all, counts);
+    char *dst = st == CPN_OK ? cpn_store_data_for_overwrite(out->store) : NULL;
+    if (st == CPN_OK && !dst) st = CPN_ERR_NOMEM;
+    if (st == CPN_OK) {
+        /* the chunks' sums in chunk order (allgatherv lays them in rank order) */
+        memset(dst, 0, hb);
+        for (int64_t c = 0, done = 0; done < total; c++)
+            for (int q = 0, off = 0; q < P; off += (int)(counts[q] / hb), q++) {
+                if (first[q] < 0 || c < first[q] || c >= first[q] + (int64_t)(counts[q] / hb)) continue;
+                const char *hc = all + (size_t)(off + (c - first[q])) * hb;
+                if (wv)
+                    for (int64_t k = 0; k < nb; k++) ((double *)dst)[k] += ((const double *)hc)[k];
+                else
+                    for (int64_t k = 0; k < nb; k++) ((int64_t *)dst)[k] += ((const int64_t *)hc)[k];
+                done++;
+            }
+    }
+    cpn_free(fin);
+    cpn_free(run);
+    cpn_free(all);
+    cpn_free(counts);
+    cpn_free(first);
+    cpn_free(lo);
+    return st;
+}
+
 /* Generators: each rank fills its tile; values depend on the global element index only. */
 static enum cpn_status exec_generate(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
@@ -3094,6 +3240,7 @@ enum cpn_status cpn_dist_execute(const struct cpn_op *op, struct cpn_fpreport *f
         return exec_generate(op, fp);
     case CPN_OPK_ARANGE: return exec_generate(op, fp);
     case CPN_OPK_HISTOGRAM: return exec_histogram(op, fp);
+    case CPN_OPK_BINCOUNT: return exec_bincount(op, fp);
     case CPN_OPK_QUANTILE:
         if (cpn_distselect_applies(op)) return cpn_distselect_execute(op);
         return cpn_distselect_lanes_applies(op) ? cpn_distselect_lanes_execute(op) : exec_gathered(op, fp);
