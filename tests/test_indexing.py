@@ -309,16 +309,17 @@ def test_nonzero_family(dtype, shape):
     check(cupynum.extract(c, c), numpy.extract(n, n))
 
 
-@pytest.mark.parametrize("n", [7, 8, 9, 65536 * 2 + 13, 300001])
+@pytest.mark.parametrize("n", [7, 8, 9, 63, 64, 65, 129, 65536 * 2 + 13, 300001])
 @pytest.mark.parametrize("density", [0.0, 0.01, 0.5, 0.97, 1.0])
 def test_nonzero_1d_chunks(n, density):
     """1-d nonzero across the kernel's chunks (65536 elements or more each, written by threads
-    into their own slots), 8 elements at a time while 8 slots are left, from contiguous and
-    strided masks of every density."""
+    into their own slots), 64 elements a round (AVX-512) or 8 at a time while enough slots are
+    left, from contiguous masks (also at an odd offset: unaligned loads) and strided ones, of
+    every density."""
     r = numpy.random.default_rng(n)
-    m = r.random(2 * n) < density
+    m = r.random(2 * n + 1) < density
     c = cupynum.array(m)
-    for mn, mc in ((m[:n], c[:n]), (m[::2], c[::2])):
+    for mn, mc in ((m[:n], c[:n]), (m[1:n + 1], c[1:n + 1]), (m[::2], c[::2])):
         check(cupynum.nonzero(mc), numpy.nonzero(mn))
         check(cupynum.flatnonzero(mc), numpy.flatnonzero(mn))
 

@@ -185,6 +185,35 @@ enum cpn_status cpn_kernel_compact(size_t item, int ndim, const int64_t *shape, 
     return CPN_OK;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define HAVE_NONZERO_AVX512 1
+/* The indices of the true bytes of a unit-stride mask row from *ip on, written from slot j while
+ * 64 slots are left to the chunk (jend), 64 elements a round in AVX-512: one test of the 64
+ * bytes, then per 8 of them the index vector compressed in a register and stored whole (lanes
+ * past the true ones land in slots this chunk fills later, as the scalar loop's overwritten
+ * stores do).  1-d nonzero of 10^7 random bools: a third of the scalar loop's time.  Returns the
+ * next slot; *ip advanced. */
+__attribute__((target("avx512f,avx512bw")))
+static int64_t nonzero_avx512(const char *m, int64_t len, int64_t *out, int64_t j, int64_t jend, int64_t *ip)
+{
+    int64_t i = *ip;
+    __m512i idx = _mm512_add_epi64(_mm512_set1_epi64(i), _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0));
+    const __m512i eight = _mm512_set1_epi64(8);
+    for (; i + 64 <= len && jend - j >= 64; i += 64) {
+        const __m512i b = _mm512_loadu_si512((const void *)(m + i));
+        uint64_t k = (uint64_t)_mm512_test_epi8_mask(b, b);
+        for (int g = 0; g < 8; g++, k >>= 8) {
+            _mm512_storeu_si512((void *)(out + j), _mm512_maskz_compress_epi64((__mmask8)k, idx));
+            j += __builtin_popcount((unsigned)(k & 0xff));
+            idx = _mm512_add_epi64(idx, eight);
+        }
+    }
+    *ip = i;
+    return j;
+}
+#endif
+
 /* Chunk c of nonzero's rows into its slots of out (cpn_kernel_nonzero). */
 static void nonzero_chunk(int c, int ndim, const int64_t *shape, const char *mask, const int64_t *mst,
                           int64_t *out, int64_t count, int nch, int64_t rows, int64_t per,
@@ -205,6 +234,9 @@ static void nonzero_chunk(int c, int ndim, const int64_t *shape, const char *mas
         /* branch-free: every element writes slot j (a false one is overwritten by the next
          * true one), and j advances past the true ones; a random mask would mispredict */
         int64_t i = 0;
+#ifdef HAVE_NONZERO_AVX512
+        if (ndim == 1 && ms == 1 && cpn_kernel_cpu_level() >= 2) j = nonzero_avx512(m, len, out, j, jend, &i);
+#endif
         if (ndim == 1 && ms == 1) {
             /* 8 elements at a time while 8 slots are left to the chunk: no slot test (1-d
              * nonzero of 10^7 random bools on one thread: the kernel's time down by a third) */
