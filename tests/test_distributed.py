@@ -13,7 +13,7 @@ import numpy
 import pytest
 
 import cupynum
-from conftest import both, check, stencil
+from conftest import both, check, sample, stencil
 
 pytestmark = [pytest.mark.mpi_device]
 
@@ -490,3 +490,32 @@ def test_fused_distributed_reduction_reports_overflow_on_every_rank():
             float(cupynum.sum(c * c))
     with cupynum.errstate(over="ignore"):
         assert float(cupynum.sum(c * c)) == float(numpy.sum(n * n))
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int64, numpy.complex128],
+                         ids=lambda d: numpy.dtype(d).name)
+@pytest.mark.parametrize("shape,axes", [((64, 9), (1,)), ((40, 6, 5), (1, 2)), ((40, 6, 5), (2,)),
+                                        ((30, 7), (-1,))], ids=str)
+def test_axis_reductions_no_tile_cuts_are_owner_computes(dtype, shape, axes):
+    """A reduction along axes no rank tile cuts (x.sum(axis=1) of row slabs; k-means' distance
+    matrix): the result is tiled like the input's kept rows and each rank reduces its own lanes
+    into its own tile -- the same loop as one process, so NumPy's bits -- and no array data
+    moves.  Then ops of the result with the input (x - x.max(axis=1, keepdims=True)) stay
+    aligned."""
+    n = sample(shape, dtype, seed=5)
+    c = cupynum.array(n)
+    cupynum.sync()
+    before = cupynum.runtime_stats()["bytes_sent"]
+    got = [c.sum(axis=axes), c.max(axis=axes), c.prod(axis=axes),
+           cupynum.add.reduce(c, axis=axes, initial=3)]
+    want = [n.sum(axis=axes), n.max(axis=axes), n.prod(axis=axes), numpy.add.reduce(n, axis=axes, initial=3)]
+    shifted = c - c.max(axis=axes, keepdims=True)
+    cupynum.sync()
+    moved = cupynum.runtime_stats()["bytes_sent"] - before
+    for g, w in zip(got, want):
+        check(g, w)
+    check(shifted, n - n.max(axis=axes, keepdims=True))
+    t = cupynum._core._tiling(c)
+    if t["tiled"] and all(t["grid"][d % len(shape)] == 1 for d in axes):
+        assert moved <= 1024, moved
+        assert cupynum._core._tiling(got[0])["tiled"]

@@ -110,6 +110,32 @@ static int axes_mask(PyObject *axes_o, const struct cpn_view *v, uint64_t *mask)
     return 0;
 }
 
+/* The result of reducing v over `mask` as a new array tiled like v's kept dimensions, where no
+ * rank tile of v cuts a reduced axis (dist.c's cpn_dist_reduce_local: each rank then reduces its
+ * own lanes, nothing moves); NULL without an error where that does not hold (the caller makes
+ * the replicated result, each rank's partials combined). */
+static PyObject *reduce_result_tiled(struct cpn_view *v, uint64_t mask, enum cpn_dtype dt, int nd,
+                                     const int64_t *shape)
+{
+    if (cpn_partition_ranks() < 2 || nd == 0 || !v->store->tiled || v->store->root) return NULL;
+    for (int d = 0; d < v->ndim; d++)
+        if ((mask >> d & 1) && v->shape[d] == 0) return NULL;
+    struct cpn_view *like = v;
+    cpn_view_retain(v);
+    for (int d = v->ndim - 1; d >= 0; d--) {   /* the kept dimensions: each reduced one fixed at 0 */
+        if (!(mask >> d & 1)) continue;
+        struct cpn_view *nx = NULL;
+        enum cpn_status st = cpn_view_index(like, d, 0, &nx);
+        cpn_view_release(like);
+        if (st != CPN_OK) return cpn_raise(st);
+        like = nx;
+    }
+    PyObject *r = cpn_array_new_like(dt, nd, shape, like);
+    cpn_view_release(like);
+    if (r && !cpn_dist_reduce_local(v, mask, cpn_array_view(r))) Py_CLEAR(r);
+    return r;
+}
+
 /* reduce(name, a, axes, acc_dtype, initial=None, segment=0): a new array of the kept dimensions
  * in acc_dtype; `initial` (packed as acc_dtype) starts every accumulator; `segment` (CPN_REDUCEAT_*
  * bits: 1 a segment of ufunc.reduceat, 2 its first, 4 its last) makes the floating-point reports
@@ -148,7 +174,9 @@ PyObject *cpn_mod_reduce(PyObject *m, PyObject *args)
                      cpn_op_info(code)->name);
         return NULL;
     }
-    PyObject *r = cpn_array_new_replicated(dt, nd, shape);   /* on every rank, as MPI_Allreduce */
+    PyObject *r = reduce_result_tiled(v, mask, (enum cpn_dtype)dt, nd, shape);
+    if (!r && !PyErr_Occurred())
+        r = cpn_array_new_replicated(dt, nd, shape);   /* on every rank, as MPI_Allreduce */
     if (!r) return NULL;
     op.dtype = dt;
     op.in[0] = v;

@@ -1523,6 +1523,72 @@ static enum cpn_status combine_partials(const struct cpn_op *op, const char *par
     return CPN_OK;
 }
 
+bool cpn_dist_reduce_local(const struct cpn_view *in, uint64_t axes, const struct cpn_view *out)
+{
+    const struct cpn_store *s = in->store, *os = out->store;
+    if (!os->tiled || os->root || !cpn_view_is_whole(out) || s->root || !s->tiled || in->part ||
+        in->dtype != s->dtype || out->ndim != os->ndim)
+        return false;
+    for (int q = 0; q < cpn_partition_ranks(); q++) {
+        struct box t, b, to;
+        tile_of(s, q, &t);
+        tile_of(os, q, &to);
+        const int r = preimage(in, &t, &b);
+        bool oempty = false;
+        for (int k = 0; k < os->ndim; k++) oempty |= to.hi[k] <= to.lo[k];
+        if (r < 0 || (r == 0 && !oempty) || (r > 0 && oempty)) return false;
+        for (int d = 0, k = 0; r > 0 && d < in->ndim; d++) {
+            if (axes >> d & 1) {
+                if (b.lo[d] != 0 || b.hi[d] != in->shape[d]) return false;
+            } else {
+                if (b.lo[d] != to.lo[k] || b.hi[d] != to.hi[k]) return false;
+                k++;
+            }
+        }
+    }
+    return true;
+}
+
+/* A reduction whose result is tiled like the kept part of its input, no tile cutting a reduced
+ * axis (cpn_dist_reduce_local): each rank reduces its own lanes into its own tile of the result
+ * (the identity first, the initial value once per element); nothing moves. */
+static enum cpn_status reduce_local(const struct cpn_op *op, struct cpn_fpreport *fp)
+{
+    const struct cpn_view *in = op->in[0], *out = op->out[0];
+    struct cpn_store *s = in->store, *os = out->store;
+    struct box t, w;
+    tile_of(s, cpn_partition_rank(), &t);
+    if (preimage(in, &t, &w) <= 0 || os->tsize == 0) return CPN_OK;
+    const enum cpn_dtype acc = out->dtype;
+    const size_t item = cpn_dtype_size(acc);
+    char *dst = cpn_store_data_for_overwrite(os);
+    if (!dst) return CPN_ERR_NOMEM;
+    for (int64_t i = 0; i < os->tsize; i++) cpn_op_combine_identity((enum cpn_opcode)op->code, acc, dst + i * (int64_t)item);
+    int64_t ist[CPN_MAXDIM], ext[CPN_MAXDIM], ost[CPN_MAXDIM];
+    for (int d = 0; d < in->ndim; d++) ext[d] = w.hi[d] - w.lo[d];
+    for (int k = 0; k < os->ndim; k++) ost[k] = os->tstride[k] * (int64_t)item;
+    const struct cpn_transport_i *dt = transport_for(true);
+    enum cpn_status st = CPN_ERR_UNSUPPORTED;
+    if (dt->device && dt->reduce_region && s->dev && s->dev_state != CPN_WHERE_HOST) {
+        char *db = dt->tile(s);
+        if (!db) return CPN_ERR_NOMEM;
+        st = dt->reduce_region(op, region_layout(in, &w, db, s->tlo, s->tstride, ist), in->ndim, ext, ist, dst, ost, fp);
+    }
+    if (st == CPN_ERR_UNSUPPORTED) {
+        const struct cpn_transport_i *ht = cpn_transport_host();
+        char *hb = ht->tile(s);
+        if (!hb) return CPN_ERR_NOMEM;
+        st = ht->reduce_region(op, region_layout(in, &w, hb, s->tlo, s->tstride, ist), in->ndim, ext, ist, dst, ost, fp);
+    }
+    if (st == CPN_OK && op->iparam[0]) {   /* the initial value enters once */
+        cpn_loop_fn combine = cpn_kernel_elementwise(op->code, acc);
+        char *args[3] = {(char *)op->scalar[1].bytes, dst, dst};
+        int64_t cst[3] = {0, (int64_t)item, (int64_t)item};
+        combine(args, cst, os->tsize, NULL);
+    }
+    return st;
+}
+
 static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     const struct cpn_view *in = op->in[0], *out = op->out[0];
@@ -1530,6 +1596,7 @@ static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport 
     /* Partials combine only for the ops the table says combine (ops.def's reduce column); other
      * ops (subtract, bitwise...) reduce on the gathered input. */
     bool fast = cpn_op_combines((enum cpn_opcode)op->code), flat = fast && flat_reducible(op);
+    if (fast && out->store->tiled && cpn_dist_reduce_local(in, op->axes, out)) return reduce_local(op, fp);
     if (!fast || (!boxable(s) && !flat) || out->store->tiled || !cpn_view_is_contiguous(out))
         return exec_gathered(op, fp);
     const int P = cpn_partition_ranks();
