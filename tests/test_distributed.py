@@ -519,3 +519,22 @@ def test_axis_reductions_no_tile_cuts_are_owner_computes(dtype, shape, axes):
     if t["tiled"] and all(t["grid"][d % len(shape)] == 1 for d in axes):
         assert moved <= 1024, moved
         assert cupynum._core._tiling(got[0])["tiled"]
+
+
+@pytest.mark.parametrize("shape,axis", [((40000, 6), 1), ((20000, 3, 4), (1, 2))], ids=str)
+def test_quantiles_along_axes_no_tile_cuts_are_owner_computes(shape, axis):
+    """median/percentile along axes no rank tile cuts: each rank's own lanes into its own tile of
+    a result tiled like the kept rows (the quantiles' axis whole in every tile): no bytes move
+    once the result is large enough to be tiled (small results stay replicated)."""
+    n = sample(shape, numpy.float64, seed=6)
+    c = cupynum.array(n)
+    cupynum.sync()
+    for f in (lambda xp, a: xp.median(a, axis=axis), lambda xp, a: xp.percentile(a, [5, 50, 95], axis=axis),
+              lambda xp, a: xp.quantile(a, 0.25, axis=axis, keepdims=True)):
+        before = cupynum.runtime_stats()["bytes_sent"]
+        r = f(cupynum, c)
+        cupynum.sync()
+        moved = cupynum.runtime_stats()["bytes_sent"] - before
+        check(r, f(numpy, n))
+        if cupynum._core._tiling(r)["tiled"]:
+            assert moved <= 1024, moved

@@ -115,9 +115,9 @@ static int axes_mask(PyObject *axes_o, const struct cpn_view *v, uint64_t *mask)
  * own lanes, nothing moves); NULL without an error where that does not hold (the caller makes
  * the replicated result, each rank's partials combined). */
 static PyObject *reduce_result_tiled(struct cpn_view *v, uint64_t mask, enum cpn_dtype dt, int nd,
-                                     const int64_t *shape)
+                                     const int64_t *shape, int lead)
 {
-    if (cpn_partition_ranks() < 2 || nd == 0 || !v->store->tiled || v->store->root) return NULL;
+    if (cpn_partition_ranks() < 2 || nd == lead || !v->store->tiled || v->store->root) return NULL;
     for (int d = 0; d < v->ndim; d++)
         if ((mask >> d & 1) && v->shape[d] == 0) return NULL;
     struct cpn_view *like = v;
@@ -130,9 +130,16 @@ static PyObject *reduce_result_tiled(struct cpn_view *v, uint64_t mask, enum cpn
         if (st != CPN_OK) return cpn_raise(st);
         like = nx;
     }
+    for (int k = 0; k < lead; k++) {           /* the result's own leading dimensions */
+        struct cpn_view *nx = NULL;
+        enum cpn_status st = cpn_view_newaxis(like, 0, &nx);
+        cpn_view_release(like);
+        if (st != CPN_OK) return cpn_raise(st);
+        like = nx;
+    }
     PyObject *r = cpn_array_new_like(dt, nd, shape, like);
     cpn_view_release(like);
-    if (r && !cpn_dist_reduce_local(v, mask, cpn_array_view(r))) Py_CLEAR(r);
+    if (r && !cpn_dist_reduce_local(v, mask, cpn_array_view(r), lead)) Py_CLEAR(r);
     return r;
 }
 
@@ -174,7 +181,7 @@ PyObject *cpn_mod_reduce(PyObject *m, PyObject *args)
                      cpn_op_info(code)->name);
         return NULL;
     }
-    PyObject *r = reduce_result_tiled(v, mask, (enum cpn_dtype)dt, nd, shape);
+    PyObject *r = reduce_result_tiled(v, mask, (enum cpn_dtype)dt, nd, shape, 0);
     if (!r && !PyErr_Occurred())
         r = cpn_array_new_replicated(dt, nd, shape);   /* on every rank, as MPI_Allreduce */
     if (!r) return NULL;
@@ -277,7 +284,11 @@ PyObject *cpn_mod_quantile(PyObject *m, PyObject *args)
         else shape[nd++] = v->shape[d];
     }
     if (nred == 0) return PyErr_Format(PyExc_ValueError, "internal: quantile of an empty lane");
-    PyObject *r = cpn_array_new_replicated(odt, nd, shape);
+    /* each rank's own lanes into its tile where no tile cuts a lane (distselect.c), else every
+     * rank holds the whole result */
+    PyObject *r = cpn_view_is_whole(v) ? reduce_result_tiled(v, mask, (enum cpn_dtype)odt, nd, shape, q != Py_None)
+                                       : NULL;
+    if (!r && !PyErr_Occurred()) r = cpn_array_new_replicated(odt, nd, shape);
     if (!r) return NULL;
     struct cpn_op op = {.kind = CPN_OPK_QUANTILE, .code = 0, .nin = q == Py_None ? 1 : 2, .nout = 1,
                         .axes = mask};

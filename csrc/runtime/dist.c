@@ -1523,11 +1523,11 @@ static enum cpn_status combine_partials(const struct cpn_op *op, const char *par
     return CPN_OK;
 }
 
-bool cpn_dist_reduce_local(const struct cpn_view *in, uint64_t axes, const struct cpn_view *out)
+bool cpn_dist_reduce_local(const struct cpn_view *in, uint64_t axes, const struct cpn_view *out, int lead)
 {
     const struct cpn_store *s = in->store, *os = out->store;
     if (!os->tiled || os->root || !cpn_view_is_whole(out) || s->root || !s->tiled || in->part ||
-        in->dtype != s->dtype || out->ndim != os->ndim)
+        in->dtype != s->dtype || out->ndim != os->ndim || lead > out->ndim)
         return false;
     for (int q = 0; q < cpn_partition_ranks(); q++) {
         struct box t, b, to;
@@ -1537,7 +1537,9 @@ bool cpn_dist_reduce_local(const struct cpn_view *in, uint64_t axes, const struc
         bool oempty = false;
         for (int k = 0; k < os->ndim; k++) oempty |= to.hi[k] <= to.lo[k];
         if (r < 0 || (r == 0 && !oempty) || (r > 0 && oempty)) return false;
-        for (int d = 0, k = 0; r > 0 && d < in->ndim; d++) {
+        for (int k = 0; r > 0 && k < lead; k++)   /* leading result dimensions (quantiles): whole */
+            if (to.lo[k] != 0 || to.hi[k] != os->shape[k]) return false;
+        for (int d = 0, k = lead; r > 0 && d < in->ndim; d++) {
             if (axes >> d & 1) {
                 if (b.lo[d] != 0 || b.hi[d] != in->shape[d]) return false;
             } else {
@@ -1596,7 +1598,7 @@ static enum cpn_status exec_reduce(const struct cpn_op *op, struct cpn_fpreport 
     /* Partials combine only for the ops the table says combine (ops.def's reduce column); other
      * ops (subtract, bitwise...) reduce on the gathered input. */
     bool fast = cpn_op_combines((enum cpn_opcode)op->code), flat = fast && flat_reducible(op);
-    if (fast && out->store->tiled && cpn_dist_reduce_local(in, op->axes, out)) return reduce_local(op, fp);
+    if (fast && out->store->tiled && cpn_dist_reduce_local(in, op->axes, out, 0)) return reduce_local(op, fp);
     if (!fast || (!boxable(s) && !flat) || out->store->tiled || !cpn_view_is_contiguous(out))
         return exec_gathered(op, fp);
     const int P = cpn_partition_ranks();

@@ -33,10 +33,11 @@ bool cpn_dist_row_parts(const struct cpn_view *v);
 /* Whether views a and b (one shape) of tiled stores have the same box of view indices on every
  * rank: COMPACT of a where b is true then runs on each rank's own tiles.  Local. */
 bool cpn_dist_parts_match(const struct cpn_view *a, const struct cpn_view *b);
-/* Is `out` (a whole fresh store) tiled like the kept dimensions of `in`, with no rank tile of
- * in's store cutting a reduced axis (`axes`)?  Then each rank reduces its own lanes into its own
- * tile of out (x.sum(axis=1) of row slabs).  Local (a pure function of the tilings). */
-bool cpn_dist_reduce_local(const struct cpn_view *in, uint64_t axes, const struct cpn_view *out);
+/* Is `out` (a whole fresh store) tiled like the kept dimensions of `in` (after `lead` leading
+ * dimensions of its own, whole in every tile: the quantiles), with no rank tile of in's store
+ * cutting a reduced axis (`axes`)?  Then each rank reduces its own lanes into its own tile of out
+ * (x.sum(axis=1), median(x, axis=1) of row slabs).  Local (a pure function of the tilings). */
+bool cpn_dist_reduce_local(const struct cpn_view *in, uint64_t axes, const struct cpn_view *out, int lead);
 
 /* ---- fused runs (fusion.c) over aligned tiles ----
  * A run of element-wise ops on tiled stores is fused when every op's work box (the view indices of

@@ -318,7 +318,8 @@ bool cpn_distselect_lanes_applies(const struct cpn_op *op)
     if (op->kind != CPN_OPK_QUANTILE || cpn_partition_ranks() < 2) return false;
     const struct cpn_view *in = op->in[0], *out = op->out[0];
     const struct cpn_store *s = in->store;
-    if (!s->tiled || !cpn_view_is_whole(in) || in->dtype > CPN_DTYPE_FLOAT64 || out->store->tiled) return false;
+    if (!s->tiled || !cpn_view_is_whole(in) || in->dtype > CPN_DTYPE_FLOAT64) return false;
+    if (out->store->tiled && !cpn_dist_reduce_local(in, op->axes, out, op->nin > 1 && op->in[1])) return false;
     if (op->nin > 1 && op->in[1] && op->in[1]->dtype != CPN_DTYPE_FLOAT64) return false;
     const int P = cpn_partition_ranks();
     for (int r = 0; r < P; r++) {
@@ -415,6 +416,20 @@ enum cpn_status cpn_distselect_lanes_execute(const struct cpn_op *op)
         mine = cpn_alloc(counts[me] + 8);
         st = data && mine ? cpn_kernel_quantile(&qa, iv->dtype, data, nd, shape, strides, op->axes, mine)
                           : CPN_ERR_NOMEM;
+    }
+    if (ov->store->tiled) {
+        /* the result tiled like the kept rows (cpn_dist_reduce_local): this rank's lanes are its
+         * tile, C-ordered (nq, ext...) as the tile buffer is; nothing moves */
+        char *dst = st == CPN_OK && counts[me] ? cpn_store_data_for_overwrite(ov->store) : NULL;
+        if (st == CPN_OK && counts[me] && !dst) st = CPN_ERR_NOMEM;
+        if (dst) memcpy(dst, mine, counts[me]);
+        cpn_free(mine);
+        cpn_free(q);
+        cpn_free(boxes);
+        cpn_free(counts);
+        cpn_free(res);
+        cpn_free(all);
+        return st;
     }
     /* every rank takes part in the exchange, also one whose part failed (it sends garbage of the
      * agreed size and returns its error after) */
