@@ -446,24 +446,39 @@ PyObject *cpn_mod_index_range(PyObject *m, PyObject *a)
 
 #define CONCAT_MAX 64   /* inputs handled here; more go the general way */
 
-/* _core.concat_rows(seq): the concatenation of seq along axis 0, or None where the general path
- * must run. */
-static PyObject *concat_rows(PyObject *seq);
+/* _core.concat_rows(seq[, axis[, stack]]): the concatenation of seq along `axis` (default 0),
+ * or with stack true (axis 0 only) numpy.stack of seq, whose arrays then all have one shape; or
+ * None where the general path must run. */
+static PyObject *concat_rows(PyObject *seq, int axis, bool stack);
 
-PyObject *cpn_mod_concat_rows(PyObject *m, PyObject *seq)
+PyObject *cpn_mod_concat_rows(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)m;
+    if (nargs < 1 || nargs > 3) Py_RETURN_NONE;
+    PyObject *seq = args[0];
     if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) Py_RETURN_NONE;
+    long axis = 0;
+    if (nargs > 1) {
+        if (!PyLong_CheckExact(args[1])) Py_RETURN_NONE;
+        axis = PyLong_AsLong(args[1]);
+        if (axis == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        if (axis < 0 || axis >= CPN_MAXDIM) Py_RETURN_NONE;
+    }
+    const bool stack = nargs > 2 && PyObject_IsTrue(args[2]) == 1;
+    if (stack && axis != 0) Py_RETURN_NONE;
     /* a tuple of the inputs, held to the end: an assignment may flush, and a flush may run Python
      * (a warning's hook, the collector) that changes a list whose items were borrowed */
     PyObject *tup = PySequence_Tuple(seq);
     if (!tup) return NULL;
-    PyObject *r = concat_rows(tup);
+    PyObject *r = concat_rows(tup, (int)axis, stack);
     Py_DECREF(tup);
     return r;
 }
 
-static PyObject *concat_rows(PyObject *seq)
+static PyObject *concat_rows(PyObject *seq, int axis, bool stack)
 {
     const Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
     if (k < 1 || k > CONCAT_MAX) Py_RETURN_NONE;
@@ -474,28 +489,36 @@ static PyObject *concat_rows(PyObject *seq)
         vs[i] = cpn_array_view(items[i]);
     }
     const struct cpn_view *f = vs[0];
-    if (f->ndim < 1) Py_RETURN_NONE;
+    if (f->ndim < 1 || axis >= f->ndim || (stack && f->ndim + 1 > CPN_MAXDIM)) Py_RETURN_NONE;
+    /* the result's shape: a stack puts a dimension of k in front, a concatenation sums `axis` */
     int64_t shape[CPN_MAXDIM];
-    memcpy(shape, f->shape, sizeof(int64_t) * (size_t)f->ndim);
-    shape[0] = 0;
+    const int rnd = f->ndim + (stack ? 1 : 0);
+    if (stack) {
+        shape[0] = (int64_t)k;
+        memcpy(shape + 1, f->shape, sizeof(int64_t) * (size_t)f->ndim);
+    } else {
+        memcpy(shape, f->shape, sizeof(int64_t) * (size_t)f->ndim);
+        shape[axis] = 0;
+    }
     for (Py_ssize_t i = 0; i < k; i++) {
         const struct cpn_view *v = vs[i];
         if (v->dtype != f->dtype || v->ndim != f->ndim || cpn_store_root(v->store)->tiled)
             Py_RETURN_NONE;
-        for (int d = 1; d < f->ndim; d++)
-            if (v->shape[d] != f->shape[d]) Py_RETURN_NONE;
-        shape[0] += v->shape[0];
+        for (int d = 0; d < f->ndim; d++)
+            if ((stack || d != axis) && v->shape[d] != f->shape[d]) Py_RETURN_NONE;
+        if (!stack) shape[axis] += v->shape[axis];
     }
-    PyObject *r = cpn_array_new(f->dtype, f->ndim, shape);
+    PyObject *r = cpn_array_new(f->dtype, rnd, shape);
     if (!r) return NULL;
     struct cpn_view *rv = cpn_array_view(r);
     rv->store->uninit = true;
     int64_t start = 0;
     for (Py_ssize_t i = 0; i < k; i++) {
-        const int64_t n = vs[i]->shape[0];
+        /* a stack's input fills one (1, shape...) slice, broadcast into it */
+        const int64_t n = stack ? 1 : vs[i]->shape[axis];
         if (!n) continue;
         struct cpn_view *rows = NULL;
-        enum cpn_status st = cpn_view_slice(rv, 0, start, 1, n, &rows);
+        enum cpn_status st = cpn_view_slice(rv, axis, start, 1, n, &rows);
         if (st != CPN_OK) {
             Py_DECREF(r);
             return cpn_raise(st);
