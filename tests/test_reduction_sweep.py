@@ -436,6 +436,36 @@ def test_argmax_blocked_runs(dtype, n, argreduce_simd):
                 check(getattr(cupynum, f)(c2.T), getattr(numpy, f)(m2.T))
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [64, 77, 300, 530])
+def test_argmax_blocked_search_every_position(dtype, n, argreduce_simd):
+    """The search for a block's extreme (reduce.c, argrun: W lanes compared at a time, then the
+    block's last elements one by one): the extreme -- unique, twice, or equal as -0.0 and 0.0 --
+    at every position of a row, so at every lane and in each block's tail; rows of a 2-d array
+    along axis 1 (one output per row) and whole arrays."""
+    rng = numpy.random.default_rng(n)
+    base = rng.uniform(-1, 1, n).astype(dtype)
+    rows = []
+    for k in range(n):
+        for v in (2.0, -2.0):
+            r = base.copy()
+            r[k] = v
+            rows.append(r)
+        r = base.copy()
+        r[k] = r[(k * 7 + 3) % n] = 2.0
+        rows.append(r)
+        r = numpy.abs(base) + 1
+        r[k] = -0.0
+        r[(k * 5 + 1) % n] = 0.0
+        rows.append(r)
+    m = numpy.stack(rows)
+    c = cupynum.array(m)
+    for f in ("argmax", "argmin"):
+        check(getattr(cupynum, f)(c, axis=1), getattr(numpy, f)(m, axis=1))
+        for i in range(0, len(rows), 7):
+            check(getattr(cupynum, f)(c[i]), getattr(numpy, f)(m[i]))
+
+
 def test_argmax_fast_path_forms():
     """full_argreduce answers whole untiled non-empty arrays only; 0-d, empty, out=, axis= and
     non-cupynum inputs take _arg (NumPy's results and errors)."""
