@@ -395,6 +395,11 @@ def _interp_table(xpa, fpa, nx):
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
+    if period is None:
+        # NumPy's loop in C on float64 arrays held whole here (fastpath.c), else None
+        r = _core.interp_fast(x, xp, fp, left, right)
+        if r is not None:
+            return r
     from ._sorting import argsort
     from ._selection import take
     fpa = fp if isinstance(fp, ndarray) else _np.asarray(fp)
@@ -439,6 +444,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     def bound(v, default):
         if v is None:
             return default
+        if not complex_fp and isinstance(v, (str, bytes, bytearray)):   # PyFloat_AsDouble's
+            raise TypeError(f"must be real number, not {type(v).__name__}")
         return complex(v) if complex_fp else float(v)
     if complex_fp:
         parts = []

@@ -545,6 +545,66 @@ def test_interp():
     _same(lambda m: m.interp(_a(m, n), _a(m, _XP), _a(m, numpy.sin(_XP))))
 
 
+def _bits(r, e):
+    """r is e bit for bit (values, NaN payloads and signed zeros alike), dtype and shape."""
+    r = numpy.asarray(r)
+    assert r.dtype == e.dtype and r.shape == e.shape, (r.dtype, e.dtype, r.shape, e.shape)
+    assert r.tobytes() == e.tobytes(), numpy.flatnonzero(r.view(numpy.uint64) != e.view(numpy.uint64))
+
+
+@pytest.mark.parametrize("n", [1, 5, 1000, 5000, 70000])
+@pytest.mark.parametrize("lenxp", [1, 2, 4, 5, 9, 40, 3000])
+def test_interp_fast_path_bits(n, lenxp):
+    """interp of contiguous float64 arrays computed in C (fastpath.c, kernels/interp.c): NumPy's
+    bits for sorted tables with repeated points, NaN/inf values and queries (on points, between,
+    outside, NaN, infinities), left/right given as floats and ints, an unsorted table (NumPy's
+    search with its guesses), n-d queries, past INTERP_FAST_MAX (the general path); the inputs
+    are left alone and the result is a new array."""
+    rng = numpy.random.default_rng(n * 7 + lenxp)
+    xp = numpy.sort(rng.integers(0, 2 * lenxp, lenxp).astype(float) / 3)   # repeats
+    fp = rng.standard_normal(lenxp) * 1e3
+    if lenxp > 4:
+        fp[rng.integers(0, lenxp, 2)] = [numpy.inf, numpy.nan]
+    x = rng.uniform(xp[0] - 1, xp[-1] + 1, n)
+    x[rng.integers(0, n, max(n // 10, 1))] = xp[rng.integers(0, lenxp, max(n // 10, 1))]
+    if n > 4:
+        x[:4] = [numpy.nan, numpy.inf, -numpy.inf, -0.0]
+    c = [cupynum.array(v) for v in (x, xp, fp)]
+    for kw in ({}, {"left": -7.5, "right": 3}, {"left": 2}, {"right": numpy.nan}):
+        _bits(cupynum.interp(*c, **kw), numpy.interp(x, xp, fp, **kw))
+    if n % 5 == 0:
+        _bits(cupynum.interp(c[0].reshape(5, -1), c[1], c[2]), numpy.interp(x.reshape(5, -1), xp, fp))
+    # NumPy's answer for an unsorted table is its search's: the fast path's (untiled arrays)
+    un = rng.permutation(lenxp)
+    r = cupynum._core.interp_fast(c[0], cupynum.array(xp[un]), c[2], None, None)
+    if n <= 65536 and RANKS == 1:
+        _bits(r, numpy.interp(x, xp[un], fp))
+    r = cupynum.interp(*c)
+    r[...] = 0
+    for a, e in zip(c, (x, xp, fp)):
+        _bits(a, e)
+
+
+def test_interp_fast_path_declines():
+    """What interp_fast declines (None) -- other dtypes, strided views, 0-d queries, a complex
+    table, lengths that differ, left/right of other types, non-cupynum arguments -- goes the
+    general way, whose answers and errors are NumPy's."""
+    x, xp, fp = numpy.linspace(-1, 8, 50), _XP, numpy.sin(_XP)
+    c = [cupynum.array(v) for v in (x, xp, fp)]
+    f32 = cupynum.array(x.astype(numpy.float32))
+    for args in ((f32, c[1], c[2], None, None), (c[0][::2], c[1], c[2], None, None),
+                 (c[0][3], c[1], c[2], None, None), (c[0], c[1], c[2][:3], None, None),
+                 (c[0], c[1], c[2], numpy.float64(1), None), (c[0], c[1], c[2], None, 1j),
+                 (x, c[1], c[2], None, None), (c[0], c[1], cupynum.array(fp + 1j), None, None),
+                 (c[0], cupynum.zeros(0), cupynum.zeros(0), None, None)):
+        assert cupynum._core.interp_fast(*args) is None
+    check(cupynum.interp(f32, c[1], c[2]), numpy.interp(x.astype(numpy.float32), xp, fp))
+    check(cupynum.interp(c[0][::2], c[1], c[2]), numpy.interp(x[::2], xp, fp))
+    check(cupynum.interp(c[0][3], c[1], c[2]), numpy.interp(x[3], xp, fp))
+    check(cupynum.interp(c[0], c[1], c[2], numpy.float64(1), 2.0), numpy.interp(x, xp, fp, numpy.float64(1), 2.0))
+    _same(lambda m: m.interp(_a(m, x), _a(m, xp), _a(m, fp), left="a"))
+
+
 def test_interp_errors():
     _same(lambda m: m.interp(_a(m, _XS), _a(m, _XP), _a(m, _FP[:3])))
     _same(lambda m: m.interp(_a(m, _XS), m.zeros(0), m.zeros(0)))

@@ -596,3 +596,95 @@ fail:
     Py_DECREF(idx);
     return NULL;
 }
+
+/* ---- interp of small real tables ----------------------------------------------------------------
+ *
+ * numpy.interp(x, xp, fp) through cupynum/_calculus.py's ops (a search, four gathers and a score
+ * of element-wise ops) took 60 us for 1,000 points against NumPy's 7.  Where x (up to
+ * INTERP_FAST_MAX points), xp and fp are
+ * contiguous float64 arrays held whole on this rank (untiled, on the host) and the result is
+ * untiled too, NumPy's own loop (kernels/interp.c) computes the result here into a new array's
+ * buffer, after a flush of whatever writes the inputs.  Every rank holding the whole inputs
+ * computes the same values, as for any untiled array; tiled arrays, other dtypes, views, complex
+ * tables, a period and every error go the general (owner-computes) way.  Untiledness is a fact
+ * of the stores every rank agrees on, so ranks take the same path. */
+
+/* Most queries computed here: beyond, the general path's threaded search of the queued ops is
+ * faster than NumPy's one loop (10^6 points in a table of 10^5: 58 ms against 92 on a loaded
+ * machine), at 10^5 they are even. */
+#define INTERP_FAST_MAX 65536
+
+/* A left/right argument as NumPy's PyFloat_AsDouble reads it (None: `dflt`); false where the
+ * general path must convert it (other types, their errors). */
+static bool interp_bound(PyObject *o, double dflt, double *v)
+{
+    if (o == Py_None) {
+        *v = dflt;
+        return true;
+    }
+    if (PyFloat_CheckExact(o)) {
+        *v = PyFloat_AS_DOUBLE(o);
+        return true;
+    }
+    if (PyLong_CheckExact(o)) {
+        *v = PyLong_AsDouble(o);
+        if (*v == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Is o an input the fast path takes: a contiguous float64 cupynum array whose store is
+ * untiled? */
+static bool interp_input(PyObject *o)
+{
+    if (Py_TYPE(o) != cpn_array_type) return false;
+    const struct cpn_view *v = cpn_array_view(o);
+    return v->dtype == CPN_DTYPE_FLOAT64 && cpn_view_is_contiguous(v) && !cpn_store_root(v->store)->tiled;
+}
+
+/* _core.interp_fast(x, xp, fp, left, right): numpy.interp's result for the inputs above (x of
+ * ndim >= 1; xp, fp 1-d of one length >= 1; left/right None, float or int), or None where the
+ * general path must run. */
+PyObject *cpn_mod_interp_fast(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)m;
+    if (nargs != 5 || !interp_input(args[0]) || !interp_input(args[1]) || !interp_input(args[2]))
+        Py_RETURN_NONE;
+    const struct cpn_view *vs[3] = {cpn_array_view(args[0]), cpn_array_view(args[1]), cpn_array_view(args[2])};
+    const int64_t lenxp = vs[1]->shape[0];
+    if (vs[0]->ndim < 1 || vs[1]->ndim != 1 || vs[2]->ndim != 1 || lenxp < 1 || vs[2]->shape[0] != lenxp ||
+        cpn_view_size(vs[0]) > INTERP_FAST_MAX)
+        Py_RETURN_NONE;
+    /* every flush first (one may move data), then the bytes where they lie */
+    for (int i = 0; i < 3; i++)
+        if (flush_for_read(vs[i]) < 0) return NULL;
+    const double *in[3];
+    for (int i = 0; i < 3; i++) {
+        in[i] = (const double *)local_origin(vs[i]);
+        if (!in[i]) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+    }
+    double lval, rval;
+    if (!interp_bound(args[3], in[2][0], &lval) || !interp_bound(args[4], in[2][lenxp - 1], &rval))
+        Py_RETURN_NONE;
+    PyObject *r = cpn_array_new(CPN_DTYPE_FLOAT64, vs[0]->ndim, vs[0]->shape);
+    if (!r) return NULL;
+    struct cpn_store *rs = cpn_array_view(r)->store;
+    if (cpn_store_root(rs)->tiled) {   /* a result the ranks share: the general way */
+        Py_DECREF(r);
+        Py_RETURN_NONE;
+    }
+    double *out = cpn_store_data_for_overwrite(rs);   /* (runs no op: the inputs stay put) */
+    if (!out) {
+        Py_DECREF(r);
+        return cpn_raise(CPN_ERR_NOMEM);
+    }
+    cpn_hostexec_interp(in[0], cpn_view_size(vs[0]), in[1], in[2], lenxp, lval, rval, out);
+    return r;
+}
