@@ -140,6 +140,7 @@ extern PyMethodDef cpn_array_reduce_methods[];                     /* ndarray.su
 PyObject *cpn_mod_full_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 PyObject *cpn_mod_temp_probe(PyObject *m, PyObject *arg);
 PyObject *cpn_mod_index_range(PyObject *m, PyObject *a);   /* _core.index_range(a) */
+PyObject *cpn_mod_correlate_fast(PyObject *m, PyObject *const *args, Py_ssize_t nargs);  /* _core.correlate_fast */
 PyObject *cpn_mod_interp_fast(PyObject *m, PyObject *const *args, Py_ssize_t nargs);  /* _core.interp_fast */
 PyObject *cpn_mod_concat_rows(PyObject *m, PyObject *const *args, Py_ssize_t nargs);  /* _core.concat_rows */
 PyObject *cpn_mod_full_argreduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs);

@@ -364,6 +364,8 @@ PyMethodDef cpn_module_methods[] = {
      "full_argreduce(a, 'maximum'|'minimum'): argmax/argmin of a whole untiled non-empty array (ndim >= 1) as a scalar; else None."},
     {"nonzero_rows", cpn_mod_nonzero_rows, METH_O,
      "nonzero_rows(m): nonzero(m) of a contiguous non-empty untiled bool array on the host, counted in place; else None."},
+    {"correlate_fast", (PyCFunction)(void (*)(void))cpn_mod_correlate_fast, METH_FASTCALL,
+     "correlate_fast(a, v, mode[, conj]): numpy.correlate(a, v, mode 0/1/2) (v conjugated first when conj is True) for untiled 1-d cupynum arrays of one float or complex dtype; else None."},
     {"interp_fast", (PyCFunction)(void (*)(void))cpn_mod_interp_fast, METH_FASTCALL,
      "interp_fast(x, xp, fp, left, right): numpy.interp for contiguous untiled float64 cupynum arrays (x n-d, xp and fp 1-d of one length) and left/right None, float or int; else None."},
     {"concat_rows", (PyCFunction)(void (*)(void))cpn_mod_concat_rows, METH_FASTCALL,

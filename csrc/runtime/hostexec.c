@@ -33,6 +33,12 @@ enum cpn_status cpn_hostexec_reduce_all(enum cpn_opcode code, enum cpn_dtype dt,
     return s;
 }
 
+void cpn_hostexec_correlate(enum cpn_dtype dt, const char *a, int64_t n1, const char *v, int64_t n2, int mode,
+                            char *out)
+{
+    cpn_kernel_correlate(dt, a, n1, v, n2, mode, out);
+}
+
 void cpn_hostexec_interp(const double *x, int64_t n, const double *xp, const double *fp, int64_t lenxp,
                          double lval, double rval, double *out)
 {
