@@ -199,6 +199,45 @@ PyObject *cpn_fast_scalar(const struct cpn_view *v)
     return scalar_from(o, v->dtype);
 }
 
+/* The element at p of dtype dt as the Python scalar NumPy's item() gives (bool, int, float,
+ * complex; float16/float32 widened exactly to a float). */
+static PyObject *python_scalar(const char *p, enum cpn_dtype dt)
+{
+    switch (dt) {
+#define AS_INT(E, T, S, C) \
+    case CPN_DTYPE_##E: { T x; memcpy(&x, p, sizeof x); return C == CPN_CLASS_UINT ? PyLong_FromUnsignedLongLong((unsigned long long)x) : PyLong_FromLongLong((long long)x); }
+#define INTS(X) X(INT8, int8_t, i8, CPN_CLASS_INT) X(UINT8, uint8_t, u8, CPN_CLASS_UINT) \
+    X(INT16, int16_t, i16, CPN_CLASS_INT) X(UINT16, uint16_t, u16, CPN_CLASS_UINT) \
+    X(INT32, int32_t, i32, CPN_CLASS_INT) X(UINT32, uint32_t, u32, CPN_CLASS_UINT) \
+    X(INT64, int64_t, i64, CPN_CLASS_INT) X(UINT64, uint64_t, u64, CPN_CLASS_UINT)
+    INTS(AS_INT)
+#undef INTS
+#undef AS_INT
+    case CPN_DTYPE_BOOL: return PyBool_FromLong(*(const unsigned char *)p != 0);
+    case CPN_DTYPE_FLOAT16: { _Float16 x; memcpy(&x, p, sizeof x); return PyFloat_FromDouble((double)x); }
+    case CPN_DTYPE_FLOAT32: { float x; memcpy(&x, p, sizeof x); return PyFloat_FromDouble((double)x); }
+    case CPN_DTYPE_FLOAT64: { double x; memcpy(&x, p, sizeof x); return PyFloat_FromDouble(x); }
+    case CPN_DTYPE_COMPLEX64: { float x[2]; memcpy(x, p, sizeof x); return PyComplex_FromDoubles(x[0], x[1]); }
+    case CPN_DTYPE_COMPLEX128: { double x[2]; memcpy(x, p, sizeof x); return PyComplex_FromDoubles(x[0], x[1]); }
+    default: return Py_NewRef(Py_NotImplemented);
+    }
+}
+
+PyObject *cpn_fast_item(const struct cpn_view *v, const Py_ssize_t *at)
+{
+    if (cpn_store_is_virtual(v->store)) return Py_NewRef(Py_NotImplemented);
+    if (flush_for_read(v) < 0) return NULL;
+    const char *o = local_origin(v);
+    if (!o) {
+        PyErr_Clear();
+        return Py_NewRef(Py_NotImplemented);
+    }
+    int64_t st[CPN_MAXDIM], off;
+    cpn_view_byte_layout(v, st, &off);
+    for (int d = 0; d < v->ndim; d++) o += (at[d] < 0 ? at[d] + v->shape[d] : at[d]) * st[d];
+    return python_scalar(o, v->dtype);
+}
+
 PyObject *cpn_fast_index(PyObject *self, PyObject *key)
 {
     const struct cpn_view *v = cpn_array_view(self);
