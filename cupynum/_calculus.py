@@ -395,6 +395,11 @@ def _interp_table(xpa, fpa, nx):
 
 
 def interp(x, xp, fp, left=None, right=None, period=None):
+    if period is None:
+        # NumPy's loop in C on float64 arrays held whole here (fastpath.c), else None
+        r = _core.interp_fast(x, xp, fp, left, right)
+        if r is not None:
+            return r
     from ._sorting import argsort
     from ._selection import take
     fpa = fp if isinstance(fp, ndarray) else _np.asarray(fp)
@@ -439,6 +444,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     def bound(v, default):
         if v is None:
             return default
+        if not complex_fp and isinstance(v, (str, bytes, bytearray)):   # PyFloat_AsDouble's
+            raise TypeError(f"must be real number, not {type(v).__name__}")
         return complex(v) if complex_fp else float(v)
     if complex_fp:
         parts = []
@@ -468,8 +475,10 @@ def interp(x, xp, fp, left=None, right=None, period=None):
 def _mode(mode):
     """PyArray_CorrelatemodeConverter: 'valid', 'same', 'full' or 0, 1, 2."""
     if isinstance(mode, str):
-        m = {"valid": 0, "same": 1, "full": 2}.get(mode)
+        m = _MODES.get(mode)
         if m is None:
+            if mode[:1].lower() not in ("v", "s", "f"):   # NumPy 2.4's two messages
+                raise ValueError(f"mode must be one of 'valid', 'same', or 'full' (got {mode!r})")
             raise ValueError("Use one of 'valid', 'same', or 'full' for convolve/correlate mode")
         return m
     try:
@@ -490,6 +499,10 @@ def _correlate(a, v, mode):
     dt = _np.result_type(a.dtype, v.dtype)
     a = a.astype(dt) if a.dtype != dt else a
     v = v.astype(dt) if v.dtype != dt else v
+    if dt.char in "fdFD":
+        r = _core.correlate_fast(a, v, m)   # NumPy's dots in C on untiled vectors, else None
+        if r is not None:
+            return r
     inverted = a.shape[0] < v.shape[0]
     if inverted:
         a, v = v, a
@@ -517,7 +530,26 @@ def _correlate(a, v, mode):
     return r
 
 
+_MODES = {"valid": 0, "same": 1, "full": 2}
+
+
+def _fast_pair(a, v, mode):
+    """The mode number where correlate_fast may answer for cupynum vectors a and v of one float
+    or complex dtype (NumPy's checks pass for them), else None."""
+    if (type(a) is ndarray and type(v) is ndarray and a.ndim == 1 and v.ndim == 1 and
+            a.dtype == v.dtype and a.dtype.char in "fdFD" and a.shape[0] and v.shape[0]):
+        if type(mode) is str:
+            return _MODES.get(mode)
+        return mode if type(mode) is int and 0 <= mode <= 2 else None
+    return None
+
+
 def correlate(a, v, mode="valid"):
+    m = _fast_pair(a, v, mode)
+    if m is not None:
+        r = _core.correlate_fast(a, v, m, True)   # NumPy's dots in C on untiled vectors (v
+        if r is not None:                         # conjugated there), else None
+            return r
     a, v = _asarray(a), _asarray(v)
     if a.ndim != 1 or v.ndim != 1 or a.shape[0] == 0 or v.shape[0] == 0:
         _np.correlate(_np.broadcast_to(_np.zeros((), a.dtype), a.shape),
@@ -528,6 +560,13 @@ def correlate(a, v, mode="valid"):
 
 
 def convolve(a, v, mode="full"):
+    m = _fast_pair(a, v, mode)
+    if m is not None:
+        if v.shape[0] > a.shape[0]:
+            a, v = v, a
+        r = _core.correlate_fast(a, v[::-1], m)
+        if r is not None:
+            return r
     a, v = _cp().array(a, copy=None, ndmin=1), _cp().array(v, copy=None, ndmin=1)
     if len(a) == 0:
         raise ValueError("a cannot be empty")

@@ -82,7 +82,7 @@ def _diag_from_vector(v, k):
     s = v.shape[0]
     k = operator.index(k)
     n = s + abs(k)
-    res = cp.zeros((n, n), v.dtype)
+    res = _core.empty((n, n), v.dtype)   # zeros' array, without its argument handling
     if not _core._tiling(res)["tiled"]:
         # NumPy's way: v written to a strided slice of the flat view over the untouched zeros
         # (10^6 elements: 370 -> 65 us)

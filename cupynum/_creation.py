@@ -226,7 +226,10 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 
 def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
     M = N if M is None else M
-    m = zeros((N, M), dtype=dtype)
+    if type(N) is int and type(M) is int and order == "C":   # (zeros' checks, without its calls)
+        m = _core.empty((N, M), _np.dtype(dtype))
+    else:
+        m = zeros((N, M), dtype=dtype, order=order)   # (its order check: NumPy's error)
     if k >= M or N == 0 or M == 0:
         return m
     if builtin_min(M - k, N) <= 0:
@@ -252,7 +255,7 @@ def _diagonal_flat(m, k, count):
     """The `count` elements of diagonal k of the C-contiguous 2-D m as a view of its flat alias."""
     M = m.shape[1]
     start = k if k >= 0 else -k * M
-    return m.reshape(-1)[start:start + (count - 1) * (M + 1) + 1:M + 1]
+    return _core.reshape(m, (m.size,))[start:start + (count - 1) * (M + 1) + 1:M + 1]
 
 
 def identity(n, dtype=None, *, like=None):

@@ -460,8 +460,18 @@ def trace(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
     """NumPy's PyArray_Trace: add.reduce of the diagonal along its last axis.  The diagonal of a
     partitioned n-d array is copied out slice by slice first (_diagonal_copy); a 2-d one's full
     reduction reduces each rank's elements where they lie (dist.c)."""
+    if (type(a) is ndarray and a.ndim == 2 and type(offset) is int and type(axis1) is int
+            and type(axis2) is int and axis1 in (0, -2) and axis2 in (1, -1) and dtype is None
+            and out is None):
+        # a matrix's: its diagonal view's full reduction in one C call (3.2 -> 1.3 us for 32 x
+        # 31; NumPy 1.3), None where that declines (empty) and the general way answers
+        r = _core.full_reduce(_core.diagonal(a, offset, 0, 1), "add")
+        if r is not None:
+            return r
     from ._views import diagonal
     a = _asarray(a)
+    if any(isinstance(x, float) for x in (offset, axis1, axis2)):
+        raise TypeError("integer argument expected, got float")   # NumPy's argument parsing
     diag = diagonal(a, offset, axis1, axis2)
     if a.ndim > 2 and 0 < diag.shape[-1] <= _TRACE_SLICES and _core._tiling(a)["tiled"]:
         diag = _diagonal_copy(a, diag, operator.index(offset), axis1, axis2)

@@ -224,8 +224,16 @@ def _stack_sequence(arrays):
     return [_asarray(a) for a in arrays]
 
 
-@_native("stack")
 def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    if out is None and dtype is None and type(axis) is int and axis == 0 and casting == "same_kind":
+        r = _core.concat_rows(arrays, 0, True)   # untiled arrays of one shape and dtype, else None
+        if r is not None:
+            return r
+    return _stack(arrays, axis, out, dtype=dtype, casting=casting)
+
+
+@_native("stack")
+def _stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
     arrays = _stack_sequence(arrays)
     if not arrays:
         raise ValueError("need at least one array to stack")
@@ -244,8 +252,19 @@ def _atleast(arrs, nd):
     return list(r) if isinstance(r, tuple) else [r]
 
 
-@_native("vstack")
 def vstack(tup, *, dtype=None, casting="same_kind"):
+    if dtype is None and casting == "same_kind" and isinstance(tup, (list, tuple)) and tup:
+        # untiled arrays of one dtype (fastpath.c): 1-d ones of one length stack as rows, n-d
+        # ones join along axis 0; else None and the general way
+        nd = getattr(tup[0], "ndim", 0)
+        r = _core.concat_rows(tup, 0, nd == 1) if nd else None
+        if r is not None:
+            return r
+    return _vstack(tup, dtype=dtype, casting=casting)
+
+
+@_native("vstack")
+def _vstack(tup, *, dtype=None, casting="same_kind"):
     return _join(_atleast(_stack_sequence(tup), 2), 0, None, dtype, casting)
 
 
@@ -256,11 +275,24 @@ def row_stack(tup, *, dtype=None, casting="same_kind"):
     return _join(_atleast(_stack_sequence(tup), 2), 0, None, dtype, casting)
 
 
-@_native("hstack")
 def hstack(tup, *, dtype=None, casting="same_kind"):
+    if dtype is None and casting == "same_kind" and isinstance(tup, (list, tuple)) and tup:
+        nd = getattr(tup[0], "ndim", 0)     # untiled arrays of one dtype and ndim (fastpath.c)
+        r = _core.concat_rows(tup, 0 if nd == 1 else 1) if nd else None
+        if r is not None:
+            return r
+    return _hstack(tup, dtype=dtype, casting=casting)
+
+
+@_native("hstack")
+def _hstack(tup, *, dtype=None, casting="same_kind"):
     arrs = _atleast(_stack_sequence(tup), 1)
     axis = 0 if arrs and arrs[0].ndim == 1 else 1
     return _join(arrs, axis, None, dtype, casting)
+
+
+for _f, _g in ((stack, _stack), (vstack, _vstack), (hstack, _hstack)):
+    _f.__doc__, _f.__wrapped__ = _g.__doc__, _g.__wrapped__
 
 
 @_native("dstack")

@@ -332,6 +332,24 @@ def test_eye(N, M, k):
     check(cupynum.eye(N, M, k), numpy.eye(N, M, k))
 
 
+def test_eye_and_diag_argument_forms():
+    """eye with Python ints takes its short path (the array made directly), other arguments
+    zeros' (NumPy integers, dtype names and types, order F, a NumPy integer k); errors
+    (negative sizes, float sizes, bad order) and diag of vectors of each dtype as NumPy's."""
+    for args, kw in [((4,), {}), ((numpy.int64(4),), {}), ((3, numpy.int32(5)), {}),
+                     ((4, 3, numpy.int64(-1)), {}), ((4,), {"dtype": "i4"}), ((4,), {"dtype": bool}),
+                     ((4,), {"dtype": numpy.complex64}), ((3, 2), {"order": "F"}), ((3, 4, 1), {"dtype": None}),
+                     ((0, 3), {}), ((3, 0, -1), {})]:
+        check(cupynum.eye(*args, **kw), numpy.eye(*args, **kw))
+    for args, kw in [((-1,), {}), ((3, -2), {}), ((2.0,), {}), ((3,), {"order": "X"}), ((3,), {"k": 1.5})]:
+        same_outcome(lambda m: m.eye(*args, **kw), numpy, cupynum)
+    for dt in ("i1", "f4", "c16", "?"):
+        for k in (0, 2, -3):
+            v = sample((5,), numpy.dtype(dt), seed=2)
+            check(cupynum.diag(cupynum.array(v), k), numpy.diag(v, k))
+    check(cupynum.diag(cupynum.zeros(0), 1), numpy.diag(numpy.zeros(0), 1))
+
+
 @DTYPES
 def test_eye_identity_dtype(dtype):
     check(cupynum.eye(4, 3, -1, dtype=dtype), numpy.eye(4, 3, -1, dtype=dtype))

@@ -335,3 +335,20 @@ def test_item_sees_queued_writes_and_moves_one_element():
     assert vals == [(ref * 3.0).item(i) for i in (1, 9_999, 4_321)]
     assert after["bytes_sent"] - before["bytes_sent"] <= 3 * 64
     assert after["bytes_to_host"] - before["bytes_to_host"] <= 3 * 64   # (a device: 8 each)
+
+
+def test_item_in_place_of_virtual_strided_and_negative_indices():
+    """item() reads the element in place (fastpath.c, cpn_fast_item) with negative indices per
+    dimension, through strided and reversed views of 3-d arrays; a store not yet written (an
+    arange) reads its computed element; each as NumPy's Python scalar, type and bits."""
+    r = cupynum.arange(50, dtype=numpy.float32)
+    same_scalar(r.item(-3), numpy.arange(50, dtype=numpy.float32).item(-3))
+    for dtype in ("?", "i1", "u8", "f2", "f4", "c8", "c16"):
+        n = sample((4, 5, 6), numpy.dtype(dtype), seed=3)
+        c = cupynum.array(n)
+        for view in (lambda a: a, lambda a: a[::-1, 1::2, ::3], lambda a: a.transpose(2, 0, 1)):
+            nv, cv = view(n), view(c)
+            for at in ((0, 0, 0), (-1, -1, -1), (1, -2, 0), (-nv.shape[0], 0, -1)):
+                want, have = nv.item(*at), cv.item(*at)
+                assert type(have) is type(want) and numpy.asarray(have).tobytes() == numpy.asarray(want).tobytes()
+            assert cv.item(nv.size - 1) == nv.item(nv.size - 1)

@@ -62,6 +62,30 @@ def test_trace_out_and_errors():
     raises_same(lambda: n.trace(axis1=5), lambda: c.trace(axis1=5))
 
 
+@pytest.mark.parametrize("dtype", ["?", "i1", "u4", "i8", "f2", "f4", "f8", "c8", "c16"])
+def test_trace_matrix_fast_path(dtype):
+    """A matrix's trace with default dtype and out takes one C call (_helpers.trace): every
+    offset (past the edges: an empty diagonal, 0 of NumPy's type), axes given as (0, 1), (-2,
+    -1) and mixed, views (strided, transposed, reversed, empty); what it declines (a NumPy
+    integer offset, bool axes, an axis out of range) answers as NumPy does."""
+    n = sample((7, 5), numpy.dtype(dtype), seed=3)
+    c = cupynum.array(n)
+    views = [lambda a: a, lambda a: a.T, lambda a: a[::-2, 1:], lambda a: a[:0], lambda a: a[:, ::-1]]
+    for v in views:
+        nv, cv = v(n), v(c)
+        for offset in (0, 1, -1, 4, -6, 7, -7, 50, -50):
+            for axes in ((0, 1), (-2, -1), (0, -1), (-2, 1)):
+                check(cupynum.trace(cv, offset, *axes), numpy.trace(nv, offset, *axes))
+            check(cv.trace(offset), nv.trace(offset))
+        check(cupynum.trace(cv, numpy.int64(1)), numpy.trace(nv, numpy.int64(1)))
+        check(cupynum.trace(cv, 0, 1, 0), numpy.trace(nv, 0, 1, 0))
+        check(cupynum.trace(cv, False, False, True), numpy.trace(nv, False, False, True))
+    for bad in ((0, 0, 2), (0, 2, 1), (0, -3, 1), (0, 0, 0), (0, -1, 1), (1.0, 0, 1), (0, 0.0, 1),
+                (0, 0, numpy.float64(1)), ("1", 0, 1)):
+        same_error(lambda: numpy.trace(n, *bad), lambda: cupynum.trace(c, *bad))
+    check(c, n)
+
+
 PACK_SHAPES = [(), (0,), (1,), (8,), (13,), (3, 9), (2, 3, 17), (4, 8, 2)]
 
 

@@ -545,6 +545,66 @@ def test_interp():
     _same(lambda m: m.interp(_a(m, n), _a(m, _XP), _a(m, numpy.sin(_XP))))
 
 
+def _bits(r, e):
+    """r is e bit for bit (values, NaN payloads and signed zeros alike), dtype and shape."""
+    r = numpy.asarray(r)
+    assert r.dtype == e.dtype and r.shape == e.shape, (r.dtype, e.dtype, r.shape, e.shape)
+    assert r.tobytes() == e.tobytes(), numpy.flatnonzero(r != e)
+
+
+@pytest.mark.parametrize("n", [1, 5, 1000, 5000, 70000])
+@pytest.mark.parametrize("lenxp", [1, 2, 4, 5, 9, 40, 3000])
+def test_interp_fast_path_bits(n, lenxp):
+    """interp of contiguous float64 arrays computed in C (fastpath.c, kernels/interp.c): NumPy's
+    bits for sorted tables with repeated points, NaN/inf values and queries (on points, between,
+    outside, NaN, infinities), left/right given as floats and ints, an unsorted table (NumPy's
+    search with its guesses), n-d queries, past INTERP_FAST_MAX (the general path); the inputs
+    are left alone and the result is a new array."""
+    rng = numpy.random.default_rng(n * 7 + lenxp)
+    xp = numpy.sort(rng.integers(0, 2 * lenxp, lenxp).astype(float) / 3)   # repeats
+    fp = rng.standard_normal(lenxp) * 1e3
+    if lenxp > 4:
+        fp[rng.integers(0, lenxp, 2)] = [numpy.inf, numpy.nan]
+    x = rng.uniform(xp[0] - 1, xp[-1] + 1, n)
+    x[rng.integers(0, n, max(n // 10, 1))] = xp[rng.integers(0, lenxp, max(n // 10, 1))]
+    if n > 4:
+        x[:4] = [numpy.nan, numpy.inf, -numpy.inf, -0.0]
+    c = [cupynum.array(v) for v in (x, xp, fp)]
+    for kw in ({}, {"left": -7.5, "right": 3}, {"left": 2}, {"right": numpy.nan}):
+        _bits(cupynum.interp(*c, **kw), numpy.interp(x, xp, fp, **kw))
+    if n % 5 == 0:
+        _bits(cupynum.interp(c[0].reshape(5, -1), c[1], c[2]), numpy.interp(x.reshape(5, -1), xp, fp))
+    # NumPy's answer for an unsorted table is its search's: the fast path's (untiled arrays)
+    un = rng.permutation(lenxp)
+    r = cupynum._core.interp_fast(c[0], cupynum.array(xp[un]), c[2], None, None)
+    if n <= 65536 and RANKS == 1:
+        _bits(r, numpy.interp(x, xp[un], fp))
+    r = cupynum.interp(*c)
+    r[...] = 0
+    for a, e in zip(c, (x, xp, fp)):
+        _bits(a, e)
+
+
+def test_interp_fast_path_declines():
+    """What interp_fast declines (None) -- other dtypes, strided views, 0-d queries, a complex
+    table, lengths that differ, left/right of other types, non-cupynum arguments -- goes the
+    general way, whose answers and errors are NumPy's."""
+    x, xp, fp = numpy.linspace(-1, 8, 50), _XP, numpy.sin(_XP)
+    c = [cupynum.array(v) for v in (x, xp, fp)]
+    f32 = cupynum.array(x.astype(numpy.float32))
+    for args in ((f32, c[1], c[2], None, None), (c[0][::2], c[1], c[2], None, None),
+                 (c[0][3], c[1], c[2], None, None), (c[0], c[1], c[2][:3], None, None),
+                 (c[0], c[1], c[2], numpy.float64(1), None), (c[0], c[1], c[2], None, 1j),
+                 (x, c[1], c[2], None, None), (c[0], c[1], cupynum.array(fp + 1j), None, None),
+                 (c[0], cupynum.zeros(0), cupynum.zeros(0), None, None)):
+        assert cupynum._core.interp_fast(*args) is None
+    check(cupynum.interp(f32, c[1], c[2]), numpy.interp(x.astype(numpy.float32), xp, fp))
+    check(cupynum.interp(c[0][::2], c[1], c[2]), numpy.interp(x[::2], xp, fp))
+    check(cupynum.interp(c[0][3], c[1], c[2]), numpy.interp(x[3], xp, fp))
+    check(cupynum.interp(c[0], c[1], c[2], numpy.float64(1), 2.0), numpy.interp(x, xp, fp, numpy.float64(1), 2.0))
+    _same(lambda m: m.interp(_a(m, x), _a(m, xp), _a(m, fp), left="a"))
+
+
 def test_interp_errors():
     _same(lambda m: m.interp(_a(m, _XS), _a(m, _XP), _a(m, _FP[:3])))
     _same(lambda m: m.interp(_a(m, _XS), m.zeros(0), m.zeros(0)))
@@ -563,6 +623,62 @@ def test_convolve_correlate(dtype, na, nv, mode):
         A, V = A + 1j * A[::-1], V - 0.5j * V
     _same(lambda m: m.convolve(_a(m, A), _a(m, V), mode))
     _same(lambda m: m.correlate(_a(m, A), _a(m, V), mode))
+
+
+@pytest.mark.parametrize("dtype", ["f4", "f8", "c8", "c16"])
+@pytest.mark.parametrize("na", [1, 5, 11, 12, 40, 300])
+def test_convolve_correlate_fast_path_bits(dtype, na):
+    """convolve/correlate of float and complex vectors computed in C (fastpath.c ->
+    matmul.c's cpn_kernel_correlate): NumPy's bits -- its BLAS dots over the partial overlaps,
+    small_correlate's order for kernels of up to 11 elements, BLAS for longer ones (vectorised
+    from 16) -- for kernels shorter and longer than the signal (the swap and the reversed
+    result), every mode (names and numbers), reversed and strided views; inputs left alone.
+    Under mpirun (tiled vectors) and on the device the general path answers, to rounding."""
+    rng = numpy.random.default_rng(na)
+    def vec(n):
+        x = rng.standard_normal(n) * 10 ** rng.uniform(-3, 3, n)
+        if dtype[0] == "c":
+            x = x + 1j * rng.standard_normal(n)
+        return x.astype(dtype)
+    for nv in (1, 2, 5, 11, 12, 15, 16, 17, 33, 100, 301):
+        a, v = vec(na), vec(nv)
+        ca, cv = cupynum.array(a), cupynum.array(v)
+        # where the fast path declines (tiled under mpirun, device-resident) the general path
+        # adds the shifted products in its own order: equal to rounding
+        fast = cupynum._core.correlate_fast(ca, cv, 0, True) is not None
+        same = _bits if fast else (lambda r, e: check(r, e, rtol=1e-4 if dtype in ("f4", "c8") else 1e-12,
+                                                       atol=1e-3 if dtype in ("f4", "c8") else 1e-9))
+        for mode in ("full", "same", "valid", 0, 1, 2):
+            for f in ("convolve", "correlate"):
+                same(getattr(cupynum, f)(ca, cv, mode), getattr(numpy, f)(a, v, mode))
+        same(cupynum.convolve(ca[::-1], cv[::2]), numpy.convolve(a[::-1], v[::2]))
+        same(cupynum.correlate(ca[::2], cv[::-1], "full"), numpy.correlate(a[::2], v[::-1], "full"))
+        _bits(ca, a)
+        _bits(cv, v)
+
+
+def test_convolve_correlate_fast_path_declines():
+    """correlate_fast declines (None) integer, bool and float16 dtypes, mixed dtypes, n-d and
+    empty operands, NumPy arrays and modes it does not know; those go the general way, whose
+    results and errors are NumPy's."""
+    a, v = numpy.arange(6.0), numpy.array([1.0, -2.0, 0.5])
+    ca, cv = cupynum.array(a), cupynum.array(v)
+    for args in ((cupynum.array(a.astype("i8")), cupynum.array(v.astype("i8")), 0),
+                 (cupynum.array(a.astype("f2")), cupynum.array(v.astype("f2")), 0),
+                 (ca, cupynum.array(v.astype("f4")), 0), (ca.reshape(2, 3), cv, 0),
+                 (ca[:0], cv, 0), (a, cv, 0), (ca, cv, 3), (ca, cv, "full"), (ca, cv, True)):
+        assert cupynum._core.correlate_fast(*args) is None
+    for f in (lambda m: m.convolve(_a(m, a), _a(m, v.astype("f4"))),
+              lambda m: m.correlate(_a(m, a.astype("i4")), _a(m, v), "same"),
+              lambda m: m.convolve(_a(m, a), _a(m, v), mode="nope"),
+              lambda m: m.correlate(_a(m, a), _a(m, v), mode="FULL"),
+              lambda m: m.correlate(_a(m, a), _a(m, v), mode=""),
+              lambda m: m.correlate(_a(m, a), _a(m, v), mode=1.5),
+              lambda m: m.convolve(_a(m, a), _a(m, v), mode=3),
+              lambda m: m.correlate(_a(m, a), _a(m, v[:0])),
+              lambda m: m.convolve(_a(m, a[:0]), _a(m, v)),
+              lambda m: m.convolve(_a(m, a.reshape(2, 3)), _a(m, v))):
+        _same(f)
 
 
 def test_convolve_errors():

@@ -919,3 +919,69 @@ def test_concatenate_fast_path_taken_and_not_taken():
               lambda m, a, b: m.concatenate([a[0, 0], b[0, 0]]), lambda m, a, b: m.concatenate([a, b], axis=1)):
         same_error(lambda: f(numpy, n, n1), lambda: f(cupynum, c, c1))
     check(c, n)
+
+
+@pytest.mark.parametrize("dtype", DTYPES, ids=dtype_id)
+def test_stack_vstack_hstack_fast_path_forms(dtype):
+    """stack (axis 0), vstack and hstack of lists and tuples of cupynum arrays of one dtype go
+    through concat_rows (a stack: one broadcast slice per input; hstack of n-d arrays: axis 1):
+    views, the same array twice, empty pieces, one piece, more pieces than the fast path takes;
+    each is NumPy's (values, dtype, shape), and the result is a new array."""
+    n, c = _pair((6, 4), dtype)
+    n1, c1 = _pair((6, 4), dtype, 1)
+    forms = [
+        lambda m, a, b: m.stack([a, b]),
+        lambda m, a, b: m.stack((a[:, 0], b[::-1, 1], a[:, 3])),
+        lambda m, a, b: m.stack([a.T, b.T[::-1]]),
+        lambda m, a, b: m.stack([b[0]] * 70),
+        lambda m, a, b: m.stack([a[:0], b[:0]]),
+        lambda m, a, b: m.vstack([a, b]),
+        lambda m, a, b: m.vstack((a[0], b[1], a[2])),
+        lambda m, a, b: m.vstack([a.T, b.T[:1]]),
+        lambda m, a, b: m.vstack([a]),
+        lambda m, a, b: m.vstack([a[:0], b]),
+        lambda m, a, b: m.hstack([a, b]),
+        lambda m, a, b: m.hstack((a[0], b[1], a[:0, 0])),
+        lambda m, a, b: m.hstack([a.T, b.T[:, ::2]]),
+        lambda m, a, b: m.hstack([a, a[:, :0], a]),
+        lambda m, a, b: m.hstack([b[:, :1]] * 70),
+        lambda m, a, b: m.hstack([a[None], b[None]]),
+    ]
+    for f in forms:
+        r, e = f(cupynum, c, c1), f(numpy, n, n1)
+        check(r, e)
+        r[...] = 1
+        check(c, n)
+        check(c1, n1)
+
+
+def test_stack_vstack_hstack_fast_path_declined():
+    """concat_rows(seq, axis, stack) declines (None) what it does not take -- mixed dtypes or
+    shapes, NumPy arrays, a stack along another axis, an axis past the arrays' -- and the stacks
+    then answer as NumPy does: mixed dtypes promoted, other axes, dtype= and casting=, errors."""
+    (n, c), (n1, c1) = _pair((4, 3), "f8"), _pair((4, 3), "f8", 1)
+    n32, c32 = _pair((4, 3), "f4", 2)
+    r = cupynum._core.concat_rows([c, c1], 1)
+    if _untiled(c, c1):
+        check(r, numpy.concatenate([n, n1], axis=1))
+        check(cupynum._core.concat_rows((c, c1), 0, True), numpy.stack([n, n1]))
+    else:
+        assert r is None
+    for args in (([c, c32], 0, True), ([c, n1], 0, True), ([c, c1[:2]], 0, True), ([c, c1], 1, True),
+                 ([c, c1], 2), ([c, c1], -1), ([c, c1], 1.0), ([c, c1[:, :2]], 0), ([c[0], c1], 1)):
+        assert cupynum._core.concat_rows(*args) is None
+    for f in (lambda m, a, b, h: m.stack([a, h]), lambda m, a, b, h: m.stack([a, b], axis=1),
+              lambda m, a, b, h: m.stack([a, b], axis=-1), lambda m, a, b, h: m.vstack([a, h]),
+              lambda m, a, b, h: m.hstack([a, h]), lambda m, a, b, h: m.vstack([a[0], b[1, :2]][:1]),
+              lambda m, a, b, h: m.stack([a, b], dtype="f4"), lambda m, a, b, h: m.vstack([a, b], dtype="i4", casting="unsafe"),
+              lambda m, a, b, h: m.hstack((a[0, 0], b[0])), lambda m, a, b, h: m.vstack([a[0, 0], b[1, 1]])):
+        check(f(cupynum, c, c1, c32), f(numpy, n, n1, n32))
+    for f in (lambda m, a, b: m.stack([a, b[:2]]), lambda m, a, b: m.vstack([a, b[:, :2]]),
+              lambda m, a, b: m.hstack([a, b[:2]]), lambda m, a, b: m.vstack([a[0], b[0, :2]]),
+              lambda m, a, b: m.hstack([a, b[0]]), lambda m, a, b: m.stack([]),
+              lambda m, a, b: m.vstack([]), lambda m, a, b: m.hstack(()),
+              lambda m, a, b: m.stack([a, b], axis=3), lambda m, a, b: m.vstack([a, b], casting="no", dtype="f4"),
+              lambda m, a, b: m.stack(x for x in [a, b])):
+        same_error(lambda: f(numpy, n, n1), lambda: f(cupynum, c, c1))
+    check(c, n)
+    check(c1, n1)

@@ -18,7 +18,7 @@ import pytest
 from numpy.exceptions import AxisError
 
 import cupynum
-from conftest import ALL_DTYPES, check, dtype_id, sample
+from conftest import ALL_DTYPES, check, dtype_id, same_error, sample
 
 DISTRIBUTED = cupynum.runtime_info()["ranks"] > 1
 
@@ -434,6 +434,59 @@ def test_argmax_blocked_runs(dtype, n, argreduce_simd):
                 check(getattr(cupynum, f)(c2), getattr(numpy, f)(m2))
                 check(getattr(cupynum, f)(c2, axis=1), getattr(numpy, f)(m2, axis=1))
                 check(getattr(cupynum, f)(c2.T), getattr(numpy, f)(m2.T))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("n", [64, 77, 300, 530])
+def test_argmax_blocked_search_every_position(dtype, n, argreduce_simd):
+    """The search for a block's extreme (reduce.c, argrun: W lanes compared at a time, then the
+    block's last elements one by one): the extreme -- unique, twice, or equal as -0.0 and 0.0 --
+    at every position of a row, so at every lane and in each block's tail; rows of a 2-d array
+    along axis 1 (one output per row) and whole arrays."""
+    rng = numpy.random.default_rng(n)
+    base = rng.uniform(-1, 1, n).astype(dtype)
+    rows = []
+    for k in range(n):
+        for v in (2.0, -2.0):
+            r = base.copy()
+            r[k] = v
+            rows.append(r)
+        r = base.copy()
+        r[k] = r[(k * 7 + 3) % n] = 2.0
+        rows.append(r)
+        r = numpy.abs(base) + 1
+        r[k] = -0.0
+        r[(k * 5 + 1) % n] = 0.0
+        rows.append(r)
+    m = numpy.stack(rows)
+    c = cupynum.array(m)
+    for f in ("argmax", "argmin"):
+        check(getattr(cupynum, f)(c, axis=1), getattr(numpy, f)(m, axis=1))
+        for i in range(0, len(rows), 7):
+            check(getattr(cupynum, f)(c[i]), getattr(numpy, f)(m[i]))
+
+
+def test_argmax_axis_short_path_forms():
+    """argmax/argmin with an int axis of an untiled n-d array queue the op directly
+    (_reductions._arg_axis): every axis, negative ones, 3-d and views; the forms it leaves to
+    _arg (1-d, 0-d, empty, NumPy integer or bool axes, out=, keepdims, an axis out of range)
+    answer as NumPy does, errors included."""
+    n = sample((4, 5, 3), numpy.dtype("f8"), seed=5)
+    n[1, 2, 0] = numpy.nan
+    c = cupynum.array(n)
+    for f in ("argmax", "argmin"):
+        for x, y in ((n, c), (n[::-1, 1:], c[::-1, 1:]), (n.transpose(2, 0, 1), c.transpose(2, 0, 1)),
+                     (n[:, :, 0], c[:, :, 0])):
+            for axis in range(-x.ndim, x.ndim):
+                check(getattr(cupynum, f)(y, axis), getattr(numpy, f)(x, axis))
+                check(getattr(y, f)(axis=axis), getattr(x, f)(axis=axis))
+        check(getattr(cupynum, f)(c[0, 0], 0), getattr(numpy, f)(n[0, 0], 0))
+        check(getattr(cupynum, f)(c[:0], 1), getattr(numpy, f)(n[:0], 1))
+        check(getattr(cupynum, f)(c, numpy.int64(1)), getattr(numpy, f)(n, numpy.int64(1)))
+        check(getattr(cupynum, f)(c, 2, keepdims=True), getattr(numpy, f)(n, 2, keepdims=True))
+        for bad in (3, -4, True, 1.0):
+            same_error(lambda: getattr(numpy, f)(n, bad), lambda: getattr(cupynum, f)(c, bad))
+        same_error(lambda: getattr(numpy, f)(n[:0], 0), lambda: getattr(cupynum, f)(c[:0], 0))
 
 
 def test_argmax_fast_path_forms():

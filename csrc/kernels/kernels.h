@@ -381,6 +381,19 @@ enum cpn_status cpn_kernel_sort_pairs(struct cpn_sort_pair *p, int64_t n);
 enum cpn_status cpn_kernel_searchsorted(enum cpn_dtype dt, const char *a, int64_t as, const char *perm,
                                         int64_t ps, int64_t n, const char *v, int64_t vs, int64_t m,
                                         char *out, int64_t os, bool right, bool found);
+/* numpy's _pyarray_correlate of the contiguous a (n1 elements) and v (n2, 1 <= n2 <= n1; already
+ * conjugated for numpy.correlate), both of dtype dt (float32, float64, complex64, complex128), in
+ * mode 0 (valid), 1 (same) or 2 (full), into the contiguous out (n1 - n2 + 1, n1 or n1 + n2 - 1
+ * elements): NumPy's dot per output, BLAS's where NumPy calls BLAS, so its bits (matmul.c).
+ * A kernel of up to 11 elements: its full-overlap outputs threaded.  Local. */
+void cpn_kernel_correlate(enum cpn_dtype dt, const char *a, int64_t n1, const char *v, int64_t n2, int mode,
+                          char *out);
+/* numpy.interp of the n float64 queries x over the table (xp, fp) of lenxp >= 1 points, into out
+ * (all contiguous; out overlaps nothing): NumPy's arr_interp, its search, formula and cases, so
+ * its bits (interp.c).  lval / rval: the values below xp[0] / above xp[lenxp - 1].  Threaded
+ * where xp is sorted.  Local. */
+void cpn_kernel_interp(const double *x, int64_t n, const double *xp, const double *fp, int64_t lenxp,
+                       double lval, double rval, double *out);
 /* Runs of equal elements of the sorted sequence s (n elements, stride ss; through perm when not
  * NULL): their number (COUNT: one int64), first elements (VALUES: dtype dt), lengths (COUNTS),
  * first positions (INDEX: perm[start], or start) or each element's run (INVERSE: out[perm[i]],

@@ -415,3 +415,156 @@ enum cpn_status cpn_kernel_matmul(enum cpn_dtype dt, int nb, const int64_t *bsha
     }
     return CPN_OK;
 }
+
+/* ---- numpy.correlate's dots ---------------------------------------------------------------------
+ * NumPy's _pyarray_correlate computes each output as its dtype's dot function over the overlap
+ * (float32/float64: cblas_sdot/ddot added to a double 0; complex: cblas_cdotu/zdotu_sub, each part
+ * added to a double 0) except the outputs of the full overlap when the kernel has at most 11
+ * elements, which small_correlate sums from 0 in ascending order, in the dtype.  The same calls
+ * in the same order here give its bits (BLAS's own order inside a dot: its kernels vectorise
+ * from 16 elements, and its scalar tail may fuse multiply-adds). */
+static void np_dot(enum cpn_dtype dt, const char *x, const char *y, int64_t n, char *op)
+{
+    switch (dt) {
+    case CPN_DTYPE_FLOAT32: {
+#if CPN_HAVE_BLAS
+        double s = 0.;
+        s += BLAS(cblas_sdot)((blasint)n, (const float *)x, 1, (const float *)y, 1);
+        *(float *)op = (float)s;
+#else
+        float s = 0;
+        for (int64_t i = 0; i < n; i++) s += ((const float *)x)[i] * ((const float *)y)[i];
+        *(float *)op = s;
+#endif
+        return;
+    }
+    case CPN_DTYPE_FLOAT64: {
+        double s = 0.;
+#if CPN_HAVE_BLAS
+        s += BLAS(cblas_ddot)((blasint)n, (const double *)x, 1, (const double *)y, 1);
+#else
+        for (int64_t i = 0; i < n; i++) s += ((const double *)x)[i] * ((const double *)y)[i];
+#endif
+        *(double *)op = s;
+        return;
+    }
+    case CPN_DTYPE_COMPLEX64: {
+#if CPN_HAVE_BLAS
+        cpn_c64 r;
+        BLAS(cblas_cdotu_sub)((blasint)n, x, 1, y, 1, &r);
+        double re = 0., im = 0.;
+        re += (double)crealf(r);
+        im += (double)cimagf(r);
+        ((float *)op)[0] = (float)re;
+        ((float *)op)[1] = (float)im;
+#else
+        float re = 0, im = 0;
+        for (int64_t i = 0; i < n; i++) {
+            const float *a = (const float *)x + 2 * i, *b = (const float *)y + 2 * i;
+            re += a[0] * b[0] - a[1] * b[1];
+            im += a[1] * b[0] + a[0] * b[1];
+        }
+        ((float *)op)[0] = re;
+        ((float *)op)[1] = im;
+#endif
+        return;
+    }
+    default: {
+#if CPN_HAVE_BLAS
+        cpn_c128 r;
+        BLAS(cblas_zdotu_sub)((blasint)n, x, 1, y, 1, &r);
+        double re = 0., im = 0.;
+        re += creal(r);
+        im += cimag(r);
+#else
+        double re = 0, im = 0;
+        for (int64_t i = 0; i < n; i++) {
+            const double *a = (const double *)x + 2 * i, *b = (const double *)y + 2 * i;
+            re += a[0] * b[0] - a[1] * b[1];
+            im += a[1] * b[0] + a[0] * b[1];
+        }
+#endif
+        ((double *)op)[0] = re;
+        ((double *)op)[1] = im;
+        return;
+    }
+    }
+}
+
+/* small_correlate: out[i] = sum over j < NK of d[i + j] * w[j], from 0 in ascending j, for
+ * i < nd (NK <= 11, float32/float64).  As NumPy, one loop per kernel length, whose constant
+ * trip count lets the compiler keep the kernel in registers and vectorise across outputs (each
+ * output's order stays this); outputs split among the threads where the team pays. */
+#define SMALL_CORRELATE_NK(S, T, NK)                                                      \
+    static void small_correlate_##S##_##NK(const T *d, int64_t nd, const T *w, T *out)    \
+    {                                                                                     \
+        T k[NK];                                                                          \
+        for (int j = 0; j < NK; j++) k[j] = w[j];                                         \
+        for (int64_t i = 0; i < nd; i++) {                                                \
+            T s = 0;                                                                      \
+            for (int j = 0; j < NK; j++) s += d[i + j] * k[j];                            \
+            out[i] = s;                                                                   \
+        }                                                                                 \
+    }
+#define SMALL_CORRELATE(S, T)                                                             \
+    SMALL_CORRELATE_NK(S, T, 1) SMALL_CORRELATE_NK(S, T, 2) SMALL_CORRELATE_NK(S, T, 3)    \
+    SMALL_CORRELATE_NK(S, T, 4) SMALL_CORRELATE_NK(S, T, 5) SMALL_CORRELATE_NK(S, T, 6)    \
+    SMALL_CORRELATE_NK(S, T, 7) SMALL_CORRELATE_NK(S, T, 8) SMALL_CORRELATE_NK(S, T, 9)    \
+    SMALL_CORRELATE_NK(S, T, 10) SMALL_CORRELATE_NK(S, T, 11)                              \
+    typedef void (*small_correlate_##S##_fn)(const T *, int64_t, const T *, T *);          \
+    static const small_correlate_##S##_fn small_correlate_##S##_table[12] = {             \
+        NULL, small_correlate_##S##_1, small_correlate_##S##_2, small_correlate_##S##_3,   \
+        small_correlate_##S##_4, small_correlate_##S##_5, small_correlate_##S##_6,         \
+        small_correlate_##S##_7, small_correlate_##S##_8, small_correlate_##S##_9,         \
+        small_correlate_##S##_10, small_correlate_##S##_11};                               \
+    static void small_correlate_##S(const T *d, int64_t nd, const T *w, int nk, T *out)   \
+    {                                                                                     \
+        const small_correlate_##S##_fn f = small_correlate_##S##_table[nk];               \
+        struct cpn_team_timer tm = {.bucket = -1};                                        \
+        const int nth = cpn_kernel_team_pick(CPN_TEAM_ELEMENTWISE, nd * nk, &tm);         \
+        if (nth == 1) {                                                                   \
+            f(d, nd, w, out);                                                             \
+        } else {                                                                          \
+            _Pragma("omp parallel for num_threads(nth) schedule(static)")                 \
+            for (int t = 0; t < nth; t++) {                                               \
+                const int64_t a = nd * t / nth, b = nd * (t + 1) / nth;                   \
+                f(d + a, b - a, w, out + a);                                              \
+            }                                                                             \
+        }                                                                                 \
+        cpn_kernel_team_done(&tm);                                                        \
+    }
+SMALL_CORRELATE(f32, float)
+SMALL_CORRELATE(f64, double)
+
+void cpn_kernel_correlate(enum cpn_dtype dt, const char *a, int64_t n1, const char *v, int64_t n2, int mode,
+                          char *out)
+{
+    const int64_t item = (int64_t)cpn_dtype_size(dt);
+    int64_t n_left = 0, n_right = 0;
+    if (mode == 1) {
+        n_left = n2 / 2;
+        n_right = n2 - n_left - 1;
+    } else if (mode == 2) {
+        n_left = n_right = n2 - 1;
+    }
+#if CPN_HAVE_BLAS
+    cpn_kernel_blas_threads(n2);   /* one thread: NumPy's dots of a kernel's length */
+#endif
+    const char *ip1 = a, *ip2 = v + n_left * item;
+    char *op = out;
+    int64_t n = n2 - n_left;
+    for (int64_t i = 0; i < n_left; i++, n++, ip2 -= item, op += item) np_dot(dt, ip1, ip2, n, op);
+    const int64_t mid = n1 - n2 + 1;
+    if (n <= 11 && dt == CPN_DTYPE_FLOAT32) {
+        small_correlate_f32((const float *)ip1, mid, (const float *)ip2, (int)n, (float *)op);
+        ip1 += mid * item;
+        op += mid * item;
+    } else if (n <= 11 && dt == CPN_DTYPE_FLOAT64) {
+        small_correlate_f64((const double *)ip1, mid, (const double *)ip2, (int)n, (double *)op);
+        ip1 += mid * item;
+        op += mid * item;
+    } else {
+        for (int64_t i = 0; i < mid; i++, ip1 += item, op += item) np_dot(dt, ip1, ip2, n, op);
+    }
+    for (int64_t i = 0; i < n_right; i++, ip1 += item, op += item) np_dot(dt, ip1, ip2, --n, op);
+}

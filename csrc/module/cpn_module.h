@@ -135,12 +135,17 @@ PyObject *cpn_array_item(PyObject *self, Py_ssize_t i);
  * exception) where the general path must run; each flushes the queue first when it applies. */
 PyObject *cpn_fast_scalar(const struct cpn_view *v);               /* a size-1 view's element */
 PyObject *cpn_fast_index(PyObject *self, PyObject *key);           /* a[i] of a 1-d array */
+/* a.item(*at) of in-bounds indices (negatives from the end), one per dimension: read in place
+ * as a Python scalar, or NotImplemented where the general way must read it. */
+PyObject *cpn_fast_item(const struct cpn_view *v, const Py_ssize_t *at);
 PyObject *cpn_fast_full_reduce(PyObject *self, enum cpn_opcode code);   /* a.sum() ... */
 extern PyMethodDef cpn_array_reduce_methods[];                     /* ndarray.sum/prod/max/min */
 PyObject *cpn_mod_full_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 PyObject *cpn_mod_temp_probe(PyObject *m, PyObject *arg);
 PyObject *cpn_mod_index_range(PyObject *m, PyObject *a);   /* _core.index_range(a) */
-PyObject *cpn_mod_concat_rows(PyObject *m, PyObject *seq);  /* _core.concat_rows(seq) */
+PyObject *cpn_mod_correlate_fast(PyObject *m, PyObject *const *args, Py_ssize_t nargs);  /* _core.correlate_fast */
+PyObject *cpn_mod_interp_fast(PyObject *m, PyObject *const *args, Py_ssize_t nargs);  /* _core.interp_fast */
+PyObject *cpn_mod_concat_rows(PyObject *m, PyObject *const *args, Py_ssize_t nargs);  /* _core.concat_rows */
 PyObject *cpn_mod_full_argreduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 PyObject *cpn_mod_nonzero_rows(PyObject *m, PyObject *a);   /* _core.nonzero_rows(m) */
 

@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+#include "alloc.h"
 #include "fusion.h"
 #include "hostexec.h"
 
@@ -196,6 +197,45 @@ PyObject *cpn_fast_scalar(const struct cpn_view *v)
         return Py_NewRef(Py_NotImplemented);
     }
     return scalar_from(o, v->dtype);
+}
+
+/* The element at p of dtype dt as the Python scalar NumPy's item() gives (bool, int, float,
+ * complex; float16/float32 widened exactly to a float). */
+static PyObject *python_scalar(const char *p, enum cpn_dtype dt)
+{
+    switch (dt) {
+#define AS_INT(E, T, S, C) \
+    case CPN_DTYPE_##E: { T x; memcpy(&x, p, sizeof x); return C == CPN_CLASS_UINT ? PyLong_FromUnsignedLongLong((unsigned long long)x) : PyLong_FromLongLong((long long)x); }
+#define INTS(X) X(INT8, int8_t, i8, CPN_CLASS_INT) X(UINT8, uint8_t, u8, CPN_CLASS_UINT) \
+    X(INT16, int16_t, i16, CPN_CLASS_INT) X(UINT16, uint16_t, u16, CPN_CLASS_UINT) \
+    X(INT32, int32_t, i32, CPN_CLASS_INT) X(UINT32, uint32_t, u32, CPN_CLASS_UINT) \
+    X(INT64, int64_t, i64, CPN_CLASS_INT) X(UINT64, uint64_t, u64, CPN_CLASS_UINT)
+    INTS(AS_INT)
+#undef INTS
+#undef AS_INT
+    case CPN_DTYPE_BOOL: return PyBool_FromLong(*(const unsigned char *)p != 0);
+    case CPN_DTYPE_FLOAT16: { _Float16 x; memcpy(&x, p, sizeof x); return PyFloat_FromDouble((double)x); }
+    case CPN_DTYPE_FLOAT32: { float x; memcpy(&x, p, sizeof x); return PyFloat_FromDouble((double)x); }
+    case CPN_DTYPE_FLOAT64: { double x; memcpy(&x, p, sizeof x); return PyFloat_FromDouble(x); }
+    case CPN_DTYPE_COMPLEX64: { float x[2]; memcpy(x, p, sizeof x); return PyComplex_FromDoubles(x[0], x[1]); }
+    case CPN_DTYPE_COMPLEX128: { double x[2]; memcpy(x, p, sizeof x); return PyComplex_FromDoubles(x[0], x[1]); }
+    default: return Py_NewRef(Py_NotImplemented);
+    }
+}
+
+PyObject *cpn_fast_item(const struct cpn_view *v, const Py_ssize_t *at)
+{
+    if (cpn_store_is_virtual(v->store)) return Py_NewRef(Py_NotImplemented);
+    if (flush_for_read(v) < 0) return NULL;
+    const char *o = local_origin(v);
+    if (!o) {
+        PyErr_Clear();
+        return Py_NewRef(Py_NotImplemented);
+    }
+    int64_t st[CPN_MAXDIM], off;
+    cpn_view_byte_layout(v, st, &off);
+    for (int d = 0; d < v->ndim; d++) o += (at[d] < 0 ? at[d] + v->shape[d] : at[d]) * st[d];
+    return python_scalar(o, v->dtype);
 }
 
 PyObject *cpn_fast_index(PyObject *self, PyObject *key)
@@ -446,24 +486,39 @@ PyObject *cpn_mod_index_range(PyObject *m, PyObject *a)
 
 #define CONCAT_MAX 64   /* inputs handled here; more go the general way */
 
-/* _core.concat_rows(seq): the concatenation of seq along axis 0, or None where the general path
- * must run. */
-static PyObject *concat_rows(PyObject *seq);
+/* _core.concat_rows(seq[, axis[, stack]]): the concatenation of seq along `axis` (default 0),
+ * or with stack true (axis 0 only) numpy.stack of seq, whose arrays then all have one shape; or
+ * None where the general path must run. */
+static PyObject *concat_rows(PyObject *seq, int axis, bool stack);
 
-PyObject *cpn_mod_concat_rows(PyObject *m, PyObject *seq)
+PyObject *cpn_mod_concat_rows(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)m;
+    if (nargs < 1 || nargs > 3) Py_RETURN_NONE;
+    PyObject *seq = args[0];
     if (!PyList_CheckExact(seq) && !PyTuple_CheckExact(seq)) Py_RETURN_NONE;
+    long axis = 0;
+    if (nargs > 1) {
+        if (!PyLong_CheckExact(args[1])) Py_RETURN_NONE;
+        axis = PyLong_AsLong(args[1]);
+        if (axis == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        if (axis < 0 || axis >= CPN_MAXDIM) Py_RETURN_NONE;
+    }
+    const bool stack = nargs > 2 && PyObject_IsTrue(args[2]) == 1;
+    if (stack && axis != 0) Py_RETURN_NONE;
     /* a tuple of the inputs, held to the end: an assignment may flush, and a flush may run Python
      * (a warning's hook, the collector) that changes a list whose items were borrowed */
     PyObject *tup = PySequence_Tuple(seq);
     if (!tup) return NULL;
-    PyObject *r = concat_rows(tup);
+    PyObject *r = concat_rows(tup, (int)axis, stack);
     Py_DECREF(tup);
     return r;
 }
 
-static PyObject *concat_rows(PyObject *seq)
+static PyObject *concat_rows(PyObject *seq, int axis, bool stack)
 {
     const Py_ssize_t k = PySequence_Fast_GET_SIZE(seq);
     if (k < 1 || k > CONCAT_MAX) Py_RETURN_NONE;
@@ -474,28 +529,36 @@ static PyObject *concat_rows(PyObject *seq)
         vs[i] = cpn_array_view(items[i]);
     }
     const struct cpn_view *f = vs[0];
-    if (f->ndim < 1) Py_RETURN_NONE;
+    if (f->ndim < 1 || axis >= f->ndim || (stack && f->ndim + 1 > CPN_MAXDIM)) Py_RETURN_NONE;
+    /* the result's shape: a stack puts a dimension of k in front, a concatenation sums `axis` */
     int64_t shape[CPN_MAXDIM];
-    memcpy(shape, f->shape, sizeof(int64_t) * (size_t)f->ndim);
-    shape[0] = 0;
+    const int rnd = f->ndim + (stack ? 1 : 0);
+    if (stack) {
+        shape[0] = (int64_t)k;
+        memcpy(shape + 1, f->shape, sizeof(int64_t) * (size_t)f->ndim);
+    } else {
+        memcpy(shape, f->shape, sizeof(int64_t) * (size_t)f->ndim);
+        shape[axis] = 0;
+    }
     for (Py_ssize_t i = 0; i < k; i++) {
         const struct cpn_view *v = vs[i];
         if (v->dtype != f->dtype || v->ndim != f->ndim || cpn_store_root(v->store)->tiled)
             Py_RETURN_NONE;
-        for (int d = 1; d < f->ndim; d++)
-            if (v->shape[d] != f->shape[d]) Py_RETURN_NONE;
-        shape[0] += v->shape[0];
+        for (int d = 0; d < f->ndim; d++)
+            if ((stack || d != axis) && v->shape[d] != f->shape[d]) Py_RETURN_NONE;
+        if (!stack) shape[axis] += v->shape[axis];
     }
-    PyObject *r = cpn_array_new(f->dtype, f->ndim, shape);
+    PyObject *r = cpn_array_new(f->dtype, rnd, shape);
     if (!r) return NULL;
     struct cpn_view *rv = cpn_array_view(r);
     rv->store->uninit = true;
     int64_t start = 0;
     for (Py_ssize_t i = 0; i < k; i++) {
-        const int64_t n = vs[i]->shape[0];
+        /* a stack's input fills one (1, shape...) slice, broadcast into it */
+        const int64_t n = stack ? 1 : vs[i]->shape[axis];
         if (!n) continue;
         struct cpn_view *rows = NULL;
-        enum cpn_status st = cpn_view_slice(rv, 0, start, 1, n, &rows);
+        enum cpn_status st = cpn_view_slice(rv, axis, start, 1, n, &rows);
         if (st != CPN_OK) {
             Py_DECREF(r);
             return cpn_raise(st);
@@ -572,4 +635,186 @@ fail:
     Py_XDECREF(t);
     Py_DECREF(idx);
     return NULL;
+}
+
+/* ---- interp of small real tables ----------------------------------------------------------------
+ *
+ * numpy.interp(x, xp, fp) through cupynum/_calculus.py's ops (a search, four gathers and a score
+ * of element-wise ops) took 60 us for 1,000 points against NumPy's 7.  Where x (up to
+ * INTERP_FAST_MAX points), xp and fp are
+ * contiguous float64 arrays held whole on this rank (untiled, on the host) and the result is
+ * untiled too, NumPy's own loop (kernels/interp.c) computes the result here into a new array's
+ * buffer, after a flush of whatever writes the inputs.  Every rank holding the whole inputs
+ * computes the same values, as for any untiled array; tiled arrays, other dtypes, views, complex
+ * tables, a period and every error go the general (owner-computes) way.  Untiledness is a fact
+ * of the stores every rank agrees on, so ranks take the same path. */
+
+/* Most queries computed here: beyond, the general path's threaded search of the queued ops is
+ * faster than NumPy's one loop (10^6 points in a table of 10^5: 58 ms against 92 on a loaded
+ * machine), at 10^5 they are even. */
+#define INTERP_FAST_MAX 65536
+
+/* A left/right argument as NumPy's PyFloat_AsDouble reads it (None: `dflt`); false where the
+ * general path must convert it (other types, their errors). */
+static bool interp_bound(PyObject *o, double dflt, double *v)
+{
+    if (o == Py_None) {
+        *v = dflt;
+        return true;
+    }
+    if (PyFloat_CheckExact(o)) {
+        *v = PyFloat_AS_DOUBLE(o);
+        return true;
+    }
+    if (PyLong_CheckExact(o)) {
+        *v = PyLong_AsDouble(o);
+        if (*v == -1.0 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return false;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* Is o an input the fast path takes: a contiguous float64 cupynum array whose store is
+ * untiled? */
+static bool interp_input(PyObject *o)
+{
+    if (Py_TYPE(o) != cpn_array_type) return false;
+    const struct cpn_view *v = cpn_array_view(o);
+    return v->dtype == CPN_DTYPE_FLOAT64 && cpn_view_is_contiguous(v) && !cpn_store_root(v->store)->tiled;
+}
+
+/* _core.interp_fast(x, xp, fp, left, right): numpy.interp's result for the inputs above (x of
+ * ndim >= 1; xp, fp 1-d of one length >= 1; left/right None, float or int), or None where the
+ * general path must run. */
+PyObject *cpn_mod_interp_fast(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)m;
+    if (nargs != 5 || !interp_input(args[0]) || !interp_input(args[1]) || !interp_input(args[2]))
+        Py_RETURN_NONE;
+    const struct cpn_view *vs[3] = {cpn_array_view(args[0]), cpn_array_view(args[1]), cpn_array_view(args[2])};
+    const int64_t lenxp = vs[1]->shape[0];
+    if (vs[0]->ndim < 1 || vs[1]->ndim != 1 || vs[2]->ndim != 1 || lenxp < 1 || vs[2]->shape[0] != lenxp ||
+        cpn_view_size(vs[0]) > INTERP_FAST_MAX)
+        Py_RETURN_NONE;
+    /* every flush first (one may move data), then the bytes where they lie */
+    for (int i = 0; i < 3; i++)
+        if (flush_for_read(vs[i]) < 0) return NULL;
+    const double *in[3];
+    for (int i = 0; i < 3; i++) {
+        in[i] = (const double *)local_origin(vs[i]);
+        if (!in[i]) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+    }
+    double lval, rval;
+    if (!interp_bound(args[3], in[2][0], &lval) || !interp_bound(args[4], in[2][lenxp - 1], &rval))
+        Py_RETURN_NONE;
+    PyObject *r = cpn_array_new(CPN_DTYPE_FLOAT64, vs[0]->ndim, vs[0]->shape);
+    if (!r) return NULL;
+    struct cpn_store *rs = cpn_array_view(r)->store;
+    if (cpn_store_root(rs)->tiled) {   /* a result the ranks share: the general way */
+        Py_DECREF(r);
+        Py_RETURN_NONE;
+    }
+    double *out = cpn_store_data_for_overwrite(rs);   /* (runs no op: the inputs stay put) */
+    if (!out) {
+        Py_DECREF(r);
+        return cpn_raise(CPN_ERR_NOMEM);
+    }
+    cpn_hostexec_interp(in[0], cpn_view_size(vs[0]), in[1], in[2], lenxp, lval, rval, out);
+    return r;
+}
+
+/* ---- correlate and convolve of small untiled vectors --------------------------------------------
+ *
+ * cupynum/_calculus.py's correlation adds one shifted product per kernel element (two queued ops
+ * each): 12 us for 1,000 points and a kernel of 5 against NumPy's 1.6, and, adding in its own
+ * order, not NumPy's bits where NumPy's dots are BLAS's.  Where both operands are 1-d cupynum
+ * arrays of one float or complex dtype held whole here and the result is untiled,
+ * NumPy's own sequence of dots (kernels/matmul.c, cpn_kernel_correlate) fills the new result
+ * here, reversed where the operands were swapped (PyArray_Correlate2's inversion).  Everything
+ * else goes the general (owner-computes) way; ranks decide alike (untiled is a fact of the
+ * stores). */
+
+/* _core.correlate_fast(a, v, mode[, conj]): numpy.correlate(a, v, mode) for mode 0/1/2 (a and v
+ * non-empty, any stride), v conjugated here when conj is True (else taken as it is), or None
+ * where the general path must run. */
+PyObject *cpn_mod_correlate_fast(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)m;
+    if (nargs < 3 || nargs > 4 || Py_TYPE(args[0]) != cpn_array_type || Py_TYPE(args[1]) != cpn_array_type ||
+        !PyLong_CheckExact(args[2]))
+        Py_RETURN_NONE;
+    const bool conj = nargs == 4 && args[3] == Py_True;
+    const long mode = PyLong_AsLong(args[2]);
+    if (mode < 0 || mode > 2) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    const struct cpn_view *vs[2] = {cpn_array_view(args[0]), cpn_array_view(args[1])};
+    const enum cpn_dtype dt = vs[0]->dtype;
+    if (dt != CPN_DTYPE_FLOAT32 && dt != CPN_DTYPE_FLOAT64 && dt != CPN_DTYPE_COMPLEX64 &&
+        dt != CPN_DTYPE_COMPLEX128)
+        Py_RETURN_NONE;
+    for (int i = 0; i < 2; i++)
+        if (vs[i]->dtype != dt || vs[i]->ndim != 1 || vs[i]->shape[0] < 1 || cpn_store_root(vs[i]->store)->tiled)
+            Py_RETURN_NONE;
+    for (int i = 0; i < 2; i++)
+        if (flush_for_read(vs[i]) < 0) return NULL;
+    /* the operands' bytes where they lie; a strided one (convolve's reversed kernel) packed, as
+     * NumPy's PyArray_FromAny makes both contiguous */
+    const size_t item = cpn_dtype_size(dt);
+    const char *in[2];
+    char *packed[2] = {NULL, NULL};
+    for (int i = 0; i < 2; i++) {
+        if (!(in[i] = local_origin(vs[i]))) {
+            PyErr_Clear();
+            Py_RETURN_NONE;
+        }
+        int64_t st[CPN_MAXDIM], off;
+        cpn_view_byte_layout(vs[i], st, &off);
+        const bool cj = i == 1 && conj && (dt == CPN_DTYPE_COMPLEX64 || dt == CPN_DTYPE_COMPLEX128);
+        if ((st[0] != (int64_t)item && vs[i]->shape[0] > 1) || cj) {
+            const int64_t n = vs[i]->shape[0];
+            if (!(packed[i] = cpn_alloc(item * (size_t)n))) {
+                cpn_free(packed[0]);
+                return cpn_raise(CPN_ERR_NOMEM);
+            }
+            for (int64_t k = 0; k < n; k++) memcpy(packed[i] + k * item, in[i] + k * st[0], item);
+            if (cj && dt == CPN_DTYPE_COMPLEX64)   /* numpy.correlate's conjugate of v */
+                for (int64_t k = 0; k < n; k++) ((float *)packed[i])[2 * k + 1] = -((float *)packed[i])[2 * k + 1];
+            else if (cj)
+                for (int64_t k = 0; k < n; k++) ((double *)packed[i])[2 * k + 1] = -((double *)packed[i])[2 * k + 1];
+            in[i] = packed[i];
+        }
+    }
+    const bool inverted = vs[0]->shape[0] < vs[1]->shape[0];
+    const int l = inverted ? 1 : 0;
+    const int64_t n1 = vs[l]->shape[0], n2 = vs[1 - l]->shape[0];
+    const int64_t len = mode == 0 ? n1 - n2 + 1 : mode == 1 ? n1 : n1 + n2 - 1;
+    PyObject *r = cpn_array_new(dt, 1, &len);
+    char *out = NULL;
+    if (r && cpn_store_root(cpn_array_view(r)->store)->tiled)   /* a result the ranks share */
+        Py_CLEAR(r);
+    else if (r && !(out = cpn_store_data_for_overwrite(cpn_array_view(r)->store))) {
+        Py_CLEAR(r);   /* (the allocation runs no op: the inputs stay put) */
+        cpn_raise(CPN_ERR_NOMEM);
+    }
+    if (out) cpn_hostexec_correlate(dt, in[l], n1, in[1 - l], n2, (int)mode, out);
+    cpn_free(packed[0]);
+    cpn_free(packed[1]);
+    if (!r) return PyErr_Occurred() ? NULL : Py_NewRef(Py_None);
+    if (inverted) {   /* _pyarray_revert */
+        _Alignas(16) unsigned char t[16];
+        for (int64_t i = 0, j = len - 1; i < j; i++, j--) {
+            memcpy(t, out + i * item, item);
+            memcpy(out + i * item, out + j * item, item);
+            memcpy(out + j * item, t, item);
+        }
+    }
+    return r;
 }

@@ -33,6 +33,18 @@ enum cpn_status cpn_hostexec_reduce_all(enum cpn_opcode code, enum cpn_dtype dt,
     return s;
 }
 
+void cpn_hostexec_correlate(enum cpn_dtype dt, const char *a, int64_t n1, const char *v, int64_t n2, int mode,
+                            char *out)
+{
+    cpn_kernel_correlate(dt, a, n1, v, n2, mode, out);
+}
+
+void cpn_hostexec_interp(const double *x, int64_t n, const double *xp, const double *fp, int64_t lenxp,
+                         double lval, double rval, double *out)
+{
+    cpn_kernel_interp(x, n, xp, fp, lenxp, lval, rval, out);
+}
+
 void cpn_hostexec_range_i64(const char *origin, int64_t n, int64_t *lo, int64_t *hi)
 {
     cpn_kernel_range_i64((const int64_t *)origin, n, lo, hi);

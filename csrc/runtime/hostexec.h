@@ -31,6 +31,15 @@ enum cpn_status cpn_hostexec_reduce_all(enum cpn_opcode code, enum cpn_dtype dt,
                                         const char *origin, int ndim, const int64_t *shape,
                                         const int64_t *byte_strides, void *out, bool *findings);
 
+/* numpy's correlation of a (n1) and v (n2 <= n1) into out (cpn_kernel_correlate).  Local. */
+void cpn_hostexec_correlate(enum cpn_dtype dt, const char *a, int64_t n1, const char *v, int64_t n2, int mode,
+                            char *out);
+
+/* numpy.interp of the n contiguous float64 queries x over the table (xp, fp) of lenxp >= 1
+ * points into out (cpn_kernel_interp: NumPy's loop, its bits).  Local. */
+void cpn_hostexec_interp(const double *x, int64_t n, const double *xp, const double *fp, int64_t lenxp,
+                         double lval, double rval, double *out);
+
 /* The least and greatest of the n >= 1 contiguous int64 at `origin` (cpn_kernel_range_i64).
  * Local. */
 void cpn_hostexec_range_i64(const char *origin, int64_t n, int64_t *lo, int64_t *hi);
