@@ -188,7 +188,7 @@ def _plan(self, key, inbounds=(), flat=False):
     m = 1
     for e in bshape:
         m *= e
-    if isinstance(lin, int):
+    if isinstance(lin, (int, _np.integer)):           # integers only (0-d index arrays)
         lin = _core.from_any(_np.full((), lin, _np.int64))
     if tuple(lin.shape) != plan.bshape:
         lin = _core.broadcast_to(lin, plan.bshape)

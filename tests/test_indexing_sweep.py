@@ -1,0 +1,417 @@
+"""The advanced-indexing sweep (issue 15): random keys of every form NumPy takes, over arrays of
+0-4 dimensions (0-size and size-1 dimensions included), dtypes and views, for get, set and
+augmented set (and ufunc.at, ndarray.flat, ix_ beside them), compared with NumPy.
+
+Each case is drawn from its own seed (the case number): an array (or a view of a larger base:
+strided, reversed, transposed), a key built of integer arrays (every integer dtype, negatives,
+repeats, broadcast together, sometimes out of bounds or not broadcasting), boolean masks (over
+one or several dimensions, 0-d, sometimes of the wrong shape), nested lists, slices, integers,
+None and Ellipsis, alone or in a tuple, and values of every kind of shape (scalar, broadcastable,
+exact, wrong) given as NumPy arrays, cupynum arrays, Python scalars or nested lists.  What is
+compared: the result (type, dtype, shape, values), whether it is a copy or a view (a later write
+to the array shows through a view only), the base array after every assignment, and where NumPy
+raises: the exception type, its message word for word and the arrays unchanged.
+
+tests/test_indexing.py and tests/test_indexing_adv.py test each form and its bytes moved by
+hand; this file draws the combinations.  Runs on one rank and under mpirun with
+CUPYNUM_MIN_TILE=1 (every array partitioned); every rank checks every result."""
+
+import warnings
+
+import numpy
+import pytest
+
+import cupynum
+from conftest import check, sample
+
+pytestmark = [pytest.mark.device, pytest.mark.mpi_device]
+
+CASES = 360
+DTYPES = [numpy.dtype(t) for t in ("?", "i1", "i4", "i8", "u2", "f4", "f8", "c16")]
+INDEX_DTYPES = [numpy.dtype(t) for t in ("i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8",
+                                         numpy.intp)]
+DIMS = [0, 1, 1, 2, 3, 3, 4, 5]
+BSHAPES = [(), (1,), (2,), (3,), (4,), (2, 1), (1, 3), (2, 3), (0,)]
+
+
+class _Case:
+    """One drawn case: the NumPy data and key, and how the cupynum side is made from them."""
+
+    def __init__(self, seed):
+        self.rng = numpy.random.default_rng(9173 + seed)
+        self.seed = seed
+
+    def pick(self, seq):
+        return seq[int(self.rng.integers(len(seq)))]
+
+    def chance(self, p):
+        return bool(self.rng.random() < p)
+
+
+# ---- arrays and views ---------------------------------------------------------------------
+
+def _array(case):
+    """(base, view function, view shape): view(base) is the array indexed; base is what an
+    assignment must reach."""
+    nd = int(case.rng.integers(0, 5))
+    shape = tuple(case.pick(DIMS) for _ in range(nd))
+    if nd >= 3 and numpy.prod(shape) > 120:
+        shape = shape[:2] + tuple(min(d, 2) for d in shape[2:])
+    dtype = case.pick(DTYPES)
+    kind = case.pick(["base", "base", "base", "strided", "reversed", "transposed"]) if nd else "base"
+    if kind == "strided":
+        axis = int(case.rng.integers(nd))
+        bshape = tuple(2 * d if i == axis else d for i, d in enumerate(shape))
+        sl = tuple(slice(None, None, 2) if i == axis else slice(None) for i in range(nd))
+        view = lambda a: a[sl]  # noqa: E731
+    elif kind == "reversed":
+        axis = int(case.rng.integers(nd))
+        bshape = shape
+        sl = tuple(slice(None, None, -1) if i == axis else slice(None) for i in range(nd))
+        view = lambda a: a[sl]  # noqa: E731
+    elif kind == "transposed":
+        bshape = shape[::-1]
+        view = lambda a: a.T  # noqa: E731
+    else:
+        bshape = shape
+        view = lambda a: a  # noqa: E731
+    base = sample(bshape, dtype, seed=case.seed)
+    assert view(base).shape == shape
+    return base, view, kind
+
+
+# ---- keys -------------------------------------------------------------------------------
+
+def _int_index(case, n, shape):
+    """An integer index array of `shape` into a dimension of length n (negatives and repeats;
+    now and then one out of bounds); any integer dtype that holds the values."""
+    signed = [d for d in INDEX_DTYPES if d.kind == "i"]
+    dt = case.pick(INDEX_DTYPES)
+    lo = -n if dt.kind == "i" else 0
+    hi = max(n, 1)
+    if n == 0:
+        lo, hi = 0, 1          # every index is out of bounds (unless the index is empty)
+    v = case.rng.integers(lo, hi, size=shape)
+    if v.size and case.chance(0.06):
+        v.flat[int(case.rng.integers(v.size))] = case.pick([n, -n - 1, n + 3])
+    if v.min(initial=0) < 0 and dt.kind == "u":
+        dt = case.pick(signed)
+    return v.astype(dt)
+
+
+def _sub_shape(case, bshape):
+    """A shape that broadcasts to bshape (trailing dims, some set to 1); now and then one that
+    does not."""
+    k = int(case.rng.integers(0, len(bshape) + 1))
+    s = [1 if case.chance(0.3) else d for d in bshape[len(bshape) - k:]]
+    if case.chance(0.04):
+        s = s + [max(bshape[-1] if bshape else 1, 1) + 1]
+    return tuple(s)
+
+
+def _items(case, shape):
+    """The items of a key (a list) for an array of `shape`."""
+    nd = len(shape)
+    used = int(case.rng.integers(0, nd + 1))
+    if case.chance(0.03):
+        used = nd + 1                                            # too many indices
+    bshape = case.pick(BSHAPES)
+    kinds = ["slice", "int", "iarr", "iarr", "list", "mask", "none", "mask0"]
+    items, d = [], 0
+    while d < used:
+        kind = case.pick(kinds)
+        n = shape[d] if d < nd else 1
+        if kind == "slice":
+            start = case.pick([None, 0, 1, -1, -2, n, n + 2])
+            stop = case.pick([None, 0, 1, -1, n, -n - 1, 2])
+            step = case.pick([None, None, 1, 2, -1, -2, 3])
+            items.append(slice(start, stop, step))
+            d += 1
+        elif kind == "int":
+            v = int(case.rng.integers(-n, n)) if n else 0
+            if case.chance(0.05):
+                v = case.pick([n, -n - 1])
+            items.append(case.pick([v, numpy.int64(v), numpy.int32(v)]) if -2**31 <= v < 2**31
+                         else v)
+            d += 1
+        elif kind == "iarr":
+            items.append(_int_index(case, n, _sub_shape(case, bshape)))
+            d += 1
+        elif kind == "list":
+            a = _int_index(case, n, _sub_shape(case, bshape)[-2:])
+            items.append(a.astype(numpy.int64).tolist() if a.ndim else [int(a)])
+            d += 1
+        elif kind == "mask":
+            k = int(case.rng.integers(1, used - d + 1))
+            mshape = list(shape[d:d + k]) + [1] * max(0, d + k - nd)
+            if case.chance(0.06):
+                j = int(case.rng.integers(k))
+                mshape[j] += case.pick([1, 2])                   # the wrong shape
+            density = case.pick([0.0, 0.3, 0.7, 1.0])
+            m = case.rng.random(mshape) < density
+            items.append(m.tolist() if case.chance(0.1) and m.ndim == 1 else m)
+            d += k
+        elif kind == "none":
+            items.append(None)
+        else:
+            items.append(case.pick([True, False, numpy.True_, numpy.array(False),
+                                    numpy.array(True)]))
+    if not items or (len(items) < 4 and case.chance(0.15)):
+        items.insert(int(case.rng.integers(len(items) + 1)), None)
+    if case.chance(0.35):
+        items.insert(int(case.rng.integers(len(items) + 1)), Ellipsis)
+    return items
+
+
+def _key(case, shape):
+    """A NumPy key for an array of `shape`: a tuple, a lone item, np.ix_ of per-axis indices."""
+    if shape and case.chance(0.08):
+        per = []
+        for n in shape[:int(case.rng.integers(1, len(shape) + 1))]:
+            if case.chance(0.3):
+                per.append(case.rng.random(n) < 0.5)
+            else:
+                per.append(_int_index(case, n, (int(case.rng.integers(0, 4)),)))
+        return numpy.ix_(*per)
+    items = _items(case, shape)
+    if len(items) == 1 and case.chance(0.5):
+        return items[0]
+    return tuple(items)
+
+
+def _to_cupynum(case, k):
+    """The key with (some of) its NumPy arrays as cupynum arrays."""
+    if isinstance(k, tuple):
+        return tuple(_to_cupynum(case, x) for x in k)
+    if isinstance(k, numpy.ndarray) and case.chance(0.6):
+        return cupynum.array(k)
+    return k
+
+
+# ---- values -----------------------------------------------------------------------------
+
+def _scalar(case, dtype):
+    if dtype.kind == "b":
+        return case.pick([True, False, numpy.True_])
+    if dtype.kind in "iu":
+        return case.pick([3, 0, numpy.int8(5), dtype.type(7)])
+    if dtype.kind == "f":
+        return case.pick([2.5, -1.0, 4, dtype.type(-0.5)])
+    return case.pick([1 + 2j, 3.0, -2, dtype.type(0.5 - 1j)])
+
+
+def _value_dtype(case, dtype):
+    """The values' dtype: mostly the array's, now and then another one NumPy casts from
+    without a warning (no complex into real)."""
+    if case.chance(0.75):
+        return dtype
+    return case.pick([d for d in DTYPES if d.kind != "c" or dtype.kind == "c"])
+
+
+def _value(case, dtype, rshape):
+    """(NumPy value, cupynum value) for an assignment to a selection of shape rshape."""
+    form = case.pick(["scalar", "scalar", "broadcast", "exact", "exact", "wrong"])
+    if form == "scalar" or rshape is None:
+        v = _scalar(case, dtype)
+        if case.chance(0.2):
+            v = numpy.array(v, dtype=dtype)
+            return v, case.pick([v, cupynum.array(v)])
+        return v, v
+    if form == "broadcast":
+        vshape = _sub_shape(case, rshape) if rshape else ()
+    elif form == "exact":
+        vshape = rshape
+    else:
+        vshape = list(rshape) or [1]
+        j = int(case.rng.integers(len(vshape)))
+        vshape[j] = vshape[j] + 2 if vshape[j] != 1 else 3
+        if case.chance(0.3):
+            vshape = [2] + list(rshape)
+        vshape = tuple(vshape)
+    v = sample(vshape, _value_dtype(case, dtype), seed=case.seed + 1)
+    how = case.pick(["numpy", "cupynum", "cupynum", "list"])
+    if how == "list" and v.ndim:
+        return v.tolist(), v.tolist()
+    return v, (cupynum.array(v) if how == "cupynum" else v)
+
+
+# ---- comparing --------------------------------------------------------------------------
+
+def _same_error(e, fn, what):
+    with pytest.raises(type(e)) as got:
+        fn()
+    assert str(got.value) == str(e), (what, str(got.value), str(e))
+
+
+def _check_array(c, n, what):
+    try:
+        check(c, n)
+    except AssertionError as err:
+        raise AssertionError(f"{what}: {err}") from err
+
+
+class _Pair:
+    """The NumPy array and the cupynum one, as base and view."""
+
+    def __init__(self, base, view):
+        self.nb = base.copy()
+        self.cb = cupynum.array(base)
+        self.view = view
+
+    @property
+    def n(self):
+        return self.view(self.nb)
+
+    @property
+    def c(self):
+        return self.view(self.cb)
+
+    def same(self, what):
+        _check_array(self.cb, self.nb, what + " (base)")
+        _check_array(self.c, self.n, what)
+
+
+def _get(pair, kn, kc, what):
+    """pair.n[kn] against pair.c[kc]; returns the two results (None where NumPy raised)."""
+    try:
+        rn = pair.n[kn]
+    except Exception as e:  # noqa: BLE001  (NumPy is the oracle)
+        _same_error(e, lambda: pair.c[kc], what)
+        pair.same(what + " after the failed get")
+        return None, None
+    rc = pair.c[kc]
+    check(rc, rn)
+    return rn, rc
+
+
+def _set(pair, kn, kc, vn, vc, what, op=None):
+    """pair.n[kn] = vn (or `op`=, augmented) against the same on pair.c; then the arrays."""
+    def do(a, k, v):
+        if op is None:
+            a[k] = v
+        elif op == "+":
+            a[k] += v
+        elif op == "-":
+            a[k] -= v
+        else:
+            a[k] *= v
+
+    before = pair.nb.copy()
+    try:
+        do(pair.n, kn, vn)
+    except Exception as e:  # noqa: BLE001
+        numpy.copyto(pair.nb, before)
+        _same_error(e, lambda: do(pair.c, kc, vc), what)
+        pair.same(what + " after the failed assignment (unchanged)")
+        return
+    do(pair.c, kc, vc)
+    pair.same(what)
+
+
+def _run(seed):
+    case = _Case(seed)
+    base, view, kind = _array(case)
+    pair = _Pair(base, view)
+    shape, dtype = pair.n.shape, pair.n.dtype
+    kn = _key(case, shape)
+    kc = _to_cupynum(case, kn)
+    what = f"case {seed}: {kind} {dtype} {shape} [{kn!r}]"
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")         # a warning from either side fails the case
+        rn, rc = _get(pair, kn, kc, what + " get")
+        rshape = None if rn is None else numpy.shape(rn)
+
+        vn, vc = _value(case, dtype, rshape)
+        _set(pair, kn, kc, vn, vc, what + f" = {vn!r}")
+        if rn is not None and isinstance(rn, numpy.ndarray):
+            # a view shows the assignment, a copy does not: the same as NumPy's
+            check(rc, rn)
+
+        vn, vc = _value(case, dtype, rshape)
+        op = case.pick(["+", "+", "-", "*"])
+        _set(pair, kn, kc, vn, vc, what + f" {op}= {vn!r}", op=op)
+
+        if case.chance(0.25) and dtype.kind != "b":
+            vn, vc = _value(case, dtype, rshape)
+            try:
+                numpy.add.at(pair.n, kn, vn)
+            except Exception as e:  # noqa: BLE001
+                _same_error(e, lambda: cupynum.add.at(pair.c, kc, vc), what + " add.at")
+            else:
+                cupynum.add.at(pair.c, kc, vc)
+            pair.same(what + " add.at")
+
+
+@pytest.mark.parametrize("seed", range(CASES))
+def test_sweep(seed):
+    _run(seed)
+
+
+# ---- ndarray.flat --------------------------------------------------------------------------
+
+def _flat_key(case, size):
+    kind = case.pick(["int", "slice", "iarr", "list", "mask", "ell"])
+    if kind == "int":
+        v = int(case.rng.integers(-size, size)) if size else 0
+        return case.pick([v, size]) if case.chance(0.1) else v
+    if kind == "slice":
+        return slice(case.pick([None, 1, -2]), case.pick([None, 3, -1]), case.pick([None, 2, -1]))
+    if kind == "iarr":
+        return _int_index(case, size, case.pick([(3,), (2, 2), (0,), ()]))
+    if kind == "list":
+        return _int_index(case, size, (3,)).astype(numpy.int64).tolist()
+    if kind == "mask":
+        return case.rng.random(size + (1 if case.chance(0.05) else 0)) < 0.5
+    return Ellipsis
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_flat_sweep(seed):
+    case = _Case(100000 + seed)
+    base, view, kind = _array(case)
+    pair = _Pair(base, view)
+    dtype = pair.n.dtype
+    kn = _flat_key(case, pair.n.size)
+    kc = _to_cupynum(case, kn)
+    what = f"flat case {seed}: {kind} {dtype} {pair.n.shape} [{kn!r}]"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            rn = pair.n.flat[kn]
+        except Exception as e:  # noqa: BLE001
+            _same_error(e, lambda: pair.c.flat[kc], what)
+            rn = None
+        else:
+            check(pair.c.flat[kc], rn)
+        vn, vc = _value(case, dtype, None if rn is None else numpy.shape(rn))
+        before = pair.nb.copy()
+        try:
+            pair.n.flat[kn] = vn
+        except Exception as e:  # noqa: BLE001
+            numpy.copyto(pair.nb, before)
+            _same_error(e, lambda: pair.c.flat.__setitem__(kc, vc), what + " set")
+        else:
+            pair.c.flat[kc] = vc
+        pair.same(what + " set")
+
+
+# ---- regressions the sweep found (each the smallest case) --------------------------------------
+
+@pytest.mark.parametrize("key", [
+    lambda A: (A(1),),                          # a 0-d index array: an index array, a copy
+    lambda A: (A(1), Ellipsis),
+    lambda A: (A(1), None),
+    lambda A: (A(0), None, A(2)),               # only 0-d index arrays (was a TypeError)
+    lambda A: (slice(None), A(-1)),
+])
+@pytest.mark.parametrize("kind", [numpy.array, lambda v: cupynum.array(numpy.array(v))])
+def test_zero_d_index_array_gives_a_copy(key, kind):
+    n = numpy.arange(24.0).reshape(2, 3, 4)
+    c = cupynum.array(n)
+    rn, rc = n[key(numpy.array)], c[key(kind)]
+    check(rc, rn)
+    n[...] = -1
+    c[...] = -1
+    check(rc, rn)                               # NumPy's result is a copy: unchanged
+    check(c[(kind(1),) * 3], n[(numpy.array(1),) * 3])   # a full integer index: a scalar
