@@ -795,6 +795,8 @@ def ufunc_at(uf, a, indices, b=None):
     plan = _plan(a, key, flat=None)
     if plan is None:
         return False
+    if b is not None and not at_operand_fits(b, plan.rshape):
+        raise ValueError("array is not broadcastable to correct shape")
     flat = plan.flat
     if b is None:
         val = _core.broadcast_to(_core.from_any(_np.zeros((), dt)),
@@ -812,6 +814,16 @@ def ufunc_at(uf, a, indices, b=None):
     except TypeError:
         return False
     return True
+
+
+def at_operand_fits(b, rshape):
+    """Whether ufunc.at's operand b fits the indexed elements (of shape rshape) as NumPy's
+    loop takes it: broadcast to rshape without adding dimensions (leading 1s too are refused,
+    NumPy's "array is not broadcastable to correct shape")."""
+    bshape = tuple(b.shape) if isinstance(b, (ndarray, _np.ndarray)) else _np.shape(b)
+    if len(bshape) > len(rshape):
+        return False
+    return all(x == y or x == 1 for x, y in zip(bshape, rshape[len(rshape) - len(bshape):]))
 
 
 def _ufunc_at_1d(a, indices, b, dt, name):

@@ -397,6 +397,9 @@ def at(uf, a, indices, b=None, /):
         if sum(1 for k in key if k is Ellipsis) > 1:
             key = key[:-1]
         v = a[key]
+        from . import _advindex
+        if b is not None and not _advindex.at_operand_fits(b, tuple(_np.shape(v))):
+            raise ValueError("array is not broadcastable to correct shape")   # NumPy's text
         if npu.nin == 1:
             uf(v, out=v)
         else:

@@ -415,3 +415,22 @@ def test_zero_d_index_array_gives_a_copy(key, kind):
     c[...] = -1
     check(rc, rn)                               # NumPy's result is a copy: unchanged
     check(c[(kind(1),) * 3], n[(numpy.array(1),) * 3])   # a full integer index: a scalar
+
+
+@pytest.mark.parametrize("key,b", [
+    (slice(None), numpy.ones((1, 3))),          # a leading 1 NumPy's loop does not drop
+    (numpy.array([0, 1, 2]), numpy.ones((1, 3))),
+    (numpy.array([0, 2, 2]), [[1.0, 2.0, 3.0]]),
+    (slice(None), numpy.ones(2)),
+    (None, numpy.ones((3, 3))),
+])
+def test_ufunc_at_operand_must_fit_without_new_dimensions(key, b):
+    n = numpy.arange(3.0)
+    c = cupynum.array(n)
+    kc = cupynum.array(key) if isinstance(key, numpy.ndarray) else key
+    with pytest.raises(ValueError) as e:
+        numpy.add.at(n, key, b)
+    with pytest.raises(ValueError) as g:
+        cupynum.add.at(c, kc, b)
+    assert str(g.value) == str(e.value)
+    check(c, n)
