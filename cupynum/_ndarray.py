@@ -535,8 +535,29 @@ class flatiter:
         return v if v is not None else _core.reshape(_core.cast(a, a.dtype), (a.size,))
 
     def __getitem__(self, key):
-        r = self._line()[key]
-        return _core.cast(r, r.dtype) if isinstance(r, ndarray) else r
+        a = self.base
+        if isinstance(key, (int, _np.integer)) and not isinstance(key, (bool, _np.bool_)):
+            if not -a.size <= key < a.size:      # NumPy's flat iterator's text
+                raise IndexError(f"index {key} is out of bounds for size {a.size}")
+            return self._line()[key]
+        if isinstance(key, slice) or key is Ellipsis:
+            r = self._line()[slice(None) if key is Ellipsis else key]
+            return _core.cast(r, r.dtype)
+        # an integer array (or list of ints) in bounds, or a boolean array of the array's size:
+        # indexing the line; anything else (and every error, with the flat iterator's own
+        # words) is NumPy's
+        idx = key
+        if isinstance(key, list) and key and all(type(x) is int for x in key):
+            idx = _np.asarray(key)
+        if type(idx) in (ndarray, _np.ndarray) and idx.ndim >= 1:
+            if idx.dtype == _np.bool_:
+                if idx.ndim == 1 and idx.shape[0] == a.size:
+                    return self._line()[idx]
+            elif idx.dtype.kind in "iu" and idx.dtype != _np.uint64:
+                ci = idx if isinstance(idx, ndarray) else _core.from_any(idx)
+                if ci.size == 0 or _in_bounds(ci, a.size):
+                    return self._line()[ci]
+        return _fallback.compute(lambda n, k: n.flat[k], (a, key))
 
     def __setitem__(self, key, value):
         a = self.base

@@ -434,3 +434,20 @@ def test_ufunc_at_operand_must_fit_without_new_dimensions(key, b):
         cupynum.add.at(c, kc, b)
     assert str(g.value) == str(e.value)
     check(c, n)
+
+
+@pytest.mark.parametrize("key", [6, -7, numpy.int8(-7), [0, 7], numpy.array([[1, -8]]),
+                                 numpy.array([True] * 5), (1, 2), None, [True, False],
+                                 numpy.array([0, 1], numpy.uint64), numpy.array(6)])
+def test_flat_get_errors_and_forms_are_numpys(key):
+    n = numpy.arange(6.0).reshape(2, 3)
+    c = cupynum.array(n)
+    kc = cupynum.array(key) if isinstance(key, numpy.ndarray) and key.ndim else key
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            rn = n.flat[key]
+        except Exception as e:  # noqa: BLE001
+            _same_error(e, lambda: c.flat[kc], repr(key))
+        else:
+            check(c.flat[kc], rn)
