@@ -99,6 +99,10 @@ def _advanced_split(self, items, at, k):
             p += 1
         elif o is Ellipsis:
             p += self.ndim - consumed
+    # a 0-d index array beside the advanced index is an integer there (NumPy broadcasts it
+    # with the index); alone among basic items it would make the basic key advanced
+    items = tuple(int(o) if i != at and isinstance(o, ndarray) and _is_int_item(o) else o
+                  for i, o in enumerate(items))
     return items[:at] + (slice(None),) * k + items[at + 1:], p
 
 

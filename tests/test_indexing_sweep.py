@@ -16,6 +16,7 @@ tests/test_indexing.py and tests/test_indexing_adv.py test each form and its byt
 hand; this file draws the combinations.  Runs on one rank and under mpirun with
 CUPYNUM_MIN_TILE=1 (every array partitioned); every rank checks every result."""
 
+import os
 import warnings
 
 import numpy
@@ -26,7 +27,7 @@ from conftest import check, sample
 
 pytestmark = [pytest.mark.device, pytest.mark.mpi_device]
 
-CASES = 360
+CASES = int(os.environ.get("SWEEP_CASES", 360))
 DTYPES = [numpy.dtype(t) for t in ("?", "i1", "i4", "i8", "u2", "f4", "f8", "c16")]
 INDEX_DTYPES = [numpy.dtype(t) for t in ("i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8",
                                          numpy.intp)]
@@ -366,7 +367,7 @@ def _flat_key(case, size):
     return Ellipsis
 
 
-@pytest.mark.parametrize("seed", range(60))
+@pytest.mark.parametrize("seed", range(CASES // 6))
 def test_flat_sweep(seed):
     case = _Case(100000 + seed)
     base, view, kind = _array(case)
@@ -451,3 +452,25 @@ def test_flat_get_errors_and_forms_are_numpys(key):
             _same_error(e, lambda: c.flat[kc], repr(key))
         else:
             check(c.flat[kc], rn)
+
+
+@pytest.mark.parametrize("key", [
+    lambda A: (numpy.array([0, 0]), A(1)),      # an index array and a 0-d cupynum one
+    lambda A: ([0], A(-1)),
+    lambda A: (A(0), numpy.array([True, False, True, False, True])),
+    lambda A: (A(0), slice(None), numpy.array([1, 0])),
+])
+def test_zero_d_cupynum_index_beside_an_index_array_set(key):
+    n = numpy.arange(10).reshape(2, 5)
+    c = cupynum.array(n)
+    kc = key(lambda v: cupynum.array(numpy.array(v)))
+    kn = key(numpy.array)
+    if len(kn) == 3:
+        n, c = n.reshape(2, 5, 1)[:, :, [0, 0]], cupynum.array(n.reshape(2, 5, 1)[:, :, [0, 0]])
+    check(c[kc], n[kn])
+    n[kn] = 99
+    c[kc] = 99
+    check(c, n)
+    n[kn] += 1
+    c[kc] += 1
+    check(c, n)
