@@ -111,7 +111,8 @@ def _plan(self, key, inbounds=(), flat=False):
             adv.append((kind, o, pos))
             pos += k
     bkey = tuple(x for b in basic for x in (b if isinstance(b, tuple) else (b,)))
-    view = self[bkey]
+    from ._ndarray import _basic_view
+    view = _basic_view(self, bkey)
     if not isinstance(view, ndarray):
         return None
     # NumPy's placement: the advanced items adjacent in the key, or separated

@@ -106,6 +106,16 @@ def _advanced_split(self, items, at, k):
     return items[:at] + (slice(None),) * k + items[at + 1:], p
 
 
+def _basic_view(self, basic):
+    """self[basic] for the basic part of an advanced key; None where it raises (an integer out
+    of bounds): NumPy checks the advanced items first (a mask's shape), so the general path
+    raises NumPy's exception."""
+    try:
+        return self[basic]
+    except IndexError:
+        return None
+
+
 def _mask_key(self, key):
     """(basic key with the mask as k full slices, mask, p, has_ints) for a key of basic items and
     one boolean array of ndim >= 1; None for any other key.  p is the position of the mask's first
@@ -201,7 +211,7 @@ def _getitem_mask(self, key):
         return None
     basic, mask, p, has_ints = parts
     k = mask.ndim
-    view = self[basic]
+    view = _basic_view(self, basic)
     if not isinstance(view, ndarray) or view.shape[p:p + k] != mask.shape:
         return None                           # NumPy's IndexError, from the general path
     if view.ndim != k:
@@ -301,7 +311,7 @@ def _getitem_int(self, key):
     if parts is None:
         return None
     basic, arr, p, has_ints, items, at = parts
-    view = self[basic]
+    view = _basic_view(self, basic)
     if not isinstance(view, ndarray):
         return None
     n = view.shape[p]
@@ -329,7 +339,7 @@ def _setitem_int(self, key, value):
     if parts is None:
         return False
     basic, arr, p, has_ints, items, at = parts
-    view = self[basic]
+    view = _basic_view(self, basic)
     if not isinstance(view, ndarray) or _core.readonly(view):
         return False
     if not has_ints:
@@ -406,7 +416,7 @@ def _setitem_mask(self, key, value):
         return False
     basic, mask, p, has_ints = parts
     k = mask.ndim
-    view = self[basic]
+    view = _basic_view(self, basic)
     if not isinstance(view, ndarray) or view.shape[p:p + k] != mask.shape:
         return False                          # NumPy's IndexError, from the general path
     if isinstance(value, _SCALARS):

@@ -474,3 +474,21 @@ def test_zero_d_cupynum_index_beside_an_index_array_set(key):
     n[kn] += 1
     c[kc] += 1
     check(c, n)
+
+
+@pytest.mark.parametrize("key", [
+    (0, Ellipsis, numpy.array([False] * 5)),    # the mask's shape is checked before the int
+    (Ellipsis, numpy.ones((4, 5), bool), -3),
+    (5, numpy.array([0, 1])),                   # an int out of bounds beside an index array
+])
+def test_advanced_items_are_checked_before_the_integers(key):
+    n = numpy.zeros((0, 2, 2))
+    if key[0] is Ellipsis:
+        n = numpy.zeros((2, 2, 0))
+    c = cupynum.array(n)
+    kc = tuple(cupynum.array(k) if isinstance(k, numpy.ndarray) else k for k in key)
+    for op in ("get", "set"):
+        with pytest.raises(IndexError) as e:
+            n[key] if op == "get" else n.__setitem__(key, 1)
+        _same_error(e.value, lambda: c[kc] if op == "get" else c.__setitem__(kc, 1), op)
+        check(c, n)
