@@ -492,3 +492,18 @@ def test_advanced_items_are_checked_before_the_integers(key):
             n[key] if op == "get" else n.__setitem__(key, 1)
         _same_error(e.value, lambda: c[kc] if op == "get" else c.__setitem__(kc, 1), op)
         check(c, n)
+
+
+@pytest.mark.parametrize("shape,key,value", [
+    ((), Ellipsis, [1]),                        # a sequence deeper than the target
+    ((), (None,), [[3.0, 5.75]]),
+    ((2,), slice(None), [[1, 2]]),
+    ((1, 2), Ellipsis, [[[1, 2]]]),
+    ((), Ellipsis, numpy.ones(1)),              # an array's leading 1s drop
+    ((), Ellipsis, numpy.ones(2)),
+])
+def test_basic_set_of_a_sequence_deeper_than_the_target(shape, key, value):
+    n = numpy.zeros(shape)
+    c = cupynum.array(n)
+    _set(_Pair(n, lambda a: a), key, key, value, value, repr(value))
+

@@ -287,9 +287,12 @@ int cpn_assign(struct cpn_view *dst, PyObject *value)
         Py_INCREF(descrs[dst->dtype]);
         PyObject *a = PyArray_FromAny(value, descrs[dst->dtype], 0, 0, NPY_ARRAY_FORCECAST, NULL);
         if (!a) return -1;
-        if (dst->ndim == 0 && PyArray_NDIM((PyArrayObject *)a) > 0) {   /* NumPy's text for it */
+        /* NumPy discovers a sequence's shape to at most the target's dimensions (an array
+         * value broadcasts: its leading 1s drop) */
+        if (!PyArray_Check(value) && PyArray_NDIM((PyArrayObject *)a) > dst->ndim) {
             Py_DECREF(a);
-            PyErr_SetString(PyExc_ValueError, "setting an array element with a sequence.");
+            PyErr_Format(PyExc_ValueError, "setting an array element with a sequence. The requested "
+                         "array would exceed the maximum number of dimension of %d.", dst->ndim);
             return -1;
         }
         src = cpn_array_from_numpy((PyArrayObject *)a);
