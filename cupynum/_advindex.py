@@ -406,11 +406,9 @@ def _value(dtype, value):
     if not isinstance(value, ndarray):
         if isinstance(value, _np.ndarray) and type(value) is not _np.ndarray:
             return None
-        try:
-            value = _np.asarray(value)
-        except (ValueError, TypeError):
-            return None
-        if value.dtype.kind not in "biufc":
+        from ._ndarray import value_array
+        value = value_array(value, dtype)
+        if value is None or value.dtype.kind not in "biufc":
             return None
         value = _core.from_any(value)
     if value.dtype.kind == "c" and dtype.kind != "c":

@@ -22,6 +22,21 @@ def scalar_for_setitem(dtype, value):
     tmp[()] = value                       # NumPy's conversion and its errors
     return tmp
 
+
+def value_array(value, dtype):
+    """An assigned value that is not a cupynum array as the NumPy array NumPy's assignment
+    makes of it: a NumPy array as it is, anything else (a list, a tuple) converted to the
+    target's dtype element by element (PyArray_FromAny with the destination's dtype: a list
+    holding -1.0 into uint16 is NumPy's OverflowError); None where that raises, so that the
+    general path raises NumPy's error after the key's."""
+    if isinstance(value, _np.ndarray):
+        return value
+    try:
+        return _np.asarray(value, dtype=dtype)
+    except Exception:  # noqa: BLE001  (NumPy raises it in its own order)
+        return None
+
+
 ndarray = _core.ndarray
 
 
@@ -362,8 +377,8 @@ def _setitem_int(self, key, value):
         val = _core.from_any(scalar_for_setitem(self.dtype, value))
     else:
         if not isinstance(value, ndarray):
-            value = _np.asarray(value)
-            if value.dtype.kind not in "biufc" or type(value) is not _np.ndarray:
+            value = value_array(value, self.dtype)
+            if value is None or value.dtype.kind not in "biufc" or type(value) is not _np.ndarray:
                 return False
             value = _core.from_any(value)
         if value.dtype.kind == "c" and self.dtype.kind != "c":
@@ -425,8 +440,8 @@ def _setitem_mask(self, key, value):
         val = value
     else:
         if not isinstance(value, ndarray):
-            value = _np.asarray(value)
-            if value.dtype.kind not in "biufc" or type(value) is not _np.ndarray:
+            value = value_array(value, self.dtype)
+            if value is None or value.dtype.kind not in "biufc" or type(value) is not _np.ndarray:
                 return False
         if value.dtype.kind == "c" and self.dtype.kind != "c":
             return False                      # NumPy's ComplexWarning, from the general path

@@ -507,3 +507,11 @@ def test_basic_set_of_a_sequence_deeper_than_the_target(shape, key, value):
     c = cupynum.array(n)
     _set(_Pair(n, lambda a: a), key, key, value, value, repr(value))
 
+
+@pytest.mark.parametrize("key", [numpy.array([0, 1]), numpy.array([True, False, True])])
+@pytest.mark.parametrize("value", [[-1.0], [[1.0, -6.0]], [-0.5, 2.0], [1 + 1j, 2.0]])
+def test_advanced_set_converts_a_list_to_the_arrays_dtype(key, value):
+    # NumPy converts a list element by element to the target's dtype: -1.0 into uint16 is an
+    # OverflowError, -0.5 is 0, a complex a TypeError
+    n = numpy.zeros((3, 2), numpy.uint16)
+    _set(_Pair(n, lambda a: a), key, cupynum.array(key), value, value, repr(value))
