@@ -333,12 +333,23 @@ def _run(seed):
         op = case.pick(["+", "+", "-", "*"])
         _set(pair, kn, kc, vn, vc, what + f" {op}= {vn!r}", op=op)
 
-        if case.chance(0.25) and dtype.kind != "b":
+        # NumPy's ufunc.at mishandles new axes (None, True): uninitialised shapes and axes in
+        # its errors ("axis 975184428 is out of bounds"), so those keys are not compared there
+        items = kn if isinstance(kn, tuple) else (kn,)
+        new_axes = any(k is None or isinstance(k, (bool, numpy.bool_)) or
+                       isinstance(k, numpy.ndarray) and k.ndim == 0 and k.dtype == bool
+                       for k in items)
+        if case.chance(0.25) and dtype.kind != "b" and not new_axes:
             vn, vc = _value(case, dtype, rshape)
             try:
                 numpy.add.at(pair.n, kn, vn)
             except Exception as e:  # noqa: BLE001
-                _same_error(e, lambda: cupynum.add.at(pair.c, kc, vc), what + " add.at")
+                if any(isinstance(k, numpy.ndarray) and k.ndim == 0 for k in items):
+                    # NumPy's message then prints an uninitialised shape: the type only
+                    with pytest.raises(type(e)):
+                        cupynum.add.at(pair.c, kc, vc)
+                else:
+                    _same_error(e, lambda: cupynum.add.at(pair.c, kc, vc), what + " add.at")
             else:
                 cupynum.add.at(pair.c, kc, vc)
             pair.same(what + " add.at")
@@ -501,9 +512,11 @@ def test_advanced_items_are_checked_before_the_integers(key):
     ((1, 2), Ellipsis, [[[1, 2]]]),
     ((), Ellipsis, numpy.ones(1)),              # an array's leading 1s drop
     ((), Ellipsis, numpy.ones(2)),
+    ((1,), slice(0, 2, 3), [[-35], [-49]]),     # too deep: before the conversion's OverflowError
+    ((2,), Ellipsis, [[1, 2], [3]]),            # too deep before ragged
 ])
 def test_basic_set_of_a_sequence_deeper_than_the_target(shape, key, value):
-    n = numpy.zeros(shape)
+    n = numpy.zeros(shape, numpy.uint16)
     c = cupynum.array(n)
     _set(_Pair(n, lambda a: a), key, key, value, value, repr(value))
 
