@@ -528,3 +528,14 @@ def test_advanced_set_converts_a_list_to_the_arrays_dtype(key, value):
     # OverflowError, -0.5 is 0, a complex a TypeError
     n = numpy.zeros((3, 2), numpy.uint16)
     _set(_Pair(n, lambda a: a), key, cupynum.array(key), value, value, repr(value))
+
+
+@pytest.mark.parametrize("shape,key,vshape", [
+    ((1, 5, 3), (Ellipsis, 0, slice(None, 5, -2), 0), (1, 5, 3)),   # (5, 3) into (0,)
+    ((1, 5, 0, 0), (0, -5), (1, 5, 0, 0)),
+    ((2, 3), (0,), (1, 1, 2, 3)),
+])
+def test_basic_set_drops_as_many_leading_ones_as_numpy(shape, key, vshape):
+    n = numpy.zeros(shape)
+    v = numpy.ones(vshape)
+    _set(_Pair(n, lambda a: a), key, key, v, v, repr(vshape))

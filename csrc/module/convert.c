@@ -326,11 +326,13 @@ int cpn_assign(struct cpn_view *dst, PyObject *value)
     }
     if (!src) return -1;
     struct cpn_view *sv = cpn_array_view(src), *bv = NULL, *trimmed = NULL;
-    /* NumPy drops leading extent-1 dimensions of the value that the target lacks. */
+    /* NumPy drops leading extent-1 dimensions of the value that the target lacks, as many as
+     * lead (PyArray_AssignArray; its broadcast error prints the shape left). */
     if (sv->ndim > dst->ndim) {
-        int extra = sv->ndim - dst->ndim, ok = 1;
-        for (int i = 0; i < extra; i++) ok &= sv->shape[i] == 1;
-        if (ok && cpn_view_reshape(sv, dst->ndim, sv->shape + extra, &trimmed) == CPN_OK) sv = trimmed;
+        int extra = 0;
+        while (sv->ndim - extra > dst->ndim && sv->shape[extra] == 1) extra++;
+        if (extra && cpn_view_reshape(sv, sv->ndim - extra, sv->shape + extra, &trimmed) == CPN_OK)
+            sv = trimmed;
     }
     enum cpn_status st = sv->ndim <= dst->ndim ? cpn_view_broadcast(sv, dst->ndim, dst->shape, &bv)
                                                : CPN_ERR_VALUE;
