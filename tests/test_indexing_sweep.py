@@ -530,6 +530,17 @@ def test_advanced_set_converts_a_list_to_the_arrays_dtype(key, value):
     _set(_Pair(n, lambda a: a), key, cupynum.array(key), value, value, repr(value))
 
 
+def test_ufunc_at_on_a_read_only_array():
+    c = cupynum.broadcast_to(cupynum.zeros((1, 3)), (2, 3))
+    for key in (numpy.array([0]), slice(None), (numpy.array([0]), 0)):
+        with pytest.raises(ValueError) as e:
+            numpy.add.at(numpy.broadcast_to(numpy.zeros((1, 3)), (2, 3)), slice(None), 1.0)
+        with pytest.raises(ValueError) as got:
+            cupynum.add.at(c, key, 1.0)
+        assert str(got.value) == str(e.value)
+    check(c, numpy.zeros((2, 3)))
+
+
 @pytest.mark.parametrize("shape,key,vshape", [
     ((1, 5, 3), (Ellipsis, 0, slice(None, 5, -2), 0), (1, 5, 3)),   # (5, 3) into (0,)
     ((1, 5, 0, 0), (0, -5), (1, 5, 0, 0)),
