@@ -590,6 +590,8 @@ class flatiter:
 
     def __setitem__(self, key, value):
         a = self.base
+        if _core.readonly(a):                    # NumPy's flat iterator checks it first
+            raise ValueError("underlying array is read-only")
         v = _core.reshape(a, (a.size,))
         if v is not None and _np.ndim(value) == 0 and not isinstance(key, (list, tuple)) \
                 and not isinstance(key, (ndarray, _np.ndarray)):

@@ -541,6 +541,18 @@ def test_ufunc_at_on_a_read_only_array():
     check(c, numpy.zeros((2, 3)))
 
 
+@pytest.mark.parametrize("key", [0, -1, 7, slice(None), [0, 1], numpy.array([True] * 6), Ellipsis])
+def test_flat_set_on_a_read_only_array(key):
+    n = numpy.broadcast_to(numpy.arange(3.0), (2, 3))
+    c = cupynum.broadcast_to(cupynum.arange(3.0), (2, 3))
+    with pytest.raises(ValueError) as e:
+        n.flat[key] = 1
+    with pytest.raises(ValueError) as got:
+        c.flat[key] = 1
+    assert str(got.value) == str(e.value)
+    check(c, n)
+
+
 @pytest.mark.parametrize("shape,key,vshape", [
     ((1, 5, 3), (Ellipsis, 0, slice(None, 5, -2), 0), (1, 5, 3)),   # (5, 3) into (0,)
     ((1, 5, 0, 0), (0, -5), (1, 5, 0, 0)),
