@@ -71,7 +71,35 @@ def _getitem_advanced(self, key):
     return _fallback.compute(operator.getitem, (self, key))
 
 
+def _whole_mask_value_ndim(self, key, value):
+    """NumPy's assignment through one boolean index of the array's shape (a[mask] = v, also
+    a[(mask,)]) takes a 0-d or 1-d value only: its TypeError for a deeper one."""
+    items = key if isinstance(key, tuple) else (key,)
+    if len(items) != 1 or self.ndim == 0:
+        return
+    m = items[0]
+    if isinstance(m, list):
+        try:
+            m = _np.asarray(m)
+        except (ValueError, TypeError):
+            return
+    if type(m) not in (ndarray, _np.ndarray) or m.dtype != _np.bool_ or \
+            tuple(m.shape) != tuple(self.shape):
+        return
+    if isinstance(value, ndarray):
+        nd = value.ndim
+    else:
+        v = value_array(value, self.dtype)
+        if v is None:
+            return                              # NumPy's conversion error, from the general path
+        nd = v.ndim
+    if nd > 1:
+        raise TypeError("NumPy boolean array indexing assignment requires a 0 or 1-dimensional "
+                        f"input, input has {nd} dimensions")
+
+
 def _setitem_advanced(self, key, value):
+    _whole_mask_value_ndim(self, key, value)
     if _setitem_mask(self, key, value) or _setitem_int(self, key, value):
         return
     from . import _advindex

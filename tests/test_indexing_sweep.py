@@ -530,6 +530,15 @@ def test_advanced_set_converts_a_list_to_the_arrays_dtype(key, value):
     _set(_Pair(n, lambda a: a), key, cupynum.array(key), value, value, repr(value))
 
 
+@pytest.mark.parametrize("key", [lambda m: m, lambda m: (m,), lambda m: m.tolist()])
+@pytest.mark.parametrize("value", [numpy.ones((1, 1)), [[1.0, 2.0, 3.0, 4.0]], numpy.ones((1, 4))])
+def test_whole_array_mask_set_takes_a_0d_or_1d_value(key, value):
+    n = numpy.zeros((2, 3))
+    m = numpy.array([[True, False, True], [False, True, True]])
+    kc = key(cupynum.array(m)) if not isinstance(key(m), list) else key(m)
+    _set(_Pair(n, lambda a: a), key(m), kc, value, value, repr(value))
+
+
 def test_ufunc_at_on_a_read_only_array():
     c = cupynum.broadcast_to(cupynum.zeros((1, 3)), (2, 3))
     for key in (numpy.array([0]), slice(None), (numpy.array([0]), 0)):
