@@ -59,7 +59,8 @@ def _array(case):
     if nd >= 3 and numpy.prod(shape) > 120:
         shape = shape[:2] + tuple(min(d, 2) for d in shape[2:])
     dtype = case.pick(DTYPES)
-    kind = case.pick(["base", "base", "base", "strided", "reversed", "transposed"]) if nd else "base"
+    kind = case.pick(["base", "base", "base", "strided", "reversed", "transposed",
+                      "readonly"]) if nd else "base"
     if kind == "strided":
         axis = int(case.rng.integers(nd))
         bshape = tuple(2 * d if i == axis else d for i, d in enumerate(shape))
@@ -70,6 +71,10 @@ def _array(case):
         bshape = shape
         sl = tuple(slice(None, None, -1) if i == axis else slice(None) for i in range(nd))
         view = lambda a: a[sl]  # noqa: E731
+    elif kind == "readonly":                    # a broadcast view: every set is refused
+        bshape = (min(shape[0], 1),) + shape[1:]
+        view = lambda a: (numpy if isinstance(a, numpy.ndarray) else  # noqa: E731
+                          cupynum).broadcast_to(a, shape)
     elif kind == "transposed":
         bshape = shape[::-1]
         view = lambda a: a.T  # noqa: E731
@@ -185,6 +190,8 @@ def _to_cupynum(case, k):
     if isinstance(k, tuple):
         return tuple(_to_cupynum(case, x) for x in k)
     if isinstance(k, numpy.ndarray) and case.chance(0.6):
+        if k.ndim and case.chance(0.25):        # a strided view as the index
+            return cupynum.array(numpy.repeat(k, 2, axis=-1))[..., ::2]
         return cupynum.array(k)
     return k
 
@@ -195,9 +202,9 @@ def _scalar(case, dtype):
     if dtype.kind == "b":
         return case.pick([True, False, numpy.True_])
     if dtype.kind in "iu":
-        return case.pick([3, 0, numpy.int8(5), dtype.type(7)])
+        return case.pick([3, 0, numpy.int8(5), dtype.type(7), 2.5, numpy.float64(1.5), True])
     if dtype.kind == "f":
-        return case.pick([2.5, -1.0, 4, dtype.type(-0.5)])
+        return case.pick([2.5, -1.0, 4, dtype.type(-0.5), numpy.int16(3), numpy.float32(0.25)])
     return case.pick([1 + 2j, 3.0, -2, dtype.type(0.5 - 1j)])
 
 
@@ -209,9 +216,14 @@ def _value_dtype(case, dtype):
     return case.pick([d for d in DTYPES if d.kind != "c" or dtype.kind == "c"])
 
 
-def _value(case, dtype, rshape):
-    """(NumPy value, cupynum value) for an assignment to a selection of shape rshape."""
-    form = case.pick(["scalar", "scalar", "broadcast", "exact", "exact", "wrong"])
+def _value(case, dtype, rshape, pair=None):
+    """(NumPy value, cupynum value) for an assignment to a selection of shape rshape (with
+    `pair`, now and then the array itself, reversed: a value overlapping the target)."""
+    form = case.pick(["scalar", "scalar", "broadcast", "exact", "exact", "wrong", "alias"])
+    if form == "alias":
+        if pair is not None and pair.n.ndim:
+            return pair.n[::-1], pair.c[::-1]
+        form = "exact"
     if form == "scalar" or rshape is None:
         v = _scalar(case, dtype)
         if case.chance(0.2):
@@ -323,13 +335,13 @@ def _run(seed):
         rn, rc = _get(pair, kn, kc, what + " get")
         rshape = None if rn is None else numpy.shape(rn)
 
-        vn, vc = _value(case, dtype, rshape)
+        vn, vc = _value(case, dtype, rshape, pair)
         _set(pair, kn, kc, vn, vc, what + f" = {vn!r}")
         if rn is not None and isinstance(rn, numpy.ndarray):
             # a view shows the assignment, a copy does not: the same as NumPy's
             check(rc, rn)
 
-        vn, vc = _value(case, dtype, rshape)
+        vn, vc = _value(case, dtype, rshape, pair)
         op = case.pick(["+", "+", "-", "*"])
         _set(pair, kn, kc, vn, vc, what + f" {op}= {vn!r}", op=op)
 
@@ -341,6 +353,14 @@ def _run(seed):
                        for k in items)
         if case.chance(0.25) and dtype.kind != "b" and not new_axes:
             vn, vc = _value(case, dtype, rshape)
+            if kind == "readonly":
+                # NumPy refuses a read-only array first -- but its loop for an index array and
+                # an integer (a[idx, 0]) writes into it: not compared with NumPy
+                with pytest.raises(ValueError) as got:
+                    cupynum.add.at(pair.c, kc, vc)
+                assert str(got.value) == "operand array with iterator write flag set is read-only"
+                pair.same(what + " add.at")
+                return
             try:
                 numpy.add.at(pair.n, kn, vn)
             except Exception as e:  # noqa: BLE001
