@@ -232,6 +232,8 @@ def _aligned_mask(view, mask):
     root = _core._root(view)
     if root is None or not tv["tiled"]:
         return mask
+    if any(st == 0 and n > 1 for st, n in zip(_core.layout(view), view.shape)):
+        return mask       # a broadcast view: the mask seen through it would alias its rows
     count = _count_true(mask)
     ranks = _core.runtime_info()["ranks"]
     # per rank: the flat route reads the whole index (8 bytes an element) and a rank's share of

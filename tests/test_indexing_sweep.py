@@ -591,3 +591,15 @@ def test_basic_set_drops_as_many_leading_ones_as_numpy(shape, key, vshape):
     n = numpy.zeros(shape)
     v = numpy.ones(vshape)
     _set(_Pair(n, lambda a: a), key, key, v, v, repr(vshape))
+
+
+def test_mask_read_of_a_broadcast_view_with_integers():
+    # 4 ranks: the mask copied onto a store laid out like the view's root, seen through the
+    # broadcast view, aliased its rows (8 elements selected for 9)
+    m = numpy.array([[1, 1, 0, 0, 0], [0, 1, 1, 0, 0], [1, 1, 0, 0, 0], [1, 0, 1, 0, 1]], bool)
+    b = numpy.arange(20, dtype=numpy.int32).reshape(1, 5, 2, 2)
+    n = numpy.broadcast_to(b, (4, 5, 2, 2))
+    c = cupynum.broadcast_to(cupynum.array(b), (4, 5, 2, 2))
+    for key in [(m, -2, -1), (m, 0)]:
+        check(c[key], n[key])
+        check(c[(cupynum.array(m),) + key[1:]], n[key])
