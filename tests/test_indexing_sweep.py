@@ -620,3 +620,18 @@ def test_mask_read_of_a_broadcast_view_with_integers():
     for key in [(m, -2, -1), (m, 0)]:
         check(c[key], n[key])
         check(c[(cupynum.array(m),) + key[1:]], n[key])
+
+
+@pytest.mark.parametrize("key", [2**63, 2**64, -2**63 - 1, 2**70, (0, 2**63), (Ellipsis, 2**64),
+                                 numpy.uint64(2**63)])
+@pytest.mark.parametrize("shape", [(3,), (3, 4)])
+def test_integers_too_large_for_an_index(key, shape):
+    n = numpy.zeros(shape)
+    c = cupynum.array(n)
+    if isinstance(key, tuple) and len(shape) == 1:
+        key = key[1:]
+    for op in ("get", "set"):
+        with pytest.raises((IndexError, OverflowError)) as e:
+            n[key] if op == "get" else n.__setitem__(key, 1)
+        _same_error(e.value, lambda: c[key] if op == "get" else c.__setitem__(key, 1), op)
+    check(c, n)

@@ -32,14 +32,25 @@ static int basic_item(PyObject *o, struct idx *it)
         PyObject *i = PyNumber_Index(o);
         if (!i) return -1;
         it->value = PyLong_AsSsize_t(i);
-        Py_DECREF(i);
         if (it->value == -1 && PyErr_Occurred()) {
             if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                /* NumPy's texts: an integer of 64 unsigned bits fails its conversion to a C
+                 * long; a larger one is not a valid index at all */
                 PyErr_Clear();
-                PyErr_SetString(PyExc_IndexError, "cannot fit 'int' into an index-sized integer");
+                (void)PyLong_AsUnsignedLongLong(i);
+                if (PyErr_Occurred()) {
+                    PyErr_Clear();
+                    PyErr_SetString(PyExc_IndexError,
+                                    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                                    "(`None`) and integer or boolean arrays are valid indices");
+                } else {
+                    PyErr_SetString(PyExc_OverflowError, "Python int too large to convert to C long");
+                }
             }
+            Py_DECREF(i);
             return -1;
         }
+        Py_DECREF(i);
         return 1;
     }
     return 0;
