@@ -623,8 +623,9 @@ class flatiter:
         if _core.readonly(a):                    # NumPy's flat iterator checks it first
             raise ValueError("underlying array is read-only")
         v = _core.reshape(a, (a.size,))
-        if v is not None and _np.ndim(value) == 0 and not isinstance(key, (list, tuple)) \
-                and not isinstance(key, (ndarray, _np.ndarray)):
+        if v is not None and _np.ndim(value) == 0 and (
+                isinstance(key, slice) or key is Ellipsis or
+                isinstance(key, (int, _np.integer)) and not isinstance(key, (bool, _np.bool_))):
             if not isinstance(key, (int, _np.integer)):
                 v[key] = value
                 return

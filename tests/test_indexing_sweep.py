@@ -635,3 +635,19 @@ def test_integers_too_large_for_an_index(key, shape):
             n[key] if op == "get" else n.__setitem__(key, 1)
         _same_error(e.value, lambda: c[key] if op == "get" else c.__setitem__(key, 1), op)
     check(c, n)
+
+
+@pytest.mark.parametrize("key", [None, True, 1.0, (1,), (1, 2)])
+@pytest.mark.parametrize("value", [5, 1 + 2j])
+def test_flat_set_refuses_what_numpys_flat_iterator_refuses(key, value):
+    n = numpy.arange(6.0).reshape(2, 3)
+    c = cupynum.array(n)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)   # NumPy 2.4 deprecates some
+        try:
+            n.flat[key] = value
+        except Exception as e:  # noqa: BLE001
+            _same_error(e, lambda: c.flat.__setitem__(key, value), repr(key))
+        else:
+            c.flat[key] = value
+    check(c, n)
