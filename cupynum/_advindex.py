@@ -740,7 +740,7 @@ def ix_(*args):
             a = new
         else:
             n = _np.asarray(new)
-            if n.size == 0:
+            if n.size == 0 and not isinstance(new, _np.ndarray):   # NumPy's: lists only
                 n = n.astype(_np.intp)
             if n.dtype.kind not in "biu" or type(n) is not _np.ndarray:
                 return _numpy("ix_", *args)

@@ -651,3 +651,12 @@ def test_flat_set_refuses_what_numpys_flat_iterator_refuses(key, value):
         else:
             c.flat[key] = value
     check(c, n)
+
+
+@pytest.mark.parametrize("args", [
+    (numpy.array([], dtype=float),),            # an array keeps its dtype; a list is intp
+    ([],),
+    ([0, 1], numpy.array([], dtype=numpy.float32)),
+])
+def test_ix_of_empty_sequences(args):
+    check(cupynum.ix_(*args), numpy.ix_(*args))
