@@ -336,6 +336,12 @@ def _run(seed):
         warnings.simplefilter("error")         # a warning from either side fails the case
         rn, rc = _get(pair, kn, kc, what + " get")
         rshape = None if rn is None else numpy.shape(rn)
+        if isinstance(rn, numpy.ndarray) and rn.flags.writeable and case.chance(0.3):
+            # a write into the result reaches the array only through a view, as NumPy's
+            rn[...] = 1
+            rc[...] = 1
+            pair.same(what + " after a write into the result")
+            check(rc, rn)
 
         vn, vc = _value(case, dtype, rshape, pair)
         _set(pair, kn, kc, vn, vc, what + f" = {vn!r}")
