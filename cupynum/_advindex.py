@@ -111,7 +111,8 @@ def _plan(self, key, inbounds=(), flat=False):
             adv.append((kind, o, pos))
             pos += k
     bkey = tuple(x for b in basic for x in (b if isinstance(b, tuple) else (b,)))
-    view = self[bkey]
+    from ._ndarray import _basic_view
+    view = _basic_view(self, bkey)
     if not isinstance(view, ndarray):
         return None
     # NumPy's placement: the advanced items adjacent in the key, or separated
@@ -188,7 +189,7 @@ def _plan(self, key, inbounds=(), flat=False):
     m = 1
     for e in bshape:
         m *= e
-    if isinstance(lin, int):
+    if isinstance(lin, (int, _np.integer)):           # integers only (0-d index arrays)
         lin = _core.from_any(_np.full((), lin, _np.int64))
     if tuple(lin.shape) != plan.bshape:
         lin = _core.broadcast_to(lin, plan.bshape)
@@ -405,11 +406,9 @@ def _value(dtype, value):
     if not isinstance(value, ndarray):
         if isinstance(value, _np.ndarray) and type(value) is not _np.ndarray:
             return None
-        try:
-            value = _np.asarray(value)
-        except (ValueError, TypeError):
-            return None
-        if value.dtype.kind not in "biufc":
+        from ._ndarray import value_array
+        value = value_array(value, dtype)
+        if value is None or value.dtype.kind not in "biufc":
             return None
         value = _core.from_any(value)
     if value.dtype.kind == "c" and dtype.kind != "c":
@@ -739,7 +738,7 @@ def ix_(*args):
             a = new
         else:
             n = _np.asarray(new)
-            if n.size == 0:
+            if n.size == 0 and not isinstance(new, _np.ndarray):   # NumPy's: lists only
                 n = n.astype(_np.intp)
             if n.dtype.kind not in "biu" or type(n) is not _np.ndarray:
                 return _numpy("ix_", *args)
@@ -793,6 +792,8 @@ def ufunc_at(uf, a, indices, b=None):
     plan = _plan(a, key, flat=None)
     if plan is None:
         return False
+    if b is not None and not at_operand_fits(b, plan.rshape):
+        raise ValueError("array is not broadcastable to correct shape")
     flat = plan.flat
     if b is None:
         val = _core.broadcast_to(_core.from_any(_np.zeros((), dt)),
@@ -810,6 +811,16 @@ def ufunc_at(uf, a, indices, b=None):
     except TypeError:
         return False
     return True
+
+
+def at_operand_fits(b, rshape):
+    """Whether ufunc.at's operand b fits the indexed elements (of shape rshape) as NumPy's
+    loop takes it: broadcast to rshape without adding dimensions (leading 1s too are refused,
+    NumPy's "array is not broadcastable to correct shape")."""
+    bshape = tuple(b.shape) if isinstance(b, (ndarray, _np.ndarray)) else _np.shape(b)
+    if len(bshape) > len(rshape):
+        return False
+    return all(x == y or x == 1 for x, y in zip(bshape, rshape[len(rshape) - len(bshape):]))
 
 
 def _ufunc_at_1d(a, indices, b, dt, name):

@@ -22,6 +22,21 @@ def scalar_for_setitem(dtype, value):
     tmp[()] = value                       # NumPy's conversion and its errors
     return tmp
 
+
+def value_array(value, dtype):
+    """An assigned value that is not a cupynum array as the NumPy array NumPy's assignment
+    makes of it: a NumPy array as it is, anything else (a list, a tuple) converted to the
+    target's dtype element by element (PyArray_FromAny with the destination's dtype: a list
+    holding -1.0 into uint16 is NumPy's OverflowError); None where that raises, so that the
+    general path raises NumPy's error after the key's."""
+    if isinstance(value, _np.ndarray):
+        return value
+    try:
+        return _np.asarray(value, dtype=dtype)
+    except Exception:  # noqa: BLE001  (NumPy raises it in its own order)
+        return None
+
+
 ndarray = _core.ndarray
 
 
@@ -56,7 +71,35 @@ def _getitem_advanced(self, key):
     return _fallback.compute(operator.getitem, (self, key))
 
 
+def _whole_mask_value_ndim(self, key, value):
+    """NumPy's assignment through one boolean index of the array's shape (a[mask] = v, also
+    a[(mask,)]) takes a 0-d or 1-d value only: its TypeError for a deeper one."""
+    items = key if isinstance(key, tuple) else (key,)
+    if len(items) != 1 or self.ndim == 0:
+        return
+    m = items[0]
+    if isinstance(m, list):
+        try:
+            m = _np.asarray(m)
+        except (ValueError, TypeError):
+            return
+    if type(m) not in (ndarray, _np.ndarray) or m.dtype != _np.bool_ or \
+            tuple(m.shape) != tuple(self.shape):
+        return
+    if isinstance(value, ndarray):
+        nd = value.ndim
+    else:
+        v = value_array(value, self.dtype)
+        if v is None:
+            return                              # NumPy's conversion error, from the general path
+        nd = v.ndim
+    if nd > 1:
+        raise TypeError("NumPy boolean array indexing assignment requires a 0 or 1-dimensional "
+                        f"input, input has {nd} dimensions")
+
+
 def _setitem_advanced(self, key, value):
+    _whole_mask_value_ndim(self, key, value)
     if _setitem_mask(self, key, value) or _setitem_int(self, key, value):
         return
     from . import _advindex
@@ -99,7 +142,21 @@ def _advanced_split(self, items, at, k):
             p += 1
         elif o is Ellipsis:
             p += self.ndim - consumed
+    # a 0-d index array beside the advanced index is an integer there (NumPy broadcasts it
+    # with the index); alone among basic items it would make the basic key advanced
+    items = tuple(int(o) if i != at and isinstance(o, ndarray) and _is_int_item(o) else o
+                  for i, o in enumerate(items))
     return items[:at] + (slice(None),) * k + items[at + 1:], p
+
+
+def _basic_view(self, basic):
+    """self[basic] for the basic part of an advanced key; None where it raises (an integer out
+    of bounds): NumPy checks the advanced items first (a mask's shape), so the general path
+    raises NumPy's exception."""
+    try:
+        return self[basic]
+    except IndexError:
+        return None
 
 
 def _mask_key(self, key):
@@ -176,6 +233,8 @@ def _aligned_mask(view, mask):
     root = _core._root(view)
     if root is None or not tv["tiled"]:
         return mask
+    if any(st == 0 and n > 1 for st, n in zip(_core.layout(view), view.shape)):
+        return mask       # a broadcast view: the mask seen through it would alias its rows
     count = _count_true(mask)
     ranks = _core.runtime_info()["ranks"]
     # per rank: the flat route reads the whole index (8 bytes an element) and a rank's share of
@@ -198,7 +257,7 @@ def _getitem_mask(self, key):
         return None
     basic, mask, p, has_ints = parts
     k = mask.ndim
-    view = self[basic]
+    view = _basic_view(self, basic)
     if not isinstance(view, ndarray) or view.shape[p:p + k] != mask.shape:
         return None                           # NumPy's IndexError, from the general path
     if view.ndim != k:
@@ -298,7 +357,7 @@ def _getitem_int(self, key):
     if parts is None:
         return None
     basic, arr, p, has_ints, items, at = parts
-    view = self[basic]
+    view = _basic_view(self, basic)
     if not isinstance(view, ndarray):
         return None
     n = view.shape[p]
@@ -326,7 +385,7 @@ def _setitem_int(self, key, value):
     if parts is None:
         return False
     basic, arr, p, has_ints, items, at = parts
-    view = self[basic]
+    view = _basic_view(self, basic)
     if not isinstance(view, ndarray) or _core.readonly(view):
         return False
     if not has_ints:
@@ -349,8 +408,8 @@ def _setitem_int(self, key, value):
         val = _core.from_any(scalar_for_setitem(self.dtype, value))
     else:
         if not isinstance(value, ndarray):
-            value = _np.asarray(value)
-            if value.dtype.kind not in "biufc" or type(value) is not _np.ndarray:
+            value = value_array(value, self.dtype)
+            if value is None or value.dtype.kind not in "biufc" or type(value) is not _np.ndarray:
                 return False
             value = _core.from_any(value)
         if value.dtype.kind == "c" and self.dtype.kind != "c":
@@ -403,7 +462,7 @@ def _setitem_mask(self, key, value):
         return False
     basic, mask, p, has_ints = parts
     k = mask.ndim
-    view = self[basic]
+    view = _basic_view(self, basic)
     if not isinstance(view, ndarray) or view.shape[p:p + k] != mask.shape:
         return False                          # NumPy's IndexError, from the general path
     if isinstance(value, _SCALARS):
@@ -412,8 +471,8 @@ def _setitem_mask(self, key, value):
         val = value
     else:
         if not isinstance(value, ndarray):
-            value = _np.asarray(value)
-            if value.dtype.kind not in "biufc" or type(value) is not _np.ndarray:
+            value = value_array(value, self.dtype)
+            if value is None or value.dtype.kind not in "biufc" or type(value) is not _np.ndarray:
                 return False
         if value.dtype.kind == "c" and self.dtype.kind != "c":
             return False                      # NumPy's ComplexWarning, from the general path
@@ -536,14 +595,38 @@ class flatiter:
         return v if v is not None else _core.reshape(_core.cast(a, a.dtype), (a.size,))
 
     def __getitem__(self, key):
-        r = self._line()[key]
-        return _core.cast(r, r.dtype) if isinstance(r, ndarray) else r
+        a = self.base
+        if isinstance(key, (int, _np.integer)) and not isinstance(key, (bool, _np.bool_)):
+            if not -a.size <= key < a.size:      # NumPy's flat iterator's text
+                raise IndexError(f"index {key} is out of bounds for size {a.size}")
+            return self._line()[key]
+        if isinstance(key, slice) or key is Ellipsis:
+            r = self._line()[slice(None) if key is Ellipsis else key]
+            return _core.cast(r, r.dtype)
+        # an integer array (or list of ints) in bounds, or a boolean array of the array's size:
+        # indexing the line; anything else (and every error, with the flat iterator's own
+        # words) is NumPy's
+        idx = key
+        if isinstance(key, list) and key and all(type(x) is int for x in key):
+            idx = _np.asarray(key)
+        if type(idx) in (ndarray, _np.ndarray) and idx.ndim >= 1:
+            if idx.dtype == _np.bool_:
+                if idx.ndim == 1 and idx.shape[0] == a.size:
+                    return self._line()[idx]
+            elif idx.dtype.kind in "iu" and idx.dtype != _np.uint64:
+                ci = idx if isinstance(idx, ndarray) else _core.from_any(idx)
+                if ci.size == 0 or _in_bounds(ci, a.size):
+                    return self._line()[ci]
+        return _fallback.compute(lambda n, k: n.flat[k], (a, key))
 
     def __setitem__(self, key, value):
         a = self.base
+        if _core.readonly(a):                    # NumPy's flat iterator checks it first
+            raise ValueError("underlying array is read-only")
         v = _core.reshape(a, (a.size,))
-        if v is not None and _np.ndim(value) == 0 and not isinstance(key, (list, tuple)) \
-                and not isinstance(key, (ndarray, _np.ndarray)):
+        if v is not None and _np.ndim(value) == 0 and (
+                isinstance(key, slice) or key is Ellipsis or
+                isinstance(key, (int, _np.integer)) and not isinstance(key, (bool, _np.bool_))):
             if not isinstance(key, (int, _np.integer)):
                 v[key] = value
                 return

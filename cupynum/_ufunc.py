@@ -392,11 +392,16 @@ def at(uf, a, indices, b=None, /):
         return None
     if not isinstance(a, ndarray):
         raise TypeError("first operand must be array")
+    if _core.readonly(a):                   # NumPy's iterator says it first
+        raise ValueError("operand array with iterator write flag set is read-only")
     if _basic_index(indices):
         key = (indices if isinstance(indices, tuple) else (indices,)) + (Ellipsis,)
         if sum(1 for k in key if k is Ellipsis) > 1:
             key = key[:-1]
         v = a[key]
+        from . import _advindex
+        if b is not None and not _advindex.at_operand_fits(b, tuple(_np.shape(v))):
+            raise ValueError("array is not broadcastable to correct shape")   # NumPy's text
         if npu.nin == 1:
             uf(v, out=v)
         else:

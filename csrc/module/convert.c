@@ -262,6 +262,27 @@ static int complex_warning(void)
     return PyErr_WarnEx(cls, "Casting complex values to real discards the imaginary part", 1);
 }
 
+/* Is the error set PyArray_FromAny's "object too deep for desired array" (its max_depth)?
+ * Then it is cleared. */
+static int too_deep_error(void)
+{
+    if (!PyErr_ExceptionMatches(PyExc_ValueError)) return 0;
+    PyObject *type, *val, *tb;
+    PyErr_Fetch(&type, &val, &tb);
+    PyObject *msg = val ? PyObject_Str(val) : NULL;
+    const int deep = msg && PyUnicode_CompareWithASCIIString(msg, "object too deep for desired array") == 0;
+    Py_XDECREF(msg);
+    PyErr_Clear();
+    if (deep) {
+        Py_XDECREF(type);
+        Py_XDECREF(val);
+        Py_XDECREF(tb);
+    } else {
+        PyErr_Restore(type, val, tb);
+    }
+    return deep;
+}
+
 int cpn_assign(struct cpn_view *dst, PyObject *value)
 {
     if (dst->readonly) {
@@ -283,13 +304,21 @@ int cpn_assign(struct cpn_view *dst, PyObject *value)
             return -1;
         src = Py_NewRef(value);
     } else {
-        /* NumPy converts the value to the target's dtype (strings parse, floats truncate). */
-        Py_INCREF(descrs[dst->dtype]);
-        PyObject *a = PyArray_FromAny(value, descrs[dst->dtype], 0, 0, NPY_ARRAY_FORCECAST, NULL);
-        if (!a) return -1;
-        if (dst->ndim == 0 && PyArray_NDIM((PyArrayObject *)a) > 0) {   /* NumPy's text for it */
-            Py_DECREF(a);
-            PyErr_SetString(PyExc_ValueError, "setting an array element with a sequence.");
+        /* NumPy converts the value to the target's dtype (strings parse, floats truncate),
+         * discovering a sequence's shape to at most the target's dimensions first (an array
+         * value broadcasts instead: its leading 1s drop). */
+        const int seq = PyList_Check(value) || PyTuple_Check(value);
+        PyObject *a = NULL;
+        if (!(seq && dst->ndim == 0)) {
+            Py_INCREF(descrs[dst->dtype]);
+            a = PyArray_FromAny(value, descrs[dst->dtype], 0, seq ? dst->ndim : 0,
+                                NPY_ARRAY_FORCECAST, NULL);
+            if (!a && !(seq && too_deep_error())) return -1;
+        }
+        if (!a || (!PyArray_Check(value) && PyArray_NDIM((PyArrayObject *)a) > dst->ndim)) {
+            Py_XDECREF(a);
+            PyErr_Format(PyExc_ValueError, "setting an array element with a sequence. The requested "
+                         "array would exceed the maximum number of dimension of %d.", dst->ndim);
             return -1;
         }
         src = cpn_array_from_numpy((PyArrayObject *)a);
@@ -297,11 +326,13 @@ int cpn_assign(struct cpn_view *dst, PyObject *value)
     }
     if (!src) return -1;
     struct cpn_view *sv = cpn_array_view(src), *bv = NULL, *trimmed = NULL;
-    /* NumPy drops leading extent-1 dimensions of the value that the target lacks. */
+    /* NumPy drops leading extent-1 dimensions of the value that the target lacks, as many as
+     * lead (PyArray_AssignArray; its broadcast error prints the shape left). */
     if (sv->ndim > dst->ndim) {
-        int extra = sv->ndim - dst->ndim, ok = 1;
-        for (int i = 0; i < extra; i++) ok &= sv->shape[i] == 1;
-        if (ok && cpn_view_reshape(sv, dst->ndim, sv->shape + extra, &trimmed) == CPN_OK) sv = trimmed;
+        int extra = 0;
+        while (sv->ndim - extra > dst->ndim && sv->shape[extra] == 1) extra++;
+        if (extra && cpn_view_reshape(sv, sv->ndim - extra, sv->shape + extra, &trimmed) == CPN_OK)
+            sv = trimmed;
     }
     enum cpn_status st = sv->ndim <= dst->ndim ? cpn_view_broadcast(sv, dst->ndim, dst->shape, &bv)
                                                : CPN_ERR_VALUE;

@@ -25,19 +25,32 @@ static int basic_item(PyObject *o, struct idx *it)
     if (PyBool_Check(o) || PyArray_IsScalar(o, Bool)) return 0;
     if (PyLong_Check(o) || PyArray_IsScalar(o, Integer) ||
         (cpn_array_check(o) && cpn_array_view(o)->ndim == 0 &&
-         cpn_dtype_class(cpn_array_dtype(o)) <= CPN_CLASS_UINT && cpn_array_dtype(o) != CPN_DTYPE_BOOL)) {
+         cpn_dtype_class(cpn_array_dtype(o)) <= CPN_CLASS_UINT && cpn_array_dtype(o) != CPN_DTYPE_BOOL) ||
+        (PyArray_CheckExact(o) && PyArray_NDIM((PyArrayObject *)o) == 0 &&
+         PyArray_ISINTEGER((PyArrayObject *)o))) {
         it->kind = IDX_INT;
         PyObject *i = PyNumber_Index(o);
         if (!i) return -1;
         it->value = PyLong_AsSsize_t(i);
-        Py_DECREF(i);
         if (it->value == -1 && PyErr_Occurred()) {
             if (PyErr_ExceptionMatches(PyExc_OverflowError)) {
+                /* NumPy's texts: an integer of 64 unsigned bits fails its conversion to a C
+                 * long; a larger one is not a valid index at all */
                 PyErr_Clear();
-                PyErr_SetString(PyExc_IndexError, "cannot fit 'int' into an index-sized integer");
+                (void)PyLong_AsUnsignedLongLong(i);
+                if (PyErr_Occurred()) {
+                    PyErr_Clear();
+                    PyErr_SetString(PyExc_IndexError,
+                                    "only integers, slices (`:`), ellipsis (`...`), numpy.newaxis "
+                                    "(`None`) and integer or boolean arrays are valid indices");
+                } else {
+                    PyErr_SetString(PyExc_OverflowError, "Python int too large to convert to C long");
+                }
             }
+            Py_DECREF(i);
             return -1;
         }
+        Py_DECREF(i);
         return 1;
     }
     return 0;
@@ -62,12 +75,17 @@ static int basic_view(PyObject *self, PyObject *key, struct cpn_view **out, int 
         int r = basic_item(key, &items[0]);
         if (r <= 0) return r;
     }
-    int consumed = 0, ellipses = 0, ints = 0;
+    int consumed = 0, ellipses = 0, ints = 0, arrays = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
         if (items[i].kind == IDX_INT || items[i].kind == IDX_SLICE) consumed++;
         if (items[i].kind == IDX_INT) ints++;
+        if (items[i].kind == IDX_INT && (cpn_array_check(items[i].obj) || PyArray_Check(items[i].obj)))
+            arrays++;
         if (items[i].kind == IDX_ELLIPSIS) ellipses++;
     }
+    /* A 0-d integer array is an integer only in a full integer index (NumPy's scalar result);
+     * anywhere else it is an index array: the result is a copy, not a view. */
+    if (arrays && !(ints == v->ndim && consumed == ints && n == ints)) return 0;
     if (ellipses > 1) {
         PyErr_SetString(PyExc_IndexError, "an index can only have a single ellipsis ('...')");
         return -1;
