@@ -507,8 +507,9 @@ def test_axis_reductions_no_tile_cuts_are_owner_computes(dtype, shape, axes):
     cupynum.sync()
     before = cupynum.runtime_stats()["bytes_sent"]
     got = [c.sum(axis=axes), c.max(axis=axes), c.prod(axis=axes),
-           cupynum.add.reduce(c, axis=axes, initial=3)]
-    want = [n.sum(axis=axes), n.max(axis=axes), n.prod(axis=axes), numpy.add.reduce(n, axis=axes, initial=3)]
+           cupynum.add.reduce(c, axis=axes, initial=3), c.prod(axis=axes, initial=3)]
+    want = [n.sum(axis=axes), n.max(axis=axes), n.prod(axis=axes), numpy.add.reduce(n, axis=axes, initial=3),
+            n.prod(axis=axes, initial=3)]
     shifted = c - c.max(axis=axes, keepdims=True)
     cupynum.sync()
     moved = cupynum.runtime_stats()["bytes_sent"] - before

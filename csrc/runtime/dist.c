@@ -1553,7 +1553,7 @@ bool cpn_dist_reduce_local(const struct cpn_view *in, uint64_t axes, const struc
 
 /* A reduction whose result is tiled like the kept part of its input, no tile cutting a reduced
  * axis (cpn_dist_reduce_local): each rank reduces its own lanes into its own tile of the result
- * (the identity first, the initial value once per element); nothing moves. */
+ * (each accumulator from the initial value where one is given, as NumPy's); nothing moves. */
 static enum cpn_status reduce_local(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     const struct cpn_view *in = op->in[0], *out = op->out[0];
@@ -1569,6 +1569,14 @@ static enum cpn_status reduce_local(const struct cpn_op *op, struct cpn_fpreport
     int64_t ist[CPN_MAXDIM], ext[CPN_MAXDIM], ost[CPN_MAXDIM];
     for (int d = 0; d < in->ndim; d++) ext[d] = w.hi[d] - w.lo[d];
     for (int k = 0; k < os->ndim; k++) ost[k] = os->tstride[k] * (int64_t)item;
+    if (op->iparam[0]) {
+        /* NumPy starts each lane's accumulator at the initial value: the one-process loop's
+         * order, on the host */
+        char *hb = cpn_transport_host()->tile(s);
+        if (!hb) return CPN_ERR_NOMEM;
+        return cpn_kernel_reduce((enum cpn_opcode)op->code, in->dtype, acc, region_layout(in, &w, hb, s->tlo, s->tstride, ist),
+                                 in->ndim, ext, ist, op->axes, dst, ost, op->scalar[1].bytes, fp);
+    }
     const struct cpn_transport_i *dt = transport_for(true);
     enum cpn_status st = CPN_ERR_UNSUPPORTED;
     if (dt->device && dt->reduce_region && s->dev && s->dev_state != CPN_WHERE_HOST) {
@@ -1581,12 +1589,6 @@ static enum cpn_status reduce_local(const struct cpn_op *op, struct cpn_fpreport
         char *hb = ht->tile(s);
         if (!hb) return CPN_ERR_NOMEM;
         st = ht->reduce_region(op, region_layout(in, &w, hb, s->tlo, s->tstride, ist), in->ndim, ext, ist, dst, ost, fp);
-    }
-    if (st == CPN_OK && op->iparam[0]) {   /* the initial value enters once */
-        cpn_loop_fn combine = cpn_kernel_elementwise(op->code, acc);
-        char *args[3] = {(char *)op->scalar[1].bytes, dst, dst};
-        int64_t cst[3] = {0, (int64_t)item, (int64_t)item};
-        combine(args, cst, os->tsize, NULL);
     }
     return st;
 }
@@ -1808,6 +1810,12 @@ static enum cpn_status exec_bincount(const struct cpn_op *op, struct cpn_fprepor
     char *fin = st == CPN_OK ? cpn_alloc((size_t)nfin * hb + 1) : NULL, *run = st == CPN_OK ? cpn_alloc(hb + 1) : NULL;
     char *all = st == CPN_OK ? cpn_alloc((size_t)total * hb + 1) : NULL;
     if (st == CPN_OK && (!fin || !run || !all)) st = CPN_ERR_NOMEM;
+    {   /* a rank that failed here would leave its neighbours waiting in the pipeline: all agree */
+        int64_t ok = st == CPN_OK;
+        const enum cpn_status cs = cpn_comm_allreduce_min(&ok);
+        if (st == CPN_OK && cs != CPN_OK) st = cs;
+        else if (st == CPN_OK && !ok) st = cpn_error(CPN_ERR_NOMEM, "bincount: another rank ran out of memory");
+    }
     if (st == CPN_OK) memset(fin, 0, (size_t)nfin * hb);
     /* my chunks: the one cut at my end first (its running sums go on to the next rank), then
      * those inside, then the one cut at my start (continued from the previous rank's sums) */
