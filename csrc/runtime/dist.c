@@ -1569,8 +1569,17 @@ static enum cpn_status reduce_local(const struct cpn_op *op, struct cpn_fpreport
     int64_t ist[CPN_MAXDIM], ext[CPN_MAXDIM], ost[CPN_MAXDIM];
     for (int d = 0; d < in->ndim; d++) ext[d] = w.hi[d] - w.lo[d];
     for (int k = 0; k < os->ndim; k++) ost[k] = os->tstride[k] * (int64_t)item;
-    /* the one-process loop on the host, each accumulator from the initial value where one is
-     * given (NumPy's order); the tile comes to the host if it is current only on the device */
+    /* a tile current on the device is reduced there (only the result comes over), unless an
+     * initial value is given: the one-process loop on the host then starts each accumulator at
+     * it, as NumPy's (the tile downloaded if it is current only on the device) */
+    const struct cpn_transport_i *dt = transport_for(true);
+    if (!op->iparam[0] && dt->device && dt->reduce_region && s->dev && s->dev_state != CPN_WHERE_HOST) {
+        char *db = dt->tile(s);
+        if (!db) return CPN_ERR_NOMEM;
+        enum cpn_status st = dt->reduce_region(op, region_layout(in, &w, db, s->tlo, s->tstride, ist), in->ndim, ext,
+                                               ist, dst, ost, fp);
+        if (st != CPN_ERR_UNSUPPORTED) return st;
+    }
     char *hb = cpn_transport_host()->tile(s);
     if (!hb) return CPN_ERR_NOMEM;
     return cpn_kernel_reduce((enum cpn_opcode)op->code, in->dtype, acc, region_layout(in, &w, hb, s->tlo, s->tstride, ist),
