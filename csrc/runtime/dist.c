@@ -1553,7 +1553,7 @@ bool cpn_dist_reduce_local(const struct cpn_view *in, uint64_t axes, const struc
 
 /* A reduction whose result is tiled like the kept part of its input, no tile cutting a reduced
  * axis (cpn_dist_reduce_local): each rank reduces its own lanes into its own tile of the result
- * (each accumulator from the initial value where one is given, as NumPy's); nothing moves. */
+ * (the one-process kernel, which starts each accumulator as NumPy's); nothing moves. */
 static enum cpn_status reduce_local(const struct cpn_op *op, struct cpn_fpreport *fp)
 {
     const struct cpn_view *in = op->in[0], *out = op->out[0];
@@ -1565,7 +1565,6 @@ static enum cpn_status reduce_local(const struct cpn_op *op, struct cpn_fpreport
     const size_t item = cpn_dtype_size(acc);
     char *dst = cpn_store_data_for_overwrite(os);
     if (!dst) return CPN_ERR_NOMEM;
-    for (int64_t i = 0; i < os->tsize; i++) cpn_op_combine_identity((enum cpn_opcode)op->code, acc, dst + i * (int64_t)item);
     int64_t ist[CPN_MAXDIM], ext[CPN_MAXDIM], ost[CPN_MAXDIM];
     for (int d = 0; d < in->ndim; d++) ext[d] = w.hi[d] - w.lo[d];
     for (int k = 0; k < os->ndim; k++) ost[k] = os->tstride[k] * (int64_t)item;
@@ -1576,6 +1575,8 @@ static enum cpn_status reduce_local(const struct cpn_op *op, struct cpn_fpreport
     if (!op->iparam[0] && dt->device && dt->reduce_region && s->dev && s->dev_state != CPN_WHERE_HOST) {
         char *db = dt->tile(s);
         if (!db) return CPN_ERR_NOMEM;
+        /* the device folds into the result as into exec_reduce's partial: from the identity */
+        for (int64_t i = 0; i < os->tsize; i++) cpn_op_combine_identity((enum cpn_opcode)op->code, acc, dst + i * (int64_t)item);
         enum cpn_status st = dt->reduce_region(op, region_layout(in, &w, db, s->tlo, s->tstride, ist), in->ndim, ext,
                                                ist, dst, ost, fp);
         if (st != CPN_ERR_UNSUPPORTED) return st;

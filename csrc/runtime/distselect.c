@@ -382,8 +382,10 @@ enum cpn_status cpn_distselect_lanes_execute(const struct cpn_op *op)
         if (!(op->axes >> d & 1)) total *= kshape[nk++] = is->shape[d];
     int64_t *boxes = cpn_alloc((size_t)P * 2 * CPN_MAXDIM * sizeof *boxes);
     size_t *counts = cpn_alloc((size_t)P * sizeof *counts);
-    char *res = cpn_alloc((size_t)total * osz + 8), *all = cpn_alloc((size_t)total * osz + 8);
-    if (!boxes || !counts || !res || !all) st = CPN_ERR_NOMEM;
+    /* a replicated result is assembled whole on every rank; a tiled one is each rank's lanes */
+    const bool tiled = ov->store->tiled;
+    char *res = tiled ? NULL : cpn_alloc((size_t)total * osz + 8), *all = tiled ? NULL : cpn_alloc((size_t)total * osz + 8);
+    if (!boxes || !counts || (!tiled && (!res || !all))) st = CPN_ERR_NOMEM;
     for (int r = 0; st == CPN_OK && r < P; r++) {
         int64_t lo[CPN_MAXDIM], hi[CPN_MAXDIM], n = nq;
         cpn_store_tile_box(is, r, lo, hi);
@@ -417,23 +419,15 @@ enum cpn_status cpn_distselect_lanes_execute(const struct cpn_op *op)
         st = data && mine ? cpn_kernel_quantile(&qa, iv->dtype, data, nd, shape, strides, op->axes, mine)
                           : CPN_ERR_NOMEM;
     }
-    if (ov->store->tiled) {
+    if (tiled) {
         /* the result tiled like the kept rows (cpn_dist_reduce_local): this rank's lanes are its
          * tile, C-ordered (nq, ext...) as the tile buffer is; nothing moves */
         char *dst = st == CPN_OK && counts[me] ? cpn_store_data_for_overwrite(ov->store) : NULL;
         if (st == CPN_OK && counts[me] && !dst) st = CPN_ERR_NOMEM;
         if (dst) memcpy(dst, mine, counts[me]);
-        cpn_free(mine);
-        cpn_free(q);
-        cpn_free(boxes);
-        cpn_free(counts);
-        cpn_free(res);
-        cpn_free(all);
-        return st;
-    }
-    /* every rank takes part in the exchange, also one whose part failed (it sends garbage of the
-     * agreed size and returns its error after) */
-    if (counts && all) {
+    } else if (counts && all) {
+        /* every rank takes part in the exchange, also one whose part failed (it sends garbage of
+         * the agreed size and returns its error after) */
         char *send = mine;
         if (!send && counts[me]) send = cpn_alloc(counts[me] + 8);
         enum cpn_status xs = send || !counts[me] ? cpn_comm_allgatherv(send ? send : "", all, counts)
@@ -441,7 +435,7 @@ enum cpn_status cpn_distselect_lanes_execute(const struct cpn_op *op)
         if (send != mine) cpn_free(send);
         if (st == CPN_OK) st = xs;
     }
-    if (st == CPN_OK) {
+    if (st == CPN_OK && !tiled) {
         size_t at = 0;
         for (int r = 0; r < P; r++) {
             const int64_t *blo = boxes + (size_t)r * 2 * CPN_MAXDIM, *bext = blo + CPN_MAXDIM;
