@@ -833,7 +833,10 @@ def _ufunc_at_1d(a, indices, b, dt, name):
         return False
     from ._ndarray import _in_bounds
     n, m = a.shape[0], indices.shape[0]
-    if m and not _in_bounds(indices, n):
+    # one process on the host: the kernel checks every index before its first write (the check
+    # rides on the split's first pass), and the op runs at once below; else checked here first
+    local = _local_host()
+    if m and (not local or n == 0) and not _in_bounds(indices, n):
         return False                              # NumPy's IndexError, from the general path
     if b is None:
         val = _core.broadcast_to(_core.from_any(_np.zeros((), dt)), (m,))
@@ -852,7 +855,25 @@ def _ufunc_at_1d(a, indices, b, dt, name):
         _core.scatter(a, idx, val, name)
     except TypeError:
         return False
+    if local and m:
+        try:
+            _core.sync()
+        except IndexError:
+            return False       # nothing was written: NumPy's message from the general path
     return True
+
+
+_LOCAL_HOST = None
+
+
+def _local_host():
+    """Whether this is one process on the CPU backend (where the 1-d scatter kernel checks its
+    indices before writing anything)."""
+    global _LOCAL_HOST
+    if _LOCAL_HOST is None:
+        info = _core.runtime_info()
+        _LOCAL_HOST = info["ranks"] == 1 and info["backend"] == "cpu"
+    return _LOCAL_HOST
 
 
 # ---- ndarray.flat assignments ------------------------------------------------------------------

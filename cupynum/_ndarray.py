@@ -394,8 +394,12 @@ def _setitem_int(self, key, value):
             return _advindex.setitem(view, (slice(None),) * p + (arr,), value)
     n = view.shape[p]
     idx = arr if isinstance(arr, ndarray) else _core.from_any(arr)
-    if idx.size and not _in_bounds(idx, n):
-        return False
+    from ._advindex import _local_host
+    # one process on the host: the kernel checks every index before its first write and the
+    # scatter runs at once (below); else checked here first
+    local = _local_host()
+    if idx.size and (not local or view.size == 0) and not _in_bounds(idx, n):
+        return False            # (an op of no elements is not run: its indices checked here)
     others = tuple(i for i in range(view.ndim) if i != p)
     rest = tuple(view.shape[i] for i in others)
     separated = has_ints and p and _separated_int(items, at)
@@ -445,6 +449,11 @@ def _setitem_int(self, key, value):
     if flat is None:
         flat = _core.reshape(_core.cast(idx, _np.int64), (idx.size,))
     _core.scatter(w, flat, val)
+    if local and idx.size:
+        try:
+            _core.sync()
+        except IndexError:
+            return False      # nothing was written: NumPy's message from the general path
     return True
 
 

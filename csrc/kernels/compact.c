@@ -445,37 +445,37 @@ static int64_t set_list(size_t item, char *dst, int64_t n, int64_t ds, const cha
     }
 }
 
-/* ---- a 1-d index list split between two threads by destination half ---------------------------
+/* ---- a 1-d index list split between threads by destination range -----------------------------
  * Random updates of a destination larger than the caches each move a line in and a line out; one
  * thread keeps only so many misses in flight, and the other core's own share of memory-level
  * parallelism is the rest of the machine's rate (two threads each updating their own 40 MB array
  * at 5*10^5 random indices: 0.9 ms against 1.8 ms in turn on one thread, in runs where the other
- * core was free).  So two threads, each owning half of the destination, where repeated indices
- * then still apply in list order (each element belongs to one thread and sees its updates in j
- * order: NumPy's order, and the same bits as one thread's loop).  Per thread, 10^6 updates of
- * 80 MB: the deal 0.38 ms and the apply 1.0 ms of its CPU time, against 2.2 ms for one thread
- * alone; the deal of a contiguous int64 list in AVX-512 where the CPU has it (deal_avx512) takes
- * half that.
+ * core was free).  So the threads each own a range of the destination, where repeated indices
+ * still apply in list order (each element belongs to one thread and sees its updates in j order:
+ * NumPy's order, and the same bits as one thread's loop).
  *
- * Pass 1 (deal): thread p takes half p of the list (by position j) and deals each entry into
- * the bucket of its destination half: the lower bucket grows up from the start of part p of the
- * scratch, the upper one down from its end.  Each entry is stored at both free slots (the next of
- * each bucket) and only its own bucket advances: no branch (a random index mispredicts one time
- * in two; a range test in the apply loop itself made two threads take 3.5x one thread's CPU time,
- * and GCC compiles a slot chosen by `up ? hi : lo` to a branch: the deal then took 3.9 ms of
- * thread time for 10^6 indices, against 0.76 ms so).  The other slot is overwritten later or lies
- * between the buckets; when both are the same slot both stores write the same entry.  A slot
- * holds the index, made non-negative, and, unless the values are one broadcast value, the value;
- * an out-of-bounds index is noted.
- * Pass 2 (apply), after a barrier: nothing when an index was out of bounds, else thread h applies
- * bucket h of part 0 then of part 1, each through the one-thread loop (ufunc.at's typed loop or
- * set_list).  The deal reads the list once, writes 8 bytes per index (plus the value) and
- * touches no destination line.
+ * Thread t of nt owns elements [n*t/nt, n*(t+1)/nt).  Pass 1: each thread checks its nt-th of the
+ * list for an index out of bounds; nothing is written when one is (so that a failed call leaves
+ * the destination as it was, as NumPy's).  Pass 2, after a barrier: every thread reads the whole
+ * list (from the L3 by then: pass 1 brought it in) and keeps, in j order, the entries of its own
+ * range in a buffer of FBLOCK entries (plus slack) that stays in L1, applying a block at a time
+ * through the one-thread loop (ufunc.at's typed loop or set_list), the block's first entries
+ * prefetched first (the loop prefetches the rest ahead).  The keep is branch-free (each entry is
+ * stored and the count advances by the range test: a random index would mispredict one time in
+ * two), eight entries a round in AVX-512 where the CPU has it.
+ *
+ * The split wrote nothing but the destination.  An earlier form dealt the list into a scratch
+ * list of all m entries by destination half and applied those: it wrote 8 bytes per index (plus
+ * the value) that the apply read back; after other work had evicted the scratch (NumPy's runs
+ * before ours in the benchmark) those writes were the cold part of the call.  np.add.at of 10^6
+ * random indices into 10^7 float64 on 2 threads, median of a loop: 1.84 ms with the deal, 1.53
+ * without it (and without the module's separate bounds pass, which pass 1 replaced).
  *
  * Taken when the kernels have a team, the list is long enough for the team's measured choice
  * (cpn_kernel_team_pick, CPN_TEAM_SCATTER: on a loaded machine a descheduled worker costs more
  * than it saves, and one thread is taken), the destination does not overlap the list or the
- * values (the deal reads them all before any write), and a value's size is one of 1-16 bytes. */
+ * values (another thread may write an element while this one reads the list), and a value's size
+ * is one of 1-16 bytes. */
 struct split_job {
     cpn_at_fn at;            /* ufunc.at: the typed loop; NULL: assignment (set_list) */
     struct cpn_kctx *ctx;    /* at's findings */
@@ -526,141 +526,180 @@ static bool split_ok(const struct split_job *jb)
     return true;
 }
 
-#define DEAL(T)                                                                           \
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#include <immintrin.h>
+#define HAVE_FILTER_AVX512 1
+static bool avx512_ok(void) { return cpn_kernel_cpu_level() >= 2; }
+#endif
+
+/* The list's entries of one thread's range, applied a block at a time (above). */
+#define FBLOCK 2048
+#define FHEAD SCATTER_PREFETCH
+
+static inline void prefetch_list(const struct split_job *jb, const int64_t *kb, int64_t c)
+{
+    for (int64_t i = 0; i < c; i++) __builtin_prefetch(jb->dst + kb[i] * jb->ds, 1);
+}
+
+/* Apply the first c of the buffer, its first FHEAD prefetched first (the loop prefetches the
+ * rest, FHEAD ahead). */
+static void apply_block(const struct split_job *jb, const int64_t *kb, const char *vb, int64_t c)
+{
+    prefetch_list(jb, kb, c < FHEAD ? c : FHEAD);
+    apply_list(jb, jb->vs ? vb : jb->val, jb->vs ? (int64_t)jb->item : 0, (const char *)kb, 8, c);
+}
+
+#define FILTER_VALS(T)                                                                    \
     do {                                                                                  \
-        T *vb = (T *)vbuf;                                                                \
-        for (int64_t j = first; j < j1; j++) {                                            \
+        T *vt = (T *)vb;                                                                  \
+        for (; j < m; j++) {                                                              \
             int64_t k = *(const int64_t *)(idx + j * is);                                 \
             k += k < 0 ? n : 0;                                                           \
-            bad |= (uint64_t)k >= (uint64_t)n;                                            \
-            const int up = (uint64_t)k >= half;                                           \
             T v;                                                                          \
             memcpy(&v, val + j * vs, sizeof v);                                           \
-            kb[hi] = k;                                                                   \
-            kb[lo] = k;                                                                   \
-            vb[hi] = v;                                                                   \
-            vb[lo] = v;                                                                   \
-            lo += !up;                                                                    \
-            hi -= up;                                                                     \
+            kb[c] = k;                                                                    \
+            vt[c] = v;                                                                    \
+            c += (uint64_t)(k - lo) < span;                                               \
+            if (c == FBLOCK + FHEAD) {                                                    \
+                apply_block(jb, kb, vb, FBLOCK);                                          \
+                memmove(kb, kb + FBLOCK, FHEAD * sizeof *kb);                             \
+                memmove(vt, vt + FBLOCK, FHEAD * sizeof *vt);                             \
+                c = FHEAD;                                                                \
+            }                                                                             \
         }                                                                                 \
     } while (0)
 
-/* The deal of a contiguous int64 list (8 byte stride), with no values or 8-byte values of
- * stride 8, eight entries a round in AVX-512: each bucket's entries compressed in a register
- * (vpcompressq to memory is microcoded on AMD Zen 4) and stored under a mask, the upper bucket's
- * reversed as it grows down; the rest of the part by the scalar loop.  Half the scalar deal's time
- * (0.19 against 0.38 ms per thread for 5*10^5 entries, measured in C on the development machine).
- * Returns the entries dealt from j0 (a multiple of 8), with *lo, *hi and *bad advanced. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#include <immintrin.h>
-#define HAVE_DEAL_AVX512 1
+#ifdef HAVE_FILTER_AVX512
+/* Eight entries a round of a contiguous int64 list (values none or 8-byte contiguous): those in
+ * [lo, lo + span) compressed and stored at kb + c (the buffer has 8 entries of slack).  Stops at
+ * the round that fills the buffer past FBLOCK + FHEAD - 8; returns the next j, *c advanced. */
 __attribute__((target("avx512f")))
-static int64_t deal_avx512(const int64_t *idx, const uint64_t *val, int64_t n, int64_t j0,
-                           int64_t j1, int64_t *kb, uint64_t *vb, int64_t *lo, int64_t *hi, int *bad)
+static int64_t filter_avx512(const int64_t *idx, const uint64_t *val, int64_t n, int64_t lo,
+                             uint64_t span, int64_t j, int64_t m, int64_t *kb, uint64_t *vb,
+                             int64_t *cp)
 {
-    const __m512i vn = _mm512_set1_epi64(n), vhalf = _mm512_set1_epi64(n / 2),
-                  iota = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    __mmask8 oob = 0;
-    int64_t j = j0, l = *lo, h = *hi;
-    for (; j + 8 <= j1; j += 8) {
+    const __m512i vn = _mm512_set1_epi64(n), vlo = _mm512_set1_epi64(lo),
+                  vspan = _mm512_set1_epi64((int64_t)span);
+    int64_t c = *cp;
+    for (; j + 8 <= m && c <= FBLOCK + FHEAD - 8; j += 8) {
         __m512i k = _mm512_loadu_si512((const void *)(idx + j));
         k = _mm512_mask_add_epi64(k, _mm512_cmplt_epi64_mask(k, _mm512_setzero_si512()), k, vn);
-        oob |= _mm512_cmpge_epu64_mask(k, vn);
-        const __mmask8 up = _mm512_cmpge_epu64_mask(k, vhalf), down = (__mmask8)~up;
-        const int cd = __builtin_popcount(down), cu = 8 - cd;
-        /* the upper bucket's cu entries reversed into the low lanes, stored at h - cu + 1 .. h
-         * (lane i takes compressed entry cu - 1 - i) */
-        const __m512i rev = _mm512_sub_epi64(_mm512_set1_epi64(cu - 1), iota);
-        const __mmask8 low_d = (__mmask8)((1u << cd) - 1), low_u = (__mmask8)((1u << cu) - 1);
-        _mm512_mask_storeu_epi64(kb + l, low_d, _mm512_maskz_compress_epi64(down, k));
-        _mm512_mask_storeu_epi64(kb + h + 1 - cu, low_u,
-                                 _mm512_permutexvar_epi64(rev, _mm512_maskz_compress_epi64(up, k)));
-        if (val) {
-            const __m512i v = _mm512_loadu_si512((const void *)(val + j));
-            _mm512_mask_storeu_epi64(vb + l, low_d, _mm512_maskz_compress_epi64(down, v));
-            _mm512_mask_storeu_epi64(vb + h + 1 - cu, low_u,
-                                     _mm512_permutexvar_epi64(rev, _mm512_maskz_compress_epi64(up, v)));
-        }
-        l += cd;
-        h -= cu;
+        const __mmask8 in = _mm512_cmplt_epu64_mask(_mm512_sub_epi64(k, vlo), vspan);
+        _mm512_storeu_si512((void *)(kb + c), _mm512_maskz_compress_epi64(in, k));
+        if (val)
+            _mm512_storeu_si512((void *)(vb + c),
+                                _mm512_maskz_compress_epi64(in, _mm512_loadu_si512((const void *)(val + j))));
+        c += __builtin_popcount(in);
     }
-    *lo = l;
-    *hi = h;
-    *bad |= oob != 0;
-    return j - j0;
+    *cp = c;
+    return j;
 }
-
-static bool deal_avx512_ok(void) { return cpn_kernel_cpu_level() >= 2; }
 #endif
 
-/* Pass 1 for part p of the list: its lower bucket's size in *nlo, the upper's in *nhi; whether
- * an index was out of bounds. */
-static bool deal(const struct split_job *jb, int p, int64_t *kb, char *vbuf, int64_t *nlo,
-                 int64_t *nhi)
+/* Pass 2 for the destination range [lo, hi): returns nothing (the bounds were checked). */
+static void filter_part(const struct split_job *jb, int64_t lo, int64_t hi, int64_t *kb, char *vb)
 {
-    const int64_t n = jb->n, is = jb->is, vs = jb->vs, j0 = jb->m * p / 2,
-                  j1 = jb->m * (p + 1) / 2;
-    const uint64_t half = (uint64_t)(n / 2);
+    const int64_t n = jb->n, is = jb->is, vs = jb->vs, m = jb->m;
+    const uint64_t span = (uint64_t)(hi - lo);
     const char *idx = jb->idx, *val = jb->val;
-    int64_t lo = j0, hi = j1 - 1, first = j0;
-    int bad = 0;
-#ifdef HAVE_DEAL_AVX512
-    if (is == 8 && (!vs || (vs == 8 && jb->item == 8)) && deal_avx512_ok())
-        first += deal_avx512((const int64_t *)idx, vs ? (const uint64_t *)val : NULL, n, j0, j1,
-                             kb, (uint64_t *)vbuf, &lo, &hi, &bad);
+    int64_t c = 0, j = 0;
+#ifdef HAVE_FILTER_AVX512
+    if (is == 8 && (!vs || (vs == 8 && jb->item == 8)) && avx512_ok()) {
+        while (j + 8 <= m) {
+            j = filter_avx512((const int64_t *)idx, vs ? (const uint64_t *)val : NULL, n, lo, span,
+                              j, m, kb, (uint64_t *)vb, &c);
+            if (c > FBLOCK + FHEAD - 8) {
+                apply_block(jb, kb, vb, FBLOCK);
+                memmove(kb, kb + FBLOCK, (size_t)(c - FBLOCK) * sizeof *kb);
+                if (vs) memmove(vb, vb + FBLOCK * 8, (size_t)(c - FBLOCK) * 8);
+                c -= FBLOCK;
+            }
+        }
+    }
 #endif
+    /* here c < FBLOCK + FHEAD: the scalar loops below apply a block when c reaches it */
     if (!vs) {
-        for (int64_t j = first; j < j1; j++) {
+        for (; j < m; j++) {
             int64_t k = *(const int64_t *)(idx + j * is);
             k += k < 0 ? n : 0;
-            bad |= (uint64_t)k >= (uint64_t)n;
-            const int up = (uint64_t)k >= half;
-            kb[hi] = k;
-            kb[lo] = k;
-            lo += !up;
-            hi -= up;
+            kb[c] = k;
+            c += (uint64_t)(k - lo) < span;
+            if (c == FBLOCK + FHEAD) {
+                apply_block(jb, kb, vb, FBLOCK);
+                memmove(kb, kb + FBLOCK, FHEAD * sizeof *kb);
+                c = FHEAD;
+            }
         }
     } else {
         switch (jb->item) {
-        case 1: DEAL(uint8_t); break;
-        case 2: DEAL(uint16_t); break;
-        case 4: DEAL(uint32_t); break;
-        case 8: DEAL(uint64_t); break;
-        default: DEAL(struct item16); break;
+        case 1: FILTER_VALS(uint8_t); break;
+        case 2: FILTER_VALS(uint16_t); break;
+        case 4: FILTER_VALS(uint32_t); break;
+        case 8: FILTER_VALS(uint64_t); break;
+        default: FILTER_VALS(struct item16); break;
         }
     }
-    *nlo = lo - j0;
-    *nhi = j1 - 1 - hi;
+    if (c) apply_block(jb, kb, vb, c);
+}
+
+/* Whether entries [j0, j1) of the list hold an index out of bounds: -n <= k < n is
+ * (uint64)(k + n) < 2n, a loop the compiler vectorizes for a contiguous list (in AVX-512 where
+ * the CPU has it: 64-bit unsigned compares). */
+static uint64_t bad_run(const int64_t *idx, int64_t n, int64_t j0, int64_t j1)
+{
+    uint64_t bad = 0;
+    for (int64_t j = j0; j < j1; j++) bad |= (uint64_t)(idx[j] + n) >= (uint64_t)(2 * n);
+    return bad;
+}
+
+#ifdef HAVE_FILTER_AVX512
+__attribute__((target("avx512f")))
+static uint64_t bad_run_avx512(const int64_t *idx, int64_t n, int64_t j0, int64_t j1)
+{
+    uint64_t bad = 0;
+    for (int64_t j = j0; j < j1; j++) bad |= (uint64_t)(idx[j] + n) >= (uint64_t)(2 * n);
+    return bad;
+}
+#endif
+
+/* Whether entries [j0, j1) of the int64 index list at idx (byte stride is) hold one outside
+ * [-n, n). */
+static bool index_bad(const char *idx, int64_t is, int64_t n, int64_t j0, int64_t j1)
+{
+    if (is == 8) {
+#ifdef HAVE_FILTER_AVX512
+        if (avx512_ok()) return bad_run_avx512((const int64_t *)idx, n, j0, j1) != 0;
+#endif
+        return bad_run((const int64_t *)idx, n, j0, j1) != 0;
+    }
+    uint64_t bad = 0;
+    for (int64_t j = j0; j < j1; j++)
+        bad |= (uint64_t)(*(const int64_t *)(idx + j * is) + n) >= (uint64_t)(2 * n);
     return bad != 0;
 }
 
-/* Pass 2 for destination half h: bucket h of part 0, then of part 1. */
-static void apply_half(const struct split_job *jb, int h, const int64_t *kb, const char *vbuf,
-                       const int64_t cnt[2][2])
+static bool list_bad(const struct split_job *jb, int64_t j0, int64_t j1)
 {
-    const int64_t item = (int64_t)jb->item;
-    for (int p = 0; p < 2; p++) {
-        const int64_t j0 = jb->m * p / 2, j1 = jb->m * (p + 1) / 2, c = cnt[p][h];
-        if (!c) continue;
-        const int64_t at = h ? j1 - 1 : j0, dir = h ? -1 : 1;   /* the upper bucket runs down */
-        const char *v = jb->vs ? vbuf + at * item : jb->val;
-        apply_list(jb, v, jb->vs ? dir * item : 0, (const char *)(kb + at), dir * 8, c);
-    }
+    return index_bad(jb->idx, jb->is, jb->n, j0, j1);
 }
 
-/* The list applied on two threads as above; the first j out of bounds (nothing applied), or -1;
- * -2 when the scratch could not be had (nothing done: the caller runs alone). */
-static int64_t split_run(const struct split_job *jb)
+/* The first j out of bounds, or -1. */
+static int64_t first_bad(const struct split_job *jb)
 {
-    const size_t vitem = jb->vs ? jb->item : 0;
-    char *buf = cpn_kernel_scratch(CPN_SCRATCH_SCATTER, (size_t)jb->m * (8 + vitem));
-    if (!buf) return -2;
-    int64_t *kb = (int64_t *)buf;
-    char *vbuf = buf + (size_t)jb->m * 8;
-    int64_t cnt[2][2];
-    int bad[2] = {0, 0};
+    for (int64_t j = 0; j < jb->m; j++) {
+        const int64_t k = *(const int64_t *)(jb->idx + j * jb->is);
+        if (k < -jb->n || k >= jb->n) return j;
+    }
+    return -1;
+}
+
+/* The list applied on nth threads as above; the first j out of bounds (nothing applied), or -1. */
+static int64_t filter_run(const struct split_job *jb, int nth)
+{
+    enum { CAP = FBLOCK + FHEAD + 8 };
+    int bad = 0;
 #ifdef _OPENMP
-#pragma omp parallel num_threads(2)
+#pragma omp parallel num_threads(nth)
 #endif
     {
 #ifdef _OPENMP
@@ -668,41 +707,43 @@ static int64_t split_run(const struct split_job *jb)
 #else
         const int tid = 0, nt = 1;
 #endif
-        for (int p = tid; p < 2; p += nt) bad[p] = deal(jb, p, kb, vbuf, &cnt[p][0], &cnt[p][1]);
+        if (list_bad(jb, jb->m * tid / nt, jb->m * (tid + 1) / nt))
+            __atomic_store_n(&bad, 1, __ATOMIC_RELAXED);
 #ifdef _OPENMP
-#pragma omp barrier
+#pragma omp barrier   /* every part checked before any write */
 #endif
-        if (!bad[0] && !bad[1]) {
+        if (!__atomic_load_n(&bad, __ATOMIC_RELAXED)) {
+            int64_t kb[CAP];
+            _Alignas(16) char vb[CAP * 16];
             if (jb->at) cpn_kernel_fpe_clear();
-            for (int h = tid; h < 2; h += nt) apply_half(jb, h, kb, vbuf, cnt);
+            filter_part(jb, (int64_t)((__int128)jb->n * tid / nt),
+                        (int64_t)((__int128)jb->n * (tid + 1) / nt), kb, vb);
             if (jb->at) __atomic_fetch_or(&jb->ctx->hw, cpn_kernel_fpe_status(), __ATOMIC_RELAXED);
         }
     }
-    cpn_kernel_scratch_done(CPN_SCRATCH_SCATTER, buf);
-    if (!bad[0] && !bad[1]) return -1;
-    for (int64_t j = 0; j < jb->m; j++) {   /* the first one, for the caller's message */
-        int64_t k = *(const int64_t *)(jb->idx + j * jb->is);
-        if (k < -jb->n || k >= jb->n) return j;
-    }
-    return -1;   /* not reached: the deal found one */
+    return bad ? first_bad(jb) : -1;
 }
 
-/* The list applied in order: on two threads (split_run) where the measured choice takes them,
- * else on this one.  The first j out of bounds, or -1. */
+/* The list applied in order, every index checked before the first write: split between the
+ * team's threads (filter_run) where the measured choice takes them, else on this one.  The first
+ * j out of bounds (nothing written), or -1. */
 static int64_t run_list(const struct split_job *jb)
 {
     struct cpn_team_timer tm = {.bucket = -1};
     /* work for the team's choice: a random update of a line costs about what 8
      * element-instructions do (the scatter kind is measured at any size: on a loaded 2-core
-     * machine the worker is placed on the caller's core and the split only adds its deal) */
+     * machine the worker is placed on the caller's core and the split only adds its reads of
+     * the list) */
     const int nth = jb->m > 1 && split_ok(jb) ? cpn_kernel_team_pick(CPN_TEAM_SCATTER, 8 * jb->m, &tm)
                                                : 1;
-    int64_t r = -2;
+    int64_t r;
     if (nth > 1) {
-        r = split_run(jb);
-        cpn_stats.scatters_split += r != -2;
+        r = filter_run(jb, nth);
+        cpn_stats.scatters_split++;
+    } else {
+        r = list_bad(jb, 0, jb->m) ? first_bad(jb)
+                                   : apply_list(jb, jb->val, jb->vs, jb->idx, jb->is, jb->m);
     }
-    if (r == -2) r = apply_list(jb, jb->val, jb->vs, jb->idx, jb->is, jb->m);
     cpn_kernel_team_done(&tm);
     return r;
 }
@@ -723,12 +764,12 @@ enum cpn_status cpn_kernel_scatter(size_t item, int ndim, const int64_t *shape, 
                                (long long)n)
                    : CPN_OK;
     }
+    if (index_bad(idx, ist, n, 0, m))   /* before the first write, as the 1-d list */
+        return cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
+                         (long long)n);
     for (int64_t j = 0; j < m; j++) {   /* sequential: a later repeat overwrites an earlier one */
         int64_t k = *(const int64_t *)(idx + j * ist);
         if (k < 0) k += n;
-        if (k < 0 || k >= n)
-            return cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
-                             (long long)n);
         char *o = dst + k * dst_st[0];
         const char *v = val + j * val_st[0];
         for (int64_t e = 0; e < block; e++) {
@@ -780,6 +821,9 @@ enum cpn_status cpn_kernel_scatter_apply(cpn_at_fn at, cpn_loop_fn fn, int nin, 
         st[1] = ndim > 1 ? val_st[ndim - 1] : 0;
         st[2] = st[0];
     }
+    if (index_bad(idx, ist, n, 0, m))   /* before the first write, as the 1-d list */
+        return cpn_error(CPN_ERR_INDEX, "scatter: an index is out of bounds for size %lld",
+                         (long long)n);
     cpn_kernel_fpe_clear();
     enum cpn_status rc = CPN_OK;
     for (int64_t j = 0; j < m; j++) {   /* sequential: a repeated index applies again */
