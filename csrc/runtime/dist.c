@@ -2535,11 +2535,8 @@ static enum cpn_status exec_select(const struct cpn_op *op, struct cpn_fpreport 
     struct cpn_store *os = ov->store;
     const int P = cpn_partition_ranks(), me = cpn_partition_rank();
     /* a replicated mask (every rank holds all of it: X[labels == k] with a short label vector,
-     * or broadcast along X's rows) selects from a partitioned x on x's own parts -- on the host
-     * backend (under the simulated device on 3 ranks unique(axis=1) of a (5, 1) array then
-     * reported a rank's floating-point findings against another op: not understood yet, so the
-     * device keeps the gathered path) */
-    const bool mrep = !cpn_backend_on_device() && x && x->store->tiled && !m->store->tiled && !cpn_store_root(m->store)->tiled;
+     * or broadcast along X's rows) selects from a partitioned x on x's own parts */
+    const bool mrep = x && x->store->tiled && !m->store->tiled && !cpn_store_root(m->store)->tiled;
     if (os->root || !cpn_view_is_contiguous(ov) || cpn_view_size(ov) != os->size ||
         os->ndim != (compact ? 1 : 2) || (!m->store->tiled && !mrep))
         return exec_gathered(op, fp);
