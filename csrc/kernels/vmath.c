@@ -240,7 +240,9 @@ POWER(f32, float)
  * Lanes outside libmvec's fast domain (NaN, infinities, huge or tiny arguments) go to glibc's
  * scalar function inside libmvec, so its results hold over the whole range without the libm
  * fix-ups the SLEEF kernels need.  Used only where the CPU has AVX-512 (cpu_avx512; the vector
- * ABI passes zmm registers).  VMATH_MVEC(X): X(name, dtype, nin, libm name). */
+ * ABI passes zmm registers).  VMATH_MVEC(X): X(name, dtype, nin, libm name).  random.c's normal
+ * and exponential draws use the float64 log, cos and log1p kernels: a row for one of them changes
+ * those streams' bits. */
 #if CPN_HAVE_MVEC
 #define VMATH_MVEC(X)                                                                         \
     X(tanh, f64, 1, tanh) X(arcsinh, f64, 1, asinh) X(arccosh, f64, 1, acosh)                 \
