@@ -1,5 +1,6 @@
-/* vmath.c: vectorized transcendentals on SLEEF's AVX2+FMA functions, and the loop overrides
- * that the element-wise table hands out for contiguous float32/float64 operands.
+/* vmath.c: vectorized transcendentals on SLEEF's AVX2+FMA functions (and, for the functions and
+ * dtypes of VMATH_MVEC on an AVX-512 CPU, glibc's libmvec), and the loop overrides that the
+ * element-wise table hands out for contiguous float32/float64 operands.
  *
  * The file is compiled for the baseline ISA; every function that touches 256-bit vectors carries
  * __attribute__((target("avx2,fma"))) and is reached only after a runtime check of the CPU
@@ -7,10 +8,12 @@
  *
  * Accuracy: SLEEF's 1.0-ULP (u10) variants throughout (hypot: 0.5 ULP; sqrt: the correctly
  * rounded instruction), so results are within 2 ULP of NumPy's glibc-backed loops; logaddexp and
- * logaddexp2 are NumPy's formula over u10 exp/log1p (within 4 ULP).
+ * logaddexp2 are NumPy's formula over u10 exp/log1p (within 4 ULP).  The libmvec rows are
+ * within 1-2 ULP of NumPy's results, most of their float32 rows NumPy's bits (NumPy uses SVML,
+ * from which libmvec derives).
  *
- * Floating-point errors: SLEEF raises spurious status flags and misses real ones, so each
- * override saves MXCSR, runs the kernel block by block, scans each block's results for values
+ * Floating-point errors: SLEEF and libmvec raise spurious status flags and miss real ones, so
+ * each override saves MXCSR, runs the kernel block by block, scans each block's results for values
  * NumPy reports (NaN from non-NaN inputs: invalid; infinity from finite inputs: divide by zero at
  * a pole, overflow elsewhere; a tiny result of exp/exp2/power: underflow), restores MXCSR and
  * ORs what it found into ctx->fpe.  The scan is one vectorised pass over a cache-hot block;
@@ -57,7 +60,9 @@
 
 /* Full vectors, then the tail through a padded buffer (its padding is computed and dropped). */
 #define KERNEL_1(FN, S, T, VT, W, LOAD, STORE, VFN)                                          \
-    VM_TARGET void cpn_vmath_##FN##_##S(const T *a, T *o, int64_t n)                          \
+    KERNEL_1_ON(VM_TARGET, sk_##FN##_##S, T, W, LOAD, STORE, VFN)
+#define KERNEL_1_ON(TARGET, NAME, T, W, LOAD, STORE, VFN)                                     \
+    static TARGET void NAME(const T *a, T *o, int64_t n)                                      \
     {                                                                                         \
         int64_t i = 0;                                                                        \
         for (; i + W <= n; i += W) STORE(o + i, VFN(LOAD(a + i)));                            \
@@ -71,9 +76,9 @@
     }
 
 #define KERNEL_2(FN, S, T, VT, W, LOAD, STORE, VFN)                                          \
-    KERNEL_2_ON(VM_TARGET, FN, S, T, VT, W, LOAD, STORE, VFN)
-#define KERNEL_2_ON(TARGET, FN, S, T, VT, W, LOAD, STORE, VFN)                               \
-    TARGET void cpn_vmath_##FN##_##S(const T *a, const T *b, T *o, int64_t n)                 \
+    KERNEL_2_ON(VM_TARGET, sk_##FN##_##S, T, W, LOAD, STORE, VFN)
+#define KERNEL_2_ON(TARGET, NAME, T, W, LOAD, STORE, VFN)                                     \
+    static TARGET void NAME(const T *a, const T *b, T *o, int64_t n)                          \
     {                                                                                         \
         int64_t i = 0;                                                                        \
         for (; i + W <= n; i += W) STORE(o + i, VFN(LOAD(a + i), LOAD(b + i)));               \
@@ -90,7 +95,7 @@
 /* SLEEF's domain is narrower than NumPy's for a few functions (sinh/cosh overflow early,
  * asinh/acosh/log1p lose huge arguments): lanes with |x| > LIM are recomputed by libm. */
 #define KERNEL_1L(FN, S, T, VT, W, LOAD, STORE, VFN, ABSGT, LIM, SCALAR)                     \
-    VM_TARGET void cpn_vmath_##FN##_##S(const T *a, T *o, int64_t n)                          \
+    static VM_TARGET void sk_##FN##_##S(const T *a, T *o, int64_t n)                          \
     {                                                                                         \
         int64_t i = 0;                                                                        \
         for (; i + W <= n; i += W) {                                                          \
@@ -209,18 +214,115 @@ static int cpu_avx512 = -1;
 __m512d Sleef_powd8_u10avx512f(__m512d, __m512d);
 __m512 Sleef_powf16_u10avx512f(__m512, __m512);
 #pragma GCC pop_options
-KERNEL_2_ON(VM512_TARGET, power512, f64, double, __m512d, 8, _mm512_loadu_pd, _mm512_storeu_pd,
+KERNEL_2_ON(VM512_TARGET, sk_power512_f64, double, 8, _mm512_loadu_pd, _mm512_storeu_pd,
             Sleef_powd8_u10avx512f)
-KERNEL_2_ON(VM512_TARGET, power512, f32, float, __m512, 16, _mm512_loadu_ps, _mm512_storeu_ps,
+KERNEL_2_ON(VM512_TARGET, sk_power512_f32, float, 16, _mm512_loadu_ps, _mm512_storeu_ps,
             Sleef_powf16_u10avx512f)
 K2(power256, Sleef_powd4_u10avx2, Sleef_powf8_u10avx2)
 #define POWER(S, T)                                                                           \
-    void cpn_vmath_power_##S(const T *a, const T *b, T *o, int64_t n)                         \
+    static void sk_power_##S(const T *a, const T *b, T *o, int64_t n)                         \
     {                                                                                         \
-        (cpu_avx512 > 0 ? cpn_vmath_power512_##S : cpn_vmath_power256_##S)(a, b, o, n);       \
+        (cpu_avx512 > 0 ? sk_power512_##S : sk_power256_##S)(a, b, o, n);                     \
     }
 POWER(f64, double)
 POWER(f32, float)
+
+/* ---- glibc's libmvec (AVX-512) where it beats SLEEF ---------------------------------------------
+ * libmvec is SVML-derived, and NumPy 2.x uses SVML on AVX-512 CPUs for most of these functions,
+ * so the same algorithms give NumPy's bits (or nearly).  Measured on this EPYC on one thread
+ * (docs/architecture.md, "Vectorized transcendentals": times, and differing elements and largest
+ * ULP distance from NumPy over random ranges, random bit patterns and special values): a row
+ * here is a function and dtype where libmvec's 8-/16-lane form is faster than SLEEF's kernel
+ * and at least as close to NumPy (no more differing elements, no larger ULP distance), except
+ * float64 power, where libmvec differs by 1 ULP from NumPy more often than SLEEF's double-double
+ * pow but SLEEF returns inf (and so reports overflow) for DBL_MAX ** (1 - 2^-53): libmvec's
+ * largest distance is 1 ULP against SLEEF's overflow, at 2.1 ns an element against 3.2.
+ * Lanes outside libmvec's fast domain (NaN, infinities, huge or tiny arguments) go to glibc's
+ * scalar function inside libmvec, so its results hold over the whole range without the libm
+ * fix-ups the SLEEF kernels need.  Used only where the CPU has AVX-512 (cpu_avx512; the vector
+ * ABI passes zmm registers).  VMATH_MVEC(X): X(name, dtype, nin, libm name).  random.c's normal
+ * and exponential draws use the float64 log, cos and log1p kernels: a row for one of them changes
+ * those streams' bits. */
+#if CPN_HAVE_MVEC
+#define VMATH_MVEC(X)                                                                         \
+    X(tanh, f64, 1, tanh) X(arcsinh, f64, 1, asinh) X(arccosh, f64, 1, acosh)                 \
+    X(power, f64, 2, pow)                                                                     \
+    X(exp2, f32, 1, exp2) X(expm1, f32, 1, expm1) X(log2, f32, 1, log2)                       \
+    X(log10, f32, 1, log10) X(log1p, f32, 1, log1p) X(tan, f32, 1, tan)                       \
+    X(arcsin, f32, 1, asin) X(arccos, f32, 1, acos) X(arctan, f32, 1, atan)                   \
+    X(sinh, f32, 1, sinh) X(cosh, f32, 1, cosh) X(tanh, f32, 1, tanh)                         \
+    X(arcsinh, f32, 1, asinh) X(arccosh, f32, 1, acosh) X(cbrt, f32, 1, cbrt)                 \
+    X(arctan2, f32, 2, atan2)
+
+/* The vector-ABI names: _ZGVeN8v_<f> (8 doubles), _ZGVeN16v_<f>f (16 floats); vv: two args. */
+#define MV_SYM_f64_1(F) _ZGVeN8v_##F
+#define MV_SYM_f64_2(F) _ZGVeN8vv_##F
+#define MV_SYM_f32_1(F) _ZGVeN16v_##F##f
+#define MV_SYM_f32_2(F) _ZGVeN16vv_##F##f
+#define MV_DECL_f64_1(F) __m512d MV_SYM_f64_1(F)(__m512d);
+#define MV_DECL_f64_2(F) __m512d MV_SYM_f64_2(F)(__m512d, __m512d);
+#define MV_DECL_f32_1(F) __m512 MV_SYM_f32_1(F)(__m512);
+#define MV_DECL_f32_2(F) __m512 MV_SYM_f32_2(F)(__m512, __m512);
+#define MV_DECL(FN, S, NIN, F) MV_DECL_##S##_##NIN(F)
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,avx512f")
+VMATH_MVEC(MV_DECL)
+#pragma GCC pop_options
+
+#define MV_KERNEL_f64_1(FN, F)                                                                \
+    KERNEL_1_ON(VM512_TARGET, mk_##FN##_f64, double, 8, _mm512_loadu_pd, _mm512_storeu_pd,    \
+                MV_SYM_f64_1(F))
+#define MV_KERNEL_f64_2(FN, F)                                                                \
+    KERNEL_2_ON(VM512_TARGET, mk_##FN##_f64, double, 8, _mm512_loadu_pd, _mm512_storeu_pd,    \
+                MV_SYM_f64_2(F))
+#define MV_KERNEL_f32_1(FN, F)                                                                \
+    KERNEL_1_ON(VM512_TARGET, mk_##FN##_f32, float, 16, _mm512_loadu_ps, _mm512_storeu_ps,    \
+                MV_SYM_f32_1(F))
+#define MV_KERNEL_f32_2(FN, F)                                                                \
+    KERNEL_2_ON(VM512_TARGET, mk_##FN##_f32, float, 16, _mm512_loadu_ps, _mm512_storeu_ps,    \
+                MV_SYM_f32_2(F))
+#define MV_KERNEL(FN, S, NIN, F) MV_KERNEL_##S##_##NIN(FN, F)
+VMATH_MVEC(MV_KERNEL)
+#endif
+
+/* mvec_tbl[VMF_<name>][dtype]: the libmvec kernel of a function (dtype 0: float32, 1: float64),
+ * or NULL (SLEEF's is used). */
+enum vm_func {
+#define VMF(FN, NIN) VMF_##FN,
+    CPN_VMATH_FUNCS(VMF)
+#undef VMF
+    VMF_COUNT
+};
+#define VM_DT_f32 0
+#define VM_DT_f64 1
+#if CPN_HAVE_MVEC
+static void (*const mvec_tbl[VMF_COUNT][2])(void) = {
+#define MV_ROW(FN, S, NIN, F) [VMF_##FN][VM_DT_##S] = (void (*)(void))mk_##FN##_##S,
+    VMATH_MVEC(MV_ROW)
+#undef MV_ROW
+};
+#else
+static void (*const mvec_tbl[VMF_COUNT][2])(void);
+#endif
+
+/* The public raw kernels: libmvec's where it has a row and the CPU has AVX-512, else SLEEF's. */
+#define PUBLIC_1(FN, S, T)                                                                    \
+    void cpn_vmath_##FN##_##S(const T *a, T *o, int64_t n)                                    \
+    {                                                                                         \
+        void (*m)(void) = cpu_avx512 > 0 ? mvec_tbl[VMF_##FN][VM_DT_##S] : NULL;              \
+        if (m) ((void (*)(const T *, T *, int64_t))m)(a, o, n);                               \
+        else sk_##FN##_##S(a, o, n);                                                          \
+    }
+#define PUBLIC_2(FN, S, T)                                                                    \
+    void cpn_vmath_##FN##_##S(const T *a, const T *b, T *o, int64_t n)                        \
+    {                                                                                         \
+        void (*m)(void) = cpu_avx512 > 0 ? mvec_tbl[VMF_##FN][VM_DT_##S] : NULL;              \
+        if (m) ((void (*)(const T *, const T *, T *, int64_t))m)(a, b, o, n);                 \
+        else sk_##FN##_##S(a, b, o, n);                                                       \
+    }
+#define PUBLIC(FN, NIN) PUBLIC_##NIN(FN, f64, double) PUBLIC_##NIN(FN, f32, float)
+CPN_VMATH_FUNCS(PUBLIC)
+#undef PUBLIC
 
 /* ---- finding NumPy's floating-point errors in results --------------------------------------- */
 
@@ -668,7 +770,8 @@ cpn_loop_fn cpn_vmath_loop(enum cpn_opcode code, enum cpn_dtype dt)
 
 const char *cpn_vmath_backend(void)
 {
-    return vm_usable() ? "sleef-avx2" : "scalar: CPU lacks AVX2/FMA";
+    if (!vm_usable()) return "scalar: CPU lacks AVX2/FMA";
+    return CPN_HAVE_MVEC && cpu_avx512 > 0 ? "sleef-avx2+libmvec-avx512" : "sleef-avx2";
 }
 
 int cpn_vmath_kernel(const char *name, int *nin, void (**f64)(void), void (**f32)(void))

@@ -1,11 +1,16 @@
-/* vmath.h: vectorized transcendental kernels (SLEEF, AVX2+FMA) for contiguous float32/float64
- * buffers, and the per-(op, dtype) loop overrides built on them.
+/* vmath.h: vectorized transcendental kernels (SLEEF's AVX2+FMA functions, and glibc's libmvec
+ * AVX-512 functions for the functions and dtypes where they are faster and at least as close to
+ * NumPy's results) for contiguous float32/float64 buffers, and the per-(op, dtype) loop overrides
+ * built on them.
  *
  * The raw kernels compute o[i] = fn(a[i]) (or fn(a[i], b[i])) for i < n on contiguous buffers;
  * o may equal a or b.  They exist only in a build with SLEEF (CPN_HAVE_SLEEF) and may be called
- * only when cpn_vmath_backend() reports a vector backend (the CPU has AVX2 and FMA).  They leave
- * the floating-point status flags as they found them: SLEEF raises spurious flags, so the loop
- * overrides find NumPy's divide/overflow/underflow/invalid cases by scanning their results. */
+ * only when cpn_vmath_backend() reports a vector backend (the CPU has AVX2 and FMA); which of
+ * SLEEF's or libmvec's functions a kernel runs is fixed per function and dtype by the build
+ * (CPN_HAVE_MVEC) and the CPU (AVX-512).  They may leave spurious floating-point status flags:
+ * SLEEF and libmvec raise spurious flags and miss real ones, so the loop overrides save and
+ * restore MXCSR and find NumPy's divide/overflow/underflow/invalid cases by scanning their
+ * results. */
 #ifndef CPN_VMATH_H
 #define CPN_VMATH_H
 
@@ -18,8 +23,10 @@
  * CPU.  Local. */
 cpn_loop_fn cpn_vmath_loop(enum cpn_opcode code, enum cpn_dtype dt);
 
-/* "sleef-avx2" when the vector kernels are in use, otherwise a sentence saying why the scalar
- * loops are used ("scalar: built without SLEEF", "scalar: CPU lacks AVX2/FMA").  Local. */
+/* "sleef-avx2+libmvec-avx512" when the vector kernels are in use and some of them are libmvec's
+ * (a build with libmvec, a CPU with AVX-512), "sleef-avx2" when they are all SLEEF's, otherwise a
+ * sentence saying why the scalar loops are used ("scalar: built without SLEEF", "scalar: CPU
+ * lacks AVX2/FMA").  Local. */
 const char *cpn_vmath_backend(void);
 
 /* The raw kernels of NumPy function `name` (CPN_VMATH_FUNCS): *nin and the float64 / float32
