@@ -9,6 +9,8 @@ rounded in both (0).  logaddexp/logaddexp2 are NumPy's formula max + log1p(exp(-
 the two terms cancel, both NumPy's and cupynum's results carry the rounding of max, so their bound
 is 4 ULP of max(|x|, |y|), not of the result."""
 
+import warnings
+
 import numpy
 import pytest
 
@@ -565,3 +567,40 @@ def test_known_report_differences(name, dtype):
     known = KNOWN_REPORT_DIFFERENCES[(name, dtype)]
     filler = (1.5, 2.0) if len(next(iter(known))) == 2 else (0.5,)
     assert not report_differences(name, dtype, sorted(known), filler)
+
+
+# ---- power by one scalar exponent: NumPy's special loop ------------------------------------------
+
+@pytest.mark.parametrize("dtype", [numpy.float32, numpy.float64])
+@pytest.mark.parametrize("e", [-1, 0, 0.5, 1, 2, -1.0, 2.0, 3.0, -0.5])
+def test_power_by_scalar_is_numpys(dtype, e):
+    """np.power(x, e) with one exponent of -1, 0, 0.5, 1 or 2 is NumPy's 1/x, 1, sqrt(x), x,
+    x*x (its loop's special case): the same bits (pow differs in the last bit), the same NaN and
+    zero signs and the same warnings, contiguous, strided, in place and inside a fused chain; any
+    other exponent stays pow."""
+    rng = numpy.random.default_rng(3)
+    x = numpy.concatenate([rng.uniform(-10, 10, 3000), rng.uniform(0, 1e-3, 500),
+                           [-numpy.inf, numpy.inf, -0.0, 0.0, numpy.nan, -1.0, 1.0]]).astype(dtype)
+    special = e in (-1, 0, 0.5, 1, 2)
+
+    def run(xp, a):
+        got = []
+        with warnings.catch_warnings(record=True) as w:
+            warnings.simplefilter("always")
+            got.append(numpy.asarray(xp.power(a, e)))
+            got.append(numpy.asarray(xp.power(a[::3], dtype(e))))
+            got.append(numpy.asarray(xp.power(a, e) * 3 + 1))
+            b = a.copy()
+            xp.power(b, e, out=b)
+            got.append(numpy.asarray(b))
+        return got, sorted({str(m.message) for m in w})
+
+    exp, exp_w = run(numpy, x)
+    got, got_w = run(cupynum, cupynum.array(x))
+    for g, n in zip(got, exp):
+        assert g.dtype == n.dtype
+        if special:
+            assert g.tobytes() == n.tobytes()
+        else:          # pow: NumPy's SIMD pow is not correctly rounded, neither are ours
+            numpy.testing.assert_array_max_ulp(g, n, maxulp=2)
+    assert got_w == exp_w

@@ -4,6 +4,7 @@
  * Each loop has a contiguous path (and contiguous-with-a-scalar paths) written so that the
  * compiler vectorises it, and a general strided path. */
 #include <fenv.h>
+#include <math.h>
 #include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
@@ -500,9 +501,37 @@ cpn_at_fn cpn_kernel_at_loop(enum cpn_opcode code, enum cpn_dtype dt)
     return at_table[code][dt];
 }
 
+/* ---- power by one scalar exponent --------------------------------------------------------------
+ * NumPy's float32/float64 power loop, given a broadcast exponent (stride 0) of -1, 0, 0.5, 1 or 2,
+ * computes 1 / x, 1, sqrt(x), x or x * x instead of pow (the SIMD pow it uses is not correctly
+ * rounded: np.power(x, 2.0) equals x * x, where pow differs in the last bit for about one element
+ * in eight, and np.power(-inf, 0.5) is nan as sqrt gives it, with sqrt's invalid warning).  The
+ * same here, ahead of the vector and plain loops, so `x ** 2.0` and np.power(x, 0.5) are NumPy's
+ * bits; the warnings come from the operations themselves, as NumPy's do. */
+#define POWER_BY_SCALAR(S, T, SQRT)                                                              \
+    static void power_by_scalar_##S(char **args, const int64_t *st, int64_t n, struct cpn_kctx *ctx) \
+    {                                                                                         \
+        const T e = *(const T *)args[1];                                                      \
+        if (st[1] != 0 || !(e == -1 || e == 0 || e == (T)0.5 || e == 1 || e == 2)) {         \
+            cpn_loop_fn v = cpn_vmath_loop(CPN_OP_POWER, CPN_DTYPE_##S);                      \
+            (v ? v : cpn_kernel_elementwise_scalar(CPN_OP_POWER, CPN_DTYPE_##S))(args, st, n, ctx); \
+            return;                                                                           \
+        }                                                                                     \
+        const char *a = args[0];                                                              \
+        char *o = args[2];                                                                    \
+        for (int64_t i = 0; i < n; i++, a += st[0], o += st[2]) {                             \
+            const T x = *(const T *)a;                                                        \
+            *(T *)o = e == -1 ? 1 / x : e == 0 ? (T)1 : e == 2 ? x * x : e == 1 ? x : SQRT(x); \
+        }                                                                                     \
+    }
+POWER_BY_SCALAR(FLOAT64, double, sqrt)
+POWER_BY_SCALAR(FLOAT32, float, sqrtf)
+
 /* The vector override (vmath.c) where there is one, else the plain loop. */
 cpn_loop_fn cpn_kernel_elementwise(enum cpn_opcode code, enum cpn_dtype dt)
 {
+    if (code == CPN_OP_POWER && dt == CPN_DTYPE_FLOAT64) return power_by_scalar_FLOAT64;
+    if (code == CPN_OP_POWER && dt == CPN_DTYPE_FLOAT32) return power_by_scalar_FLOAT32;
     cpn_loop_fn v = cpn_vmath_loop(code, dt);
     return v ? v : cpn_kernel_elementwise_scalar(code, dt);
 }
