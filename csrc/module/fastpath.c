@@ -7,9 +7,9 @@
  * 1-d array, and sum/prod/max/min with no arguments -- read or reduce the store's bytes in place
  * once the queue is flushed, with the same kernel the executor would run on the same layout, so
  * the values are the same bits.  Only stores whose whole bytes this rank holds on the host
- * qualify (one rank, or replicated; not poisoned by a failed op; on one process not
- * device-resident, on more ranks brought to the host: local_origin); everything else, and every
- * error, goes the general way.  The decision depends only on the store's distribution, which
+ * qualify (one rank, or replicated; not poisoned by a failed op; not device-resident, and on
+ * more ranks not on a device backend at all: local_origin); everything else, and every error,
+ * goes the general way.  The decision depends only on the store's distribution, which
  * every rank agrees on, so ranks take the same path and flush alike. */
 #include "cpn_module.h"
 
@@ -18,25 +18,24 @@
 #include "alloc.h"
 #include "fusion.h"
 #include "hostexec.h"
+#include "backend.h"
 #include "partition.h"
 
 /* The origin of v's bytes when the caller may read them here directly (after a flush); NULL
  * (no exception) to go the general way. */
 static char *local_origin(const struct cpn_view *v)
 {
-    struct cpn_store *r = (struct cpn_store *)cpn_store_root(v->store);
+    const struct cpn_store *r = cpn_store_root(v->store);
     if (r->tiled || r->poison != CPN_OK) return NULL;
-    if (cpn_store_device_only(r)) {
-        /* Where a replicated store's current copy lies is this rank's own state: a store
-         * written by a distributed op may be current on the device on one rank and on the host
-         * on another.  One process declines (the general path reads it on the device); on more
-         * ranks every rank must take the same path -- the general way flushes and reduces, and
-         * a flush is collective (its floating-point report) -- so the bytes come to the host
-         * here, a local copy.  (Declining on some ranks only once made 3 ranks on the
-         * simulated device disagree on unique(axis=1): one reduced an index's extremes while
-         * the others read them here, and the flushes no longer matched.) */
-        if (cpn_partition_ranks() <= 1 || !cpn_store_data(r)) return NULL;
-    }
+    /* Where a replicated store's current copy lies is this rank's own state: a store written by a
+     * distributed op may be current on the device on one rank and on the host on another.  One
+     * process declines a device-current store (the general path reads it on the device); on
+     * more ranks on a device backend every store is declined, so that every rank takes the
+     * same path -- the general way flushes, and a flush is collective (its floating-point
+     * report).  (Declining by residency on 3 ranks on the simulated device once made
+     * unique(axis=1) hang: one rank reduced an index's extremes while the others read them
+     * here.) */
+    if (cpn_store_device_only(r) || (cpn_partition_ranks() > 1 && cpn_backend_on_device())) return NULL;
     return cpn_view_origin(v);
 }
 
