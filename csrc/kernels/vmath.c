@@ -382,7 +382,8 @@ enum vm_class {
             int innan = isnan(x) || isnan(y), infin = isfinite(x) && isfinite(y);             \
             if (isnan(r)) {                                                                   \
                 if (!innan) f |= CPN_FPE_INVALID;                                             \
-            } else if (!infin) {                                                              \
+            } else if (!infin) {   /* power's pole at 0 ** -inf reports as 0 ** -1 does */   \
+                if (cls == VMC_POW && x == 0 && y < 0) f |= CPN_FPE_DIVIDE;                    \
                 continue;                                                                     \
             } else if (isinf(r)) {                                                            \
                 int pole = (cls == VMC_POLE0 && x == 0) || (cls == VMC_POLEM1 && x == -1) ||  \
