@@ -71,16 +71,28 @@
 #define INT_CLS_U 1
 #define INT_CLS_F 0
 #define INT_CLS_C 0
-#define INT_DIV_CHECK(E, ISINT, SIGNED, T, IA, IB)                                                  \
+#define INT_DIV_CHECK(E, ISINT, SIGNED, T, IA, IB)                                        \
     if (ISINT && (CPN_OPFLAGS_##E & CPN_OPF_INTDIV)) {                                     \
         unsigned f = 0;                                                                   \
-        for (int64_t i = 0; i < n; i++) {                                                 \
-            T b = *(const T *)(args[IB] + i * st[IB]);                                    \
+        if (st[IB] == 0) { /* one divisor: one test, and a pass over a only for -1 */     \
+            const T b = *(const T *)args[IB];                                             \
             if (b == 0) {                                                                 \
-                f |= CPN_FPE_DIVIDE;                                                      \
-            } else if (SIGNED && (CPN_OPFLAGS_##E & CPN_OPF_QUOTIENT) && b == (T)-1) {  \
-                int64_t a = (int64_t) * (const T *)(args[IA] + i * st[IA]);               \
-                if (a == (int64_t)((uint64_t)-1 << ((8 * sizeof(T) - 1) & 63))) f |= CPN_FPE_OVERFLOW; \
+                if (n > 0) f |= CPN_FPE_DIVIDE;                                           \
+            } else if (SIGNED && (CPN_OPFLAGS_##E & CPN_OPF_QUOTIENT) && b == (T)-1) {    \
+                for (int64_t i = 0; i < n; i++) {                                         \
+                    int64_t a = (int64_t) * (const T *)(args[IA] + i * st[IA]);           \
+                    if (a == (int64_t)((uint64_t)-1 << ((8 * sizeof(T) - 1) & 63))) f |= CPN_FPE_OVERFLOW; \
+                }                                                                         \
+            }                                                                             \
+        } else {                                                                          \
+            for (int64_t i = 0; i < n; i++) {                                             \
+                T b = *(const T *)(args[IB] + i * st[IB]);                                \
+                if (b == 0) {                                                             \
+                    f |= CPN_FPE_DIVIDE;                                                  \
+                } else if (SIGNED && (CPN_OPFLAGS_##E & CPN_OPF_QUOTIENT) && b == (T)-1) { \
+                    int64_t a = (int64_t) * (const T *)(args[IA] + i * st[IA]);           \
+                    if (a == (int64_t)((uint64_t)-1 << ((8 * sizeof(T) - 1) & 63))) f |= CPN_FPE_OVERFLOW; \
+                }                                                                         \
             }                                                                             \
         }                                                                                 \
         if (f) __atomic_fetch_or(&ctx->fpe, f, __ATOMIC_RELAXED);                         \
@@ -125,16 +137,19 @@ static inline int64_t sdiv64_floor(int64_t a, bool neg, const struct udiv64 *u)
 
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #include <immintrin.h>
-/* int64 floor_divide / remainder by d in [1, 2^52] where the CPU has AVX-512 DQ, 8 lanes whose
- * dividends are within +-2^52 at a time: the quotient is floor(a / d) of the two exact doubles.
- * The rounded quotient never crosses an integer (its error is at most |a / d| 2^-53 <= 1 / 2d,
- * and a quotient that is not an integer lies at least 1 / d from one), so its floor is exact;
+/* int64 (uint64) floor_divide / remainder by d, 1 <= |d| <= 2^52, where the CPU has AVX-512 DQ,
+ * 8 lanes whose dividends are within +-2^52 (below 2^52) at a time: the quotient is floor(a / d)
+ * of the two exact doubles (a multiply-high per element costs more: AVX-512 has no 64-bit one).
+ * The rounded quotient never crosses an integer (its error is at most |a / d| 2^-53 <= 1 / 2|d|,
+ * and a quotient that is not an integer lies at least 1 / |d| from one), so its floor is exact;
  * the correction by the sign of a - q d and its size against d is a guard that never fires.  A
  * vector holding a larger dividend takes the reciprocal multiply above. */
 static int have_avx512dq_div(void) { return cpn_kernel_cpu_level() >= 2; }
 
-static inline int div512_divisor(int64_t d) { return d <= ((int64_t)1 << 52); }
+static inline int div512_divisor(int64_t d) { return d >= -((int64_t)1 << 52) && d <= ((int64_t)1 << 52); }
+static inline int div512_udivisor(uint64_t d) { return d <= ((uint64_t)1 << 52); }
 
+/* The divisor's sign picks the remainder's range for the guard: [0, d) or (d, 0]. */
 __attribute__((target("avx512f,avx512dq"))) static void div512_i64(const int64_t *a, int64_t *o,
                                                                   int64_t n, int64_t d, int rem,
                                                                   const struct udiv64 *u)
@@ -142,12 +157,13 @@ __attribute__((target("avx512f,avx512dq"))) static void div512_i64(const int64_t
     const __m512i vd = _mm512_set1_epi64(d), one = _mm512_set1_epi64(1), zero = _mm512_setzero_si512();
     const __m512i lim = _mm512_set1_epi64((int64_t)1 << 52);
     const __m512d dd = _mm512_set1_pd((double)d);
+    const bool neg = d < 0;
     int64_t i = 0;
     for (; i + 8 <= n; i += 8) {
         __m512i x = _mm512_loadu_si512(a + i);
         if (_mm512_cmpgt_epi64_mask(_mm512_abs_epi64(x), lim)) {   /* abs(MIN) stays MIN: caught */
             for (int j = 0; j < 8; j++) {
-                int64_t q = sdiv64_floor(a[i + j], false, u);
+                int64_t q = sdiv64_floor(a[i + j], neg, u);
                 o[i + j] = rem ? (int64_t)((uint64_t)a[i + j] - (uint64_t)q * (uint64_t)d) : q;
             }
             continue;
@@ -156,22 +172,65 @@ __attribute__((target("avx512f,avx512dq"))) static void div512_i64(const int64_t
                                           _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
         __m512i q = _mm512_cvtpd_epi64(qd);
         __m512i r = _mm512_sub_epi64(x, _mm512_mullo_epi64(q, vd));
-        __mmask8 lo = _mm512_cmplt_epi64_mask(r, zero), hi = _mm512_cmpge_epi64_mask(r, vd);
+        __mmask8 lo, hi;
+        if (neg) {
+            lo = _mm512_cmpgt_epi64_mask(r, zero), hi = _mm512_cmple_epi64_mask(r, vd);
+        } else {
+            lo = _mm512_cmplt_epi64_mask(r, zero), hi = _mm512_cmpge_epi64_mask(r, vd);
+        }
         q = _mm512_mask_sub_epi64(_mm512_mask_add_epi64(q, hi, q, one), lo, q, one);
         r = _mm512_mask_add_epi64(_mm512_mask_sub_epi64(r, hi, r, vd), lo, r, vd);
         _mm512_storeu_si512(o + i, rem ? r : q);
     }
     for (; i < n; i++) {
-        int64_t q = sdiv64_floor(a[i], false, u);
+        int64_t q = sdiv64_floor(a[i], neg, u);
         o[i] = rem ? (int64_t)((uint64_t)a[i] - (uint64_t)q * (uint64_t)d) : q;
     }
 }
+
+/* uint64 by d in [1, 2^52], dividends below 2^52 (an unsigned compare), the same way. */
+__attribute__((target("avx512f,avx512dq"))) static void div512_u64(const uint64_t *a, uint64_t *o,
+                                                                  int64_t n, uint64_t d, int rem,
+                                                                  const struct udiv64 *u)
+{
+    const __m512i vd = _mm512_set1_epi64((int64_t)d), one = _mm512_set1_epi64(1);
+    const __m512i lim = _mm512_set1_epi64((int64_t)1 << 52);
+    const __m512d dd = _mm512_set1_pd((double)d);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        __m512i x = _mm512_loadu_si512(a + i);
+        if (_mm512_cmpgt_epu64_mask(x, lim)) {
+            for (int j = 0; j < 8; j++) {
+                uint64_t q = udiv64(a[i + j], u);
+                o[i + j] = rem ? a[i + j] - q * d : q;
+            }
+            continue;
+        }
+        __m512d qd = _mm512_roundscale_pd(_mm512_div_pd(_mm512_cvtepu64_pd(x), dd),
+                                          _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC);
+        __m512i q = _mm512_cvtpd_epu64(qd);
+        __m512i r = _mm512_sub_epi64(x, _mm512_mullo_epi64(q, vd));
+        __mmask8 hi = _mm512_cmpge_epu64_mask(r, vd);   /* (a wrapped r would be >= d too) */
+        __mmask8 lo = _mm512_cmplt_epu64_mask(x, _mm512_mullo_epi64(q, vd));
+        q = _mm512_mask_sub_epi64(_mm512_mask_add_epi64(q, hi & ~lo, q, one), lo, q, one);
+        r = _mm512_sub_epi64(x, _mm512_mullo_epi64(q, vd));
+        _mm512_storeu_si512(o + i, rem ? r : q);
+    }
+    for (; i < n; i++) {
+        uint64_t q = udiv64(a[i], u);
+        o[i] = rem ? a[i] - q * d : q;
+    }
+}
 #define DIV512_I64(E, T, b, neg, a, o, n, u)                                                  \
-    if (sizeof(T) == 8 && sgn && !neg && div512_divisor((int64_t)b) &&                        \
+    if (sizeof(T) == 8 && (sgn ? div512_divisor((int64_t)b) : div512_udivisor((uint64_t)b)) && \
         (CPN_OP_##E == CPN_OP_FLOOR_DIVIDE || CPN_OP_##E == CPN_OP_REMAINDER) &&              \
         have_avx512dq_div()) {                                                                \
-        div512_i64((const int64_t *)(a), (int64_t *)(o), n, (int64_t)b,                      \
-                   CPN_OP_##E == CPN_OP_REMAINDER, &u);                                       \
+        if (sgn)                                                                              \
+            div512_i64((const int64_t *)(a), (int64_t *)(o), n, (int64_t)b,                  \
+                       CPN_OP_##E == CPN_OP_REMAINDER, &u);                                   \
+        else                                                                                  \
+            div512_u64((const uint64_t *)(a), (uint64_t *)(o), n, (uint64_t)b,               \
+                       CPN_OP_##E == CPN_OP_REMAINDER, &u);                                   \
         return;                                                                               \
     }
 #else
@@ -195,24 +254,109 @@ static inline uint64_t intdiv_mod(uint64_t n, const struct udiv64 *u)
     return n - udiv64(n, u) * u->d;
 }
 
-/* Runs the loop and returns 1 when the divisor is a stride-0 operand other than 0 and -1. */
-#define INTDIV_BY_SCALAR(E, ISINT, NEG, T, TO)                                               \
-    if (ISINT && (CPN_OPFLAGS_##E & CPN_OPF_INTDIV) && sb == 0 &&                  \
-        sa == sizeof(T) && so == sizeof(TO)) {                                            \
+/* The same method in 16- and 32-bit lanes for the narrower types (8- and 16-bit dividends in a
+ * 16-bit lane, 32-bit ones in a 32-bit lane): the high half of an N x N-bit product is one vector
+ * instruction there (pmulhuw; pmuludq for 32 bits), so the compiler vectorises the loops, as
+ * NumPy's libdivide loops are.  m = floor(2^N (2^l - d) / d) + 1 fits in N bits (2^l - d < d,
+ * d < 2^N).  The quotient goes through the widened 64-bit path's sign folding (sdiv64_floor). */
+static inline void magic_n(uint64_t d, int nb, uint64_t *m, int *s1, int *s2)
+{
+    int l = d == 1 ? 0 : 64 - __builtin_clzll(d - 1);
+    *m = ((((uint64_t)1 << l) - d) << nb) / d + 1;
+    *s1 = l < 1 ? l : 1;
+    *s2 = l > 1 ? l - 1 : 0;
+}
+
+static inline uint32_t udiv_u32(uint32_t n, uint32_t m, int s1, int s2)
+{
+    uint32_t t = (uint32_t)(((uint64_t)m * n) >> 32);
+    return (t + ((n - t) >> s1)) >> s2;
+}
+
+static inline uint16_t udiv_u16(uint16_t n, uint16_t m, int s1, int s2)
+{
+    uint16_t t = (uint16_t)(((uint32_t)m * n) >> 16);
+    return (uint16_t)((uint16_t)(t + (uint16_t)((uint16_t)(n - t) >> s1)) >> s2);
+}
+
+/* o (and o2: divmod's remainder) = op E of a by the scalar bw (b in W-bit lanes UW/SW), d = |b|
+ * through (m, s1, s2); SIGNED and NEGC (b < 0) are constants, so each instance is branch-free.
+ * Arithmetic in unsigned (no promotion to int of a uint16 product); results fit T, so the
+ * wrapped W-bit values truncate to it exactly. */
+#define INTDIV_LANES(E, SIGNED, NEGC, T, UW, SW, DIVF)                                    \
+    for (int64_t i = 0; i < n; i++) {                                                     \
+        const UW x = (UW)(SW)a[i];                                                        \
+        UW q;                                                                             \
+        if (CPN_OP_##E == CPN_OP_FMOD) {                                                  \
+            const bool xn = SIGNED && (SW)x < 0;                                          \
+            const UW ax = xn ? (UW)(0u - (unsigned)x) : x;                                \
+            const UW r = (UW)((unsigned)ax - (unsigned)DIVF(ax, (UW)mg, s1, s2) * (unsigned)dw); \
+            o[i] = (T)(SW)(xn ? (UW)(0u - (unsigned)r) : r);                              \
+            continue;                                                                     \
+        }                                                                                 \
+        if (SIGNED) {                                                                     \
+            const UW mask = (UW)(0u - (unsigned)(NEGC ? (SW)x > 0 : (SW)x < 0));          \
+            const UW s = NEGC ? (UW)(0u - (unsigned)x) : x;                               \
+            q = (UW)(mask ^ DIVF((UW)(s ^ mask), (UW)mg, s1, s2));                        \
+        } else {                                                                          \
+            q = DIVF(x, (UW)mg, s1, s2);                                                  \
+        }                                                                                 \
+        const UW r = (UW)((unsigned)x - (unsigned)q * (unsigned)bw);                      \
+        if (CPN_OP_##E == CPN_OP_REMAINDER) {                                             \
+            o[i] = (T)(SW)r;                                                              \
+        } else {                                                                          \
+            o[i] = (T)(SW)q;                                                              \
+            if (CPN_OP_##E == CPN_OP_DIVMOD) o2[i] = (T)(SW)r;                            \
+        }                                                                                 \
+    }
+
+#define INTDIV_NARROW(E, SIGNED, T, UW, SW, DIVF, NB)                                     \
+    do {                                                                                  \
+        uint64_t mg;                                                                      \
+        int s1, s2;                                                                       \
+        const UW bw = (UW)(SW)b, dw = neg ? (UW)(0u - (unsigned)bw) : bw;                 \
+        magic_n(dw, NB, &mg, &s1, &s2);                                                   \
+        if (neg) {                                                                        \
+            INTDIV_LANES(E, SIGNED, 1, T, UW, SW, DIVF)                                   \
+        } else {                                                                          \
+            INTDIV_LANES(E, SIGNED, 0, T, UW, SW, DIVF)                                   \
+        }                                                                                 \
+    } while (0)
+
+/* Runs the loop and returns when the divisor is a stride-0 operand other than 0 and -1 (O2:
+ * divmod's remainder output, else NULL; so2 its stride). */
+#define INTDIV_BY_SCALAR(E, ISINT, NEG, T, O2, so2)                                          \
+    if (ISINT && (CPN_OPFLAGS_##E & CPN_OPF_INTDIV) && sb == 0 && sa == sizeof(T) &&       \
+        so == sizeof(T) && (CPN_OP_##E != CPN_OP_DIVMOD || so2 == sizeof(T))) {            \
         const bool sgn = NEG((T)-1);                                                       \
         const T b = *(const T *)args[1];                                                   \
         if (b != 0 && !(sgn && b == (T)-1)) {                                              \
             const bool neg = sgn && NEG(b);                                                \
-            const struct udiv64 u = udiv64_new(neg ? 0 - (uint64_t)(int64_t)b : (uint64_t)b); \
             const T *a = (const T *)args[0];                                               \
-            TO *o = (TO *)args[2];                                                         \
-            DIV512_I64(E, T, b, neg, a, o, n, u)                                           \
-            if (sgn)                                                                       \
-                for (int64_t i = 0; i < n; i++)                                            \
-                    o[i] = (TO)INTDIV_ONE(E, 1, (int64_t)a[i], (int64_t)b, neg, &u);       \
-            else                                                                           \
-                for (int64_t i = 0; i < n; i++)                                            \
-                    o[i] = (TO)INTDIV_ONE(E, 0, (uint64_t)a[i], (uint64_t)b, neg, &u);     \
+            T *o = (T *)args[2], *o2 = (T *)(O2);                                          \
+            (void)o2;                                                                      \
+            if (sizeof(T) <= 2) {                                                          \
+                if (sgn) INTDIV_NARROW(E, 1, T, uint16_t, int16_t, udiv_u16, 16);          \
+                else INTDIV_NARROW(E, 0, T, uint16_t, int16_t, udiv_u16, 16);              \
+                return;                                                                    \
+            }                                                                              \
+            if (sizeof(T) == 4) {                                                          \
+                if (sgn) INTDIV_NARROW(E, 1, T, uint32_t, int32_t, udiv_u32, 32);          \
+                else INTDIV_NARROW(E, 0, T, uint32_t, int32_t, udiv_u32, 32);              \
+                return;                                                                    \
+            }                                                                              \
+            const struct udiv64 u = udiv64_new(neg ? 0 - (uint64_t)(int64_t)b : (uint64_t)b); \
+            if (CPN_OP_##E != CPN_OP_DIVMOD) DIV512_I64(E, T, b, neg, a, o, n, u)           \
+            for (int64_t i = 0; i < n; i++) {                                              \
+                const uint64_t q = sgn ? (uint64_t)sdiv64_floor((int64_t)a[i], neg, &u)    \
+                                       : udiv64((uint64_t)a[i], &u);                       \
+                if (CPN_OP_##E == CPN_OP_DIVMOD) {                                         \
+                    o[i] = (T)q;                                                           \
+                    o2[i] = (T)((uint64_t)a[i] - q * (uint64_t)b);                         \
+                } else {                                                                   \
+                    o[i] = (T)INTDIV_ONE(E, sgn, (int64_t)a[i], (int64_t)b, neg, &u);      \
+                }                                                                          \
+            }                                                                              \
             return;                                                                        \
         }                                                                                  \
     }
@@ -233,7 +377,7 @@ static inline uint64_t intdiv_mod(uint64_t n, const struct udiv64 *u)
                 }                                                                         \
         }                                                                                 \
         INT_DIV_CHECK(E, INT_CLS_##CLS, NEG_##CLS((T)-1), T, 0, 1)                                                    \
-        INTDIV_BY_SCALAR(E, INT_CLS_##CLS, NEG_##CLS, T, TO)                              \
+        INTDIV_BY_SCALAR(E, INT_CLS_##CLS, NEG_##CLS, T, NULL, 0)                         \
         if (so == sizeof(TO) && sa == sizeof(T) && sb == sizeof(T2)) {                    \
             const T *a = (const T *)args[0];                                              \
             const T2 *b = (const T2 *)args[1];                                            \
@@ -276,6 +420,10 @@ static inline uint64_t intdiv_mod(uint64_t n, const struct udiv64 *u)
         typedef OUT1_T_##O1(T) T1;                                                        \
         typedef __typeof__(cpn_##FN##_##S((T)0, (T)0, (T1 *)0)) TO;                       \
         INT_DIV_CHECK(E, INT_CLS_##CLS, NEG_##CLS((T)-1), T, 0, 1)                                                    \
+        {                                                                                 \
+            const int64_t sa = st[0], sb = st[1], so = st[2];                             \
+            INTDIV_BY_SCALAR(E, INT_CLS_##CLS, NEG_##CLS, T, args[3], st[3])              \
+        }                                                                                 \
         for (int64_t i = 0; i < n; i++)                                                   \
             *(TO *)(args[2] + i * st[2]) =                                                \
                 cpn_##FN##_##S(*(const T *)(args[0] + i * st[0]),                         \
