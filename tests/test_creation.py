@@ -131,6 +131,45 @@ def test_copy_of_noncontiguous_view():
     check(cupynum.copy(c.T), numpy.copy(n.T))
 
 
+BITS = {1: numpy.uint8, 2: numpy.uint16, 4: numpy.uint32, 8: numpy.uint64}
+
+
+def _bits(x):
+    """x's bytes per element as unsigned integers (a NaN's payload and -0.0 included)."""
+    x = numpy.ascontiguousarray(x)
+    if x.dtype.itemsize == 16:
+        return x.view(numpy.uint64)
+    return x.view(BITS[x.dtype.itemsize])
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "float16", "float32", "int32", "float64",
+                                   "int64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (8, 8), (9, 17), (31, 33), (64, 40), (316, 316),
+                                   (3, 2, 70)], ids=repr)
+def test_transposed_copies_keep_the_bits(dtype, shape):
+    """Copies whose source is transposed relative to the destination (cast.c's tiled transpose:
+    register blocks of 4 x 4 or 8 x 8 and single elements at the edges): A.T.copy(),
+    ascontiguousarray(A.T), asfortranarray(A), copy(A, order='F'), of whole arrays and of strided,
+    reversed and offset views; the bytes of every element (NaN payloads, -0.0) are NumPy's, and
+    the result's layout flags too."""
+    rng = numpy.random.default_rng(sum(shape))
+    n = rng.integers(0, 256, size=numpy.prod(shape) * numpy.dtype(dtype).itemsize,
+                     dtype=numpy.uint8).view(dtype).reshape(shape)
+    if dtype == "bool":
+        n = n.view(numpy.uint8) % 2 == 1
+    c = cupynum.array(n)
+    views = [(n, c), (n[1:, ::-1], c[1:, ::-1]), (n[..., ::2, 1:], c[..., ::2, 1:])]
+    for nv, cv in views:
+        for f in (lambda x, xp: x.T.copy(), lambda x, xp: xp.ascontiguousarray(x.T),
+                  lambda x, xp: xp.asfortranarray(x), lambda x, xp: xp.array(x.T, order="C"),
+                  lambda x, xp: xp.copy(x, order="F")):
+            want, got = f(nv, numpy), f(cv, cupynum)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            assert got.flags.c_contiguous == want.flags.c_contiguous
+            assert got.flags.f_contiguous == want.flags.f_contiguous
+            assert numpy.array_equal(_bits(numpy.asarray(got)), _bits(want))
+
+
 # ---- zeros / ones / empty / full / *_like ------------------------------------------------------
 
 @DTYPES

@@ -1023,6 +1023,16 @@ static void iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64
     }
     int64_t inner_st[CPN_MAXARGS];
     unsigned hw = 0;
+    /* A copy whose source is transposed relative to its destination (each contiguous along the
+     * other's dimension): cache tiles and register transposes (cast.c), not a strided column
+     * per destination row. */
+    if (narg == 2 && nd == 2 && shape[0] >= 4 && shape[1] >= 4) {
+        const int64_t item = cpn_kernel_copy_item(fn);
+        if (item && st[0][0] == item && st[1][1] == item) {
+            cpn_kernel_copy_transposed(item, base[0], st[0][1], base[1], st[1][0], shape[0], shape[1]);
+            goto done;
+        }
+    }
     if (nd == 0) out_item = 0;
     else if (out_item && st[narg - 1][nd - 1] != (int64_t)out_item) out_item = 0;   /* strided */
     if (out_item) {
