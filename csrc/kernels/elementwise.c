@@ -310,6 +310,64 @@ static inline uint16_t udiv_u16(uint16_t n, uint16_t m, int s1, int s2)
         }                                                                                 \
     }
 
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+/* 32-bit dividends with AVX2 intrinsics: the compiler's vectorisation of udiv_u32 widened every
+ * lane to 64 bits and repacked (0.3 ns an element, 3x NumPy's); here the high halves of the even
+ * and the odd lanes' products (pmuludq) blend back into one vector.  op: 0 floor_divide, 1
+ * remainder, 2 divmod (o2 the remainder); sgn: signed dividends; neg: b < 0. */
+__attribute__((target("avx2"))) static void div32_avx2(const uint32_t *a, uint32_t *o, uint32_t *o2,
+                                                      int64_t n, int op, bool sgn, bool neg,
+                                                      uint32_t b, uint32_t m, int s1, int s2)
+{
+    const __m256i vm = _mm256_set1_epi32((int)m), vb = _mm256_set1_epi32((int)b), zero = _mm256_setzero_si256();
+    const __m128i c1 = _mm_cvtsi32_si128(s1), c2 = _mm_cvtsi32_si128(s2);
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        const __m256i x = _mm256_loadu_si256((const __m256i *)(a + i));
+        __m256i mask = zero, arg = x;
+        if (sgn) {
+            mask = neg ? _mm256_cmpgt_epi32(x, zero) : _mm256_srai_epi32(x, 31);
+            arg = _mm256_xor_si256(neg ? _mm256_sub_epi32(zero, x) : x, mask);
+        }
+        const __m256i te = _mm256_srli_epi64(_mm256_mul_epu32(arg, vm), 32);
+        const __m256i to = _mm256_mul_epu32(_mm256_srli_epi64(arg, 32), vm);
+        const __m256i t = _mm256_blend_epi32(te, to, 0xAA);
+        const __m256i u = _mm256_srl_epi32(_mm256_add_epi32(t, _mm256_srl_epi32(_mm256_sub_epi32(arg, t), c1)), c2);
+        const __m256i q = _mm256_xor_si256(u, mask);
+        if (op != 1) _mm256_storeu_si256((__m256i *)(o + i), q);
+        if (op != 0) {
+            const __m256i r = _mm256_sub_epi32(x, _mm256_mullo_epi32(q, vb));
+            _mm256_storeu_si256((__m256i *)((op == 1 ? o : o2) + i), r);
+        }
+    }
+    for (; i < n; i++) {
+        const uint32_t x = a[i];
+        uint32_t mask = 0, arg = x;
+        if (sgn) {
+            mask = 0u - (uint32_t)(neg ? (int32_t)x > 0 : (int32_t)x < 0);
+            arg = (neg ? 0u - x : x) ^ mask;
+        }
+        const uint32_t q = mask ^ udiv_u32(arg, m, s1, s2), r = x - q * b;
+        if (op != 1) o[i] = q;
+        if (op != 0) (op == 1 ? o : o2)[i] = r;
+    }
+}
+static int have_avx2_div(void) { return cpn_kernel_cpu_level() >= 1; }
+#define DIV32_AVX2(E, T)                                                                      \
+    if (sizeof(T) == 4 && CPN_OP_##E != CPN_OP_FMOD && have_avx2_div()) {                     \
+        uint64_t mg;                                                                          \
+        int s1, s2;                                                                           \
+        const uint32_t bw = (uint32_t)(int64_t)b, dw = neg ? 0u - bw : bw;                    \
+        magic_n(dw, 32, &mg, &s1, &s2);                                                       \
+        div32_avx2((const uint32_t *)a, (uint32_t *)o, (uint32_t *)o2, n,                     \
+                   CPN_OP_##E == CPN_OP_FLOOR_DIVIDE ? 0 : CPN_OP_##E == CPN_OP_REMAINDER ? 1 : 2, \
+                   sgn, neg, bw, (uint32_t)mg, s1, s2);                                       \
+        return;                                                                               \
+    }
+#else
+#define DIV32_AVX2(E, T)
+#endif
+
 #define INTDIV_NARROW(E, SIGNED, T, UW, SW, DIVF, NB)                                     \
     do {                                                                                  \
         uint64_t mg;                                                                      \
@@ -340,6 +398,7 @@ static inline uint16_t udiv_u16(uint16_t n, uint16_t m, int s1, int s2)
                 else INTDIV_NARROW(E, 0, T, uint16_t, int16_t, udiv_u16, 16);              \
                 return;                                                                    \
             }                                                                              \
+            DIV32_AVX2(E, T)                                                               \
             if (sizeof(T) == 4) {                                                          \
                 if (sgn) INTDIV_NARROW(E, 1, T, uint32_t, int32_t, udiv_u32, 32);          \
                 else INTDIV_NARROW(E, 0, T, uint32_t, int32_t, udiv_u32, 32);              \
