@@ -1,6 +1,7 @@
 """Array creation, attributes, conversions, repr/str: every result compared with NumPy's."""
 
 import operator
+import warnings
 
 import numpy
 import pytest
@@ -168,6 +169,42 @@ def test_transposed_copies_keep_the_bits(dtype, shape):
             assert got.flags.c_contiguous == want.flags.c_contiguous
             assert got.flags.f_contiguous == want.flags.f_contiguous
             assert numpy.array_equal(_bits(numpy.asarray(got)), _bits(want))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "int32", "float32", "float64",
+                                   "complex128"])
+@pytest.mark.parametrize("shape", [(16, 16), (17, 40), (40, 17), (5, 300), (316, 316), (3, 1100)],
+                         ids=repr)
+def test_elementwise_with_transposed_operands(dtype, shape):
+    """Element-wise ops whose operand is transposed relative to the output (the element driver
+    stages blocks of its rows through cast.c's transpose first): A.T + B, multiply(A.T, B, out=C),
+    a reversed transposed operand, a mixed-dtype pair, into C- and F-ordered outputs; NumPy's
+    values, and its division warnings from inside the staged loop."""
+    rng = numpy.random.default_rng(shape[0] * 1000 + shape[1])
+    a = rng.integers(-50, 50, size=shape[::-1]).astype(dtype)
+    b = rng.integers(-50, 50, size=shape).astype(dtype)
+    ca, cb = cupynum.array(a), cupynum.array(b)
+    check(ca.T + cb, a.T + b)
+    if dtype != "bool":
+        check(cb - ca.T, b - a.T)
+    check(ca.T[::-1, ::-1] * cb, a.T[::-1, ::-1] * b)
+    if dtype != "complex128":
+        check(ca.T + cb.astype("int16"), a.T + b.astype("int16"))
+    for order in "CF":
+        out, cout = numpy.empty(shape, dtype, order=order), cupynum.empty(shape, dtype, order=order)
+        numpy.multiply(a.T, b, out=out)
+        cupynum.multiply(ca.T, cb, out=cout)
+        check(cout, out)
+    if dtype in ("float32", "float64"):
+        with warnings.catch_warnings(record=True) as wn:
+            warnings.simplefilter("always")
+            want = a.T / (b * 0)
+        with warnings.catch_warnings(record=True) as wc:
+            warnings.simplefilter("always")
+            got = ca.T / (cb * 0)
+            cupynum.sync()
+        check(got, want)
+        assert sorted(str(w.message) for w in wc) == sorted(str(w.message) for w in wn)
 
 
 # ---- zeros / ones / empty / full / *_like ------------------------------------------------------

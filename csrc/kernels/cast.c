@@ -211,6 +211,12 @@ static void tr_rows(int64_t item, const char *s, int64_t sld, char *d, int64_t d
     }
 }
 
+void cpn_kernel_transpose_local(int64_t item, const char *src, int64_t sld, char *dst, int64_t dld,
+                                int64_t rows, int64_t cols)
+{
+    tr_rows(item, src, sld, dst, dld, 0, rows, cols);
+}
+
 void cpn_kernel_copy_transposed(int64_t item, const char *src, int64_t sld, char *dst, int64_t dld,
                                 int64_t rows, int64_t cols)
 {

@@ -988,6 +988,7 @@ void cpn_kernel_stream_copy(char *dst, const char *src, size_t bytes)
 }
 
 #define STAGE_BYTES 16384
+#define TR_STAGE_BYTES 32768
 
 /* fn over cnt elements, the output (argument narg - 1, `item` bytes, contiguous) computed into a
  * staging block on this thread's stack and streamed to memory. */
@@ -1125,6 +1126,51 @@ static void iterate(cpn_loop_fn fn, int narg, char **base, int ndim, const int64
         hw = fpe_from_status();
         cpn_kernel_team_done(&tm);
         goto done;
+    }
+    if (nth == 1 && nd == 2 && !out_item && shape[0] >= 16 && shape[1] >= 16) {
+        /* Alone, an operand transposed relative to the output (`multiply(A.T, 2, out=C)`,
+         * `A.T + A`): its column per output row was a strided gather, one element per cache
+         * line.  A block of rows of it is transposed into a staging buffer first (cast.c's tiles),
+         * then the loop runs over contiguous rows.  Each element is still computed from the
+         * same elements, so the results are the same. */
+        int tr[CPN_MAXARGS], ntr = 0;
+        int64_t titem[CPN_MAXARGS], row_bytes = 0;
+        for (int a = 0; a < narg - 1; a++) {
+            const int64_t it = st[a][0], s1 = st[a][1];
+            if ((it == 1 || it == 2 || it == 4 || it == 8 || it == 16) &&
+                (s1 >= it * shape[0] || s1 <= -it * shape[0])) {
+                tr[ntr] = a;
+                titem[ntr++] = it;
+                row_bytes += it * shape[1];
+            }
+        }
+        if (ntr && row_bytes * 4 <= TR_STAGE_BYTES) {
+            _Alignas(64) char stage[TR_STAGE_BYTES];
+            int64_t rb = TR_STAGE_BYTES / row_bytes;
+            if (rb > 32) rb = 32;
+            char *p[CPN_MAXARGS], *tb[CPN_MAXARGS];
+            for (int a = 0; a < narg; a++) inner_st[a] = st[a][1];
+            for (int k = 0; k < ntr; k++) inner_st[tr[k]] = titem[k];
+            cpn_kernel_fpe_clear();
+            for (int64_t r0 = 0; r0 < shape[0]; r0 += rb) {
+                const int64_t nr = shape[0] - r0 < rb ? shape[0] - r0 : rb;
+                char *q = stage;
+                for (int k = 0; k < ntr; k++) {
+                    tb[k] = q;
+                    cpn_kernel_transpose_local(titem[k], base[tr[k]] + r0 * titem[k], st[tr[k]][1], q,
+                                               shape[1] * titem[k], nr, shape[1]);
+                    q += nr * shape[1] * titem[k];
+                }
+                for (int64_t i = 0; i < nr; i++) {
+                    for (int a = 0; a < narg; a++) p[a] = base[a] + (r0 + i) * st[a][0];
+                    for (int k = 0; k < ntr; k++) p[tr[k]] = tb[k] + i * shape[1] * titem[k];
+                    fn(p, inner_st, shape[1], ctx);
+                }
+            }
+            hw = fpe_from_status();
+            cpn_kernel_team_done(&tm);
+            goto done;
+        }
     }
     if (nth == 1) {
         /* Alone: the rows in order, their addresses stepped from row to row (no division per

@@ -97,6 +97,10 @@ int64_t cpn_kernel_copy_item(cpn_loop_fn fn);
  * the measured choice takes it.  Local. */
 void cpn_kernel_copy_transposed(int64_t item, const char *src, int64_t sld, char *dst, int64_t dld,
                                 int64_t rows, int64_t cols);
+/* The same on the calling thread alone (the element driver's staging of a transposed operand).
+ * Local. */
+void cpn_kernel_transpose_local(int64_t item, const char *src, int64_t sld, char *dst, int64_t dld,
+                                int64_t rows, int64_t cols);
 
 /* Run `fn` over the n-d space `shape` for `narg` arrays with origins base[a] and byte strides
  * strides[a][d], threaded when the space is large.  Each thread clears the floating-point status
