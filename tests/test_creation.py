@@ -1,6 +1,7 @@
 """Array creation, attributes, conversions, repr/str: every result compared with NumPy's."""
 
 import operator
+import warnings
 
 import numpy
 import pytest
@@ -129,6 +130,81 @@ def test_copy_of_noncontiguous_view():
     n, c = both(sample((6, 5), numpy.float64))
     check(c[::2, ::-1].copy(), n[::2, ::-1].copy())
     check(cupynum.copy(c.T), numpy.copy(n.T))
+
+
+BITS = {1: numpy.uint8, 2: numpy.uint16, 4: numpy.uint32, 8: numpy.uint64}
+
+
+def _bits(x):
+    """x's bytes per element as unsigned integers (a NaN's payload and -0.0 included)."""
+    x = numpy.ascontiguousarray(x)
+    if x.dtype.itemsize == 16:
+        return x.view(numpy.uint64)
+    return x.view(BITS[x.dtype.itemsize])
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "int16", "float16", "float32", "int32", "float64",
+                                   "int64", "complex64", "complex128"])
+@pytest.mark.parametrize("shape", [(4, 4), (5, 3), (8, 8), (9, 17), (31, 33), (64, 40), (316, 316),
+                                   (3, 2, 70)], ids=repr)
+def test_transposed_copies_keep_the_bits(dtype, shape):
+    """Copies whose source is transposed relative to the destination (cast.c's tiled transpose:
+    register blocks of 4 x 4 or 8 x 8 and single elements at the edges): A.T.copy(),
+    ascontiguousarray(A.T), asfortranarray(A), copy(A, order='F'), of whole arrays and of strided,
+    reversed and offset views; the bytes of every element (NaN payloads, -0.0) are NumPy's, and
+    the result's layout flags too."""
+    rng = numpy.random.default_rng(sum(shape))
+    n = rng.integers(0, 256, size=numpy.prod(shape) * numpy.dtype(dtype).itemsize,
+                     dtype=numpy.uint8).view(dtype).reshape(shape)
+    if dtype == "bool":
+        n = n.view(numpy.uint8) % 2 == 1
+    c = cupynum.array(n)
+    views = [(n, c), (n[1:, ::-1], c[1:, ::-1]), (n[..., ::2, 1:], c[..., ::2, 1:])]
+    for nv, cv in views:
+        for f in (lambda x, xp: x.T.copy(), lambda x, xp: xp.ascontiguousarray(x.T),
+                  lambda x, xp: xp.asfortranarray(x), lambda x, xp: xp.array(x.T, order="C"),
+                  lambda x, xp: xp.copy(x, order="F")):
+            want, got = f(nv, numpy), f(cv, cupynum)
+            assert got.shape == want.shape and got.dtype == want.dtype
+            assert got.flags.c_contiguous == want.flags.c_contiguous
+            assert got.flags.f_contiguous == want.flags.f_contiguous
+            assert numpy.array_equal(_bits(numpy.asarray(got)), _bits(want))
+
+
+@pytest.mark.parametrize("dtype", ["bool", "int8", "float16", "int32", "float32", "float64",
+                                   "complex128"])
+@pytest.mark.parametrize("shape", [(16, 16), (17, 40), (40, 17), (5, 300), (316, 316), (3, 1100)],
+                         ids=repr)
+def test_elementwise_with_transposed_operands(dtype, shape):
+    """Element-wise ops whose operand is transposed relative to the output (the element driver
+    stages blocks of its rows through cast.c's transpose first): A.T + B, multiply(A.T, B, out=C),
+    a reversed transposed operand, a mixed-dtype pair, into C- and F-ordered outputs; NumPy's
+    values, and its division warnings from inside the staged loop."""
+    rng = numpy.random.default_rng(shape[0] * 1000 + shape[1])
+    a = rng.integers(-50, 50, size=shape[::-1]).astype(dtype)
+    b = rng.integers(-50, 50, size=shape).astype(dtype)
+    ca, cb = cupynum.array(a), cupynum.array(b)
+    check(ca.T + cb, a.T + b)
+    if dtype != "bool":
+        check(cb - ca.T, b - a.T)
+    check(ca.T[::-1, ::-1] * cb, a.T[::-1, ::-1] * b)
+    if dtype != "complex128":
+        check(ca.T + cb.astype("int16"), a.T + b.astype("int16"))
+    for order in "CF":
+        out, cout = numpy.empty(shape, dtype, order=order), cupynum.empty(shape, dtype, order=order)
+        numpy.multiply(a.T, b, out=out)
+        cupynum.multiply(ca.T, cb, out=cout)
+        check(cout, out)
+    if dtype in ("float32", "float64"):
+        with warnings.catch_warnings(record=True) as wn:
+            warnings.simplefilter("always")
+            want = a.T / (b * 0)
+        with warnings.catch_warnings(record=True) as wc:
+            warnings.simplefilter("always")
+            got = ca.T / (cb * 0)
+            cupynum.sync()
+        check(got, want)
+        assert sorted(str(w.message) for w in wc) == sorted(str(w.message) for w in wn)
 
 
 # ---- zeros / ones / empty / full / *_like ------------------------------------------------------

@@ -172,6 +172,32 @@ def test_dot_out_and_errors():
     same_error(lambda: numpy.dot(n3, n3), lambda: cupynum.dot(c3, c3))
 
 
+@pytest.mark.parametrize("dt", ["float64", "float32"])
+@pytest.mark.parametrize("n", [1000, 2**15 - 1, 2**15, 100003, 10**6], ids=str)
+def test_long_vector_dots(dt, n):
+    """Two long real vectors (csrc/kernels/matmul.c's split dot: eight BLAS dots over consecutive
+    pieces, on the team where it pays): dot, @, inner and vdot, contiguous and strided, close to
+    NumPy's to a tight rtol (BLAS adds in another order), exact on quarter-integer data (every
+    order of the sums is exact there), and the same bits on every call (the team never changes
+    them)."""
+    rng = numpy.random.default_rng(n)
+    na, nb = rng.standard_normal(n).astype(dt), rng.standard_normal(n).astype(dt)
+    a, b = cupynum.array(na), cupynum.array(nb)
+    rtol = 1e-12 if dt == "float64" else 2e-5
+    scale = float(numpy.abs(na.astype("float64") * nb).sum())
+    for got, want in [(cupynum.dot(a, b), numpy.dot(na, nb)), (a @ b, na @ nb),
+                      (cupynum.inner(a, b), numpy.inner(na, nb)), (cupynum.vdot(a, b), numpy.vdot(na, nb)),
+                      (cupynum.dot(a[1::3][:n // 4], b[2::3][:n // 4]), numpy.dot(na[1::3][:n // 4], nb[2::3][:n // 4]))]:
+        assert type(got) is type(want), (type(got), type(want))
+        assert abs(float(got) - float(want)) <= rtol * scale, (got, want)
+    first = cupynum.dot(a, b)
+    assert all(cupynum.dot(a, b) == first for _ in range(20))
+    qa, qb = numpy.round(na * 4) / 4, numpy.round(nb * 4) / 4
+    if dt == "float32":   # exact partial sums in float32 need few bits: small values
+        qa, qb = numpy.round(na * 2) / 4, numpy.sign(nb).astype(dt)
+    check(cupynum.dot(cupynum.array(qa), cupynum.array(qb)), numpy.dot(qa, qb))
+
+
 @pytest.mark.parametrize("dt", ["float64", "complex128", "complex64", "int32", "bool"])
 @pytest.mark.parametrize("shape", [(5,), (2, 3), (0,), (3, 1, 2)], ids=str)
 def test_vdot(dt, shape):

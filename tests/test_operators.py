@@ -409,11 +409,52 @@ def test_integer_division_by_a_scalar(dtype):
             assert gerr == err, (name, b)
             if want is not None:
                 assert got.dtype == want.dtype and numpy.array_equal(got, want), (name, b)
+        with numpy.errstate(all="ignore"):
+            wq, wr = numpy.divmod(a, b)
+        with cupynum.errstate(all="ignore"):
+            gq, gr = cupynum.divmod(ca, b)
+        check(gq, wq)
+        check(gr, wr)
     b = dtype(divisors[len(divisors) // 2] or 3)
     check(ca[::-3] // b, a[::-3] // b)
     check((ca % b) + ca // b, (a % b) + a // b)
     check(ca // 7, a // 7)
     check(cupynum.fmod(ca[1::2], 7), numpy.fmod(a[1::2], 7))
+
+
+@pytest.mark.parametrize("dtype", INT_DTYPES, ids=dtype_id)
+def test_integer_division_by_a_scalar_warns_like_numpy(dtype):
+    """By a scalar 0 (and MIN by -1): NumPy's values and its RuntimeWarnings under the default
+    error state, for //, %, divmod, fmod and the in-place forms, contiguous and strided."""
+    info = numpy.iinfo(dtype)
+    a = numpy.array([5, 0, 7, int(info.max), int(info.min), 3, 1, 2] * 5, dtype=dtype)
+    divisors = [0, 1, 2, 7] + ([-1, -2, int(info.min)] if info.min < 0 else [int(info.max)])
+    calls = [lambda x, d: x // d, lambda x, d: x % d, lambda x, d: numpy.fmod(x, d),
+             lambda x, d: divmod(x, d)]
+    for d in divisors:
+        d = dtype(d)
+        for k, f in enumerate(calls):
+            for view in (slice(None), slice(None, None, 3)):
+                with warnings.catch_warnings(record=True) as wn:
+                    warnings.simplefilter("always")
+                    want = f(a[view], d)
+                with warnings.catch_warnings(record=True) as wc:
+                    warnings.simplefilter("always")
+                    got = f(cupynum.array(a)[view], d)
+                    cupynum.sync()
+                assert [(w.category, str(w.message)) for w in wc] == \
+                    [(w.category, str(w.message)) for w in wn], (k, d)
+                if k == 3:
+                    check(got[0], want[0])
+                    check(got[1], want[1])
+                else:
+                    check(got, want)
+        x, cx = a.copy(), cupynum.array(a)
+        with numpy.errstate(all="ignore"):
+            x //= d
+        with cupynum.errstate(all="ignore"):
+            cx //= d
+        check(cx, x)
 
 
 def test_integer_division_by_zero_is_zero_like_numpy():

@@ -397,7 +397,7 @@ def argreduce_simd(request):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("n", [1, 63, 64, 65, 255, 256, 257, 1000, 1024, 3000])
+@pytest.mark.parametrize("n", [1, 63, 64, 65, 255, 256, 257, 316, 511, 512, 513, 1000, 1024, 3000])
 def test_argmax_blocked_runs(dtype, n, argreduce_simd):
     """The blocked scan of contiguous float runs (reduce.c, argrun): ties, -0.0 against 0.0,
     infinities, a NaN first / in a later block / last, the extreme at block edges; whole arrays
@@ -437,12 +437,13 @@ def test_argmax_blocked_runs(dtype, n, argreduce_simd):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-@pytest.mark.parametrize("n", [64, 77, 300, 530])
+@pytest.mark.parametrize("n", [64, 77, 300, 316, 512, 530])
 def test_argmax_blocked_search_every_position(dtype, n, argreduce_simd):
     """The search for a block's extreme (reduce.c, argrun: W lanes compared at a time, then the
     block's last elements one by one): the extreme -- unique, twice, or equal as -0.0 and 0.0 --
     at every position of a row, so at every lane and in each block's tail; rows of a 2-d array
-    along axis 1 (one output per row) and whole arrays."""
+    along axis 1 (one output per row) and whole arrays; a row of up to 512 elements is one block
+    whose last group of lanes overlaps the one before.  Two NaNs anywhere: the first wins."""
     rng = numpy.random.default_rng(n)
     base = rng.uniform(-1, 1, n).astype(dtype)
     rows = []
@@ -457,6 +458,11 @@ def test_argmax_blocked_search_every_position(dtype, n, argreduce_simd):
         r = numpy.abs(base) + 1
         r[k] = -0.0
         r[(k * 5 + 1) % n] = 0.0
+        rows.append(r)
+        r = base.copy()   # NaN rules: the first NaN wins, wherever the extreme is
+        r[k] = numpy.nan
+        r[(k * 11 + 5) % n] = numpy.nan
+        r[(k * 3 + 2) % n] = -2.0
         rows.append(r)
     m = numpy.stack(rows)
     c = cupynum.array(m)

@@ -88,6 +88,19 @@ cpn_at_fn cpn_kernel_at_loop(enum cpn_opcode code, enum cpn_dtype dt);
 /* The conversion loop from `from` to `to` (args: in, out); C's conversion rules, which are
  * NumPy's unsafe casting.  Local. */
 cpn_loop_fn cpn_kernel_cast(enum cpn_dtype from, enum cpn_dtype to);
+/* The element size of a copy loop cpn_kernel_cast returns for from == to (1, 2, 4, 8 or 16);
+ * 0 for any other loop.  Local. */
+int64_t cpn_kernel_copy_item(cpn_loop_fn fn);
+/* dst[i][j] = src[j][i] for i < rows, j < cols, elements of `item` bytes (1, 2, 4, 8 or 16),
+ * src's rows sld bytes apart, dst's dld: a copy whose source is transposed relative to its
+ * destination, in cache tiles (cast.c).  The bits are moved unchanged.  Runs on the team where
+ * the measured choice takes it.  Local. */
+void cpn_kernel_copy_transposed(int64_t item, const char *src, int64_t sld, char *dst, int64_t dld,
+                                int64_t rows, int64_t cols);
+/* The same on the calling thread alone (the element driver's staging of a transposed operand).
+ * Local. */
+void cpn_kernel_transpose_local(int64_t item, const char *src, int64_t sld, char *dst, int64_t dld,
+                                int64_t rows, int64_t cols);
 
 /* Run `fn` over the n-d space `shape` for `narg` arrays with origins base[a] and byte strides
  * strides[a][d], threaded when the space is large.  Each thread clears the floating-point status

@@ -867,23 +867,34 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
  * 0.0 are equal both ways).  argmax of 10^4 float64: 6.5 -> 1.4 us in C (the scalar loop waits
  * on a compare and a branch per element).  The search for the extreme compares W lanes at a time
  * (one element at a time it was a third of argmin(axis=1) of 1000 x 1000 float64, 0.46x NumPy).
+ * A run of up to ARG_WHOLE elements is one block (a row of 316 float64 was two, each paying a
+ * horizontal reduction, a scalar tail and a rescan: argmin(axis=1) of 316 x 316 ran 0.6x NumPy);
+ * the block's last partial group of 4 W is one overlapping group (max and min are idempotent),
+ * the lanes fold as vectors, and the rescan tests 4 W elements a branch.
  * Returns 1 with *bi at the first NaN, else 0 with
  * *best and *bi updated; off is p's index in the reduced space. */
 #define ARG_BLOCK 256
+#define ARG_WHOLE 512
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #define ARGRUN(S, ATTR, T, V, W, LOADU, SET1, MAX, MIN, UNORD, OR, MOVEMASK, STOREU, CMPEQ)     \
     ATTR static int argrun_##S(const T *p, int64_t n, int mx, T *best, int64_t *bi, int64_t off) \
     {                                                                                     \
-        for (int64_t b = 0; b < n; b += ARG_BLOCK) {                                      \
-            const int64_t e = b + ARG_BLOCK < n ? b + ARG_BLOCK : n;                      \
+        const int64_t blk = n <= ARG_WHOLE ? n : ARG_BLOCK;                               \
+        for (int64_t b = 0; b < n; b += blk) {                                            \
+            const int64_t e = b + blk < n ? b + blk : n;                                  \
             int64_t i = b;                                                                \
             T m = p[b];                                                                   \
             int nan = 0;                                                                  \
             if (e - b >= 4 * W) {                                                         \
-                V l0 = SET1(m), l1 = l0, l2 = l0, l3 = l0, u = OR(l0, l0);                \
-                u = UNORD(u, u);                                                          \
-                for (; i + 4 * W <= e; i += 4 * W) {                                      \
+                V l0 = LOADU(p + b), l1 = LOADU(p + b + W), l2 = LOADU(p + b + 2 * W);    \
+                V l3 = LOADU(p + b + 3 * W);                                              \
+                V u = OR(UNORD(l0, l1), UNORD(l2, l3));   /* either one NaN */            \
+                for (i = b + 4 * W;; i += 4 * W) {                                        \
+                    if (i + 4 * W > e) {                                                  \
+                        if (i == e) break;                                                \
+                        i = e - 4 * W;   /* the last group overlaps the one before */     \
+                    }                                                                     \
                     const V v0 = LOADU(p + i), v1 = LOADU(p + i + W);                     \
                     const V v2 = LOADU(p + i + 2 * W), v3 = LOADU(p + i + 3 * W);         \
                     if (mx) {                                                             \
@@ -891,16 +902,23 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
                     } else {                                                              \
                         l0 = MIN(v0, l0); l1 = MIN(v1, l1); l2 = MIN(v2, l2); l3 = MIN(v3, l3); \
                     }                                                                     \
-                    u = OR(u, OR(UNORD(v0, v1), UNORD(v2, v3)));   /* either one NaN */      \
+                    u = OR(u, OR(UNORD(v0, v1), UNORD(v2, v3)));                          \
                 }                                                                         \
                 nan = MOVEMASK(u) != 0;                                                   \
-                T t[4 * W];                                                               \
-                STOREU(t, l0); STOREU(t + W, l1); STOREU(t + 2 * W, l2); STOREU(t + 3 * W, l3); \
-                for (int j = 0; j < 4 * W; j++) m = (mx ? t[j] > m : t[j] < m) ? t[j] : m;  \
-            }                                                                             \
-            for (; i < e; i++) {                                                          \
-                nan |= p[i] != p[i];                                                      \
-                m = (mx ? p[i] > m : p[i] < m) ? p[i] : m;                                \
+                if (mx) {                                                                 \
+                    l0 = MAX(MAX(l0, l1), MAX(l2, l3));                                   \
+                } else {                                                                  \
+                    l0 = MIN(MIN(l0, l1), MIN(l2, l3));                                   \
+                }                                                                         \
+                T t[W];                                                                   \
+                STOREU(t, l0);                                                            \
+                m = t[0];                                                                 \
+                for (int j = 1; j < W; j++) m = (mx ? t[j] > m : t[j] < m) ? t[j] : m;    \
+            } else {                                                                      \
+                for (; i < e; i++) {                                                      \
+                    nan |= p[i] != p[i];                                                  \
+                    m = (mx ? p[i] > m : p[i] < m) ? p[i] : m;                            \
+                }                                                                         \
             }                                                                             \
             if (nan) {                                                                    \
                 for (i = b; p[i] == p[i]; i++) {}                                         \
@@ -910,7 +928,12 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
             if (mx ? m > *best : m < *best) {                                             \
                 const V mv = SET1(m);                                                     \
                 int k = 0;                                                                \
-                for (i = b; i + W <= e && !(k = MOVEMASK(CMPEQ(LOADU(p + i), mv))); i += W) {} \
+                for (i = b; i + 4 * W <= e; i += 4 * W)                                   \
+                    if (MOVEMASK(OR(OR(CMPEQ(LOADU(p + i), mv), CMPEQ(LOADU(p + i + W), mv)), \
+                                    OR(CMPEQ(LOADU(p + i + 2 * W), mv),                   \
+                                       CMPEQ(LOADU(p + i + 3 * W), mv)))))                \
+                        break;                                                            \
+                for (; i + W <= e && !(k = MOVEMASK(CMPEQ(LOADU(p + i), mv))); i += W) {} \
                 if (k) i += __builtin_ctz((unsigned)k);                                   \
                 else for (; p[i] != m; i++) {}                                            \
                 *bi = off + i;                                                            \
@@ -919,8 +942,6 @@ enum cpn_status cpn_kernel_reduce(enum cpn_opcode code, enum cpn_dtype in_dt, en
         }                                                                                 \
         return 0;                                                                         \
     }
-/* (the unordered compare of u with itself starts the NaN lanes at zero: l0 is p[b]'s, which the
- * loop sees again) */
 #define NO_ATTR
 ARGRUN(f64, NO_ATTR, double, __m128d, 2, _mm_loadu_pd, _mm_set1_pd, _mm_max_pd, _mm_min_pd,
        _mm_cmpunord_pd, _mm_or_pd, _mm_movemask_pd, _mm_storeu_pd, _mm_cmpeq_pd)
@@ -1059,6 +1080,12 @@ enum cpn_status cpn_kernel_argreduce(enum cpn_opcode code, enum cpn_dtype dt, co
      * ms against NumPy's 0.12-0.25 alone, its SIMD scan being as fast as NumPy's */
     struct cpn_team_timer tm = {.bucket = -1};
     int nth = nout < cpn_kernel_threads() ? 1 : cpn_kernel_team_pick(CPN_TEAM_ELEMENTWISE, nout * g.nred, &tm);
+    if (nth == 1 && g.nk == 1) {   /* rows: no divisions to place each */
+        for (int64_t o = 0; o < nout; o++)
+            *(int64_t *)(out + o * okstride[0]) = fn(&g, g.in + o * g.kstride[0], mx);
+        cpn_kernel_team_done(&tm);
+        return CPN_OK;
+    }
     if (nth == 1) {   /* no region (reduce_rows) */
         for (int64_t o = 0; o < nout; o++)
             *(int64_t *)kept_output(&g, out, okstride, o) = fn(&g, kept_origin(&g, o), mx);

@@ -251,13 +251,11 @@ UNARY(positive, CPN_OP_POSITIVE)
 UNARY(absolute, CPN_OP_ABSOLUTE)
 UNARY(invert, CPN_OP_INVERT)
 
+/* NumPy's ndarray.__divmod__ is the divmod ufunc: one pass, and its reports name divmod. */
 static PyObject *array_divmod(PyObject *a, PyObject *b)
 {
-    PyObject *q = array_floor_divide(a, b);
-    if (!q || q == Py_NotImplemented) return q;
-    PyObject *r = array_remainder(a, b);
-    if (!r) { Py_DECREF(q); return NULL; }
-    return Py_BuildValue("(NN)", q, r);
+    PyObject *args[2] = {a, b};
+    return cpn_ufunc_apply(CPN_OP_DIVMOD, args, NULL);
 }
 
 static PyObject *helper_binary(const char *name, PyObject *a, PyObject *b)
