@@ -1,0 +1,129 @@
+"""Short host paths of small calls (branch host36): each skips Python layers or repeated
+resolution for the common form of a call, and must give NumPy's results (values, dtype, shape,
+views where NumPy's are views) and NumPy's errors for every form it accepts, and decline the rest
+to the general path.  Each form runs twice: the second call takes a path the first may have
+cached."""
+
+import numpy
+import pytest
+
+import cupynum
+
+from conftest import ALL_DTYPES, check, dtype_id, same_error, sample
+
+# ---- ufunc.reduce with a cached resolution (_ufunc.reduce's _PLAIN_REDUCE) ---------------------
+
+REDUCE_OPS = ["add", "multiply", "maximum", "minimum", "logical_and", "logical_or", "fmax",
+              "bitwise_or", "subtract"]
+REDUCE_AXES = [0, 1, -1, -2, None, (1,), (-2,), (0, 1)]
+
+
+def _tolerance(dt):
+    return {"e": 1e-2, "f": 1e-5, "F": 1e-5}.get(numpy.dtype(dt).char, 1e-12)
+
+
+def _reduce_both(name, ref, x, **kw):
+    """The NumPy and cupynum outcomes of name.reduce(., **kw): (result, None) or (None, exc)."""
+    out = []
+    for mod, a in ((numpy, ref), (cupynum, x)):
+        try:
+            out.append((getattr(mod, name).reduce(a, **kw), None))
+        except Exception as e:   # noqa: BLE001 -- the two must raise alike
+            out.append((None, e))
+    return out
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+@pytest.mark.parametrize("name", REDUCE_OPS)
+def test_reduce_forms_twice(name, dtype):
+    for shape in [(4, 5), (1, 6), (0, 3), (3, 0), (7,)]:
+        ref = sample(shape, dtype, seed=5, low=1, high=3)
+        x = cupynum.array(ref)
+        for axis in REDUCE_AXES + [2, -3]:
+            for initial in [numpy._NoValue, True, 0, 2, -1, -1.0, 2.5]:
+                kw = {"axis": axis}
+                if initial is not numpy._NoValue:
+                    kw["initial"] = initial
+                for _ in range(2):
+                    (n, en), (c, ec) = _reduce_both(name, ref, x, **kw)
+                    if en is not None:
+                        assert type(ec) is type(en), (shape, kw, en, ec)
+                        assert str(ec) == str(en), (shape, kw)
+                        continue
+                    assert ec is None, (shape, kw, ec)
+                    tol = _tolerance(n.dtype) if name in ("add", "multiply") and \
+                        n.dtype.kind in "fc" else 0
+                    check(c, n, rtol=tol)
+
+
+def test_reduce_fast_form_declines_what_it_must():
+    ref = sample((3, 4), numpy.float64, seed=1)
+    x = cupynum.array(ref)
+    for _ in range(2):   # cached after the first call
+        check(cupynum.add.reduce(x, axis=1), numpy.add.reduce(ref, axis=1))
+    # the other keywords still take the general path, with NumPy's results
+    check(cupynum.add.reduce(x, axis=1, keepdims=True), numpy.add.reduce(ref, axis=1, keepdims=True))
+    check(cupynum.add.reduce(x, axis=1, dtype=numpy.float32),
+          numpy.add.reduce(ref, axis=1, dtype=numpy.float32), rtol=1e-6)
+    w = ref > 0
+    check(cupynum.add.reduce(x, axis=1, where=cupynum.array(w)), numpy.add.reduce(ref, axis=1, where=w),
+          rtol=1e-12)
+    out, nout = cupynum.zeros(3), numpy.zeros(3)
+    assert cupynum.add.reduce(x, axis=1, out=out) is out
+    check(out, numpy.add.reduce(ref, axis=1, out=nout), rtol=1e-12)
+    # bad axes: NumPy's errors, also once the dtype is cached
+    for axis in [2, -3, True, 1.0, (None,), (0, 0)]:
+        same_error(lambda: numpy.add.reduce(ref, axis=axis), lambda: cupynum.add.reduce(x, axis=axis))
+    # a NumPy array and a 0-d array: NumPy's results
+    check(cupynum.add.reduce(ref, axis=0), numpy.add.reduce(ref, axis=0), rtol=1e-12)
+    check(cupynum.add.reduce(cupynum.array(2.0), axis=0), numpy.add.reduce(numpy.array(2.0), axis=0))
+
+
+def test_reduce_initial_types_are_not_confused():
+    """initial=-1.0 on uint8 wraps while initial=-1 raises NumPy's OverflowError: the cache keys
+    on the initial's type."""
+    ref = numpy.arange(6, dtype=numpy.uint8).reshape(2, 3)
+    x = cupynum.array(ref)
+    for _ in range(2):
+        with numpy.errstate(all="ignore"):
+            try:
+                n = numpy.maximum.reduce(ref, axis=1, initial=-1.0)
+            except Exception as e:   # noqa: BLE001
+                n = e
+        if isinstance(n, Exception):
+            with pytest.raises(type(n)):
+                cupynum.maximum.reduce(x, axis=1, initial=-1.0)
+        else:
+            with numpy.errstate(all="ignore"):
+                check(cupynum.maximum.reduce(x, axis=1, initial=-1.0), n)
+        same_error(lambda: numpy.maximum.reduce(ref, axis=1, initial=-1),
+                   lambda: cupynum.maximum.reduce(x, axis=1, initial=-1))
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int64, numpy.bool_,
+                                   numpy.complex128], ids=dtype_id)
+def test_reduction_functions_on_the_reduce_path(dtype):
+    ref = sample((6, 5), dtype, seed=2)
+    if numpy.dtype(dtype).kind == "f":
+        ref[1, 2] = ref[4, 0] = numpy.nan
+        ref[:, 3] = numpy.nan
+    x = cupynum.array(ref)
+    for _ in range(2):
+        for axis in [0, 1, -1, None, (1,)]:
+            check(cupynum.any(x > 2, axis=axis), numpy.any(ref > 2, axis=axis))
+            check(cupynum.all(x > -4, axis=axis), numpy.all(ref > -4, axis=axis))
+            check(cupynum.maximum.reduce(x, axis=axis), numpy.maximum.reduce(ref, axis=axis))
+            if numpy.dtype(dtype).kind in "fc":
+                check(cupynum.linalg.norm(x, axis=axis), numpy.linalg.norm(ref, axis=axis),
+                      rtol=1e-5)
+            if numpy.dtype(dtype).kind != "b":
+                with numpy.errstate(all="ignore"):
+                    import warnings
+                    with warnings.catch_warnings(record=True) as wn:
+                        warnings.simplefilter("always")
+                        n = numpy.nanmax(ref, axis=axis)
+                    with warnings.catch_warnings(record=True) as wc:
+                        warnings.simplefilter("always")
+                        c = cupynum.nanmax(x, axis=axis)
+                check(c, n)
+                assert [str(w.message) for w in wc] == [str(w.message) for w in wn]
