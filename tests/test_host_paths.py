@@ -127,3 +127,54 @@ def test_reduction_functions_on_the_reduce_path(dtype):
                         c = cupynum.nanmax(x, axis=axis)
                 check(c, n)
                 assert [str(w.message) for w in wc] == [str(w.message) for w in wn]
+
+
+# ---- ndarray.reshape's C method (methods_views.c) -------------------------------------------------
+
+RESHAPE_VIEWS = ["x", "x[:, ::2]", "x[::2, ::2]", "x[::-1]", "x.T", "x[1:3]", "x[:, 1:2]"]
+RESHAPE_ARGS = [(-1,), ((-1,),), ([-1],), (2, -1), ((-1, 2),), (-1, 1), ((),), (1, -1, 1),
+                (0, -1), (-1, 0), (3, 7), (-2,), (-1, -1), (2 ** 70,), (-1, 2 ** 70),
+                (numpy.int64(-1),), ((2.0, -1),), ("a",), (), ((1, 2), 3), (2.0,), (None,)]
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int8, numpy.bool_, numpy.complex64],
+                         ids=dtype_id)
+@pytest.mark.parametrize("view", RESHAPE_VIEWS)
+@pytest.mark.parametrize("rows", [4, 1, 0])
+def test_reshape_forms_as_numpy(view, dtype, rows):
+    ref_x = sample((rows, 6), dtype, seed=4)
+    x = cupynum.array(ref_x)
+    ref_v, v = eval(view, {"x": ref_x}), eval(view, {"x": x})
+    for args in RESHAPE_ARGS:
+        try:
+            n = ref_v.reshape(*args)
+        except Exception as e:   # noqa: BLE001 -- NumPy's error, word for word
+            with pytest.raises(type(e)) as got:
+                v.reshape(*args)
+            assert str(got.value) == str(e), (view, args)
+            continue
+        c = v.reshape(*args)
+        check(c, n)
+        # a view where NumPy's is a view: writes through it reach the array
+        is_view = numpy.shares_memory(n, ref_x)
+        if n.size:   # (NumPy's empty arrays share no memory)
+            assert cupynum._core._shares_store(c, x) == is_view, (view, args)
+        if is_view and n.size:
+            n.flat[0] += 1
+            c.flat[0] += 1
+            check(x, ref_x)
+
+
+def test_reshape_keywords_and_subclasses_take_the_general_path():
+    ref_x = sample((4, 6), numpy.float64, seed=4)
+    x = cupynum.array(ref_x)
+    for kw in [{"order": "F"}, {"order": "C"}, {"copy": True}, {"order": "A"}]:
+        check(x[:, ::2].reshape(-1, **kw), ref_x[:, ::2].reshape(-1, **kw))
+        check(x.reshape((3, 8), **kw), ref_x.reshape((3, 8), **kw))
+    same_error(lambda: ref_x[::2, ::2].reshape(-1, copy=False),
+               lambda: x[::2, ::2].reshape(-1, copy=False))
+    same_error(lambda: ref_x.reshape(-1, order="Z"), lambda: x.reshape(-1, order="Z"))
+    same_error(lambda: ref_x.reshape(-1, bad=1), lambda: x.reshape(-1, bad=1))
+    # a queued value is reshaped (the copy sees it)
+    y = x * 2
+    check(y[:, ::2].reshape(-1), (ref_x * 2)[:, ::2].reshape(-1))
