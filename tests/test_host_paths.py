@@ -178,3 +178,50 @@ def test_reshape_keywords_and_subclasses_take_the_general_path():
     # a queued value is reshaped (the copy sees it)
     y = x * 2
     check(y[:, ::2].reshape(-1), (ref_x * 2)[:, ::2].reshape(-1))
+
+
+# ---- clip of three arrays of one dtype (_helpers._clip_arrays) -------------------------------------
+
+CLIP_SHAPES = [((3, 4), (3, 4), (3, 4)), ((3, 4), (4,), (3, 1)), ((3, 4), (1,), (1, 1)),
+               ((5,), (), ()), ((), (), ()), ((1,), (5,), (5,)), ((0, 2), (2,), (0, 2)),
+               ((3, 4), (3,), (4,)), ((2, 3), (2, 3), (3, 2))]
+
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind in "iuf"] + [numpy.dtype("c16")],
+                         ids=dtype_id)
+@pytest.mark.parametrize("shapes", CLIP_SHAPES, ids=str)
+def test_clip_of_arrays_as_numpy(dtype, shapes):
+    sa, sl, sh = shapes
+    ref_a, ref_lo, ref_hi = (sample(s, dtype, seed=k) for k, s in enumerate(shapes))
+    if dtype.kind == "f":   # NaN and signed zeros in the data and the bounds
+        for r, v in ((ref_a, numpy.nan), (ref_lo, -0.0), (ref_hi, 0.0), (ref_a, -0.0),
+                     (ref_lo, numpy.nan)):
+            if r.size:
+                r.flat[r.size // 2] = v
+    a, lo, hi = (cupynum.array(r) for r in (ref_a, ref_lo, ref_hi))
+    for _ in range(2):
+        try:
+            with numpy.errstate(all="ignore"):
+                n = numpy.clip(ref_a, ref_lo, ref_hi)
+        except Exception as e:   # noqa: BLE001
+            with pytest.raises(type(e)) as got:
+                cupynum.clip(a, lo, hi)
+            assert str(got.value) == str(e)
+            continue
+        c = cupynum.clip(a, lo, hi)
+        check(c, n)
+        if dtype.kind == "f":
+            assert numpy.array_equal(numpy.signbit(numpy.asarray(c)), numpy.signbit(n))
+
+
+def test_clip_of_arrays_declines_mixed_dtypes_and_keywords():
+    ref = sample((6,), numpy.float64, seed=1)
+    lo32, hi = sample((6,), numpy.float32, seed=2), sample((6,), numpy.float64, seed=3) + 4
+    a, clo, chi = cupynum.array(ref), cupynum.array(lo32), cupynum.array(hi)
+    check(cupynum.clip(a, clo, chi), numpy.clip(ref, lo32, hi))
+    check(cupynum.clip(cupynum.array(ref.astype(numpy.int32)), clo, chi),
+          numpy.clip(ref.astype(numpy.int32), lo32, hi))
+    out, nout = cupynum.zeros(6), numpy.zeros(6)
+    assert cupynum.clip(a, chi - 8, chi, out=out) is out
+    check(out, numpy.clip(ref, hi - 8, hi, out=nout))
+    same_error(lambda: numpy.clip(ref, hi, hi, min=hi), lambda: cupynum.clip(a, chi, chi, min=chi))
