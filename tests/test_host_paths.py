@@ -225,3 +225,26 @@ def test_clip_of_arrays_declines_mixed_dtypes_and_keywords():
     assert cupynum.clip(a, chi - 8, chi, out=out) is out
     check(out, numpy.clip(ref, hi - 8, hi, out=nout))
     same_error(lambda: numpy.clip(ref, hi, hi, min=hi), lambda: cupynum.clip(a, chi, chi, min=chi))
+
+
+# ---- repeat with a Python int count (_joins.repeat) -----------------------------------------------
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int16, numpy.bool_, numpy.complex128],
+                         ids=dtype_id)
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 2), (0,), (0, 3), ()], ids=str)
+def test_repeat_int_counts_as_numpy(dtype, shape):
+    ref = sample(shape, dtype, seed=6)
+    x = cupynum.array(ref)
+    views = [(ref, x)] + ([(ref[::-1], x[::-1])] if ref.ndim else [])
+    for rv, cv in views:
+        for r in [0, 1, 2, 5, True, numpy.int64(3), -1, 2.7]:
+            for axis in [None, 0, -1, 1, 2, -3, 5]:
+                try:
+                    n = numpy.repeat(rv, r, axis=axis)
+                except Exception as e:   # noqa: BLE001
+                    with pytest.raises(type(e)) as got:
+                        cupynum.repeat(cv, r, axis=axis)
+                    assert str(got.value) == str(e), (r, axis)
+                    continue
+                check(cupynum.repeat(cv, r, axis=axis), n)
+                check(cv.repeat(r, axis=axis), n)
