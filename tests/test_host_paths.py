@@ -248,3 +248,31 @@ def test_repeat_int_counts_as_numpy(dtype, shape):
                     continue
                 check(cupynum.repeat(cv, r, axis=axis), n)
                 check(cv.repeat(r, axis=axis), n)
+
+
+# ---- linspace of Python numbers (_creation.linspace) ----------------------------------------------
+
+LINSPACE_ENDS = [(0.0, 1.0), (0, 1), (-3, 7.5), (2.5, -1.25), (1.0, 1.0), (0, 0), (1e300, -1e300),
+                 (3, 2 ** 60), (True, 2.0), (-0.0, 0.0), (float("inf"), 1.0), (1, float("nan")),
+                 (numpy.float32(1.5), 2.0), (numpy.int64(3), 7)]
+
+
+@pytest.mark.parametrize("ends", LINSPACE_ENDS, ids=str)
+def test_linspace_of_numbers_as_numpy(ends):
+    start, stop = ends
+    for num in [0, 1, 2, 7, 50]:
+        for endpoint in [True, False]:
+            for _ in range(2):
+                kw = dict(num=num, endpoint=endpoint)
+                with numpy.errstate(all="ignore"):
+                    n, nstep = numpy.linspace(start, stop, retstep=True, **kw)
+                    c, cstep = cupynum.linspace(start, stop, retstep=True, **kw)
+                    check(c, n)
+                    assert numpy.array_equal(numpy.signbit(numpy.asarray(c)), numpy.signbit(n))
+                    assert type(cstep) is type(nstep), (type(cstep), type(nstep))
+                    assert numpy.array_equal(cstep, nstep, equal_nan=True)
+                    check(cupynum.linspace(start, stop, **kw), numpy.linspace(start, stop, **kw))
+    for kw in [dict(dtype=numpy.float32), dict(dtype=int), dict(axis=-1)]:
+        check(cupynum.linspace(start, stop, 5, **kw), numpy.linspace(start, stop, 5, **kw))
+    for kw in [dict(num=-1), dict(num=2.5), dict(axis=1)]:
+        same_error(lambda: numpy.linspace(start, stop, **kw), lambda: cupynum.linspace(start, stop, **kw))
