@@ -276,3 +276,31 @@ def test_linspace_of_numbers_as_numpy(ends):
         check(cupynum.linspace(start, stop, 5, **kw), numpy.linspace(start, stop, 5, **kw))
     for kw in [dict(num=-1), dict(num=2.5), dict(axis=1)]:
         same_error(lambda: numpy.linspace(start, stop, **kw), lambda: cupynum.linspace(start, stop, **kw))
+
+
+# ---- searchsorted of two vectors of one dtype (_sorting.searchsorted) -----------------------------
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES, ids=dtype_id)
+def test_searchsorted_vectors_as_numpy(dtype):
+    ref_a = numpy.sort(sample((40,), dtype, seed=7))
+    ref_v = sample((25,), dtype, seed=8)
+    if dtype.kind in "fc":
+        ref_a[-3:] = numpy.nan
+        ref_v[::4] = numpy.nan
+    a, v = cupynum.array(ref_a), cupynum.array(ref_v)
+    for sl in [slice(None), slice(None, None, 3), slice(5, 5)]:
+        for side in ["left", "right", "l", "R", "bad"]:
+            for ra, ca, rv, cv in [(ref_a[sl], a[sl], ref_v, v), (ref_a, a, ref_v[sl], v[sl])]:
+                try:
+                    n = numpy.searchsorted(ra, rv, side=side)
+                except Exception as e:   # noqa: BLE001
+                    with pytest.raises(type(e)):
+                        cupynum.searchsorted(ca, cv, side=side)
+                    continue
+                check(cupynum.searchsorted(ca, cv, side=side), n)
+                check(ca.searchsorted(cv, side=side), n)
+    # other dtypes, shapes and a sorter: the general path
+    check(cupynum.searchsorted(a, v[:4].astype(numpy.float64)),
+          numpy.searchsorted(ref_a, ref_v[:4].astype(numpy.float64)))
+    check(cupynum.searchsorted(a, v[:6].reshape(2, 3)), numpy.searchsorted(ref_a, ref_v[:6].reshape(2, 3)))
+    check(cupynum.searchsorted(a, v[3]), numpy.searchsorted(ref_a, ref_v[3]))
