@@ -304,3 +304,21 @@ def test_searchsorted_vectors_as_numpy(dtype):
           numpy.searchsorted(ref_a, ref_v[:4].astype(numpy.float64)))
     check(cupynum.searchsorted(a, v[:6].reshape(2, 3)), numpy.searchsorted(ref_a, ref_v[:6].reshape(2, 3)))
     check(cupynum.searchsorted(a, v[3]), numpy.searchsorted(ref_a, ref_v[3]))
+
+
+# ---- bincount's bounds read by full_reduce (_bincount.bincount) ------------------------------------
+
+@pytest.mark.parametrize("dtype", [d for d in ALL_DTYPES if d.kind in "biu"], ids=dtype_id)
+def test_bincount_bounds_as_numpy(dtype):
+    ref = sample((30,), dtype, seed=9, low=0 if dtype.kind != "b" else None, high=20)
+    x = cupynum.array(ref)
+    for sl in [slice(None), slice(None, None, -2), slice(3, 3)]:
+        for minlength in [0, 5, 40]:
+            check(cupynum.bincount(x[sl], minlength=minlength), numpy.bincount(ref[sl], minlength=minlength))
+            w = numpy.linspace(0, 1, len(ref[sl]))
+            check(cupynum.bincount(x[sl], weights=cupynum.array(w), minlength=minlength),
+                  numpy.bincount(ref[sl], weights=w, minlength=minlength))
+    if dtype.kind == "i":
+        bad = ref.copy()
+        bad[7] = -1
+        same_error(lambda: numpy.bincount(bad), lambda: cupynum.bincount(cupynum.array(bad)))
