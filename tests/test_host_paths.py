@@ -322,3 +322,22 @@ def test_bincount_bounds_as_numpy(dtype):
         bad = ref.copy()
         bad[7] = -1
         same_error(lambda: numpy.bincount(bad), lambda: cupynum.bincount(cupynum.array(bad)))
+
+
+# ---- diag of a matrix (_construct.diag) -----------------------------------------------------------
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.int32, numpy.bool_, numpy.complex64],
+                         ids=dtype_id)
+@pytest.mark.parametrize("shape", [(4, 6), (6, 4), (0, 3), (1, 1)], ids=str)
+def test_diag_of_matrices_as_numpy(dtype, shape):
+    ref = sample(shape, dtype, seed=10)
+    x = cupynum.array(ref)
+    for rv, cv in [(ref, x), (ref.T, x.T), (ref[::-1, ::2], x[::-1, ::2])]:
+        for k in [0, 1, -1, 3, -5, 7, numpy.int64(2), True]:
+            n, c = numpy.diag(rv, k), cupynum.diag(cv, k)
+            check(c, n)
+            assert c.flags.writeable == n.flags.writeable
+            if n.size:
+                assert cupynum._core._shares_store(c, x)
+    for k in [1.5, "a", None]:
+        same_error(lambda: numpy.diag(ref, k), lambda: cupynum.diag(x, k))
