@@ -131,6 +131,9 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 
 
 def ascontiguousarray(a, dtype=None, *, like=None):
+    if type(a) is ndarray and dtype is None and a.ndim:
+        # array()'s result without its argument handling: a itself, or a C-order copy
+        return a if _core.contiguous(a) else _core.cast(a, a.dtype)
     return array(a, dtype, copy=None, order="C", ndmin=1)
 
 

@@ -787,19 +787,9 @@ def _memory_order(a):
 
 
 def _is_contiguous(a, order="C"):
-    """NumPy's C_CONTIGUOUS (or F_CONTIGUOUS) flag of the view: unit dimensions ignored."""
-    st = _core.layout(a)
-    dims = range(a.ndim - 1, -1, -1) if order == "C" else range(a.ndim)
-    expect = a.dtype.itemsize
-    for i in dims:
-        n = a.shape[i]
-        if n == 0:
-            return True
-        if n != 1:
-            if st[i] != expect:
-                return False
-            expect *= n
-    return True
+    """NumPy's C_CONTIGUOUS (or F_CONTIGUOUS) flag of the view: unit dimensions ignored, an
+    empty view contiguous."""
+    return _core.contiguous(a, order == "F")
 
 
 def _ravel(self, order="C"):

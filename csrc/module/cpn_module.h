@@ -226,6 +226,9 @@ PyObject *cpn_mod_from_any(PyObject *m, PyObject *obj);
 PyObject *cpn_mod_to_numpy(PyObject *m, PyObject *a);
 PyObject *cpn_mod_to_scalar(PyObject *m, PyObject *a);
 PyObject *cpn_mod_reshape(PyObject *m, PyObject *args);
+/* contiguous(a, fortran=False): NumPy's C_CONTIGUOUS (F_CONTIGUOUS) flag of a's view: the byte
+ * strides of its store, size-1 dimensions ignored, an empty array contiguous.  Local. */
+PyObject *cpn_mod_contiguous(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 PyObject *cpn_mod_transpose(PyObject *m, PyObject *args);
 PyObject *cpn_mod_broadcast_to(PyObject *m, PyObject *args);
 PyObject *cpn_mod_diagonal(PyObject *m, PyObject *args);

@@ -174,6 +174,26 @@ PyObject *cpn_mod_layout(PyObject *m, PyObject *a)
     return t;
 }
 
+PyObject *cpn_mod_contiguous(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1 || nargs > 2) return PyErr_Format(PyExc_TypeError, "contiguous(a, fortran=False)");
+    if (cpn_check_array(args[0]) < 0) return NULL;
+    const int fortran = nargs == 2 ? PyObject_IsTrue(args[1]) : 0;
+    if (fortran < 0) return NULL;
+    const struct cpn_view *v = cpn_array_view(args[0]);
+    int64_t st[CPN_MAXDIM], off, expect = (int64_t)cpn_dtype_size(v->dtype);
+    cpn_view_byte_layout(v, st, &off);
+    for (int i = 0; i < v->ndim; i++)
+        if (v->shape[i] == 0) Py_RETURN_TRUE;
+    for (int k = 0; k < v->ndim; k++) {
+        const int i = fortran ? k : v->ndim - 1 - k;
+        if (v->shape[i] == 1) continue;
+        if (st[i] != expect) Py_RETURN_FALSE;
+        expect *= v->shape[i];
+    }
+    Py_RETURN_TRUE;
+}
+
 PyObject *cpn_mod_shares_store(PyObject *m, PyObject *args)
 {
     PyObject *a, *b;
