@@ -371,3 +371,37 @@ def test_contiguity_flags_ravel_and_ascontiguousarray(dtype, view):
     assert (c is cv) == (n is rv)
     check(cupynum.ascontiguousarray(cv, dtype=numpy.float32),
           numpy.ascontiguousarray(rv, dtype=numpy.float32))
+
+
+# ---- matmul of stacks of one batch shape (_products._matmul) --------------------------------------
+
+MATMUL_SHAPES = [((2, 3, 4), (2, 4, 5)), ((5, 8, 8), (5, 8, 8)), ((2, 2, 3, 4), (2, 2, 4, 1)),
+                 ((0, 3, 4), (0, 4, 2)), ((2, 3, 0), (2, 0, 2)), ((1, 3, 4), (2, 4, 5)),
+                 ((2, 3, 4), (2, 5, 4)), ((2, 3, 4), (3, 4, 5)), ((2, 3, 4), (4, 5))]
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int32, numpy.bool_,
+                                   numpy.complex128], ids=dtype_id)
+@pytest.mark.parametrize("shapes", MATMUL_SHAPES, ids=str)
+def test_matmul_of_stacks_as_numpy(dtype, shapes):
+    ra, rb = sample(shapes[0], dtype, seed=12), sample(shapes[1], dtype, seed=13)
+    a, b = cupynum.array(ra), cupynum.array(rb)
+    tol = 1e-5 if numpy.dtype(dtype) in (numpy.float32,) else 1e-12
+    pairs = [(ra, rb, a, b)]
+    if ra.ndim == rb.ndim:   # transposed stacks: the same batch shape, strided matrices
+        t = tuple(range(ra.ndim - 2)) + (ra.ndim - 1, ra.ndim - 2)
+        pairs.append((rb.transpose(t), ra.transpose(t), b.transpose(t), a.transpose(t)))
+    for na_, nb_, ca, cb in pairs:
+        for _ in range(2):
+            try:
+                n = na_ @ nb_
+            except Exception as e:   # noqa: BLE001
+                with pytest.raises(type(e)) as got:
+                    ca @ cb
+                assert str(got.value) == str(e)
+                continue
+            check(ca @ cb, n, rtol=tol if numpy.dtype(dtype).kind in "fc" else 0)
+            check(cupynum.matmul(ca, cb), n, rtol=tol if numpy.dtype(dtype).kind in "fc" else 0)
+    if ra.ndim == rb.ndim and shapes[0][-1] == shapes[1][-2] and shapes[0][:-2] == shapes[1][:-2] \
+            and numpy.dtype(dtype).kind != "c":   # mixed dtypes: the general path's promotion
+        check(a @ b.astype(numpy.float32), ra @ rb.astype(numpy.float32), rtol=1e-5)
