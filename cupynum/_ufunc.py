@@ -417,7 +417,44 @@ def _basic_index(key):
                for k in items)
 
 
+# (numpy ufunc, dtype, the operand's loop dtype) -> whether NumPy's loop of uf.at(a, i, b) with a
+# of that dtype and b a Python int or float (_advindex.at_number_dtype) is a's dtype in and out
+# (what _advindex.ufunc_at asks before it scatters): resolved once per combination.
+_AT_PLAIN = {}
+_advindex = None   # cupynum._advindex, bound at the first ufunc.at (it imports this module)
+
+
+def _at_plain(uf, dt, bt):
+    npu = uf._numpy
+    try:
+        ok = bool(uf._native) and npu.nin == 2 and npu.nout == 1 and \
+            npu.resolve_dtypes((dt, bt, None)) == (dt, dt, dt)
+    except Exception:   # noqa: BLE001 -- no such loop: the general path says so
+        ok = False
+    _AT_PLAIN[npu, dt, bt] = ok
+    return ok
+
+
 def at(uf, a, indices, b=None, /):
+    global _advindex
+    if type(a) is ndarray and type(indices) is ndarray and a.ndim == 1 and indices.ndim == 1 \
+            and (type(b) is float or type(b) is int) and indices.dtype.kind in "iu" and \
+            indices.dtype != _np.uint64:
+        # uf.at(vector, index vector, Python number): ufunc_at's 1-d scatter, its loop check cached
+        if _advindex is None:
+            from . import _advindex
+        bt = _advindex.at_number_dtype(uf._numpy.__name__, a.dtype, b)
+        ok = _AT_PLAIN.get((uf._numpy, a.dtype, bt))
+        if ok is None:
+            ok = _at_plain(uf, a.dtype, bt)
+        if ok and not _core.readonly(a):
+            if _advindex._ufunc_at_1d(a, indices, b, a.dtype, uf._numpy.__name__):
+                _core.sync()   # NumPy warns at the call (overflow, division by zero)
+                return None
+            # declined (an index out of bounds: nothing written; an integer power by a negative
+            # number): ufunc_at would decline alike, so NumPy computes at once
+            _fallback.compute(uf._numpy.at, (a, indices, b), write=(a,))
+            return None
     npu = uf._numpy
     args = (a, indices) if b is None else (a, indices, b)
     if not uf._native:
@@ -434,7 +471,8 @@ def at(uf, a, indices, b=None, /):
         if sum(1 for k in key if k is Ellipsis) > 1:
             key = key[:-1]
         v = a[key]
-        from . import _advindex
+        if _advindex is None:
+            from . import _advindex
         if b is not None and not _advindex.at_operand_fits(b, tuple(_np.shape(v))):
             raise ValueError("array is not broadcastable to correct shape")   # NumPy's text
         if npu.nin == 1:
@@ -445,7 +483,8 @@ def at(uf, a, indices, b=None, /):
     # Integer or boolean index arrays (repeated indices accumulate): the op applied in index
     # order by the runtime's scatter (cupynum/_advindex.py), else NumPy's unbuffered loop on the
     # gathered array, written back.
-    from . import _advindex
+    if _advindex is None:
+        from . import _advindex
     if _advindex.ufunc_at(uf, a, indices, b):
         _core.sync()   # NumPy warns at the call (overflow, division by zero): the op runs now
         return None

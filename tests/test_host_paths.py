@@ -405,3 +405,51 @@ def test_matmul_of_stacks_as_numpy(dtype, shapes):
     if ra.ndim == rb.ndim and shapes[0][-1] == shapes[1][-2] and shapes[0][:-2] == shapes[1][:-2] \
             and numpy.dtype(dtype).kind != "c":   # mixed dtypes: the general path's promotion
         check(a @ b.astype(numpy.float32), ra @ rb.astype(numpy.float32), rtol=1e-5)
+
+
+# ---- ufunc.at(vector, index vector, Python number) (_ufunc.at) ------------------------------------
+
+AT_OPS = ["add", "subtract", "multiply", "maximum", "minimum", "true_divide", "floor_divide",
+          "bitwise_or", "power", "fmod"]
+
+
+@pytest.mark.parametrize("dtype", [numpy.float64, numpy.float32, numpy.int64, numpy.int8,
+                                   numpy.uint16, numpy.bool_, numpy.complex128], ids=dtype_id)
+@pytest.mark.parametrize("name", AT_OPS)
+def test_ufunc_at_with_python_numbers_as_numpy(name, dtype):
+    ref = sample((12,), dtype, seed=14, low=1, high=5)
+    for idx in [numpy.array([1, 5, 7]), numpy.array([3, 3, -1, 0, 3]), numpy.array([], numpy.int64),
+                numpy.array([2, 12]), numpy.array([-13]), numpy.array([1, 2], numpy.int32)]:
+        # (power by 2**70: NumPy's own object loop computes a huge integer power, for ever)
+        for b in [2, 1.5, -1, 300, True] + ([] if name == "power" else [2 ** 70]):
+            for _ in range(2):
+                n, c = ref.copy(), cupynum.array(ref)
+                ci = cupynum.array(idx)
+                try:
+                    with numpy.errstate(all="ignore"):
+                        getattr(numpy, name).at(n, idx, b)
+                except Exception as e:   # noqa: BLE001
+                    with pytest.raises(type(e)) as got:
+                        with numpy.errstate(all="ignore"):
+                            getattr(cupynum, name).at(c, ci, b)
+                    assert str(got.value) == str(e), (idx, b)
+                    check(c, ref)   # nothing modified
+                    continue
+                with numpy.errstate(all="ignore"):
+                    assert getattr(cupynum, name).at(c, ci, b) is None
+                check(c, n, rtol=1e-6 if dtype in (numpy.float32,) else 0)
+
+
+def test_ufunc_at_read_only_and_strided():
+    ref = numpy.arange(10.0)
+    x = cupynum.array(ref)
+    # (a read-only array: NumPy 2.4's add.at writes into it; cupynum refuses, as older NumPys)
+    ro = cupynum.array(ref)
+    ro.flags.writeable = False
+    with pytest.raises(ValueError):
+        cupynum.add.at(ro, cupynum.array([1]), 1.0)
+    check(ro, ref)
+    n, c = ref.copy(), cupynum.array(ref)
+    numpy.add.at(n[::2], numpy.array([0, 4, 0]), 2.0)
+    cupynum.add.at(c[::2], cupynum.array([0, 4, 0]), 2.0)
+    check(c, n)
