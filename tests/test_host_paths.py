@@ -453,3 +453,21 @@ def test_ufunc_at_read_only_and_strided():
     numpy.add.at(n[::2], numpy.array([0, 4, 0]), 2.0)
     cupynum.add.at(c[::2], cupynum.array([0, 4, 0]), 2.0)
     check(c, n)
+
+
+# ---- norm along one axis of a real float array (linalg.norm) -------------------------------------
+
+@pytest.mark.parametrize("dtype", [numpy.float16, numpy.float32, numpy.float64], ids=dtype_id)
+@pytest.mark.parametrize("shape", [(5,), (3, 4), (2, 3, 4), (0, 3)], ids=str)
+def test_norm_along_an_axis_as_numpy(dtype, shape):
+    ref = sample(shape, dtype, seed=15)
+    x = cupynum.array(ref)
+    tol = {2: 2e-3, 4: 1e-6}.get(numpy.dtype(dtype).itemsize, 1e-13)
+    for axis in range(-len(shape), len(shape)):
+        check(cupynum.linalg.norm(x, axis=axis), numpy.linalg.norm(ref, axis=axis), rtol=tol)
+        check(cupynum.linalg.norm(x.T, axis=axis), numpy.linalg.norm(ref.T, axis=axis), rtol=tol)
+    for axis in [len(shape), -len(shape) - 1]:
+        with pytest.raises(numpy.exceptions.AxisError):
+            numpy.linalg.norm(ref, axis=axis)
+        with pytest.raises(numpy.exceptions.AxisError):
+            cupynum.linalg.norm(x, axis=axis)
