@@ -21,7 +21,7 @@ ix_, the `at` method of the ufuncs, and ndarray.flat's assignments."""
 import numpy as _np
 
 from . import _core
-from ._ndarray import ndarray
+from ._ndarray import _in_bounds, ndarray, scalar_for_setitem
 
 _SCALARS = (int, float, complex, bool, _np.generic)
 
@@ -401,7 +401,6 @@ def _value(dtype, value):
             return None
         if isinstance(value, (complex, _np.complexfloating)) and dtype.kind != "c":
             return None
-        from ._ndarray import scalar_for_setitem
         return _core.from_any(scalar_for_setitem(dtype, value))   # NumPy's conversion, its errors
     if not isinstance(value, ndarray):
         if isinstance(value, _np.ndarray) and type(value) is not _np.ndarray:
@@ -767,7 +766,7 @@ def ufunc_at(uf, a, indices, b=None):
         if isinstance(b, (bool, _np.generic)):      # first: numpy.float64 is also a float
             bt = _np.asarray(b).dtype
         elif isinstance(b, (int, float, complex)):
-            bt = type(b)
+            bt = at_number_dtype(npu.__name__, dt, b)
         else:
             bb = _native_array(b)
             if bb is None:
@@ -788,6 +787,8 @@ def ufunc_at(uf, a, indices, b=None):
             return False
     if _ufunc_at_1d(a, indices, b, dt, npu.__name__):
         return True
+    if _at_declines(npu.__name__, dt, b):
+        return False
     key = indices if isinstance(indices, tuple) else (indices,)
     plan = _plan(a, key, flat=None)
     if plan is None:
@@ -800,7 +801,7 @@ def ufunc_at(uf, a, indices, b=None):
                                  (_np.prod(plan.rshape, dtype=_np.int64),) if flat else
                                  (plan.lin.size,) + plan.rest)
     else:
-        v = _value(dt, b)
+        v = _at_value(dt, b)
         if v is None:
             return False
         val = (_flat_values if flat else _values_for)(plan, v, dt)
@@ -823,25 +824,76 @@ def at_operand_fits(b, rshape):
     return all(x == y or x == 1 for x, y in zip(bshape, rshape[len(rshape) - len(bshape):]))
 
 
+# ops whose float32/float16 result through the float64 loop, rounded once more, is the
+# narrow loop's (double rounding is innocuous at 53 >= 2 * 24 + 2 bits for these)
+_EXACT_OPS = frozenset(("add", "subtract", "multiply", "true_divide", "divide", "maximum",
+                        "minimum", "fmax", "fmin"))
+_INT_RANGE = {}
+
+
+def at_number_dtype(name, dt, b):
+    """The loop dtype of uf.at(a, i, b) for a Python number b and a of dtype dt as far as
+    ufunc_at is concerned: NumPy's at converts b to an array of its own (int64, float64,
+    complex128; not a weak scalar: add.at of float32 with 0.1 runs the float64 loop), so dt where
+    that gives dt's own loop's values -- an integer that fits an integer dt; an int or float
+    that dt holds exactly, for the ops of _EXACT_OPS (add and subtract of complex: per part) --
+    else that array's dtype (the general path then computes)."""
+    own = _np.asarray(b).dtype
+    if own == dt:
+        return dt
+    if dt.kind in "iu" and type(b) is int:
+        r = _INT_RANGE.get(dt)
+        if r is None:
+            r = _INT_RANGE[dt] = (int(_np.iinfo(dt).min), int(_np.iinfo(dt).max))
+        return dt if r[0] <= b <= r[1] else own
+    if (dt.kind == "f" and name in _EXACT_OPS or dt.kind == "c" and name in ("add", "subtract")) \
+            and type(b) in (int, float):
+        with _np.errstate(all="ignore"):
+            return dt if dt.type(b) == b else own
+    return own
+
+
+def _at_value(dtype, value):
+    """ufunc.at's operand as _value, but a Python number as NumPy's at converts it: an array of
+    its own (int64, float64; object beyond int64, which does not convert) cast to the loop's
+    dtype (ufunc_at takes only loops of that array's dtype or wider: exact)."""
+    if type(value) is int or type(value) is float:
+        return _core.from_any(_np.asarray(value).astype(dtype, casting="unsafe"))
+    return _value(dtype, value)
+
+
+def _at_declines(name, dt, b):
+    """Whether NumPy's at raises for values the scatter would only report at the flush: an
+    integer power by anything but a non-negative Python int (NumPy's "Integers to negative
+    integer powers" ValueError, from the general path)."""
+    return name == "power" and dt.kind in "iu" and not (type(b) is int and b >= 0)
+
+
 def _ufunc_at_1d(a, indices, b, dt, name):
     """ufunc.at of a 1-d array at one 1-d integer index array: the indices go to the scatter as
     they are (its loop counts negatives from the end; the bounds are checked here, by the
     extremes, without temporaries) and a scalar operand as one value broadcast (stride 0); False
     (nothing done) for everything else, which takes the plan."""
     if a.ndim != 1 or not isinstance(indices, ndarray) or indices.ndim != 1 or \
-            indices.dtype.kind not in "iu" or indices.dtype == _np.uint64:
+            indices.dtype.kind not in "iu" or indices.dtype == _np.uint64 or _at_declines(name, dt, b):
         return False
-    from ._ndarray import _in_bounds
     n, m = a.shape[0], indices.shape[0]
     # one process on the host: the kernel checks every index before its first write (the check
     # rides on the split's first pass), and the op runs at once below; else checked here first
     local = _local_host()
     if m and (not local or n == 0) and not _in_bounds(indices, n):
         return False                              # NumPy's IndexError, from the general path
+    if m == 0 and (type(b) is int or type(b) is float):
+        return True   # NumPy converts the number per element: none (2**70 into int64 is no error)
     if b is None:
         val = _core.broadcast_to(_core.from_any(_np.zeros((), dt)), (m,))
     else:
-        v = _value(dt, b)
+        try:
+            v = _at_value(dt, b)
+        except (OverflowError, ValueError, TypeError):
+            if local and m and not _in_bounds(indices, n):
+                return False   # NumPy checks the indices first: its IndexError, from the general path
+            raise
         if v is None:
             return False
         if v.ndim == 0 and v.dtype == dt and not isinstance(b, ndarray):

@@ -42,14 +42,13 @@ def bincount(x, /, weights=None, minlength=0):
         return _numpy_bincount(x, weights, minlength)
     n = x.shape[0]
     a = x if x.dtype == _np.int64 else _core.cast(x, _np.int64)
-    if n == 0:
-        nbins = minlength
+    if n == 0:   # NumPy's int64 zeros, with weights too
+        return _core.empty((minlength,), _np.dtype(_np.int64))
     else:
-        lo = _core.reduce("minimum", a, (0,), _np.dtype(_np.int64))
-        hi = _core.reduce("maximum", a, (0,), _np.dtype(_np.int64))
-        if int(_core.to_scalar(lo)) < 0:
+        # (full_reduce: read in place where this process holds a, else one queued reduction)
+        if int(_core.full_reduce(a, "minimum")) < 0:
             raise ValueError("'list' argument must have no negative elements")
-        nbins = max(int(_core.to_scalar(hi)) + 1, minlength)
+        nbins = max(int(_core.full_reduce(a, "maximum")) + 1, minlength)
     w = None
     if weights is not None:
         w = weights if isinstance(weights, ndarray) else _core.from_any(weights)

@@ -99,6 +99,8 @@ def _diag_from_vector(v, k):
 
 
 def diag(v, k=0):
+    if type(v) is ndarray and v.ndim == 2 and type(k) is int:
+        return _core.diagonal(v, k, 0, 1)   # diagonal()'s view without its axis checks
     v = _asarray(v)
     if v.ndim == 1:
         return _diag_from_vector(v, k)

@@ -131,6 +131,9 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 
 
 def ascontiguousarray(a, dtype=None, *, like=None):
+    if type(a) is ndarray and dtype is None and a.ndim:
+        # array()'s result without its argument handling: a itself, or a C-order copy
+        return a if _core.contiguous(a) else _core.cast(a, a.dtype)
     return array(a, dtype, copy=None, order="C", ndmin=1)
 
 
@@ -190,7 +193,36 @@ def arange(start, stop=None, step=None, dtype=None, *, device=None, like=None):
     return _core.arange(n, dtype, start, start + step)
 
 
+def _plain_float(x):
+    """A finite Python float, or a Python int float64 holds exactly: NumPy's linspace computes
+    with it in float64 as Python's float arithmetic does."""
+    t = type(x)
+    return t is float and math.isfinite(x) or t is int and -2 ** 53 <= x <= 2 ** 53
+
+
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    if type(num) is int and num >= 0 and dtype is None and axis == 0 and type(axis) is int and \
+            _plain_float(start) and _plain_float(stop):
+        # Python numbers: NumPy's float64 steps below without its dtype discovery (a NumPy
+        # linspace of 2 points) and conversions -- the same ops, so the same values
+        div = (num - 1) if endpoint else num
+        start, stop = float(start), float(stop)
+        delta = stop - start
+        y = _core.arange(num, _F64, 0.0, 1.0)
+        if div > 0:
+            step = _F64.type(delta / div)
+            if step == 0:
+                y /= div
+                y *= delta
+            else:
+                y *= step
+        else:
+            step = _np.nan
+            y *= delta
+        y += start
+        if endpoint and num > 1:
+            y[-1] = stop
+        return (y, step) if retstep else y
     num = operator.index(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
@@ -198,6 +230,8 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         from ._ndarray import _numpy_call
         return _numpy_call(_np.linspace, (start, stop, num), dict(endpoint=endpoint, retstep=retstep,
                                                                   dtype=dtype, axis=axis))
+    if axis != 0:   # a 1-d result: axis 0 or -1 (NumPy's moveaxis of it), else NumPy's AxisError
+        _np.lib.array_utils.normalize_axis_index(operator.index(axis), 1, "destination")
     div = (num - 1) if endpoint else num
     dt = _np.linspace(start, stop, 2).dtype
     integer_dtype = dtype is not None and _np.issubdtype(dtype, _np.integer)

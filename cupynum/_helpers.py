@@ -95,6 +95,12 @@ def _clip(a, a_min, a_max, out=None, **kwargs):
     if hi is None:
         return U.maximum(a, lo, out=out)
     # the 3-operand ufunc's promotion and errors (an out-of-range Python integer bound...)
+    try:
+        _np.broadcast_shapes(*(_np.shape(x) for x in (a, lo, hi)))
+    except ValueError:   # NumPy's three-shape message, from zero-strided stand-ins
+        _np.clip(*(_np.broadcast_to(_np.zeros((), x.dtype), x.shape) if isinstance(x, ndarray)
+                   else x for x in (a, lo, hi)))
+        raise
     stand = [_np.zeros(0, x.dtype) if isinstance(x, ndarray) else x for x in (a, lo, hi)]
     if out is not None and not isinstance(out, ndarray):
         raise TypeError("return arrays must be of ArrayType")
@@ -106,7 +112,29 @@ def _clip(a, a_min, a_max, out=None, **kwargs):
     return _scalar(r)
 
 
+def _clip_arrays(a, lo, hi):
+    """clip of three cupynum arrays of one integer or float dtype without out=: _clip_both's two
+    ops at once (no promotion, no NumPy stand-in call: one dtype has nothing to promote or
+    refuse); None, having queued nothing that is kept, where the shapes do not broadcast (the
+    general path raises NumPy's three-operand message)."""
+    if a.dtype.kind == "f" and lo.size == 1 and hi.size == 1:
+        order = (lo, a)   # _clip_both's order for scalar bounds (ties and NaN as NumPy's)
+    else:
+        order = (a, lo)
+    try:
+        r = U.minimum(U.maximum(*order), hi) if order[0] is a else U.minimum(hi, U.maximum(*order))
+    except ValueError:
+        return None
+    return _scalar(r)
+
+
 def clip(a, a_min=_NoValue, a_max=_NoValue, out=None, *, min=_NoValue, max=_NoValue, **kwargs):
+    if type(a) is ndarray and type(a_min) is ndarray and type(a_max) is ndarray and out is None \
+            and not kwargs and min is _NoValue and max is _NoValue and \
+            a.dtype == a_min.dtype == a_max.dtype and a.dtype.kind in "iuf":
+        r = _clip_arrays(a, a_min, a_max)
+        if r is not None:
+            return r
     if a_min is _NoValue and a_max is _NoValue:
         a_min = None if min is _NoValue else min
         a_max = None if max is _NoValue else max

@@ -419,7 +419,7 @@ def _fill_repeat(out, a, r, axis):
         # one broadcast op into the (n, r) view (a flat alias under distribution: gathered)
         split = _split_view(out, a.shape[:axis] + (n, r) + a.shape[axis + 1:])
     if split is not None:
-        split[...] = _core.reshape(a, a.shape[:axis] + (n, 1) + a.shape[axis + 1:])
+        _core.assign(split, _core.reshape(a, a.shape[:axis] + (n, 1) + a.shape[axis + 1:]))
     elif r <= n or r <= _MAX_PIECES:
         for j in range(r):            # every r-th element: one strided box per repeat
             out[_along(nd, axis, slice(j, None, r))] = a
@@ -438,11 +438,22 @@ def _runs(counts):
 
 @_native("repeat")
 def repeat(a, repeats, axis=None):
+    if type(a) is ndarray and type(repeats) is int and repeats >= 0 and (
+            type(axis) is int and -a.ndim <= axis < a.ndim or axis is None and a.ndim == 1):
+        # a Python int count along an int axis (or of a vector): the general path's empty result
+        # and fill without its conversions of the count and axis
+        axis = 0 if axis is None else axis % a.ndim
+        out = _core.empty(a.shape[:axis] + (a.shape[axis] * repeats,) + a.shape[axis + 1:],
+                          a.dtype, None, True)
+        _fill_repeat(out, a, repeats, axis)
+        return out
     from ._functions import ravel
     a = _asarray(a)
     if axis is None:
         a, axis = (a if a.ndim == 1 else ravel(a)), 0   # a 1-D a is only read: no ravel view
     else:
+        if a.ndim == 0:   # NumPy's PyArray_CheckAxis: a 0-d array repeats as a 1-d one
+            a = _core.reshape(a, (1,))
         axis = normalize_axis_index(operator.index(axis), a.ndim)
     n = a.shape[axis]
     if isinstance(repeats, ndarray):
@@ -451,10 +462,10 @@ def repeat(a, repeats, axis=None):
         # NumPy's conversion and checks of the count (a float truncates, negative raises)
         if isinstance(repeats, (int, _np.integer)):
             r = operator.index(repeats)
-            if r < 0:
+            if r < 0 and n:   # (NumPy checks the count of each element: none when n is 0)
                 raise ValueError("negative dimensions are not allowed")
         else:
-            r = len(_np.repeat(_np.zeros(1, _np.int8), repeats))
+            r = len(_np.repeat(_np.zeros(1 if n else 0, _np.int8), repeats))
         out = _empty(a.shape[:axis] + (n * r,) + a.shape[axis + 1:], a.dtype)
         _fill_repeat(out, a, r, axis)
         return out

@@ -690,8 +690,12 @@ def _normalize_shape(shape, size):
         return shape
     if isinstance(shape, (int, _np.integer)) or hasattr(shape, "__index__") and not isinstance(shape, (tuple, list)):
         shape = (shape,)
+    elif not hasattr(shape, "__len__"):
+        raise TypeError(f"expected a sequence of integers or a single integer, got '{shape!r}'")
     import operator
     shape = tuple(operator.index(s) for s in shape)
+    if any(not -2 ** 63 <= s < 2 ** 63 for s in shape):
+        raise ValueError("Maximum allowed dimension exceeded")   # NumPy's word: beyond intp
     unknown = [i for i, s in enumerate(shape) if s < 0]   # NumPy: any negative is unknown
     if len(unknown) > 1:
         raise ValueError("can only specify one unknown dimension")
@@ -713,9 +717,15 @@ def _normalize_shape(shape, size):
 
 
 def _shape_repr(shape):
-    """NumPy's spelling in reshape errors: (5,newaxis), (7,4), (25,)."""
-    items = ["newaxis" if s < 0 else str(s) for s in shape]
-    return "(" + ",".join(items) + ("," if len(items) == 1 else "") + ")"
+    """NumPy's spelling in reshape errors: (5,newaxis), (7,4), (25,); leading unknowns are left
+    out, and the comma is a 1-tuple's only (-1, 5) is "(5)", as NumPy's convert_shape_to_string."""
+    first = 0
+    while first < len(shape) and shape[first] < 0:
+        first += 1
+    if first == len(shape):
+        return "()"
+    items = ["newaxis" if s < 0 else str(s) for s in shape[first:]]
+    return "(" + ",".join(items) + ("," if len(shape) == 1 else "") + ")"
 
 
 def _is_f_contiguous_order(a):
@@ -747,7 +757,14 @@ def _reshape(a, shape, order="C", copy=None):
     return v
 
 
-def _method_reshape(self, *shape, order="C", copy=None):
+def _method_reshape(self, *shape, order="C", copy=None, **other):
+    """ndarray.reshape's forms that its C method (methods_views.c) does not take at once."""
+    if other:
+        raise TypeError(f"'{next(iter(other))}' is an invalid keyword argument for this function")
+    if not shape:
+        raise TypeError("reshape() takes exactly 1 argument (0 given)")
+    if shape == (None,):
+        return _core.reshape(self, self.shape)   # NumPy's a.reshape(None): a view of the shape
     if len(shape) == 1 and not isinstance(shape[0], (int, _np.integer)):
         shape = shape[0]
     if order == "C" and copy is None and _fits(shape, self.size):
@@ -770,19 +787,9 @@ def _memory_order(a):
 
 
 def _is_contiguous(a, order="C"):
-    """NumPy's C_CONTIGUOUS (or F_CONTIGUOUS) flag of the view: unit dimensions ignored."""
-    st = _core.layout(a)
-    dims = range(a.ndim - 1, -1, -1) if order == "C" else range(a.ndim)
-    expect = a.dtype.itemsize
-    for i in dims:
-        n = a.shape[i]
-        if n == 0:
-            return True
-        if n != 1:
-            if st[i] != expect:
-                return False
-            expect *= n
-    return True
+    """NumPy's C_CONTIGUOUS (or F_CONTIGUOUS) flag of the view: unit dimensions ignored, an
+    empty view contiguous."""
+    return _core.contiguous(a, order == "F")
 
 
 def _ravel(self, order="C"):
@@ -900,7 +907,6 @@ def _install_methods():
     from . import _functions as F
 
     methods = {
-        "reshape": _method_reshape,
         "ravel": _ravel,
         "flatten": _flatten,
         "transpose": _transpose,

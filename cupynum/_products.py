@@ -76,6 +76,11 @@ def _matmul(a, b):
                 return C
             return _core.reshape(C, (sa[0],) if nb == 1 and na == 2 else
                                  (sb[1],) if na == 1 and nb == 2 else ())
+    if na > 2 and na == nb and dt == b.dtype and dt.kind in "biufc":
+        # a stack of matrices by a stack of the same batch shape: nothing to broadcast or cast
+        sa, sb = a.shape, b.shape
+        if sa[-1] == sb[-2] and sa[:-2] == sb[:-2]:
+            return _core.matmul(a, b, dt)
     if a.ndim == 0 or b.ndim == 0:
         _numpy_raises(_np.matmul, a, b)
     A = a if a.ndim >= 2 else _core.reshape(a, (1, a.shape[0]))

@@ -49,7 +49,9 @@ def _count(a, axis, keepdims, where):
 def _any_true(x):
     if isinstance(x, (int, _np.integer, _np.bool_, bool, float, _np.floating)):
         return bool(x)
-    return bool(_reduce("maximum", _core.cast(x, _np.bool_), None, initial=False))
+    x = _asarray(x)
+    r = _core.full_reduce(x if x.dtype == _np.bool_ else _core.cast(x, _np.bool_), "maximum")
+    return bool(r) if r is not None else False     # (None: empty)
 
 
 def _store(r, out):

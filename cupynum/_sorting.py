@@ -258,6 +258,11 @@ def _flat1(x):
 
 
 def searchsorted(a, v, side="left", sorter=None):
+    if type(a) is ndarray and type(v) is ndarray and a.ndim == 1 and v.ndim == 1 and \
+            sorter is None and a.dtype == v.dtype and a.dtype.kind in "biufc" and \
+            (side == "left" or side == "right"):
+        # two cupynum vectors of one dtype: nothing to convert or cast (the general path's op)
+        return _core.searchsorted(a, v, None, side == "right", False)
     an = _native(a)
     vn = _native(v)
     ok = an is not None and vn is not None and an.ndim == 1 and side in ("left", "right")

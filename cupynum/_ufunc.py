@@ -150,6 +150,9 @@ def _axes(axis, ndim, zero_d=False):
     axis 0 and -1 (alone or in a tuple) on a 0-d operand, as NumPy's, reducing nothing."""
     if axis is None:
         return tuple(range(ndim))
+    if isinstance(axis, (bool, _np.bool_)) or isinstance(axis, (tuple, list)) and \
+            any(isinstance(a, (bool, _np.bool_)) for a in axis):
+        raise TypeError("an integer is required")   # NumPy's reductions refuse a bool axis
     if zero_d and ndim == 0 and not isinstance(axis, (tuple, list)):
         _zero_d_axis(axis)
         return ()
@@ -198,14 +201,43 @@ def _single_out(out):
 
 
 def _initial_value(initial, acc, given=False):
+    if given and type(initial) is float and _np.dtype(acc).kind in "iu" and initial == initial \
+            and abs(initial) != float("inf"):
+        initial = int(initial)   # NumPy's integer loops take a float initial as int(): 2.5 is 2
     if given and type(initial) is int:
         # NEP 50: a Python int must fit the loop dtype (initial=-1 on uint8 raises OverflowError)
         return _np.array(initial, dtype=acc)[()]
     return _np.asarray(initial).astype(acc)[()]
 
 
+# (numpy ufunc, operand dtype, type of initial=, initial=) -> (accumulator dtype, initial value
+# or None, reorderable) of reductions that reduce() resolved without dtype=, out= or where=, initial= absent
+# or a Python bool, int or float: the same call on the same dtype skips the resolution
+# (resolve_dtypes, the op table, the initial value's conversion), a third of a small
+# reduction's host time.  (The type is in the key: initial=-1 and -1.0 are equal keys otherwise,
+# and NumPy converts them differently.)
+_PLAIN_REDUCE = {}
+_PLAIN_INITIAL = (bool, int, float)
+
+
 def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoValue,
            where=True):
+    ax = axis[0] if type(axis) is tuple and len(axis) == 1 and type(axis[0]) is int else axis
+    if type(array) is ndarray and (type(ax) is int or ax is None) and dtype is None and \
+            out is None and keepdims is False and where is True:
+        # reduce(a, axis) of a cupynum array: the general path's steps with its resolution cached
+        plain = _PLAIN_REDUCE.get((uf._numpy, array.dtype, type(initial), initial))
+        nd = array.ndim
+        if plain is not None and nd:
+            if ax is None:
+                axes = tuple(range(nd)) if nd == 1 or plain[2] else None
+                n = array.size
+            else:
+                axes = (ax % nd,) if -nd <= ax < nd else None
+                n = array.shape[ax] if axes else 0
+            if axes and (n or plain[1] is not None):
+                r = _core.reduce(uf._numpy.__name__, array, axes, plain[0], plain[1])
+                return _core.to_scalar(r) if r.ndim == 0 else r
     npu = uf._numpy
     keepdims = _keepdims(keepdims)
     kw = {"axis": axis, "dtype": dtype, "out": out, "keepdims": keepdims}
@@ -279,6 +311,9 @@ def reduce(uf, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NoV
         r = _core.reduce(name, src, axes, acc, initv)
     except (TypeError, KeyError):
         return _numpy_general(npu, "reduce", (array,), kw)
+    if dtype is None and out is None and where is True and (
+            initial is _NoValue or type(initial) in _PLAIN_INITIAL):
+        _PLAIN_REDUCE[npu, a.dtype, type(initial), initial] = (acc, initv, _reorderable(name))
     return _finish(uf, r, a.shape, axes, keepdims, out)
 
 
@@ -382,7 +417,44 @@ def _basic_index(key):
                for k in items)
 
 
+# (numpy ufunc, dtype, the operand's loop dtype) -> whether NumPy's loop of uf.at(a, i, b) with a
+# of that dtype and b a Python int or float (_advindex.at_number_dtype) is a's dtype in and out
+# (what _advindex.ufunc_at asks before it scatters): resolved once per combination.
+_AT_PLAIN = {}
+_advindex = None   # cupynum._advindex, bound at the first ufunc.at (it imports this module)
+
+
+def _at_plain(uf, dt, bt):
+    npu = uf._numpy
+    try:
+        ok = bool(uf._native) and npu.nin == 2 and npu.nout == 1 and \
+            npu.resolve_dtypes((dt, bt, None)) == (dt, dt, dt)
+    except Exception:   # noqa: BLE001 -- no such loop: the general path says so
+        ok = False
+    _AT_PLAIN[npu, dt, bt] = ok
+    return ok
+
+
 def at(uf, a, indices, b=None, /):
+    global _advindex
+    if type(a) is ndarray and type(indices) is ndarray and a.ndim == 1 and indices.ndim == 1 \
+            and (type(b) is float or type(b) is int) and indices.dtype.kind in "iu" and \
+            indices.dtype != _np.uint64:
+        # uf.at(vector, index vector, Python number): ufunc_at's 1-d scatter, its loop check cached
+        if _advindex is None:
+            from . import _advindex
+        bt = _advindex.at_number_dtype(uf._numpy.__name__, a.dtype, b)
+        ok = _AT_PLAIN.get((uf._numpy, a.dtype, bt))
+        if ok is None:
+            ok = _at_plain(uf, a.dtype, bt)
+        if ok and not _core.readonly(a):
+            if _advindex._ufunc_at_1d(a, indices, b, a.dtype, uf._numpy.__name__):
+                _core.sync()   # NumPy warns at the call (overflow, division by zero)
+                return None
+            # declined (an index out of bounds: nothing written; an integer power by a negative
+            # number): ufunc_at would decline alike, so NumPy computes at once
+            _fallback.compute(uf._numpy.at, (a, indices, b), write=(a,))
+            return None
     npu = uf._numpy
     args = (a, indices) if b is None else (a, indices, b)
     if not uf._native:
@@ -399,7 +471,8 @@ def at(uf, a, indices, b=None, /):
         if sum(1 for k in key if k is Ellipsis) > 1:
             key = key[:-1]
         v = a[key]
-        from . import _advindex
+        if _advindex is None:
+            from . import _advindex
         if b is not None and not _advindex.at_operand_fits(b, tuple(_np.shape(v))):
             raise ValueError("array is not broadcastable to correct shape")   # NumPy's text
         if npu.nin == 1:
@@ -410,7 +483,8 @@ def at(uf, a, indices, b=None, /):
     # Integer or boolean index arrays (repeated indices accumulate): the op applied in index
     # order by the runtime's scatter (cupynum/_advindex.py), else NumPy's unbuffered loop on the
     # gathered array, written back.
-    from . import _advindex
+    if _advindex is None:
+        from . import _advindex
     if _advindex.ufunc_at(uf, a, indices, b):
         _core.sync()   # NumPy warns at the call (overflow, division by zero): the op runs now
         return None

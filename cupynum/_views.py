@@ -301,19 +301,6 @@ NAMES = ("squeeze expand_dims atleast_1d atleast_2d atleast_3d broadcast_arrays 
 
 # ---- ndarray: flags, squeeze, diagonal, view ----------------------------------------------------
 
-def _contiguous(shape, strides, itemsize, order):
-    if 0 in shape:
-        return True
-    expect = itemsize
-    dims = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
-    for i in dims:
-        if shape[i] != 1:
-            if strides[i] != expect:
-                return False
-            expect *= shape[i]
-    return True
-
-
 # The arrays whose WRITEABLE flag the user cleared (flagsobj.writeable), by id (arrays are not
 # hashable), each entry dropped with its array.
 _locked = {}
@@ -345,8 +332,8 @@ class flagsobj:
         object.__setattr__(self, "_a", a)
 
     def _contig(self, order):
-        a = self._a
-        return _contiguous(a.shape, tuple(_core.layout(a)), a.dtype.itemsize, order)
+        # NumPy's rule on the view's strides in its store (size-1 dimensions ignored), in C
+        return _core.contiguous(self._a, order == "F")
 
     c_contiguous = property(lambda self: self._contig("C"))
     f_contiguous = property(lambda self: self._contig("F"))

@@ -139,6 +139,10 @@ PyObject *cpn_fast_index(PyObject *self, PyObject *key);           /* a[i] of a 
  * as a Python scalar, or NotImplemented where the general way must read it. */
 PyObject *cpn_fast_item(const struct cpn_view *v, const Py_ssize_t *at);
 PyObject *cpn_fast_full_reduce(PyObject *self, enum cpn_opcode code);   /* a.sum() ... */
+/* f(self, *args, **kw) of a METH_FASTCALL | METH_KEYWORDS method's arguments: the Python
+ * function behind a C method's fast path.  A new reference, or NULL with the exception set. */
+PyObject *cpn_call_with_self(PyObject *f, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames);
 extern PyMethodDef cpn_array_reduce_methods[];                     /* ndarray.sum/prod/max/min */
 PyObject *cpn_mod_full_reduce(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 PyObject *cpn_mod_temp_probe(PyObject *m, PyObject *arg);
@@ -222,6 +226,9 @@ PyObject *cpn_mod_from_any(PyObject *m, PyObject *obj);
 PyObject *cpn_mod_to_numpy(PyObject *m, PyObject *a);
 PyObject *cpn_mod_to_scalar(PyObject *m, PyObject *a);
 PyObject *cpn_mod_reshape(PyObject *m, PyObject *args);
+/* contiguous(a, fortran=False): NumPy's C_CONTIGUOUS (F_CONTIGUOUS) flag of a's view: the byte
+ * strides of its store, size-1 dimensions ignored, an empty array contiguous.  Local. */
+PyObject *cpn_mod_contiguous(PyObject *m, PyObject *const *args, Py_ssize_t nargs);
 PyObject *cpn_mod_transpose(PyObject *m, PyObject *args);
 PyObject *cpn_mod_broadcast_to(PyObject *m, PyObject *args);
 PyObject *cpn_mod_diagonal(PyObject *m, PyObject *args);

@@ -327,21 +327,24 @@ static PyObject *reduce_method(PyObject *self, const char *name, enum cpn_opcode
     }
     PyObject *f = PyObject_GetAttrString(reductions_module, name);
     if (!f) return NULL;
-    /* f(self, *args, **kw): prepend self to the vectorcall arguments */
-    Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+    PyObject *r = cpn_call_with_self(f, self, args, nargs, kwnames);
+    Py_DECREF(f);
+    return r;
+}
+
+PyObject *cpn_call_with_self(PyObject *f, PyObject *self, PyObject *const *args, Py_ssize_t nargs,
+                             PyObject *kwnames)
+{
+    const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
     PyObject *small[8], **all = small;
     if (nargs + nkw + 1 > 8) {
         all = PyMem_Malloc((size_t)(nargs + nkw + 1) * sizeof *all);
-        if (!all) {
-            Py_DECREF(f);
-            return PyErr_NoMemory();
-        }
+        if (!all) return PyErr_NoMemory();
     }
     all[0] = self;
     for (Py_ssize_t i = 0; i < nargs + nkw; i++) all[i + 1] = args[i];
     PyObject *r = PyObject_Vectorcall(f, all, (size_t)(nargs + 1), kwnames);
     if (all != small) PyMem_Free(all);
-    Py_DECREF(f);
     return r;
 }
 

@@ -348,6 +348,8 @@ PyMethodDef cpn_module_methods[] = {
     {"bits", cpn_mod_bits, METH_O, "bits(a): a real array's elements as unsigned integers of their size (a view)."},
     {"reinterpret", cpn_mod_reinterpret, METH_VARARGS, "reinterpret(a, dtype): a's elements seen as dtype of the same size (a view)."},
     {"layout", cpn_mod_layout, METH_O, "Byte strides of a view within its store."},
+    {"contiguous", (PyCFunction)(void (*)(void))cpn_mod_contiguous, METH_FASTCALL,
+     "contiguous(a, fortran=False): NumPy's C_CONTIGUOUS (F_CONTIGUOUS) flag of a's view."},
     {"ufunc", cpn_mod_ufunc, METH_VARARGS,
      "ufunc(name, operands, out=None): apply an op of the table; out is None or an ndarray, or for\n"
      "two-output ops a tuple of nout entries (None or ndarray); two-output ops return a tuple."},

@@ -174,6 +174,26 @@ PyObject *cpn_mod_layout(PyObject *m, PyObject *a)
     return t;
 }
 
+PyObject *cpn_mod_contiguous(PyObject *m, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs < 1 || nargs > 2) return PyErr_Format(PyExc_TypeError, "contiguous(a, fortran=False)");
+    if (cpn_check_array(args[0]) < 0) return NULL;
+    const int fortran = nargs == 2 ? PyObject_IsTrue(args[1]) : 0;
+    if (fortran < 0) return NULL;
+    const struct cpn_view *v = cpn_array_view(args[0]);
+    int64_t st[CPN_MAXDIM], off, expect = (int64_t)cpn_dtype_size(v->dtype);
+    cpn_view_byte_layout(v, st, &off);
+    for (int i = 0; i < v->ndim; i++)
+        if (v->shape[i] == 0) Py_RETURN_TRUE;
+    for (int k = 0; k < v->ndim; k++) {
+        const int i = fortran ? k : v->ndim - 1 - k;
+        if (v->shape[i] == 1) continue;
+        if (st[i] != expect) Py_RETURN_FALSE;
+        expect *= v->shape[i];
+    }
+    Py_RETURN_TRUE;
+}
+
 PyObject *cpn_mod_shares_store(PyObject *m, PyObject *args)
 {
     PyObject *a, *b;
@@ -367,7 +387,79 @@ static PyObject *array_fill(PyObject *self, PyObject *value)
     Py_RETURN_NONE;
 }
 
+/* ndarray.reshape's common form in C: Python ints (as arguments, or one tuple or list of them),
+ * at most one -1, no keywords.  The view where there is one, else a C-order copy reshaped: the
+ * general path's _core.reshape, then _core.cast (partitioned arrays alike: the same calls).
+ * NotImplemented (no exception) for every other form and every error, which
+ * cupynum._ndarray._method_reshape takes with NumPy's messages. */
+static PyObject *fast_reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *const *items = args;
+    Py_ssize_t n = nargs;
+    if (nargs == 1 && (PyTuple_CheckExact(args[0]) || PyList_CheckExact(args[0]))) {
+        items = PySequence_Fast_ITEMS(args[0]);
+        n = PySequence_Fast_GET_SIZE(args[0]);
+    } else if (nargs == 0) {
+        return Py_NewRef(Py_NotImplemented);
+    }
+    const struct cpn_view *src = cpn_array_view(self);
+    if (n > CPN_MAXDIM) return Py_NewRef(Py_NotImplemented);
+    int64_t shape[CPN_MAXDIM], known = 1;
+    int unknown = -1;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        int overflow;
+        if (!PyLong_CheckExact(items[i])) return Py_NewRef(Py_NotImplemented);
+        const long long x = PyLong_AsLongLongAndOverflow(items[i], &overflow);
+        if (overflow || x < -1 || (x == -1 && unknown >= 0)) return Py_NewRef(Py_NotImplemented);
+        if (x == -1) {
+            unknown = (int)i;
+            continue;
+        }
+        shape[i] = x;
+        if (__builtin_mul_overflow(known, (int64_t)x, &known)) return Py_NewRef(Py_NotImplemented);
+    }
+    const int64_t size = cpn_view_size(src);
+    if (unknown >= 0) {
+        if (known == 0 || size % known) return Py_NewRef(Py_NotImplemented);
+        shape[unknown] = size / known;
+    } else if (known != size) {
+        return Py_NewRef(Py_NotImplemented);
+    }
+    struct cpn_view *v;
+    enum cpn_status st = cpn_view_reshape(src, (int)n, shape, &v);
+    if (st == CPN_OK) return cpn_array_wrap(v);
+    if (st != CPN_ERR_NOVIEW) return Py_NewRef(Py_NotImplemented);
+    PyObject *copy = cpn_array_cast(self, src->dtype);
+    if (!copy) return NULL;
+    st = cpn_view_reshape(cpn_array_view(copy), (int)n, shape, &v);
+    Py_DECREF(copy);
+    return st == CPN_OK ? cpn_array_wrap(v) : cpn_raise(st);
+}
+
+static PyObject *ndarray_module;   /* cupynum._ndarray, for every other form */
+
+static PyObject *array_reshape(PyObject *self, PyObject *const *args, Py_ssize_t nargs, PyObject *kwnames)
+{
+    if (!kwnames || PyTuple_GET_SIZE(kwnames) == 0) {
+        PyObject *r = fast_reshape(self, args, nargs);
+        if (r != Py_NotImplemented) return r;
+        Py_DECREF(r);
+    }
+    if (!ndarray_module) {
+        ndarray_module = PyImport_ImportModule("cupynum._ndarray");
+        if (!ndarray_module) return NULL;
+    }
+    PyObject *f = PyObject_GetAttrString(ndarray_module, "_method_reshape");
+    if (!f) return NULL;
+    PyObject *r = cpn_call_with_self(f, self, args, nargs, kwnames);
+    Py_DECREF(f);
+    return r;
+}
+
 PyMethodDef cpn_array_methods[] = {
+    {"reshape", (PyCFunction)(void (*)(void))array_reshape, METH_FASTCALL | METH_KEYWORDS,
+     "a.reshape(shape, order='C', copy=None): a view where there is one, else a copy "
+     "(numpy.ndarray.reshape)."},
     {"__array__", (PyCFunction)(void (*)(void))array_array, METH_VARARGS | METH_KEYWORDS,
      "A numpy.ndarray copy of the data (flushes)."},
     {"tolist", array_tolist, METH_VARARGS, "The array as nested Python lists (flushes)."},

@@ -537,6 +537,12 @@ def _multi_svd_norm(x, row_axis, col_axis, op, initial=None):
 
 
 def norm(x, ord=None, axis=None, keepdims=False):
+    if type(x) is ndarray and ord is None and type(axis) is int and keepdims is False and \
+            x.dtype.kind == "f" and -x.ndim <= axis < x.ndim:
+        # the 2-norm along one axis of a real float array: NumPy's sqrt(add.reduce((x.conj() *
+        # x).real)) below, whose conj and real are x itself
+        cp = _cp()
+        return cp.sqrt(cp.add.reduce(x * x, axis=axis))
     cp = _cp()
     x = _asarray(x)
     if x.dtype.kind not in "fc":
