@@ -4,6 +4,8 @@
 #include "cpn_module.h"
 #include "hostexec.h"
 #include "comm.h"
+#include "dist.h"
+#include "partition.h"
 #include "distfft.h"
 #include "samplesort.h"
 #include "scalapack.h"
