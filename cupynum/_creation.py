@@ -200,6 +200,22 @@ def _plain_float(x):
     return t is float and math.isfinite(x) or t is int and -2 ** 53 <= x <= 2 ** 53
 
 
+def _linspace_steps(y, delta, div):
+    """NumPy's linspace steps on y = arange(num) of the result's dtype, delta = stop - start
+    (a NumPy scalar of that dtype): (y scaled, step)."""
+    if div > 0:
+        step = delta / div
+        if step == 0:
+            y /= div
+            y *= delta
+        else:
+            y *= step
+    else:
+        step = _np.nan
+        y = y * delta
+    return y, step
+
+
 def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
     if type(num) is int and num >= 0 and dtype is None and axis == 0 and type(axis) is int and \
             _plain_float(start) and _plain_float(stop):
@@ -207,18 +223,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         # linspace of 2 points) and conversions -- the same ops, so the same values
         div = (num - 1) if endpoint else num
         start, stop = float(start), float(stop)
-        delta = stop - start
-        y = _core.arange(num, _F64, 0.0, 1.0)
-        if div > 0:
-            step = _F64.type(delta / div)
-            if step == 0:
-                y /= div
-                y *= delta
-            else:
-                y *= step
-        else:
-            step = _np.nan
-            y *= delta
+        y, step = _linspace_steps(_core.arange(num, _F64, 0.0, 1.0), _F64.type(stop - start), div)
         y += start
         if endpoint and num > 1:
             y[-1] = stop
@@ -237,17 +242,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     integer_dtype = dtype is not None and _np.issubdtype(dtype, _np.integer)
     dtype = dt if dtype is None else _np.dtype(dtype)
     delta = _np.subtract(stop, start, dtype=dt.type)
-    y = arange(0, num, dtype=dt)
-    if div > 0:
-        step = delta / div
-        if step == 0:
-            y /= div
-            y *= delta
-        else:
-            y *= step
-    else:
-        step = _np.nan
-        y = y * delta
+    y, step = _linspace_steps(arange(0, num, dtype=dt), delta, div)
     y += _np.asarray(start, dtype=dt)[()]
     if endpoint and num > 1:
         y[-1] = stop
