@@ -198,6 +198,32 @@ def test_long_vector_dots(dt, n):
     check(cupynum.dot(cupynum.array(qa), cupynum.array(qb)), numpy.dot(qa, qb))
 
 
+_DOT_CHILD = r'''
+import numpy, cupynum
+for dt in ("float64", "float32"):
+    rng = numpy.random.default_rng(7)
+    na, nb = rng.standard_normal(100003).astype(dt), rng.standard_normal(100003).astype(dt)
+    print(numpy.asarray(cupynum.dot(cupynum.array(na), cupynum.array(nb))).tobytes().hex())
+'''
+
+
+def test_long_dot_bits_do_not_depend_on_threads():
+    """The split dot's pieces depend on the length alone: a process of one thread and one of two
+    give the same bits (an MPI rank has its own thread count)."""
+    import os
+    import subprocess
+    import sys
+    outs = []
+    for threads in ("1", "2"):
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("OMPI_", "PMIX_", "PMI_"))}
+        env["CUPYNUM_THREADS"] = threads
+        r = subprocess.run([sys.executable, "-c", _DOT_CHILD], env=env, capture_output=True,
+                           text=True, timeout=300)
+        assert r.returncode == 0, r.stderr[-2000:]
+        outs.append(r.stdout.split())
+    assert len(outs[0]) == 2 and outs[0] == outs[1]
+
+
 @pytest.mark.parametrize("dt", ["float64", "complex128", "complex64", "int32", "bool"])
 @pytest.mark.parametrize("shape", [(5,), (2, 3), (0,), (3, 1, 2)], ids=str)
 def test_vdot(dt, shape):

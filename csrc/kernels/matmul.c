@@ -235,8 +235,9 @@ static void dot(enum cpn_dtype dt, blasint n, const char *x, blasint incx, const
 static bool split_dot(enum cpn_dtype dt, int64_t n, const char *x, blasint incx, const char *y, blasint incy,
                       char *c, bool acc)
 {
-    if (n < DOT_SPLIT || (dt != CPN_DTYPE_FLOAT32 && dt != CPN_DTYPE_FLOAT64) || cpn_kernel_threads() < 2)
-        return false;
+    /* (not on the thread count: with one thread too, so that the bits are the same however
+     * many threads a process or a rank has) */
+    if (n < DOT_SPLIT || (dt != CPN_DTYPE_FLOAT32 && dt != CPN_DTYPE_FLOAT64)) return false;
     const int64_t item = (int64_t)cpn_dtype_size(dt), step = (n / DOT_PIECES + 7) & ~(int64_t)7;
     double part[DOT_PIECES];   /* each piece's result in its dtype (a float in the first 4 bytes) */
     cpn_kernel_blas_threads(0);
