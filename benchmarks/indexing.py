@@ -8,7 +8,9 @@ On N = 10**7 float64 values (normal draws) and K = 10**6 random indices: the mas
 (N/1000, 1000), `take_along_axis`, and `nonzero`.  Each line gives NumPy's time, cupynum's time
 including the flush (results read back, assignments synchronised), their ratio numpy / cupynum
 (above 1: cupynum is faster) and the issue's target where it names one ("met" / "NOT met"),
-each the median of R runs after a warm-up; then each side's least CPU time of the R runs
+each the median of R runs after a warm-up of WARM runs (default 5: a size's first runs in
+cupynum time the kernels alone and on the team -- three on the team, two alone -- before the
+measured choice settles; a loop of calls sees the settled one); then each side's least CPU time of the R runs
 (`time.process_time`, every thread of the process counted: on a shared machine less noisy than
 wall time, but a parallel run counts each thread) and their ratio.  Every result is checked
 against NumPy's; the first line gives the load average.  The last line is the roofline of the
@@ -46,6 +48,7 @@ def main():
     p.add_argument("--n", type=int, default=10**7)
     p.add_argument("--k", type=int, default=10**6)
     p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--warm", type=int, default=5, help="runs before the timed ones (default 5)")
     opt = p.parse_args()
     rng = numpy.random.default_rng(0)
     a = rng.standard_normal(opt.n)
@@ -100,6 +103,8 @@ def main():
     numpy_times = {}
     for name, f, na, ca, target, inplace in cases:
         exp, got = f(numpy, *na), f(cupynum, *ca)            # warm-up, and the check
+        for _ in range(opt.warm - 1):
+            f(numpy, *na), f(cupynum, *ca)
         if inplace:
             # repeated runs see the same work: the mask set is idempotent; scatter/add.at
             # accumulate on both sides alike

@@ -302,7 +302,8 @@ def test_long_dependency_chain():
 
 def test_team_choice_is_measured_and_results_do_not_depend_on_it():
     """Runs above the threshold are timed on the calling thread alone and on the team, both tried
-    (the team first, twice, then the caller twice, then the slower one every 16th run), and
+    (the team first, twice, then the caller twice, then the slower one after 16 runs, the wait
+    doubling while it confirms the choice), and
     the values are NumPy's whichever ran: a 1-D Jacobi step of 10^5 float64, 40 times."""
     info = cupynum.runtime_info()
     n = 100_000

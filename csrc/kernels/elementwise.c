@@ -861,6 +861,12 @@ int64_t cpn_kernel_parallel_min(void)
 
 #define TEAM_CLASSES 48
 #define TEAM_RETRY 16
+/* A retry that confirms the choice in use doubles the wait for the next one, up to this many
+ * runs; one that overturns it starts again from TEAM_RETRY.  Each retry runs the slower choice
+ * twice: every 16 runs, 2 add.at calls of 10^6 indices alone took 2.5 ms against the team's 1.5,
+ * 8% of a loop's time; at the longest wait 1%.  (A team that turns slow -- another process takes
+ * the second core -- is seen without a retry: its own runs raise its estimate.) */
+#define TEAM_RETRY_MAX 256
 /* A retry runs the other choice twice in a row: the first run of the team after a stretch alone
  * is slow on its own account (the second core's first streams after idling: 2.8 ms, then 2.3,
  * 2.0, 1.95 for a 10^6-index add.at; a plain C count over 80 MB on two threads, after
@@ -876,6 +882,8 @@ static struct team_class {
     unsigned runs;
     int retry;      /* runs of a retry still to come (TEAM_RETRY_RUNS), of the choice in use */
     int retry_use;
+    unsigned next, gap;   /* the run of the next retry; the wait after it */
+    int before;           /* the choice in use when the last retry began */
 } team_stat[CPN_TEAM_COUNT][TEAM_CLASSES];   /* per kind of kernel: their units differ */
 static int team_measured = -1;   /* -1: not yet read from the environment */
 
@@ -914,7 +922,16 @@ int cpn_kernel_team_pick(enum cpn_team_kind kind, int64_t work, struct cpn_team_
     } else {
         int best = c->ns[1] <= c->ns[0];
         use = best;
-        if (runs % TEAM_RETRY == 0) {
+        if (!c->gap) {
+            c->gap = TEAM_RETRY;
+            c->next = runs + TEAM_RETRY;
+            c->before = best;
+        } else if (runs >= c->next) {
+            /* the last retry's verdict: confirmed, wait longer; overturned, from the start */
+            c->gap = best == c->before ? (c->gap * 2 < TEAM_RETRY_MAX ? c->gap * 2 : TEAM_RETRY_MAX)
+                                       : TEAM_RETRY;
+            c->before = best;
+            c->next = runs + c->gap;
             use = !best;
             c->retry_use = use;
             c->retry = TEAM_RETRY_RUNS - 1;
