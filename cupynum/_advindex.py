@@ -21,7 +21,7 @@ ix_, the `at` method of the ufuncs, and ndarray.flat's assignments."""
 import numpy as _np
 
 from . import _core
-from ._ndarray import _in_bounds, ndarray, scalar_for_setitem
+from ._ndarray import _in_bounds, _local_host, _scatter_ran, ndarray, scalar_for_setitem
 
 _SCALARS = (int, float, complex, bool, _np.generic)
 
@@ -907,25 +907,8 @@ def _ufunc_at_1d(a, indices, b, dt, name):
         _core.scatter(a, idx, val, name)
     except TypeError:
         return False
-    if local and m:
-        try:
-            _core.sync()
-        except IndexError:
-            return False       # nothing was written: NumPy's message from the general path
-    return True
+    return not (local and m) or _scatter_ran()   # else NumPy's message from the general path
 
-
-_LOCAL_HOST = None
-
-
-def _local_host():
-    """Whether this is one process on the CPU backend (where the 1-d scatter kernel checks its
-    indices before writing anything)."""
-    global _LOCAL_HOST
-    if _LOCAL_HOST is None:
-        info = _core.runtime_info()
-        _LOCAL_HOST = info["ranks"] == 1 and info["backend"] == "cpu"
-    return _LOCAL_HOST
 
 
 # ---- ndarray.flat assignments ------------------------------------------------------------------

@@ -325,6 +325,29 @@ def _in_bounds(idx, n):
     return _extreme(idx, "maximum") < n and _extreme(idx, "minimum") >= -n
 
 
+_LOCAL_HOST = None
+
+
+def _local_host():
+    """Whether this is one process on the CPU backend, where the scatter kernels check every
+    index before their first write (so a scatter need not be checked here first)."""
+    global _LOCAL_HOST
+    if _LOCAL_HOST is None:
+        info = _core.runtime_info()
+        _LOCAL_HOST = info["ranks"] == 1 and info["backend"] == "cpu"
+    return _LOCAL_HOST
+
+
+def _scatter_ran():
+    """Run the scatter just queued (unchecked: _local_host); False when its kernel found an
+    index out of bounds, having written nothing."""
+    try:
+        _core.sync()
+    except IndexError:
+        return False
+    return True
+
+
 def _gather(view, idx, p):
     """view[(slice(None),) * p + (idx,)] for an integer cupynum array idx whose values lie in
     [-n, n) (checked by the caller), idx's dimensions at p: a new array."""
@@ -394,7 +417,6 @@ def _setitem_int(self, key, value):
             return _advindex.setitem(view, (slice(None),) * p + (arr,), value)
     n = view.shape[p]
     idx = arr if isinstance(arr, ndarray) else _core.from_any(arr)
-    from ._advindex import _local_host
     # one process on the host: the kernel checks every index before its first write and the
     # scatter runs at once (below); else checked here first
     local = _local_host()
@@ -449,12 +471,7 @@ def _setitem_int(self, key, value):
     if flat is None:
         flat = _core.reshape(_core.cast(idx, _np.int64), (idx.size,))
     _core.scatter(w, flat, val)
-    if local and idx.size:
-        try:
-            _core.sync()
-        except IndexError:
-            return False      # nothing was written: NumPy's message from the general path
-    return True
+    return not (local and idx.size) or _scatter_ran()   # else NumPy's message, general path
 
 
 def _separated_int(items, at):

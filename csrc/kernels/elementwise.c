@@ -804,7 +804,7 @@ void cpn_kernel_set_threads(int n)
 
 /* ---- scratch kept between kernel calls -------------------------------------------------- */
 
-#define SCRATCH_SLOTS 4
+#define SCRATCH_SLOTS 3
 #define SCRATCH_KEEP ((size_t)64 << 20)
 static struct {
     char *p;

@@ -201,7 +201,7 @@ void cpn_kernel_team_done(struct cpn_team_timer *tm);
  * kept up to 64 MiB, outside the runtime's allocation statistics: it belongs to the kernels, as
  * their threads' stacks do) or, when larger or the slot is in use, a cpn_alloc'd one; NULL when
  * out of memory.  Hand it back with cpn_kernel_scratch_done.  Local (the runtime thread only). */
-enum { CPN_SCRATCH_FUSED_REGS, CPN_SCRATCH_BANDED, CPN_SCRATCH_BANDED_PLAN, CPN_SCRATCH_SCATTER };
+enum { CPN_SCRATCH_FUSED_REGS, CPN_SCRATCH_BANDED, CPN_SCRATCH_BANDED_PLAN };
 void *cpn_kernel_scratch(int slot, size_t bytes);
 void cpn_kernel_scratch_done(int slot, void *p);
 void cpn_kernel_set_threads(int n);

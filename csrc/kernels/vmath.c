@@ -269,19 +269,11 @@ POWER(f32, float)
 VMATH_MVEC(MV_DECL)
 #pragma GCC pop_options
 
-#define MV_KERNEL_f64_1(FN, F)                                                                \
-    KERNEL_1_ON(VM512_TARGET, mk_##FN##_f64, double, 8, _mm512_loadu_pd, _mm512_storeu_pd,    \
-                MV_SYM_f64_1(F))
-#define MV_KERNEL_f64_2(FN, F)                                                                \
-    KERNEL_2_ON(VM512_TARGET, mk_##FN##_f64, double, 8, _mm512_loadu_pd, _mm512_storeu_pd,    \
-                MV_SYM_f64_2(F))
-#define MV_KERNEL_f32_1(FN, F)                                                                \
-    KERNEL_1_ON(VM512_TARGET, mk_##FN##_f32, float, 16, _mm512_loadu_ps, _mm512_storeu_ps,    \
-                MV_SYM_f32_1(F))
-#define MV_KERNEL_f32_2(FN, F)                                                                \
-    KERNEL_2_ON(VM512_TARGET, mk_##FN##_f32, float, 16, _mm512_loadu_ps, _mm512_storeu_ps,    \
-                MV_SYM_f32_2(F))
-#define MV_KERNEL(FN, S, NIN, F) MV_KERNEL_##S##_##NIN(FN, F)
+/* per dtype: element type, lanes, load and store */
+#define MV_VEC_f64 double, 8, _mm512_loadu_pd, _mm512_storeu_pd
+#define MV_VEC_f32 float, 16, _mm512_loadu_ps, _mm512_storeu_ps
+#define MV_KERNEL_ON(NIN, NAME, ...) KERNEL_##NIN##_ON(VM512_TARGET, NAME, __VA_ARGS__)
+#define MV_KERNEL(FN, S, NIN, F) MV_KERNEL_ON(NIN, mk_##FN##_##S, MV_VEC_##S, MV_SYM_##S##_##NIN(F))
 VMATH_MVEC(MV_KERNEL)
 #endif
 
